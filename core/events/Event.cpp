@@ -1,0 +1,90 @@
+#include "events/Event.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+namespace kvscope {
+
+const char* toString(WorkerRole r) {
+  switch (r) {
+    case WorkerRole::Prefill: return "prefill";
+    case WorkerRole::Decode: return "decode";
+    case WorkerRole::Unified: return "unified";
+  }
+  return "?";
+}
+const char* toString(RoutePath p) {
+  switch (p) {
+    case RoutePath::Direct: return "direct";
+    case RoutePath::Seed: return "seed";
+    case RoutePath::Reseed: return "reseed";
+    case RoutePath::Transient: return "transient";
+    case RoutePath::Local: return "local";
+  }
+  return "?";
+}
+const char* toString(AdmissionResult r) {
+  switch (r) {
+    case AdmissionResult::Admitted: return "admitted";
+    case AdmissionResult::NoSpace: return "no-space";
+    case AdmissionResult::Rejected: return "rejected";
+  }
+  return "?";
+}
+const char* toString(LinkState s) {
+  switch (s) {
+    case LinkState::Alive: return "alive";
+    case LinkState::Suspect: return "suspect";
+    case LinkState::Dead: return "dead";
+  }
+  return "?";
+}
+const char* toString(EvictionGranularity g) {
+  return g == EvictionGranularity::Session ? "session" : "block";
+}
+const char* toString(RequestStatus s) { return s == RequestStatus::Ok ? "ok" : "failed"; }
+const char* toString(CorrectionFault f) {
+  switch (f) {
+    case CorrectionFault::Crash: return "crash";
+    case CorrectionFault::Drop: return "drop";
+    case CorrectionFault::None: return "none";
+  }
+  return "?";
+}
+
+double CandidateScore::component(const char* name) const {
+  for (std::uint8_t i = 0; i < num_components; ++i)
+    if (std::strcmp(components[i].name, name) == 0) return components[i].value;
+  return std::numeric_limits<double>::quiet_NaN();
+}
+
+namespace {
+template <class... Ts>
+struct Overloaded : Ts... {
+  using Ts::operator()...;
+};
+}  // namespace
+
+const char* eventKindName(const EventPayload& p) {
+  return std::visit(
+      Overloaded{[](const RunStarted&) { return "run_started"; },
+                 [](const RouteDecision&) { return "route"; },
+                 [](const Admission&) { return "admission"; },
+                 [](const SeedStarted&) { return "seed"; },
+                 [](const TransferStarted&) { return "transfer_start"; },
+                 [](const TransferFinished&) { return "transfer_end"; },
+                 [](const Eviction&) { return "eviction"; },
+                 [](const LinkHealth&) { return "link"; },
+                 [](const WorkerCrashed&) { return "crash"; },
+                 [](const WorkerRestarted&) { return "restart"; },
+                 [](const Correction&) { return "correction"; },
+                 [](const RequestDone&) { return "request_done"; },
+                 [](const KnobChanged&) { return "knob"; },
+                 [](const PolicyChanged&) { return "policy"; },
+                 [](const Snapshot&) { return "snapshot"; },
+                 [](const RunFinished&) { return "run_finished"; }},
+      p);
+}
+
+}  // namespace kvscope

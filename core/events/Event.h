@@ -1,0 +1,230 @@
+#pragma once
+// The vocabulary of every screen, file and RPC (DESIGN.md "Events and snapshots").
+// Every event has a sequence number, a time in microseconds and a payload; the payload's type is the
+// event's kind. Value types only: the simulator, the recorder, the diagnosis engine and the GUI all
+// consume the same structs.
+#include <array>
+#include <cstdint>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "model/Ids.h"
+
+namespace kvscope {
+
+enum class WorkerRole : std::uint8_t { Prefill, Decode, Unified };
+// How a turn reaches its decode worker (DOMAIN.md section 2). `Local` is a non-disaggregated
+// instance prefilling its own prompt; `Transient` is a turn below seed_min_turn_id, sent through P
+// and decoded without keeping its KV as a session cache.
+enum class RoutePath : std::uint8_t { Direct, Seed, Reseed, Transient, Local };
+enum class AdmissionResult : std::uint8_t { Admitted, NoSpace, Rejected };
+enum class LinkState : std::uint8_t { Alive, Suspect, Dead };
+enum class EvictionGranularity : std::uint8_t { Session, Block };
+enum class RequestStatus : std::uint8_t { Ok, Failed };
+enum class CorrectionFault : std::uint8_t { Crash, Drop, None };
+
+const char* toString(WorkerRole);
+const char* toString(RoutePath);
+const char* toString(AdmissionResult);
+const char* toString(LinkState);
+const char* toString(EvictionGranularity);
+const char* toString(RequestStatus);
+const char* toString(CorrectionFault);
+
+// One named term of a candidate's score, for "why did this go to D1?". Names are static strings.
+struct ScoreComponent {
+  const char* name = nullptr;
+  double value = 0;
+};
+
+struct CandidateScore {
+  WorkerId worker = kNoWorker;
+  double score = 0;          // the policy's total; see RoutingDecision::lower_is_better
+  bool eligible = true;      // false when the worker is dead or excluded by admission
+  std::uint8_t num_components = 0;
+  std::array<ScoreComponent, 6> components{};
+  void add(const char* name, double value) {
+    if (num_components < components.size()) components[num_components++] = {name, value};
+  }
+  double component(const char* name) const;  // NaN when absent
+};
+
+struct WorkerInfo {
+  std::string name;  // "P0", "D2", "I1"
+  WorkerRole role = WorkerRole::Decode;
+  std::int64_t kv_capacity_tokens = 0;
+};
+
+struct RunStarted {
+  std::string scenario;
+  std::string policy;
+  std::uint64_t seed = 0;
+  std::string profile;
+  std::vector<WorkerInfo> workers;   // serving workers, indexed by WorkerId
+  std::vector<WorkerInfo> prefill;   // prefill workers (empty when not disaggregated)
+  double rho = 0.95;
+};
+
+struct RouteDecision {
+  RequestId request = 0;
+  SessionId session = 0;
+  std::int32_t turn = 0;
+  std::string policy;
+  WorkerId chosen = kNoWorker;
+  bool lower_is_better = false;
+  std::vector<CandidateScore> candidates;
+};
+
+struct Admission {
+  RequestId request = 0;
+  SessionId session = 0;
+  WorkerId worker = kNoWorker;
+  AdmissionResult result = AdmissionResult::Admitted;
+  RoutePath path = RoutePath::Direct;
+  std::int64_t tokens = 0;  // tokens the worker must allocate
+};
+
+struct SeedStarted {  // a seed or reseed dispatched to P and D
+  RequestId request = 0;
+  SessionId session = 0;
+  std::int32_t prefill = 0;
+  WorkerId worker = kNoWorker;
+  std::int64_t tokens = 0;
+  bool reseed = false;
+};
+
+struct TransferStarted {
+  RequestId request = 0;
+  std::int32_t prefill = 0;
+  WorkerId worker = kNoWorker;
+  std::int64_t tokens = 0;
+  std::int64_t bytes = 0;
+  SimTime queue_wait = 0;
+};
+
+struct TransferFinished {
+  RequestId request = 0;
+  std::int32_t prefill = 0;
+  WorkerId worker = kNoWorker;
+  std::int64_t tokens = 0;
+  std::int64_t bytes = 0;
+  bool ok = true;
+  std::string reason;
+};
+
+struct Eviction {
+  WorkerId worker = kNoWorker;
+  SessionId session = 0;  // 0 when blocks of several sessions were freed
+  std::int64_t tokens_freed = 0;
+  EvictionGranularity granularity = EvictionGranularity::Session;
+  std::int32_t sessions_hit = 0;
+};
+
+struct LinkHealth {
+  std::int32_t prefill = 0;
+  WorkerId worker = kNoWorker;
+  LinkState state = LinkState::Alive;
+  std::string reason;
+  std::int32_t aborted_requests = 0;
+};
+
+struct WorkerCrashed {
+  WorkerId worker = kNoWorker;
+  std::string reason;
+  std::int32_t aborted_requests = 0;
+};
+
+struct WorkerRestarted {
+  WorkerId worker = kNoWorker;
+};
+
+struct Correction {  // the streaming-session extend_input_len correction (DOMAIN.md mode D)
+  WorkerId worker = kNoWorker;
+  RequestId request = 0;
+  SessionId session = 0;
+  std::int64_t fill_len = 0;
+  std::int64_t prefix_len = 0;
+  std::int64_t kv_committed_len = 0;
+  CorrectionFault fault = CorrectionFault::Crash;
+};
+
+struct RequestDone {
+  RequestId request = 0;
+  SessionId session = 0;
+  std::int32_t turn = 0;
+  WorkerId worker = kNoWorker;
+  RoutePath path = RoutePath::Direct;
+  RequestStatus status = RequestStatus::Ok;
+  SimTime ttft = -1;  // -1: no token was produced
+  SimTime e2e = 0;
+  std::int64_t input_tokens = 0;
+  std::int64_t output_tokens = 0;
+  std::string error;
+};
+
+struct KnobChanged {
+  std::string name;
+  double old_value = 0;
+  double new_value = 0;
+  std::string who;
+};
+
+struct PolicyChanged {
+  std::string old_policy;
+  std::string new_policy;
+  std::string who;
+};
+
+struct WorkerGauges {
+  WorkerId worker = kNoWorker;
+  std::int64_t kv_used = 0;
+  std::int64_t kv_capacity = 0;
+  std::int64_t kv_peak = 0;  // highest kv_used since the previous snapshot (so spikes survive)
+  std::int32_t running = 0;
+  std::int32_t queued = 0;
+  std::int32_t resident_sessions = 0;
+  std::int32_t bindings = 0;   // sessions bound to this worker by the router
+  std::int32_t pending_seeds = 0;
+  bool alive = true;
+};
+
+struct LinkGauges {
+  std::int32_t prefill = 0;
+  WorkerId worker = kNoWorker;
+  std::int32_t queue_depth = 0;
+  std::int64_t bytes_in_flight = 0;
+  LinkState state = LinkState::Alive;
+};
+
+struct Snapshot {
+  std::vector<WorkerGauges> workers;
+  std::vector<LinkGauges> links;
+};
+
+struct RunFinished {
+  bool completed = true;  // false when stopped early
+};
+
+using EventPayload =
+    std::variant<RunStarted, RouteDecision, Admission, SeedStarted, TransferStarted, TransferFinished,
+                 Eviction, LinkHealth, WorkerCrashed, WorkerRestarted, Correction, RequestDone,
+                 KnobChanged, PolicyChanged, Snapshot, RunFinished>;
+
+struct Event {
+  std::uint64_t seq = 0;
+  SimTime time = 0;
+  EventPayload payload;
+};
+
+// The kind's stable name ("route", "eviction", ...), as used in filters, JSONL and the UI.
+const char* eventKindName(const EventPayload&);
+
+// Anything that consumes the stream: the summary collector, the diagnosis engine, writers, the GUI.
+class EventSink {
+ public:
+  virtual ~EventSink() = default;
+  virtual void onEvent(const Event& e) = 0;
+};
+
+}  // namespace kvscope

@@ -1,0 +1,47 @@
+#pragma once
+// Every tunable of the router, admission and cluster, typed and documented in one table
+// (DOMAIN.md section 5). The GUI, the CLI's --set and the Control RPC all go through KnobRegistry.
+#include <cstdint>
+#include <string_view>
+
+namespace kvscope {
+
+enum class KnobId : std::uint8_t {
+  LoadFloorK,
+  StickyBonus,
+  Epsilon,
+  SessionSoftCap,
+  DirectMaxUncachedTokens,
+  SeedMinTurnId,
+  MigrationRejectThreshold,
+  PendingSeedBudget,
+  AdmissionBackoffMs,
+  AdmissionJitterMs,
+  McTransferTimeoutS,
+  McHandshakeTimeoutS,
+  RequestTimeoutS,
+  Rho,
+  DecodeIterationS,
+  Throughput,
+  OverloadFactor,
+  CacheThreshold,
+  BalanceAbsThreshold,
+  BalanceRelThreshold,
+  OverlapScoreWeight,
+  RouterTemperature,
+  Count
+};
+
+struct KnobSpec {
+  KnobId id;
+  std::string_view name;
+  std::string_view unit;
+  double min;
+  double max;
+  double default_value;
+  bool integer;
+  std::string_view policies;  // which policies read it ("all" for admission and cluster knobs)
+  std::string_view description;
+};
+
+}  // namespace kvscope

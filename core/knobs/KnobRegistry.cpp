@@ -1,0 +1,137 @@
+#include "knobs/KnobRegistry.h"
+
+#include <charconv>
+#include <cmath>
+#include <sstream>
+
+namespace kvscope {
+
+namespace {
+
+// Defaults: the lab's stable configuration where it is known (DOMAIN.md section 5), the anchors'
+// documented defaults for their own rules, "off" for the planned fixes.
+constexpr KnobSpec kSpecs[] = {
+    {KnobId::LoadFloorK, "K", "score", 0, 10000, 0, false, "kv-aware,exclusive-overlap",
+     "Load-floor bonus weight: K * max(0, mean - assigned) / max(1, mean) for fresh sessions (0 = off; E3 used 200)"},
+    {KnobId::StickyBonus, "sticky_bonus", "score", 0, 10000, 100, false, "kv-aware,exclusive-overlap",
+     "Score added to the worker a session is already bound to"},
+    {KnobId::Epsilon, "epsilon", "score", 0, 10000, 10, false, "kv-aware,exclusive-overlap",
+     "On admission failure, retry candidates whose score is within epsilon of the best"},
+    {KnobId::SessionSoftCap, "session_soft_cap", "sessions", 0, 100000, 0, true, "all",
+     "--kvcache-session-soft-cap: resident sessions per D before trimming early (0 = off)"},
+    {KnobId::DirectMaxUncachedTokens, "direct_max_uncached_tokens", "tokens", 0, 10000000, 8192, true, "all",
+     "--kvcache-direct-max-uncached-tokens: largest uncached token count allowed on the direct path"},
+    {KnobId::SeedMinTurnId, "seed_min_turn_id", "turn", 1, 1000, 1, true, "all",
+     "--kvcache-seed-min-turn-id: first turn seeded into D's session cache (2 = skip turn-1 seeds)"},
+    {KnobId::MigrationRejectThreshold, "migration_reject_threshold", "rejects", 0, 1000, 0, true, "all",
+     "--kvcache-migration-reject-threshold: rejects before a session migrates to another D (0 = off)"},
+    {KnobId::PendingSeedBudget, "pending_seed_budget", "seeds", 0, 10000, 0, true, "all",
+     "Max concurrent seeds in flight to one D; more wait in the router (0 = unlimited)"},
+    {KnobId::AdmissionBackoffMs, "admission_backoff_ms", "ms", 0, 600000, 0, false, "all",
+     "Delay before falling back after a no-space admission reject (0 = immediate)"},
+    {KnobId::AdmissionJitterMs, "admission_jitter_ms", "ms", 0, 600000, 0, false, "all",
+     "Uniform random extra delay added to the admission backoff"},
+    {KnobId::McTransferTimeoutS, "mc_transfer_timeout_s", "s", 1, 86400, 1800, false, "all",
+     "--mc-transfer-timeout: a Mooncake transfer not finished after this long fails"},
+    {KnobId::McHandshakeTimeoutS, "mc_handshake_timeout_s", "s", 0.01, 3600, 3, false, "all",
+     "Mooncake handshake window: D must preallocate within it or P marks the D dead"},
+    {KnobId::RequestTimeoutS, "request_timeout_s", "s", 1, 86400, 300, false, "all",
+     "--request-timeout-s: the client gives up on a request after this long"},
+    {KnobId::Rho, "rho", "fraction", 0.1, 1.0, 0.95, false, "all",
+     "D pool pressure threshold: admission needs used + new <= rho * capacity"},
+    {KnobId::DecodeIterationS, "decode_iteration_s", "s", 0.0001, 10, 0.05, false, "unified",
+     "Unified cost model: seconds of contention per running request (0.05 on H20)"},
+    {KnobId::Throughput, "throughput", "tokens/s", 1, 1e8, 7000, false, "unified",
+     "Unified cost model: prefill tokens per second (7000 on H20)"},
+    {KnobId::OverloadFactor, "overload_factor", "ratio", 1, 1000, 2.0, false, "unified",
+     "Unified affinity gates: max ratio to the average ongoing tokens and to the best cost"},
+    {KnobId::CacheThreshold, "cache_threshold", "fraction", 0, 1, 0.3, false, "sglang-cache-aware",
+     "SGLang cache-aware: route by longest match only if match rate exceeds this"},
+    {KnobId::BalanceAbsThreshold, "balance_abs_threshold", "requests", 0, 100000, 64, false, "sglang-cache-aware",
+     "SGLang cache-aware: imbalance needs max - min load above this"},
+    {KnobId::BalanceRelThreshold, "balance_rel_threshold", "ratio", 1, 1000, 1.5, false, "sglang-cache-aware",
+     "SGLang cache-aware: imbalance needs max load above min * this"},
+    {KnobId::OverlapScoreWeight, "overlap_score_weight", "ratio", 0, 1000, 1.0, false, "dynamo-kv",
+     "Dynamo KV router: weight of prefill blocks in overlap_score_weight * prefill_blocks + decode_blocks"},
+    {KnobId::RouterTemperature, "router_temperature", "ratio", 0, 1000, 0.0, false, "dynamo-kv",
+     "Dynamo KV router: softmax temperature over the negated logits (0 = deterministic argmin)"},
+};
+static_assert(std::size(kSpecs) == static_cast<std::size_t>(KnobId::Count));
+
+std::string formatValue(double v) {
+  std::ostringstream os;
+  os << v;
+  return os.str();
+}
+
+}  // namespace
+
+KnobRegistry::KnobRegistry() {
+  for (const auto& s : kSpecs) values_[static_cast<std::size_t>(s.id)] = s.default_value;
+}
+
+std::span<const KnobSpec> KnobRegistry::specs() { return kSpecs; }
+
+const KnobSpec& KnobRegistry::spec(KnobId id) { return kSpecs[static_cast<std::size_t>(id)]; }
+
+std::optional<KnobId> KnobRegistry::find(std::string_view name) {
+  for (const auto& s : kSpecs)
+    if (s.name == name) return s.id;
+  return std::nullopt;
+}
+
+std::string KnobRegistry::validNames() {
+  std::string out;
+  for (const auto& s : kSpecs) {
+    if (!out.empty()) out += ", ";
+    out += s.name;
+  }
+  return out;
+}
+
+KnobRegistry::Result KnobRegistry::apply(const std::map<std::string, double>& changes, const std::string& who) {
+  Result r;
+  for (const auto& [name, value] : changes) {
+    const auto id = find(name);
+    if (!id) {
+      r.ok = false;
+      r.error = "unknown knob '" + name + "'; valid knobs: " + validNames();
+      return r;
+    }
+    const auto& s = spec(*id);
+    if (!std::isfinite(value) || value < s.min || value > s.max) {
+      r.ok = false;
+      r.error = "knob '" + name + "': " + formatValue(value) + " is out of range [" + formatValue(s.min) + ", " +
+                formatValue(s.max) + "] " + std::string(s.unit);
+      return r;
+    }
+    if (s.integer && value != std::floor(value)) {
+      r.ok = false;
+      r.error = "knob '" + name + "': expected a whole number of " + std::string(s.unit) + ", got " + formatValue(value);
+      return r;
+    }
+  }
+  for (const auto& [name, value] : changes) {
+    const auto id = *find(name);
+    double& slot = values_[static_cast<std::size_t>(id)];
+    if (slot != value) r.changes.push_back(KnobChanged{name, slot, value, who});
+    slot = value;
+  }
+  return r;
+}
+
+std::optional<std::string> KnobRegistry::parseAssignment(std::string_view text, std::map<std::string, double>& into) {
+  const auto eq = text.find('=');
+  if (eq == std::string_view::npos || eq == 0)
+    return "expected KNOB=VALUE, got '" + std::string(text) + "'";
+  const std::string name(text.substr(0, eq));
+  const std::string_view value_text = text.substr(eq + 1);
+  double value = 0;
+  const auto [ptr, ec] = std::from_chars(value_text.data(), value_text.data() + value_text.size(), value);
+  if (ec != std::errc() || ptr != value_text.data() + value_text.size())
+    return "knob '" + name + "': expected a number, got '" + std::string(value_text) + "'";
+  into[name] = value;
+  return std::nullopt;
+}
+
+}  // namespace kvscope

@@ -1,0 +1,18 @@
+#pragma once
+// Errors are values with a message a user can act on: where (file, line or record), which field,
+// and what was expected.
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+namespace kvscope {
+
+struct InputError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// "FILE:LINE: field 'F': expected ..., got ..." (line 0 = no line, e.g. a whole-file problem).
+std::string formatInputError(const std::string& file, long line, const std::string& field,
+                             const std::string& what);
+
+}  // namespace kvscope

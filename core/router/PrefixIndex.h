@@ -1,0 +1,47 @@
+#pragma once
+// Block hash -> the set of workers holding it, maintained only from the cluster's KV events
+// (stored / removed), never by scanning a worker. A flat hash map to a 64-bit worker mask.
+// Each entry also remembers which session stored the block first and whether another session has
+// stored it since: a block only one session ever stored is that session's own ("exclusive").
+#include <array>
+#include <cstdint>
+#include <span>
+
+#include <absl/container/flat_hash_map.h>
+
+#include "model/Ids.h"
+
+namespace kvscope {
+
+class PrefixIndex {
+ public:
+  using WorkerMask = std::uint64_t;
+
+  struct Match {
+    // Longest run of the request's leading blocks resident on each worker.
+    std::array<std::int32_t, kMaxWorkers> prefix_blocks{};
+    // Of those, how many are owned by the requesting session alone (shared boilerplate excluded).
+    std::array<std::int32_t, kMaxWorkers> exclusive_blocks{};
+  };
+
+  void stored(WorkerId worker, SessionId session, std::span<const BlockHash> hashes);
+  void removed(WorkerId worker, std::span<const BlockHash> hashes);
+  // A crashed worker loses its whole pool; its restart starts cold.
+  void clearWorker(WorkerId worker);
+
+  WorkerMask holders(BlockHash h) const;
+  bool ownedBy(BlockHash h, SessionId session) const;
+  void match(std::span<const BlockHash> hashes, SessionId session, int num_workers, Match& out) const;
+
+  std::size_t size() const { return map_.size(); }
+
+ private:
+  struct Entry {
+    WorkerMask workers = 0;
+    SessionId owner = 0;
+    bool shared = false;  // stored by more than one session
+  };
+  absl::flat_hash_map<BlockHash, Entry> map_;
+};
+
+}  // namespace kvscope

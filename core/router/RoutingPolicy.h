@@ -1,0 +1,62 @@
+#pragma once
+// A routing policy is a pure decision: from the request's features and a read-only view of the
+// cluster to every candidate's score components, ranked best first. State a policy needs (the
+// round-robin position, a random draw) comes in through the RouteContext.
+#include <memory>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "events/Event.h"
+#include "knobs/KnobRegistry.h"
+#include "router/PrefixIndex.h"
+
+namespace kvscope {
+
+// What the router knows of one serving worker at decision time.
+struct WorkerLoad {
+  bool alive = true;
+  std::int32_t running = 0;                 // requests in the worker's batch
+  std::int32_t queued = 0;                  // requests waiting for the worker (incl. seeds in flight to it)
+  std::int64_t pending_prefill_tokens = 0;  // prompt tokens still to be prefilled for this worker
+  std::int64_t ongoing_tokens = 0;          // context tokens of its running + queued requests
+  std::int64_t kv_used = 0;
+  std::int64_t kv_capacity = 0;
+  std::int32_t assigned_sessions = 0;       // sessions bound to it by the router
+  std::int32_t pending_seeds = 0;
+};
+
+struct RouteRequest {
+  RequestId id = 0;
+  SessionId session = 0;
+  std::int32_t turn = 1;
+  std::int32_t input_tokens = 0;
+  std::span<const BlockHash> hashes;  // the prompt's blocks in the router's block size
+};
+
+struct RouteContext {
+  const RouteRequest& request;
+  std::span<const WorkerLoad> workers;   // indexed by WorkerId
+  const PrefixIndex::Match& match;       // computed once per decision by the router
+  int block_size = 24;
+  WorkerId bound_worker = kNoWorker;     // the session's sticky binding (affinity); kNoWorker if fresh
+  const KnobRegistry& knobs;
+  std::uint64_t decision_index = 0;      // how many decisions the router made before this one
+  double uniform = 0.0;                  // a uniform draw in [0, 1) for stochastic policies
+};
+
+class RoutingPolicy {
+ public:
+  virtual ~RoutingPolicy() = default;
+  virtual std::string_view name() const = 0;
+  virtual bool lowerIsBetter() const = 0;
+  // Fills `out.candidates` with one entry per worker (dead ones ineligible), ranked best first, sets
+  // `out.chosen` to the first eligible one (kNoWorker when none) and `out.lower_is_better`.
+  virtual void decide(const RouteContext& ctx, RouteDecision& out) const = 0;
+};
+
+// The policies every run can select, by their CLI names.
+std::span<const std::string_view> policyNames();
+std::unique_ptr<RoutingPolicy> makePolicy(std::string_view name);  // nullptr for an unknown name
+
+}  // namespace kvscope

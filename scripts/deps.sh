@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs the Debian packages KVScope builds with, only those missing (idempotent, quiet when done).
+set -euo pipefail
+packages=(
+  cmake ninja-build ccache g++ pkg-config
+  qt6-base-dev
+  libabsl-dev nlohmann-json3-dev libcli11-dev
+  libbenchmark-dev
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "kvscope: installing ${missing[*]}" >&2
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
