@@ -1,2 +1,35 @@
+// kvscope-cli: the headless side of KVScope (simulate, list scenarios and policies).
 #include <cstdio>
-int main() { std::puts("kvscope-cli"); return 0; }
+#include <iostream>
+
+#include "cli/CliCommands.h"
+#include "model/Error.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"kvscope-cli: KV-cache-aware routing on a simulated prefill/decode cluster", "kvscope-cli"};
+  app.set_version_flag("--version", std::string("kvscope-cli ") + KVSCOPE_VERSION);
+  app.require_subcommand(1);
+  std::vector<std::pair<CLI::App*, kvscope::cli::Command>> commands;
+  auto add = [&](auto adder) {
+    const std::size_t before = app.get_subcommands({}).size();
+    auto cmd = adder(app);
+    commands.emplace_back(app.get_subcommands({})[before], std::move(cmd));
+  };
+  add(kvscope::cli::addSimulate);
+  add(kvscope::cli::addScenarios);
+  add(kvscope::cli::addPolicies);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? 0 : 2;  // --help and --version exit 0; every usage error exits 2
+  }
+  try {
+    for (auto& [sub, run] : commands)
+      if (sub->parsed()) return run();
+  } catch (const kvscope::InputError& e) {
+    std::fprintf(stderr, "kvscope-cli: error: %s\n", e.what());
+    return 1;
+  }
+  return 2;
+}

@@ -1,0 +1,17 @@
+#pragma once
+// The subcommands of kvscope-cli. Each registers its options on the CLI11 app and returns a
+// callback that runs it. Exit codes: 0 ok, 1 bad input (a message names file, line and field),
+// 2 usage error.
+#include <functional>
+
+#include <CLI/CLI.hpp>
+
+namespace kvscope::cli {
+
+using Command = std::function<int()>;
+
+Command addSimulate(CLI::App& app);
+Command addScenarios(CLI::App& app);
+Command addPolicies(CLI::App& app);
+
+}  // namespace kvscope::cli

@@ -1,0 +1,240 @@
+#include "diagnosis/DiagnosisEngine.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "metrics/Percentiles.h"
+
+namespace kvscope {
+
+namespace {
+template <class... Ts>
+struct Overloaded : Ts... {
+  using Ts::operator()...;
+};
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+std::string pct(double v) { return fmt("%.1f%%", v * 100); }
+
+// The cheat sheet's thresholds, made numeric.
+constexpr double kCascadeFailureRate = 0.30;   // "healthy to 80% failure within minutes"
+constexpr double kColdShare = 0.02;            // "one D has 0 bindings" (allowing a stray spill)
+constexpr long kColdMinBindings = 100;
+constexpr double kStormMeanTokens = 20000;     // "30-90K-token releases"
+constexpr double kEarlyWindowS = 60;           // "the first 30-60 s"
+constexpr double kEarlyFailureRate = 0.20;
+}  // namespace
+
+std::string DiagnosisEngine::name(WorkerId w) const {
+  return w >= 0 && w < static_cast<WorkerId>(names_.size()) ? names_[static_cast<std::size_t>(w)] : "D" + std::to_string(w);
+}
+
+void DiagnosisEngine::onEvent(const Event& e) {
+  const double t = timeToSeconds(e.time);
+  end_ = std::max(end_, t);
+  auto bucket = [](std::vector<Bucket>& v, double at) -> Bucket& {
+    const auto i = static_cast<std::size_t>(std::max(0.0, at) / kBucketS);
+    if (i >= v.size()) v.resize(i + 1);
+    return v[i];
+  };
+  std::visit(Overloaded{
+                 [&](const RunStarted& r) {
+                   names_.clear();
+                   for (const auto& w : r.workers) names_.push_back(w.name);
+                   bindings_.assign(r.workers.size(), 0);
+                 },
+                 [&](const RouteDecision&) {
+                   if (first_arrival_ < 0) first_arrival_ = t;
+                 },
+                 [&](const Admission& a) {
+                   if (a.result != AdmissionResult::Admitted || a.worker < 0) return;
+                   if (a.worker >= static_cast<WorkerId>(bindings_.size())) bindings_.resize(static_cast<std::size_t>(a.worker) + 1);
+                   ++bindings_[static_cast<std::size_t>(a.worker)];
+                 },
+                 [&](const SeedStarted& s) {
+                   if (s.reseed) ++reseeds_;
+                   if (first_arrival_ >= 0 && t - first_arrival_ <= kEarlyWindowS) ++seeds_early_;
+                 },
+                 [&](const Eviction& ev) {
+                   ++evictions_;
+                   if (ev.granularity == EvictionGranularity::Session) ++session_evictions_;
+                   eviction_tokens_ += ev.tokens_freed;
+                   if (first_eviction_ < 0) first_eviction_ = t;
+                   last_eviction_ = t;
+                   if (ev.session) ++evicted_sessions_[ev.session];
+                 },
+                 [&](const LinkHealth& l) {
+                   if (l.state == LinkState::Dead) dead_.push_back({t, l.worker, l.aborted_requests});
+                 },
+                 [&](const WorkerCrashed& c) { crashes_.push_back({t, c.worker, c.reason}); },
+                 [&](const Correction& c) { corrections_.push_back({t, c.worker, c.fill_len, c.prefix_len}); },
+                 [&](const RequestDone& d) {
+                   const double arrival = t - timeToSeconds(d.e2e);
+                   const bool failed = d.status != RequestStatus::Ok;
+                   const bool transfer = failed && (d.error.find("could be dead") != std::string::npos ||
+                                                    d.error.find("KVTransferError") != std::string::npos);
+                   for (Bucket* b : {&bucket(by_arrival_, arrival), &bucket(by_end_, t)}) {
+                     ++b->done;
+                     b->failed += failed;
+                     b->transfer_errors += transfer;
+                   }
+                   if (!failed && d.ttft >= 0) ttft_.push_back(timeToSeconds(d.ttft));
+                 },
+                 [&](const Snapshot& s) {
+                   if (first_arrival_ < 0 || t - first_arrival_ > kEarlyWindowS / 2) return;
+                   int seeds = 0;
+                   for (const auto& g : s.workers) seeds += g.pending_seeds;
+                   peak_pending_seeds_early_ = std::max(peak_pending_seeds_early_, seeds);
+                   for (const auto& l : s.links) peak_link_queue_early_ = std::max(peak_link_queue_early_, l.queue_depth);
+                 },
+                 [](const auto&) {},
+             },
+             e.payload);
+}
+
+std::optional<Finding> DiagnosisEngine::cascade() const {
+  int aborted = 0;
+  for (const auto& d : dead_) aborted += d.aborted;
+  long transfer_errors = 0;
+  for (const auto& b : by_end_) transfer_errors += b.transfer_errors;
+  if (dead_.empty() || (aborted + transfer_errors) < 5) return std::nullopt;
+  // The worst minute of failures (by end time), six 10-s buckets wide.
+  double worst = 0;
+  std::size_t worst_at = 0;
+  long worst_failed = 0, worst_done = 0;
+  for (std::size_t i = 0; i < by_end_.size(); ++i) {
+    long done = 0, failed = 0;
+    for (std::size_t k = i; k < std::min(by_end_.size(), i + 6); ++k) {
+      done += by_end_[k].done;
+      failed += by_end_[k].failed;
+    }
+    const double rate = done >= 10 ? static_cast<double>(failed) / static_cast<double>(done) : 0;
+    if (rate > worst) worst = rate, worst_at = i, worst_failed = failed, worst_done = done;
+  }
+  if (worst < kCascadeFailureRate) return std::nullopt;
+  std::map<std::string, int> per_worker;
+  for (const auto& d : dead_) ++per_worker[name(d.worker)];
+  std::string where;
+  for (const auto& [w, n] : per_worker) where += (where.empty() ? "" : ", ") + w + " x" + std::to_string(n);
+  Finding f;
+  f.mode = "A";
+  f.name = "Mooncake \"instance not alive\" cascade";
+  f.window_start_s = dead_.front().t;
+  f.window_end_s = std::max(dead_.back().t, static_cast<double>(worst_at + 6) * kBucketS);
+  f.evidence = std::to_string(dead_.size()) + " link-dead events (" + where + "), " + std::to_string(aborted) +
+               " in-flight requests aborted, " + std::to_string(transfer_errors) +
+               " 'Decode instance could be dead' errors; failure rate peaked at " + pct(worst) + " (" +
+               std::to_string(worst_failed) + "/" + std::to_string(worst_done) + ") in " +
+               fmt("%.0f", static_cast<double>(worst_at) * kBucketS) + "-" + fmt("%.0f s", static_cast<double>(worst_at + 6) * kBucketS);
+  f.suggestion = "set admission_backoff_ms + admission_jitter_ms and a pending_seed_budget (the real fix: backoff + "
+                 "per-D seed budget, decouple heartbeat from admission); softened by seed_min_turn_id=2, "
+                 "mc_transfer_timeout_s, request_timeout_s";
+  return f;
+}
+
+std::optional<Finding> DiagnosisEngine::coldDecode() const {
+  long total = 0;
+  for (long b : bindings_) total += b;
+  if (total < kColdMinBindings || bindings_.size() < 2) return std::nullopt;
+  std::string table, cold;
+  double coldest = 1;
+  for (std::size_t w = 0; w < bindings_.size(); ++w) {
+    const double share = static_cast<double>(bindings_[w]) / static_cast<double>(total);
+    table += (table.empty() ? "" : " / ") + name(static_cast<WorkerId>(w)) + " " + std::to_string(bindings_[w]);
+    if (share < kColdShare) cold += (cold.empty() ? "" : ", ") + name(static_cast<WorkerId>(w)) + " " + pct(share);
+    coldest = std::min(coldest, share);
+  }
+  if (cold.empty()) return std::nullopt;
+  Finding f;
+  f.mode = "B";
+  f.name = "Cold-D / overlap pinning";
+  f.window_start_s = std::max(0.0, first_arrival_);
+  f.window_end_s = end_;
+  f.evidence = "bindings " + table + " of " + std::to_string(total) + "; starving: " + cold +
+               " (shared boilerplate counts as overlap, so new sessions follow the first warm D)";
+  f.suggestion = "raise the load-floor bonus K (E3 used K=200) as the mitigation; the real fix is the "
+                 "exclusive-overlap policy (count only session-owned blocks)";
+  return f;
+}
+
+std::optional<Finding> DiagnosisEngine::evictStorm() const {
+  if (session_evictions_ < 5 || reseeds_ < 5) return std::nullopt;
+  const double mean = static_cast<double>(eviction_tokens_) / static_cast<double>(evictions_);
+  if (mean < kStormMeanTokens) return std::nullopt;
+  auto ttft = ttft_;
+  const auto d = summarise(ttft);
+  Finding f;
+  f.mode = "C";
+  f.name = "Evict storm (session-level eviction)";
+  f.window_start_s = first_eviction_;
+  f.window_end_s = last_eviction_;
+  const double minutes = std::max(1.0, (last_eviction_ - first_eviction_) / 60);
+  f.evidence = std::to_string(session_evictions_) + " session-level evictions (" + fmt("%.1f", session_evictions_ / minutes) +
+               "/min), mean " + fmt("%.0f", mean) + " tokens freed each, " + std::to_string(evicted_sessions_.size()) +
+               " sessions hit; " + std::to_string(reseeds_) + " reseeds; TTFT p99 " + fmt("%.2f s", d.p99);
+  f.suggestion = "switch to block-level eviction (eviction: block) - the real fix; mitigations: session_soft_cap, "
+                 "direct_max_uncached_tokens";
+  return f;
+}
+
+std::optional<Finding> DiagnosisEngine::reseedStorm() const {
+  if (first_arrival_ < 0) return std::nullopt;
+  const std::size_t first = static_cast<std::size_t>(first_arrival_ / kBucketS);
+  const std::size_t last_early = static_cast<std::size_t>((first_arrival_ + kEarlyWindowS) / kBucketS);
+  long early_done = 0, early_failed = 0, late_done = 0, late_failed = 0;
+  for (std::size_t i = first; i < by_arrival_.size(); ++i) {
+    (i < last_early ? early_done : late_done) += by_arrival_[i].done;
+    (i < last_early ? early_failed : late_failed) += by_arrival_[i].failed;
+  }
+  if (early_done < 10) return std::nullopt;
+  const double early = static_cast<double>(early_failed) / static_cast<double>(early_done);
+  const double late = late_done > 0 ? static_cast<double>(late_failed) / static_cast<double>(late_done) : 0;
+  if (early < kEarlyFailureRate || late > early / 2) return std::nullopt;
+  Finding f;
+  f.mode = "C'";
+  f.name = "Reseed storm (turn-1 seeds all at once)";
+  f.window_start_s = first_arrival_;
+  f.window_end_s = first_arrival_ + kEarlyWindowS;
+  f.evidence = "requests arriving in the first " + fmt("%.0f s", kEarlyWindowS) + " failed at " + pct(early) + " (" +
+               std::to_string(early_failed) + "/" + std::to_string(early_done) + "), later ones at " + pct(late) + "; " +
+               std::to_string(seeds_early_) + " seeds started in that window, peak " + std::to_string(peak_pending_seeds_early_) +
+               " concurrent seeds and transfer queue depth " + std::to_string(peak_link_queue_early_) + " in the first 30 s";
+  f.suggestion = "set a per-D pending_seed_budget (the real fix); seed_min_turn_id=2 skips turn-1 seeds as a stopgap";
+  return f;
+}
+
+std::vector<Finding> DiagnosisEngine::invariantCrash() const {
+  std::vector<Finding> out;
+  for (const auto& c : crashes_) {
+    if (c.reason.find("AssertionError") == std::string::npos) continue;
+    const Fix* fix = nullptr;
+    for (const auto& k : corrections_)
+      if (k.worker == c.worker && k.t <= c.t && c.t - k.t <= 1.0) fix = &k;
+    Finding f;
+    f.mode = "D";
+    f.name = "Streaming-session invariant crash";
+    f.window_start_s = fix ? fix->t : c.t;
+    f.window_end_s = c.t;
+    f.evidence = name(c.worker) + " exited at " + fmt("%.1f s", c.t) + " with " + c.reason;
+    if (fix)
+      f.evidence += ", right after 'Correcting streaming-session extend_input_len from " + std::to_string(fix->fill) +
+                    " to 0 (fill_len=" + std::to_string(fix->fill) + ", prefix_len=" + std::to_string(fix->prefix) + ")'";
+    f.suggestion = "hotfix: drop corrected requests before batching (correction_fault: drop); the real fix is "
+                   "block-level eviction, which removes the correction path";
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
+std::vector<Finding> DiagnosisEngine::findings() const {
+  std::vector<Finding> out;
+  for (auto f : {cascade(), coldDecode(), evictStorm(), reseedStorm()})
+    if (f) out.push_back(*f);
+  for (auto& f : invariantCrash()) out.push_back(std::move(f));
+  return out;
+}
+
+}  // namespace kvscope

@@ -1,0 +1,66 @@
+#pragma once
+// Names the lab's failure modes (DOMAIN.md section 6) from the event stream alone, so it works the
+// same on a simulation, a recording and a real cluster's events. Each finding carries its time
+// window, the numbers that show it, and the mitigation knob and real fix from the taxonomy.
+// Thresholds are the cheat sheet's symptoms made numeric; a healthy run produces no finding.
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "diagnosis/Finding.h"
+#include "events/Event.h"
+
+namespace kvscope {
+
+class DiagnosisEngine : public EventSink {
+ public:
+  void onEvent(const Event& e) override;
+  std::vector<Finding> findings() const;
+
+ private:
+  struct Bucket {
+    long done = 0, failed = 0, transfer_errors = 0;
+  };
+  struct Dead {
+    double t;
+    WorkerId worker;
+    int aborted;
+  };
+  struct Crash {
+    double t;
+    WorkerId worker;
+    std::string reason;
+  };
+  struct Fix {
+    double t;
+    WorkerId worker;
+    std::int64_t fill, prefix;
+  };
+
+  std::optional<Finding> cascade() const;
+  std::optional<Finding> coldDecode() const;
+  std::optional<Finding> evictStorm() const;
+  std::optional<Finding> reseedStorm() const;
+  std::vector<Finding> invariantCrash() const;
+  std::string name(WorkerId w) const;
+
+  static constexpr double kBucketS = 10;
+  std::vector<std::string> names_;
+  std::vector<long> bindings_;
+  std::vector<Bucket> by_arrival_;  // failures bucketed by the request's arrival time
+  std::vector<Bucket> by_end_;      // ... and by the time it ended
+  std::vector<Dead> dead_;
+  std::vector<Crash> crashes_;
+  std::vector<Fix> corrections_;
+  std::vector<double> ttft_;
+  long evictions_ = 0, session_evictions_ = 0;
+  long long eviction_tokens_ = 0;
+  double first_eviction_ = -1, last_eviction_ = 0;
+  std::map<SessionId, int> evicted_sessions_;
+  long reseeds_ = 0, seeds_early_ = 0;
+  double first_arrival_ = -1, end_ = 0;
+  int peak_pending_seeds_early_ = 0, peak_link_queue_early_ = 0;
+};
+
+}  // namespace kvscope

@@ -1,0 +1,132 @@
+#include "events/EventJson.h"
+
+#include <cstdio>
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+
+#include "model/Error.h"
+
+namespace kvscope {
+
+namespace {
+template <class... Ts>
+struct Overloaded : Ts... {
+  using Ts::operator()...;
+};
+using nlohmann::json;
+
+json candidatesJson(const RouteDecision& d) {
+  json out = json::array();
+  for (const auto& c : d.candidates) {
+    json comps = json::object();
+    for (std::uint8_t i = 0; i < c.num_components; ++i) comps[c.components[i].name] = c.components[i].value;
+    out.push_back({{"worker", c.worker}, {"score", c.score}, {"eligible", c.eligible}, {"components", comps}});
+  }
+  return out;
+}
+}  // namespace
+
+json eventToJson(const Event& e) {
+  json j{{"seq", e.seq}, {"t_us", e.time}, {"kind", eventKindName(e.payload)}};
+  std::visit(
+      Overloaded{
+          [&](const RunStarted& r) {
+            j["scenario"] = r.scenario;
+            j["policy"] = r.policy;
+            j["seed"] = r.seed;
+            j["profile"] = r.profile;
+            j["rho"] = r.rho;
+            for (const auto& w : r.workers)
+              j["workers"].push_back({{"name", w.name}, {"role", toString(w.role)}, {"kv_capacity", w.kv_capacity_tokens}});
+            for (const auto& w : r.prefill)
+              j["prefill"].push_back({{"name", w.name}, {"role", toString(w.role)}, {"kv_capacity", w.kv_capacity_tokens}});
+          },
+          [&](const RouteDecision& d) {
+            j.update({{"request", d.request}, {"session", d.session}, {"turn", d.turn}, {"policy", d.policy},
+                      {"chosen", d.chosen}, {"lower_is_better", d.lower_is_better}, {"candidates", candidatesJson(d)}});
+          },
+          [&](const Admission& a) {
+            j.update({{"request", a.request}, {"session", a.session}, {"worker", a.worker}, {"result", toString(a.result)},
+                      {"path", toString(a.path)}, {"tokens", a.tokens}});
+          },
+          [&](const SeedStarted& s) {
+            j.update({{"request", s.request}, {"session", s.session}, {"prefill", s.prefill}, {"worker", s.worker},
+                      {"tokens", s.tokens}, {"reseed", s.reseed}});
+          },
+          [&](const TransferStarted& s) {
+            j.update({{"request", s.request}, {"prefill", s.prefill}, {"worker", s.worker}, {"tokens", s.tokens},
+                      {"bytes", s.bytes}, {"queue_wait_us", s.queue_wait}});
+          },
+          [&](const TransferFinished& s) {
+            j.update({{"request", s.request}, {"prefill", s.prefill}, {"worker", s.worker}, {"tokens", s.tokens},
+                      {"bytes", s.bytes}, {"ok", s.ok}, {"reason", s.reason}});
+          },
+          [&](const Eviction& v) {
+            j.update({{"worker", v.worker}, {"session", v.session}, {"tokens_freed", v.tokens_freed},
+                      {"granularity", toString(v.granularity)}, {"sessions_hit", v.sessions_hit}});
+          },
+          [&](const LinkHealth& l) {
+            j.update({{"prefill", l.prefill}, {"worker", l.worker}, {"state", toString(l.state)}, {"reason", l.reason},
+                      {"aborted_requests", l.aborted_requests}});
+          },
+          [&](const WorkerCrashed& c) {
+            j.update({{"worker", c.worker}, {"reason", c.reason}, {"aborted_requests", c.aborted_requests}});
+          },
+          [&](const WorkerRestarted& r) { j["worker"] = r.worker; },
+          [&](const Correction& c) {
+            j.update({{"worker", c.worker}, {"request", c.request}, {"session", c.session}, {"fill_len", c.fill_len},
+                      {"prefix_len", c.prefix_len}, {"kv_committed_len", c.kv_committed_len}, {"fault", toString(c.fault)}});
+          },
+          [&](const RequestDone& d) {
+            j.update({{"request", d.request}, {"session", d.session}, {"turn", d.turn}, {"worker", d.worker},
+                      {"path", toString(d.path)}, {"status", toString(d.status)}, {"ttft_us", d.ttft}, {"e2e_us", d.e2e},
+                      {"input_tokens", d.input_tokens}, {"output_tokens", d.output_tokens}, {"error", d.error}});
+          },
+          [&](const KnobChanged& k) {
+            j.update({{"name", k.name}, {"old", k.old_value}, {"new", k.new_value}, {"who", k.who}});
+          },
+          [&](const PolicyChanged& p) { j.update({{"old", p.old_policy}, {"new", p.new_policy}, {"who", p.who}}); },
+          [&](const Snapshot& s) {
+            for (const auto& g : s.workers)
+              j["workers"].push_back({{"worker", g.worker}, {"kv_used", g.kv_used}, {"kv_capacity", g.kv_capacity},
+                                      {"kv_peak", g.kv_peak}, {"running", g.running}, {"queued", g.queued},
+                                      {"resident_sessions", g.resident_sessions}, {"bindings", g.bindings},
+                                      {"pending_seeds", g.pending_seeds}, {"alive", g.alive}});
+            for (const auto& l : s.links)
+              j["links"].push_back({{"prefill", l.prefill}, {"worker", l.worker}, {"queue_depth", l.queue_depth},
+                                    {"bytes_in_flight", l.bytes_in_flight}, {"state", toString(l.state)}});
+          },
+          [&](const RunFinished& f) { j["completed"] = f.completed; },
+      },
+      e.payload);
+  return j;
+}
+
+JsonLinesWriter::JsonLinesWriter(std::string path) : path_(std::move(path)), partial_(path_ + ".partial") {
+  out_.open(partial_, std::ios::binary | std::ios::trunc);
+  if (!out_) throw InputError(formatInputError(path_, 0, "", "cannot create the file"));
+}
+
+JsonLinesWriter::~JsonLinesWriter() {
+  if (!closed_) {
+    out_.close();
+    std::remove(partial_.c_str());  // an unfinished run leaves nothing behind
+  }
+}
+
+void JsonLinesWriter::onEvent(const Event& e) { out_ << eventToJson(e).dump() << '\n'; }
+
+bool JsonLinesWriter::close(std::string* error) {
+  closed_ = true;
+  out_.close();
+  std::error_code ec;
+  if (!out_.good() || (std::filesystem::rename(partial_, path_, ec), ec)) {
+    if (error) *error = path_ + ": could not write the events file" + (ec ? ": " + ec.message() : "");
+    std::remove(partial_.c_str());
+    return false;
+  }
+  return true;
+}
+
+}  // namespace kvscope

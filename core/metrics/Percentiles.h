@@ -1,0 +1,18 @@
+#pragma once
+// Summary statistics of a sample: mean and linearly interpolated percentiles (numpy's default).
+#include <span>
+#include <vector>
+
+namespace kvscope {
+
+struct Distribution4 {
+  double mean = 0, p50 = 0, p90 = 0, p99 = 0;
+  std::size_t count = 0;
+};
+
+// Percentile q in [0, 100] of an ascending-sorted sample (linear interpolation); 0 when empty.
+double percentileSorted(std::span<const double> sorted, double q);
+// Sorts `values` in place and summarises them.
+Distribution4 summarise(std::vector<double>& values);
+
+}  // namespace kvscope

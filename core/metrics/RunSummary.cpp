@@ -1,0 +1,90 @@
+#include "metrics/RunSummary.h"
+
+#include <cstdio>
+
+#include <nlohmann/json.hpp>
+
+namespace kvscope {
+
+namespace {
+nlohmann::json dist(const Distribution4& d) {
+  return {{"mean", d.mean}, {"p50", d.p50}, {"p90", d.p90}, {"p99", d.p99}};
+}
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+}  // namespace
+
+nlohmann::json RunSummary::toJson() const {
+  nlohmann::json j;
+  j["scenario"] = scenario;
+  j["policy"] = policy;
+  j["seed"] = seed;
+  j["sim_seconds"] = sim_seconds;
+  j["wall_seconds"] = wall_seconds;
+  j["requests"] = {{"total", total}, {"completed", completed}, {"failed", failed}};
+  j["failure_rate"] = failure_rate;
+  j["e2e_s"] = dist(e2e_s);
+  j["ttft_s"] = dist(ttft_s);
+  j["workers"] = nlohmann::json::array();
+  for (const auto& w : workers)
+    j["workers"].push_back({{"id", w.id}, {"role", w.role}, {"bindings", w.bindings}, {"share", w.share},
+                            {"sessions", w.sessions}, {"kv_peak_frac", w.kv_peak_frac}, {"evictions", w.evictions},
+                            {"tokens_served", w.tokens_served}});
+  j["evictions"] = {{"count", eviction_count}, {"mean_tokens", eviction_mean_tokens}, {"max_tokens", eviction_max_tokens},
+                    {"sessions_hit", eviction_sessions_hit}};
+  j["seeds"] = seeds;
+  j["reseeds"] = reseeds;
+  j["direct_appends"] = direct_appends;
+  j["link_dead_events"] = link_dead_events;
+  j["aborted_requests"] = aborted_requests;
+  j["worker_crashes"] = worker_crashes;
+  j["corrections"] = corrections;
+  j["token_imbalance"] = token_imbalance ? nlohmann::json(*token_imbalance) : nlohmann::json(nullptr);
+  j["skipped_records"] = skipped_records;
+  j["diagnosis"] = nlohmann::json::array();
+  for (const auto& f : diagnosis)
+    j["diagnosis"].push_back({{"mode", f.mode}, {"name", f.name}, {"window_s", {f.window_start_s, f.window_end_s}},
+                              {"evidence", f.evidence}, {"suggestion", f.suggestion}});
+  return j;
+}
+
+std::string RunSummary::toTable() const {
+  std::string out;
+  out += "scenario " + scenario + "  policy " + policy + "  seed " + std::to_string(seed) + "  simulated " +
+         fmt("%.0f s", sim_seconds) + " in " + fmt("%.2f s", wall_seconds) + "\n\n";
+  out += "requests  " + std::to_string(total) + " total, " + std::to_string(completed) + " completed, " +
+         std::to_string(failed) + " failed (" + fmt("%.1f%%", failure_rate * 100) + ")";
+  if (skipped_records > 0) out += ", " + std::to_string(skipped_records) + " malformed records skipped";
+  out += "\n";
+  out += "              mean      p50      p90      p99\n";
+  out += "E2E (s)  " + fmt("%9.3f", e2e_s.mean) + fmt("%9.3f", e2e_s.p50) + fmt("%9.3f", e2e_s.p90) + fmt("%9.3f", e2e_s.p99) + "\n";
+  out += "TTFT (s) " + fmt("%9.3f", ttft_s.mean) + fmt("%9.3f", ttft_s.p50) + fmt("%9.3f", ttft_s.p90) + fmt("%9.3f", ttft_s.p99) + "\n\n";
+  out += "worker  role     bindings   share  sessions  kv peak  evictions\n";
+  for (const auto& w : workers) {
+    char line[160];
+    std::snprintf(line, sizeof line, "%-6s  %-7s  %8ld  %5.1f%%  %8ld  %6.1f%%  %9ld\n", w.id.c_str(), w.role.c_str(),
+                  w.bindings, w.share * 100, w.sessions, w.kv_peak_frac * 100, w.evictions);
+    out += line;
+  }
+  out += "\nevictions " + std::to_string(eviction_count) + " (mean " + fmt("%.0f", eviction_mean_tokens) + " tokens, max " +
+         std::to_string(eviction_max_tokens) + ", " + std::to_string(eviction_sessions_hit) + " sessions hit)\n";
+  out += "seeds " + std::to_string(seeds) + "  reseeds " + std::to_string(reseeds) + "  direct appends " +
+         std::to_string(direct_appends) + "\n";
+  out += "link-dead events " + std::to_string(link_dead_events) + "  aborted requests " + std::to_string(aborted_requests) +
+         "  worker crashes " + std::to_string(worker_crashes) + "  corrections " + std::to_string(corrections) + "\n";
+  out += "token imbalance (max/min served) " + (token_imbalance ? fmt("%.2fx", *token_imbalance) : std::string("inf (a worker served nothing)")) + "\n";
+  out += "\ndiagnosis: ";
+  if (diagnosis.empty()) out += "no known failure mode found\n";
+  out += diagnosis.empty() ? "" : "\n";
+  for (const auto& f : diagnosis) {
+    out += "  [" + f.mode + "] " + f.name + "  (" + fmt("%.0f", f.window_start_s) + "-" + fmt("%.0f s", f.window_end_s) + ")\n";
+    out += "      evidence:   " + f.evidence + "\n";
+    out += "      suggestion: " + f.suggestion + "\n";
+  }
+  return out;
+}
+
+}  // namespace kvscope

@@ -1,0 +1,50 @@
+#pragma once
+// What the lab reports for a run (DOMAIN.md section 7), computed from the event stream alone so the
+// same numbers come from a live simulation, a recording or a real cluster's events.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "diagnosis/Finding.h"
+#include "metrics/Percentiles.h"
+
+namespace kvscope {
+
+struct WorkerSummary {
+  std::string id;
+  std::string role;
+  long bindings = 0;
+  double share = 0;
+  long sessions = 0;
+  double kv_peak_frac = 0;
+  long evictions = 0;
+  long long tokens_served = 0;
+};
+
+struct RunSummary {
+  std::string scenario;
+  std::string policy;
+  unsigned long long seed = 0;
+  double sim_seconds = 0;
+  double wall_seconds = 0;
+  long total = 0, completed = 0, failed = 0;
+  double failure_rate = 0;
+  Distribution4 e2e_s, ttft_s;
+  std::vector<WorkerSummary> workers;
+  long eviction_count = 0;
+  double eviction_mean_tokens = 0;
+  long long eviction_max_tokens = 0;
+  long eviction_sessions_hit = 0;
+  long seeds = 0, reseeds = 0, direct_appends = 0;
+  long link_dead_events = 0, aborted_requests = 0, worker_crashes = 0, corrections = 0;
+  std::optional<double> token_imbalance;  // max/min tokens served across workers; none when one served nothing
+  long skipped_records = 0;
+  std::vector<Finding> diagnosis;
+
+  nlohmann::json toJson() const;
+  std::string toTable() const;
+};
+
+}  // namespace kvscope

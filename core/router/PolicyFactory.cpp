@@ -1,0 +1,32 @@
+// The registry of routing policies by their CLI names (DOMAIN.md section 3).
+#include <array>
+
+#include "router/RoutingPolicy.h"
+#include "router/policies/DynamoKvPolicy.h"
+#include "router/policies/KvAwarePolicy.h"
+#include "router/policies/LMetricPolicy.h"
+#include "router/policies/LinearPolicy.h"
+#include "router/policies/SglangCacheAwarePolicy.h"
+#include "router/policies/UnifiedPolicy.h"
+
+namespace kvscope {
+
+namespace {
+constexpr std::array<std::string_view, 7> kPolicyNames{
+    "linear", "lmetric", "unified", "kv-aware", "exclusive-overlap", "sglang-cache-aware", "dynamo-kv"};
+}  // namespace
+
+std::span<const std::string_view> policyNames() { return kPolicyNames; }
+
+std::unique_ptr<RoutingPolicy> makePolicy(std::string_view name) {
+  if (name == "linear") return std::make_unique<LinearPolicy>();
+  if (name == "lmetric") return std::make_unique<LMetricPolicy>();
+  if (name == "unified") return std::make_unique<UnifiedPolicy>();
+  if (name == "kv-aware") return std::make_unique<KvAwarePolicy>(/*exclusive=*/false);
+  if (name == "exclusive-overlap") return std::make_unique<KvAwarePolicy>(/*exclusive=*/true);
+  if (name == "sglang-cache-aware") return std::make_unique<SglangCacheAwarePolicy>();
+  if (name == "dynamo-kv") return std::make_unique<DynamoKvPolicy>();
+  return nullptr;
+}
+
+}  // namespace kvscope

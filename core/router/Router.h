@@ -1,0 +1,61 @@
+#pragma once
+// The router core: the prefix index (fed by KV events), the session bindings and the selected
+// policy. The simulator drives it, and later the Router RPC drives the same object for a real
+// cluster. Admission (budgets, backoff, migration) is applied by its caller around decide().
+#include <memory>
+#include <string>
+
+#include <absl/container/flat_hash_map.h>
+
+#include "knobs/KnobRegistry.h"
+#include "router/PrefixIndex.h"
+#include "router/RoutingPolicy.h"
+#include "scenario/Distribution.h"
+#include "sim/KvEventListener.h"
+
+namespace kvscope {
+
+class Router : public KvEventListener {
+ public:
+  Router(int num_workers, int block_size, const KnobRegistry& knobs, std::uint64_t seed);
+
+  // Returns false (and keeps the current policy) for an unknown name.
+  bool setPolicy(std::string_view name);
+  std::string_view policyName() const { return policy_->name(); }
+  bool lowerIsBetter() const { return policy_->lowerIsBetter(); }
+
+  // Ranks every candidate under the current policy; `out` is reused to avoid allocations.
+  void decide(const RouteRequest& request, std::span<const WorkerLoad> loads, RouteDecision& out);
+  // The epsilon retry after an admission failure at rank `pos`: the runner-up if it is worth one
+  // more try, else -1. For kv-aware policies it must score within `epsilon` of the best, so a fresh
+  // session spills to the next worker while a sticky one (sticky bonus) stays and reseeds.
+  int nextRetry(const RouteDecision& decision, int pos) const;
+
+  void bind(SessionId session, WorkerId worker);
+  void unbind(SessionId session);
+  WorkerId boundWorker(SessionId session) const;
+  int assignedSessions(WorkerId worker) const { return assigned_[static_cast<std::size_t>(worker)]; }
+
+  const PrefixIndex& index() const { return index_; }
+  int numWorkers() const { return num_workers_; }
+  int blockSize() const { return block_size_; }
+
+  // KV events from the cluster.
+  void onBlocksStored(WorkerId worker, SessionId session, std::span<const BlockHash> hashes) override;
+  void onBlocksRemoved(WorkerId worker, std::span<const BlockHash> hashes) override;
+  void onWorkerCleared(WorkerId worker) override;
+
+ private:
+  int num_workers_;
+  int block_size_;
+  const KnobRegistry& knobs_;
+  std::unique_ptr<RoutingPolicy> policy_;
+  PrefixIndex index_;
+  PrefixIndex::Match match_;
+  absl::flat_hash_map<SessionId, WorkerId> bindings_;
+  std::vector<int> assigned_;
+  std::uint64_t decisions_ = 0;
+  SplitMix64 rng_;
+};
+
+}  // namespace kvscope

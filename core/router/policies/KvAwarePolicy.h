@@ -1,0 +1,22 @@
+#pragma once
+// The lab's KV-aware router (KVC v2) and its proposed fix, exclusive overlap (DOMAIN.md section 3):
+// score = overlap + sticky bonus + load-floor bonus, the maximum wins.
+#include "router/RoutingPolicy.h"
+
+namespace kvscope {
+
+class KvAwarePolicy final : public RoutingPolicy {
+ public:
+  // `exclusive` counts only the blocks this session alone stored, so shared boilerplate stops
+  // pulling every fresh session to the worker that happens to hold it.
+  explicit KvAwarePolicy(bool exclusive = false) : exclusive_(exclusive) {}
+
+  std::string_view name() const override { return exclusive_ ? "exclusive-overlap" : "kv-aware"; }
+  bool lowerIsBetter() const override { return false; }
+  void decide(const RouteContext& ctx, RouteDecision& out) const override;
+
+ private:
+  bool exclusive_;
+};
+
+}  // namespace kvscope

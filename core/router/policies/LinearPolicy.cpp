@@ -1,0 +1,37 @@
+#include "router/policies/LinearPolicy.h"
+
+namespace kvscope {
+
+void LinearPolicy::decide(const RouteContext& ctx, RouteDecision& out) const {
+  out.request = ctx.request.id;
+  out.session = ctx.request.session;
+  out.turn = ctx.request.turn;
+  out.policy = std::string(name());
+  out.lower_is_better = lowerIsBetter();
+  out.candidates.clear();
+  out.chosen = kNoWorker;
+
+  const auto n = static_cast<WorkerId>(ctx.workers.size());
+  if (n == 0) return;
+  // The rotation position comes from the router's decision counter, so the policy stays stateless
+  // and a replayed run rotates identically.
+  const auto start = static_cast<WorkerId>(ctx.decision_index % static_cast<std::uint64_t>(n));
+  out.candidates.reserve(ctx.workers.size());
+  // Alive workers in rotation order first, then the dead ones (in rotation order too).
+  for (int pass = 0; pass < 2; ++pass) {
+    const bool alive_pass = pass == 0;
+    for (WorkerId k = 0; k < n; ++k) {
+      const WorkerId w = (start + k) % n;
+      if (ctx.workers[w].alive != alive_pass) continue;
+      CandidateScore c;
+      c.worker = w;
+      c.eligible = alive_pass;
+      c.score = static_cast<double>(out.candidates.size());
+      c.add("rotation_offset", k);
+      out.candidates.push_back(c);
+    }
+  }
+  if (out.candidates.front().eligible) out.chosen = out.candidates.front().worker;
+}
+
+}  // namespace kvscope

@@ -1,0 +1,79 @@
+#include "router/policies/UnifiedPolicy.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace kvscope {
+
+void UnifiedPolicy::decide(const RouteContext& ctx, RouteDecision& out) const {
+  out.request = ctx.request.id;
+  out.session = ctx.request.session;
+  out.turn = ctx.request.turn;
+  out.policy = std::string(name());
+  out.lower_is_better = lowerIsBetter();
+  out.candidates.clear();
+  out.chosen = kNoWorker;
+
+  const double iteration_s = ctx.knobs.get(KnobId::DecodeIterationS);
+  const double throughput = ctx.knobs.get(KnobId::Throughput);  // the registry keeps it >= 1
+  const double overload = ctx.knobs.get(KnobId::OverloadFactor);
+  const std::int64_t input = ctx.request.input_tokens;
+  const auto n = static_cast<WorkerId>(ctx.workers.size());
+
+  double min_cost = std::numeric_limits<double>::infinity();
+  double ongoing_sum = 0;
+  int alive = 0;
+  out.candidates.reserve(ctx.workers.size());
+  for (WorkerId w = 0; w < n; ++w) {
+    const WorkerLoad& load = ctx.workers[w];
+    const std::int64_t held = w < kMaxWorkers ? ctx.match.prefix_blocks[w] : 0;
+    const std::int64_t cached = std::min(input, held * ctx.block_size);
+    const double contention = static_cast<double>(std::int64_t{load.running} + load.queued) * iteration_s;
+    const double queue = static_cast<double>(load.pending_prefill_tokens) / throughput;
+    const double prefill = static_cast<double>(std::max<std::int64_t>(0, input - cached)) / throughput;
+    CandidateScore c;
+    c.worker = w;
+    c.eligible = load.alive;
+    c.score = contention + queue + prefill;
+    c.add("contention_s", contention);
+    c.add("queue_s", queue);
+    c.add("prefill_s", prefill);
+    c.add("affinity", w == ctx.bound_worker ? 1.0 : 0.0);
+    out.candidates.push_back(c);
+    if (load.alive) {
+      min_cost = std::min(min_cost, c.score);
+      ongoing_sum += static_cast<double>(load.ongoing_tokens);
+      ++alive;
+    }
+  }
+
+  // The affinity instance is kept only while it is neither overloaded in context (gate 1) nor much
+  // slower than the best instance (gate 2); otherwise its cache is not worth the wait.
+  const WorkerId a = ctx.bound_worker;
+  const bool has_affinity = a >= 0 && a < n && ctx.workers[a].alive;
+  bool keep_affinity = false;
+  for (CandidateScore& c : out.candidates) {
+    double gate1 = 0, gate2 = 0;
+    if (has_affinity && c.worker == a) {
+      const double avg_ongoing = ongoing_sum / alive;
+      gate1 = static_cast<double>(ctx.workers[a].ongoing_tokens) <= avg_ongoing * overload ? 1 : 0;
+      gate2 = c.score <= min_cost * overload ? 1 : 0;
+      keep_affinity = gate1 == 1 && gate2 == 1;
+    }
+    c.add("gate1", gate1);
+    c.add("gate2", gate2);
+  }
+
+  std::stable_sort(out.candidates.begin(), out.candidates.end(),
+                   [&](const CandidateScore& x, const CandidateScore& y) {
+                     if (x.eligible != y.eligible) return x.eligible;
+                     if (x.eligible) {
+                       if (keep_affinity && (x.worker == a) != (y.worker == a)) return x.worker == a;
+                       if (x.score != y.score) return x.score < y.score;
+                     }
+                     return x.worker < y.worker;
+                   });
+  if (!out.candidates.empty() && out.candidates.front().eligible) out.chosen = out.candidates.front().worker;
+}
+
+}  // namespace kvscope

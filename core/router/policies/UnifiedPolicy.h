@@ -1,0 +1,16 @@
+#pragma once
+// The lab's Unified cost model for non-disaggregated instances (DOMAIN.md section 3): estimated
+// seconds until the request's first token on each instance, with two overload gates deciding whether
+// the session's affinity instance may be kept although another is cheaper.
+#include "router/RoutingPolicy.h"
+
+namespace kvscope {
+
+class UnifiedPolicy final : public RoutingPolicy {
+ public:
+  std::string_view name() const override { return "unified"; }
+  bool lowerIsBetter() const override { return true; }
+  void decide(const RouteContext& ctx, RouteDecision& out) const override;
+};
+
+}  // namespace kvscope

@@ -1,0 +1,29 @@
+#pragma once
+// Runs a scenario to completion in this thread: the workload, the simulator, the summary and the
+// diagnosis, with an optional progress callback. What `kvscope-cli simulate` and the tests call.
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "events/Event.h"
+#include "metrics/RunSummary.h"
+#include "scenario/Scenario.h"
+
+namespace kvscope {
+
+struct SimulationOptions {
+  std::map<std::string, double> knobs;  // --set, applied over the scenario's knobs
+  std::string policy;                   // empty = the scenario's
+  std::optional<std::uint64_t> seed;    // empty = the scenario's
+  std::optional<double> duration_s;
+  std::string trace;                    // replaces the scenario's workload
+  bool lenient = false;
+  std::vector<EventSink*> sinks;        // extra consumers of the event stream (writers, tests)
+  std::function<void(double sim_s, double end_s)> progress;  // called about every simulated minute
+};
+
+RunSummary runSimulation(Scenario scenario, const SimulationOptions& options);
+
+}  // namespace kvscope

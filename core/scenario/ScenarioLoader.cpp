@@ -1,0 +1,221 @@
+// Scenario and profile files: JSON with comments, validated field by field.
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "model/Error.h"
+#include "router/RoutingPolicy.h"
+#include "scenario/Scenario.h"
+
+namespace kvscope {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+json readJsonFile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError(formatInputError(path, 0, "", "cannot open the file"));
+  try {
+    return json::parse(in, nullptr, /*allow_exceptions=*/true, /*ignore_comments=*/true);
+  } catch (const json::parse_error& e) {
+    throw InputError(formatInputError(path, 0, "", std::string("invalid JSON: ") + e.what()));
+  }
+}
+
+// Field access that names the file and field on every mistake.
+struct Fields {
+  const std::string& file;
+  const json& obj;
+  std::string prefix;
+
+  std::string path(const char* key) const { return prefix.empty() ? key : prefix + "." + key; }
+  [[noreturn]] void fail(const char* key, const std::string& what) const {
+    throw InputError(formatInputError(file, 0, path(key), what));
+  }
+  bool has(const char* key) const { return obj.contains(key); }
+  double number(const char* key, double def, double lo, double hi) const {
+    if (!has(key)) return def;
+    const auto& v = obj[key];
+    if (!v.is_number()) fail(key, "expected a number, got " + v.dump());
+    const double d = v.get<double>();
+    if (d < lo || d > hi) fail(key, "expected a value in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got " + v.dump());
+    return d;
+  }
+  std::string text(const char* key, const std::string& def) const {
+    if (!has(key)) return def;
+    if (!obj[key].is_string()) fail(key, "expected a string, got " + obj[key].dump());
+    return obj[key].get<std::string>();
+  }
+  bool boolean(const char* key, bool def) const {
+    if (!has(key)) return def;
+    if (!obj[key].is_boolean()) fail(key, "expected true or false, got " + obj[key].dump());
+    return obj[key].get<bool>();
+  }
+  Distribution dist(const char* key, const Distribution& def) const {
+    if (!has(key)) return def;
+    try {
+      return Distribution::fromJson(obj[key], path(key));
+    } catch (const InputError& e) {
+      throw InputError(formatInputError(file, 0, "", e.what()));
+    }
+  }
+  Fields sub(const char* key) const {
+    if (!has(key)) return Fields{file, kEmpty, path(key)};
+    if (!obj[key].is_object()) fail(key, "expected an object");
+    return Fields{file, obj[key], path(key)};
+  }
+  static inline const json kEmpty = json::object();
+};
+
+void checkKeys(const Fields& f, std::initializer_list<const char*> allowed) {
+  for (const auto& [key, value] : f.obj.items()) {
+    if (std::none_of(allowed.begin(), allowed.end(), [&](const char* a) { return key == a; })) {
+      std::string list;
+      for (const char* a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
+      throw InputError(formatInputError(f.file, 0, f.path(key.c_str()), "unknown field; expected one of: " + list));
+    }
+  }
+}
+
+}  // namespace
+
+std::string Scenario::scenarioDir() {
+  if (const char* env = std::getenv("KVSCOPE_SCENARIO_DIR")) return env;
+  return KVSCOPE_SCENARIO_DIR;
+}
+
+std::vector<std::string> Scenario::bundledNames() {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(scenarioDir(), ec))
+    if (entry.path().extension() == ".json") names.push_back(entry.path().stem().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+HardwareProfile HardwareProfile::load(const std::string& name_or_path) {
+  std::string path = name_or_path;
+  if (path.find('/') == std::string::npos && path.find(".json") == std::string::npos)
+    path = (fs::path(Scenario::scenarioDir()).parent_path() / "profiles" / (name_or_path + ".json")).string();
+  if (!fs::exists(path)) throw InputError(formatInputError(path, 0, "profile", "no such hardware profile (bundled: h200, h20)"));
+  const json j = readJsonFile(path);
+  Fields f{path, j, ""};
+  HardwareProfile p;
+  p.name = f.text("name", name_or_path);
+  p.kv_bytes_per_token = f.number("kv_bytes_per_token", p.kv_bytes_per_token, 1, 1e9);
+  p.decode_kv_pool_tokens = static_cast<long>(f.number("decode_kv_pool_tokens", p.decode_kv_pool_tokens, 1000, 1e10));
+  p.prefill_kv_pool_tokens = static_cast<long>(f.number("prefill_kv_pool_tokens", p.prefill_kv_pool_tokens, 1000, 1e10));
+  p.prefill_tokens_per_s = f.number("prefill_tokens_per_s", p.prefill_tokens_per_s, 1, 1e9);
+  p.prefill_overhead_s = f.number("prefill_overhead_s", p.prefill_overhead_s, 0, 60);
+  p.decode_iteration_base_s = f.number("decode_iteration_base_s", p.decode_iteration_base_s, 1e-6, 10);
+  p.decode_iteration_per_request_s = f.number("decode_iteration_per_request_s", p.decode_iteration_per_request_s, 0, 10);
+  p.decode_iteration_per_context_token_s =
+      f.number("decode_iteration_per_context_token_s", p.decode_iteration_per_context_token_s, 0, 1);
+  p.chunked_prefill_tokens = static_cast<long>(f.number("chunked_prefill_tokens", p.chunked_prefill_tokens, 1, 1e7));
+  p.max_running_requests = static_cast<long>(f.number("max_running_requests", p.max_running_requests, 1, 1e6));
+  p.link_bandwidth_bytes_per_s = f.number("link_bandwidth_bytes_per_s", p.link_bandwidth_bytes_per_s, 1e3, 1e13);
+  p.link_probe_interval_s = f.number("link_probe_interval_s", p.link_probe_interval_s, 0.001, 3600);
+  p.admission_rpc_s = f.number("admission_rpc_s", p.admission_rpc_s, 0, 10);
+  p.worker_restart_s = f.number("worker_restart_s", p.worker_restart_s, 0, 86400);
+  return p;
+}
+
+Scenario Scenario::load(const std::string& name_or_path) {
+  std::string path = name_or_path;
+  if (!fs::exists(path) && path.find('/') == std::string::npos) {
+    const std::string bundled = (fs::path(scenarioDir()) / (name_or_path + ".json")).string();
+    if (fs::exists(bundled)) path = bundled;
+  }
+  if (!fs::exists(path)) {
+    std::string names;
+    for (const auto& n : bundledNames()) names += (names.empty() ? "" : ", ") + n;
+    throw InputError("unknown scenario '" + name_or_path + "': not a file and not a bundled scenario (" + names + ")");
+  }
+  const json j = readJsonFile(path);
+  if (!j.is_object()) throw InputError(formatInputError(path, 0, "", "expected a JSON object"));
+  Fields f{path, j, ""};
+  checkKeys(f, {"name", "description", "profile", "cluster", "block_size", "eviction", "correction_fault", "policy",
+                "knobs", "duration_s", "seed", "snapshot_interval_s", "workload"});
+  Scenario s;
+  s.file = path;
+  s.name = f.text("name", fs::path(path).stem().string());
+  s.description = f.text("description", "");
+  s.profile = HardwareProfile::load(f.text("profile", "h200"));
+
+  const Fields cluster = f.sub("cluster");
+  checkKeys(cluster, {"prefill", "decode", "disaggregated"});
+  s.disaggregated = cluster.boolean("disaggregated", true);
+  s.prefill_workers = static_cast<int>(cluster.number("prefill", s.disaggregated ? 1 : 0, 0, 16));
+  s.decode_workers = static_cast<int>(cluster.number("decode", 3, 1, kMaxWorkers));
+  if (s.disaggregated && s.prefill_workers < 1) cluster.fail("prefill", "a disaggregated cluster needs at least 1 prefill worker");
+
+  s.block_size = static_cast<int>(f.number("block_size", 24, 1, 4096));
+  const std::string eviction = f.text("eviction", "session");
+  if (eviction == "session") s.eviction = EvictionGranularity::Session;
+  else if (eviction == "block") s.eviction = EvictionGranularity::Block;
+  else f.fail("eviction", "expected \"session\" or \"block\", got \"" + eviction + "\"");
+  const std::string fault = f.text("correction_fault", "drop");
+  if (fault == "crash") s.correction_fault = CorrectionFault::Crash;
+  else if (fault == "drop") s.correction_fault = CorrectionFault::Drop;
+  else if (fault == "none") s.correction_fault = CorrectionFault::None;
+  else f.fail("correction_fault", "expected \"crash\", \"drop\" or \"none\", got \"" + fault + "\"");
+
+  s.policy = f.text("policy", s.policy);
+  if (!makePolicy(s.policy)) {
+    std::string names;
+    for (auto n : policyNames()) names += (names.empty() ? "" : ", ") + std::string(n);
+    f.fail("policy", "unknown policy \"" + s.policy + "\"; expected one of: " + names);
+  }
+  if (f.has("knobs")) {
+    const Fields knobs = f.sub("knobs");
+    for (const auto& [key, value] : knobs.obj.items()) {
+      if (!value.is_number()) knobs.fail(key.c_str(), "expected a number, got " + value.dump());
+      s.knobs[key] = value.get<double>();
+    }
+  }
+  s.duration_s = f.number("duration_s", s.duration_s, 1, 30 * 86400.0);
+  s.seed = static_cast<std::uint64_t>(f.number("seed", 1, 0, 9007199254740992.0));
+  s.snapshot_interval_s = f.number("snapshot_interval_s", 1.0, 0.01, 3600);
+
+  const Fields w = f.sub("workload");
+  checkKeys(w, {"kind", "trace", "lenient", "replay", "time_scale", "session_start_window_s", "max_sessions", "sessions",
+                "start_window_s", "boilerplate_tokens", "first_turn_tokens", "turns", "new_tokens", "output_tokens",
+                "think_s", "zero_think_probability", "max_context_tokens"});
+  const std::string kind = w.text("kind", "synthetic");
+  const std::string replay = w.text("replay", "closed");
+  if (replay == "closed") s.workload.replay = ReplayMode::ClosedLoop;
+  else if (replay == "open") s.workload.replay = ReplayMode::OpenLoop;
+  else w.fail("replay", "expected \"open\" or \"closed\", got \"" + replay + "\"");
+  s.workload.time_scale = w.number("time_scale", 1.0, 1e-6, 1e6);
+  if (kind == "synthetic") {
+    auto& g = s.workload.synthetic;
+    g.sessions = static_cast<int>(w.number("sessions", g.sessions, 1, 1e6));
+    g.start_window_s = w.number("start_window_s", g.start_window_s, 0, 1e7);
+    g.boilerplate_tokens = w.dist("boilerplate_tokens", g.boilerplate_tokens);
+    g.first_turn_tokens = w.dist("first_turn_tokens", g.first_turn_tokens);
+    g.turns = w.dist("turns", g.turns);
+    g.new_tokens = w.dist("new_tokens", g.new_tokens);
+    g.output_tokens = w.dist("output_tokens", g.output_tokens);
+    g.think_s = w.dist("think_s", g.think_s);
+    g.zero_think_probability = w.number("zero_think_probability", 0, 0, 1);
+    g.max_context_tokens = static_cast<std::int64_t>(w.number("max_context_tokens", 200000, 1, 1e8));
+  } else if (kind == "trace") {
+    s.workload.kind = WorkloadSpec::Kind::Trace;
+    std::string trace = w.text("trace", "");
+    if (trace.empty()) w.fail("trace", "a trace workload needs a \"trace\" path");
+    if (fs::path(trace).is_relative()) trace = (fs::path(path).parent_path() / trace).lexically_normal().string();
+    s.workload.trace_path = trace;
+    s.workload.lenient = w.boolean("lenient", false);
+    s.workload.session_start_window_s = w.number("session_start_window_s", 0, 0, 1e7);
+    s.workload.max_sessions = static_cast<long>(w.number("max_sessions", 0, 0, 1e9));
+  } else {
+    w.fail("kind", "expected \"synthetic\" or \"trace\", got \"" + kind + "\"");
+  }
+  return s;
+}
+
+}  // namespace kvscope

@@ -1,0 +1,236 @@
+#include "sim/ClusterSimulator.h"
+
+#include <algorithm>
+
+#include "model/Error.h"
+#include "trace/BlockChain.h"
+
+namespace kvscope {
+
+ClusterSimulator::ClusterSimulator(const Scenario& scenario, Workload workload, std::uint64_t seed)
+    : workload_(std::move(workload)), ctx_(scenario, seed), decode_(ctx_), seeds_(ctx_, decode_),
+      admission_(ctx_, decode_, seeds_), end_(secondsToTime(scenario.duration_s)) {
+  const auto& prof = scenario.profile;
+  for (int w = 0; w < scenario.decode_workers; ++w) {
+    ctx_.workers.push_back(std::make_unique<DecodeWorker>(w, prof.decode_kv_pool_tokens, scenario.block_size,
+                                                          scenario.eviction, &ctx_.router));
+    ctx_.workers.back()->pool.setEvictionCallback([this, w](const KvPool::EvictionReport& rep) {
+      ctx_.emit(Eviction{w, rep.session, rep.tokens_freed, ctx_.scenario.eviction, rep.sessions_hit});
+    });
+  }
+  for (int p = 0; p < scenario.prefill_workers && scenario.disaggregated; ++p)
+    ctx_.prefill.push_back(std::make_unique<PrefillWorker>(p, prof.prefill_kv_pool_tokens, scenario.block_size));
+  ctx_.links.assign(ctx_.prefill.size(), std::vector<MooncakeLink>(static_cast<std::size_t>(scenario.decode_workers)));
+  ctx_.sessions.resize(workload_.sessions.size());
+  for (std::size_t i = 0; i < workload_.sessions.size(); ++i)
+    ctx_.sessions[i].turns_left = static_cast<std::int32_t>(workload_.sessions[i].turns.size());
+  ctx_.fail = [this](RequestId id, const std::string& error) { failRequest(id, error); };
+  ctx_.completed = [this](SimRequest& r) { completeRequest(r); };
+  decode_.on_space = [this](SimRequest& r) { admission_.onSpace(r); };
+  admission_.crash = [this](WorkerId w, const std::string& reason) { crashWorker(w, reason); };
+}
+
+KnobRegistry::Result ClusterSimulator::applyKnobs(const std::map<std::string, double>& changes, const std::string& who) {
+  auto result = ctx_.knobs.apply(changes, who);
+  for (const auto& c : result.changes) ctx_.emit(c);
+  return result;
+}
+
+bool ClusterSimulator::setPolicy(std::string_view name, const std::string& who) {
+  const std::string old(ctx_.router.policyName());
+  if (!ctx_.router.setPolicy(name)) return false;
+  if (old != name) ctx_.emit(PolicyChanged{old, std::string(name), who});
+  return true;
+}
+
+SimTime ClusterSimulator::sessionStart(std::size_t i) const {
+  const auto& spec = ctx_.scenario.workload;
+  const double window = spec.session_start_window_s;
+  if (spec.replay == ReplayMode::ClosedLoop && spec.kind == WorkloadSpec::Kind::Trace && window > 0)
+    return secondsToTime(window * static_cast<double>(i) / static_cast<double>(workload_.sessions.size()));
+  return secondsToTime(workload_.sessions[i].start_s * spec.time_scale);
+}
+
+void ClusterSimulator::start() {
+  if (!ctx_.router.setPolicy(ctx_.scenario.policy))
+    throw InputError(ctx_.scenario.file + ": field 'policy': unknown policy '" + ctx_.scenario.policy + "'");
+  auto knobs = ctx_.knobs.apply(ctx_.scenario.knobs, "scenario");
+  if (!knobs.ok) throw InputError(ctx_.scenario.file + ": field 'knobs': " + knobs.error);
+
+  RunStarted started{ctx_.scenario.name, std::string(ctx_.router.policyName()), ctx_.scenario.seed, ctx_.profile.name, {}, {},
+                     ctx_.knobs.get(KnobId::Rho)};
+  for (const auto& w : ctx_.workers)
+    started.workers.push_back(WorkerInfo{ctx_.workerName(w->id), ctx_.scenario.disaggregated ? WorkerRole::Decode : WorkerRole::Unified,
+                                         w->pool.capacity()});
+  for (const auto& p : ctx_.prefill)
+    started.prefill.push_back(WorkerInfo{"P" + std::to_string(p->id), WorkerRole::Prefill, p->pool.capacity()});
+  ctx_.emit(std::move(started));
+
+  const bool open = ctx_.scenario.workload.replay == ReplayMode::OpenLoop;
+  for (std::size_t i = 0; i < workload_.sessions.size(); ++i) {
+    const auto& s = workload_.sessions[i];
+    if (s.turns.empty()) continue;
+    const SimTime t0 = sessionStart(i);
+    if (open) {
+      for (std::size_t k = 0; k < s.turns.size(); ++k)
+        ctx_.agenda.push(t0 + secondsToTime(s.turns[k].offset_s * ctx_.scenario.workload.time_scale), SimEventType::Arrival,
+                         i, static_cast<std::int32_t>(k));
+      ctx_.sessions[i].next_turn = static_cast<std::int32_t>(s.turns.size());
+    } else {
+      ctx_.agenda.push(t0, SimEventType::Arrival, i, 0);
+      ctx_.sessions[i].next_turn = 1;
+    }
+  }
+  ctx_.agenda.push(secondsToTime(ctx_.scenario.snapshot_interval_s), SimEventType::Snapshot);
+}
+
+bool ClusterSimulator::step() {
+  if (done()) return false;
+  const SimEvent e = ctx_.agenda.pop();
+  ctx_.now = e.time;
+  dispatch(e);
+  return true;
+}
+
+void ClusterSimulator::runUntil(SimTime t) {
+  const SimTime limit = std::min(t, end_);
+  while (!ctx_.agenda.empty() && ctx_.agenda.top().time <= limit) step();
+  if (ctx_.now < limit) ctx_.now = limit;
+}
+
+void ClusterSimulator::finish(bool completed) {
+  if (finished_) return;
+  finished_ = true;
+  ctx_.emit(RunFinished{completed});
+}
+
+void ClusterSimulator::dispatch(const SimEvent& e) {
+  auto current = [&](auto&& fn) {
+    if (SimRequest* r = ctx_.current(e.id, e.b)) fn(*r);
+  };
+  switch (e.type) {
+    case SimEventType::Arrival: arrive(static_cast<std::uint32_t>(e.id), e.a); break;
+    case SimEventType::AdmitRpc: current([&](SimRequest& r) { admission_.onAdmitRpc(r, e.a); }); break;
+    case SimEventType::Fallback: current([&](SimRequest& r) { admission_.onFallback(r); }); break;
+    case SimEventType::PrefillDone: current([&](SimRequest& r) { seeds_.onPrefillDone(r); }); break;
+    case SimEventType::HandshakeCheck: current([&](SimRequest& r) { seeds_.onHandshakeCheck(r); }); break;
+    case SimEventType::SuspectCheck: current([&](SimRequest& r) { seeds_.onSuspectCheck(r); }); break;
+    case SimEventType::EgressCheck: current([&](SimRequest& r) { seeds_.onEgressCheck(r); }); break;
+    case SimEventType::TransferStart: current([&](SimRequest& r) { seeds_.onTransferStart(r); }); break;
+    case SimEventType::TransferDone: current([&](SimRequest& r) { seeds_.onTransferDone(r); }); break;
+    case SimEventType::Iteration:
+      if (ctx_.worker(e.a).epoch == e.b) decode_.onIteration(e.a);
+      break;
+    case SimEventType::Commit: decode_.onCommit(e.id); break;
+    case SimEventType::Timeout:
+      if (SimRequest* r = ctx_.find(e.id); r && r->stage != RequestStage::Finishing)
+        failRequest(e.id, r->first_token < 0 ? "client timeout: generate stream ended before producing any token"
+                                             : "client timeout: response not finished in time");
+      break;
+    case SimEventType::LinkRecover: seeds_.onLinkRecover(e.a, e.b); break;
+    case SimEventType::WorkerRestart: restartWorker(e.a); break;
+    case SimEventType::Snapshot: snapshot(); break;
+  }
+}
+
+void ClusterSimulator::arrive(std::uint32_t si, std::int32_t ti) {
+  const Session& s = workload_.sessions[si];
+  const Turn& turn = s.turns[static_cast<std::size_t>(ti)];
+  const RequestId id = next_request_++;
+  SimRequest& r = ctx_.requests[id];
+  r.id = id;
+  r.session = s.id;
+  r.session_index = si;
+  r.turn = ti + 1;
+  r.arrival = ctx_.now;
+  r.input = turn.prompt.input_tokens;
+  r.output = std::max<std::int32_t>(1, turn.output_tokens);
+  expandBlockHashes(turn.prompt, ctx_.scenario.block_size, r.hashes);
+  ctx_.agenda.push(ctx_.now + secondsToTime(ctx_.knobs.get(KnobId::RequestTimeoutS)), SimEventType::Timeout, id);
+  admission_.route(r);
+}
+
+void ClusterSimulator::turnEnded(const SimRequest& r) {
+  auto& progress = ctx_.sessions[r.session_index];
+  if (--progress.turns_left == 0) ctx_.router.unbind(r.session);
+  const Session& s = workload_.sessions[r.session_index];
+  if (ctx_.scenario.workload.replay == ReplayMode::ClosedLoop &&
+      progress.next_turn < static_cast<std::int32_t>(s.turns.size())) {
+    const Turn& next = s.turns[static_cast<std::size_t>(progress.next_turn)];
+    ctx_.agenda.push(ctx_.now + secondsToTime(next.think_s), SimEventType::Arrival, r.session_index, progress.next_turn);
+    ++progress.next_turn;
+  }
+}
+
+void ClusterSimulator::completeRequest(SimRequest& r) {
+  ctx_.emit(RequestDone{r.id, r.session, r.turn, r.worker, r.path, RequestStatus::Ok, r.first_token - r.arrival,
+                        ctx_.now - r.arrival, r.input, r.output, {}});
+  r.stage = RequestStage::Finishing;
+  ++r.attempt;
+  const SimTime lag = std::max<SimTime>(1, ctx_.worker(r.worker).last_iteration_s);
+  ctx_.agenda.push(ctx_.now + lag, SimEventType::Commit, r.id);
+  turnEnded(r);
+}
+
+void ClusterSimulator::failRequest(RequestId id, const std::string& error) {
+  SimRequest* r = ctx_.find(id);
+  if (!r) return;
+  const WorkerId w = r->worker;
+  seeds_.detach(*r);
+  decode_.remove(*r);
+  if (r->stage != RequestStage::Finishing) {
+    ctx_.emit(RequestDone{r->id, r->session, r->turn, w, r->path, RequestStatus::Failed,
+                          r->first_token >= 0 ? r->first_token - r->arrival : -1, ctx_.now - r->arrival, r->input,
+                          r->output, error});
+    turnEnded(*r);
+  }
+  ctx_.requests.erase(id);
+  if (w != kNoWorker) decode_.admitWaiters(w);
+}
+
+void ClusterSimulator::crashWorker(WorkerId wid, const std::string& reason) {
+  DecodeWorker& w = ctx_.worker(wid);
+  if (!w.alive) return;
+  std::vector<RequestId> victims;
+  for (const auto& [id, r] : ctx_.requests)
+    if (r.worker == wid) victims.push_back(id);
+  std::sort(victims.begin(), victims.end());
+  w.alive = false;
+  ctx_.emit(WorkerCrashed{wid, reason, static_cast<std::int32_t>(victims.size())});
+  for (RequestId id : victims) failRequest(id, "worker " + ctx_.workerName(wid) + " crashed: " + reason);
+  w.pool.clear();
+  decode_.reset(wid);
+  for (std::size_t p = 0; p < ctx_.prefill.size(); ++p)
+    seeds_.markDead(static_cast<std::int32_t>(p), wid, "remote mooncake session " + ctx_.workerName(wid) + " is not alive");
+  ctx_.agenda.push(ctx_.now + secondsToTime(ctx_.profile.worker_restart_s), SimEventType::WorkerRestart, 0, wid);
+}
+
+void ClusterSimulator::restartWorker(WorkerId wid) {
+  DecodeWorker& w = ctx_.worker(wid);
+  w.alive = true;
+  ctx_.emit(WorkerRestarted{wid});
+  for (std::size_t p = 0; p < ctx_.prefill.size(); ++p) seeds_.onLinkRecover(static_cast<std::int32_t>(p), wid);
+}
+
+void ClusterSimulator::snapshot() {
+  Snapshot snap;
+  for (const auto& w : ctx_.workers) {
+    snap.workers.push_back(WorkerGauges{w->id, w->pool.used(), w->pool.capacity(), w->pool.peakSinceReset(),
+                                        static_cast<std::int32_t>(w->running.size() + w->joining.size()),
+                                        static_cast<std::int32_t>(w->prefill_queue.size() + w->space_waiters.size() +
+                                                                  w->seed_slot_waiters.size()),
+                                        w->pool.residentSessions(), ctx_.router.assignedSessions(w->id), w->pending_seeds,
+                                        w->alive});
+    w->pool.resetPeak();
+  }
+  for (std::size_t p = 0; p < ctx_.links.size(); ++p)
+    for (std::size_t d = 0; d < ctx_.links[p].size(); ++d) {
+      const MooncakeLink& l = ctx_.links[p][d];
+      snap.links.push_back(LinkGauges{static_cast<std::int32_t>(p), static_cast<WorkerId>(d), l.queue_depth,
+                                      l.bytes_in_flight, l.state});
+    }
+  ctx_.emit(std::move(snap));
+  ctx_.agenda.push(ctx_.now + secondsToTime(ctx_.scenario.snapshot_interval_s), SimEventType::Snapshot);
+}
+
+}  // namespace kvscope

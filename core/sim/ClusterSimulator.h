@@ -1,0 +1,67 @@
+#pragma once
+// The simulated prefill/decode cluster: a discrete-event simulation, deterministic for a seed (the
+// same seed gives a byte-identical event stream). Not thread-safe: a runner thread owns it and
+// applies knob and policy changes between events.
+#include <map>
+#include <memory>
+#include <string>
+
+#include "model/Workload.h"
+#include "scenario/Scenario.h"
+#include "sim/AdmissionFlow.h"
+#include "sim/DecodeScheduler.h"
+#include "sim/SeedPipeline.h"
+#include "sim/SimContext.h"
+
+namespace kvscope {
+
+class ClusterSimulator {
+ public:
+  ClusterSimulator(const Scenario& scenario, Workload workload, std::uint64_t seed);
+
+  void addSink(EventSink* sink) { ctx_.sinks.push_back(sink); }
+
+  // Validated all-or-nothing; every applied change becomes a KnobChanged event. Takes effect on the
+  // next decision.
+  KnobRegistry::Result applyKnobs(const std::map<std::string, double>& changes, const std::string& who);
+  bool setPolicy(std::string_view name, const std::string& who);
+
+  // Emits RunStarted and schedules the workload; the scenario's knobs and policy must be valid.
+  void start();
+  // Processes the next event; false when the run is over (duration reached or nothing left).
+  bool step();
+  // Processes every event up to simulated time `t`.
+  void runUntil(SimTime t);
+  void run() { runUntil(endTime()); }
+  // Emits RunFinished (once).
+  void finish(bool completed = true);
+
+  SimTime now() const { return ctx_.now; }
+  SimTime endTime() const { return end_; }
+  bool done() const { return ctx_.agenda.empty() || ctx_.agenda.top().time > end_; }
+  const KnobRegistry& knobs() const { return ctx_.knobs; }
+  std::string_view policy() const { return ctx_.router.policyName(); }
+  const Workload& workload() const { return workload_; }
+
+ private:
+  void dispatch(const SimEvent& e);
+  void arrive(std::uint32_t session_index, std::int32_t turn_index);
+  void turnEnded(const SimRequest& r);
+  void failRequest(RequestId id, const std::string& error);
+  void completeRequest(SimRequest& r);
+  void crashWorker(WorkerId w, const std::string& reason);
+  void restartWorker(WorkerId w);
+  void snapshot();
+  SimTime sessionStart(std::size_t index) const;
+
+  Workload workload_;
+  SimContext ctx_;
+  DecodeScheduler decode_;
+  SeedPipeline seeds_;
+  AdmissionFlow admission_;
+  SimTime end_;
+  RequestId next_request_ = 1;
+  bool finished_ = false;
+};
+
+}  // namespace kvscope

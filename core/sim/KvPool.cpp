@@ -1,0 +1,191 @@
+#include "sim/KvPool.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace kvscope {
+
+KvPool::KvPool(WorkerId worker, std::int64_t capacity_tokens, int block_size, EvictionGranularity granularity,
+               KvEventListener* listener)
+    : worker_(worker), capacity_(capacity_tokens), block_size_(block_size), granularity_(granularity),
+      listener_(listener) {}
+
+void KvPool::addUsed(std::int64_t delta) {
+  used_ += delta;
+  peak_ = std::max(peak_, used_);
+}
+
+std::int64_t KvPool::matchPrefixTokens(std::span<const BlockHash> hashes) const {
+  std::int64_t n = 0;
+  for (BlockHash h : hashes) {
+    if (!block_refs_.contains(h)) break;
+    ++n;
+  }
+  return n * block_size_;
+}
+
+std::int64_t KvPool::cachedTokensFor(SessionId session, std::span<const BlockHash> hashes,
+                                     std::int64_t input_tokens) const {
+  auto it = sessions_.find(session);
+  if (it != sessions_.end()) {
+    const auto& chain = it->second.blocks;
+    const std::size_t n = std::min(chain.size(), hashes.size());
+    std::size_t m = 0;
+    while (m < n && chain[m] == hashes[m]) ++m;
+    if (m == chain.size()) {
+      // The prompt extends the session's chain: the whole committed prefix (with the unhashed tail
+      // of the last output) is reusable, as a streaming session's KV is.
+      const std::int64_t committed = static_cast<std::int64_t>(chain.size()) * block_size_ + it->second.tail_tokens;
+      return std::min(input_tokens, committed);
+    }
+  }
+  return std::min(input_tokens, matchPrefixTokens(hashes));
+}
+
+std::int64_t KvPool::sessionTokens(SessionId session) const {
+  auto it = sessions_.find(session);
+  if (it == sessions_.end()) return 0;
+  return static_cast<std::int64_t>(it->second.blocks.size()) * block_size_ + it->second.tail_tokens;
+}
+
+void KvPool::touch(SessionId session, SessionChain& chain) {
+  lru_.erase(chain.lru);
+  chain.lru = lru_.insert(lru_.end(), session);
+}
+
+void KvPool::dropBlockRef(BlockHash h, std::vector<BlockHash>& removed) {
+  auto it = block_refs_.find(h);
+  if (it == block_refs_.end()) return;
+  if (--it->second == 0) {
+    block_refs_.erase(it);
+    addUsed(-block_size_);
+    removed.push_back(h);
+  }
+}
+
+std::int64_t KvPool::trimChain(SessionChain& chain, std::int64_t want_tokens) {
+  std::int64_t freed = 0;
+  const std::int64_t from_tail = std::min(chain.tail_tokens, want_tokens);
+  chain.tail_tokens -= from_tail;
+  addUsed(-from_tail);
+  freed += from_tail;
+  std::vector<BlockHash> removed;
+  while (freed < want_tokens && !chain.blocks.empty()) {
+    const std::int64_t before = used_;
+    dropBlockRef(chain.blocks.back(), removed);
+    chain.blocks.pop_back();
+    freed += before - used_;
+  }
+  if (listener_ && !removed.empty()) listener_->onBlocksRemoved(worker_, removed);
+  return freed;
+}
+
+KvPool::EvictionReport KvPool::makeRoom(std::int64_t tokens, std::int64_t limit) {
+  EvictionReport report;
+  std::int64_t need = used_ + tokens - limit;
+  auto it = lru_.begin();
+  while (need > 0 && it != lru_.end()) {
+    const SessionId sid = *it;
+    auto& chain = sessions_.at(sid);
+    if (chain.locks > 0) {
+      ++it;
+      continue;
+    }
+    const std::int64_t want = granularity_ == EvictionGranularity::Session ? std::numeric_limits<std::int64_t>::max() : need;
+    const std::int64_t freed = trimChain(chain, want);
+    report.tokens_freed += freed;
+    ++report.sessions_hit;
+    report.session = sid;
+    need -= freed;
+    // One eviction event per session hit, so "tokens freed per eviction" reads the same for both
+    // granularities: a whole session tail, or the few leaves the allocation needed.
+    if (freed > 0 && on_eviction_) on_eviction_(EvictionReport{freed, 1, sid});
+    if (chain.blocks.empty() && chain.tail_tokens == 0) {
+      it = lru_.erase(it);
+      sessions_.erase(sid);
+    } else {
+      ++it;
+    }
+  }
+  if (report.sessions_hit != 1) report.session = 0;
+  return report;
+}
+
+KvPool::EvictionReport KvPool::trimOneSession() {
+  EvictionReport report;
+  for (auto it = lru_.begin(); it != lru_.end(); ++it) {
+    const SessionId sid = *it;
+    if (sessions_.at(sid).locks > 0) continue;
+    report.tokens_freed = release(sid);
+    report.sessions_hit = 1;
+    report.session = sid;
+    if (report.tokens_freed > 0 && on_eviction_) on_eviction_(report);
+    break;
+  }
+  return report;
+}
+
+void KvPool::reserve(std::int64_t tokens) { addUsed(tokens); }
+void KvPool::unreserve(std::int64_t tokens) { addUsed(-tokens); }
+
+void KvPool::lock(SessionId session) {
+  auto [it, inserted] = sessions_.try_emplace(session);
+  if (inserted) it->second.lru = lru_.insert(lru_.end(), session);
+  ++it->second.locks;
+  touch(session, it->second);
+}
+
+void KvPool::unlock(SessionId session) {
+  auto it = sessions_.find(session);
+  if (it == sessions_.end()) return;
+  if (it->second.locks > 0) --it->second.locks;
+  // A chain that never committed anything (the turn failed) leaves nothing behind.
+  if (it->second.locks == 0 && it->second.blocks.empty() && it->second.tail_tokens == 0) {
+    lru_.erase(it->second.lru);
+    sessions_.erase(it);
+  }
+}
+
+void KvPool::commit(SessionId session, std::span<const BlockHash> prompt, std::int64_t committed_tokens) {
+  auto [it, inserted] = sessions_.try_emplace(session);
+  SessionChain& chain = it->second;
+  if (inserted) chain.lru = lru_.insert(lru_.end(), session);
+  const std::size_t n = std::min(chain.blocks.size(), prompt.size());
+  std::size_t m = 0;
+  while (m < n && chain.blocks[m] == prompt[m]) ++m;
+  std::vector<BlockHash> removed;
+  for (std::size_t i = chain.blocks.size(); i > m; --i) dropBlockRef(chain.blocks[i - 1], removed);
+  if (listener_ && !removed.empty()) listener_->onBlocksRemoved(worker_, removed);
+  chain.blocks.resize(m);
+  for (std::size_t i = m; i < prompt.size(); ++i) {
+    auto [ref, fresh] = block_refs_.try_emplace(prompt[i], 0);
+    if (ref->second++ == 0) addUsed(block_size_);
+    chain.blocks.push_back(prompt[i]);
+  }
+  if (listener_ && prompt.size() > m) listener_->onBlocksStored(worker_, session, prompt.subspan(m));
+  const std::int64_t hashed = static_cast<std::int64_t>(prompt.size()) * block_size_;
+  const std::int64_t tail = std::max<std::int64_t>(0, committed_tokens - hashed);
+  addUsed(tail - chain.tail_tokens);
+  chain.tail_tokens = tail;
+  touch(session, chain);
+}
+
+std::int64_t KvPool::release(SessionId session) {
+  auto it = sessions_.find(session);
+  if (it == sessions_.end() || it->second.locks > 0) return 0;  // a running request pins its chain
+  const std::int64_t freed = trimChain(it->second, std::numeric_limits<std::int64_t>::max());
+  lru_.erase(it->second.lru);
+  sessions_.erase(it);
+  return freed;
+}
+
+void KvPool::clear() {
+  block_refs_.clear();
+  sessions_.clear();
+  lru_.clear();
+  used_ = 0;  // the requests holding reservations die with the worker
+  peak_ = 0;
+  if (listener_) listener_->onWorkerCleared(worker_);
+}
+
+}  // namespace kvscope

@@ -1,0 +1,110 @@
+#pragma once
+// One worker's KV pool, in tokens, at block granularity.
+//
+// Each resident session holds a chain: the block hashes of its committed prompt (shared boilerplate
+// blocks are reference-counted across sessions, so they occupy the pool once) plus an unhashed tail
+// (the last turn's output, which the next turn's prompt will cover). Requests in flight hold
+// reserved tokens until their turn commits into the session's chain.
+//
+// Two eviction granularities (DOMAIN.md section 4):
+//  - Session: `release_session` frees an idle session's whole chain at once (the lab's today).
+//  - Block:   radix LRU trims 24-token leaves from the least recently used idle chains, only as many
+//             as the allocation needs (the planned fix).
+#include <cstdint>
+#include <functional>
+#include <list>
+#include <span>
+#include <vector>
+
+#include <absl/container/flat_hash_map.h>
+
+#include "events/Event.h"
+#include "model/Ids.h"
+#include "sim/KvEventListener.h"
+
+namespace kvscope {
+
+class KvPool {
+ public:
+  struct EvictionReport {
+    std::int64_t tokens_freed = 0;
+    std::int32_t sessions_hit = 0;
+    SessionId session = 0;  // the session hit, when exactly one was
+  };
+  using EvictionCallback = std::function<void(const EvictionReport&)>;
+
+  KvPool(WorkerId worker, std::int64_t capacity_tokens, int block_size, EvictionGranularity granularity,
+         KvEventListener* listener);
+
+  std::int64_t capacity() const { return capacity_; }
+  std::int64_t used() const { return used_; }
+  std::int64_t freeTokens() const { return capacity_ - used_; }
+  std::int64_t peakSinceReset() const { return peak_; }
+  void resetPeak() { peak_ = used_; }
+  int blockSize() const { return block_size_; }
+  EvictionGranularity granularity() const { return granularity_; }
+
+  // Tokens of `hashes`' prefix already resident (blocks * block_size).
+  std::int64_t matchPrefixTokens(std::span<const BlockHash> hashes) const;
+  // Tokens this session can reuse for a prompt: its resident chain when the prompt extends it
+  // (including the unhashed tail), else the plain prefix match.
+  std::int64_t cachedTokensFor(SessionId session, std::span<const BlockHash> hashes, std::int64_t input_tokens) const;
+  bool hasSession(SessionId session) const { return sessions_.contains(session); }
+  std::int64_t sessionTokens(SessionId session) const;  // committed prefix length, 0 if not resident
+  int residentSessions() const { return static_cast<int>(sessions_.size()); }
+
+  // Frees space so that `tokens` more fit under `limit` used tokens, by this pool's granularity,
+  // never touching locked sessions. Returns what it freed (also reported through onEviction).
+  EvictionReport makeRoom(std::int64_t tokens, std::int64_t limit);
+  // Session-level trim of exactly one idle session (the LRU one), as the prealloc queue does.
+  EvictionReport trimOneSession();
+  bool fits(std::int64_t tokens, std::int64_t limit) const { return used_ + tokens <= limit; }
+
+  // In-flight reservations (prefill of uncached tokens, decode growth).
+  void reserve(std::int64_t tokens);
+  void unreserve(std::int64_t tokens);
+
+  // A running request pins its session's chain.
+  void lock(SessionId session);
+  void unlock(SessionId session);
+
+  // A turn finished: the session's chain now covers `prompt` plus `tail_tokens` unhashed tokens
+  // (committed length = prompt tokens + output). Replaces the previous chain. Reports newly
+  // referenced blocks to the listener.
+  void commit(SessionId session, std::span<const BlockHash> prompt, std::int64_t committed_tokens);
+  // Drops a session's chain (session-level release). Returns the tokens freed.
+  std::int64_t release(SessionId session);
+  // Crash: everything gone.
+  void clear();
+
+  void setEvictionCallback(EvictionCallback cb) { on_eviction_ = std::move(cb); }
+
+ private:
+  struct SessionChain {
+    std::vector<BlockHash> blocks;
+    std::int64_t tail_tokens = 0;  // unhashed tokens after the last block
+    int locks = 0;
+    std::list<SessionId>::iterator lru;  // position in lru_ (front = least recently used)
+  };
+
+  void touch(SessionId session, SessionChain& chain);
+  // Pops tokens from the end of a chain; returns tokens actually freed from the pool.
+  std::int64_t trimChain(SessionChain& chain, std::int64_t want_tokens);
+  void dropBlockRef(BlockHash h, std::vector<BlockHash>& removed);
+  void addUsed(std::int64_t delta);
+
+  WorkerId worker_;
+  std::int64_t capacity_;
+  int block_size_;
+  EvictionGranularity granularity_;
+  KvEventListener* listener_;
+  EvictionCallback on_eviction_;
+
+  std::int64_t used_ = 0;
+  std::int64_t peak_ = 0;
+  absl::flat_hash_map<BlockHash, std::int32_t> block_refs_;  // resident block -> sessions referencing it
+  absl::flat_hash_map<SessionId, SessionChain> sessions_;
+  std::list<SessionId> lru_;
+};
+
+}  // namespace kvscope

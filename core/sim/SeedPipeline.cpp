@@ -1,0 +1,196 @@
+#include "sim/SeedPipeline.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace kvscope {
+
+namespace {
+std::string seconds(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f s", s);
+  return buf;
+}
+}  // namespace
+
+std::int32_t SeedPipeline::pickPrefill() const {
+  std::int32_t best = 0;
+  for (std::size_t p = 1; p < ctx_.prefill.size(); ++p)
+    if (ctx_.prefill[p]->busy_until < ctx_.prefill[static_cast<std::size_t>(best)]->busy_until) best = static_cast<std::int32_t>(p);
+  return best;
+}
+
+void SeedPipeline::start(SimRequest& r, bool forced) {
+  DecodeWorker& w = ctx_.worker(r.worker);
+  r.prefill = pickPrefill();
+  r.forced = forced;
+  if (link(r.prefill, r.worker).state == LinkState::Dead) {
+    ctx_.fail(r.id, "KVTransferError: Decode instance could be dead, remote mooncake session " + ctx_.workerName(r.worker) +
+                        " is not alive (dropping)");
+    return;
+  }
+  const long budget = ctx_.knobs.getInt(KnobId::PendingSeedBudget);
+  if (budget > 0 && w.pending_seeds >= budget) {
+    r.stage = RequestStage::WaitingSeedSlot;
+    w.seed_slot_waiters.push_back(r.id);
+    return;
+  }
+  dispatch(r, forced);
+}
+
+void SeedPipeline::dispatch(SimRequest& r, bool forced) {
+  DecodeWorker& w = ctx_.worker(r.worker);
+  ++w.pending_seeds;
+  r.seed_slot = true;
+  ++r.attempt;
+  r.reserved = std::max<std::int64_t>(1, r.input - r.cached);
+  ctx_.emit(SeedStarted{r.id, r.session, r.prefill, r.worker, r.reserved, r.path == RoutePath::Reseed});
+  if (!r.locked) {
+    w.pool.lock(r.session);
+    r.locked = true;
+  }
+  r.stage = RequestStage::Prealloc;
+  if (!forced || w.pool.fits(r.reserved, w.pool.capacity()) ||
+      (w.pool.makeRoom(r.reserved, w.pool.capacity()), w.pool.fits(r.reserved, w.pool.capacity()))) {
+    w.pool.reserve(r.reserved);
+    r.prealloc_done = true;
+    r.stage = RequestStage::Seeding;
+  } else {
+    w.space_waiters.push_back(r.id);
+    const double window = ctx_.knobs.get(KnobId::McHandshakeTimeoutS);
+    ctx_.agenda.push(ctx_.now + secondsToTime(window), SimEventType::HandshakeCheck, r.id, 0, r.attempt);
+    ctx_.agenda.push(ctx_.now + secondsToTime(window / 2), SimEventType::SuspectCheck, r.id, 0, r.attempt);
+  }
+  PrefillWorker& p = *ctx_.prefill[static_cast<std::size_t>(r.prefill)];
+  const std::int64_t compute = std::max<std::int64_t>(1, r.input - p.pool.matchPrefixTokens(r.hashes));
+  const SimTime begin = std::max(ctx_.now, p.busy_until);
+  p.busy_until = begin + secondsToTime(ctx_.profile.prefill_overhead_s + static_cast<double>(compute) / ctx_.profile.prefill_tokens_per_s);
+  ctx_.agenda.push(p.busy_until, SimEventType::PrefillDone, r.id, 0, r.attempt);
+}
+
+void SeedPipeline::onPrefillDone(SimRequest& r) {
+  KvPool& cache = ctx_.prefill[static_cast<std::size_t>(r.prefill)]->pool;
+  cache.makeRoom(r.input - cache.matchPrefixTokens(r.hashes), cache.capacity());
+  cache.commit(r.session, r.hashes, r.input);
+  r.prefill_done = true;
+  if (r.prealloc_done) enqueueTransfer(r);
+}
+
+void SeedPipeline::onPreallocDone(SimRequest& r) {
+  r.stage = RequestStage::Seeding;
+  if (r.prefill_done) enqueueTransfer(r);
+}
+
+void SeedPipeline::enqueueTransfer(SimRequest& r) {
+  MooncakeLink& l = link(r.prefill, r.worker);
+  if (l.state == LinkState::Dead) {
+    ctx_.fail(r.id, "KVTransferError: Decode instance could be dead, remote mooncake session " + ctx_.workerName(r.worker) + " is not alive");
+    return;
+  }
+  r.transfer_bytes = static_cast<std::int64_t>(static_cast<double>(r.reserved) * ctx_.profile.kv_bytes_per_token);
+  const SimTime begin = std::max(ctx_.now, l.busy_until);
+  const SimTime duration = std::max<SimTime>(1, secondsToTime(static_cast<double>(r.transfer_bytes) / ctx_.profile.link_bandwidth_bytes_per_s));
+  l.busy_until = begin + duration;
+  ++l.queue_depth;
+  l.bytes_in_flight += r.transfer_bytes;
+  r.on_link = true;
+  r.transfer_enqueued = ctx_.now;
+  ctx_.agenda.push(begin, SimEventType::TransferStart, r.id, 0, r.attempt);
+  ctx_.agenda.push(begin + duration, SimEventType::TransferDone, r.id, 0, r.attempt);
+  const SimTime window = secondsToTime(ctx_.knobs.get(KnobId::McHandshakeTimeoutS));
+  if (begin - ctx_.now > window) ctx_.agenda.push(ctx_.now + window, SimEventType::EgressCheck, r.id, 0, r.attempt);
+}
+
+void SeedPipeline::onHandshakeCheck(SimRequest& r) {
+  if (r.prealloc_done) return;
+  markDead(r.prefill, r.worker,
+           "handshake timeout: " + ctx_.workerName(r.worker) + " did not preallocate " + std::to_string(r.reserved) +
+               " tokens within " + seconds(ctx_.knobs.get(KnobId::McHandshakeTimeoutS)));
+}
+
+void SeedPipeline::onSuspectCheck(SimRequest& r) {
+  MooncakeLink& l = link(r.prefill, r.worker);
+  if (r.prealloc_done || l.state != LinkState::Alive) return;
+  l.state = LinkState::Suspect;
+  ctx_.emit(LinkHealth{r.prefill, r.worker, LinkState::Suspect, "handshake pending for half the window", 0});
+}
+
+void SeedPipeline::onEgressCheck(SimRequest& r) {
+  if (r.transfer_started || !r.on_link) return;
+  markDead(r.prefill, r.worker,
+           "handshake timeout: transfer queued in P's egress queue for over " + seconds(ctx_.knobs.get(KnobId::McHandshakeTimeoutS)));
+}
+
+void SeedPipeline::onTransferStart(SimRequest& r) {
+  r.transfer_started = true;
+  ctx_.emit(TransferStarted{r.id, r.prefill, r.worker, r.reserved, r.transfer_bytes, ctx_.now - r.transfer_enqueued});
+}
+
+void SeedPipeline::onTransferDone(SimRequest& r) {
+  MooncakeLink& l = link(r.prefill, r.worker);
+  detach(r);
+  const SimTime limit = secondsToTime(ctx_.knobs.get(KnobId::McTransferTimeoutS));
+  if (ctx_.now - r.transfer_enqueued > limit) {
+    ctx_.emit(TransferFinished{r.id, r.prefill, r.worker, r.reserved, r.transfer_bytes, false, "transfer timeout"});
+    ctx_.fail(r.id, "KVTransferError: transfer timed out after " + seconds(timeToSeconds(ctx_.now - r.transfer_enqueued)));
+    return;
+  }
+  ctx_.emit(TransferFinished{r.id, r.prefill, r.worker, r.reserved, r.transfer_bytes, true, {}});
+  if (l.state == LinkState::Suspect) {
+    l.state = LinkState::Alive;
+    ctx_.emit(LinkHealth{r.prefill, r.worker, LinkState::Alive, "transfer completed", 0});
+  }
+  r.first_token = ctx_.now;  // P made the first token; D streams it once the KV has landed
+  decode_.joinBatch(r);
+}
+
+void SeedPipeline::markDead(std::int32_t p, WorkerId w, const std::string& reason) {
+  MooncakeLink& l = link(p, w);
+  if (l.state == LinkState::Dead) return;
+  std::vector<RequestId> victims;
+  for (const auto& [id, r] : ctx_.requests)
+    if (r.worker == w && r.prefill == p && (r.stage == RequestStage::Prealloc || r.stage == RequestStage::Seeding))
+      victims.push_back(id);
+  std::sort(victims.begin(), victims.end());  // hash-map order is not deterministic across builds
+  l.state = LinkState::Dead;
+  l.last_failure = reason;
+  ctx_.emit(LinkHealth{p, w, LinkState::Dead, reason, static_cast<std::int32_t>(victims.size())});
+  const std::string error = "KVTransferError: Decode instance could be dead, remote mooncake session " +
+                            ctx_.workerName(w) + " is not alive";
+  for (RequestId id : victims) ctx_.fail(id, error);
+  l.busy_until = ctx_.now;
+  ctx_.agenda.push(ctx_.now + secondsToTime(ctx_.profile.link_probe_interval_s), SimEventType::LinkRecover, 0, p, w);
+}
+
+void SeedPipeline::onLinkRecover(std::int32_t p, WorkerId w) {
+  MooncakeLink& l = link(p, w);
+  if (l.state != LinkState::Dead || !ctx_.worker(w).alive) return;
+  l.state = LinkState::Alive;
+  ctx_.emit(LinkHealth{p, w, LinkState::Alive, "probe succeeded", 0});
+}
+
+void SeedPipeline::detach(SimRequest& r) {
+  if (r.on_link) {
+    MooncakeLink& l = link(r.prefill, r.worker);
+    --l.queue_depth;
+    l.bytes_in_flight -= r.transfer_bytes;
+    r.on_link = false;
+  }
+  if (r.seed_slot) {
+    r.seed_slot = false;
+    releaseSlot(r.worker);
+  }
+}
+
+void SeedPipeline::releaseSlot(WorkerId id) {
+  DecodeWorker& w = ctx_.worker(id);
+  --w.pending_seeds;
+  const long budget = ctx_.knobs.getInt(KnobId::PendingSeedBudget);
+  while (w.alive && !w.seed_slot_waiters.empty() && (budget == 0 || w.pending_seeds < budget)) {
+    const RequestId next = w.seed_slot_waiters.front();
+    w.seed_slot_waiters.pop_front();
+    if (SimRequest* r = ctx_.find(next)) dispatch(*r, r->forced);
+  }
+}
+
+}  // namespace kvscope

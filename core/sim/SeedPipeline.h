@@ -1,0 +1,44 @@
+#pragma once
+// The seed and reseed path (DOMAIN.md section 2): P prefills the prompt, D preallocates room,
+// Mooncake moves the KV over the P->D link. Mooncake's liveness view is modelled as the lab saw it
+// fail (taxonomy A): D must preallocate within the handshake window and the transfer must leave P's
+// FIFO egress queue within it, else P marks the D dead and aborts every request in flight on that
+// link; the link is probed again after the profile's probe interval.
+#include "sim/DecodeScheduler.h"
+#include "sim/SimContext.h"
+
+namespace kvscope {
+
+class SeedPipeline {
+ public:
+  SeedPipeline(SimContext& ctx, DecodeScheduler& decode) : ctx_(ctx), decode_(decode) {}
+
+  // Starts (or queues, under the pending-seed budget) a seed of `r` to r.worker. `forced` seeds
+  // wait in D's prealloc queue for room; others were admitted and preallocate at once.
+  void start(SimRequest& r, bool forced);
+  void onPrefillDone(SimRequest& r);
+  void onPreallocDone(SimRequest& r);  // D found room for a waiting seed
+  void onHandshakeCheck(SimRequest& r);
+  void onSuspectCheck(SimRequest& r);
+  void onEgressCheck(SimRequest& r);
+  void onTransferStart(SimRequest& r);
+  void onTransferDone(SimRequest& r);
+  void onLinkRecover(std::int32_t p, WorkerId w);
+
+  // Marks the link dead and aborts every request in flight on it.
+  void markDead(std::int32_t p, WorkerId w, const std::string& reason);
+  // Frees the request's seed slot and link share (before it is failed or finished).
+  void detach(SimRequest& r);
+  MooncakeLink& link(std::int32_t p, WorkerId w) { return ctx_.links[static_cast<std::size_t>(p)][static_cast<std::size_t>(w)]; }
+
+ private:
+  void dispatch(SimRequest& r, bool forced);
+  void enqueueTransfer(SimRequest& r);
+  void releaseSlot(WorkerId w);
+  std::int32_t pickPrefill() const;
+
+  SimContext& ctx_;
+  DecodeScheduler& decode_;
+};
+
+}  // namespace kvscope

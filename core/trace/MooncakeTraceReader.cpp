@@ -1,0 +1,170 @@
+#include "trace/MooncakeTraceReader.h"
+
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <optional>
+
+#include "model/Error.h"
+#include "trace/BlockChain.h"
+
+namespace kvscope {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr std::int64_t kMooncakeBlockSize = 512;
+constexpr std::int64_t kMaxTokens = std::numeric_limits<std::int32_t>::max();
+constexpr double kMaxMs = 1e14;  // times become int64 microseconds downstream
+// Mooncake hash ids are remapped globally across the whole trace, so one scope serves every request.
+constexpr std::uint64_t kMooncakeScope = mixHash(0x6d6f6f6e63616b65ULL, 1);
+constexpr std::uint64_t kMooncakeUniqueSalt = mixHash(0x6d6f6f6e63616b65ULL, 2);
+
+// What was found, short enough for one line of error (arrays and objects can be huge).
+std::string describe(const json& v) {
+  switch (v.type()) {
+    case json::value_t::array:
+      return "an array";
+    case json::value_t::object:
+      return "an object";
+    case json::value_t::string: {
+      std::string s = v.get_ref<const std::string&>();
+      if (s.size() > 40) s = s.substr(0, 40) + "...";
+      return json(s).dump(-1, ' ', false, json::error_handler_t::replace);
+    }
+    default:
+      return v.dump();
+  }
+}
+
+// Integral JSON numbers, including integral floats such as 3.0 that Python writers produce.
+std::optional<std::int64_t> integral(const json& v) {
+  if (v.is_number_unsigned()) {
+    const auto u = v.get<std::uint64_t>();
+    if (u > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) return std::nullopt;
+    return static_cast<std::int64_t>(u);
+  }
+  if (v.is_number_integer()) return v.get<std::int64_t>();
+  if (v.is_number_float()) {
+    const double d = v.get<double>();
+    if (std::trunc(d) == d && std::fabs(d) <= 9.0e15) return static_cast<std::int64_t>(d);
+  }
+  return std::nullopt;
+}
+
+struct Record {
+  const std::string& file;
+  long line;
+  const json& obj;
+
+  [[noreturn]] void fail(const std::string& field, const std::string& what) const {
+    throw InputError(formatInputError(file, line, field, what));
+  }
+  const json& field(const char* key) const {
+    auto it = obj.find(key);
+    if (it == obj.end()) fail(key, "missing");
+    return *it;
+  }
+  std::int64_t integer(const char* key, std::int64_t lo, const char* expected) const {
+    const json& v = field(key);
+    const auto n = integral(v);
+    if (!n || *n < lo) fail(key, std::string("expected ") + expected + ", got " + describe(v));
+    if (*n > kMaxTokens) fail(key, "expected at most " + std::to_string(kMaxTokens) + ", got " + describe(v));
+    return *n;
+  }
+};
+
+// nlohmann's message without its "[json.exception.parse_error.101] " tag and the line (always 1 here).
+std::string jsonMessage(const json::exception& e) {
+  std::string msg = e.what();
+  if (const auto tag = msg.find("] "); msg.rfind("[json.exception", 0) == 0 && tag != std::string::npos)
+    msg.erase(0, tag + 2);
+  if (const auto at = msg.find("at line 1, column "); at != std::string::npos) msg.erase(at + 3, 8);
+  return msg;
+}
+
+Session parseRecord(const std::string& file, long line_no, const std::string& line, SessionId id) {
+  json obj;
+  try {
+    obj = json::parse(line);
+  } catch (const json::exception& e) {
+    throw InputError(formatInputError(file, line_no, "", "invalid JSON: " + jsonMessage(e)));
+  }
+  const Record r{file, line_no, obj};
+  if (!obj.is_object()) r.fail("", "expected a JSON object per line, got " + describe(obj));
+
+  const json& ts = r.field("timestamp");
+  if (!ts.is_number() || !(ts.get<double>() >= 0 && ts.get<double>() <= kMaxMs))
+    r.fail("timestamp", "expected a number of ms in 0..1e14, got " + describe(ts));
+  const std::int64_t in = r.integer("input_length", 1, "an integer > 0");
+  const std::int64_t out = r.integer("output_length", 0, "an integer >= 0");
+
+  const json& ids = r.field("hash_ids");
+  if (!ids.is_array()) r.fail("hash_ids", "expected an array of integers >= 0, got " + describe(ids));
+  const std::int64_t max_ids = (in + kMooncakeBlockSize - 1) / kMooncakeBlockSize;
+  if (static_cast<std::int64_t>(ids.size()) > max_ids)
+    r.fail("hash_ids", "expected at most " + std::to_string(max_ids) + " ids (ceil(input_length/512)), got " +
+                           std::to_string(ids.size()));
+
+  Turn turn;
+  turn.output_tokens = static_cast<std::int32_t>(out);
+  PromptLayout& p = turn.prompt;
+  p.input_tokens = static_cast<std::int32_t>(in);
+  p.session_scope = kMooncakeScope;
+  p.source_block_size = static_cast<std::int32_t>(kMooncakeBlockSize);
+  p.unique_scope = mixHash(kMooncakeUniqueSalt, static_cast<std::uint64_t>(line_no));
+  p.source_hashes.reserve(ids.size());
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    const json& h = ids[i];
+    if (h.is_number_unsigned()) {
+      p.source_hashes.push_back(h.get<std::uint64_t>());
+    } else if (const auto n = integral(h); n && *n >= 0) {
+      p.source_hashes.push_back(static_cast<std::uint64_t>(*n));
+    } else {
+      r.fail("hash_ids[" + std::to_string(i) + "]", "expected an integer >= 0, got " + describe(h));
+    }
+  }
+
+  Session s;
+  s.id = id;
+  s.start_s = ts.get<double>() / 1000.0;
+  s.source = file + ":" + std::to_string(line_no);
+  s.turns.push_back(std::move(turn));
+  return s;
+}
+
+bool isBlank(const std::string& line) { return line.find_first_not_of(" \t\r\n") == std::string::npos; }
+
+}  // namespace
+
+Workload MooncakeTraceReader::read(const std::string& path, const TraceOptions& options) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw InputError(formatInputError(path, 0, "", "is a directory, expected a Mooncake .jsonl file"));
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(formatInputError(path, 0, "", "cannot open file"));
+
+  Workload w;
+  SessionId next = options.first_session_id;
+  std::string line;
+  long line_no = 0;
+  while (std::getline(in, line)) {
+    ++line_no;
+    if (isBlank(line)) continue;
+    try {
+      w.sessions.push_back(parseRecord(path, line_no, line, next));
+      ++next;
+    } catch (const InputError&) {
+      if (!options.lenient) throw;
+      ++w.skipped_records;
+    }
+  }
+  if (in.bad()) throw InputError(formatInputError(path, line_no + 1, "", "read error"));
+  return w;
+}
+
+}  // namespace kvscope

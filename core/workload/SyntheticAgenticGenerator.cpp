@@ -1,0 +1,51 @@
+#include "workload/SyntheticAgenticGenerator.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "trace/BlockChain.h"
+
+namespace kvscope {
+
+namespace {
+constexpr std::uint64_t kBoilerplateScope = 0xb011e9a7e5c0de01ULL;
+constexpr std::uint64_t kSessionSalt = 0x5e55104a9e47ULL;
+
+std::int32_t tokens(double v) { return static_cast<std::int32_t>(std::max(0.0, std::round(v))); }
+}  // namespace
+
+Workload SyntheticAgenticGenerator::generate(const SyntheticAgenticSpec& spec, std::uint64_t seed, SessionId first_id) {
+  Workload w;
+  SplitMix64 rng(mixHash(seed, 0x6e6572617465ULL));
+  w.sessions.reserve(static_cast<std::size_t>(spec.sessions));
+  for (int i = 0; i < spec.sessions; ++i) {
+    Session s;
+    s.id = first_id + static_cast<SessionId>(i);
+    s.source = "synthetic#" + std::to_string(i);
+    // Evenly spread starts with jitter inside each slot, so the start window is honoured exactly.
+    const double slot = spec.sessions > 0 ? spec.start_window_s / spec.sessions : 0;
+    s.start_s = slot * i + slot * rng.uniform01();
+    const std::int32_t boilerplate = tokens(spec.boilerplate_tokens.sample(rng));
+    const int turns = std::max(1, static_cast<int>(std::lround(spec.turns.sample(rng))));
+    std::int64_t input = boilerplate + std::max<std::int32_t>(1, tokens(spec.first_turn_tokens.sample(rng)));
+    double t = 0;
+    for (int k = 0; k < turns && input <= spec.max_context_tokens; ++k) {
+      Turn turn;
+      turn.output_tokens = std::max<std::int32_t>(1, tokens(spec.output_tokens.sample(rng)));
+      turn.think_s = (k == 0) ? 0.0
+                     : (rng.uniform01() < spec.zero_think_probability ? 0.0 : spec.think_s.sample(rng));
+      t += turn.think_s;
+      turn.offset_s = t;
+      turn.prompt.input_tokens = static_cast<std::int32_t>(input);
+      turn.prompt.shared_prefix_tokens = boilerplate;
+      turn.prompt.shared_scope = kBoilerplateScope;
+      turn.prompt.session_scope = mixHash(kSessionSalt, mixHash(seed, s.id));
+      s.turns.push_back(std::move(turn));
+      input += s.turns.back().output_tokens + std::max<std::int32_t>(1, tokens(spec.new_tokens.sample(rng)));
+    }
+    w.sessions.push_back(std::move(s));
+  }
+  return w;
+}
+
+}  // namespace kvscope
