@@ -19,7 +19,7 @@ struct SyntheticAgenticSpec {
   Distribution new_tokens = Distribution::fixed(3000);
   Distribution output_tokens = Distribution::fixed(500);
   Distribution think_s = Distribution::fixed(10);
-  double zero_think_probability = 0.0;   // tool calls that return at once (think time 0)
+  double zero_think_probability = 0.0;   // tool calls that return at once (think time under 1 s)
   std::int64_t max_context_tokens = 200000;  // a session ends before its prompt would exceed this
 };
 
