@@ -22,6 +22,7 @@ struct SimulateArgs {
   std::string policy;
   std::optional<std::uint64_t> seed;
   std::optional<double> duration;
+  std::optional<double> start_window;
   std::string format = "table";
   std::string events;
   bool lenient = false;
@@ -37,7 +38,11 @@ Command addSimulate(CLI::App& app) {
   sub->add_option("--set", a->sets, "Set a knob, KNOB=VALUE (repeatable; see `kvscope-cli policies`)");
   sub->add_option("--policy", a->policy, "Routing policy (overrides the scenario's)");
   sub->add_option("--seed", a->seed, "Random seed (overrides the scenario's)");
-  sub->add_option("--duration", a->duration, "Simulated seconds (overrides the scenario's)")->check(CLI::PositiveNumber);
+  sub->add_option("--duration", a->duration, "Simulated seconds (overrides the scenario's)")
+      ->check(CLI::Range(0.001, 2.6e6).description("in (0, 30 days]"));
+  sub->add_option("--start-window", a->start_window,
+                  "Closed loop: start sessions spread over this many seconds (a --trace defaults to the scenario's window)")
+      ->check(CLI::Range(0.0, 2.6e6).description("in [0, 30 days]"));
   sub->add_option("--format", a->format, "Output: table or json")->check(CLI::IsMember({"table", "json"}))->capture_default_str();
   sub->add_option("--events", a->events, "Also write every event as JSON lines to this file");
   sub->add_flag("--lenient", a->lenient, "Skip malformed trace records (counted in the summary) instead of failing");
@@ -50,6 +55,7 @@ Command addSimulate(CLI::App& app) {
     options.seed = a->seed;
     options.duration_s = a->duration;
     options.trace = a->trace;
+    options.start_window_s = a->start_window;
     options.lenient = a->lenient;
     Scenario scenario = Scenario::load(a->scenario);
     std::unique_ptr<JsonLinesWriter> events;

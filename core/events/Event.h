@@ -64,6 +64,7 @@ struct RunStarted {
   std::vector<WorkerInfo> workers;   // serving workers, indexed by WorkerId
   std::vector<WorkerInfo> prefill;   // prefill workers (empty when not disaggregated)
   double rho = 0.95;
+  std::vector<std::pair<std::string, double>> knobs;  // every knob's value at the start
 };
 
 struct RouteDecision {

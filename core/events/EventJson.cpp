@@ -37,6 +37,8 @@ json eventToJson(const Event& e) {
             j["seed"] = r.seed;
             j["profile"] = r.profile;
             j["rho"] = r.rho;
+            j["knobs"] = json::object();
+            for (const auto& [name, value] : r.knobs) j["knobs"][name] = value;
             for (const auto& w : r.workers)
               j["workers"].push_back({{"name", w.name}, {"role", toString(w.role)}, {"kv_capacity", w.kv_capacity_tokens}});
             for (const auto& w : r.prefill)

@@ -5,6 +5,7 @@
 #include "diagnosis/DiagnosisEngine.h"
 #include "metrics/SummaryCollector.h"
 #include "model/Error.h"
+#include "router/RoutingPolicy.h"
 #include "run/WorkloadFactory.h"
 #include "sim/ClusterSimulator.h"
 
@@ -14,7 +15,19 @@ RunSummary runSimulation(Scenario scenario, const SimulationOptions& options) {
   const auto wall_start = std::chrono::steady_clock::now();
   if (options.seed) scenario.seed = *options.seed;
   if (options.duration_s) scenario.duration_s = *options.duration_s;
-  if (!options.policy.empty()) scenario.policy = options.policy;
+  if (!options.policy.empty()) {
+    if (!makePolicy(options.policy)) {
+      std::string names;
+      for (auto n : policyNames()) names += (names.empty() ? "" : ", ") + std::string(n);
+      throw InputError("--policy: unknown policy '" + options.policy + "'; expected one of: " + names);
+    }
+    scenario.policy = options.policy;
+  }
+  // A trace replacing a synthetic workload keeps the scenario's ramp-up: closed-loop sessions
+  // start spread over the generator's start window instead of all at t=0.
+  if (!options.trace.empty() && scenario.workload.kind == WorkloadSpec::Kind::Synthetic)
+    scenario.workload.session_start_window_s = scenario.workload.synthetic.start_window_s;
+  if (options.start_window_s) scenario.workload.session_start_window_s = *options.start_window_s;
   for (const auto& [k, v] : options.knobs) scenario.knobs[k] = v;
   {
     KnobRegistry check;  // validate before any work: unknown knobs and ranges fail fast

@@ -19,6 +19,7 @@ struct SimulationOptions {
   std::optional<std::uint64_t> seed;    // empty = the scenario's
   std::optional<double> duration_s;
   std::string trace;                    // replaces the scenario's workload
+  std::optional<double> start_window_s; // closed loop: sessions start spread over this window
   bool lenient = false;
   std::vector<EventSink*> sinks;        // extra consumers of the event stream (writers, tests)
   std::function<void(double sim_s, double end_s)> progress;  // called about every simulated minute

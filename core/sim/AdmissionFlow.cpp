@@ -26,7 +26,7 @@ void AdmissionFlow::route(SimRequest& r) {
   fillLoads();
   const RouteRequest request{r.id, r.session, r.turn, static_cast<std::int32_t>(r.input), r.hashes};
   ctx_.router.decide(request, loads_, r.decision);
-  ctx_.emit(r.decision);
+  ctx_.publish(r.decision);
   if (r.decision.chosen == kNoWorker) {
     ctx_.fail(r.id, "no alive decode worker");
     return;
@@ -63,7 +63,7 @@ bool AdmissionFlow::applyCorrection(SimRequest& r, DecodeWorker& w) {
   const std::int64_t fill = std::max<std::int64_t>(0, r.input - prefix);
   if (prefix <= fill) return false;
   const CorrectionFault fault = ctx_.scenario.correction_fault;
-  ctx_.emit(Correction{w.id, r.id, r.session, fill, prefix, prefix, fault});
+  ctx_.publish(Correction{w.id, r.id, r.session, fill, prefix, prefix, fault});
   if (fault == CorrectionFault::Crash) {
     ctx_.fail(r.id, "worker " + ctx_.workerName(w.id) + " crashed (AssertionError) while scheduling this request");
     crash(w.id, "Scheduler hit an exception: AssertionError: assert seq_len - pre_len == req.extend_input_len");
@@ -75,6 +75,14 @@ bool AdmissionFlow::applyCorrection(SimRequest& r, DecodeWorker& w) {
     return true;
   }
   return false;
+}
+
+void AdmissionFlow::enforceSoftCap(const SimRequest& r, DecodeWorker& w) {
+  // --kvcache-session-soft-cap: a new session on a D at its cap trims the oldest idle ones first.
+  const long soft_cap = ctx_.knobs.getInt(KnobId::SessionSoftCap);
+  if (soft_cap <= 0 || w.pool.hasSession(r.session)) return;
+  while (w.pool.residentSessions() >= soft_cap && w.pool.trimOneSession().sessions_hit > 0) {
+  }
 }
 
 std::int64_t AdmissionFlow::seedCached(SimRequest& r, DecodeWorker& w) {
@@ -89,7 +97,7 @@ std::int64_t AdmissionFlow::seedCached(SimRequest& r, DecodeWorker& w) {
 void AdmissionFlow::onAdmitRpc(SimRequest& r, WorkerId wid) {
   DecodeWorker& w = ctx_.worker(wid);
   if (!w.alive) {
-    ctx_.emit(Admission{r.id, r.session, wid, AdmissionResult::Rejected, r.path, 0});
+    ctx_.publish(Admission{r.id, r.session, wid, AdmissionResult::Rejected, r.path, 0});
     reject(r);
     return;
   }
@@ -97,9 +105,7 @@ void AdmissionFlow::onAdmitRpc(SimRequest& r, WorkerId wid) {
   const bool reuse_session = r.path == RoutePath::Direct || r.path == RoutePath::Local;
   r.cached = reuse_session ? w.pool.cachedTokensFor(r.session, r.hashes, r.input) : seedCached(r, w);
   const std::int64_t need = std::max<std::int64_t>(1, r.input - r.cached);
-  // --kvcache-session-soft-cap: a new session on a D at its cap trims the oldest idle one first.
-  const long soft_cap = ctx_.knobs.getInt(KnobId::SessionSoftCap);
-  if (soft_cap > 0 && !w.pool.hasSession(r.session) && w.pool.residentSessions() >= soft_cap) w.pool.trimOneSession();
+  enforceSoftCap(r, w);
   // Session-level pools admit under rho * capacity and trim later; a radix cache uses the whole
   // pool and evicts LRU leaves synchronously in the allocator, exactly as much as it needs.
   const bool radix = w.pool.granularity() == EvictionGranularity::Block;
@@ -111,7 +117,7 @@ void AdmissionFlow::onAdmitRpc(SimRequest& r, WorkerId wid) {
     return;
   }
   if (!fits) {
-    ctx_.emit(Admission{r.id, r.session, wid, AdmissionResult::NoSpace, r.path, need});
+    ctx_.publish(Admission{r.id, r.session, wid, AdmissionResult::NoSpace, r.path, need});
     // The prealloc queue notices `available_size() <= 0` and trims one idle session, later.
     if (w.pool.granularity() == EvictionGranularity::Session) w.pool.trimOneSession();
     reject(r);
@@ -122,7 +128,7 @@ void AdmissionFlow::onAdmitRpc(SimRequest& r, WorkerId wid) {
 
 void AdmissionFlow::admit(SimRequest& r, WorkerId wid, std::int64_t need, bool forced) {
   DecodeWorker& w = ctx_.worker(wid);
-  ctx_.emit(Admission{r.id, r.session, wid, AdmissionResult::Admitted, r.path, need});
+  ctx_.publish(Admission{r.id, r.session, wid, AdmissionResult::Admitted, r.path, need});
   ctx_.router.bind(r.session, wid);
   r.worker = wid;
   if (r.path == RoutePath::Seed || r.path == RoutePath::Reseed) ctx_.sessions[r.session_index].ever_seeded = true;
@@ -188,6 +194,7 @@ void AdmissionFlow::onFallback(SimRequest& r) {
   else
     r.path = progress.ever_seeded ? RoutePath::Reseed : RoutePath::Seed;
   DecodeWorker& w = ctx_.worker(target);
+  enforceSoftCap(r, w);
   r.cached = seedCached(r, w);
   admit(r, target, std::max<std::int64_t>(1, r.input - r.cached), /*forced=*/true);
 }

@@ -32,6 +32,7 @@ class AdmissionFlow {
   // True when the correction fired and the request (or the worker) did not survive it.
   bool applyCorrection(SimRequest& r, DecodeWorker& w);
   std::int64_t seedCached(SimRequest& r, DecodeWorker& w);
+  void enforceSoftCap(const SimRequest& r, DecodeWorker& w);
   void fillLoads();
 
   SimContext& ctx_;

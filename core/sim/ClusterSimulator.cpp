@@ -15,7 +15,7 @@ ClusterSimulator::ClusterSimulator(const Scenario& scenario, Workload workload, 
     ctx_.workers.push_back(std::make_unique<DecodeWorker>(w, prof.decode_kv_pool_tokens, scenario.block_size,
                                                           scenario.eviction, &ctx_.router));
     ctx_.workers.back()->pool.setEvictionCallback([this, w](const KvPool::EvictionReport& rep) {
-      ctx_.emit(Eviction{w, rep.session, rep.tokens_freed, ctx_.scenario.eviction, rep.sessions_hit});
+      ctx_.publish(Eviction{w, rep.session, rep.tokens_freed, ctx_.scenario.eviction, rep.sessions_hit});
     });
   }
   for (int p = 0; p < scenario.prefill_workers && scenario.disaggregated; ++p)
@@ -32,21 +32,21 @@ ClusterSimulator::ClusterSimulator(const Scenario& scenario, Workload workload, 
 
 KnobRegistry::Result ClusterSimulator::applyKnobs(const std::map<std::string, double>& changes, const std::string& who) {
   auto result = ctx_.knobs.apply(changes, who);
-  for (const auto& c : result.changes) ctx_.emit(c);
+  for (const auto& c : result.changes) ctx_.publish(c);
   return result;
 }
 
 bool ClusterSimulator::setPolicy(std::string_view name, const std::string& who) {
   const std::string old(ctx_.router.policyName());
   if (!ctx_.router.setPolicy(name)) return false;
-  if (old != name) ctx_.emit(PolicyChanged{old, std::string(name), who});
+  if (old != name) ctx_.publish(PolicyChanged{old, std::string(name), who});
   return true;
 }
 
 SimTime ClusterSimulator::sessionStart(std::size_t i) const {
   const auto& spec = ctx_.scenario.workload;
   const double window = spec.session_start_window_s;
-  if (spec.replay == ReplayMode::ClosedLoop && spec.kind == WorkloadSpec::Kind::Trace && window > 0)
+  if (spec.replay == ReplayMode::ClosedLoop && window > 0)
     return secondsToTime(window * static_cast<double>(i) / static_cast<double>(workload_.sessions.size()));
   return secondsToTime(workload_.sessions[i].start_s * spec.time_scale);
 }
@@ -62,9 +62,11 @@ void ClusterSimulator::start() {
   for (const auto& w : ctx_.workers)
     started.workers.push_back(WorkerInfo{ctx_.workerName(w->id), ctx_.scenario.disaggregated ? WorkerRole::Decode : WorkerRole::Unified,
                                          w->pool.capacity()});
+  for (const auto& spec : KnobRegistry::specs())
+    started.knobs.emplace_back(std::string(spec.name), ctx_.knobs.get(spec.id));
   for (const auto& p : ctx_.prefill)
     started.prefill.push_back(WorkerInfo{"P" + std::to_string(p->id), WorkerRole::Prefill, p->pool.capacity()});
-  ctx_.emit(std::move(started));
+  ctx_.publish(std::move(started));
 
   const bool open = ctx_.scenario.workload.replay == ReplayMode::OpenLoop;
   for (std::size_t i = 0; i < workload_.sessions.size(); ++i) {
@@ -101,7 +103,7 @@ void ClusterSimulator::runUntil(SimTime t) {
 void ClusterSimulator::finish(bool completed) {
   if (finished_) return;
   finished_ = true;
-  ctx_.emit(RunFinished{completed});
+  ctx_.publish(RunFinished{completed});
 }
 
 void ClusterSimulator::dispatch(const SimEvent& e) {
@@ -163,7 +165,7 @@ void ClusterSimulator::turnEnded(const SimRequest& r) {
 }
 
 void ClusterSimulator::completeRequest(SimRequest& r) {
-  ctx_.emit(RequestDone{r.id, r.session, r.turn, r.worker, r.path, RequestStatus::Ok, r.first_token - r.arrival,
+  ctx_.publish(RequestDone{r.id, r.session, r.turn, r.worker, r.path, RequestStatus::Ok, r.first_token - r.arrival,
                         ctx_.now - r.arrival, r.input, r.output, {}});
   r.stage = RequestStage::Finishing;
   ++r.attempt;
@@ -179,7 +181,7 @@ void ClusterSimulator::failRequest(RequestId id, const std::string& error) {
   seeds_.detach(*r);
   decode_.remove(*r);
   if (r->stage != RequestStage::Finishing) {
-    ctx_.emit(RequestDone{r->id, r->session, r->turn, w, r->path, RequestStatus::Failed,
+    ctx_.publish(RequestDone{r->id, r->session, r->turn, w, r->path, RequestStatus::Failed,
                           r->first_token >= 0 ? r->first_token - r->arrival : -1, ctx_.now - r->arrival, r->input,
                           r->output, error});
     turnEnded(*r);
@@ -196,7 +198,7 @@ void ClusterSimulator::crashWorker(WorkerId wid, const std::string& reason) {
     if (r.worker == wid) victims.push_back(id);
   std::sort(victims.begin(), victims.end());
   w.alive = false;
-  ctx_.emit(WorkerCrashed{wid, reason, static_cast<std::int32_t>(victims.size())});
+  ctx_.publish(WorkerCrashed{wid, reason, static_cast<std::int32_t>(victims.size())});
   for (RequestId id : victims) failRequest(id, "worker " + ctx_.workerName(wid) + " crashed: " + reason);
   w.pool.clear();
   decode_.reset(wid);
@@ -208,7 +210,7 @@ void ClusterSimulator::crashWorker(WorkerId wid, const std::string& reason) {
 void ClusterSimulator::restartWorker(WorkerId wid) {
   DecodeWorker& w = ctx_.worker(wid);
   w.alive = true;
-  ctx_.emit(WorkerRestarted{wid});
+  ctx_.publish(WorkerRestarted{wid});
   for (std::size_t p = 0; p < ctx_.prefill.size(); ++p) seeds_.onLinkRecover(static_cast<std::int32_t>(p), wid);
 }
 
@@ -229,7 +231,7 @@ void ClusterSimulator::snapshot() {
       snap.links.push_back(LinkGauges{static_cast<std::int32_t>(p), static_cast<WorkerId>(d), l.queue_depth,
                                       l.bytes_in_flight, l.state});
     }
-  ctx_.emit(std::move(snap));
+  ctx_.publish(std::move(snap));
   ctx_.agenda.push(ctx_.now + secondsToTime(ctx_.scenario.snapshot_interval_s), SimEventType::Snapshot);
 }
 

@@ -44,7 +44,7 @@ void SeedPipeline::dispatch(SimRequest& r, bool forced) {
   r.seed_slot = true;
   ++r.attempt;
   r.reserved = std::max<std::int64_t>(1, r.input - r.cached);
-  ctx_.emit(SeedStarted{r.id, r.session, r.prefill, r.worker, r.reserved, r.path == RoutePath::Reseed});
+  ctx_.publish(SeedStarted{r.id, r.session, r.prefill, r.worker, r.reserved, r.path == RoutePath::Reseed});
   if (!r.locked) {
     w.pool.lock(r.session);
     r.locked = true;
@@ -112,7 +112,7 @@ void SeedPipeline::onSuspectCheck(SimRequest& r) {
   MooncakeLink& l = link(r.prefill, r.worker);
   if (r.prealloc_done || l.state != LinkState::Alive) return;
   l.state = LinkState::Suspect;
-  ctx_.emit(LinkHealth{r.prefill, r.worker, LinkState::Suspect, "handshake pending for half the window", 0});
+  ctx_.publish(LinkHealth{r.prefill, r.worker, LinkState::Suspect, "handshake pending for half the window", 0});
 }
 
 void SeedPipeline::onEgressCheck(SimRequest& r) {
@@ -123,7 +123,7 @@ void SeedPipeline::onEgressCheck(SimRequest& r) {
 
 void SeedPipeline::onTransferStart(SimRequest& r) {
   r.transfer_started = true;
-  ctx_.emit(TransferStarted{r.id, r.prefill, r.worker, r.reserved, r.transfer_bytes, ctx_.now - r.transfer_enqueued});
+  ctx_.publish(TransferStarted{r.id, r.prefill, r.worker, r.reserved, r.transfer_bytes, ctx_.now - r.transfer_enqueued});
 }
 
 void SeedPipeline::onTransferDone(SimRequest& r) {
@@ -131,14 +131,14 @@ void SeedPipeline::onTransferDone(SimRequest& r) {
   detach(r);
   const SimTime limit = secondsToTime(ctx_.knobs.get(KnobId::McTransferTimeoutS));
   if (ctx_.now - r.transfer_enqueued > limit) {
-    ctx_.emit(TransferFinished{r.id, r.prefill, r.worker, r.reserved, r.transfer_bytes, false, "transfer timeout"});
+    ctx_.publish(TransferFinished{r.id, r.prefill, r.worker, r.reserved, r.transfer_bytes, false, "transfer timeout"});
     ctx_.fail(r.id, "KVTransferError: transfer timed out after " + seconds(timeToSeconds(ctx_.now - r.transfer_enqueued)));
     return;
   }
-  ctx_.emit(TransferFinished{r.id, r.prefill, r.worker, r.reserved, r.transfer_bytes, true, {}});
+  ctx_.publish(TransferFinished{r.id, r.prefill, r.worker, r.reserved, r.transfer_bytes, true, {}});
   if (l.state == LinkState::Suspect) {
     l.state = LinkState::Alive;
-    ctx_.emit(LinkHealth{r.prefill, r.worker, LinkState::Alive, "transfer completed", 0});
+    ctx_.publish(LinkHealth{r.prefill, r.worker, LinkState::Alive, "transfer completed", 0});
   }
   r.first_token = ctx_.now;  // P made the first token; D streams it once the KV has landed
   decode_.joinBatch(r);
@@ -154,7 +154,7 @@ void SeedPipeline::markDead(std::int32_t p, WorkerId w, const std::string& reaso
   std::sort(victims.begin(), victims.end());  // hash-map order is not deterministic across builds
   l.state = LinkState::Dead;
   l.last_failure = reason;
-  ctx_.emit(LinkHealth{p, w, LinkState::Dead, reason, static_cast<std::int32_t>(victims.size())});
+  ctx_.publish(LinkHealth{p, w, LinkState::Dead, reason, static_cast<std::int32_t>(victims.size())});
   const std::string error = "KVTransferError: Decode instance could be dead, remote mooncake session " +
                             ctx_.workerName(w) + " is not alive";
   for (RequestId id : victims) ctx_.fail(id, error);
@@ -166,7 +166,7 @@ void SeedPipeline::onLinkRecover(std::int32_t p, WorkerId w) {
   MooncakeLink& l = link(p, w);
   if (l.state != LinkState::Dead || !ctx_.worker(w).alive) return;
   l.state = LinkState::Alive;
-  ctx_.emit(LinkHealth{p, w, LinkState::Alive, "probe succeeded", 0});
+  ctx_.publish(LinkHealth{p, w, LinkState::Alive, "probe succeeded", 0});
 }
 
 void SeedPipeline::detach(SimRequest& r) {

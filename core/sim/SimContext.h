@@ -51,7 +51,7 @@ struct SimContext {
       : scenario(s), profile(s.profile), router(s.decode_workers, s.block_size, knobs, seed), rng(seed ^ 0x73696dULL) {}
 
   template <class Payload>
-  void emit(Payload&& p) {
+  void publish(Payload&& p) {
     Event e{next_seq++, now, EventPayload{std::forward<Payload>(p)}};
     for (EventSink* s : sinks) s->onEvent(e);
   }

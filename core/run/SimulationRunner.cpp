@@ -1,0 +1,162 @@
+#include "run/SimulationRunner.h"
+
+namespace kvscope {
+
+using Clock = std::chrono::steady_clock;
+
+SimulationRunner::SimulationRunner(Scenario scenario, Workload workload, std::vector<EventSink*> sinks)
+    : scenario_(std::move(scenario)) {
+  sim_ = std::make_unique<ClusterSimulator>(scenario_, std::move(workload), scenario_.seed);
+  for (EventSink* s : sinks) sim_->addSink(s);
+}
+
+SimulationRunner::~SimulationRunner() {
+  stop();
+  if (thread_.joinable()) thread_.join();
+}
+
+void SimulationRunner::start(double speed) {
+  speed_ = speed;
+  sim_->start();
+  thread_ = std::thread([this] { loop(); });
+}
+
+void SimulationRunner::pause() {
+  std::unique_lock lock(mutex_);
+  pause_requested_ = true;
+  wake_.notify_all();
+  wake_.wait(lock, [&] { return paused_.load() || finished_.load(); });
+}
+
+void SimulationRunner::resume() {
+  std::lock_guard lock(mutex_);
+  pause_requested_ = false;
+  reanchor_ = true;
+  wake_.notify_all();
+}
+
+void SimulationRunner::step() {
+  std::unique_lock lock(mutex_);
+  ++steps_;
+  wake_.notify_all();
+  wake_.wait(lock, [&] { return steps_ == 0 || finished_.load(); });
+}
+
+void SimulationRunner::setSpeed(double speed) {
+  std::lock_guard lock(mutex_);
+  speed_ = speed;
+  reanchor_ = true;
+  wake_.notify_all();
+}
+
+void SimulationRunner::stop() {
+  std::lock_guard lock(mutex_);
+  stop_requested_ = true;
+  wake_.notify_all();
+}
+
+void SimulationRunner::waitFinished() {
+  std::unique_lock lock(mutex_);
+  wake_.wait(lock, [&] { return finished_.load(); });
+}
+
+std::future<KnobRegistry::Result> SimulationRunner::applyKnobs(std::map<std::string, double> changes, std::string who) {
+  auto promise = std::make_shared<std::promise<KnobRegistry::Result>>();
+  auto future = promise->get_future();
+  std::lock_guard lock(mutex_);
+  commands_.push_back([promise, changes = std::move(changes), who = std::move(who)](ClusterSimulator& sim) {
+    promise->set_value(sim.applyKnobs(changes, who));
+  });
+  wake_.notify_all();
+  return future;
+}
+
+std::future<bool> SimulationRunner::setPolicy(std::string name, std::string who) {
+  auto promise = std::make_shared<std::promise<bool>>();
+  auto future = promise->get_future();
+  std::lock_guard lock(mutex_);
+  commands_.push_back([promise, name = std::move(name), who = std::move(who)](ClusterSimulator& sim) {
+    promise->set_value(sim.setPolicy(name, who));
+  });
+  wake_.notify_all();
+  return future;
+}
+
+void SimulationRunner::runCommands(std::unique_lock<std::mutex>& lock) {
+  while (!commands_.empty()) {
+    auto cmd = std::move(commands_.front());
+    commands_.pop_front();
+    lock.unlock();
+    cmd(*sim_);  // on the simulation thread, between events
+    lock.lock();
+  }
+}
+
+void SimulationRunner::anchor() {
+  wall_anchor_ = Clock::now();
+  sim_anchor_ = sim_->now();
+  reanchor_ = false;
+}
+
+void SimulationRunner::loop() {
+  std::unique_lock lock(mutex_);
+  bool completed = true;
+  while (true) {
+    runCommands(lock);
+    if (stop_requested_) {
+      completed = false;
+      break;
+    }
+    if (sim_->done()) break;
+    if (pause_requested_) {
+      paused_ = true;
+      wake_.notify_all();
+      if (steps_ > 0) {
+        lock.unlock();
+        sim_->step();
+        sim_time_ = sim_->now();
+        lock.lock();
+        --steps_;
+        wake_.notify_all();
+        continue;
+      }
+      wake_.wait(lock, [&] { return !pause_requested_ || steps_ > 0 || stop_requested_ || !commands_.empty(); });
+      continue;
+    }
+    paused_ = false;
+    const double speed = speed_.load();
+    if (reanchor_) anchor();
+    lock.unlock();
+    SimTime target = sim_->endTime();
+    if (speed > 0) {
+      const double wall = std::chrono::duration<double>(Clock::now() - wall_anchor_).count();
+      target = sim_anchor_ + secondsToTime(wall * speed);
+    }
+    // A slice of work, then back to the lock to look at commands: at most 10 ms of wall time.
+    const auto slice_end = Clock::now() + std::chrono::milliseconds(10);
+    int n = 0;
+    while (!sim_->done() && (speed <= 0 || sim_->now() < target)) {
+      if (speed > 0 && !sim_->done()) {
+        // Paced: only events due by `target`; the clock itself advances to target.
+        const SimTime next = std::min(target, sim_->endTime());
+        sim_->runUntil(next);
+        break;
+      }
+      sim_->step();
+      if (++n % 256 == 0 && Clock::now() >= slice_end) break;
+    }
+    sim_time_ = sim_->now();
+    lock.lock();
+    if (speed > 0 && !sim_->done() && !pause_requested_ && !stop_requested_ && commands_.empty())
+      wake_.wait_for(lock, std::chrono::milliseconds(10));
+  }
+  lock.unlock();
+  sim_->finish(completed);
+  lock.lock();
+  sim_time_ = sim_->now();
+  finished_ = true;
+  paused_ = false;
+  wake_.notify_all();
+}
+
+}  // namespace kvscope

@@ -1,0 +1,64 @@
+#pragma once
+// Runs a ClusterSimulator on its own thread: as fast as possible or paced at N x real time,
+// pausable and steppable, with knob and policy changes queued from any thread and applied between
+// events (so they take effect on the next decision and appear in the event stream).
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <future>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+#include "sim/ClusterSimulator.h"
+
+namespace kvscope {
+
+class SimulationRunner {
+ public:
+  // `sinks` are called on the simulation thread; they must hand data off quickly (staging buffer).
+  SimulationRunner(Scenario scenario, Workload workload, std::vector<EventSink*> sinks);
+  ~SimulationRunner();  // stops and joins
+
+  void start(double speed = 0);  // 0 = as fast as possible
+  void pause();                  // returns once the simulation thread has stopped between events
+  void resume();
+  void step();                   // while paused: process exactly one event
+  void setSpeed(double speed);   // 0 = as fast as possible
+  void stop();                   // ends the run early (RunFinished{completed=false})
+  void waitFinished();
+
+  bool paused() const { return paused_.load(); }
+  bool finished() const { return finished_.load(); }
+  SimTime simTime() const { return sim_time_.load(); }
+  double speed() const { return speed_.load(); }
+
+  std::future<KnobRegistry::Result> applyKnobs(std::map<std::string, double> changes, std::string who);
+  std::future<bool> setPolicy(std::string name, std::string who);
+
+ private:
+  void loop();
+  void runCommands(std::unique_lock<std::mutex>& lock);
+  void anchor();
+
+  Scenario scenario_;
+  std::unique_ptr<ClusterSimulator> sim_;
+  std::thread thread_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::deque<std::function<void(ClusterSimulator&)>> commands_;
+  int steps_ = 0;
+  bool stop_requested_ = false;
+  bool pause_requested_ = false;
+  std::atomic<bool> paused_{false};
+  std::atomic<bool> finished_{false};
+  std::atomic<SimTime> sim_time_{0};
+  std::atomic<double> speed_{0};
+  bool reanchor_ = true;
+  std::chrono::steady_clock::time_point wall_anchor_;
+  SimTime sim_anchor_ = 0;
+};
+
+}  // namespace kvscope
