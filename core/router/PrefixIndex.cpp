@@ -13,7 +13,7 @@ void PrefixIndex::stored(WorkerId worker, SessionId session, std::span<const Blo
     if (inserted) {
       e.owner = session;
     } else if (e.owner != session) {
-      e.shared = true;
+      e.owner |= Entry::kShared;
     }
     e.workers |= bit;
   }
@@ -46,26 +46,34 @@ PrefixIndex::WorkerMask PrefixIndex::holders(BlockHash h) const {
 
 bool PrefixIndex::ownedBy(BlockHash h, SessionId session) const {
   auto it = map_.find(h);
-  return it != map_.end() && !it->second.shared && it->second.owner == session;
+  return it != map_.end() && it->second.exclusiveTo(session);
 }
 
 void PrefixIndex::match(std::span<const BlockHash> hashes, SessionId session, int num_workers, Match& out) const {
   out.prefix_blocks.fill(0);
   out.exclusive_blocks.fill(0);
   WorkerMask alive = num_workers >= 64 ? ~WorkerMask{0} : ((WorkerMask{1} << num_workers) - 1);
-  // Walk the chain while any worker still matches; a worker drops out at its first missing block.
+  // Walk the chain while any worker still matches. A worker's counts are the running totals at the
+  // block where it drops out, so the loop does one lookup per block and no per-worker work.
+  std::int32_t matched = 0, exclusive = 0;
+  auto settle = [&](WorkerMask dropped) {
+    for (WorkerMask m = dropped; m != 0; m &= m - 1) {
+      const auto w = static_cast<std::size_t>(std::countr_zero(m));
+      out.prefix_blocks[w] = matched;
+      out.exclusive_blocks[w] = exclusive;
+    }
+  };
   for (BlockHash h : hashes) {
     auto it = map_.find(h);
-    if (it == map_.end()) break;
-    alive &= it->second.workers;
-    if (alive == 0) break;
-    const bool exclusive = !it->second.shared && it->second.owner == session;
-    for (WorkerMask m = alive; m != 0; m &= m - 1) {
-      const int w = std::countr_zero(m);
-      ++out.prefix_blocks[static_cast<std::size_t>(w)];
-      if (exclusive) ++out.exclusive_blocks[static_cast<std::size_t>(w)];
+    const WorkerMask next = it == map_.end() ? 0 : (alive & it->second.workers);
+    if (next != alive) {
+      settle(alive & ~next);
+      alive = next;
+      if (alive == 0) return;
     }
+    ++matched;
+    exclusive += it->second.exclusiveTo(session);
   }
+  settle(alive);
 }
-
 }  // namespace kvscope

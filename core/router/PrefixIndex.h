@@ -36,10 +36,13 @@ class PrefixIndex {
   std::size_t size() const { return map_.size(); }
 
  private:
+  // 16 bytes, so the map stays as cache-friendly as a plain hash -> mask map: the session that
+  // stored the block first, with the top bit set once another session has stored it too.
   struct Entry {
     WorkerMask workers = 0;
-    SessionId owner = 0;
-    bool shared = false;  // stored by more than one session
+    std::uint64_t owner = 0;
+    static constexpr std::uint64_t kShared = std::uint64_t{1} << 63;
+    bool exclusiveTo(SessionId s) const { return owner == s; }  // false once kShared is set
   };
   absl::flat_hash_map<BlockHash, Entry> map_;
 };

@@ -174,8 +174,8 @@ struct Reader {
     const Agent agent{
         parent.start_s + t,
         parent.source + "#" + (agent_id ? agent_id->get<std::string>() : r.path.substr(0, r.path.size() - 1)),
-        mixHash(kSubagentBoilerplateSalt, std::hash<std::string>{}(type)), shared,
-        mixHash(session_scope, std::hash<std::string>{}(r.path))};
+        mixHash(kSubagentBoilerplateSalt, stableHash(type)), shared,
+        mixHash(session_scope, stableHash(r.path))};
     readAgent(requests, r.path, agent, depth + 1);
   }
 
@@ -257,7 +257,7 @@ void AgenticSessionReader::read(const std::string& path, const TraceOptions& opt
   const std::string key =
       id && id->is_string() ? id->get<std::string>() : std::filesystem::path(path).filename().string();
 
-  Reader reader{path, options, block_size, mixHash(kSessionSalt, std::hash<std::string>{}(key)), next_id, {}};
+  Reader reader{path, options, block_size, mixHash(kSessionSalt, stableHash(key)), next_id, {}};
   const Reader::Agent top{0.0, path, kBoilerplateScope, shared, reader.session_scope};
   reader.readAgent(requests, "", top, 0);
 

@@ -7,6 +7,7 @@
 // ones and merges 64-token ones into larger blocks, deterministically, and keeps "equal hashes mean
 // equal prefixes": two prompts share block j only if they share the trace block covering its end.
 #include <cstdint>
+#include <string_view>
 #include <vector>
 
 #include "model/Ids.h"
@@ -20,6 +21,14 @@ constexpr std::uint64_t mixHash(std::uint64_t a, std::uint64_t b) {
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
   return z ^ (z >> 31);
+}
+
+// FNV-1a: a string's hash that is the same on every platform and standard library (std::hash is
+// not), so a trace maps to the same block hashes wherever it is replayed.
+constexpr std::uint64_t stableHash(std::string_view text) {
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  for (char c : text) h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ULL;
+  return h;
 }
 
 // Appends the hashes of every full block of `prompt` to `out` (cleared first).
