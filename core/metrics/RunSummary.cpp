@@ -76,9 +76,7 @@ std::string RunSummary::toTable() const {
   out += "link-dead events " + std::to_string(link_dead_events) + "  aborted requests " + std::to_string(aborted_requests) +
          "  worker crashes " + std::to_string(worker_crashes) + "  corrections " + std::to_string(corrections) + "\n";
   out += "token imbalance (max/min served) " + (token_imbalance ? fmt("%.2fx", *token_imbalance) : std::string("inf (a worker served nothing)")) + "\n";
-  out += "\ndiagnosis: ";
-  if (diagnosis.empty()) out += "no known failure mode found\n";
-  out += diagnosis.empty() ? "" : "\n";
+  out += diagnosis.empty() ? "\ndiagnosis: no known failure mode found\n" : "\ndiagnosis:\n";
   for (const auto& f : diagnosis) {
     out += "  [" + f.mode + "] " + f.name + "  (" + fmt("%.0f", f.window_start_s) + "-" + fmt("%.0f s", f.window_end_s) + ")\n";
     out += "      evidence:   " + f.evidence + "\n";
