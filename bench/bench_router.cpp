@@ -22,7 +22,7 @@ struct Prompts {
 
 // Every turn of the e3 workload, with each session's blocks resident on one worker (as after a
 // while of sticky routing), so decisions walk real prefix matches of 15-120K-token prompts.
-const Prompts& prompts(Router& router) {
+const Prompts& prompts() {
   static Prompts p = [&] {
     Prompts out;
     const Scenario s = Scenario::load("e3-load-floor");
@@ -56,7 +56,7 @@ static void BM_RouteDecision(benchmark::State& state, const char* policy) {
   knobs.apply({{"K", 200}}, "bench");
   Router router(kWorkers, 24, knobs, 1);
   router.setPolicy(policy);
-  const Prompts& p = prompts(router);
+  const Prompts& p = prompts();
   populate(router, p);
   std::vector<WorkerLoad> loads(kWorkers);
   for (int w = 0; w < kWorkers; ++w) loads[w] = WorkerLoad{true, 8, 2, 4000, 400000, 600000, 850000, 6, 0};
@@ -82,7 +82,7 @@ BENCHMARK_CAPTURE(BM_RouteDecision, dynamo_kv, "dynamo-kv");
 static void BM_PlainLookupLoop(benchmark::State& state) {
   KnobRegistry knobs;
   Router router(kWorkers, 24, knobs, 1);
-  const Prompts& p = prompts(router);
+  const Prompts& p = prompts();
   absl::flat_hash_map<BlockHash, std::uint64_t> map;
   for (std::size_t i = 0; i < p.requests.size(); ++i)
     for (BlockHash h : p.hashes[i]) map[h] |= std::uint64_t{1} << (p.requests[i].session % kWorkers);

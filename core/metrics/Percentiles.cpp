@@ -14,8 +14,8 @@ double percentileSorted(std::span<const double> sorted, double q) {
   return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - static_cast<double>(lo));
 }
 
-Distribution4 summarise(std::vector<double>& values) {
-  Distribution4 d;
+SampleSummary summarise(std::vector<double>& values) {
+  SampleSummary d;
   d.count = values.size();
   if (values.empty()) return d;
   std::sort(values.begin(), values.end());

@@ -5,7 +5,7 @@
 
 namespace kvscope {
 
-struct Distribution4 {
+struct SampleSummary {
   double mean = 0, p50 = 0, p90 = 0, p99 = 0;
   std::size_t count = 0;
 };
@@ -13,6 +13,6 @@ struct Distribution4 {
 // Percentile q in [0, 100] of an ascending-sorted sample (linear interpolation); 0 when empty.
 double percentileSorted(std::span<const double> sorted, double q);
 // Sorts `values` in place and summarises them.
-Distribution4 summarise(std::vector<double>& values);
+SampleSummary summarise(std::vector<double>& values);
 
 }  // namespace kvscope

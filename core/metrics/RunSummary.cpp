@@ -7,7 +7,7 @@
 namespace kvscope {
 
 namespace {
-nlohmann::json dist(const Distribution4& d) {
+nlohmann::json dist(const SampleSummary& d) {
   return {{"mean", d.mean}, {"p50", d.p50}, {"p90", d.p90}, {"p99", d.p99}};
 }
 std::string fmt(const char* f, double v) {

@@ -31,7 +31,7 @@ struct RunSummary {
   double wall_seconds = 0;
   long total = 0, completed = 0, failed = 0;
   double failure_rate = 0;
-  Distribution4 e2e_s, ttft_s;
+  SampleSummary e2e_s, ttft_s;
   std::vector<WorkerSummary> workers;
   long eviction_count = 0;
   double eviction_mean_tokens = 0;

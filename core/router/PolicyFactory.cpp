@@ -1,4 +1,5 @@
 // The registry of routing policies by their CLI names (DOMAIN.md section 3).
+#include <algorithm>
 #include <array>
 
 #include "router/RoutingPolicy.h"
@@ -10,6 +11,23 @@
 #include "router/policies/UnifiedPolicy.h"
 
 namespace kvscope {
+
+void RoutingPolicy::decide(const RouteContext& ctx, RouteDecision& out) const {
+  out.request = ctx.request.id;
+  out.session = ctx.request.session;
+  out.turn = ctx.request.turn;
+  out.policy = name();
+  out.lower_is_better = lowerIsBetter();
+  out.candidates.clear();
+  out.candidates.reserve(ctx.workers.size());
+  rank(ctx, out);
+  out.chosen = !out.candidates.empty() && out.candidates.front().eligible ? out.candidates.front().worker : kNoWorker;
+}
+
+std::int64_t RoutingPolicy::cachedTokens(const RouteContext& ctx, std::size_t w) {
+  const std::int64_t held = w < static_cast<std::size_t>(kMaxWorkers) ? ctx.match.prefix_blocks[w] : 0;
+  return std::min<std::int64_t>(ctx.request.input_tokens, held * ctx.block_size);
+}
 
 namespace {
 constexpr std::array<std::string_view, 7> kPolicyNames{

@@ -50,9 +50,15 @@ class RoutingPolicy {
   virtual ~RoutingPolicy() = default;
   virtual std::string_view name() const = 0;
   virtual bool lowerIsBetter() const = 0;
-  // Fills `out.candidates` with one entry per worker (dead ones ineligible), ranked best first, sets
-  // `out.chosen` to the first eligible one (kNoWorker when none) and `out.lower_is_better`.
-  virtual void decide(const RouteContext& ctx, RouteDecision& out) const = 0;
+  // Fills the decision: who asked, under which policy, every candidate ranked best first (rank()),
+  // and `out.chosen` = the first eligible one (kNoWorker when none).
+  void decide(const RouteContext& ctx, RouteDecision& out) const;
+
+ protected:
+  // Appends one candidate per worker (dead ones ineligible, ranked last), best first.
+  virtual void rank(const RouteContext& ctx, RouteDecision& out) const = 0;
+  // Tokens of the prompt already cached on worker `w`, from the index's prefix match.
+  static std::int64_t cachedTokens(const RouteContext& ctx, std::size_t w);
 };
 
 // The policies every run can select, by their CLI names.

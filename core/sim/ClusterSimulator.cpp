@@ -57,8 +57,12 @@ void ClusterSimulator::start() {
   auto knobs = ctx_.knobs.apply(ctx_.scenario.knobs, "scenario");
   if (!knobs.ok) throw InputError(ctx_.scenario.file + ": field 'knobs': " + knobs.error);
 
-  RunStarted started{ctx_.scenario.name, std::string(ctx_.router.policyName()), ctx_.scenario.seed, ctx_.profile.name, {}, {},
-                     ctx_.knobs.get(KnobId::Rho)};
+  RunStarted started;
+  started.scenario = ctx_.scenario.name;
+  started.policy = std::string(ctx_.router.policyName());
+  started.seed = ctx_.scenario.seed;
+  started.profile = ctx_.profile.name;
+  started.rho = ctx_.knobs.get(KnobId::Rho);
   for (const auto& w : ctx_.workers)
     started.workers.push_back(WorkerInfo{ctx_.workerName(w->id), ctx_.scenario.disaggregated ? WorkerRole::Decode : WorkerRole::Unified,
                                          w->pool.capacity()});

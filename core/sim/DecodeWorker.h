@@ -7,6 +7,8 @@
 #include <absl/container/flat_hash_map.h>
 
 #include "sim/KvPool.h"
+#include "sim/MooncakeLink.h"
+#include "sim/PrefillWorker.h"
 
 namespace kvscope {
 
@@ -41,22 +43,6 @@ struct DecodeWorker {
   SimTime last_iteration_s = 0;             // duration of the last iteration (us)
   std::vector<std::pair<RequestId, std::int64_t>> plan_prefill;  // this iteration's prefill chunks
   std::size_t plan_decode = 0;              // batch size at the iteration's start
-};
-
-struct MooncakeLink {
-  LinkState state = LinkState::Alive;
-  SimTime busy_until = 0;  // the egress queue is FIFO: the next transfer starts then
-  std::int32_t queue_depth = 0;
-  std::int64_t bytes_in_flight = 0;
-  std::string last_failure;
-};
-
-struct PrefillWorker {
-  PrefillWorker(std::int32_t p, std::int64_t capacity, int block_size)
-      : id(p), pool(p, capacity, block_size, EvictionGranularity::Block, nullptr) {}
-  std::int32_t id;
-  KvPool pool;  // P's own prefix cache (radix LRU)
-  SimTime busy_until = 0;
 };
 
 }  // namespace kvscope

@@ -12,6 +12,7 @@
 
 #include "model/Error.h"
 #include "trace/BlockChain.h"
+#include "trace/JsonValues.h"
 
 namespace kvscope {
 
@@ -29,37 +30,6 @@ constexpr int kMaxSubagentDepth = 16;
 constexpr std::uint64_t kBoilerplateScope = mixHash(0x6167656e74696300ULL, 1);
 constexpr std::uint64_t kSubagentBoilerplateSalt = mixHash(0x6167656e74696300ULL, 2);
 constexpr std::uint64_t kSessionSalt = mixHash(0x6167656e74696300ULL, 3);
-
-std::string describe(const json& v) {
-  switch (v.type()) {
-    case json::value_t::array:
-      return "an array";
-    case json::value_t::object:
-      return "an object";
-    case json::value_t::string: {
-      std::string s = v.get_ref<const std::string&>();
-      if (s.size() > 40) s = s.substr(0, 40) + "...";
-      return json(s).dump(-1, ' ', false, json::error_handler_t::replace);
-    }
-    default:
-      return v.dump();
-  }
-}
-
-// Integral JSON numbers, including integral floats such as 3.0 that Python writers produce.
-std::optional<std::int64_t> integral(const json& v) {
-  if (v.is_number_unsigned()) {
-    const auto u = v.get<std::uint64_t>();
-    if (u > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) return std::nullopt;
-    return static_cast<std::int64_t>(u);
-  }
-  if (v.is_number_integer()) return v.get<std::int64_t>();
-  if (v.is_number_float()) {
-    const double d = v.get<double>();
-    if (std::trunc(d) == d && std::fabs(d) <= 9.0e15) return static_cast<std::int64_t>(d);
-  }
-  return std::nullopt;
-}
 
 // One JSON object inside the file, addressed by its field path (agentic files report line 0).
 struct Node {
@@ -81,24 +51,24 @@ struct Node {
   }
   std::int64_t integer(const char* key, std::int64_t lo, std::int64_t hi, const char* expected) const {
     const json& v = field(key);
-    const auto n = integral(v);
-    if (!n || *n < lo) fail(key, std::string("expected ") + expected + ", got " + describe(v));
-    if (*n > hi) fail(key, "expected at most " + std::to_string(hi) + ", got " + describe(v));
+    const auto n = jsonIntegral(v);
+    if (!n || *n < lo) fail(key, std::string("expected ") + expected + ", got " + describeJsonValue(v));
+    if (*n > hi) fail(key, "expected at most " + std::to_string(hi) + ", got " + describeJsonValue(v));
     return *n;
   }
   double seconds(const json& v, const char* key) const {
     if (!v.is_number() || !(v.get<double>() >= 0 && v.get<double>() <= kMaxSeconds))
-      fail(key, "expected a number of seconds in 0..1e11, got " + describe(v));
+      fail(key, "expected a number of seconds in 0..1e11, got " + describeJsonValue(v));
     return v.get<double>();
   }
   const json& array(const char* key) const {
     const json& v = field(key);
-    if (!v.is_array()) fail(key, "expected an array, got " + describe(v));
+    if (!v.is_array()) fail(key, "expected an array, got " + describeJsonValue(v));
     return v;
   }
   std::string string(const char* key) const {
     const json& v = field(key);
-    if (!v.is_string()) fail(key, "expected a string, got " + describe(v));
+    if (!v.is_string()) fail(key, "expected a string, got " + describeJsonValue(v));
     return v.get<std::string>();
   }
   std::int32_t boilerplateTokens() const {
@@ -150,10 +120,10 @@ struct Reader {
       const json& h = ids[i];
       if (h.is_number_unsigned()) {
         p.source_hashes.push_back(h.get<std::uint64_t>());
-      } else if (const auto n = integral(h); n && *n >= 0) {
+      } else if (const auto n = jsonIntegral(h); n && *n >= 0) {
         p.source_hashes.push_back(static_cast<std::uint64_t>(*n));
       } else {
-        r.fail("hash_ids[" + std::to_string(i) + "]", "expected an integer >= 0, got " + describe(h));
+        r.fail("hash_ids[" + std::to_string(i) + "]", "expected an integer >= 0, got " + describeJsonValue(h));
       }
     }
     return turn;
@@ -167,7 +137,7 @@ struct Reader {
     const std::string type = r.string("subagent_type");
     const json* agent_id = r.find("agent_id");
     if (agent_id && !agent_id->is_string())
-      r.fail("agent_id", "expected a string, got " + describe(*agent_id));
+      r.fail("agent_id", "expected a string, got " + describeJsonValue(*agent_id));
     const std::int32_t shared = r.boilerplateTokens();
     const json& requests = r.array("requests");
     // Sub-agents with the same role share their own system prompt + tool schema across sessions.
@@ -189,7 +159,7 @@ struct Reader {
       try {
         if (!r.obj.is_object()) {
           Node{file, r.obj, path}.fail("requests[" + std::to_string(i) + "]",
-                                       "expected an object, got " + describe(r.obj));
+                                       "expected an object, got " + describeJsonValue(r.obj));
         }
         const std::string type = r.string("type");
         if (type == "subagent") {
@@ -197,7 +167,7 @@ struct Reader {
         } else if (type == "s" || type == "n") {
           s.turns.push_back(parseTurn(r, agent, i));
         } else {
-          r.fail("type", "expected \"s\", \"n\" or \"subagent\", got " + describe(r.field("type")));
+          r.fail("type", "expected \"s\", \"n\" or \"subagent\", got " + describeJsonValue(r.field("type")));
         }
       } catch (const InputError&) {
         if (!options.lenient) throw;
@@ -247,7 +217,7 @@ void AgenticSessionReader::read(const std::string& path, const TraceOptions& opt
   const json doc = parseFile(path);
   if (!doc.is_object())
     throw InputError(formatInputError(
-        path, 0, "", "expected a JSON object (a kv-cache-tester session), got " + describe(doc)));
+        path, 0, "", "expected a JSON object (a kv-cache-tester session), got " + describeJsonValue(doc)));
   const Node root{path, doc, ""};
   const auto block_size = root.integer("block_size", 1, kMaxBlockSize, "an integer > 0");
   const std::int32_t shared = root.boilerplateTokens();

@@ -10,6 +10,7 @@
 
 #include "model/Error.h"
 #include "trace/BlockChain.h"
+#include "trace/JsonValues.h"
 
 namespace kvscope {
 
@@ -23,38 +24,6 @@ constexpr double kMaxMs = 1e14;  // times become int64 microseconds downstream
 // Mooncake hash ids are remapped globally across the whole trace, so one scope serves every request.
 constexpr std::uint64_t kMooncakeScope = mixHash(0x6d6f6f6e63616b65ULL, 1);
 constexpr std::uint64_t kMooncakeUniqueSalt = mixHash(0x6d6f6f6e63616b65ULL, 2);
-
-// What was found, short enough for one line of error (arrays and objects can be huge).
-std::string describe(const json& v) {
-  switch (v.type()) {
-    case json::value_t::array:
-      return "an array";
-    case json::value_t::object:
-      return "an object";
-    case json::value_t::string: {
-      std::string s = v.get_ref<const std::string&>();
-      if (s.size() > 40) s = s.substr(0, 40) + "...";
-      return json(s).dump(-1, ' ', false, json::error_handler_t::replace);
-    }
-    default:
-      return v.dump();
-  }
-}
-
-// Integral JSON numbers, including integral floats such as 3.0 that Python writers produce.
-std::optional<std::int64_t> integral(const json& v) {
-  if (v.is_number_unsigned()) {
-    const auto u = v.get<std::uint64_t>();
-    if (u > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) return std::nullopt;
-    return static_cast<std::int64_t>(u);
-  }
-  if (v.is_number_integer()) return v.get<std::int64_t>();
-  if (v.is_number_float()) {
-    const double d = v.get<double>();
-    if (std::trunc(d) == d && std::fabs(d) <= 9.0e15) return static_cast<std::int64_t>(d);
-  }
-  return std::nullopt;
-}
 
 struct Record {
   const std::string& file;
@@ -71,9 +40,9 @@ struct Record {
   }
   std::int64_t integer(const char* key, std::int64_t lo, const char* expected) const {
     const json& v = field(key);
-    const auto n = integral(v);
-    if (!n || *n < lo) fail(key, std::string("expected ") + expected + ", got " + describe(v));
-    if (*n > kMaxTokens) fail(key, "expected at most " + std::to_string(kMaxTokens) + ", got " + describe(v));
+    const auto n = jsonIntegral(v);
+    if (!n || *n < lo) fail(key, std::string("expected ") + expected + ", got " + describeJsonValue(v));
+    if (*n > kMaxTokens) fail(key, "expected at most " + std::to_string(kMaxTokens) + ", got " + describeJsonValue(v));
     return *n;
   }
 };
@@ -95,16 +64,16 @@ Session parseRecord(const std::string& file, long line_no, const std::string& li
     throw InputError(formatInputError(file, line_no, "", "invalid JSON: " + jsonMessage(e)));
   }
   const Record r{file, line_no, obj};
-  if (!obj.is_object()) r.fail("", "expected a JSON object per line, got " + describe(obj));
+  if (!obj.is_object()) r.fail("", "expected a JSON object per line, got " + describeJsonValue(obj));
 
   const json& ts = r.field("timestamp");
   if (!ts.is_number() || !(ts.get<double>() >= 0 && ts.get<double>() <= kMaxMs))
-    r.fail("timestamp", "expected a number of ms in 0..1e14, got " + describe(ts));
+    r.fail("timestamp", "expected a number of ms in 0..1e14, got " + describeJsonValue(ts));
   const std::int64_t in = r.integer("input_length", 1, "an integer > 0");
   const std::int64_t out = r.integer("output_length", 0, "an integer >= 0");
 
   const json& ids = r.field("hash_ids");
-  if (!ids.is_array()) r.fail("hash_ids", "expected an array of integers >= 0, got " + describe(ids));
+  if (!ids.is_array()) r.fail("hash_ids", "expected an array of integers >= 0, got " + describeJsonValue(ids));
   const std::int64_t max_ids = (in + kMooncakeBlockSize - 1) / kMooncakeBlockSize;
   if (static_cast<std::int64_t>(ids.size()) > max_ids)
     r.fail("hash_ids", "expected at most " + std::to_string(max_ids) + " ids (ceil(input_length/512)), got " +
@@ -122,10 +91,10 @@ Session parseRecord(const std::string& file, long line_no, const std::string& li
     const json& h = ids[i];
     if (h.is_number_unsigned()) {
       p.source_hashes.push_back(h.get<std::uint64_t>());
-    } else if (const auto n = integral(h); n && *n >= 0) {
+    } else if (const auto n = jsonIntegral(h); n && *n >= 0) {
       p.source_hashes.push_back(static_cast<std::uint64_t>(*n));
     } else {
-      r.fail("hash_ids[" + std::to_string(i) + "]", "expected an integer >= 0, got " + describe(h));
+      r.fail("hash_ids[" + std::to_string(i) + "]", "expected an integer >= 0, got " + describeJsonValue(h));
     }
   }
 

@@ -7,14 +7,7 @@
 
 namespace kvscope {
 
-void DynamoKvPolicy::decide(const RouteContext& ctx, RouteDecision& out) const {
-  out.request = ctx.request.id;
-  out.session = ctx.request.session;
-  out.turn = ctx.request.turn;
-  out.policy = std::string(name());
-  out.lower_is_better = lowerIsBetter();
-  out.candidates.clear();
-  out.chosen = kNoWorker;
+void DynamoKvPolicy::rank(const RouteContext& ctx, RouteDecision& out) const {
 
   const double weight = ctx.knobs.get(KnobId::OverlapScoreWeight);
   const double temperature = ctx.knobs.get(KnobId::RouterTemperature);
@@ -82,7 +75,6 @@ void DynamoKvPolicy::decide(const RouteContext& ctx, RouteDecision& out) const {
     }
     return a.worker < b.worker;
   });
-  if (!out.candidates.empty() && out.candidates.front().eligible) out.chosen = out.candidates.front().worker;
 }
 
 }  // namespace kvscope

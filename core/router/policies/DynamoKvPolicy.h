@@ -9,7 +9,7 @@ class DynamoKvPolicy final : public RoutingPolicy {
  public:
   std::string_view name() const override { return "dynamo-kv"; }
   bool lowerIsBetter() const override { return true; }
-  void decide(const RouteContext& ctx, RouteDecision& out) const override;
+  void rank(const RouteContext& ctx, RouteDecision& out) const override;
 };
 
 }  // namespace kvscope

@@ -9,14 +9,7 @@ namespace kvscope {
 // session's match on a warm worker is only its boilerplate share of the prompt (typically 20-90), so
 // K = 200 on a fully starved worker (deficit / mean = 1) outweighs any boilerplate pull, while a
 // sticky session (StickyBonus, default 100, plus its own ~100 overlap) stays put.
-void KvAwarePolicy::decide(const RouteContext& ctx, RouteDecision& out) const {
-  out.request = ctx.request.id;
-  out.session = ctx.request.session;
-  out.turn = ctx.request.turn;
-  out.policy = std::string(name());
-  out.lower_is_better = lowerIsBetter();
-  out.candidates.clear();
-  out.chosen = kNoWorker;
+void KvAwarePolicy::rank(const RouteContext& ctx, RouteDecision& out) const {
 
   const auto n = static_cast<WorkerId>(ctx.workers.size());
   const double sticky_bonus = ctx.knobs.get(KnobId::StickyBonus);
@@ -69,7 +62,6 @@ void KvAwarePolicy::decide(const RouteContext& ctx, RouteDecision& out) const {
     }
     return a.worker < b.worker;
   });
-  if (!out.candidates.empty() && out.candidates.front().eligible) out.chosen = out.candidates.front().worker;
 }
 
 }  // namespace kvscope

@@ -13,7 +13,7 @@ class KvAwarePolicy final : public RoutingPolicy {
 
   std::string_view name() const override { return exclusive_ ? "exclusive-overlap" : "kv-aware"; }
   bool lowerIsBetter() const override { return false; }
-  void decide(const RouteContext& ctx, RouteDecision& out) const override;
+  void rank(const RouteContext& ctx, RouteDecision& out) const override;
 
  private:
   bool exclusive_;

@@ -4,21 +4,13 @@
 
 namespace kvscope {
 
-void LMetricPolicy::decide(const RouteContext& ctx, RouteDecision& out) const {
-  out.request = ctx.request.id;
-  out.session = ctx.request.session;
-  out.turn = ctx.request.turn;
-  out.policy = std::string(name());
-  out.lower_is_better = lowerIsBetter();
-  out.candidates.clear();
-  out.chosen = kNoWorker;
+void LMetricPolicy::rank(const RouteContext& ctx, RouteDecision& out) const {
 
   const std::int64_t input = ctx.request.input_tokens;
   out.candidates.reserve(ctx.workers.size());
   for (std::size_t w = 0; w < ctx.workers.size(); ++w) {
     const WorkerLoad& load = ctx.workers[w];
-    const std::int64_t held = w < kMaxWorkers ? ctx.match.prefix_blocks[w] : 0;
-    const std::int64_t cached = std::min(input, held * ctx.block_size);
+    const std::int64_t cached = cachedTokens(ctx, w);
     const std::int64_t prefill = input - cached;
     const std::int64_t batch = std::int64_t{load.running} + load.queued;
     CandidateScore c;
@@ -36,7 +28,6 @@ void LMetricPolicy::decide(const RouteContext& ctx, RouteDecision& out) const {
     if (a.eligible && a.score != b.score) return a.score < b.score;
     return a.worker < b.worker;
   });
-  if (!out.candidates.empty() && out.candidates.front().eligible) out.chosen = out.candidates.front().worker;
 }
 
 }  // namespace kvscope

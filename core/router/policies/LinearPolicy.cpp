@@ -2,14 +2,7 @@
 
 namespace kvscope {
 
-void LinearPolicy::decide(const RouteContext& ctx, RouteDecision& out) const {
-  out.request = ctx.request.id;
-  out.session = ctx.request.session;
-  out.turn = ctx.request.turn;
-  out.policy = std::string(name());
-  out.lower_is_better = lowerIsBetter();
-  out.candidates.clear();
-  out.chosen = kNoWorker;
+void LinearPolicy::rank(const RouteContext& ctx, RouteDecision& out) const {
 
   const auto n = static_cast<WorkerId>(ctx.workers.size());
   if (n == 0) return;
@@ -31,7 +24,6 @@ void LinearPolicy::decide(const RouteContext& ctx, RouteDecision& out) const {
       out.candidates.push_back(c);
     }
   }
-  if (out.candidates.front().eligible) out.chosen = out.candidates.front().worker;
 }
 
 }  // namespace kvscope

@@ -8,7 +8,7 @@ class LinearPolicy final : public RoutingPolicy {
  public:
   std::string_view name() const override { return "linear"; }
   bool lowerIsBetter() const override { return true; }
-  void decide(const RouteContext& ctx, RouteDecision& out) const override;
+  void rank(const RouteContext& ctx, RouteDecision& out) const override;
 };
 
 }  // namespace kvscope

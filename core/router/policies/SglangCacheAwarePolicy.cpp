@@ -9,14 +9,7 @@ namespace {
 enum Branch { kBalance = 0, kCache = 1, kLeastLoad = 2 };
 }  // namespace
 
-void SglangCacheAwarePolicy::decide(const RouteContext& ctx, RouteDecision& out) const {
-  out.request = ctx.request.id;
-  out.session = ctx.request.session;
-  out.turn = ctx.request.turn;
-  out.policy = std::string(name());
-  out.lower_is_better = lowerIsBetter();
-  out.candidates.clear();
-  out.chosen = kNoWorker;
+void SglangCacheAwarePolicy::rank(const RouteContext& ctx, RouteDecision& out) const {
 
   const double cache_threshold = ctx.knobs.get(KnobId::CacheThreshold);
   const double abs_threshold = ctx.knobs.get(KnobId::BalanceAbsThreshold);
@@ -27,8 +20,7 @@ void SglangCacheAwarePolicy::decide(const RouteContext& ctx, RouteDecision& out)
   auto loadOf = [&](WorkerId w) { return std::int64_t{ctx.workers[w].running} + ctx.workers[w].queued; };
   auto matchRate = [&](WorkerId w) {
     if (input <= 0) return 0.0;
-    const std::int64_t held = w < kMaxWorkers ? ctx.match.prefix_blocks[w] : 0;
-    return static_cast<double>(std::min(input, held * ctx.block_size)) / static_cast<double>(input);
+    return static_cast<double>(cachedTokens(ctx, w)) / static_cast<double>(input);
   };
 
   std::int64_t max_load = 0;
@@ -69,7 +61,6 @@ void SglangCacheAwarePolicy::decide(const RouteContext& ctx, RouteDecision& out)
     }
     return a.worker < b.worker;
   });
-  if (!out.candidates.empty() && out.candidates.front().eligible) out.chosen = out.candidates.front().worker;
 }
 
 }  // namespace kvscope

@@ -9,7 +9,7 @@ class SglangCacheAwarePolicy final : public RoutingPolicy {
  public:
   std::string_view name() const override { return "sglang-cache-aware"; }
   bool lowerIsBetter() const override { return false; }
-  void decide(const RouteContext& ctx, RouteDecision& out) const override;
+  void rank(const RouteContext& ctx, RouteDecision& out) const override;
 };
 
 }  // namespace kvscope

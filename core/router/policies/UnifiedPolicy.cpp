@@ -5,14 +5,7 @@
 
 namespace kvscope {
 
-void UnifiedPolicy::decide(const RouteContext& ctx, RouteDecision& out) const {
-  out.request = ctx.request.id;
-  out.session = ctx.request.session;
-  out.turn = ctx.request.turn;
-  out.policy = std::string(name());
-  out.lower_is_better = lowerIsBetter();
-  out.candidates.clear();
-  out.chosen = kNoWorker;
+void UnifiedPolicy::rank(const RouteContext& ctx, RouteDecision& out) const {
 
   const double iteration_s = ctx.knobs.get(KnobId::DecodeIterationS);
   const double throughput = ctx.knobs.get(KnobId::Throughput);  // the registry keeps it >= 1
@@ -26,8 +19,7 @@ void UnifiedPolicy::decide(const RouteContext& ctx, RouteDecision& out) const {
   out.candidates.reserve(ctx.workers.size());
   for (WorkerId w = 0; w < n; ++w) {
     const WorkerLoad& load = ctx.workers[w];
-    const std::int64_t held = w < kMaxWorkers ? ctx.match.prefix_blocks[w] : 0;
-    const std::int64_t cached = std::min(input, held * ctx.block_size);
+    const std::int64_t cached = cachedTokens(ctx, w);
     const double contention = static_cast<double>(std::int64_t{load.running} + load.queued) * iteration_s;
     const double queue = static_cast<double>(load.pending_prefill_tokens) / throughput;
     const double prefill = static_cast<double>(std::max<std::int64_t>(0, input - cached)) / throughput;
@@ -73,7 +65,6 @@ void UnifiedPolicy::decide(const RouteContext& ctx, RouteDecision& out) const {
                      }
                      return x.worker < y.worker;
                    });
-  if (!out.candidates.empty() && out.candidates.front().eligible) out.chosen = out.candidates.front().worker;
 }
 
 }  // namespace kvscope

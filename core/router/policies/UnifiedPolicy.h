@@ -10,7 +10,7 @@ class UnifiedPolicy final : public RoutingPolicy {
  public:
   std::string_view name() const override { return "unified"; }
   bool lowerIsBetter() const override { return true; }
-  void decide(const RouteContext& ctx, RouteDecision& out) const override;
+  void rank(const RouteContext& ctx, RouteDecision& out) const override;
 };
 
 }  // namespace kvscope
