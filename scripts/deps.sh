@@ -6,6 +6,8 @@ packages=(
   qt6-base-dev
   libabsl-dev nlohmann-json3-dev libcli11-dev
   libbenchmark-dev
+  libprotobuf-dev protobuf-compiler libgrpc++-dev libgrpc-dev protobuf-compiler-grpc
+  libxxhash-dev libspdlog-dev python3-grpcio python3-protobuf
 )
 missing=()
 for p in "${packages[@]}"; do
