@@ -13,5 +13,7 @@ using Command = std::function<int()>;
 Command addSimulate(CLI::App& app);
 Command addScenarios(CLI::App& app);
 Command addPolicies(CLI::App& app);
+Command addReport(CLI::App& app);
+Command addExport(CLI::App& app);
 
 }  // namespace kvscope::cli

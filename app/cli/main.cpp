@@ -1,4 +1,4 @@
-// kvscope-cli: the headless side of KVScope (simulate, list scenarios and policies).
+// kvscope-cli: the headless side of KVScope (simulate, scenarios, policies, report, export).
 #include <cstdio>
 #include <iostream>
 
@@ -18,6 +18,8 @@ int main(int argc, char** argv) {
   add(kvscope::cli::addSimulate);
   add(kvscope::cli::addScenarios);
   add(kvscope::cli::addPolicies);
+  add(kvscope::cli::addReport);
+  add(kvscope::cli::addExport);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -29,6 +31,9 @@ int main(int argc, char** argv) {
       if (sub->parsed()) return run();
   } catch (const kvscope::InputError& e) {
     std::fprintf(stderr, "kvscope-cli: error: %s\n", e.what());
+    return 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "kvscope-cli: error: %s\n", e.what());  // never abort on bad input
     return 1;
   }
   return 2;

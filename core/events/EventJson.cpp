@@ -1,11 +1,7 @@
 #include "events/EventJson.h"
 
-#include <cstdio>
-#include <filesystem>
-
 #include <nlohmann/json.hpp>
 
-#include "model/Error.h"
 
 namespace kvscope {
 
@@ -103,32 +99,6 @@ json eventToJson(const Event& e) {
       },
       e.payload);
   return j;
-}
-
-JsonLinesWriter::JsonLinesWriter(std::string path) : path_(std::move(path)), partial_(path_ + ".partial") {
-  out_.open(partial_, std::ios::binary | std::ios::trunc);
-  if (!out_) throw InputError(formatInputError(path_, 0, "", "cannot create the file"));
-}
-
-JsonLinesWriter::~JsonLinesWriter() {
-  if (!closed_) {
-    out_.close();
-    std::remove(partial_.c_str());  // an unfinished run leaves nothing behind
-  }
-}
-
-void JsonLinesWriter::onEvent(const Event& e) { out_ << eventToJson(e).dump() << '\n'; }
-
-bool JsonLinesWriter::close(std::string* error) {
-  closed_ = true;
-  out_.close();
-  std::error_code ec;
-  if (!out_.good() || (std::filesystem::rename(partial_, path_, ec), ec)) {
-    if (error) *error = path_ + ": could not write the events file" + (ec ? ": " + ec.message() : "");
-    std::remove(partial_.c_str());
-    return false;
-  }
-  return true;
 }
 
 }  // namespace kvscope

@@ -1,9 +1,9 @@
 #include "run/SimulationRun.h"
 
+#include <algorithm>
 #include <chrono>
 
-#include "diagnosis/DiagnosisEngine.h"
-#include "metrics/SummaryCollector.h"
+#include "metrics/RunAnalysis.h"
 #include "model/Error.h"
 #include "router/RoutingPolicy.h"
 #include "run/WorkloadFactory.h"
@@ -34,13 +34,19 @@ RunSummary runSimulation(Scenario scenario, const SimulationOptions& options) {
     auto r = check.apply(scenario.knobs, "check");
     if (!r.ok) throw InputError(r.error);
   }
+  if (options.time_scale) scenario.workload.time_scale = *options.time_scale;
   Workload workload = buildWorkload(scenario, scenario.seed, options.trace, options.lenient);
+  if (options.replay) {
+    scenario.workload.replay = *options.replay;
+  } else if (!options.trace.empty()) {
+    const bool single = std::all_of(workload.sessions.begin(), workload.sessions.end(),
+                                    [](const Session& s) { return s.turns.size() <= 1; });
+    scenario.workload.replay = single ? ReplayMode::OpenLoop : ReplayMode::ClosedLoop;
+  }
   const long skipped = static_cast<long>(workload.skipped_records);
   ClusterSimulator sim(scenario, std::move(workload), scenario.seed);
-  SummaryCollector summary;
-  DiagnosisEngine diagnosis;
-  sim.addSink(&summary);
-  sim.addSink(&diagnosis);
+  RunAnalysis analysis;
+  sim.addSink(&analysis);
   for (EventSink* s : options.sinks) sim.addSink(s);
   sim.start();
   const SimTime minute = secondsToTime(60);
@@ -50,8 +56,7 @@ RunSummary runSimulation(Scenario scenario, const SimulationOptions& options) {
     if (t >= sim.endTime()) break;
   }
   sim.finish(true);
-  RunSummary s = summary.summary();
-  s.diagnosis = diagnosis.findings();
+  RunSummary s = analysis.summary();
   s.skipped_records = skipped;
   s.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   return s;

@@ -20,6 +20,9 @@ struct SimulationOptions {
   std::optional<double> duration_s;
   std::string trace;                    // replaces the scenario's workload
   std::optional<double> start_window_s; // closed loop: sessions start spread over this window
+  std::optional<ReplayMode> replay;     // empty: the scenario's (for --trace: open loop when every
+                                        // session is a single request, as Mooncake and Azure traces)
+  std::optional<double> time_scale;     // open loop: arrival times are multiplied by this
   bool lenient = false;
   std::vector<EventSink*> sinks;        // extra consumers of the event stream (writers, tests)
   std::function<void(double sim_s, double end_s)> progress;  // called about every simulated minute

@@ -37,6 +37,7 @@ void SimulationRunner::resume() {
 
 void SimulationRunner::step() {
   std::unique_lock lock(mutex_);
+  if (!paused_.load() || finished_.load()) return;  // stepping only means something while paused
   ++steps_;
   wake_.notify_all();
   wake_.wait(lock, [&] { return steps_ == 0 || finished_.load(); });
@@ -64,9 +65,11 @@ std::future<KnobRegistry::Result> SimulationRunner::applyKnobs(std::map<std::str
   auto promise = std::make_shared<std::promise<KnobRegistry::Result>>();
   auto future = promise->get_future();
   std::lock_guard lock(mutex_);
-  commands_.push_back([promise, changes = std::move(changes), who = std::move(who)](ClusterSimulator& sim) {
+  auto cmd = [promise, changes = std::move(changes), who = std::move(who)](ClusterSimulator& sim) {
     promise->set_value(sim.applyKnobs(changes, who));
-  });
+  };
+  if (finished_) cmd(*sim_);  // the simulation thread has exited: nothing else touches the simulator
+  else commands_.push_back(std::move(cmd));
   wake_.notify_all();
   return future;
 }
@@ -75,9 +78,11 @@ std::future<bool> SimulationRunner::setPolicy(std::string name, std::string who)
   auto promise = std::make_shared<std::promise<bool>>();
   auto future = promise->get_future();
   std::lock_guard lock(mutex_);
-  commands_.push_back([promise, name = std::move(name), who = std::move(who)](ClusterSimulator& sim) {
+  auto cmd = [promise, name = std::move(name), who = std::move(who)](ClusterSimulator& sim) {
     promise->set_value(sim.setPolicy(name, who));
-  });
+  };
+  if (finished_) cmd(*sim_);
+  else commands_.push_back(std::move(cmd));
   wake_.notify_all();
   return future;
 }
@@ -156,6 +161,7 @@ void SimulationRunner::loop() {
   sim_time_ = sim_->now();
   finished_ = true;
   paused_ = false;
+  runCommands(lock);  // anything queued while the run ended
   wake_.notify_all();
 }
 

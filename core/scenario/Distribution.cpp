@@ -69,6 +69,8 @@ Distribution Distribution::fromJson(const nlohmann::json& j, const std::string& 
   } else {
     fail("expected one of 'fixed', 'uniform', 'lognormal'");
   }
+  for (const char* bound : {"min", "max"})
+    if (j.contains(bound) && !j[bound].is_number()) fail(std::string("'") + bound + "' expects a number");
   if (j.contains("min")) d.min = j["min"].get<double>();
   if (j.contains("max")) d.max = j["max"].get<double>();
   if (d.min > d.max) fail("expected min <= max");

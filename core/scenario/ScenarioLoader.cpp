@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "model/Error.h"
+#include "knobs/KnobRegistry.h"
 #include "router/RoutingPolicy.h"
 #include "scenario/Scenario.h"
 
@@ -55,13 +56,19 @@ struct Fields {
     if (!obj[key].is_boolean()) fail(key, "expected true or false, got " + obj[key].dump());
     return obj[key].get<bool>();
   }
+  // Token counts and times: a distribution that can go below zero is a mistake in the file.
   Distribution dist(const char* key, const Distribution& def) const {
     if (!has(key)) return def;
+    Distribution d;
     try {
-      return Distribution::fromJson(obj[key], path(key));
+      d = Distribution::fromJson(obj[key], path(key));
     } catch (const InputError& e) {
       throw InputError(formatInputError(file, 0, "", e.what()));
     }
+    const bool negative = (d.kind != Distribution::Kind::LogNormal && d.a < 0) || d.max < 0;
+    if (negative) fail(key, "expected a distribution of values >= 0, got " + obj[key].dump());
+    d.min = std::max(d.min, 0.0);
+    return d;
   }
   Fields sub(const char* key) const {
     if (!has(key)) return Fields{file, kEmpty, path(key)};
@@ -103,7 +110,20 @@ HardwareProfile HardwareProfile::load(const std::string& name_or_path) {
     path = (fs::path(Scenario::scenarioDir()).parent_path() / "profiles" / (name_or_path + ".json")).string();
   if (!fs::exists(path)) throw InputError(formatInputError(path, 0, "profile", "no such hardware profile (bundled: h200, h20)"));
   const json j = readJsonFile(path);
+  if (!j.is_object()) throw InputError(formatInputError(path, 0, "", "expected a JSON object"));
   Fields f{path, j, ""};
+  // Every constant must be stated (with its source, in a comment): a typo must not silently fall
+  // back to a default and change the run.
+  static constexpr const char* kKeys[] = {
+      "name", "kv_bytes_per_token", "decode_kv_pool_tokens", "prefill_kv_pool_tokens", "prefill_tokens_per_s",
+      "prefill_overhead_s", "decode_iteration_base_s", "decode_iteration_per_request_s",
+      "decode_iteration_per_context_token_s", "chunked_prefill_tokens", "max_running_requests",
+      "link_bandwidth_bytes_per_s", "link_probe_interval_s", "admission_rpc_s", "worker_restart_s"};
+  for (const auto& [key, value] : j.items())
+    if (std::none_of(std::begin(kKeys), std::end(kKeys), [&](const char* k) { return key == k; }))
+      f.fail(key.c_str(), "unknown profile constant");
+  for (const char* key : kKeys)
+    if (!j.contains(key)) f.fail(key, "missing: a profile states every constant");
   HardwareProfile p;
   p.name = f.text("name", name_or_path);
   p.kv_bytes_per_token = f.number("kv_bytes_per_token", p.kv_bytes_per_token, 1, 1e9);
@@ -175,6 +195,11 @@ Scenario Scenario::load(const std::string& name_or_path) {
     for (const auto& [key, value] : knobs.obj.items()) {
       if (!value.is_number()) knobs.fail(key.c_str(), "expected a number, got " + value.dump());
       s.knobs[key] = value.get<double>();
+    }
+    KnobRegistry check;
+    for (const auto& [key, value] : s.knobs) {
+      const auto r = check.apply({{key, value}}, "scenario");
+      if (!r.ok) knobs.fail(key.c_str(), r.error);
     }
   }
   s.duration_s = f.number("duration_s", s.duration_s, 1, 30 * 86400.0);

@@ -131,7 +131,7 @@ void AdmissionFlow::admit(SimRequest& r, WorkerId wid, std::int64_t need, bool f
   ctx_.publish(Admission{r.id, r.session, wid, AdmissionResult::Admitted, r.path, need});
   ctx_.router.bind(r.session, wid);
   r.worker = wid;
-  if (r.path == RoutePath::Seed || r.path == RoutePath::Reseed) ctx_.sessions[r.session_index].ever_seeded = true;
+  if (!forced) ctx_.sessions[r.session_index].rejects = 0;  // the migration threshold counts rejects in a row
   if (r.path == RoutePath::Direct || r.path == RoutePath::Local) {
     w.pool.lock(r.session);
     r.locked = true;
@@ -148,7 +148,7 @@ void AdmissionFlow::admit(SimRequest& r, WorkerId wid, std::int64_t need, bool f
     decode_.enqueuePrefill(r);
     return;
   }
-  seeds_.start(r, forced);
+  seeds_.start(r);
 }
 
 void AdmissionFlow::onSpace(SimRequest& r) {
@@ -156,6 +156,11 @@ void AdmissionFlow::onSpace(SimRequest& r) {
     decode_.enqueuePrefill(r);
   else
     seeds_.onPreallocDone(r);
+}
+
+void AdmissionFlow::onWorkerLost(SimRequest& r) {
+  r.stage = RequestStage::Routing;
+  reject(r);
 }
 
 void AdmissionFlow::reject(SimRequest& r) {
@@ -189,7 +194,10 @@ void AdmissionFlow::onFallback(SimRequest& r) {
     return;
   }
   r.worker = target;
-  if (r.turn < ctx_.knobs.getInt(KnobId::SeedMinTurnId))
+  if (migrate && target != bound) ctx_.sessions[r.session_index].rejects = 0;
+  if (!ctx_.scenario.disaggregated)
+    r.path = RoutePath::Local;  // a plain instance has no seed path: it queues the request
+  else if (r.turn < ctx_.knobs.getInt(KnobId::SeedMinTurnId))
     r.path = RoutePath::Transient;
   else
     r.path = progress.ever_seeded ? RoutePath::Reseed : RoutePath::Seed;

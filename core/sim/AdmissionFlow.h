@@ -21,6 +21,8 @@ class AdmissionFlow {
   void onFallback(SimRequest& r);
   // A waiting local request or seed found room in D's pool.
   void onSpace(SimRequest& r);
+  // The worker the router had picked died before taking the request: back off and re-route.
+  void onWorkerLost(SimRequest& r);
 
   std::function<void(WorkerId, const std::string&)> crash;  // set by the simulator
 

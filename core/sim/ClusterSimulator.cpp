@@ -122,7 +122,6 @@ void ClusterSimulator::dispatch(const SimEvent& e) {
     case SimEventType::HandshakeCheck: current([&](SimRequest& r) { seeds_.onHandshakeCheck(r); }); break;
     case SimEventType::SuspectCheck: current([&](SimRequest& r) { seeds_.onSuspectCheck(r); }); break;
     case SimEventType::EgressCheck: current([&](SimRequest& r) { seeds_.onEgressCheck(r); }); break;
-    case SimEventType::TransferStart: current([&](SimRequest& r) { seeds_.onTransferStart(r); }); break;
     case SimEventType::TransferDone: current([&](SimRequest& r) { seeds_.onTransferDone(r); }); break;
     case SimEventType::Iteration:
       if (ctx_.worker(e.a).epoch == e.b) decode_.onIteration(e.a);
@@ -173,7 +172,7 @@ void ClusterSimulator::completeRequest(SimRequest& r) {
                         ctx_.now - r.arrival, r.input, r.output, {}});
   r.stage = RequestStage::Finishing;
   ++r.attempt;
-  const SimTime lag = std::max<SimTime>(1, ctx_.worker(r.worker).last_iteration_s);
+  const SimTime lag = std::max<SimTime>(1, ctx_.worker(r.worker).last_iteration);
   ctx_.agenda.push(ctx_.now + lag, SimEventType::Commit, r.id);
   turnEnded(r);
 }
@@ -197,15 +196,22 @@ void ClusterSimulator::failRequest(RequestId id, const std::string& error) {
 void ClusterSimulator::crashWorker(WorkerId wid, const std::string& reason) {
   DecodeWorker& w = ctx_.worker(wid);
   if (!w.alive) return;
-  std::vector<RequestId> victims;
-  for (const auto& [id, r] : ctx_.requests)
-    if (r.worker == wid) victims.push_back(id);
-  std::sort(victims.begin(), victims.end());
+  // Requests the worker had taken die with it; those the router still holds (an admission RPC in
+  // flight, a backoff, a seed waiting for its budget slot) are re-routed instead.
+  std::vector<RequestId> victims, held;
+  for (const auto& [id, r] : ctx_.requests) {
+    if (r.worker != wid) continue;
+    if (r.stage == RequestStage::WaitingSeedSlot) held.push_back(id);
+    else if (r.stage != RequestStage::Routing) victims.push_back(id);
+  }
+  std::sort(victims.begin(), victims.end());  // hash-map order is not deterministic across builds
+  std::sort(held.begin(), held.end());
   w.alive = false;
   ctx_.publish(WorkerCrashed{wid, reason, static_cast<std::int32_t>(victims.size())});
   for (RequestId id : victims) failRequest(id, "worker " + ctx_.workerName(wid) + " crashed: " + reason);
   w.pool.clear();
   decode_.reset(wid);
+  for (RequestId id : held) admission_.onWorkerLost(ctx_.requests.at(id));
   for (std::size_t p = 0; p < ctx_.prefill.size(); ++p)
     seeds_.markDead(static_cast<std::int32_t>(p), wid, "remote mooncake session " + ctx_.workerName(wid) + " is not alive");
   ctx_.agenda.push(ctx_.now + secondsToTime(ctx_.profile.worker_restart_s), SimEventType::WorkerRestart, 0, wid);

@@ -56,8 +56,7 @@ void DecodeScheduler::startIteration(DecodeWorker& w) {
                          static_cast<double>(prefill_tokens) / prof.prefill_tokens_per_s;
   const SimTime duration = std::max<SimTime>(1, secondsToTime(seconds));
   w.iterating = true;
-  w.iteration_started = ctx_.now;
-  w.last_iteration_s = duration;
+  w.last_iteration = duration;
   ctx_.agenda.push(ctx_.now + duration, SimEventType::Iteration, 0, w.id, w.epoch);
 }
 

@@ -39,8 +39,7 @@ struct DecodeWorker {
 
   bool iterating = false;
   std::int32_t epoch = 0;                   // bumped by a crash so stale iteration events are ignored
-  SimTime iteration_started = 0;
-  SimTime last_iteration_s = 0;             // duration of the last iteration (us)
+  SimTime last_iteration = 0;               // duration of the last iteration
   std::vector<std::pair<RequestId, std::int64_t>> plan_prefill;  // this iteration's prefill chunks
   std::size_t plan_decode = 0;              // batch size at the iteration's start
 };

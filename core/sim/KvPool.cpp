@@ -27,7 +27,7 @@ std::int64_t KvPool::matchPrefixTokens(std::span<const BlockHash> hashes) const 
 std::int64_t KvPool::cachedTokensFor(SessionId session, std::span<const BlockHash> hashes,
                                      std::int64_t input_tokens) const {
   auto it = sessions_.find(session);
-  if (it != sessions_.end()) {
+  if (it != sessions_.end() && (!it->second.blocks.empty() || it->second.tail_tokens > 0)) {
     const auto& chain = it->second.blocks;
     const std::size_t n = std::min(chain.size(), hashes.size());
     std::size_t m = 0;
@@ -40,6 +40,17 @@ std::int64_t KvPool::cachedTokensFor(SessionId session, std::span<const BlockHas
     }
   }
   return std::min(input_tokens, matchPrefixTokens(hashes));
+}
+
+bool KvPool::hasSession(SessionId session) const {
+  auto it = sessions_.find(session);
+  return it != sessions_.end() && (!it->second.blocks.empty() || it->second.tail_tokens > 0);
+}
+
+int KvPool::residentSessions() const {
+  int n = 0;
+  for (const auto& [id, chain] : sessions_) n += !chain.blocks.empty() || chain.tail_tokens > 0;
+  return n;
 }
 
 std::int64_t KvPool::sessionTokens(SessionId session) const {
@@ -183,8 +194,7 @@ void KvPool::clear() {
   block_refs_.clear();
   sessions_.clear();
   lru_.clear();
-  used_ = 0;  // the requests holding reservations die with the worker
-  peak_ = 0;
+  used_ = 0;  // the requests holding reservations die with the worker (the peak stays reported)
   if (listener_) listener_->onWorkerCleared(worker_);
 }
 

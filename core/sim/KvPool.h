@@ -49,9 +49,10 @@ class KvPool {
   // Tokens this session can reuse for a prompt: its resident chain when the prompt extends it
   // (including the unhashed tail), else the plain prefix match.
   std::int64_t cachedTokensFor(SessionId session, std::span<const BlockHash> hashes, std::int64_t input_tokens) const;
-  bool hasSession(SessionId session) const { return sessions_.contains(session); }
+  // A session is resident when it has committed KV here (a lock alone, for a turn in flight, is not).
+  bool hasSession(SessionId session) const;
   std::int64_t sessionTokens(SessionId session) const;  // committed prefix length, 0 if not resident
-  int residentSessions() const { return static_cast<int>(sessions_.size()); }
+  int residentSessions() const;
 
   // Frees space so that `tokens` more fit under `limit` used tokens, by this pool's granularity,
   // never touching locked sessions. Returns what it freed (also reported through onEviction).
@@ -68,9 +69,9 @@ class KvPool {
   void lock(SessionId session);
   void unlock(SessionId session);
 
-  // A turn finished: the session's chain now covers `prompt` plus `tail_tokens` unhashed tokens
-  // (committed length = prompt tokens + output). Replaces the previous chain. Reports newly
-  // referenced blocks to the listener.
+  // A turn finished: the session's chain now covers `prompt`'s blocks and, unhashed after them,
+  // the rest of `committed_tokens` (the prompt's last partial block and the output). Replaces the
+  // previous chain and reports the newly referenced blocks to the listener.
   void commit(SessionId session, std::span<const BlockHash> prompt, std::int64_t committed_tokens);
   // Drops a session's chain (session-level release). Returns the tokens freed.
   std::int64_t release(SessionId session);

@@ -20,10 +20,9 @@ std::int32_t SeedPipeline::pickPrefill() const {
   return best;
 }
 
-void SeedPipeline::start(SimRequest& r, bool forced) {
+void SeedPipeline::start(SimRequest& r) {
   DecodeWorker& w = ctx_.worker(r.worker);
   r.prefill = pickPrefill();
-  r.forced = forced;
   if (link(r.prefill, r.worker).state == LinkState::Dead) {
     ctx_.fail(r.id, "KVTransferError: Decode instance could be dead, remote mooncake session " + ctx_.workerName(r.worker) +
                         " is not alive (dropping)");
@@ -35,23 +34,26 @@ void SeedPipeline::start(SimRequest& r, bool forced) {
     w.seed_slot_waiters.push_back(r.id);
     return;
   }
-  dispatch(r, forced);
+  dispatch(r);
 }
 
-void SeedPipeline::dispatch(SimRequest& r, bool forced) {
+void SeedPipeline::dispatch(SimRequest& r) {
   DecodeWorker& w = ctx_.worker(r.worker);
   ++w.pending_seeds;
   r.seed_slot = true;
   ++r.attempt;
-  r.reserved = std::max<std::int64_t>(1, r.input - r.cached);
-  ctx_.publish(SeedStarted{r.id, r.session, r.prefill, r.worker, r.reserved, r.path == RoutePath::Reseed});
   if (!r.locked) {
     w.pool.lock(r.session);
     r.locked = true;
   }
+  // D's prealloc: what it holds of the prompt now (a seed may have waited for its slot), and room
+  // for the rest under the pool's real capacity, trimming idle sessions when it must.
+  r.cached = std::min(r.input, w.pool.matchPrefixTokens(r.hashes));
+  r.reserved = std::max<std::int64_t>(1, r.input - r.cached);
+  ctx_.publish(SeedStarted{r.id, r.session, r.prefill, r.worker, r.reserved, r.path == RoutePath::Reseed});
   r.stage = RequestStage::Prealloc;
-  if (!forced || w.pool.fits(r.reserved, w.pool.capacity()) ||
-      (w.pool.makeRoom(r.reserved, w.pool.capacity()), w.pool.fits(r.reserved, w.pool.capacity()))) {
+  if (!w.pool.fits(r.reserved, w.pool.capacity())) w.pool.makeRoom(r.reserved, w.pool.capacity());
+  if (w.pool.fits(r.reserved, w.pool.capacity())) {
     w.pool.reserve(r.reserved);
     r.prealloc_done = true;
     r.stage = RequestStage::Seeding;
@@ -88,17 +90,30 @@ void SeedPipeline::enqueueTransfer(SimRequest& r) {
     return;
   }
   r.transfer_bytes = static_cast<std::int64_t>(static_cast<double>(r.reserved) * ctx_.profile.kv_bytes_per_token);
-  const SimTime begin = std::max(ctx_.now, l.busy_until);
-  const SimTime duration = std::max<SimTime>(1, secondsToTime(static_cast<double>(r.transfer_bytes) / ctx_.profile.link_bandwidth_bytes_per_s));
-  l.busy_until = begin + duration;
   ++l.queue_depth;
   l.bytes_in_flight += r.transfer_bytes;
   r.on_link = true;
   r.transfer_enqueued = ctx_.now;
-  ctx_.agenda.push(begin, SimEventType::TransferStart, r.id, 0, r.attempt);
-  ctx_.agenda.push(begin + duration, SimEventType::TransferDone, r.id, 0, r.attempt);
-  const SimTime window = secondsToTime(ctx_.knobs.get(KnobId::McHandshakeTimeoutS));
-  if (begin - ctx_.now > window) ctx_.agenda.push(ctx_.now + window, SimEventType::EgressCheck, r.id, 0, r.attempt);
+  l.waiting.push_back(r.id);
+  // The handshake for this transfer must go through within the window even while it waits.
+  ctx_.agenda.push(ctx_.now + secondsToTime(ctx_.knobs.get(KnobId::McHandshakeTimeoutS)), SimEventType::EgressCheck, r.id,
+                   0, r.attempt);
+  startNextTransfer(r.prefill, r.worker);
+}
+
+void SeedPipeline::startNextTransfer(std::int32_t p, WorkerId w) {
+  MooncakeLink& l = link(p, w);
+  while (l.active == 0 && l.state != LinkState::Dead && !l.waiting.empty()) {
+    SimRequest* r = ctx_.find(l.waiting.front());
+    l.waiting.pop_front();
+    if (!r || !r->on_link) continue;
+    l.active = r->id;
+    r->transfer_started = true;
+    ctx_.publish(TransferStarted{r->id, p, w, r->reserved, r->transfer_bytes, ctx_.now - r->transfer_enqueued});
+    const double seconds = static_cast<double>(r->transfer_bytes) / ctx_.profile.link_bandwidth_bytes_per_s;
+    ctx_.agenda.push(ctx_.now + std::max<SimTime>(1, secondsToTime(seconds)), SimEventType::TransferDone, r->id, 0,
+                     r->attempt);
+  }
 }
 
 void SeedPipeline::onHandshakeCheck(SimRequest& r) {
@@ -121,14 +136,8 @@ void SeedPipeline::onEgressCheck(SimRequest& r) {
            "handshake timeout: transfer queued in P's egress queue for over " + seconds(ctx_.knobs.get(KnobId::McHandshakeTimeoutS)));
 }
 
-void SeedPipeline::onTransferStart(SimRequest& r) {
-  r.transfer_started = true;
-  ctx_.publish(TransferStarted{r.id, r.prefill, r.worker, r.reserved, r.transfer_bytes, ctx_.now - r.transfer_enqueued});
-}
-
 void SeedPipeline::onTransferDone(SimRequest& r) {
   MooncakeLink& l = link(r.prefill, r.worker);
-  detach(r);
   const SimTime limit = secondsToTime(ctx_.knobs.get(KnobId::McTransferTimeoutS));
   if (ctx_.now - r.transfer_enqueued > limit) {
     ctx_.publish(TransferFinished{r.id, r.prefill, r.worker, r.reserved, r.transfer_bytes, false, "transfer timeout"});
@@ -136,6 +145,8 @@ void SeedPipeline::onTransferDone(SimRequest& r) {
     return;
   }
   ctx_.publish(TransferFinished{r.id, r.prefill, r.worker, r.reserved, r.transfer_bytes, true, {}});
+  ctx_.sessions[r.session_index].ever_seeded |= r.path != RoutePath::Transient;
+  detach(r);
   if (l.state == LinkState::Suspect) {
     l.state = LinkState::Alive;
     ctx_.publish(LinkHealth{r.prefill, r.worker, LinkState::Alive, "transfer completed", 0});
@@ -152,13 +163,11 @@ void SeedPipeline::markDead(std::int32_t p, WorkerId w, const std::string& reaso
     if (r.worker == w && r.prefill == p && (r.stage == RequestStage::Prealloc || r.stage == RequestStage::Seeding))
       victims.push_back(id);
   std::sort(victims.begin(), victims.end());  // hash-map order is not deterministic across builds
-  l.state = LinkState::Dead;
-  l.last_failure = reason;
+  l.state = LinkState::Dead;  // before failing anyone: nothing new starts on this link
   ctx_.publish(LinkHealth{p, w, LinkState::Dead, reason, static_cast<std::int32_t>(victims.size())});
   const std::string error = "KVTransferError: Decode instance could be dead, remote mooncake session " +
                             ctx_.workerName(w) + " is not alive";
   for (RequestId id : victims) ctx_.fail(id, error);
-  l.busy_until = ctx_.now;
   ctx_.agenda.push(ctx_.now + secondsToTime(ctx_.profile.link_probe_interval_s), SimEventType::LinkRecover, 0, p, w);
 }
 
@@ -175,6 +184,12 @@ void SeedPipeline::detach(SimRequest& r) {
     --l.queue_depth;
     l.bytes_in_flight -= r.transfer_bytes;
     r.on_link = false;
+    if (l.active == r.id) {
+      l.active = 0;
+      startNextTransfer(r.prefill, r.worker);
+    } else {
+      std::erase(l.waiting, r.id);
+    }
   }
   if (r.seed_slot) {
     r.seed_slot = false;
@@ -189,7 +204,7 @@ void SeedPipeline::releaseSlot(WorkerId id) {
   while (w.alive && !w.seed_slot_waiters.empty() && (budget == 0 || w.pending_seeds < budget)) {
     const RequestId next = w.seed_slot_waiters.front();
     w.seed_slot_waiters.pop_front();
-    if (SimRequest* r = ctx_.find(next)) dispatch(*r, r->forced);
+    if (SimRequest* r = ctx_.find(next)) dispatch(*r);
   }
 }
 

@@ -13,15 +13,15 @@ class SeedPipeline {
  public:
   SeedPipeline(SimContext& ctx, DecodeScheduler& decode) : ctx_(ctx), decode_(decode) {}
 
-  // Starts (or queues, under the pending-seed budget) a seed of `r` to r.worker. `forced` seeds
-  // wait in D's prealloc queue for room; others were admitted and preallocate at once.
-  void start(SimRequest& r, bool forced);
+  // Starts (or queues, under the pending-seed budget) a seed of `r` to r.worker. D preallocates
+  // at dispatch, trimming idle sessions if it must; a seed that still finds no room waits in D's
+  // prealloc queue while the handshake clock runs.
+  void start(SimRequest& r);
   void onPrefillDone(SimRequest& r);
   void onPreallocDone(SimRequest& r);  // D found room for a waiting seed
   void onHandshakeCheck(SimRequest& r);
   void onSuspectCheck(SimRequest& r);
   void onEgressCheck(SimRequest& r);
-  void onTransferStart(SimRequest& r);
   void onTransferDone(SimRequest& r);
   void onLinkRecover(std::int32_t p, WorkerId w);
 
@@ -32,9 +32,11 @@ class SeedPipeline {
   MooncakeLink& link(std::int32_t p, WorkerId w) { return ctx_.links[static_cast<std::size_t>(p)][static_cast<std::size_t>(w)]; }
 
  private:
-  void dispatch(SimRequest& r, bool forced);
+  void dispatch(SimRequest& r);
   void enqueueTransfer(SimRequest& r);
   void releaseSlot(WorkerId w);
+  // Puts the next waiting transfer on the wire when the link is alive and idle.
+  void startNextTransfer(std::int32_t p, WorkerId w);
   std::int32_t pickPrefill() const;
 
   SimContext& ctx_;

@@ -17,7 +17,6 @@ enum class SimEventType : std::uint8_t {
   HandshakeCheck,  // id = request, b = attempt: D must have preallocated by now
   SuspectCheck,    // id = request, b = attempt: half the handshake window passed
   EgressCheck,     // id = request, b = attempt: the transfer must have left P's egress queue by now
-  TransferStart,   // id = request, b = attempt
   TransferDone,    // id = request, b = attempt
   Iteration,       // a = worker
   Commit,          // id = request

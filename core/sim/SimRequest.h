@@ -49,7 +49,6 @@ struct SimRequest {
   bool prefill_done = false;
   bool on_link = false;       // enqueued on the Mooncake link, not finished
   bool transfer_started = false;
-  bool forced = false;        // a fallback seed that waits in D's prealloc queue instead of being rejected
 };
 
 }  // namespace kvscope

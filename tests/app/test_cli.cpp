@@ -515,6 +515,64 @@ class TestCli : public QObject {
                             .arg(req["total"].toInteger())
                             .arg(req["failed"].toInteger())));
   }
+
+  // ---- recordings ---------------------------------------------------------------------------------
+
+  void recordReportExport() {
+    QTemporaryDir dir;
+    const QString rec = dir.filePath("run.kvrec");
+    RUN_EXPECT(sim, 0, QStringList{"simulate", "--scenario", "cascade", "--duration", "900", "--quiet", "--format",
+                                   "json", "--record", rec});
+    RUN_EXPECT(rep, 0, QStringList{"report", rec, "--format", "json"});
+    // The same summary, from the recording alone (wall time aside).
+    QJsonObject a = QJsonDocument::fromJson(sim.out).object(), b = QJsonDocument::fromJson(rep.out).object();
+    for (const char* k : {"wall_seconds", "skipped_records"}) a.remove(k), b.remove(k);
+    QVERIFY(!a.isEmpty());
+    QCOMPARE(a, b);
+    RUN_EXPECT(table, 0, QStringList{"report", rec});
+    QVERIFY(table.out.contains("diagnosis"));
+    for (const QString format : {"csv", "jsonl", "chrome-trace"}) {
+      const QString out = dir.filePath("out." + format);
+      RUN_EXPECT(exp, 0, QStringList{"export", rec, "--format", format, "-o", out});
+      QVERIFY(QFileInfo(out).size() > 1000);
+      QVERIFY(!QFileInfo::exists(out + ".partial"));
+    }
+    RUN_EXPECT(badFormat, 2, QStringList{"export", rec, "--format", "xml", "-o", dir.filePath("x")});
+    RUN_EXPECT(noOutput, 2, QStringList{"export", rec, "--format", "csv"});
+  }
+
+  void reportOfDamagedOrForeignFiles() {
+    QTemporaryDir dir;
+    const QString rec = dir.filePath("run.kvrec");
+    RUN_EXPECT(sim, 0, QStringList{"simulate", "--duration", "300", "--quiet", "--record", rec});
+    QFile f(rec);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QByteArray bytes = f.readAll();
+    f.close();
+    // Cut in the middle: the readable part still reports, with a warning naming the cut.
+    const QString cut = dir.filePath("cut.kvrec");
+    QFile c(cut);
+    QVERIFY(c.open(QIODevice::WriteOnly));
+    c.write(bytes.left(bytes.size() / 2));
+    c.close();
+    RUN_EXPECT(partial, 0, QStringList{"report", cut, "--format", "json"});
+    QVERIFY2(partial.err.contains("truncat"), partial.err.constData());
+    // Not a recording, missing, empty: exit 1 with the file named.
+    const QString text = dir.filePath("notes.txt");
+    QFile t(text);
+    QVERIFY(t.open(QIODevice::WriteOnly));
+    t.write("hello\n");
+    t.close();
+    const QString empty = dir.filePath("empty.kvrec");
+    QFile e(empty);
+    QVERIFY(e.open(QIODevice::WriteOnly));
+    e.close();
+    for (const QString& bad : {text, empty, dir.filePath("missing.kvrec")}) {
+      RUN_EXPECT(r, 1, QStringList{"report", bad});
+      QVERIFY2(r.err.contains(QFileInfo(bad).fileName().toUtf8()), r.err.constData());
+      QVERIFY(r.out.isEmpty());
+    }
+  }
 };
 
 QTEST_GUILESS_MAIN(TestCli)

@@ -118,6 +118,7 @@ class TestLabFindings : public QObject {
     QVERIFY(hasFinding(storm, "C'"));
     QVERIFY(fixed_early <= 0.05);
     QVERIFY(!hasFinding(fixed, "C'"));
+    for (const auto& w : fixed.workers) QVERIFY(w.kv_peak_frac <= 1.0);  // seeds waiting for a slot still need room
     // The mechanism: links declared dead in the first minute, for transfers stuck in P's egress.
     int early_dead = 0;
     for (const auto& [t, l] : storm_log.all<LinkHealth>())
@@ -142,6 +143,7 @@ class TestLabFindings : public QObject {
     QVERIFY(!hasFinding(fixed, "A"));
     QCOMPARE(fixed.link_dead_events, 0L);
     QVERIFY(fixed.failure_rate < 0.01);
+    for (const auto& w : fixed.workers) QVERIFY(w.kv_peak_frac <= 1.0);
     // The trigger: no-space admissions precede the first dead link.
     SimTime first_dead = -1;
     for (const auto& [t, l] : log.all<LinkHealth>())

@@ -1,0 +1,370 @@
+#include "convert/EventConvert.h"
+
+#include <mutex>
+#include <set>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "convert/ConvertSupport.h"
+
+namespace kvscope {
+
+namespace convert {
+
+// ---- Score component names --------------------------------------------------------------------
+// The core keeps ScoreComponent::name as a `const char*` to a static literal, so that a
+// CandidateScore is a fixed-size value the router fills without allocating. A decoded name needs a
+// pointer that stays valid as long as any event holding it: it is interned in a process-wide set
+// that is never freed (a std::set never moves its nodes; leaking it keeps pointers valid even in
+// events destroyed during static destruction). Real policies use a handful of names; a hostile stream
+// could invent many, so the table stops growing at a cap and such names fail to decode instead.
+// A small per-thread cache keeps the hot path (replaying a recording) free of the lock.
+namespace {
+constexpr std::size_t kMaxInternedNames = 4096;
+constexpr std::size_t kMaxComponentNameLength = 128;
+}  // namespace
+
+const char* internComponentName(std::string_view name) {
+  thread_local std::vector<std::pair<std::string_view, const char*>> cache;
+  for (const auto& [key, interned] : cache)
+    if (key == name) return interned;
+  if (name.size() > kMaxComponentNameLength) return nullptr;
+
+  static auto* mutex = new std::mutex();                           // never freed, see above
+  static auto* table = new std::set<std::string, std::less<>>();  // never freed, see above
+  const char* interned = nullptr;
+  {
+    std::lock_guard lock(*mutex);
+    auto it = table->find(name);
+    if (it == table->end()) {
+      if (table->size() >= kMaxInternedNames) return nullptr;
+      it = table->emplace(name).first;
+    }
+    interned = it->c_str();
+  }
+  if (cache.size() < 64) cache.emplace_back(std::string_view(interned, name.size()), interned);
+  return interned;
+}
+
+}  // namespace convert
+
+using namespace convert;
+
+namespace {
+
+template <class... Ts>
+struct Overloaded : Ts... {
+  using Ts::operator()...;
+};
+
+// ---- core -> proto ------------------------------------------------------------------------------
+
+void candidateToProto(const CandidateScore& in, v1::CandidateScore* out) {
+  out->set_worker(in.worker);
+  out->set_score(in.score);
+  out->set_eligible(in.eligible);
+  for (std::uint8_t i = 0; i < in.num_components && i < in.components.size(); ++i) {
+    auto* c = out->add_components();
+    c->set_name(in.components[i].name ? in.components[i].name : "");
+    c->set_value(in.components[i].value);
+  }
+}
+
+void payloadToProto(const EventPayload& payload, v1::Event* out) {
+  std::visit(
+      Overloaded{
+          [&](const RunStarted& r) { toProto(r, out->mutable_run_started()); },
+          [&](const RouteDecision& d) {
+            auto* p = out->mutable_route();
+            p->set_request(d.request);
+            p->set_session(d.session);
+            p->set_turn(d.turn);
+            p->set_policy(d.policy);
+            p->set_chosen(d.chosen);
+            p->set_lower_is_better(d.lower_is_better);
+            p->mutable_candidates()->Reserve(static_cast<int>(d.candidates.size()));
+            for (const auto& c : d.candidates) candidateToProto(c, p->add_candidates());
+          },
+          [&](const Admission& a) {
+            auto* p = out->mutable_admission();
+            p->set_request(a.request);
+            p->set_session(a.session);
+            p->set_worker(a.worker);
+            p->set_result(enumToProto(a.result));
+            p->set_path(enumToProto(a.path));
+            p->set_tokens(a.tokens);
+          },
+          [&](const SeedStarted& s) {
+            auto* p = out->mutable_seed();
+            p->set_request(s.request);
+            p->set_session(s.session);
+            p->set_prefill(s.prefill);
+            p->set_worker(s.worker);
+            p->set_tokens(s.tokens);
+            p->set_reseed(s.reseed);
+          },
+          [&](const TransferStarted& s) {
+            auto* p = out->mutable_transfer_start();
+            p->set_request(s.request);
+            p->set_prefill(s.prefill);
+            p->set_worker(s.worker);
+            p->set_tokens(s.tokens);
+            p->set_bytes(s.bytes);
+            p->set_queue_wait_us(s.queue_wait);
+          },
+          [&](const TransferFinished& s) {
+            auto* p = out->mutable_transfer_end();
+            p->set_request(s.request);
+            p->set_prefill(s.prefill);
+            p->set_worker(s.worker);
+            p->set_tokens(s.tokens);
+            p->set_bytes(s.bytes);
+            p->set_ok(s.ok);
+            p->set_reason(s.reason);
+          },
+          [&](const Eviction& v) {
+            auto* p = out->mutable_eviction();
+            p->set_worker(v.worker);
+            p->set_session(v.session);
+            p->set_tokens_freed(v.tokens_freed);
+            p->set_granularity(enumToProto(v.granularity));
+            p->set_sessions_hit(v.sessions_hit);
+          },
+          [&](const LinkHealth& l) {
+            auto* p = out->mutable_link();
+            p->set_prefill(l.prefill);
+            p->set_worker(l.worker);
+            p->set_state(enumToProto(l.state));
+            p->set_reason(l.reason);
+            p->set_aborted_requests(l.aborted_requests);
+          },
+          [&](const WorkerCrashed& c) {
+            auto* p = out->mutable_crash();
+            p->set_worker(c.worker);
+            p->set_reason(c.reason);
+            p->set_aborted_requests(c.aborted_requests);
+          },
+          [&](const WorkerRestarted& r) { out->mutable_restart()->set_worker(r.worker); },
+          [&](const Correction& c) {
+            auto* p = out->mutable_correction();
+            p->set_worker(c.worker);
+            p->set_request(c.request);
+            p->set_session(c.session);
+            p->set_fill_len(c.fill_len);
+            p->set_prefix_len(c.prefix_len);
+            p->set_kv_committed_len(c.kv_committed_len);
+            p->set_fault(enumToProto(c.fault));
+          },
+          [&](const RequestDone& d) {
+            auto* p = out->mutable_request_done();
+            p->set_request(d.request);
+            p->set_session(d.session);
+            p->set_turn(d.turn);
+            p->set_worker(d.worker);
+            p->set_path(enumToProto(d.path));
+            p->set_status(enumToProto(d.status));
+            p->set_ttft_us(d.ttft);
+            p->set_e2e_us(d.e2e);
+            p->set_input_tokens(d.input_tokens);
+            p->set_output_tokens(d.output_tokens);
+            p->set_error(d.error);
+          },
+          [&](const KnobChanged& k) { toProto(k, out->mutable_knob()); },
+          [&](const PolicyChanged& p) { toProto(p, out->mutable_policy()); },
+          [&](const Snapshot& s) { toProto(s, out->mutable_snapshot()); },
+          [&](const RunFinished& f) { out->mutable_run_finished()->set_completed(f.completed); },
+      },
+      payload);
+}
+
+// ---- proto -> core ------------------------------------------------------------------------------
+// Each decoder fills a fresh core value and returns false with the failing field's name; the caller
+// prefixes its own context ("route.", "candidates[2].") on the way out.
+
+bool decode(const v1::CandidateScore& in, CandidateScore* out, std::string* error) {
+  if (!decodeWorker(in.worker(), false, &out->worker, "worker", error)) return false;
+  out->score = in.score();
+  out->eligible = in.eligible();
+  if (in.components_size() > kMaxWireComponents)
+    return fail(error, "components: ", in.components_size(), " entries, at most ", kMaxWireComponents);
+  for (int i = 0; i < in.components_size(); ++i) {
+    const auto& c = in.components(i);
+    const char* name = internComponentName(c.name());
+    if (!name)
+      return fail(error, "components[", i, "].name: not accepted (longer than 128 bytes, or too many distinct names)");
+    out->add(name, c.value());
+  }
+  return true;
+}
+
+bool decode(const v1::RouteDecision& in, RouteDecision* out, std::string* error) {
+  out->request = in.request();
+  out->session = in.session();
+  out->turn = in.turn();
+  out->policy = in.policy();
+  if (!decodeWorker(in.chosen(), true, &out->chosen, "chosen", error)) return false;
+  out->lower_is_better = in.lower_is_better();
+  if (in.candidates_size() > kMaxWireWorkers)
+    return fail(error, "candidates: ", in.candidates_size(), " entries, at most ", kMaxWireWorkers);
+  out->candidates.resize(static_cast<std::size_t>(in.candidates_size()));
+  for (int i = 0; i < in.candidates_size(); ++i)
+    if (!decode(in.candidates(i), &out->candidates[static_cast<std::size_t>(i)], error))
+      return prefix(error, "candidates[", i, "].");
+  return true;
+}
+
+bool decode(const v1::Admission& in, Admission* out, std::string* error) {
+  out->request = in.request();
+  out->session = in.session();
+  out->tokens = in.tokens();
+  return decodeWorker(in.worker(), true, &out->worker, "worker", error) &&
+         decodeEnum(in.result(), &out->result, "result", error) && decodeEnum(in.path(), &out->path, "path", error);
+}
+
+bool decode(const v1::SeedStarted& in, SeedStarted* out, std::string* error) {
+  out->request = in.request();
+  out->session = in.session();
+  out->tokens = in.tokens();
+  out->reseed = in.reseed();
+  return decodePrefill(in.prefill(), true, &out->prefill, "prefill", error) &&
+         decodeWorker(in.worker(), true, &out->worker, "worker", error);
+}
+
+bool decode(const v1::TransferStarted& in, TransferStarted* out, std::string* error) {
+  out->request = in.request();
+  out->tokens = in.tokens();
+  out->bytes = in.bytes();
+  out->queue_wait = in.queue_wait_us();
+  return decodePrefill(in.prefill(), true, &out->prefill, "prefill", error) &&
+         decodeWorker(in.worker(), true, &out->worker, "worker", error);
+}
+
+bool decode(const v1::TransferFinished& in, TransferFinished* out, std::string* error) {
+  out->request = in.request();
+  out->tokens = in.tokens();
+  out->bytes = in.bytes();
+  out->ok = in.ok();
+  out->reason = in.reason();
+  return decodePrefill(in.prefill(), true, &out->prefill, "prefill", error) &&
+         decodeWorker(in.worker(), true, &out->worker, "worker", error);
+}
+
+bool decode(const v1::Eviction& in, Eviction* out, std::string* error) {
+  out->session = in.session();
+  out->tokens_freed = in.tokens_freed();
+  out->sessions_hit = in.sessions_hit();
+  return decodeWorker(in.worker(), true, &out->worker, "worker", error) &&
+         decodeEnum(in.granularity(), &out->granularity, "granularity", error);
+}
+
+bool decode(const v1::LinkHealth& in, LinkHealth* out, std::string* error) {
+  out->reason = in.reason();
+  out->aborted_requests = in.aborted_requests();
+  return decodePrefill(in.prefill(), true, &out->prefill, "prefill", error) &&
+         decodeWorker(in.worker(), true, &out->worker, "worker", error) &&
+         decodeEnum(in.state(), &out->state, "state", error);
+}
+
+bool decode(const v1::WorkerCrashed& in, WorkerCrashed* out, std::string* error) {
+  out->reason = in.reason();
+  out->aborted_requests = in.aborted_requests();
+  return decodeWorker(in.worker(), true, &out->worker, "worker", error);
+}
+
+bool decode(const v1::WorkerRestarted& in, WorkerRestarted* out, std::string* error) {
+  return decodeWorker(in.worker(), true, &out->worker, "worker", error);
+}
+
+bool decode(const v1::Correction& in, Correction* out, std::string* error) {
+  out->request = in.request();
+  out->session = in.session();
+  out->fill_len = in.fill_len();
+  out->prefix_len = in.prefix_len();
+  out->kv_committed_len = in.kv_committed_len();
+  return decodeWorker(in.worker(), true, &out->worker, "worker", error) &&
+         decodeEnum(in.fault(), &out->fault, "fault", error);
+}
+
+bool decode(const v1::RequestDone& in, RequestDone* out, std::string* error) {
+  out->request = in.request();
+  out->session = in.session();
+  out->turn = in.turn();
+  out->ttft = in.ttft_us();
+  out->e2e = in.e2e_us();
+  out->input_tokens = in.input_tokens();
+  out->output_tokens = in.output_tokens();
+  out->error = in.error();
+  return decodeWorker(in.worker(), true, &out->worker, "worker", error) &&
+         decodeEnum(in.path(), &out->path, "path", error) && decodeEnum(in.status(), &out->status, "status", error);
+}
+
+bool decode(const v1::RunFinished& in, RunFinished* out, std::string*) {
+  out->completed = in.completed();
+  return true;
+}
+
+// The payloads with a public fromProto go through it (same validation, one implementation).
+bool decode(const v1::RunStarted& in, RunStarted* out, std::string* error) { return fromProto(in, out, error); }
+bool decode(const v1::KnobChanged& in, KnobChanged* out, std::string* error) { return fromProto(in, out, error); }
+bool decode(const v1::PolicyChanged& in, PolicyChanged* out, std::string* error) { return fromProto(in, out, error); }
+bool decode(const v1::Snapshot& in, Snapshot* out, std::string* error) { return fromProto(in, out, error); }
+
+// Decodes one payload message into the event's variant, prefixing errors with the kind name.
+template <class Core, class Proto>
+bool decodePayload(const Proto& in, EventPayload* out, std::string* error) {
+  Core value;
+  if (!decode(in, &value, error)) return prefix(error, eventKindName(EventPayload{std::in_place_type<Core>}), ".");
+  out->template emplace<Core>(std::move(value));
+  return true;
+}
+
+}  // namespace
+
+void toProto(const Event& in, v1::Event* out) {
+  out->Clear();
+  out->set_seq(in.seq);
+  out->set_time_us(in.time);
+  payloadToProto(in.payload, out);
+}
+
+bool fromProto(const v1::Event& in, Event* out, std::string* error) {
+  EventPayload payload;
+  bool ok = false;
+  using P = v1::Event;
+  switch (in.payload_case()) {
+    case P::kRoute: ok = decodePayload<RouteDecision>(in.route(), &payload, error); break;
+    case P::kAdmission: ok = decodePayload<Admission>(in.admission(), &payload, error); break;
+    case P::kSeed: ok = decodePayload<SeedStarted>(in.seed(), &payload, error); break;
+    case P::kTransferStart: ok = decodePayload<TransferStarted>(in.transfer_start(), &payload, error); break;
+    case P::kTransferEnd: ok = decodePayload<TransferFinished>(in.transfer_end(), &payload, error); break;
+    case P::kEviction: ok = decodePayload<Eviction>(in.eviction(), &payload, error); break;
+    case P::kRequestDone: ok = decodePayload<RequestDone>(in.request_done(), &payload, error); break;
+    case P::kSnapshot: ok = decodePayload<Snapshot>(in.snapshot(), &payload, error); break;
+    case P::kLink: ok = decodePayload<LinkHealth>(in.link(), &payload, error); break;
+    case P::kCorrection: ok = decodePayload<Correction>(in.correction(), &payload, error); break;
+    case P::kCrash: ok = decodePayload<WorkerCrashed>(in.crash(), &payload, error); break;
+    case P::kRestart: ok = decodePayload<WorkerRestarted>(in.restart(), &payload, error); break;
+    case P::kKnob: ok = decodePayload<KnobChanged>(in.knob(), &payload, error); break;
+    case P::kPolicy: ok = decodePayload<PolicyChanged>(in.policy(), &payload, error); break;
+    case P::kRunStarted: ok = decodePayload<RunStarted>(in.run_started(), &payload, error); break;
+    case P::kRunFinished: ok = decodePayload<RunFinished>(in.run_finished(), &payload, error); break;
+    case P::PAYLOAD_NOT_SET:
+      // Also what a kind added by a newer build looks like (an unknown field to this one).
+      return fail(error, "event seq ", in.seq(), " has no payload (empty, or a kind this build does not know)");
+  }
+  if (!ok) return ok;
+  out->seq = in.seq();
+  out->time = in.time_us();
+  out->payload = std::move(payload);
+  return true;
+}
+
+const char* eventKindName(const v1::Event& e) {
+  if (e.payload_case() == v1::Event::PAYLOAD_NOT_SET) return "";
+  // The oneof's field names are the core's kind names (events.proto); the descriptor is static.
+  const auto* field = v1::Event::descriptor()->FindFieldByNumber(static_cast<int>(e.payload_case()));
+  return field ? field->name().c_str() : "";
+}
+
+}  // namespace kvscope

@@ -1,0 +1,170 @@
+#include "export/EventExporter.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <map>
+
+#include <nlohmann/json.hpp>
+
+#include "events/EventJson.h"
+#include "model/Error.h"
+
+namespace kvscope {
+
+namespace {
+
+template <class... Ts>
+struct Overloaded : Ts... {
+  using Ts::operator()...;
+};
+
+std::string csvField(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string q = "\"";
+  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
+// One row per event: the columns every kind shares, then the kind's own fields as JSON.
+class CsvExporter : public EventExporter {
+ public:
+  explicit CsvExporter(std::string path) : EventExporter(std::move(path)) {
+    out_ << "seq,time_s,kind,worker,session,request,detail\n";
+  }
+  void onEvent(const Event& e) override {
+    nlohmann::json j = eventToJson(e);
+    auto take = [&](const char* key) {
+      if (!j.contains(key)) return std::string();
+      std::string v = j[key].dump();
+      j.erase(key);
+      return v;
+    };
+    j.erase("seq");
+    j.erase("t_us");
+    j.erase("kind");
+    char time[32];
+    std::snprintf(time, sizeof time, "%.6f", timeToSeconds(e.time));
+    const std::string worker = take("worker"), session = take("session"), request = take("request");
+    out_ << e.seq << ',' << time << ',' << eventKindName(e.payload) << ',' << worker << ',' << session << ','
+         << request << ',' << csvField(j.dump()) << '\n';
+  }
+};
+
+class JsonLinesExporter : public EventExporter {
+ public:
+  explicit JsonLinesExporter(std::string path) : EventExporter(std::move(path)) {}
+  void onEvent(const Event& e) override { out_ << eventToJson(e).dump() << '\n'; }
+};
+
+// Trace Event Format: a process per worker, a track per session inside it (a session's turns never
+// overlap), requests as complete slices, evictions / crashes / link failures as instants and KV use
+// as a counter per worker.
+class ChromeTraceExporter : public EventExporter {
+ public:
+  explicit ChromeTraceExporter(std::string path) : EventExporter(std::move(path)) { out_ << "{\"traceEvents\":[\n"; }
+
+  void onEvent(const Event& e) override {
+    using nlohmann::json;
+    std::visit(Overloaded{
+                   [&](const RunStarted& r) {
+                     for (std::size_t w = 0; w < r.workers.size(); ++w)
+                       emit({{"ph", "M"}, {"name", "process_name"}, {"pid", pid(static_cast<WorkerId>(w))},
+                             {"args", {{"name", r.workers[w].name + " (" + toString(r.workers[w].role) + ")"}}}});
+                     emit({{"ph", "M"}, {"name", "process_name"}, {"pid", kLinksPid}, {"args", {{"name", "Mooncake links"}}}});
+                   },
+                   [&](const RequestDone& d) {
+                     if (d.worker < 0) return;
+                     emit({{"ph", "X"}, {"name", "turn " + std::to_string(d.turn)}, {"cat", toString(d.status)},
+                           {"pid", pid(d.worker)}, {"tid", d.session}, {"ts", e.time - d.e2e}, {"dur", d.e2e},
+                           {"args", {{"request", d.request}, {"path", toString(d.path)}, {"ttft_us", d.ttft},
+                                     {"input_tokens", d.input_tokens}, {"output_tokens", d.output_tokens},
+                                     {"error", d.error}}}});
+                   },
+                   [&](const Eviction& v) {
+                     instant(e, pid(v.worker), "eviction", {{"tokens_freed", v.tokens_freed}, {"session", v.session}});
+                   },
+                   [&](const WorkerCrashed& c) {
+                     instant(e, pid(c.worker), "crash", {{"reason", c.reason}, {"aborted", c.aborted_requests}});
+                   },
+                   [&](const WorkerRestarted& r) { instant(e, pid(r.worker), "restart", json::object()); },
+                   [&](const Correction& c) {
+                     instant(e, pid(c.worker), "correction", {{"fill_len", c.fill_len}, {"prefix_len", c.prefix_len}});
+                   },
+                   [&](const LinkHealth& l) {
+                     instant(e, kLinksPid, std::string("P") + std::to_string(l.prefill) + "->" + std::to_string(l.worker) +
+                                               " " + toString(l.state),
+                             {{"reason", l.reason}, {"aborted", l.aborted_requests}});
+                   },
+                   [&](const KnobChanged& k) {
+                     instant(e, kLinksPid, "knob " + k.name, {{"old", k.old_value}, {"new", k.new_value}, {"who", k.who}});
+                   },
+                   [&](const Snapshot& s) {
+                     for (const auto& g : s.workers)
+                       emit({{"ph", "C"}, {"name", "kv_used_tokens"}, {"pid", pid(g.worker)}, {"ts", e.time},
+                             {"args", {{"used", g.kv_used}, {"peak", g.kv_peak}}}});
+                   },
+                   [](const auto&) {},
+               },
+               e.payload);
+  }
+
+ private:
+  static constexpr int kLinksPid = 1000;
+  static int pid(WorkerId w) { return w + 1; }
+  void emit(const nlohmann::json& j) {
+    out_ << (first_ ? "" : ",\n") << j.dump();
+    first_ = false;
+  }
+  void instant(const Event& e, int pid, const std::string& name, nlohmann::json args) {
+    emit({{"ph", "i"}, {"s", "p"}, {"name", name}, {"pid", pid}, {"tid", 0}, {"ts", e.time}, {"args", std::move(args)}});
+  }
+  void writeFooter() override { out_ << "\n],\"displayTimeUnit\":\"ms\"}\n"; }
+  bool first_ = true;
+};
+
+}  // namespace
+
+EventExporter::EventExporter(std::string path) : path_(std::move(path)), partial_(path_ + ".partial") {
+  out_.open(partial_, std::ios::binary | std::ios::trunc);
+  if (!out_) throw InputError(formatInputError(path_, 0, "", "cannot create the file"));
+}
+
+EventExporter::~EventExporter() {
+  if (!finished_) {
+    out_.close();
+    std::remove(partial_.c_str());
+  }
+}
+
+bool EventExporter::parseFormat(const std::string& name, Format& out) {
+  static const std::map<std::string, Format> names{
+      {"csv", Format::Csv}, {"jsonl", Format::JsonLines}, {"chrome-trace", Format::ChromeTrace}};
+  auto it = names.find(name);
+  if (it == names.end()) return false;
+  out = it->second;
+  return true;
+}
+
+std::unique_ptr<EventExporter> EventExporter::create(Format format, const std::string& path) {
+  switch (format) {
+    case Format::Csv: return std::make_unique<CsvExporter>(path);
+    case Format::JsonLines: return std::make_unique<JsonLinesExporter>(path);
+    case Format::ChromeTrace: return std::make_unique<ChromeTraceExporter>(path);
+  }
+  return nullptr;
+}
+
+bool EventExporter::finish(std::string* error) {
+  writeFooter();
+  finished_ = true;
+  out_.close();
+  std::error_code ec;
+  if (!out_.good() || (std::filesystem::rename(partial_, path_, ec), ec)) {
+    if (error) *error = path_ + ": could not write the export" + (ec ? ": " + ec.message() : "");
+    std::remove(partial_.c_str());
+    return false;
+  }
+  return true;
+}
+
+}  // namespace kvscope

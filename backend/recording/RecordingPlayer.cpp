@@ -1,0 +1,61 @@
+#include "recording/RecordingPlayer.h"
+
+#include "convert/EventConvert.h"
+#include "kvscope/v1/events.pb.h"
+#include "kvscope/v1/recording.pb.h"
+#include "model/Error.h"
+#include "recording/KvrecReader.h"
+
+namespace kvscope {
+
+RecordingPlayer::RecordingPlayer(const std::string& path) : path_(path) {
+  std::string error;
+  reader_ = KvrecReader::open(path, &error);
+  if (!reader_) throw InputError(error);
+  v1::RecordingHeader header;
+  if (!header.ParseFromString(reader_->metadata()))
+    throw InputError(formatInputError(path, 0, "header", "the recording's metadata does not decode"));
+  std::string why;
+  if (header.has_run() && !fromProto(header.run(), &run_, &why))
+    throw InputError(formatInputError(path, 0, "header.run", why));
+}
+
+RecordingPlayer::~RecordingPlayer() = default;
+
+std::uint64_t RecordingPlayer::play(EventSink& sink) {
+  KvrecFrame frame;
+  v1::Event proto;
+  Event event;
+  std::uint64_t n = 0;
+  std::string why;
+  while (reader_->next(frame)) {
+    if (!proto.ParseFromArray(frame.payload.data(), static_cast<int>(frame.payload.size())) ||
+        !fromProto(proto, &event, &why)) {
+      decode_problems_.push_back(path_ + ": frame at byte " + std::to_string(frame.offset) + " (seq " +
+                                 std::to_string(frame.seq) + ") does not decode as an event" +
+                                 (why.empty() ? "" : ": " + why) + "; skipped");
+      continue;
+    }
+    sink.onEvent(event);
+    ++n;
+  }
+  return n;
+}
+
+void RecordingPlayer::seek(SimTime time) { reader_->seek(time); }
+SimTime RecordingPlayer::firstTime() const { return reader_->firstTime(); }
+SimTime RecordingPlayer::lastTime() const { return reader_->lastTime(); }
+
+RecordingDamage RecordingPlayer::damage() const {
+  RecordingDamage d;
+  for (const auto& p : reader_->problems()) d.problems.push_back(p.message);
+  d.problems.insert(d.problems.end(), decode_problems_.begin(), decode_problems_.end());
+  const auto stats = reader_->stats();
+  d.frames = stats.frames;
+  d.skipped_bytes = stats.skipped_bytes;
+  d.truncated = stats.truncated;
+  d.index_rebuilt = stats.index_rebuilt;
+  return d;
+}
+
+}  // namespace kvscope

@@ -1,0 +1,46 @@
+#pragma once
+// Reads a .kvrec recording back as core events: the header's run metadata, every event in order,
+// and what was wrong with the file (a truncated tail after a crash, corrupt frames skipped).
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "events/Event.h"
+
+namespace kvscope {
+
+class KvrecReader;
+
+struct RecordingDamage {
+  std::vector<std::string> problems;  // one line each, with byte offsets (and seq when known)
+  std::uint64_t frames = 0;
+  std::uint64_t skipped_bytes = 0;
+  bool truncated = false;
+  bool index_rebuilt = false;
+};
+
+class RecordingPlayer {
+ public:
+  // Throws InputError naming the file when it cannot be opened as a recording.
+  explicit RecordingPlayer(const std::string& path);
+  ~RecordingPlayer();
+
+  const RunStarted& run() const { return run_; }
+  // Feeds every event from the current position to `sink`; returns how many. Frames that do not
+  // decode are skipped and reported in damage().
+  std::uint64_t play(EventSink& sink);
+  // Positions at the last keyframe at or before `time` (the first frame when none).
+  void seek(SimTime time);
+  SimTime firstTime() const;
+  SimTime lastTime() const;
+  RecordingDamage damage() const;
+
+ private:
+  std::string path_;
+  std::unique_ptr<KvrecReader> reader_;
+  RunStarted run_;
+  std::vector<std::string> decode_problems_;
+};
+
+}  // namespace kvscope
