@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "../backend/recording/KvrecReader.cpp"
-#include "../backend/recording/KvrecWriter.cpp"
+#include "recording/KvrecReader.h"
+#include "recording/KvrecWriter.h"
 
 using namespace kvscope;
 

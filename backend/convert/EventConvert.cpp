@@ -1,4 +1,5 @@
 #include "convert/EventConvert.h"
+#include "model/Overloaded.h"
 
 #include <mutex>
 #include <set>
@@ -53,10 +54,6 @@ using namespace convert;
 
 namespace {
 
-template <class... Ts>
-struct Overloaded : Ts... {
-  using Ts::operator()...;
-};
 
 // ---- core -> proto ------------------------------------------------------------------------------
 

@@ -1,4 +1,5 @@
 #include "export/EventExporter.h"
+#include "model/Overloaded.h"
 
 #include <cstdio>
 #include <filesystem>
@@ -13,10 +14,6 @@ namespace kvscope {
 
 namespace {
 
-template <class... Ts>
-struct Overloaded : Ts... {
-  using Ts::operator()...;
-};
 
 std::string csvField(const std::string& s) {
   if (s.find_first_of(",\"\n") == std::string::npos) return s;

@@ -41,7 +41,7 @@ void EventRecorder::onEvent(const Event& e) {
   const bool keyframe = std::holds_alternative<Snapshot>(e.payload) &&
                         (last_keyframe_ < 0 || e.time - last_keyframe_ >= keyframe_interval_);
   if (keyframe) last_keyframe_ = e.time;
-  if (!writer_->append(e.seq, e.time, keyframe, buffer_)) error_ = path_ + ": write failed (disk full?)";
+  if (!writer_->append(e.seq, e.time, keyframe, buffer_)) error_ = path_ + ": " + writer_->error();
 }
 
 bool EventRecorder::close(std::string* error) {

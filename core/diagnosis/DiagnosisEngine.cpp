@@ -1,4 +1,5 @@
 #include "diagnosis/DiagnosisEngine.h"
+#include "model/Overloaded.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -8,10 +9,6 @@
 namespace kvscope {
 
 namespace {
-template <class... Ts>
-struct Overloaded : Ts... {
-  using Ts::operator()...;
-};
 std::string fmt(const char* f, double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, f, v);

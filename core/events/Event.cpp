@@ -1,4 +1,5 @@
 #include "events/Event.h"
+#include "model/Overloaded.h"
 
 #include <cmath>
 #include <cstring>
@@ -59,12 +60,6 @@ double CandidateScore::component(const char* name) const {
   return std::numeric_limits<double>::quiet_NaN();
 }
 
-namespace {
-template <class... Ts>
-struct Overloaded : Ts... {
-  using Ts::operator()...;
-};
-}  // namespace
 
 const char* eventKindName(const EventPayload& p) {
   return std::visit(

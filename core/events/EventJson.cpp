@@ -1,4 +1,5 @@
 #include "events/EventJson.h"
+#include "model/Overloaded.h"
 
 #include <nlohmann/json.hpp>
 
@@ -6,10 +7,6 @@
 namespace kvscope {
 
 namespace {
-template <class... Ts>
-struct Overloaded : Ts... {
-  using Ts::operator()...;
-};
 using nlohmann::json;
 
 json candidatesJson(const RouteDecision& d) {

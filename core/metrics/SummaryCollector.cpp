@@ -1,15 +1,10 @@
 #include "metrics/SummaryCollector.h"
+#include "model/Overloaded.h"
 
 #include <algorithm>
 
 namespace kvscope {
 
-namespace {
-template <class... Ts>
-struct Overloaded : Ts... {
-  using Ts::operator()...;
-};
-}  // namespace
 
 SummaryCollector::PerWorker& SummaryCollector::worker(WorkerId w) {
   if (w >= static_cast<WorkerId>(workers_.size())) workers_.resize(static_cast<std::size_t>(w) + 1);

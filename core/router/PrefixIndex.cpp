@@ -44,11 +44,6 @@ PrefixIndex::WorkerMask PrefixIndex::holders(BlockHash h) const {
   return it == map_.end() ? 0 : it->second.workers;
 }
 
-bool PrefixIndex::ownedBy(BlockHash h, SessionId session) const {
-  auto it = map_.find(h);
-  return it != map_.end() && it->second.exclusiveTo(session);
-}
-
 void PrefixIndex::match(std::span<const BlockHash> hashes, SessionId session, int num_workers, Match& out) const {
   out.prefix_blocks.fill(0);
   out.exclusive_blocks.fill(0);

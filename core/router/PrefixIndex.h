@@ -30,7 +30,6 @@ class PrefixIndex {
   void clearWorker(WorkerId worker);
 
   WorkerMask holders(BlockHash h) const;
-  bool ownedBy(BlockHash h, SessionId session) const;
   void match(std::span<const BlockHash> hashes, SessionId session, int num_workers, Match& out) const;
 
   std::size_t size() const { return map_.size(); }

@@ -31,7 +31,7 @@ int Router::nextRetry(const RouteDecision& d, int pos) const {
   // One retry, with the runner-up: the lab's policy re-picks once on an admission failure and then
   // falls back to seeding on its first choice.
   if (pos != 0) return -1;
-  const bool kv_family = d.policy == "kv-aware" || d.policy == "exclusive-overlap";
+  const bool kv_family = policy_->retriesWithinEpsilon();
   for (int i = 1; i < static_cast<int>(d.candidates.size()); ++i) {
     const auto& c = d.candidates[static_cast<std::size_t>(i)];
     if (!c.eligible) continue;

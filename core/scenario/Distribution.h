@@ -2,8 +2,8 @@
 // A scalar distribution as written in scenario files:
 //   {"fixed": 12000} | {"uniform": [a, b]} | {"lognormal": {"median": m, "p90": p}}
 //   optionally with "min" and "max" clamps.
-// Sampling uses our own transforms of a 64-bit generator, so a seed gives the same numbers on every
-// platform and standard library (std:: distributions are implementation-defined).
+// Sampling uses our own transforms of a 64-bit generator (std:: distributions differ between
+// standard libraries), so a seed gives the same numbers wherever libm's log/exp/cos agree.
 #include <cstdint>
 #include <string>
 

@@ -43,12 +43,12 @@ bool ClusterSimulator::setPolicy(std::string_view name, const std::string& who) 
   return true;
 }
 
-SimTime ClusterSimulator::sessionStart(std::size_t i) const {
+double ClusterSimulator::sessionStartSeconds(std::size_t i) const {
   const auto& spec = ctx_.scenario.workload;
   const double window = spec.session_start_window_s;
   if (spec.replay == ReplayMode::ClosedLoop && window > 0)
-    return secondsToTime(window * static_cast<double>(i) / static_cast<double>(workload_.sessions.size()));
-  return secondsToTime(workload_.sessions[i].start_s * spec.time_scale);
+    return window * static_cast<double>(i) / static_cast<double>(workload_.sessions.size());
+  return workload_.sessions[i].start_s * spec.time_scale;
 }
 
 void ClusterSimulator::start() {
@@ -76,14 +76,17 @@ void ClusterSimulator::start() {
   for (std::size_t i = 0; i < workload_.sessions.size(); ++i) {
     const auto& s = workload_.sessions[i];
     if (s.turns.empty()) continue;
-    const SimTime t0 = sessionStart(i);
+    // Arrivals past the end of the run are never scheduled (and a huge trace time never overflows).
+    const double t0 = sessionStartSeconds(i);
+    const double end = timeToSeconds(end_);
     if (open) {
-      for (std::size_t k = 0; k < s.turns.size(); ++k)
-        ctx_.agenda.push(t0 + secondsToTime(s.turns[k].offset_s * ctx_.scenario.workload.time_scale), SimEventType::Arrival,
-                         i, static_cast<std::int32_t>(k));
+      for (std::size_t k = 0; k < s.turns.size(); ++k) {
+        const double t = t0 + s.turns[k].offset_s * ctx_.scenario.workload.time_scale;
+        if (t <= end) ctx_.agenda.push(secondsToTime(t), SimEventType::Arrival, i, static_cast<std::int32_t>(k));
+      }
       ctx_.sessions[i].next_turn = static_cast<std::int32_t>(s.turns.size());
     } else {
-      ctx_.agenda.push(t0, SimEventType::Arrival, i, 0);
+      if (t0 <= end) ctx_.agenda.push(secondsToTime(t0), SimEventType::Arrival, i, 0);
       ctx_.sessions[i].next_turn = 1;
     }
   }

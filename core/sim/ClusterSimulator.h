@@ -52,7 +52,7 @@ class ClusterSimulator {
   void crashWorker(WorkerId w, const std::string& reason);
   void restartWorker(WorkerId w);
   void snapshot();
-  SimTime sessionStart(std::size_t index) const;
+  double sessionStartSeconds(std::size_t index) const;
 
   Workload workload_;
   SimContext ctx_;

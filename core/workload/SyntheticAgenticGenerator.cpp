@@ -11,7 +11,7 @@ namespace {
 constexpr std::uint64_t kBoilerplateScope = 0xb011e9a7e5c0de01ULL;
 constexpr std::uint64_t kSessionSalt = 0x5e55104a9e47ULL;
 
-std::int32_t tokens(double v) { return static_cast<std::int32_t>(std::max(0.0, std::round(v))); }
+std::int32_t tokens(double v) { return static_cast<std::int32_t>(std::clamp(std::round(v), 0.0, 2.0e9)); }
 }  // namespace
 
 Workload SyntheticAgenticGenerator::generate(const SyntheticAgenticSpec& spec, std::uint64_t seed, SessionId first_id) {

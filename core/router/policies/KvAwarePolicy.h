@@ -12,6 +12,7 @@ class KvAwarePolicy final : public RoutingPolicy {
   explicit KvAwarePolicy(bool exclusive = false) : exclusive_(exclusive) {}
 
   std::string_view name() const override { return exclusive_ ? "exclusive-overlap" : "kv-aware"; }
+  bool retriesWithinEpsilon() const override { return true; }
   bool lowerIsBetter() const override { return false; }
   void rank(const RouteContext& ctx, RouteDecision& out) const override;
 
