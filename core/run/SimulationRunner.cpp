@@ -7,6 +7,7 @@ using Clock = std::chrono::steady_clock;
 SimulationRunner::SimulationRunner(Scenario scenario, Workload workload, std::vector<EventSink*> sinks)
     : scenario_(std::move(scenario)) {
   sim_ = std::make_unique<ClusterSimulator>(scenario_, std::move(workload), scenario_.seed);
+  end_time_ = sim_->endTime();
   for (EventSink* s : sinks) sim_->addSink(s);
 }
 
@@ -61,30 +62,43 @@ void SimulationRunner::waitFinished() {
   wake_.wait(lock, [&] { return finished_.load(); });
 }
 
+void SimulationRunner::post(std::function<void(ClusterSimulator&)> fn) {
+  std::lock_guard lock(mutex_);
+  if (finished_) fn(*sim_);  // the simulation thread has exited: nothing else touches the simulator
+  else commands_.push_back(std::move(fn));
+  wake_.notify_all();
+}
+
+void SimulationRunner::applyKnobs(std::map<std::string, double> changes, std::string who,
+                                  std::function<void(KnobRegistry::Result)> done) {
+  post([changes = std::move(changes), who = std::move(who), done = std::move(done)](ClusterSimulator& sim) {
+    done(sim.applyKnobs(changes, who));
+  });
+}
+
+void SimulationRunner::setPolicy(std::string name, std::string who, std::function<void(bool)> done) {
+  post([name = std::move(name), who = std::move(who), done = std::move(done)](ClusterSimulator& sim) {
+    done(sim.setPolicy(name, who));
+  });
+}
+
 std::future<KnobRegistry::Result> SimulationRunner::applyKnobs(std::map<std::string, double> changes, std::string who) {
   auto promise = std::make_shared<std::promise<KnobRegistry::Result>>();
   auto future = promise->get_future();
-  std::lock_guard lock(mutex_);
-  auto cmd = [promise, changes = std::move(changes), who = std::move(who)](ClusterSimulator& sim) {
-    promise->set_value(sim.applyKnobs(changes, who));
-  };
-  if (finished_) cmd(*sim_);  // the simulation thread has exited: nothing else touches the simulator
-  else commands_.push_back(std::move(cmd));
-  wake_.notify_all();
+  applyKnobs(std::move(changes), std::move(who), [promise](KnobRegistry::Result r) { promise->set_value(std::move(r)); });
   return future;
 }
 
 std::future<bool> SimulationRunner::setPolicy(std::string name, std::string who) {
   auto promise = std::make_shared<std::promise<bool>>();
   auto future = promise->get_future();
-  std::lock_guard lock(mutex_);
-  auto cmd = [promise, name = std::move(name), who = std::move(who)](ClusterSimulator& sim) {
-    promise->set_value(sim.setPolicy(name, who));
-  };
-  if (finished_) cmd(*sim_);
-  else commands_.push_back(std::move(cmd));
-  wake_.notify_all();
+  setPolicy(std::move(name), std::move(who), [promise](bool ok) { promise->set_value(ok); });
   return future;
+}
+
+bool SimulationRunner::seek(SimTime, std::string* error) {
+  if (error) *error = "a live simulation cannot seek; seek works on recordings (serve --replay)";
+  return false;
 }
 
 void SimulationRunner::runCommands(std::unique_lock<std::mutex>& lock) {

@@ -12,29 +12,38 @@
 #include <mutex>
 #include <thread>
 
+#include "run/RunControl.h"
 #include "sim/ClusterSimulator.h"
 
 namespace kvscope {
 
-class SimulationRunner {
+class SimulationRunner : public RunControl {
  public:
   // `sinks` are called on the simulation thread; they must hand data off quickly (staging buffer).
   SimulationRunner(Scenario scenario, Workload workload, std::vector<EventSink*> sinks);
   ~SimulationRunner();  // stops and joins
 
-  void start(double speed = 0);  // 0 = as fast as possible
-  void pause();                  // returns once the simulation thread has stopped between events
-  void resume();
-  void step();                   // while paused: process exactly one event
-  void setSpeed(double speed);   // 0 = as fast as possible
-  void stop();                   // ends the run early (RunFinished{completed=false})
+  void start(double speed = 0);           // 0 = as fast as possible
+  void pause() override;                  // returns once the simulation thread has stopped between events
+  void resume() override;
+  void step();                            // while paused: process exactly one event
+  void setSpeed(double speed) override;   // 0 = as fast as possible
+  void stop();                            // ends the run early (RunFinished{completed=false})
   void waitFinished();
 
-  bool paused() const { return paused_.load(); }
+  bool paused() const override { return paused_.load(); }
   bool finished() const { return finished_.load(); }
-  SimTime simTime() const { return sim_time_.load(); }
-  double speed() const { return speed_.load(); }
+  SimTime simTime() const override { return sim_time_.load(); }
+  double speed() const override { return speed_.load(); }
+  SimTime endTime() const override { return end_time_; }
+  bool canSeek() const override { return false; }
+  bool seek(SimTime, std::string* error) override;
 
+  // Runs `fn` on the simulation thread between events (at once when the run is over).
+  void post(std::function<void(ClusterSimulator&)> fn);
+  void applyKnobs(std::map<std::string, double> changes, std::string who,
+                  std::function<void(KnobRegistry::Result)> done) override;
+  void setPolicy(std::string name, std::string who, std::function<void(bool ok)> done) override;
   std::future<KnobRegistry::Result> applyKnobs(std::map<std::string, double> changes, std::string who);
   std::future<bool> setPolicy(std::string name, std::string who);
 
@@ -56,6 +65,7 @@ class SimulationRunner {
   std::atomic<bool> finished_{false};
   std::atomic<SimTime> sim_time_{0};
   std::atomic<double> speed_{0};
+  SimTime end_time_ = 0;
   bool reanchor_ = true;
   std::chrono::steady_clock::time_point wall_anchor_;
   SimTime sim_anchor_ = 0;

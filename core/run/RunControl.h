@@ -1,0 +1,37 @@
+#pragma once
+// What an operator can do to a run, whatever drives it (an embedded simulation, later a recording
+// in replay): change knobs and policy, pause, resume, change speed, seek. Calls come from any
+// thread; results are reported through callbacks, never by blocking the caller.
+#include <functional>
+#include <map>
+#include <string>
+
+#include "knobs/KnobRegistry.h"
+#include "model/Ids.h"
+
+namespace kvscope {
+
+class RunControl {
+ public:
+  virtual ~RunControl() = default;
+
+  // All-or-nothing; `done` runs once the change is applied (or refused), on the run's own thread.
+  virtual void applyKnobs(std::map<std::string, double> changes, std::string who,
+                          std::function<void(KnobRegistry::Result)> done) = 0;
+  virtual void setPolicy(std::string name, std::string who, std::function<void(bool ok)> done) = 0;
+
+  virtual void pause() = 0;
+  virtual void resume() = 0;
+  virtual void setSpeed(double speed) = 0;  // x real time; 0 = as fast as possible
+
+  // Seeking is for recordings; a live simulation cannot go back in time.
+  virtual bool canSeek() const = 0;
+  virtual bool seek(SimTime time, std::string* error) = 0;
+  virtual SimTime endTime() const = 0;
+
+  virtual bool paused() const = 0;
+  virtual double speed() const = 0;
+  virtual SimTime simTime() const = 0;
+};
+
+}  // namespace kvscope
