@@ -15,5 +15,7 @@ Command addScenarios(CLI::App& app);
 Command addPolicies(CLI::App& app);
 Command addReport(CLI::App& app);
 Command addExport(CLI::App& app);
+Command addServe(CLI::App& app);
+Command addTail(CLI::App& app);
 
 }  // namespace kvscope::cli

@@ -1,4 +1,4 @@
-// kvscope-cli: the headless side of KVScope (simulate, scenarios, policies, report, export).
+// kvscope-cli: the headless side of KVScope (simulate, scenarios, policies, report, export, serve, tail).
 #include <cstdio>
 #include <iostream>
 
@@ -20,6 +20,8 @@ int main(int argc, char** argv) {
   add(kvscope::cli::addPolicies);
   add(kvscope::cli::addReport);
   add(kvscope::cli::addExport);
+  add(kvscope::cli::addServe);
+  add(kvscope::cli::addTail);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

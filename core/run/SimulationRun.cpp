@@ -11,8 +11,7 @@
 
 namespace kvscope {
 
-RunSummary runSimulation(Scenario scenario, const SimulationOptions& options) {
-  const auto wall_start = std::chrono::steady_clock::now();
+PreparedRun prepareRun(Scenario scenario, const SimulationOptions& options) {
   if (options.seed) scenario.seed = *options.seed;
   if (options.duration_s) scenario.duration_s = *options.duration_s;
   if (!options.policy.empty()) {
@@ -43,6 +42,12 @@ RunSummary runSimulation(Scenario scenario, const SimulationOptions& options) {
                                     [](const Session& s) { return s.turns.size() <= 1; });
     scenario.workload.replay = single ? ReplayMode::OpenLoop : ReplayMode::ClosedLoop;
   }
+  return PreparedRun{std::move(scenario), std::move(workload)};
+}
+
+RunSummary runSimulation(Scenario scenario_in, const SimulationOptions& options) {
+  const auto wall_start = std::chrono::steady_clock::now();
+  auto [scenario, workload] = prepareRun(std::move(scenario_in), options);
   const long skipped = static_cast<long>(workload.skipped_records);
   ClusterSimulator sim(scenario, std::move(workload), scenario.seed);
   RunAnalysis analysis;

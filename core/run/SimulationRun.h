@@ -9,6 +9,7 @@
 
 #include "events/Event.h"
 #include "metrics/RunSummary.h"
+#include "model/Workload.h"
 #include "scenario/Scenario.h"
 
 namespace kvscope {
@@ -27,6 +28,14 @@ struct SimulationOptions {
   std::vector<EventSink*> sinks;        // extra consumers of the event stream (writers, tests)
   std::function<void(double sim_s, double end_s)> progress;  // called about every simulated minute
 };
+
+// The scenario with the options applied and validated, and its workload: what a run needs before
+// it starts (used by runSimulation and by `serve`). Throws InputError before any work on bad input.
+struct PreparedRun {
+  Scenario scenario;
+  Workload workload;
+};
+PreparedRun prepareRun(Scenario scenario, const SimulationOptions& options);
 
 RunSummary runSimulation(Scenario scenario, const SimulationOptions& options);
 

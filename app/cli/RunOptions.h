@@ -1,0 +1,31 @@
+#pragma once
+// The options that describe a run (scenario, workload, knobs, seed, duration), shared by `simulate`
+// and `serve` so both read them the same way.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "run/SimulationRun.h"
+
+namespace kvscope::cli {
+
+struct RunArgs {
+  std::string scenario = "e3-load-floor";
+  std::string trace;
+  std::vector<std::string> sets;
+  std::string policy;
+  std::optional<std::uint64_t> seed;
+  std::optional<double> duration;
+  std::optional<double> start_window;
+  std::string replay;
+  std::optional<double> time_scale;
+  bool lenient = false;
+};
+
+void addRunOptions(CLI::App* sub, RunArgs& a);
+// Throws InputError for a malformed --set.
+SimulationOptions toSimulationOptions(const RunArgs& a);
+
+}  // namespace kvscope::cli

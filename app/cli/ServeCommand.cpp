@@ -1,0 +1,95 @@
+// `kvscope-cli serve`: the gRPC backend around a paced simulation (telemetry, control, health,
+// reflection), optionally recording; stops cleanly on SIGINT/SIGTERM, closing the recording.
+#include <signal.h>
+
+#include <cstdio>
+#include <ctime>
+#include <memory>
+
+#include <spdlog/spdlog.h>
+
+#include "cli/CliCommands.h"
+#include "cli/RunOptions.h"
+#include "model/Error.h"
+#include "recording/EventRecorder.h"
+#include "run/SimulationRunner.h"
+#include "service/KvscopeServer.h"
+#include "service/TelemetryHub.h"
+
+namespace kvscope::cli {
+
+namespace {
+struct ServeArgs {
+  RunArgs run;
+  ServerOptions server;
+  std::string record;
+  double speed = 10;
+  bool exit_when_done = false;
+};
+
+// Every thread inherits this mask, so SIGINT/SIGTERM reach only the sigtimedwait below.
+sigset_t blockStopSignals() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  return set;
+}
+}  // namespace
+
+Command addServe(CLI::App& app) {
+  auto a = std::make_shared<ServeArgs>();
+  auto* sub = app.add_subcommand("serve", "Serve a simulation over gRPC (Telemetry, Control, health, reflection)");
+  addRunOptions(sub, a->run);
+  sub->add_option("--listen", a->server.listen, "ADDR:PORT to listen on (port 0: any free port)")->capture_default_str();
+  sub->add_option("--token-file", a->server.token_file, "Control calls need 'authorization: Bearer <token from this file>'");
+  sub->add_option("--tls-cert", a->server.tls_cert, "PEM certificate for TLS");
+  sub->add_option("--tls-key", a->server.tls_key, "PEM private key for TLS");
+  sub->add_flag("--insecure", a->server.insecure, "Allow a non-loopback address without a token");
+  sub->add_option("--record", a->record, "Record the run to this .kvrec file");
+  sub->add_option("--speed", a->speed, "Pace: simulated seconds per wall second (0 = as fast as possible)")
+      ->check(CLI::Range(0.0, 100000.0))
+      ->capture_default_str();
+  sub->add_flag("--exit-when-done", a->exit_when_done, "Stop serving when the run ends (default: serve until SIGINT)");
+  return [a] {
+    const sigset_t stop_signals = blockStopSignals();
+    auto prepared = prepareRun(Scenario::load(a->run.scenario), toSimulationOptions(a->run));
+    TelemetryHub hub;
+    std::unique_ptr<EventRecorder> recorder;
+    std::vector<EventSink*> sinks{&hub};
+    if (!a->record.empty()) {
+      recorder = std::make_unique<EventRecorder>(a->record);
+      sinks.push_back(recorder.get());
+    }
+    const std::string scenario = prepared.scenario.name;
+    SimulationRunner runner(std::move(prepared.scenario), std::move(prepared.workload), sinks);
+    std::string error;
+    auto server = KvscopeServer::start(a->server, hub, runner, &error);
+    if (!server) throw InputError(error);
+    // The one line scripts and tests read to find the port (stdout, flushed at once).
+    std::printf("listening on %s\n", server->address().c_str());
+    std::fflush(stdout);
+    spdlog::info("serving scenario {} on {} at {}x real time{}{}", scenario, server->address(), a->speed,
+                 a->server.token_file.empty() ? "" : ", control needs the bearer token",
+                 a->record.empty() ? "" : ", recording to " + a->record);
+    runner.start(a->speed);
+
+    int signal_number = 0;
+    const timespec tick{0, 200 * 1000 * 1000};
+    while (signal_number <= 0) {
+      signal_number = sigtimedwait(&stop_signals, nullptr, &tick);
+      if (a->exit_when_done && runner.finished()) break;
+    }
+    if (signal_number > 0) spdlog::info("signal {}: stopping", signal_number);
+    runner.stop();
+    runner.waitFinished();
+    server->shutdown();
+    if (recorder && !recorder->close(&error)) throw InputError(error);
+    spdlog::info("stopped at simulated {:.1f} s{}", timeToSeconds(runner.simTime()),
+                 a->record.empty() ? "" : "; recording closed");
+    return 0;
+  };
+}
+
+}  // namespace kvscope::cli

@@ -1,0 +1,293 @@
+#include "service/ControlService.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <sstream>
+#include <string_view>
+
+#include "convert/EventConvert.h"
+#include "knobs/KnobRegistry.h"
+#include "router/RoutingPolicy.h"
+#include "service/TelemetryHub.h"
+
+namespace kvscope {
+
+namespace {
+
+using grpc::Status;
+using grpc::StatusCode;
+
+// Names from a request are echoed in error messages; a cap keeps a hostile one from inflating the
+// status trailer past what clients accept (they would see a transport error instead of the message).
+constexpr std::size_t kMaxEchoedName = 64;
+constexpr std::size_t kMaxAuthor = 128;
+
+std::string echo(const std::string& name) {
+  if (name.size() <= kMaxEchoedName) return name;
+  return name.substr(0, kMaxEchoedName) + "...";
+}
+
+std::string number(double v) {
+  std::ostringstream os;
+  os << v;
+  return os.str();
+}
+
+std::string validPolicies() {
+  std::string out;
+  for (const auto name : policyNames()) {
+    if (!out.empty()) out += ", ";
+    out += name;
+  }
+  return out;
+}
+
+grpc::ServerUnaryReactor* finish(grpc::ServerUnaryReactor* reactor, StatusCode code, std::string message) {
+  reactor->Finish(Status(code, std::move(message)));
+  return reactor;
+}
+
+// Keeps proto3 strings valid UTF-8 when cutting: never split a multi-byte sequence.
+std::string truncateUtf8(const std::string& s, std::size_t max) {
+  if (s.size() <= max) return s;
+  std::size_t cut = max;
+  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
+  return s.substr(0, cut);
+}
+
+}  // namespace
+
+std::string controlAuthor(const std::string& requested, const std::string& peer) {
+  if (requested.empty()) {
+    std::string_view p = peer;
+    for (std::string_view scheme : {"ipv4:", "ipv6:"})
+      if (p.substr(0, scheme.size()) == scheme) p.remove_prefix(scheme.size());
+    return "grpc:" + truncateUtf8(std::string(p), kMaxAuthor);
+  }
+  // The label ends up in event streams, recordings and terminals: no control characters.
+  std::string who = truncateUtf8(requested, kMaxAuthor);
+  for (char& c : who) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7f) c = '?';
+  }
+  return who;
+}
+
+ControlService::ControlService(RunControl& run, const TelemetryHub& hub, std::optional<BearerToken> token)
+    : run_(run), hub_(hub), token_(std::move(token)) {
+  worker_ = std::thread([this] { workerLoop(); });
+}
+
+ControlService::~ControlService() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  worker_.join();
+}
+
+bool ControlService::authorized(const grpc::CallbackServerContext* ctx) const {
+  if (!token_) return true;
+  bool ok = false;
+  const auto [first, last] = ctx->client_metadata().equal_range("authorization");
+  for (auto it = first; it != last; ++it)
+    ok |= token_->accepts(std::string_view(it->second.data(), it->second.size()));
+  return ok;
+}
+
+grpc::ServerUnaryReactor* ControlService::begin(grpc::CallbackServerContext* ctx, bool* allowed) const {
+  auto* reactor = ctx->DefaultReactor();
+  *allowed = authorized(ctx);
+  // Says what to send, never what was expected or received: both would leak the secret.
+  if (!*allowed)
+    reactor->Finish(Status(StatusCode::UNAUTHENTICATED,
+                           "missing or wrong bearer token: send metadata 'authorization: Bearer <token>' "
+                           "with the token from the server's --token-file"));
+  return reactor;
+}
+
+void ControlService::onWorker(std::function<void()> fn) {
+  {
+    std::lock_guard lock(mutex_);
+    tasks_.push_back(std::move(fn));
+  }
+  wake_.notify_one();
+}
+
+void ControlService::workerLoop() {
+  std::unique_lock lock(mutex_);
+  while (true) {
+    wake_.wait(lock, [&] { return stopping_ || !tasks_.empty(); });
+    if (tasks_.empty()) return;  // stopping, and every queued call has been finished
+    auto task = std::move(tasks_.front());
+    tasks_.pop_front();
+    lock.unlock();
+    task();
+    lock.lock();
+  }
+}
+
+grpc::ServerUnaryReactor* ControlService::GetKnobs(grpc::CallbackServerContext* ctx, const v1::GetKnobsRequest*,
+                                                   v1::GetKnobsResponse* response) {
+  bool allowed = false;
+  auto* reactor = begin(ctx, &allowed);
+  if (!allowed) return reactor;
+  const HubState state = hub_.state();
+  for (const auto& spec : KnobRegistry::specs()) {
+    toProto(spec, response->add_specs());
+    auto* value = response->add_values();
+    value->set_name(std::string(spec.name));
+    // Before the run has started the hub knows no values yet: the registry's defaults apply.
+    const auto it = state.knobs.find(value->name());
+    value->set_value(it != state.knobs.end() ? it->second : spec.default_value);
+  }
+  for (const auto name : policyNames()) policyToProto(name, response->add_policies());
+  response->set_policy(state.policy);
+  reactor->Finish(Status::OK);
+  return reactor;
+}
+
+grpc::ServerUnaryReactor* ControlService::SetKnobs(grpc::CallbackServerContext* ctx, const v1::SetKnobsRequest* request,
+                                                   v1::SetKnobsResponse* response) {
+  bool allowed = false;
+  auto* reactor = begin(ctx, &allowed);
+  if (!allowed) return reactor;
+  if (request->changes().empty())
+    return finish(reactor, StatusCode::INVALID_ARGUMENT,
+                  "changes: empty; give at least one knob (valid knobs: " + KnobRegistry::validNames() + ")");
+  std::map<std::string, double> changes;
+  for (int i = 0; i < request->changes_size(); ++i) {
+    const auto& change = request->changes(i);
+    const std::string field = "changes[" + std::to_string(i) + "]";
+    if (change.name().size() > kMaxEchoedName)
+      return finish(reactor, StatusCode::INVALID_ARGUMENT,
+                    field + ".name: unknown knob '" + echo(change.name()) + "'; valid knobs: " + KnobRegistry::validNames());
+    // A scratch registry gives exactly the core's verdict and message (unknown name, range, NaN,
+    // whole numbers) without touching the run; the run's registry checks again when it applies.
+    KnobRegistry scratch;
+    const auto check = scratch.apply({{change.name(), change.value()}}, {});
+    if (!check.ok) return finish(reactor, StatusCode::INVALID_ARGUMENT, field + ": " + check.error);
+    // A map would silently keep one of two values for the same knob: refuse the ambiguity.
+    if (!changes.emplace(change.name(), change.value()).second)
+      return finish(reactor, StatusCode::INVALID_ARGUMENT,
+                    field + ".name: knob '" + change.name() + "' is given more than once");
+  }
+  run_.applyKnobs(std::move(changes), controlAuthor(request->who(), ctx->peer()),
+                  [reactor, response](KnobRegistry::Result result) {
+                    if (!result.ok) {
+                      reactor->Finish(Status(StatusCode::INVALID_ARGUMENT, result.error));
+                      return;
+                    }
+                    for (const auto& change : result.changes) toProto(change, response->add_applied());
+                    reactor->Finish(Status::OK);
+                  });
+  return reactor;
+}
+
+grpc::ServerUnaryReactor* ControlService::SetPolicy(grpc::CallbackServerContext* ctx,
+                                                    const v1::SetPolicyRequest* request,
+                                                    v1::SetPolicyResponse* response) {
+  bool allowed = false;
+  auto* reactor = begin(ctx, &allowed);
+  if (!allowed) return reactor;
+  const std::string& name = request->policy();
+  const auto names = policyNames();
+  if (std::find(names.begin(), names.end(), std::string_view(name)) == names.end())
+    return finish(reactor, StatusCode::INVALID_ARGUMENT,
+                  "policy: unknown policy '" + echo(name) + "'; valid policies: " + validPolicies());
+  // The policy before the change, for the response. RunControl reports only success, so this is
+  // read here; two concurrent SetPolicy calls may both report the same old policy (the events in
+  // the telemetry stream are exact).
+  std::string before = hub_.state().policy;
+  std::string who = controlAuthor(request->who(), ctx->peer());
+  run_.setPolicy(name, who, [reactor, response, name, before = std::move(before), who](bool ok) {
+    if (!ok) {
+      reactor->Finish(Status(StatusCode::INVALID_ARGUMENT, "policy: the run refused policy '" + name + "'"));
+      return;
+    }
+    if (before != name) {
+      auto* applied = response->mutable_applied();
+      applied->set_old_policy(before);
+      applied->set_new_policy(name);
+      applied->set_who(who);
+    }
+    reactor->Finish(Status::OK);
+  });
+  return reactor;
+}
+
+grpc::ServerUnaryReactor* ControlService::Pause(grpc::CallbackServerContext* ctx, const v1::PauseRequest*,
+                                                v1::PauseResponse* response) {
+  bool allowed = false;
+  auto* reactor = begin(ctx, &allowed);
+  if (!allowed) return reactor;
+  onWorker([this, reactor, response] {
+    run_.pause();  // returns once the run stands still between events
+    response->set_sim_time_us(run_.simTime());
+    reactor->Finish(Status::OK);
+  });
+  return reactor;
+}
+
+grpc::ServerUnaryReactor* ControlService::Resume(grpc::CallbackServerContext* ctx, const v1::ResumeRequest*,
+                                                 v1::ResumeResponse* response) {
+  bool allowed = false;
+  auto* reactor = begin(ctx, &allowed);
+  if (!allowed) return reactor;
+  onWorker([this, reactor, response] {
+    run_.resume();
+    response->set_sim_time_us(run_.simTime());
+    reactor->Finish(Status::OK);
+  });
+  return reactor;
+}
+
+grpc::ServerUnaryReactor* ControlService::SetSpeed(grpc::CallbackServerContext* ctx, const v1::SetSpeedRequest* request,
+                                                   v1::SetSpeedResponse* response) {
+  bool allowed = false;
+  auto* reactor = begin(ctx, &allowed);
+  if (!allowed) return reactor;
+  const double speed = request->speed();
+  if (!std::isfinite(speed) || speed < 0 || speed > kMaxControlSpeed)
+    return finish(reactor, StatusCode::INVALID_ARGUMENT,
+                  "speed: " + number(speed) + " is out of range [0, " + number(kMaxControlSpeed) +
+                      "] x real time (0 = as fast as possible)");
+  onWorker([this, reactor, response, speed] {
+    run_.setSpeed(speed);
+    response->set_speed(run_.speed());
+    reactor->Finish(Status::OK);
+  });
+  return reactor;
+}
+
+grpc::ServerUnaryReactor* ControlService::Seek(grpc::CallbackServerContext* ctx, const v1::SeekRequest* request,
+                                               v1::SeekResponse* response) {
+  bool allowed = false;
+  auto* reactor = begin(ctx, &allowed);
+  if (!allowed) return reactor;
+  if (!run_.canSeek())
+    return finish(reactor, StatusCode::FAILED_PRECONDITION,
+                  "seek works on recordings (serve --replay); a live run cannot go back in time");
+  const SimTime time = request->time_us();
+  const SimTime end = run_.endTime();
+  if (time < 0 || time > end)
+    return finish(reactor, StatusCode::OUT_OF_RANGE,
+                  "time_us: " + std::to_string(time) + " is outside the recording [0, " + std::to_string(end) + "] us");
+  onWorker([this, reactor, response, time] {
+    std::string error;
+    if (!run_.seek(time, &error)) {
+      reactor->Finish(Status(StatusCode::FAILED_PRECONDITION, "seek: " + error));
+      return;
+    }
+    response->set_time_us(run_.simTime());
+    // The stream continues with the next event the hub publishes.
+    const HubState state = hub_.state();
+    response->set_seq(state.has_events ? state.last_seq + 1 : 0);
+    reactor->Finish(Status::OK);
+  });
+  return reactor;
+}
+
+}  // namespace kvscope

@@ -1,0 +1,68 @@
+#pragma once
+// The gRPC server of `kvscope-cli serve`: Telemetry and Control around one run, plus the standard
+// health service and server reflection (so grpcurl-like tools and load balancers work). Safe by
+// default: loopback only unless a token guards Control (or the operator says --insecure), TLS when
+// given a certificate and key.
+#include <atomic>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include <grpcpp/server.h>
+
+namespace kvscope {
+
+class ControlService;
+class RunControl;
+class TelemetryHub;
+class TelemetryService;
+
+struct ServerOptions {
+  std::string listen = "127.0.0.1:50051";  // HOST:PORT, [IPV6]:PORT or unix:PATH; port 0 = any free port
+  std::string token_file;                  // --token-file: Control calls need this bearer token
+  std::string tls_cert, tls_key;           // --tls-cert/--tls-key: PEM files, both or neither
+  bool insecure = false;                   // --insecure: allow a non-loopback address without a token
+};
+
+class KvscopeServer {
+ public:
+  // Checks the options, reads the token and TLS files, binds and starts serving. On failure returns
+  // nullptr and a message naming the option or file. `hub` and `run` must outlive the server.
+  static std::unique_ptr<KvscopeServer> start(const ServerOptions& options, TelemetryHub& hub, RunControl& run,
+                                              std::string* error);
+  ~KvscopeServer();  // shutdown()
+
+  int port() const { return port_; }           // the bound port (the chosen one for "host:0"); 0 for unix:
+  std::string address() const { return address_; }  // the listen address with the bound port
+  bool tls() const { return tls_; }
+  bool tokenRequired() const { return token_required_; }
+
+  // Reports NOT_SERVING, then stops: calls still running after a short deadline are cancelled.
+  // Idempotent.
+  void shutdown();
+  // Blocks until shutdown() (from another thread, e.g. a signal handler's watcher).
+  void wait();
+
+ private:
+  KvscopeServer();
+
+  std::unique_ptr<TelemetryService> telemetry_;
+  std::unique_ptr<ControlService> control_;
+  std::unique_ptr<grpc::Server> server_;  // after the services: destroyed (stopped) before them
+  int port_ = 0;
+  std::string address_;
+  bool tls_ = false;
+  bool token_required_ = false;
+  std::atomic<bool> stopped_{false};
+};
+
+// Whether a listen host only accepts connections from this machine: 127.0.0.0/8, ::1 (also as
+// ::ffff:127.x.x.x) and "localhost". Any other name counts as reachable from elsewhere: it is not
+// resolved (what it resolves to can change after the check).
+bool isLoopbackHost(std::string_view host);
+
+// Splits "HOST:PORT" / "[IPV6]:PORT" into host (without brackets) and port; false with a message
+// on anything else.
+bool splitListenAddress(std::string_view listen, std::string* host, int* port, std::string* error);
+
+}  // namespace kvscope

@@ -1,0 +1,200 @@
+#include "service/TelemetryService.h"
+
+#include <google/protobuf/io/coded_stream.h>
+#include <grpcpp/support/proto_buffer_reader.h>
+
+#include <algorithm>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <utility>
+#include <variant>
+
+#include "convert/EventConvert.h"
+
+namespace kvscope {
+
+namespace {
+
+template <std::size_t... I>
+std::vector<std::string> allKindNames(std::index_sequence<I...>) {
+  return {eventKindName(EventPayload{std::in_place_index<I>})...};
+}
+
+// One Subscribe call. Owns itself (deleted in OnDone). Every member is guarded by the gate's
+// mutex, which the hub's notify callback shares: the run's thread may call it at any moment,
+// also while gRPC is tearing the call down, so it reaches the reactor only through the gate.
+class SubscribeReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
+ public:
+  // A call refused before it starts.
+  explicit SubscribeReactor(grpc::Status error) : gate_(std::make_shared<Gate>()) {
+    std::lock_guard lock(gate_->mutex);
+    finish(std::move(error));
+  }
+
+  SubscribeReactor(TelemetryHub& hub, std::uint64_t from_seq, std::set<std::string> kinds)
+      : gate_(std::make_shared<Gate>()) {
+    std::lock_guard lock(gate_->mutex);
+    gate_->reactor = this;
+    sub_ = hub.subscribe(from_seq, std::move(kinds), [gate = gate_] {
+      // Run's thread, hub lock released: start a write if none is in flight.
+      std::lock_guard lock(gate->mutex);
+      if (gate->reactor) gate->reactor->writeNext();
+    });
+    writeNext();
+  }
+
+  void OnWriteDone(bool ok) override {
+    std::lock_guard lock(gate_->mutex);
+    writing_ = false;
+    if (!ok) finish(grpc::Status(grpc::StatusCode::UNAVAILABLE, "the stream broke"));  // client gone
+    else writeNext();
+    sendFinishWhenIdle();
+  }
+
+  void OnCancel() override {
+    std::lock_guard lock(gate_->mutex);
+    finish(grpc::Status::CANCELLED);  // Finish is still owed after a cancellation
+  }
+
+  void OnDone() override {
+    {
+      std::lock_guard lock(gate_->mutex);
+      gate_->reactor = nullptr;  // a notify from now on finds no reactor
+    }
+    if (sub_) sub_->close();
+    delete this;
+  }
+
+ private:
+  struct Gate {
+    std::mutex mutex;
+    SubscribeReactor* reactor = nullptr;
+  };
+
+  // Gate mutex held. One write in flight: the next item goes when the previous one is done.
+  void writeNext() {
+    if (writing_ || status_) return;
+    TelemetryItem item;
+    if (sub_->pop(item)) {
+      frame(item);
+      writing_ = true;
+      StartWrite(&buffer_);
+    } else if (sub_->drained()) {
+      finish(grpc::Status::OK);
+    }
+  }
+
+  // Gate mutex held. Finish exactly once, and only with no write in flight.
+  void finish(grpc::Status status) {
+    if (status_) return;
+    status_ = std::move(status);
+    if (sub_) sub_->close();  // stop queueing for a stream that will not take more
+    sendFinishWhenIdle();
+  }
+
+  void sendFinishWhenIdle() {
+    if (status_ && !writing_ && !finish_sent_) {
+      finish_sent_ = true;
+      Finish(*status_);
+    }
+  }
+
+  // The TelemetryMessage wire form around the hub's bytes: field 1 (event), length-delimited,
+  // which is what the generated serialiser would produce after parsing them.
+  void frame(const TelemetryItem& item) {
+    if (item.gap) {
+      v1::TelemetryMessage m;
+      m.mutable_gap()->set_first_seq(item.first_seq);
+      m.mutable_gap()->set_last_seq(item.last_seq);
+      m.SerializeToString(&scratch_);
+    } else {
+      using google::protobuf::io::CodedOutputStream;
+      std::uint8_t header[1 + 5];
+      header[0] = static_cast<std::uint8_t>((v1::TelemetryMessage::kEventFieldNumber << 3) | 2);
+      const std::uint8_t* end =
+          CodedOutputStream::WriteVarint32ToArray(static_cast<std::uint32_t>(item.event->size()), header + 1);
+      scratch_.assign(reinterpret_cast<const char*>(header), static_cast<std::size_t>(end - header));
+      scratch_.append(*item.event);
+    }
+    grpc::Slice slice(scratch_.data(), scratch_.size());
+    buffer_ = grpc::ByteBuffer(&slice, 1);
+  }
+
+  std::shared_ptr<Gate> gate_;
+  std::shared_ptr<TelemetryHub::Subscription> sub_;
+  bool writing_ = false;
+  bool finish_sent_ = false;
+  std::optional<grpc::Status> status_;  // set once the stream is to end
+  std::string scratch_;
+  grpc::ByteBuffer buffer_;  // the write in flight
+};
+
+bool parseRequest(const grpc::ByteBuffer* raw, v1::SubscribeRequest* out) {
+  grpc::ByteBuffer copy(*raw);  // the reader consumes its buffer; copies share the slices
+  grpc::ProtoBufferReader reader(&copy);
+  return out->ParseFromZeroCopyStream(&reader);
+}
+
+}  // namespace
+
+TelemetryService::TelemetryService(TelemetryHub& hub, const RunControl* control) : hub_(hub), control_(control) {}
+
+const std::vector<std::string>& TelemetryService::kindNames() {
+  static const std::vector<std::string> names =
+      allKindNames(std::make_index_sequence<std::variant_size_v<EventPayload>>{});
+  return names;
+}
+
+grpc::ServerWriteReactor<grpc::ByteBuffer>* TelemetryService::Subscribe(grpc::CallbackServerContext*,
+                                                                         const grpc::ByteBuffer* raw) {
+  v1::SubscribeRequest request;
+  if (!parseRequest(raw, &request))
+    return new SubscribeReactor(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "malformed SubscribeRequest"));
+  const auto& valid = kindNames();
+  std::set<std::string> kinds;
+  for (const auto& k : request.kinds()) {
+    if (std::find(valid.begin(), valid.end(), k) == valid.end()) {
+      std::string list;
+      for (const auto& v : valid) list += (list.empty() ? "" : ", ") + v;
+      return new SubscribeReactor(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                                               "kinds: unknown event kind \"" + k + "\"; valid kinds: " + list));
+    }
+    kinds.insert(k);
+  }
+  return new SubscribeReactor(hub_, request.from_seq(), std::move(kinds));
+}
+
+grpc::ServerUnaryReactor* TelemetryService::GetState(grpc::CallbackServerContext* context,
+                                                     const v1::GetStateRequest*, v1::State* response) {
+  // Whatever the hub has: an empty State before the run starts is an answer, not an error.
+  const HubState s = hub_.state();
+  if (s.has_snapshot) toProto(s.snapshot, response->mutable_snapshot());
+  if (s.has_run) toProto(s.run, response->mutable_run());
+  // Knobs in the registry's order (as RunStarted lists them), then any the run added later.
+  auto addKnob = [&](const std::string& name, double value) {
+    auto* k = response->add_knobs();
+    k->set_name(name);
+    k->set_value(value);
+  };
+  auto remaining = s.knobs;
+  for (const auto& [name, start_value] : s.run.knobs) {
+    if (auto it = remaining.find(name); it != remaining.end()) {
+      addKnob(name, it->second);
+      remaining.erase(it);
+    }
+  }
+  for (const auto& [name, value] : remaining) addKnob(name, value);
+  response->set_policy(s.policy);
+  response->set_last_seq(s.last_seq);
+  response->set_sim_time_us(s.time);
+  if (control_) {
+    response->set_paused(control_->paused());
+    response->set_speed(control_->speed());
+  }
+  auto* reactor = context->DefaultReactor();
+  reactor->Finish(grpc::Status::OK);
+  return reactor;
+}
+
+}  // namespace kvscope

@@ -1,0 +1,448 @@
+// Control over a real gRPC server (KvscopeServer on 127.0.0.1:0) around a real paced simulation,
+// called through the generated C++ stubs: knobs, policy, pace, seek, the bearer token, health and
+// reflection, and the listen-address rules. Every refused call must leave the run as it was.
+#include <QtTest>
+
+#include <QProcess>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+
+#include <cmath>
+#include <future>
+
+#include <grpcpp/generic/generic_stub.h>
+#include <grpcpp/grpcpp.h>
+
+#include "knobs/KnobRegistry.h"
+#include "kvscope/v1/control.grpc.pb.h"
+#include "router/RoutingPolicy.h"
+#include "run/SimulationRunner.h"
+#include "run/WorkloadFactory.h"
+#include "service/BearerToken.h"
+#include "service/ControlService.h"
+#include "service/KvscopeServer.h"
+#include "service/TelemetryHub.h"
+
+using namespace kvscope;
+
+namespace {
+
+constexpr double kPace = 50;  // x real time: e3's hour lasts 72 s, longer than the whole test
+const char* kToken = "s3cret-Token_42";
+
+std::unique_ptr<grpc::ClientContext> call(const std::string& authorization = {}) {
+  auto ctx = std::make_unique<grpc::ClientContext>();
+  ctx->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+  if (!authorization.empty()) ctx->AddMetadata("authorization", authorization);
+  return ctx;
+}
+
+std::unique_ptr<v1::Control::Stub> stubFor(const std::string& target,
+                                           std::shared_ptr<grpc::ChannelCredentials> credentials = grpc::InsecureChannelCredentials(),
+                                           const grpc::ChannelArguments& args = {}) {
+  return v1::Control::NewStub(grpc::CreateCustomChannel(target, std::move(credentials), args));
+}
+
+// "K=0;rho=nan" -> changes (std::stod reads nan and inf).
+v1::SetKnobsRequest knobRequest(const QString& text, const std::string& who = {}) {
+  v1::SetKnobsRequest request;
+  request.set_who(who);
+  for (const auto& part : text.split(';', Qt::SkipEmptyParts)) {
+    auto* change = request.add_changes();
+    change->set_name(part.section('=', 0, 0).toStdString());
+    change->set_value(std::stod(part.section('=', 1).toStdString()));
+  }
+  return request;
+}
+
+std::map<std::string, double> knobValues(v1::Control::Stub& stub, const std::string& authorization = {}) {
+  v1::GetKnobsResponse response;
+  std::map<std::string, double> out;
+  if (stub.GetKnobs(call(authorization).get(), {}, &response).ok())
+    for (const auto& v : response.values()) out[v.name()] = v.value();
+  return out;
+}
+
+QString text(const grpc::Status& s) { return QString::number(s.error_code()) + ": " + QString::fromStdString(s.error_message()); }
+
+// A unary call by method name with raw protobuf bytes: Debian ships no health or reflection stubs.
+grpc::Status rawCall(const std::string& target, const std::string& method, const std::string& request, std::string* response) {
+  grpc::GenericStub generic(grpc::CreateChannel(target, grpc::InsecureChannelCredentials()));
+  grpc::Slice slice(request);
+  grpc::ByteBuffer in(&slice, 1), out;
+  std::promise<grpc::Status> done;
+  auto ctx = call();
+  generic.UnaryCall(ctx.get(), method, grpc::StubOptions(), &in, &out, [&](grpc::Status s) { done.set_value(s); });
+  const grpc::Status status = done.get_future().get();
+  std::vector<grpc::Slice> slices;
+  response->clear();
+  if (status.ok() && out.Dump(&slices).ok())
+    for (const auto& s : slices) response->append(reinterpret_cast<const char*>(s.begin()), s.size());
+  return status;
+}
+
+}  // namespace
+
+class TestControlService : public QObject {
+  Q_OBJECT
+  QTemporaryDir dir_;
+  std::unique_ptr<TelemetryHub> hub_;
+  std::unique_ptr<SimulationRunner> runner_;
+  std::unique_ptr<KvscopeServer> server_;
+  std::unique_ptr<v1::Control::Stub> stub_;
+
+  std::string writeFile(const QString& name, const QByteArray& content) {
+    QFile f(dir_.filePath(name));
+    if (!f.open(QIODevice::WriteOnly)) return {};
+    f.write(content);
+    return f.fileName().toStdString();
+  }
+
+ private slots:
+  void initTestCase() {
+    QVERIFY(dir_.isValid());
+    const Scenario s = Scenario::load("e3-load-floor");
+    hub_ = std::make_unique<TelemetryHub>();
+    runner_ = std::make_unique<SimulationRunner>(s, buildWorkload(s, s.seed), std::vector<EventSink*>{hub_.get()});
+    std::string error;
+    server_ = KvscopeServer::start(ServerOptions{.listen = "127.0.0.1:0"}, *hub_, *runner_, &error);
+    QVERIFY2(server_, error.c_str());
+    QVERIFY(server_->port() > 0);
+    QCOMPARE(QString::fromStdString(server_->address()), "127.0.0.1:" + QString::number(server_->port()));
+    runner_->start(kPace);
+    QTRY_VERIFY_WITH_TIMEOUT(hub_->state().has_run, 10000);
+    stub_ = stubFor(server_->address());
+  }
+
+  void cleanupTestCase() {
+    if (server_) server_->shutdown();
+    if (runner_) {
+      runner_->stop();
+      runner_->waitFinished();
+    }
+    server_.reset();
+    runner_.reset();
+    hub_.reset();
+  }
+
+  void getKnobsListsEveryKnobWithItsRange() {
+    v1::GetKnobsResponse r;
+    const auto status = stub_->GetKnobs(call().get(), {}, &r);
+    QVERIFY2(status.ok(), qPrintable(text(status)));
+    const auto specs = KnobRegistry::specs();
+    QCOMPARE(r.specs_size(), int(specs.size()));
+    QCOMPARE(r.values_size(), int(specs.size()));
+    for (int i = 0; i < r.specs_size(); ++i) {
+      QCOMPARE(r.specs(i).name(), std::string(specs[i].name));
+      QCOMPARE(r.specs(i).min(), specs[i].min);
+      QCOMPARE(r.specs(i).max(), specs[i].max);
+      QCOMPARE(r.specs(i).integer(), specs[i].integer);
+      QCOMPARE(r.values(i).name(), std::string(specs[i].name));
+    }
+    QCOMPARE(knobValues(*stub_).at("K"), 200.0);  // the scenario's value, not the default 0
+    QCOMPARE(r.policies_size(), int(policyNames().size()));
+    QCOMPARE(r.policy(), std::string("kv-aware"));
+  }
+
+  void setKnobsAppliesAndSaysWho() {
+    auto sub = hub_->subscribe(hub_->state().last_seq + 1, {"knob"}, [] {});
+    v1::SetKnobsResponse r;
+    auto status = stub_->SetKnobs(call().get(), knobRequest("K=0", "test-console"), &r);
+    QVERIFY2(status.ok(), qPrintable(text(status)));
+    QCOMPARE(r.applied_size(), 1);
+    QCOMPARE(r.applied(0).name(), std::string("K"));
+    QCOMPARE(r.applied(0).old_value(), 200.0);
+    QCOMPARE(r.applied(0).new_value(), 0.0);
+    QCOMPARE(r.applied(0).who(), std::string("test-console"));
+    QCOMPARE(knobValues(*stub_).at("K"), 0.0);
+    QCOMPARE(hub_->state().knobs.at("K"), 0.0);
+
+    bool seen = false;  // the change is in the telemetry stream, with its author
+    QTRY_VERIFY_WITH_TIMEOUT(([&] {
+                               TelemetryItem item;
+                               while (sub->pop(item)) {
+                                 v1::Event e;
+                                 if (!item.gap && e.ParseFromString(*item.event) && e.has_knob())
+                                   seen |= e.knob().name() == "K" && e.knob().new_value() == 0 &&
+                                           e.knob().who() == "test-console";
+                               }
+                               return seen;
+                             }()),
+                             5000);
+    sub->close();
+
+    // Without a label the peer's address is the author.
+    status = stub_->SetKnobs(call().get(), knobRequest("sticky_bonus=150"), &r);
+    QVERIFY2(status.ok(), qPrintable(text(status)));
+    QCOMPARE(r.applied_size(), 1);
+    QVERIFY2(r.applied(0).who().rfind("grpc:127.0.0.1:", 0) == 0, r.applied(0).who().c_str());
+  }
+
+  void badKnobChangesAreRefusedAndChangeNothing_data() {
+    QTest::addColumn<QString>("changes");
+    QTest::addColumn<QString>("field");
+    QTest::addColumn<QString>("valid");
+    QTest::newRow("unknown knob") << "no_such_knob=1" << "changes[0]: unknown knob 'no_such_knob'" << "valid knobs: K, ";
+    QTest::newRow("out of range") << "K=20000" << "changes[0]: knob 'K'" << "[0, 10000]";
+    QTest::newRow("below minimum") << "seed_min_turn_id=0" << "knob 'seed_min_turn_id'" << "[1, 1000]";
+    QTest::newRow("rho NaN") << "rho=nan" << "knob 'rho'" << "[0.1, 1]";
+    QTest::newRow("infinite") << "throughput=inf" << "knob 'throughput'" << "[1, 1e+08]";
+    QTest::newRow("integer knob 2.5") << "pending_seed_budget=2.5" << "knob 'pending_seed_budget'" << "whole number";
+    QTest::newRow("empty list") << "" << "changes: empty" << "valid knobs";
+    QTest::newRow("all or nothing") << "K=50;rho=7" << "changes[1]: knob 'rho'" << "[0.1, 1]";
+    QTest::newRow("twice") << "K=5;K=6" << "changes[1].name: knob 'K'" << "more than once";
+  }
+
+  void badKnobChangesAreRefusedAndChangeNothing() {
+    QFETCH(QString, changes);
+    QFETCH(QString, field);
+    QFETCH(QString, valid);
+    const auto before = knobValues(*stub_);
+    QCOMPARE(before.at("K"), 0.0);
+    v1::SetKnobsResponse r;
+    const auto status = stub_->SetKnobs(call().get(), knobRequest(changes), &r);
+    QCOMPARE(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+    const QString message = QString::fromStdString(status.error_message());
+    QVERIFY2(message.contains(field), qPrintable(message));
+    QVERIFY2(message.contains(valid), qPrintable(message));
+    QVERIFY(knobValues(*stub_) == before);
+    QCOMPARE(hub_->state().knobs.at("K"), 0.0);
+  }
+
+  void setPolicy() {
+    v1::SetPolicyRequest request;
+    v1::SetPolicyResponse r;
+    request.set_policy("no-such-policy");
+    auto status = stub_->SetPolicy(call().get(), request, &r);
+    QCOMPARE(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+    QVERIFY2(status.error_message().find("no-such-policy") != std::string::npos, status.error_message().c_str());
+    QVERIFY2(status.error_message().find("exclusive-overlap") != std::string::npos, status.error_message().c_str());
+    QCOMPARE(hub_->state().policy, std::string("kv-aware"));
+
+    request.set_policy("exclusive-overlap");
+    request.set_who("test-console");
+    status = stub_->SetPolicy(call().get(), request, &r);
+    QVERIFY2(status.ok(), qPrintable(text(status)));
+    QVERIFY(r.has_applied());
+    QCOMPARE(r.applied().old_policy(), std::string("kv-aware"));
+    QCOMPARE(r.applied().new_policy(), std::string("exclusive-overlap"));
+    QCOMPARE(hub_->state().policy, std::string("exclusive-overlap"));
+    r.Clear();
+    status = stub_->SetPolicy(call().get(), request, &r);  // already selected: OK, nothing applied
+    QVERIFY2(status.ok(), qPrintable(text(status)));
+    QVERIFY(!r.has_applied());
+    request.set_policy("kv-aware");
+    QVERIFY(stub_->SetPolicy(call().get(), request, &r).ok());
+  }
+
+  void seekIsForRecordings() {
+    v1::SeekRequest request;
+    request.set_time_us(1'000'000);
+    v1::SeekResponse r;
+    const auto status = stub_->Seek(call().get(), request, &r);
+    QCOMPARE(status.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+    QVERIFY2(status.error_message().find("recordings") != std::string::npos, status.error_message().c_str());
+  }
+
+  void pauseAndResume() {
+    v1::PauseResponse paused;
+    auto status = stub_->Pause(call().get(), {}, &paused);
+    QVERIFY2(status.ok(), qPrintable(text(status)));
+    QVERIFY(runner_->paused());
+    const SimTime t = runner_->simTime();
+    QCOMPARE(paused.sim_time_us(), t);
+    QTest::qWait(150);
+    QCOMPARE(runner_->simTime(), t);  // nothing runs while paused
+    v1::ResumeResponse resumed;
+    status = stub_->Resume(call().get(), {}, &resumed);
+    QVERIFY2(status.ok(), qPrintable(text(status)));
+    QTRY_VERIFY_WITH_TIMEOUT(!runner_->paused(), 5000);
+    QTRY_VERIFY_WITH_TIMEOUT(runner_->simTime() > t, 5000);
+  }
+
+  void setSpeed() {
+    v1::SetSpeedRequest request;
+    v1::SetSpeedResponse r;
+    for (double bad : {-1.0, 10001.0, std::nan(""), HUGE_VAL}) {
+      request.set_speed(bad);
+      const auto status = stub_->SetSpeed(call().get(), request, &r);
+      QCOMPARE(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+      QVERIFY2(status.error_message().find("[0, 10000]") != std::string::npos, status.error_message().c_str());
+      QCOMPARE(runner_->speed(), kPace);
+    }
+    request.set_speed(100);
+    QVERIFY(stub_->SetSpeed(call().get(), request, &r).ok());
+    QCOMPARE(r.speed(), 100.0);
+    QCOMPARE(runner_->speed(), 100.0);
+    request.set_speed(kPace);
+    QVERIFY(stub_->SetSpeed(call().get(), request, &r).ok());
+  }
+
+  void tokenGuardsEveryControlCall() {
+    ServerOptions options{.listen = "127.0.0.1:0", .token_file = writeFile("token", QByteArray("  ") + kToken + "\n")};
+    std::string error;
+    auto guarded = KvscopeServer::start(options, *hub_, *runner_, &error);
+    QVERIFY2(guarded, error.c_str());
+    auto stub = stubFor(guarded->address());
+    const std::string right = std::string("Bearer ") + kToken;
+    for (const std::string& wrong : std::vector<std::string>{"", "Bearer wrong", "Bearer s3cret-Token_4", "Bearer s3cret-Token_421",
+                                                              "Basic s3cret-Token_42", kToken, "Bearer  s3cret-Token_42"}) {
+      v1::SetKnobsResponse r;
+      auto status = stub->SetKnobs(call(wrong).get(), knobRequest("K=77"), &r);
+      QCOMPARE(status.error_code(), grpc::StatusCode::UNAUTHENTICATED);
+      QVERIFY(status.error_message().find(kToken) == std::string::npos);  // never echoed
+      v1::GetKnobsResponse knobs;
+      QCOMPARE(stub->GetKnobs(call(wrong).get(), {}, &knobs).error_code(), grpc::StatusCode::UNAUTHENTICATED);
+      v1::PauseResponse paused;
+      QCOMPARE(stub->Pause(call(wrong).get(), {}, &paused).error_code(), grpc::StatusCode::UNAUTHENTICATED);
+    }
+    QCOMPARE(hub_->state().knobs.at("K"), 0.0);
+    QVERIFY(!runner_->paused());
+    QCOMPARE(knobValues(*stub, right).at("K"), 0.0);
+    QCOMPARE(knobValues(*stub, "bearer " + std::string(kToken)).size(), KnobRegistry::specs().size());  // scheme is case-insensitive
+    v1::SetKnobsResponse r;
+    QVERIFY(stub->SetKnobs(call(right).get(), knobRequest("K=0"), &r).ok());
+    guarded->shutdown();
+  }
+
+  void healthAndReflection() {
+    std::string response;
+    // grpc.health.v1.HealthCheckRequest{service: ""} is empty; the response is {status: SERVING (1)}.
+    auto status = rawCall(server_->address(), "/grpc.health.v1.Health/Check", "", &response);
+    QVERIFY2(status.ok(), qPrintable(text(status)));
+    QCOMPARE(response, std::string("\x08\x01", 2));
+    const std::string control = v1::Control::service_full_name();
+    status = rawCall(server_->address(), "/grpc.health.v1.Health/Check", std::string("\x0a", 1) + char(control.size()) + control, &response);
+    QVERIFY2(status.ok(), qPrintable(text(status)));
+    QCOMPARE(response, std::string("\x08\x01", 2));
+    // ServerReflectionRequest{list_services: ""} (field 7) as one message of the bidi stream.
+    status = rawCall(server_->address(), "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo",
+                     std::string("\x3a\x00", 2), &response);
+    QVERIFY2(status.ok(), qPrintable(text(status)));
+    QVERIFY(response.find("kvscope.v1.Control") != std::string::npos);
+    QVERIFY(response.find("kvscope.v1.Telemetry") != std::string::npos);
+  }
+
+  void nonLoopbackNeedsTokenOrInsecure() {
+    // Binding 0.0.0.0 is local to this machine; no traffic is sent to a non-loopback address.
+    for (const std::string listen : {"0.0.0.0:0", "[::]:0", "192.0.2.1:0", "example.com:50051"}) {
+      std::string error;
+      QVERIFY(!KvscopeServer::start(ServerOptions{.listen = listen}, *hub_, *runner_, &error));
+      QVERIFY2(error.find("'" + listen + "' without a token") != std::string::npos, error.c_str());
+      QVERIFY2(error.find("--token-file") != std::string::npos && error.find("--insecure") != std::string::npos, error.c_str());
+    }
+    std::string error;
+    auto open = KvscopeServer::start(ServerOptions{.listen = "0.0.0.0:0", .insecure = true}, *hub_, *runner_, &error);
+    QVERIFY2(open, error.c_str());
+    QVERIFY(open->port() > 0);
+    open->shutdown();
+    auto guarded = KvscopeServer::start(ServerOptions{.listen = "0.0.0.0:0", .token_file = writeFile("t2", kToken)},
+                                        *hub_, *runner_, &error);
+    QVERIFY2(guarded, error.c_str());
+  }
+
+  void loopbackHosts_data() {
+    QTest::addColumn<QString>("host");
+    QTest::addColumn<bool>("loopback");
+    for (const char* h : {"127.0.0.1", "127.8.9.10", "localhost", "LocalHost", "::1", "::ffff:127.0.0.1"})
+      QTest::newRow(qPrintable(QStringLiteral("'%1'").arg(h))) << h << true;
+    for (const char* h : {"", "0.0.0.0", "::", "10.0.0.1", "128.0.0.1", "127.0.0.1.example.com", "127.1", "localhost.evil",
+                          "::ffff:10.0.0.1", "*"})
+      QTest::newRow(qPrintable(QStringLiteral("'%1'").arg(h))) << h << false;
+  }
+
+  void loopbackHosts() {
+    QFETCH(QString, host);
+    QFETCH(bool, loopback);
+    QCOMPARE(isLoopbackHost(host.toStdString()), loopback);
+  }
+
+  void badOptionsNameTheOptionOrFile() {
+    const auto fails = [&](ServerOptions o, const std::string& expected) {
+      std::string error;
+      const bool started = KvscopeServer::start(o, *hub_, *runner_, &error) != nullptr;
+      if (started || error.find(expected) == std::string::npos)
+        qWarning("expected an error with '%s', got: %s", expected.c_str(), started ? "(started)" : error.c_str());
+      return !started && error.find(expected) != std::string::npos;
+    };
+    const std::string missing = dir_.filePath("missing.pem").toStdString();
+    QVERIFY(fails({.listen = "127.0.0.1:0", .tls_cert = missing}, "without --tls-key"));
+    QVERIFY(fails({.listen = "127.0.0.1:0", .tls_key = missing}, "without --tls-cert"));
+    QVERIFY(fails({.listen = "127.0.0.1:0", .tls_cert = missing, .tls_key = missing}, "--tls-cert '" + missing + "'"));
+    const std::string junk = writeFile("junk.pem", "not a certificate");
+    QVERIFY(fails({.listen = "127.0.0.1:0", .tls_cert = junk, .tls_key = junk}, "--tls-cert '" + junk + "': not a PEM"));
+    QVERIFY(fails({.listen = "127.0.0.1:0", .token_file = missing}, "token file '" + missing + "': cannot open"));
+    const std::string empty = writeFile("empty-token", " \n\t\n");
+    QVERIFY(fails({.listen = "127.0.0.1:0", .token_file = empty}, "token file '" + empty + "': is empty"));
+    const std::string spaced = writeFile("spaced-token", "two words\n");
+    QVERIFY(fails({.listen = "127.0.0.1:0", .token_file = spaced}, "printable ASCII"));
+    QVERIFY(fails({.listen = "nonsense"}, "expected HOST:PORT"));
+    QVERIFY(fails({.listen = "::1:50051"}, "brackets"));
+    QVERIFY(fails({.listen = "127.0.0.1:99999"}, "0..65535"));
+    // The port is taken by the main server (and SO_REUSEPORT is off, so it cannot be shared).
+    QVERIFY(fails({.listen = server_->address()}, "in use"));
+  }
+
+  void tlsServesOnlyTls() {
+    const QString openssl = QStandardPaths::findExecutable("openssl");
+    if (openssl.isEmpty()) QSKIP("openssl is not installed; cannot make a test certificate");
+    const QString cert = dir_.filePath("cert.pem"), key = dir_.filePath("key.pem");
+    QProcess p;
+    p.start(openssl, {"req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1",
+                      "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost", "-keyout", key, "-out", cert});
+    QVERIFY(p.waitForFinished(30000));
+    QCOMPARE(p.exitCode(), 0);
+    std::string error;
+    auto tls = KvscopeServer::start({.listen = "127.0.0.1:0", .tls_cert = cert.toStdString(), .tls_key = key.toStdString()},
+                                    *hub_, *runner_, &error);
+    QVERIFY2(tls, error.c_str());
+    QVERIFY(tls->tls());
+    QFile pem(cert);
+    QVERIFY(pem.open(QIODevice::ReadOnly));
+    grpc::ChannelArguments args;
+    args.SetSslTargetNameOverride("localhost");
+    auto secure = stubFor(tls->address(), grpc::SslCredentials({.pem_root_certs = pem.readAll().toStdString()}), args);
+    QCOMPARE(knobValues(*secure).size(), KnobRegistry::specs().size());
+    auto plain = stubFor(tls->address());
+    v1::GetKnobsResponse r;
+    QVERIFY(!plain->GetKnobs(call().get(), {}, &r).ok());
+    tls->shutdown();
+  }
+
+  void unixSocketIsLocal() {
+    const std::string listen = "unix:" + dir_.filePath("kvscope.sock").toStdString();
+    std::string error;
+    auto local = KvscopeServer::start({.listen = listen}, *hub_, *runner_, &error);
+    QVERIFY2(local, error.c_str());
+    QCOMPARE(local->address(), listen);
+    QCOMPARE(knobValues(*stubFor(listen)).at("K"), 0.0);
+  }
+
+  void bearerTokenComparison() {
+    QVERIFY(constantTimeEquals("", ""));
+    QVERIFY(constantTimeEquals("abc", "abc"));
+    QVERIFY(!constantTimeEquals("abc", "abd"));
+    QVERIFY(!constantTimeEquals("abc", "ab"));
+    QVERIFY(!constantTimeEquals("ab", "abc"));
+    QVERIFY(!constantTimeEquals(std::string_view("a\0", 2), "a"));  // a shorter input is not zero-padded into a match
+    const BearerToken token("tok");
+    QVERIFY(token.accepts("Bearer tok"));
+    QVERIFY(token.accepts("BEARER tok"));
+    QVERIFY(!token.accepts("Bearer tok "));
+    QVERIFY(!token.accepts("Bearertok"));
+    QVERIFY(!token.accepts("tok"));
+    QVERIFY(!token.accepts(""));
+  }
+
+  void authorLabels() {
+    QCOMPARE(controlAuthor("", "ipv4:127.0.0.1:5000"), std::string("grpc:127.0.0.1:5000"));
+    QCOMPARE(controlAuthor("", "ipv6:[::1]:5000"), std::string("grpc:[::1]:5000"));
+    QCOMPARE(controlAuthor("ops\n\x1b[31m", "ipv4:1.2.3.4:5"), std::string("ops??[31m"));
+    const std::string accents(200, 'a');
+    QCOMPARE(controlAuthor(accents + "\xc3\xa9", "").size(), std::size_t{128});
+    QCOMPARE(controlAuthor(std::string(127, 'a') + "\xc3\xa9", "").size(), std::size_t{127});  // no half character
+  }
+};
+
+QTEST_GUILESS_MAIN(TestControlService)
+#include "test_control_service.moc"
