@@ -64,16 +64,23 @@ Command addServe(CLI::App& app) {
     }
     const std::string scenario = prepared.scenario.name;
     SimulationRunner runner(std::move(prepared.scenario), std::move(prepared.workload), sinks);
+    // The run starts first, so a control call never waits on a run that has not begun; events
+    // before the first subscriber stay in the hub's replay buffer.
+    runner.start(a->speed);
     std::string error;
     auto server = KvscopeServer::start(a->server, hub, runner, &error);
-    if (!server) throw InputError(error);
+    if (!server) {
+      runner.stop();
+      runner.waitFinished();
+      if (recorder) recorder->close(nullptr);
+      throw InputError(error);
+    }
     // The one line scripts and tests read to find the port (stdout, flushed at once).
     std::printf("listening on %s\n", server->address().c_str());
     std::fflush(stdout);
     spdlog::info("serving scenario {} on {} at {}x real time{}{}", scenario, server->address(), a->speed,
                  a->server.token_file.empty() ? "" : ", control needs the bearer token",
                  a->record.empty() ? "" : ", recording to " + a->record);
-    runner.start(a->speed);
 
     int signal_number = 0;
     const timespec tick{0, 200 * 1000 * 1000};

@@ -76,13 +76,24 @@ class SubscribeReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer>
   void writeNext() {
     if (writing_ || status_) return;
     TelemetryItem item;
-    if (sub_->pop(item)) {
-      frame(item);
-      writing_ = true;
-      StartWrite(&buffer_);
-    } else if (sub_->drained()) {
-      finish(grpc::Status::OK);
+    if (next_) {
+      item = std::move(*next_);
+      next_.reset();
+    } else if (!sub_->pop(item)) {
+      if (sub_->drained()) finish(grpc::Status::OK);
+      return;
     }
+    frame(item);
+    // With another item already waiting, let gRPC coalesce this write with the next one instead
+    // of flushing each message on its own (several times the throughput on loopback); the last
+    // write of a burst goes without the hint, so nothing waits for a flush.
+    grpc::WriteOptions options;
+    if (TelemetryItem peek; sub_->pop(peek)) {
+      next_ = std::move(peek);
+      options.set_buffer_hint();
+    }
+    writing_ = true;
+    StartWrite(&buffer_, options);
   }
 
   // Gate mutex held. Finish exactly once, and only with no write in flight.
@@ -126,6 +137,7 @@ class SubscribeReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer>
   bool writing_ = false;
   bool finish_sent_ = false;
   std::optional<grpc::Status> status_;  // set once the stream is to end
+  std::optional<TelemetryItem> next_;    // popped ahead, to know whether more is coming
   std::string scratch_;
   grpc::ByteBuffer buffer_;  // the write in flight
 };

@@ -30,6 +30,18 @@ namespace {
 constexpr double kPace = 50;  // x real time: e3's hour lasts 72 s, longer than the whole test
 const char* kToken = "s3cret-Token_42";
 
+// ServerOptions by position (designated initializers that skip members trip -Wmissing-field-initializers).
+ServerOptions options(std::string listen, std::string token_file = {}, std::string cert = {}, std::string key = {},
+                      bool insecure = false) {
+  ServerOptions o;
+  o.listen = std::move(listen);
+  o.token_file = std::move(token_file);
+  o.tls_cert = std::move(cert);
+  o.tls_key = std::move(key);
+  o.insecure = insecure;
+  return o;
+}
+
 std::unique_ptr<grpc::ClientContext> call(const std::string& authorization = {}) {
   auto ctx = std::make_unique<grpc::ClientContext>();
   ctx->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
@@ -81,6 +93,23 @@ grpc::Status rawCall(const std::string& target, const std::string& method, const
   return status;
 }
 
+// A seekable run (what a replay will be) to check Seek's range rules; only seeking is real.
+struct SeekableRun : RunControl {
+  std::atomic<SimTime> time{0};
+  std::atomic<int> seeks{0};
+  void applyKnobs(std::map<std::string, double>, std::string, std::function<void(KnobRegistry::Result)> done) override { done({}); }
+  void setPolicy(std::string, std::string, std::function<void(bool)> done) override { done(true); }
+  void pause() override {}
+  void resume() override {}
+  void setSpeed(double) override {}
+  bool canSeek() const override { return true; }
+  bool seek(SimTime t, std::string*) override { ++seeks; time = t; return true; }
+  SimTime endTime() const override { return 1'000'000; }
+  bool paused() const override { return false; }
+  double speed() const override { return 1; }
+  SimTime simTime() const override { return time; }
+};
+
 }  // namespace
 
 class TestControlService : public QObject {
@@ -105,7 +134,7 @@ class TestControlService : public QObject {
     hub_ = std::make_unique<TelemetryHub>();
     runner_ = std::make_unique<SimulationRunner>(s, buildWorkload(s, s.seed), std::vector<EventSink*>{hub_.get()});
     std::string error;
-    server_ = KvscopeServer::start(ServerOptions{.listen = "127.0.0.1:0"}, *hub_, *runner_, &error);
+    server_ = KvscopeServer::start(options("127.0.0.1:0"), *hub_, *runner_, &error);
     QVERIFY2(server_, error.c_str());
     QVERIFY(server_->port() > 0);
     QCOMPARE(QString::fromStdString(server_->address()), "127.0.0.1:" + QString::number(server_->port()));
@@ -235,13 +264,31 @@ class TestControlService : public QObject {
     QVERIFY(stub_->SetPolicy(call().get(), request, &r).ok());
   }
 
-  void seekIsForRecordings() {
+  void seekIsForRecordingsWithinTheirRange() {
     v1::SeekRequest request;
     request.set_time_us(1'000'000);
     v1::SeekResponse r;
     const auto status = stub_->Seek(call().get(), request, &r);
     QCOMPARE(status.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
     QVERIFY2(status.error_message().find("recordings") != std::string::npos, status.error_message().c_str());
+
+    SeekableRun replay;
+    TelemetryHub hub;
+    std::string error;
+    auto server = KvscopeServer::start(options("127.0.0.1:0"), hub, replay, &error);
+    QVERIFY2(server, error.c_str());
+    auto stub = stubFor(server->address());
+    for (const SimTime outside : {SimTime{-1}, SimTime{1'000'001}}) {
+      request.set_time_us(outside);
+      const auto refused = stub->Seek(call().get(), request, &r);
+      QCOMPARE(refused.error_code(), grpc::StatusCode::OUT_OF_RANGE);
+      QVERIFY2(refused.error_message().find("[0, 1000000]") != std::string::npos, refused.error_message().c_str());
+    }
+    QCOMPARE(replay.seeks.load(), 0);  // refused before reaching the run
+    request.set_time_us(250'000);
+    QVERIFY(stub->Seek(call().get(), request, &r).ok());
+    QCOMPARE(r.time_us(), SimTime{250'000});
+    QCOMPARE(replay.seeks.load(), 1);
   }
 
   void pauseAndResume() {
@@ -279,9 +326,9 @@ class TestControlService : public QObject {
   }
 
   void tokenGuardsEveryControlCall() {
-    ServerOptions options{.listen = "127.0.0.1:0", .token_file = writeFile("token", QByteArray("  ") + kToken + "\n")};
     std::string error;
-    auto guarded = KvscopeServer::start(options, *hub_, *runner_, &error);
+    auto guarded = KvscopeServer::start(options("127.0.0.1:0", writeFile("token", QByteArray("  ") + kToken + "\n")),
+                                        *hub_, *runner_, &error);
     QVERIFY2(guarded, error.c_str());
     auto stub = stubFor(guarded->address());
     const std::string right = std::string("Bearer ") + kToken;
@@ -327,16 +374,16 @@ class TestControlService : public QObject {
     // Binding 0.0.0.0 is local to this machine; no traffic is sent to a non-loopback address.
     for (const std::string listen : {"0.0.0.0:0", "[::]:0", "192.0.2.1:0", "example.com:50051"}) {
       std::string error;
-      QVERIFY(!KvscopeServer::start(ServerOptions{.listen = listen}, *hub_, *runner_, &error));
+      QVERIFY(!KvscopeServer::start(options(listen), *hub_, *runner_, &error));
       QVERIFY2(error.find("'" + listen + "' without a token") != std::string::npos, error.c_str());
       QVERIFY2(error.find("--token-file") != std::string::npos && error.find("--insecure") != std::string::npos, error.c_str());
     }
     std::string error;
-    auto open = KvscopeServer::start(ServerOptions{.listen = "0.0.0.0:0", .insecure = true}, *hub_, *runner_, &error);
+    auto open = KvscopeServer::start(options("0.0.0.0:0", {}, {}, {}, true), *hub_, *runner_, &error);
     QVERIFY2(open, error.c_str());
     QVERIFY(open->port() > 0);
     open->shutdown();
-    auto guarded = KvscopeServer::start(ServerOptions{.listen = "0.0.0.0:0", .token_file = writeFile("t2", kToken)},
+    auto guarded = KvscopeServer::start(options("0.0.0.0:0", writeFile("t2", kToken)),
                                         *hub_, *runner_, &error);
     QVERIFY2(guarded, error.c_str());
   }
@@ -358,7 +405,7 @@ class TestControlService : public QObject {
   }
 
   void badOptionsNameTheOptionOrFile() {
-    const auto fails = [&](ServerOptions o, const std::string& expected) {
+    const auto fails = [&](const ServerOptions& o, const std::string& expected) {
       std::string error;
       const bool started = KvscopeServer::start(o, *hub_, *runner_, &error) != nullptr;
       if (started || error.find(expected) == std::string::npos)
@@ -366,21 +413,21 @@ class TestControlService : public QObject {
       return !started && error.find(expected) != std::string::npos;
     };
     const std::string missing = dir_.filePath("missing.pem").toStdString();
-    QVERIFY(fails({.listen = "127.0.0.1:0", .tls_cert = missing}, "without --tls-key"));
-    QVERIFY(fails({.listen = "127.0.0.1:0", .tls_key = missing}, "without --tls-cert"));
-    QVERIFY(fails({.listen = "127.0.0.1:0", .tls_cert = missing, .tls_key = missing}, "--tls-cert '" + missing + "'"));
+    QVERIFY(fails(options("127.0.0.1:0", {}, missing), "without --tls-key"));
+    QVERIFY(fails(options("127.0.0.1:0", {}, {}, missing), "without --tls-cert"));
+    QVERIFY(fails(options("127.0.0.1:0", {}, missing, missing), "--tls-cert '" + missing + "'"));
     const std::string junk = writeFile("junk.pem", "not a certificate");
-    QVERIFY(fails({.listen = "127.0.0.1:0", .tls_cert = junk, .tls_key = junk}, "--tls-cert '" + junk + "': not a PEM"));
-    QVERIFY(fails({.listen = "127.0.0.1:0", .token_file = missing}, "token file '" + missing + "': cannot open"));
+    QVERIFY(fails(options("127.0.0.1:0", {}, junk, junk), "--tls-cert '" + junk + "': not a PEM"));
+    QVERIFY(fails(options("127.0.0.1:0", missing), "token file '" + missing + "': cannot open"));
     const std::string empty = writeFile("empty-token", " \n\t\n");
-    QVERIFY(fails({.listen = "127.0.0.1:0", .token_file = empty}, "token file '" + empty + "': is empty"));
+    QVERIFY(fails(options("127.0.0.1:0", empty), "token file '" + empty + "': is empty"));
     const std::string spaced = writeFile("spaced-token", "two words\n");
-    QVERIFY(fails({.listen = "127.0.0.1:0", .token_file = spaced}, "printable ASCII"));
-    QVERIFY(fails({.listen = "nonsense"}, "expected HOST:PORT"));
-    QVERIFY(fails({.listen = "::1:50051"}, "brackets"));
-    QVERIFY(fails({.listen = "127.0.0.1:99999"}, "0..65535"));
+    QVERIFY(fails(options("127.0.0.1:0", spaced), "printable ASCII"));
+    QVERIFY(fails(options("nonsense"), "expected HOST:PORT"));
+    QVERIFY(fails(options("::1:50051"), "brackets"));
+    QVERIFY(fails(options("127.0.0.1:99999"), "0..65535"));
     // The port is taken by the main server (and SO_REUSEPORT is off, so it cannot be shared).
-    QVERIFY(fails({.listen = server_->address()}, "in use"));
+    QVERIFY(fails(options(server_->address()), "in use"));
   }
 
   void tlsServesOnlyTls() {
@@ -393,7 +440,7 @@ class TestControlService : public QObject {
     QVERIFY(p.waitForFinished(30000));
     QCOMPARE(p.exitCode(), 0);
     std::string error;
-    auto tls = KvscopeServer::start({.listen = "127.0.0.1:0", .tls_cert = cert.toStdString(), .tls_key = key.toStdString()},
+    auto tls = KvscopeServer::start(options("127.0.0.1:0", {}, cert.toStdString(), key.toStdString()),
                                     *hub_, *runner_, &error);
     QVERIFY2(tls, error.c_str());
     QVERIFY(tls->tls());
@@ -401,7 +448,9 @@ class TestControlService : public QObject {
     QVERIFY(pem.open(QIODevice::ReadOnly));
     grpc::ChannelArguments args;
     args.SetSslTargetNameOverride("localhost");
-    auto secure = stubFor(tls->address(), grpc::SslCredentials({.pem_root_certs = pem.readAll().toStdString()}), args);
+    grpc::SslCredentialsOptions trust;
+    trust.pem_root_certs = pem.readAll().toStdString();
+    auto secure = stubFor(tls->address(), grpc::SslCredentials(trust), args);
     QCOMPARE(knobValues(*secure).size(), KnobRegistry::specs().size());
     auto plain = stubFor(tls->address());
     v1::GetKnobsResponse r;
@@ -412,7 +461,7 @@ class TestControlService : public QObject {
   void unixSocketIsLocal() {
     const std::string listen = "unix:" + dir_.filePath("kvscope.sock").toStdString();
     std::string error;
-    auto local = KvscopeServer::start({.listen = listen}, *hub_, *runner_, &error);
+    auto local = KvscopeServer::start(options(listen), *hub_, *runner_, &error);
     QVERIFY2(local, error.c_str());
     QCOMPARE(local->address(), listen);
     QCOMPARE(knobValues(*stubFor(listen)).at("K"), 0.0);

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets (fuzz/) with clang, ASan and UBSan in build-fuzz and runs each for a
+# bounded time under CTest: KVSCOPE_FUZZ_SECONDS per target (default 60). Exits non-zero on any
+# finding (crash, sanitizer report, broken invariant, hang, out-of-memory); the input that caused it
+# is kept in build-fuzz/fuzz-artifacts/<target>/. Extra arguments go to ctest.
+#
+# clang 19: the code base uses C++20 that clang 14-16 (Debian 12's default clang) do not compile
+# (aggregate class template argument deduction, lambdas capturing structured bindings).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/deps.sh
+
+clang_version="${KVSCOPE_FUZZ_CLANG_VERSION:-19}"
+packages=("clang-${clang_version}" "libclang-rt-${clang_version}-dev")
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "kvscope: installing ${missing[*]}" >&2
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+seconds="${KVSCOPE_FUZZ_SECONDS:-60}"
+if ! [[ "$seconds" =~ ^[1-9][0-9]*$ ]]; then
+  echo "kvscope: KVSCOPE_FUZZ_SECONDS must be a whole number of seconds > 0, got '$seconds'" >&2
+  exit 2
+fi
+
+# Configured every time (cheap) so a changed KVSCOPE_FUZZ_SECONDS reaches the tests' command and timeout.
+CC="clang-${clang_version}" CXX="clang++-${clang_version}" cmake -S . -B build-fuzz -G Ninja \
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKVSCOPE_FUZZ=ON -DKVSCOPE_FUZZ_SECONDS="$seconds" >/dev/null
+cmake --build build-fuzz --target kvscope_fuzz_trace_readers kvscope_fuzz_recording
+ctest --test-dir build-fuzz -L fuzz --no-tests=error --output-on-failure "$@"
