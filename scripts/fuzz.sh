@@ -11,7 +11,8 @@ cd "$(dirname "$0")/.."
 scripts/deps.sh
 
 clang_version="${KVSCOPE_FUZZ_CLANG_VERSION:-19}"
-packages=("clang-${clang_version}" "libclang-rt-${clang_version}-dev")
+# llvm-N brings the llvm-symbolizer that turns a finding's stack into file:line.
+packages=("clang-${clang_version}" "libclang-rt-${clang_version}-dev" "llvm-${clang_version}")
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
