@@ -149,8 +149,7 @@ struct HubCore {
       state.has_snapshot = true;
       state.snapshot = *s;
     } else if (std::holds_alternative<RunFinished>(e.payload)) {
-      state.finished = true;
-      finished = true;
+      state.finished = true;  // `finished` (for drained()) only once the event is queued
     }
   }
 };
@@ -261,6 +260,8 @@ void TelemetryHub::onEvent(const Event& e) {
       // even when the event itself was filtered out.
       if (s->push(held) || (finished && s->wantsFinishNotice())) to_notify.push_back(s);
     }
+    // After the pushes: a consumer that sees `finished` also sees RunFinished in its queue.
+    if (finished) core.finished = true;
   }
   for (auto& s : to_notify) s->notify();  // without the hub lock: a consumer may pop right away
   to_notify.clear();

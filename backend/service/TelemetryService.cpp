@@ -4,6 +4,7 @@
 #include <grpcpp/support/proto_buffer_reader.h>
 
 #include <algorithm>
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -21,31 +22,56 @@ std::vector<std::string> allKindNames(std::index_sequence<I...>) {
   return {eventKindName(EventPayload{std::in_place_index<I>})...};
 }
 
-// One Subscribe call. Owns itself (deleted in OnDone). Every member is guarded by the gate's
-// mutex, which the hub's notify callback shares: the run's thread may call it at any moment,
-// also while gRPC is tearing the call down, so it reaches the reactor only through the gate.
+class SubscribeReactor;
+
+// The lock around one reactor's state, shared with the hub's notify callback (which may run on
+// the run's thread at any moment, also while gRPC tears the call down, so it reaches the reactor
+// only through here). The run's thread never waits for it: when the lock is busy it leaves a wake
+// flag, and whoever holds the lock looks at the flag after letting go.
+struct SubscribeGate {
+  std::mutex mutex;
+  std::atomic<bool> wake{false};
+  SubscribeReactor* reactor = nullptr;  // null once the call is done
+
+  void notify() {
+    wake.store(true);
+    drain();
+  }
+  void drain();
+};
+
+class GateLock {
+ public:
+  explicit GateLock(SubscribeGate& gate) : gate_(gate) { gate_.mutex.lock(); }
+  ~GateLock() {
+    gate_.mutex.unlock();
+    gate_.drain();  // a notify that found the lock busy
+  }
+
+ private:
+  SubscribeGate& gate_;
+};
+
+// One Subscribe call. Owns itself (deleted in OnDone); every member is guarded by the gate.
 class SubscribeReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
  public:
   // A call refused before it starts.
-  explicit SubscribeReactor(grpc::Status error) : gate_(std::make_shared<Gate>()) {
-    std::lock_guard lock(gate_->mutex);
+  explicit SubscribeReactor(grpc::Status error) : gate_(std::make_shared<SubscribeGate>()) {
+    GateLock lock(*gate_);
     finish(std::move(error));
   }
 
   SubscribeReactor(TelemetryHub& hub, std::uint64_t from_seq, std::set<std::string> kinds)
-      : gate_(std::make_shared<Gate>()) {
-    std::lock_guard lock(gate_->mutex);
+      : gate_(std::make_shared<SubscribeGate>()) {
+    GateLock lock(*gate_);
     gate_->reactor = this;
-    sub_ = hub.subscribe(from_seq, std::move(kinds), [gate = gate_] {
-      // Run's thread, hub lock released: start a write if none is in flight.
-      std::lock_guard lock(gate->mutex);
-      if (gate->reactor) gate->reactor->writeNext();
-    });
+    // Called on the run's thread with the hub lock released: start a write if none is in flight.
+    sub_ = hub.subscribe(from_seq, std::move(kinds), [gate = gate_] { gate->notify(); });
     writeNext();
   }
 
   void OnWriteDone(bool ok) override {
-    std::lock_guard lock(gate_->mutex);
+    GateLock lock(*gate_);
     writing_ = false;
     if (!ok) finish(grpc::Status(grpc::StatusCode::UNAVAILABLE, "the stream broke"));  // client gone
     else writeNext();
@@ -53,13 +79,13 @@ class SubscribeReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer>
   }
 
   void OnCancel() override {
-    std::lock_guard lock(gate_->mutex);
+    GateLock lock(*gate_);
     finish(grpc::Status::CANCELLED);  // Finish is still owed after a cancellation
   }
 
   void OnDone() override {
     {
-      std::lock_guard lock(gate_->mutex);
+      GateLock lock(*gate_);
       gate_->reactor = nullptr;  // a notify from now on finds no reactor
     }
     if (sub_) sub_->close();
@@ -67,10 +93,7 @@ class SubscribeReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer>
   }
 
  private:
-  struct Gate {
-    std::mutex mutex;
-    SubscribeReactor* reactor = nullptr;
-  };
+  friend struct SubscribeGate;
 
   // Gate mutex held. One write in flight: the next item goes when the previous one is done.
   void writeNext() {
@@ -85,14 +108,15 @@ class SubscribeReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer>
     }
     frame(item);
     // With another item already waiting, let gRPC coalesce this write with the next one instead
-    // of flushing each message on its own (several times the throughput on loopback); the last
-    // write of a burst goes without the hint, so nothing waits for a flush.
+    // of flushing each message on its own (about twice the throughput on loopback); the last
+    // write of a burst goes without the hint, so nothing waits for a flush. Never on the first
+    // write: it carries the initial metadata, and a hinted one is held back (grpc/grpc#12975).
     grpc::WriteOptions options;
-    if (TelemetryItem peek; sub_->pop(peek)) {
+    if (TelemetryItem peek; started_ && sub_->pop(peek)) {
       next_ = std::move(peek);
       options.set_buffer_hint();
     }
-    writing_ = true;
+    writing_ = started_ = true;
     StartWrite(&buffer_, options);
   }
 
@@ -132,15 +156,25 @@ class SubscribeReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer>
     buffer_ = grpc::ByteBuffer(&slice, 1);
   }
 
-  std::shared_ptr<Gate> gate_;
+  std::shared_ptr<SubscribeGate> gate_;
   std::shared_ptr<TelemetryHub::Subscription> sub_;
   bool writing_ = false;
   bool finish_sent_ = false;
+  bool started_ = false;
   std::optional<grpc::Status> status_;  // set once the stream is to end
   std::optional<TelemetryItem> next_;    // popped ahead, to know whether more is coming
   std::string scratch_;
   grpc::ByteBuffer buffer_;  // the write in flight
 };
+
+void SubscribeGate::drain() {
+  // try_lock: the run's thread must not wait for a gRPC thread (which may be preempted).
+  while (wake.load() && mutex.try_lock()) {
+    wake.store(false);
+    if (reactor) reactor->writeNext();
+    mutex.unlock();
+  }
+}
 
 bool parseRequest(const grpc::ByteBuffer* raw, v1::SubscribeRequest* out) {
   grpc::ByteBuffer copy(*raw);  // the reader consumes its buffer; copies share the slices

@@ -315,6 +315,20 @@ class TestTelemetryService : public QObject {
     runner->stop();
   }
 
+  void shutdownEndsAnOpenStream() {
+    TelemetryHub hub;  // no run: the stream waits for events that never come
+    TestServer server(hub);
+    auto stub = server.client();
+    auto waiting = std::async(std::launch::async, [&] { return readStream(*stub, {}); });
+    QTRY_COMPARE_WITH_TIMEOUT(hub.subscribers(), std::size_t{1}, 5000);
+    const auto t0 = Clock::now();
+    server.server->Shutdown(std::chrono::system_clock::now());  // cancels what is still running
+    QVERIFY(Clock::now() - t0 < std::chrono::seconds(2));
+    QVERIFY(waiting.wait_for(std::chrono::seconds(5)) == std::future_status::ready);
+    QVERIFY(!waiting.get().status.ok());
+    QTRY_COMPARE_WITH_TIMEOUT(hub.subscribers(), std::size_t{0}, 5000);  // the reactor let go
+  }
+
   void hubAloneGapCoversExactlyTheDroppedSeqs() {
     TelemetryHub hub(TelemetryHub::Options{100000, 10});
     std::atomic<int> notified{0};
