@@ -8,6 +8,7 @@ packages=(
   libbenchmark-dev
   libprotobuf-dev protobuf-compiler libgrpc++-dev libgrpc-dev protobuf-compiler-grpc
   libxxhash-dev libspdlog-dev python3-grpcio python3-protobuf
+  openssl  # the TLS test makes a throwaway certificate
 )
 missing=()
 for p in "${packages[@]}"; do
@@ -17,5 +18,5 @@ if [ ${#missing[@]} -gt 0 ]; then
   echo "kvscope: installing ${missing[*]}" >&2
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
   $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
