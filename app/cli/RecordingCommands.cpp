@@ -18,7 +18,6 @@ namespace {
 void warnAbout(const RecordingPlayer& player) {
   const auto d = player.damage();
   for (const auto& p : d.problems) std::fprintf(stderr, "kvscope-cli: warning: %s\n", p.c_str());
-  if (d.index_rebuilt) std::fprintf(stderr, "kvscope-cli: note: the recording has no index (not closed); rebuilt by a scan\n");
 }
 }  // namespace
 
