@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs the Debian packages KVScope builds with, only those missing (idempotent, quiet when done).
+# Installs the Debian packages KVScope builds with, plus any named as arguments, only those missing
+# (idempotent, quiet when done).
 set -euo pipefail
 packages=(
   cmake ninja-build ccache g++ pkg-config
@@ -9,6 +10,7 @@ packages=(
   libprotobuf-dev protobuf-compiler libgrpc++-dev libgrpc-dev protobuf-compiler-grpc
   libxxhash-dev libspdlog-dev python3-grpcio python3-protobuf
   openssl  # the TLS test makes a throwaway certificate
+  "$@"
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -8,21 +8,9 @@
 # (aggregate class template argument deduction, lambdas capturing structured bindings).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/deps.sh
-
 clang_version="${KVSCOPE_FUZZ_CLANG_VERSION:-19}"
 # llvm-N brings the llvm-symbolizer that turns a finding's stack into file:line.
-packages=("clang-${clang_version}" "libclang-rt-${clang_version}-dev" "llvm-${clang_version}")
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  echo "kvscope: installing ${missing[*]}" >&2
-  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
+scripts/deps.sh "clang-${clang_version}" "libclang-rt-${clang_version}-dev" "llvm-${clang_version}"
 
 seconds="${KVSCOPE_FUZZ_SECONDS:-60}"
 if ! [[ "$seconds" =~ ^[1-9][0-9]*$ ]]; then

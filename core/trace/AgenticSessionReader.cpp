@@ -115,17 +115,8 @@ struct Reader {
     p.session_scope = session_scope;
     p.source_block_size = static_cast<std::int32_t>(block_size);
     p.unique_scope = mixHash(agent.unique_base, index);
-    p.source_hashes.reserve(ids.size());
-    for (std::size_t i = 0; i < ids.size(); ++i) {
-      const json& h = ids[i];
-      if (h.is_number_unsigned()) {
-        p.source_hashes.push_back(h.get<std::uint64_t>());
-      } else if (const auto n = jsonIntegral(h); n && *n >= 0) {
-        p.source_hashes.push_back(static_cast<std::uint64_t>(*n));
-      } else {
-        r.fail("hash_ids[" + std::to_string(i) + "]", "expected an integer >= 0, got " + describeJsonValue(h));
-      }
-    }
+    if (const auto bad = appendHashIds(ids, p.source_hashes))
+      r.fail("hash_ids[" + std::to_string(*bad) + "]", "expected an integer >= 0, got " + describeJsonValue(ids[*bad]));
     return turn;
   }
 

@@ -37,4 +37,19 @@ std::optional<std::int64_t> jsonIntegral(const json& v) {
   return std::nullopt;
 }
 
+std::optional<std::size_t> appendHashIds(const json& ids, std::vector<std::uint64_t>& out) {
+  out.reserve(out.size() + ids.size());
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    const json& h = ids[i];
+    if (h.is_number_unsigned()) {
+      out.push_back(h.get<std::uint64_t>());
+    } else if (const auto n = jsonIntegral(h); n && *n >= 0) {
+      out.push_back(static_cast<std::uint64_t>(*n));
+    } else {
+      return i;
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace kvscope

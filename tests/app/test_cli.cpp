@@ -2,7 +2,7 @@
 // Checks the JSON summary's keys and consistency, that --set/--seed take effect and runs are
 // reproducible, the exit codes (0 ok, 1 bad input with an actionable message on stderr and nothing on
 // stdout, 2 usage error), the --events file (complete or absent, never half-written), the listing
-// commands, and a replay of the real agentic traces. Simulated durations stay short so the whole file
+// commands, and a replay of the real agentic traces (recordings: test_cli_recordings.cpp). Simulated durations stay short so the whole file
 // runs in a few seconds.
 #include <QtTest>
 
@@ -17,55 +17,11 @@
 
 #include <cmath>
 
+#include "support/CliRunner.h"
+
+using namespace kvscope::test;
+
 namespace {
-
-constexpr int kTimeoutMs = 120000;
-
-struct Run {
-  int code = -1;
-  QByteArray out;
-  QByteArray err;
-  bool crashed = false;
-  bool timedOut = false;
-};
-
-Run runCli(const QStringList& args) {
-  QProcess p;
-  p.setProgram(QStringLiteral(KVSCOPE_CLI));
-  p.setArguments(args);
-  p.start();
-  Run r;
-  if (!p.waitForStarted(kTimeoutMs)) {
-    r.crashed = true;
-    r.err = "could not start " KVSCOPE_CLI;
-    return r;
-  }
-  p.closeWriteChannel();
-  if (!p.waitForFinished(kTimeoutMs)) {
-    r.timedOut = true;
-    p.kill();
-    p.waitForFinished();
-  }
-  r.crashed = p.exitStatus() != QProcess::NormalExit;
-  r.code = p.exitCode();
-  r.out = p.readAllStandardOutput();
-  r.err = p.readAllStandardError();
-  return r;
-}
-
-QString describe(const QStringList& args, const Run& r) {
-  return "kvscope-cli " + args.join(' ') + "\n  exit " + QString::number(r.code) + (r.crashed ? " (crashed)" : "") +
-         (r.timedOut ? " (timed out)" : "") + "\n  stdout: " + QString::fromUtf8(r.out.left(600)) +
-         "\n  stderr: " + QString::fromUtf8(r.err.left(600));
-}
-
-// Runs kvscope-cli with the arguments given after `exit_code` (any QStringList expression), requires a
-// normal exit with `exit_code`, and leaves the run in `var` (and its arguments in `var##_args`).
-#define RUN_EXPECT(var, exit_code, ...)                                           \
-  const QStringList var##_args = __VA_ARGS__;                                     \
-  const Run var = runCli(var##_args);                                             \
-  QVERIFY2(!var.crashed && !var.timedOut, qPrintable(describe(var##_args, var))); \
-  QVERIFY2(var.code == (exit_code), qPrintable(describe(var##_args, var)))
 
 QJsonObject parseObject(const QByteArray& text, QString* error) {
   QJsonParseError pe;
@@ -516,85 +472,6 @@ class TestCli : public QObject {
                             .arg(req["failed"].toInteger())));
   }
 
-  // ---- recordings ---------------------------------------------------------------------------------
-
-  void recordReportExport() {
-    QTemporaryDir dir;
-    const QString rec = dir.filePath("run.kvrec");
-    RUN_EXPECT(sim, 0, QStringList{"simulate", "--scenario", "cascade", "--duration", "900", "--quiet", "--format",
-                                   "json", "--record", rec});
-    RUN_EXPECT(rep, 0, QStringList{"report", rec, "--format", "json"});
-    // The same summary, from the recording alone (wall time aside).
-    QJsonObject a = QJsonDocument::fromJson(sim.out).object(), b = QJsonDocument::fromJson(rep.out).object();
-    for (const char* k : {"wall_seconds", "skipped_records"}) a.remove(k), b.remove(k);
-    QVERIFY(!a.isEmpty());
-    QCOMPARE(a, b);
-    RUN_EXPECT(table, 0, QStringList{"report", rec});
-    QVERIFY(table.out.contains("diagnosis"));
-    for (const QString format : {"csv", "jsonl", "chrome-trace"}) {
-      const QString out = dir.filePath("out." + format);
-      RUN_EXPECT(exp, 0, QStringList{"export", rec, "--format", format, "-o", out});
-      QVERIFY(QFileInfo(out).size() > 1000);
-      QVERIFY(!QFileInfo::exists(out + ".partial"));
-    }
-    RUN_EXPECT(badFormat, 2, QStringList{"export", rec, "--format", "xml", "-o", dir.filePath("x")});
-    RUN_EXPECT(noOutput, 2, QStringList{"export", rec, "--format", "csv"});
-  }
-
-  void reportOfDamagedOrForeignFiles() {
-    QTemporaryDir dir;
-    const QString rec = dir.filePath("run.kvrec");
-    RUN_EXPECT(sim, 0, QStringList{"simulate", "--duration", "300", "--quiet", "--record", rec});
-    QFile f(rec);
-    QVERIFY(f.open(QIODevice::ReadOnly));
-    const QByteArray bytes = f.readAll();
-    f.close();
-    // Cut in the middle: the readable part still reports, with a warning naming the cut.
-    const QString cut = dir.filePath("cut.kvrec");
-    QFile c(cut);
-    QVERIFY(c.open(QIODevice::WriteOnly));
-    c.write(bytes.left(bytes.size() / 2));
-    c.close();
-    RUN_EXPECT(partial, 0, QStringList{"report", cut, "--format", "json"});
-    QVERIFY2(partial.err.contains("truncat"), partial.err.constData());
-    // Not a recording, missing, empty: exit 1 with the file named.
-    const QString text = dir.filePath("notes.txt");
-    QFile t(text);
-    QVERIFY(t.open(QIODevice::WriteOnly));
-    t.write("hello\n");
-    t.close();
-    const QString empty = dir.filePath("empty.kvrec");
-    QFile e(empty);
-    QVERIFY(e.open(QIODevice::WriteOnly));
-    e.close();
-    for (const QString& bad : {text, empty, dir.filePath("missing.kvrec")}) {
-      RUN_EXPECT(r, 1, QStringList{"report", bad});
-      QVERIFY2(r.err.contains(QFileInfo(bad).fileName().toUtf8()), r.err.constData());
-      QVERIFY(r.out.isEmpty());
-    }
-  }
-
-  // kill -9 of a recording process: the file opens, the readable part reports, and at most about
-  // the last second of the run is lost (the recorder hands its buffer to the OS every second).
-  void killedRecorderLeavesAReadableRecording() {
-    QTemporaryDir dir;
-    const QString rec = dir.filePath("killed.kvrec");
-    QProcess serve;
-    serve.start(QStringLiteral(KVSCOPE_CLI), {"serve", "--scenario", "e3-load-floor", "--listen", "127.0.0.1:0",
-                                              "--speed", "200", "--record", rec});
-    QVERIFY(serve.waitForStarted(kTimeoutMs));
-    QTRY_VERIFY_WITH_TIMEOUT(serve.canReadLine() || serve.readAllStandardOutput().contains("listening"), 30000);
-    QTest::qWait(3000);  // ~600 simulated seconds at 200x
-    serve.kill();        // SIGKILL: no chance to close the recording
-    QVERIFY(serve.waitForFinished(kTimeoutMs));
-    QCOMPARE(serve.exitStatus(), QProcess::CrashExit);
-    RUN_EXPECT(rep, 0, QStringList{"report", rec, "--format", "json"});
-    QVERIFY2(rep.err.contains("truncat") || rep.err.contains("no index"), rep.err.constData());
-    const QJsonObject summary = QJsonDocument::fromJson(rep.out).object();
-    // 3 s of wall time at 200x is ~600 s; losing at most the last second leaves well over 200 s.
-    QVERIFY2(summary["sim_seconds"].toDouble() > 200, rep.out.left(300).constData());
-    QVERIFY(summary["requests"].toObject()["total"].toInt() > 0);
-  }
 };
 
 QTEST_GUILESS_MAIN(TestCli)

@@ -1,0 +1,98 @@
+// kvscope-cli and recordings, end to end with the real binary: `simulate --record`, `report` (the same
+// summary as the simulation), `export`, damaged or foreign files, and a SIGKILLed recorder.
+#include <QtTest>
+
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTemporaryDir>
+
+#include "support/CliRunner.h"
+
+using namespace kvscope::test;
+
+class TestCliRecordings : public QObject {
+  Q_OBJECT
+ private slots:
+  void recordReportExport() {
+    QTemporaryDir dir;
+    const QString rec = dir.filePath("run.kvrec");
+    RUN_EXPECT(sim, 0, QStringList{"simulate", "--scenario", "cascade", "--duration", "900", "--quiet", "--format",
+                                   "json", "--record", rec});
+    RUN_EXPECT(rep, 0, QStringList{"report", rec, "--format", "json"});
+    // The same summary, from the recording alone (wall time aside).
+    QJsonObject a = QJsonDocument::fromJson(sim.out).object(), b = QJsonDocument::fromJson(rep.out).object();
+    for (const char* k : {"wall_seconds", "skipped_records"}) a.remove(k), b.remove(k);
+    QVERIFY(!a.isEmpty());
+    QCOMPARE(a, b);
+    RUN_EXPECT(table, 0, QStringList{"report", rec});
+    QVERIFY(table.out.contains("diagnosis"));
+    for (const QString format : {"csv", "jsonl", "chrome-trace"}) {
+      const QString out = dir.filePath("out." + format);
+      RUN_EXPECT(exp, 0, QStringList{"export", rec, "--format", format, "-o", out});
+      QVERIFY(QFileInfo(out).size() > 1000);
+      QVERIFY(!QFileInfo::exists(out + ".partial"));
+    }
+    RUN_EXPECT(badFormat, 2, QStringList{"export", rec, "--format", "xml", "-o", dir.filePath("x")});
+    RUN_EXPECT(noOutput, 2, QStringList{"export", rec, "--format", "csv"});
+  }
+
+  void reportOfDamagedOrForeignFiles() {
+    QTemporaryDir dir;
+    const QString rec = dir.filePath("run.kvrec");
+    RUN_EXPECT(sim, 0, QStringList{"simulate", "--duration", "300", "--quiet", "--record", rec});
+    QFile f(rec);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QByteArray bytes = f.readAll();
+    f.close();
+    // Cut in the middle: the readable part still reports, with a warning naming the cut.
+    const QString cut = dir.filePath("cut.kvrec");
+    QFile c(cut);
+    QVERIFY(c.open(QIODevice::WriteOnly));
+    c.write(bytes.left(bytes.size() / 2));
+    c.close();
+    RUN_EXPECT(partial, 0, QStringList{"report", cut, "--format", "json"});
+    QVERIFY2(partial.err.contains("truncat"), partial.err.constData());
+    // Not a recording, missing, empty: exit 1 with the file named.
+    const QString text = dir.filePath("notes.txt");
+    QFile t(text);
+    QVERIFY(t.open(QIODevice::WriteOnly));
+    t.write("hello\n");
+    t.close();
+    const QString empty = dir.filePath("empty.kvrec");
+    QFile e(empty);
+    QVERIFY(e.open(QIODevice::WriteOnly));
+    e.close();
+    for (const QString& bad : {text, empty, dir.filePath("missing.kvrec")}) {
+      RUN_EXPECT(r, 1, QStringList{"report", bad});
+      QVERIFY2(r.err.contains(QFileInfo(bad).fileName().toUtf8()), r.err.constData());
+      QVERIFY(r.out.isEmpty());
+    }
+  }
+
+  // kill -9 of a recording process: the file opens, the readable part reports, and at most about
+  // the last second of the run is lost (the recorder hands its buffer to the OS every second).
+  void killedRecorderLeavesAReadableRecording() {
+    QTemporaryDir dir;
+    const QString rec = dir.filePath("killed.kvrec");
+    QProcess serve;
+    serve.start(QStringLiteral(KVSCOPE_CLI), {"serve", "--scenario", "e3-load-floor", "--listen", "127.0.0.1:0",
+                                              "--speed", "200", "--record", rec});
+    QVERIFY(serve.waitForStarted(kTimeoutMs));
+    QTRY_VERIFY_WITH_TIMEOUT(serve.canReadLine() || serve.readAllStandardOutput().contains("listening"), 30000);
+    QTest::qWait(3000);  // ~600 simulated seconds at 200x
+    serve.kill();        // SIGKILL: no chance to close the recording
+    QVERIFY(serve.waitForFinished(kTimeoutMs));
+    QCOMPARE(serve.exitStatus(), QProcess::CrashExit);
+    RUN_EXPECT(rep, 0, QStringList{"report", rec, "--format", "json"});
+    QVERIFY2(rep.err.contains("truncat") || rep.err.contains("no index"), rep.err.constData());
+    const QJsonObject summary = QJsonDocument::fromJson(rep.out).object();
+    // 3 s of wall time at 200x is ~600 s; losing at most the last second leaves well over 200 s.
+    QVERIFY2(summary["sim_seconds"].toDouble() > 200, rep.out.left(300).constData());
+    QVERIFY(summary["requests"].toObject()["total"].toInt() > 0);
+  }
+};
+
+QTEST_GUILESS_MAIN(TestCliRecordings)
+#include "test_cli_recordings.moc"
