@@ -4,12 +4,15 @@
 set -euo pipefail
 packages=(
   cmake ninja-build ccache g++ pkg-config
-  qt6-base-dev
+  qt6-base-dev qt6-charts-dev libqt6opengl6-dev libgl1-mesa-dev
+  xvfb xauth imagemagick  # screenshots of the real window
   libabsl-dev nlohmann-json3-dev libcli11-dev
   libbenchmark-dev
   libprotobuf-dev protobuf-compiler libgrpc++-dev libgrpc-dev protobuf-compiler-grpc
   libxxhash-dev libspdlog-dev python3-grpcio python3-protobuf
   openssl  # the TLS test makes a throwaway certificate
+  libcpp-httplib-dev  # serve --metrics: the Prometheus /metrics endpoint
+  prometheus  # the metrics test has a real Prometheus scrape it
   "$@"
 )
 missing=()

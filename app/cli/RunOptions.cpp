@@ -17,10 +17,11 @@ void addRunOptions(CLI::App* sub, RunArgs& a) {
   sub->add_option("--start-window", a.start_window,
                   "Closed loop: start sessions spread over this many seconds (a --trace defaults to the scenario's window)")
       ->check(CLI::Range(0.0, 2.6e6).description("in [0, 30 days]"));
-  sub->add_option("--replay", a.replay,
+  // The scenario's `replay` field; named --loop on the command line because `serve --replay` names a recording.
+  sub->add_option("--loop", a.replay,
                   "open: requests at their timestamps; closed: a session's next turn after the previous one "
-                  "finished plus its think time (default: the scenario's; for --trace, open when every session "
-                  "is one request)")
+                  "finished plus its think time (default: the scenario's `replay`; for --trace, open when every "
+                  "session is one request)")
       ->check(CLI::IsMember({"open", "closed"}));
   sub->add_option("--time-scale", a.time_scale, "Open loop: multiply arrival times by this (2 = half the rate)")
       ->check(CLI::Range(1e-6, 1e6).description("in (0, 1e6]"));

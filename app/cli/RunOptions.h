@@ -19,7 +19,7 @@ struct RunArgs {
   std::optional<std::uint64_t> seed;
   std::optional<double> duration;
   std::optional<double> start_window;
-  std::string replay;
+  std::string replay;  // --loop open|closed (the scenario's `replay` field)
   std::optional<double> time_scale;
   bool lenient = false;
 };

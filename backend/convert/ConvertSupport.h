@@ -62,6 +62,9 @@ inline constexpr EnumPair<RequestStatus, v1::RequestStatus> kRequestStatuses[] =
 inline constexpr EnumPair<CorrectionFault, v1::CorrectionFault> kCorrectionFaults[] = {
     {CorrectionFault::Crash, v1::CORRECTION_FAULT_CRASH}, {CorrectionFault::Drop, v1::CORRECTION_FAULT_DROP},
     {CorrectionFault::None, v1::CORRECTION_FAULT_NONE}};
+inline constexpr EnumPair<RunAction, v1::RunAction> kRunActions[] = {
+    {RunAction::Paused, v1::RUN_ACTION_PAUSED}, {RunAction::Resumed, v1::RUN_ACTION_RESUMED},
+    {RunAction::Speed, v1::RUN_ACTION_SPEED},   {RunAction::Seek, v1::RUN_ACTION_SEEK}};
 
 constexpr const auto& enumTable(WorkerRole) { return kWorkerRoles; }
 constexpr const auto& enumTable(RoutePath) { return kRoutePaths; }
@@ -70,6 +73,7 @@ constexpr const auto& enumTable(LinkState) { return kLinkStates; }
 constexpr const auto& enumTable(EvictionGranularity) { return kGranularities; }
 constexpr const auto& enumTable(RequestStatus) { return kRequestStatuses; }
 constexpr const auto& enumTable(CorrectionFault) { return kCorrectionFaults; }
+constexpr const auto& enumTable(RunAction) { return kRunActions; }
 
 // A core value outside its enum (never produced by the core) becomes UNSPECIFIED, which readers reject.
 template <class Core>

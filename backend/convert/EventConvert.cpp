@@ -171,6 +171,13 @@ void payloadToProto(const EventPayload& payload, v1::Event* out) {
           [&](const PolicyChanged& p) { toProto(p, out->mutable_policy()); },
           [&](const Snapshot& s) { toProto(s, out->mutable_snapshot()); },
           [&](const RunFinished& f) { out->mutable_run_finished()->set_completed(f.completed); },
+          [&](const RunControlChanged& c) {
+            auto* p = out->mutable_run_control();
+            p->set_action(enumToProto(c.action));
+            p->set_speed(c.speed);
+            p->set_target_us(c.target);
+            p->set_who(c.who);
+          },
       },
       payload);
 }
@@ -301,6 +308,13 @@ bool decode(const v1::RunFinished& in, RunFinished* out, std::string*) {
   return true;
 }
 
+bool decode(const v1::RunControlChanged& in, RunControlChanged* out, std::string* error) {
+  out->speed = in.speed();
+  out->target = in.target_us();
+  out->who = in.who();
+  return decodeEnum(in.action(), &out->action, "action", error);
+}
+
 // The payloads with a public fromProto go through it (same validation, one implementation).
 bool decode(const v1::RunStarted& in, RunStarted* out, std::string* error) { return fromProto(in, out, error); }
 bool decode(const v1::KnobChanged& in, KnobChanged* out, std::string* error) { return fromProto(in, out, error); }
@@ -346,6 +360,7 @@ bool fromProto(const v1::Event& in, Event* out, std::string* error) {
     case P::kPolicy: ok = decodePayload<PolicyChanged>(in.policy(), &payload, error); break;
     case P::kRunStarted: ok = decodePayload<RunStarted>(in.run_started(), &payload, error); break;
     case P::kRunFinished: ok = decodePayload<RunFinished>(in.run_finished(), &payload, error); break;
+    case P::kRunControl: ok = decodePayload<RunControlChanged>(in.run_control(), &payload, error); break;
     case P::PAYLOAD_NOT_SET:
       // Also what a kind added by a newer build looks like (an unknown field to this one).
       return fail(error, "event seq ", in.seq(), " has no payload (empty, or a kind this build does not know)");

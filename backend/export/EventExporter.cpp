@@ -95,6 +95,11 @@ class ChromeTraceExporter : public EventExporter {
                    [&](const KnobChanged& k) {
                      instant(e, kLinksPid, "knob " + k.name, {{"old", k.old_value}, {"new", k.new_value}, {"who", k.who}});
                    },
+                   [&](const RunControlChanged& c) {
+                     json args{{"speed", c.speed}, {"who", c.who}};
+                     if (c.action == RunAction::Seek) args["target_us"] = c.target;
+                     instant(e, kLinksPid, std::string("run ") + toString(c.action), std::move(args));
+                   },
                    [&](const Snapshot& s) {
                      for (const auto& g : s.workers)
                        emit({{"ph", "C"}, {"name", "kv_used_tokens"}, {"pid", pid(g.worker)}, {"ts", e.time},

@@ -8,7 +8,7 @@
 
 namespace kvscope {
 
-RecordingPlayer::RecordingPlayer(const std::string& path) : path_(path) {
+RecordingPlayer::RecordingPlayer(const std::string& path) : path_(path), scratch_(std::make_unique<v1::Event>()) {
   std::string error;
   reader_ = KvrecReader::open(path, &error);
   if (!reader_) throw InputError(error);
@@ -23,23 +23,28 @@ RecordingPlayer::RecordingPlayer(const std::string& path) : path_(path) {
 RecordingPlayer::~RecordingPlayer() = default;
 
 std::uint64_t RecordingPlayer::play(EventSink& sink) {
-  KvrecFrame frame;
-  v1::Event proto;
   Event event;
   std::uint64_t n = 0;
-  std::string why;
-  while (reader_->next(frame)) {
-    if (!proto.ParseFromArray(frame.payload.data(), static_cast<int>(frame.payload.size())) ||
-        !fromProto(proto, &event, &why)) {
-      decode_problems_.push_back(path_ + ": frame at byte " + std::to_string(frame.offset) + " (seq " +
-                                 std::to_string(frame.seq) + ") does not decode as an event" +
-                                 (why.empty() ? "" : ": " + why) + "; skipped");
-      continue;
-    }
+  while (next(event)) {
     sink.onEvent(event);
     ++n;
   }
   return n;
+}
+
+bool RecordingPlayer::next(Event& out) {
+  KvrecFrame frame;
+  v1::Event& proto = *scratch_;
+  std::string why;
+  while (reader_->next(frame)) {
+    if (proto.ParseFromArray(frame.payload.data(), static_cast<int>(frame.payload.size())) &&
+        fromProto(proto, &out, &why))
+      return true;
+    decode_problems_.push_back(path_ + ": frame at byte " + std::to_string(frame.offset) + " (seq " +
+                               std::to_string(frame.seq) + ") does not decode as an event" +
+                               (why.empty() ? "" : ": " + why) + "; skipped");
+  }
+  return false;
 }
 
 void RecordingPlayer::seek(SimTime time) { reader_->seek(time); }

@@ -11,6 +11,9 @@
 namespace kvscope {
 
 class KvrecReader;
+namespace v1 {
+class Event;
+}
 
 struct RecordingDamage {
   std::vector<std::string> problems;  // one line each, with byte offsets (and seq when known)
@@ -30,6 +33,9 @@ class RecordingPlayer {
   // Feeds every event from the current position to `sink`; returns how many. Frames that do not
   // decode are skipped and reported in damage().
   std::uint64_t play(EventSink& sink);
+  // The next event from the current position (skipping, as play() does, frames that do not
+  // decode); false at the end.
+  bool next(Event& out);
   // Positions at the last keyframe at or before `time` (the first frame when none).
   void seek(SimTime time);
   SimTime firstTime() const;
@@ -41,6 +47,7 @@ class RecordingPlayer {
   std::unique_ptr<KvrecReader> reader_;
   RunStarted run_;
   std::vector<std::string> decode_problems_;
+  std::unique_ptr<v1::Event> scratch_;  // reused by next(): its buffers stay allocated
 };
 
 }  // namespace kvscope

@@ -48,6 +48,12 @@ grpc::ServerUnaryReactor* finish(grpc::ServerUnaryReactor* reactor, StatusCode c
   return reactor;
 }
 
+std::string replayRefusal(const char* what) {
+  return std::string(what) +
+         ": this server replays a recording, which cannot change what happened; knob and policy changes "
+         "need a live run (kvscope-cli serve --scenario ...)";
+}
+
 // Keeps proto3 strings valid UTF-8 when cutting: never split a multi-byte sequence.
 std::string truncateUtf8(const std::string& s, std::size_t max) {
   if (s.size() <= max) return s;
@@ -154,6 +160,7 @@ grpc::ServerUnaryReactor* ControlService::SetKnobs(grpc::CallbackServerContext* 
   bool allowed = false;
   auto* reactor = begin(ctx, &allowed);
   if (!allowed) return reactor;
+  if (!run_.canChangeKnobs()) return finish(reactor, StatusCode::FAILED_PRECONDITION, replayRefusal("knob"));
   if (request->changes().empty())
     return finish(reactor, StatusCode::INVALID_ARGUMENT,
                   "changes: empty; give at least one knob (valid knobs: " + KnobRegistry::validNames() + ")");
@@ -192,6 +199,7 @@ grpc::ServerUnaryReactor* ControlService::SetPolicy(grpc::CallbackServerContext*
   bool allowed = false;
   auto* reactor = begin(ctx, &allowed);
   if (!allowed) return reactor;
+  if (!run_.canChangeKnobs()) return finish(reactor, StatusCode::FAILED_PRECONDITION, replayRefusal("policy"));
   const std::string& name = request->policy();
   const auto names = policyNames();
   if (std::find(names.begin(), names.end(), std::string_view(name)) == names.end())
@@ -218,26 +226,26 @@ grpc::ServerUnaryReactor* ControlService::SetPolicy(grpc::CallbackServerContext*
   return reactor;
 }
 
-grpc::ServerUnaryReactor* ControlService::Pause(grpc::CallbackServerContext* ctx, const v1::PauseRequest*,
+grpc::ServerUnaryReactor* ControlService::Pause(grpc::CallbackServerContext* ctx, const v1::PauseRequest* request,
                                                 v1::PauseResponse* response) {
   bool allowed = false;
   auto* reactor = begin(ctx, &allowed);
   if (!allowed) return reactor;
-  onWorker([this, reactor, response] {
-    run_.pause();  // returns once the run stands still between events
+  onWorker([this, reactor, response, who = controlAuthor(request->who(), ctx->peer())]() mutable {
+    run_.pause(std::move(who));  // returns once the run stands still between events
     response->set_sim_time_us(run_.simTime());
     reactor->Finish(Status::OK);
   });
   return reactor;
 }
 
-grpc::ServerUnaryReactor* ControlService::Resume(grpc::CallbackServerContext* ctx, const v1::ResumeRequest*,
+grpc::ServerUnaryReactor* ControlService::Resume(grpc::CallbackServerContext* ctx, const v1::ResumeRequest* request,
                                                  v1::ResumeResponse* response) {
   bool allowed = false;
   auto* reactor = begin(ctx, &allowed);
   if (!allowed) return reactor;
-  onWorker([this, reactor, response] {
-    run_.resume();
+  onWorker([this, reactor, response, who = controlAuthor(request->who(), ctx->peer())]() mutable {
+    run_.resume(std::move(who));
     response->set_sim_time_us(run_.simTime());
     reactor->Finish(Status::OK);
   });
@@ -254,8 +262,8 @@ grpc::ServerUnaryReactor* ControlService::SetSpeed(grpc::CallbackServerContext* 
     return finish(reactor, StatusCode::INVALID_ARGUMENT,
                   "speed: " + number(speed) + " is out of range [0, " + number(kMaxControlSpeed) +
                       "] x real time (0 = as fast as possible)");
-  onWorker([this, reactor, response, speed] {
-    run_.setSpeed(speed);
+  onWorker([this, reactor, response, speed, who = controlAuthor(request->who(), ctx->peer())]() mutable {
+    run_.setSpeed(speed, std::move(who));
     response->set_speed(run_.speed());
     reactor->Finish(Status::OK);
   });
@@ -275,16 +283,17 @@ grpc::ServerUnaryReactor* ControlService::Seek(grpc::CallbackServerContext* ctx,
   if (time < 0 || time > end)
     return finish(reactor, StatusCode::OUT_OF_RANGE,
                   "time_us: " + std::to_string(time) + " is outside the recording [0, " + std::to_string(end) + "] us");
-  onWorker([this, reactor, response, time] {
+  onWorker([this, reactor, response, time, who = controlAuthor(request->who(), ctx->peer())]() mutable {
     std::string error;
-    if (!run_.seek(time, &error)) {
+    if (!run_.seek(time, std::move(who), &error)) {
       reactor->Finish(Status(StatusCode::FAILED_PRECONDITION, "seek: " + error));
       return;
     }
     response->set_time_us(run_.simTime());
-    // The stream continues with the next event the hub publishes.
+    // A seek restates the run at the target, starting with RunStarted: the stream continues there
+    // (this worker runs one control call at a time, so no other seek came in between).
     const HubState state = hub_.state();
-    response->set_seq(state.has_events ? state.last_seq + 1 : 0);
+    response->set_seq(state.has_run ? state.run_seq : state.has_events ? state.last_seq + 1 : 0);
     reactor->Finish(Status::OK);
   });
   return reactor;

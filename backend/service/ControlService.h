@@ -66,7 +66,7 @@ class ControlService final : public v1::Control::CallbackService {
   std::thread worker_;  // last: started once everything it reads exists
 };
 
-// Who made a change, as KnobChanged/PolicyChanged carry it: the request's own label (capped in
+// Who made a change, as KnobChanged/PolicyChanged/RunControlChanged carry it: the request's own label (capped in
 // length, control characters replaced) or else "grpc:" and the peer's address ("grpc:127.0.0.1:53012").
 std::string controlAuthor(const std::string& requested, const std::string& peer);
 

@@ -6,9 +6,10 @@
 #include <atomic>
 #include <memory>
 #include <string>
-#include <string_view>
 
 #include <grpcpp/server.h>
+
+#include "service/ListenAddress.h"  // isLoopbackHost, splitListenAddress: the listen-address rules
 
 namespace kvscope {
 
@@ -55,14 +56,5 @@ class KvscopeServer {
   bool token_required_ = false;
   std::atomic<bool> stopped_{false};
 };
-
-// Whether a listen host only accepts connections from this machine: 127.0.0.0/8, ::1 (also as
-// ::ffff:127.x.x.x) and "localhost". Any other name counts as reachable from elsewhere: it is not
-// resolved (what it resolves to can change after the check).
-bool isLoopbackHost(std::string_view host);
-
-// Splits "HOST:PORT" / "[IPV6]:PORT" into host (without brackets) and port; false with a message
-// on anything else.
-bool splitListenAddress(std::string_view listen, std::string* host, int* port, std::string* error);
 
 }  // namespace kvscope

@@ -138,6 +138,10 @@ struct HubCore {
     if (const auto* r = std::get_if<RunStarted>(&e.payload)) {
       state.has_run = true;
       state.run = *r;
+      state.run_seq = e.seq;
+      state.has_snapshot = false;
+      state.snapshot = {};
+      state.finished = false;
       state.knobs.clear();
       for (const auto& [name, value] : r->knobs) state.knobs[name] = value;
       state.policy = r->policy;
@@ -262,6 +266,8 @@ void TelemetryHub::onEvent(const Event& e) {
     }
     // After the pushes: a consumer that sees `finished` also sees RunFinished in its queue.
     if (finished) core.finished = true;
+    // A replay sought back after its end: streams opened from now on follow it again.
+    if (std::holds_alternative<RunStarted>(e.payload)) core.finished = false;
   }
   for (auto& s : to_notify) s->notify();  // without the hub lock: a consumer may pop right away
   to_notify.clear();

@@ -17,9 +17,12 @@
 
 namespace kvscope {
 
+// A RunStarted begins the run's picture afresh: a replay publishes one after each seek, restating
+// the run at the target, so it resets the snapshot and reopens a stream that had finished.
 struct HubState {
   bool has_run = false;
   RunStarted run;
+  std::uint64_t run_seq = 0;            // of the newest RunStarted: a coherent view starts there
   bool has_snapshot = false;
   Snapshot snapshot;
   std::map<std::string, double> knobs;  // current values (run start + every KnobChanged since)

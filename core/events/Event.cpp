@@ -54,6 +54,16 @@ const char* toString(CorrectionFault f) {
   return "?";
 }
 
+const char* toString(RunAction a) {
+  switch (a) {
+    case RunAction::Paused: return "paused";
+    case RunAction::Resumed: return "resumed";
+    case RunAction::Speed: return "speed";
+    case RunAction::Seek: return "seek";
+  }
+  return "?";
+}
+
 double CandidateScore::component(const char* name) const {
   for (std::uint8_t i = 0; i < num_components; ++i)
     if (std::strcmp(components[i].name, name) == 0) return components[i].value;
@@ -78,7 +88,8 @@ const char* eventKindName(const EventPayload& p) {
                  [](const KnobChanged&) { return "knob"; },
                  [](const PolicyChanged&) { return "policy"; },
                  [](const Snapshot&) { return "snapshot"; },
-                 [](const RunFinished&) { return "run_finished"; }},
+                 [](const RunFinished&) { return "run_finished"; },
+                 [](const RunControlChanged&) { return "run_control"; }},
       p);
 }
 

@@ -23,6 +23,8 @@ enum class LinkState : std::uint8_t { Alive, Suspect, Dead };
 enum class EvictionGranularity : std::uint8_t { Session, Block };
 enum class RequestStatus : std::uint8_t { Ok, Failed };
 enum class CorrectionFault : std::uint8_t { Crash, Drop, None };
+// What an operator did to the run's playback (not to what the run simulates).
+enum class RunAction : std::uint8_t { Paused, Resumed, Speed, Seek };
 
 const char* toString(WorkerRole);
 const char* toString(RoutePath);
@@ -31,6 +33,7 @@ const char* toString(LinkState);
 const char* toString(EvictionGranularity);
 const char* toString(RequestStatus);
 const char* toString(CorrectionFault);
+const char* toString(RunAction);
 
 // One named term of a candidate's score, for "why did this go to D1?". Names are static strings.
 struct ScoreComponent {
@@ -177,6 +180,15 @@ struct PolicyChanged {
   std::string who;
 };
 
+// Pause, resume, a new pace or a seek, so every applied control change is in the stream with its
+// author (as KnobChanged is). Summaries ignore it: steering the playback changes nothing the run did.
+struct RunControlChanged {
+  RunAction action = RunAction::Paused;
+  double speed = 0;    // the pace in effect after the change (x real time; 0 = as fast as possible)
+  SimTime target = 0;  // Seek: the time sought (the event's own time is when it was applied)
+  std::string who;
+};
+
 struct WorkerGauges {
   WorkerId worker = kNoWorker;
   std::int64_t kv_used = 0;
@@ -210,7 +222,7 @@ struct RunFinished {
 using EventPayload =
     std::variant<RunStarted, RouteDecision, Admission, SeedStarted, TransferStarted, TransferFinished,
                  Eviction, LinkHealth, WorkerCrashed, WorkerRestarted, Correction, RequestDone,
-                 KnobChanged, PolicyChanged, Snapshot, RunFinished>;
+                 KnobChanged, PolicyChanged, Snapshot, RunFinished, RunControlChanged>;
 
 struct Event {
   std::uint64_t seq = 0;

@@ -93,6 +93,9 @@ json eventToJson(const Event& e) {
                                     {"bytes_in_flight", l.bytes_in_flight}, {"state", toString(l.state)}});
           },
           [&](const RunFinished& f) { j["completed"] = f.completed; },
+          [&](const RunControlChanged& c) {
+            j.update({{"action", toString(c.action)}, {"speed", c.speed}, {"target_us", c.target}, {"who", c.who}});
+          },
       },
       e.payload);
   return j;

@@ -12,6 +12,8 @@ SummaryCollector::PerWorker& SummaryCollector::worker(WorkerId w) {
 }
 
 void SummaryCollector::onEvent(const Event& e) {
+  // Pausing, pacing or seeking the playback changes nothing the run did (nor how long it ran).
+  if (std::holds_alternative<RunControlChanged>(e.payload)) return;
   last_time_ = std::max(last_time_, e.time);
   std::visit(Overloaded{
                  [&](const RunStarted& r) {

@@ -1,7 +1,9 @@
 #pragma once
-// What an operator can do to a run, whatever drives it (an embedded simulation, later a recording
-// in replay): change knobs and policy, pause, resume, change speed, seek. Calls come from any
-// thread; results are reported through callbacks, never by blocking the caller.
+// What an operator can do to a run, whatever drives it (an embedded simulation, a recording in
+// replay): change knobs and policy, pause, resume, change speed, seek. Calls come from any thread;
+// results are reported through callbacks, never by blocking the caller. `who` names the author of
+// a change; every change that takes effect appears in the run's event stream with it
+// (KnobChanged, PolicyChanged, RunControlChanged), a call that changes nothing adds no event.
 #include <functional>
 #include <map>
 #include <string>
@@ -15,18 +17,20 @@ class RunControl {
  public:
   virtual ~RunControl() = default;
 
+  // Knob and policy changes need a live run; a recording cannot change what happened.
+  virtual bool canChangeKnobs() const = 0;
   // All-or-nothing; `done` runs once the change is applied (or refused), on the run's own thread.
   virtual void applyKnobs(std::map<std::string, double> changes, std::string who,
                           std::function<void(KnobRegistry::Result)> done) = 0;
   virtual void setPolicy(std::string name, std::string who, std::function<void(bool ok)> done) = 0;
 
-  virtual void pause() = 0;
-  virtual void resume() = 0;
-  virtual void setSpeed(double speed) = 0;  // x real time; 0 = as fast as possible
+  virtual void pause(std::string who) = 0;  // returns once the run stands still between events
+  virtual void resume(std::string who) = 0;
+  virtual void setSpeed(double speed, std::string who) = 0;  // x real time; 0 = as fast as possible
 
   // Seeking is for recordings; a live simulation cannot go back in time.
   virtual bool canSeek() const = 0;
-  virtual bool seek(SimTime time, std::string* error) = 0;
+  virtual bool seek(SimTime time, std::string who, std::string* error) = 0;
   virtual SimTime endTime() const = 0;
 
   virtual bool paused() const = 0;

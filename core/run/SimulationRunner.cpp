@@ -22,15 +22,17 @@ void SimulationRunner::start(double speed) {
   thread_ = std::thread([this] { loop(); });
 }
 
-void SimulationRunner::pause() {
+void SimulationRunner::pause(std::string who) {
   std::unique_lock lock(mutex_);
+  if (!pause_requested_) announce(RunAction::Paused, std::move(who));
   pause_requested_ = true;
   wake_.notify_all();
   wake_.wait(lock, [&] { return paused_.load() || finished_.load(); });
 }
 
-void SimulationRunner::resume() {
+void SimulationRunner::resume(std::string who) {
   std::lock_guard lock(mutex_);
+  if (pause_requested_) announce(RunAction::Resumed, std::move(who));
   pause_requested_ = false;
   reanchor_ = true;
   wake_.notify_all();
@@ -44,9 +46,11 @@ void SimulationRunner::step() {
   wake_.wait(lock, [&] { return steps_ == 0 || finished_.load(); });
 }
 
-void SimulationRunner::setSpeed(double speed) {
+void SimulationRunner::setSpeed(double speed, std::string who) {
   std::lock_guard lock(mutex_);
+  const bool changed = speed != speed_.load();
   speed_ = speed;
+  if (changed) announce(RunAction::Speed, std::move(who));
   reanchor_ = true;
   wake_.notify_all();
 }
@@ -96,7 +100,15 @@ std::future<bool> SimulationRunner::setPolicy(std::string name, std::string who)
   return future;
 }
 
-bool SimulationRunner::seek(SimTime, std::string* error) {
+void SimulationRunner::announce(RunAction action, std::string who) {
+  if (finished_) return;  // nothing runs any more: there is nothing to pause, resume or pace
+  // Published by the simulation thread, between events, so it is ordered with the run's own events.
+  commands_.push_back([change = RunControlChanged{action, speed_.load(), 0, std::move(who)}](ClusterSimulator& sim) {
+    sim.publishRunControl(change);
+  });
+}
+
+bool SimulationRunner::seek(SimTime, std::string, std::string* error) {
   if (error) *error = "a live simulation cannot seek; seek works on recordings (serve --replay)";
   return false;
 }

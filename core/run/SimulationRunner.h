@@ -1,7 +1,8 @@
 #pragma once
 // Runs a ClusterSimulator on its own thread: as fast as possible or paced at N x real time,
 // pausable and steppable, with knob and policy changes queued from any thread and applied between
-// events (so they take effect on the next decision and appear in the event stream).
+// events (so they take effect on the next decision and appear in the event stream). Pause, resume
+// and speed changes appear in the stream too, as RunControlChanged events.
 #include <atomic>
 #include <condition_variable>
 #include <deque>
@@ -24,10 +25,10 @@ class SimulationRunner : public RunControl {
   ~SimulationRunner();  // stops and joins
 
   void start(double speed = 0);           // 0 = as fast as possible
-  void pause() override;                  // returns once the simulation thread has stopped between events
-  void resume() override;
+  void pause(std::string who) override;   // returns once the simulation thread has stopped between events
+  void resume(std::string who) override;
   void step();                            // while paused: process exactly one event
-  void setSpeed(double speed) override;   // 0 = as fast as possible
+  void setSpeed(double speed, std::string who) override;  // 0 = as fast as possible
   void stop();                            // ends the run early (RunFinished{completed=false})
   void waitFinished();
 
@@ -37,7 +38,8 @@ class SimulationRunner : public RunControl {
   double speed() const override { return speed_.load(); }
   SimTime endTime() const override { return end_time_; }
   bool canSeek() const override { return false; }
-  bool seek(SimTime, std::string* error) override;
+  bool seek(SimTime, std::string who, std::string* error) override;
+  bool canChangeKnobs() const override { return true; }
 
   // Runs `fn` on the simulation thread between events (at once when the run is over).
   void post(std::function<void(ClusterSimulator&)> fn);
@@ -51,6 +53,8 @@ class SimulationRunner : public RunControl {
   void loop();
   void runCommands(std::unique_lock<std::mutex>& lock);
   void anchor();
+  // Queues the event for the simulation thread (mutex held); dropped once the run has finished.
+  void announce(RunAction action, std::string who);
 
   Scenario scenario_;
   std::unique_ptr<ClusterSimulator> sim_;

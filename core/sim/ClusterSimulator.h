@@ -25,6 +25,8 @@ class ClusterSimulator {
   // next decision.
   KnobRegistry::Result applyKnobs(const std::map<std::string, double>& changes, const std::string& who);
   bool setPolicy(std::string_view name, const std::string& who);
+  // A pause, resume or speed change made by whoever drives the simulation, into the stream at now().
+  void publishRunControl(RunControlChanged change) { ctx_.publish(std::move(change)); }
 
   // Emits RunStarted and schedules the workload; the scenario's knobs and policy must be valid.
   void start();

@@ -9,10 +9,12 @@
 
 #include <cmath>
 #include <future>
+#include <tuple>
 
 #include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/grpcpp.h>
 
+#include "convert/EventConvert.h"
 #include "knobs/KnobRegistry.h"
 #include "kvscope/v1/control.grpc.pb.h"
 #include "router/RoutingPolicy.h"
@@ -75,6 +77,21 @@ std::map<std::string, double> knobValues(v1::Control::Stub& stub, const std::str
   return out;
 }
 
+// Appends the run-control events the subscription received since the last call: (action, speed, who).
+using RunControlSeen = std::vector<std::tuple<std::string, double, std::string>>;
+void collectRunControl(TelemetryHub::Subscription& sub, RunControlSeen& out) {
+  TelemetryItem item;
+  while (sub.pop(item)) {
+    v1::Event e;
+    if (item.gap || !e.ParseFromString(*item.event) || !e.has_run_control()) continue;
+    Event core;
+    if (fromProto(e, &core, nullptr)) {
+      const auto& c = std::get<RunControlChanged>(core.payload);
+      out.emplace_back(toString(c.action), c.speed, c.who);
+    }
+  }
+}
+
 QString text(const grpc::Status& s) { return QString::number(s.error_code()) + ": " + QString::fromStdString(s.error_message()); }
 
 // A unary call by method name with raw protobuf bytes: Debian ships no health or reflection stubs.
@@ -93,17 +110,32 @@ grpc::Status rawCall(const std::string& target, const std::string& method, const
   return status;
 }
 
-// A seekable run (what a replay will be) to check Seek's range rules; only seeking is real.
+// A seekable run that takes no knob changes (as a replay) to check Seek's range rules and the
+// refusals; only seeking is real.
 struct SeekableRun : RunControl {
   std::atomic<SimTime> time{0};
   std::atomic<int> seeks{0};
-  void applyKnobs(std::map<std::string, double>, std::string, std::function<void(KnobRegistry::Result)> done) override { done({}); }
-  void setPolicy(std::string, std::string, std::function<void(bool)> done) override { done(true); }
-  void pause() override {}
-  void resume() override {}
-  void setSpeed(double) override {}
+  std::atomic<int> changes{0};
+  std::string who;  // of the last seek
+  void applyKnobs(std::map<std::string, double>, std::string, std::function<void(KnobRegistry::Result)> done) override {
+    ++changes;
+    done({});
+  }
+  void setPolicy(std::string, std::string, std::function<void(bool)> done) override {
+    ++changes;
+    done(true);
+  }
+  bool canChangeKnobs() const override { return false; }
+  void pause(std::string) override {}
+  void resume(std::string) override {}
+  void setSpeed(double, std::string) override {}
   bool canSeek() const override { return true; }
-  bool seek(SimTime t, std::string*) override { ++seeks; time = t; return true; }
+  bool seek(SimTime t, std::string by, std::string*) override {
+    who = std::move(by);
+    time = t;
+    ++seeks;
+    return true;
+  }
   SimTime endTime() const override { return 1'000'000; }
   bool paused() const override { return false; }
   double speed() const override { return 1; }
@@ -286,16 +318,33 @@ class TestControlService : public QObject {
     }
     QCOMPARE(replay.seeks.load(), 0);  // refused before reaching the run
     request.set_time_us(250'000);
+    request.set_who("scrubber");
     QVERIFY(stub->Seek(call().get(), request, &r).ok());
     QCOMPARE(r.time_us(), SimTime{250'000});
     QCOMPARE(replay.seeks.load(), 1);
+    QCOMPARE(replay.who, std::string("scrubber"));
+
+    // A recording cannot change what happened: knob and policy changes are refused before the run.
+    v1::SetKnobsResponse knobs;
+    const auto knob_status = stub->SetKnobs(call().get(), knobRequest("K=0"), &knobs);
+    QCOMPARE(knob_status.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+    QVERIFY2(knob_status.error_message().find("replays a recording") != std::string::npos, knob_status.error_message().c_str());
+    v1::SetPolicyRequest policy;
+    policy.set_policy("linear");
+    v1::SetPolicyResponse policy_response;
+    QCOMPARE(stub->SetPolicy(call().get(), policy, &policy_response).error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+    QCOMPARE(replay.changes.load(), 0);
   }
 
   void pauseAndResume() {
+    auto sub = hub_->subscribe(hub_->state().last_seq + 1, {"run_control"}, [] {});
+    v1::PauseRequest pause;
+    pause.set_who("test-console");
     v1::PauseResponse paused;
-    auto status = stub_->Pause(call().get(), {}, &paused);
+    auto status = stub_->Pause(call().get(), pause, &paused);
     QVERIFY2(status.ok(), qPrintable(text(status)));
     QVERIFY(runner_->paused());
+    QVERIFY(stub_->Pause(call().get(), pause, &paused).ok());  // already paused: no second event
     const SimTime t = runner_->simTime();
     QCOMPARE(paused.sim_time_us(), t);
     QTest::qWait(150);
@@ -305,6 +354,18 @@ class TestControlService : public QObject {
     QVERIFY2(status.ok(), qPrintable(text(status)));
     QTRY_VERIFY_WITH_TIMEOUT(!runner_->paused(), 5000);
     QTRY_VERIFY_WITH_TIMEOUT(runner_->simTime() > t, 5000);
+
+    // Both changes are in the telemetry stream, once each, with their authors (the peer's address
+    // when the request names none).
+    RunControlSeen seen;
+    QTRY_VERIFY_WITH_TIMEOUT((collectRunControl(*sub, seen), !seen.empty() && std::get<0>(seen.back()) == "resumed"), 5000);
+    sub->close();
+    QCOMPARE(seen.size(), std::size_t{2});
+    QCOMPARE(std::get<0>(seen[0]), std::string("paused"));
+    QCOMPARE(std::get<1>(seen[0]), kPace);
+    QCOMPARE(std::get<2>(seen[0]), std::string("test-console"));
+    QCOMPARE(std::get<0>(seen[1]), std::string("resumed"));
+    QVERIFY2(std::get<2>(seen[1]).rfind("grpc:127.0.0.1:", 0) == 0, std::get<2>(seen[1]).c_str());
   }
 
   void setSpeed() {
@@ -317,12 +378,24 @@ class TestControlService : public QObject {
       QVERIFY2(status.error_message().find("[0, 10000]") != std::string::npos, status.error_message().c_str());
       QCOMPARE(runner_->speed(), kPace);
     }
+    auto sub = hub_->subscribe(hub_->state().last_seq + 1, {"run_control"}, [] {});
     request.set_speed(100);
+    request.set_who("pacer");
     QVERIFY(stub_->SetSpeed(call().get(), request, &r).ok());
     QCOMPARE(r.speed(), 100.0);
     QCOMPARE(runner_->speed(), 100.0);
+    QVERIFY(stub_->SetSpeed(call().get(), request, &r).ok());  // unchanged: no event
     request.set_speed(kPace);
     QVERIFY(stub_->SetSpeed(call().get(), request, &r).ok());
+    RunControlSeen seen;
+    QTRY_VERIFY_WITH_TIMEOUT((collectRunControl(*sub, seen), !seen.empty() && std::get<1>(seen.back()) == kPace), 5000);
+    sub->close();
+    QCOMPARE(seen.size(), std::size_t{2});  // the repeated 100x added none
+    for (const auto& [action, speed, who] : seen) {
+      QCOMPARE(action, std::string("speed"));
+      QCOMPARE(who, std::string("pacer"));
+    }
+    QCOMPARE(std::get<1>(seen[0]), 100.0);
   }
 
   void tokenGuardsEveryControlCall() {

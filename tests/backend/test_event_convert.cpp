@@ -80,6 +80,7 @@ std::vector<Sample> makeSamples() {
   full("snapshot", Snapshot{{{1, 500, 1000, 900, 2, 3, 4, 5, 6, true}, {63, 7, 8, 9, 10, 11, 12, 13, 14, true}},
                             {{1, 2, 3, 4, LinkState::Suspect}, {3, 63, 5, 6, LinkState::Dead}}});
   full("run_finished", RunFinished{true});
+  full("run_control", RunControlChanged{RunAction::Seek, 25, 305'000'000, "grpc:127.0.0.1:5000"});
 
   // Edge values: none/-1 markers, false flags, empty strings and lists, extreme integers, odd doubles.
   edge("route/none eligible",
@@ -118,6 +119,8 @@ std::vector<Sample> makeSamples() {
     edge(std::string("request_done/status ") + toString(st), ev(26, 26, RequestDone{1, 1, 1, 0, RoutePath::Seed, st, 1, 2, 3, 4, "x"}));
   for (auto f : {CorrectionFault::Crash, CorrectionFault::Drop, CorrectionFault::None})
     edge(std::string("correction/") + toString(f), ev(27, 27, Correction{0, 1, 2, 3, 4, 5, f}));
+  for (auto a : {RunAction::Paused, RunAction::Resumed, RunAction::Speed, RunAction::Seek})
+    edge(std::string("run_control/") + toString(a), ev(29, 29, RunControlChanged{a, 0, 0, ""}));
   for (auto r : {WorkerRole::Prefill, WorkerRole::Decode, WorkerRole::Unified})
     edge(std::string("run_started/role ") + toString(r), ev(28, 28, RunStarted{"s", "p", 1, "h", {{"W", r, 1}}, {{"P", r, 2}}, 0.5, {}}));
   return s;
@@ -295,6 +298,9 @@ class TestEventConvert : public QObject {
     e.Clear();
     for (int i = 0; i < 65; ++i) e.mutable_run_started()->add_workers()->set_role(v1::WORKER_ROLE_DECODE);
     row("run_started 65 workers", e, "run_started.workers: 65 entries, at most 64");
+    e.Clear();
+    e.mutable_run_control()->set_who("console");
+    row("run_control action unspecified", e, "run_control.action: unspecified (0)");
 
     e.Clear();
     e.set_seq(9);

@@ -2,9 +2,12 @@
 """A real, independent gRPC client (Debian's python3-grpcio, stubs generated at build time from the
 project's protos) against `kvscope-cli serve`: reflection lists the services, health answers, a
 subscriber follows the run, a knob change made with the bearer token shows up as an event and in
-later snapshots, and control calls without the token are refused and change nothing."""
+later snapshots, and control calls without the token are refused and change nothing. Against
+`serve --replay`: the state comes from the recording, pause and seek are events with their author,
+a seek restates the run for subscribers, and knob changes are refused."""
 import argparse
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -24,6 +27,76 @@ def stubs():
     import reflection_client_pb2_grpc
     return (grpc, control_pb2, control_pb2_grpc, knobs_pb2, telemetry_pb2, telemetry_pb2_grpc,
             reflection_client_pb2, reflection_client_pb2_grpc)
+
+
+def start_serve(args):
+    """Starts `kvscope-cli serve ARGS`; returns the process and the address it listens on."""
+    server = subprocess.Popen([ARGS.cli, "serve"] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # Byte by byte from the pipe itself: a buffered readline could swallow the log lines after it,
+    # which communicate() (reading the pipe directly) would then never see.
+    raw = b""
+    while not raw.endswith(b"\n"):
+        byte = os.read(server.stdout.fileno(), 1)
+        if not byte:
+            break
+        raw += byte
+    line = raw.decode(errors="replace")
+    if not line.startswith("listening on "):
+        server.kill()
+        raise RuntimeError("serve did not start: %r %s" % (line, server.stderr.read()))
+    return server, line.split()[-1]
+
+
+def stop_serve(server):
+    """SIGINT, as an operator would; returns the exit code and what it wrote (logs go to stdout)."""
+    server.send_signal(signal.SIGINT)
+    try:
+        out, err = server.communicate(timeout=30)
+    finally:
+        if server.poll() is None:
+            server.kill()
+    return server.returncode, out + err
+
+
+class Follower:
+    """Subscribes on a thread and keeps every event it receives."""
+
+    def __init__(self, test, from_seq=0):
+        self.test = test
+        self.events = []
+        self.lock = threading.Lock()
+        self.stream = test.telemetry.Subscribe(test.telemetry_pb2.SubscribeRequest(from_seq=from_seq))
+        self.thread = threading.Thread(target=self._follow, daemon=True)
+        self.thread.start()
+
+    def _follow(self):
+        try:
+            for message in self.stream:
+                if message.HasField("event"):
+                    with self.lock:
+                        self.events.append(message.event)
+        except self.test.grpc.RpcError as e:  # cancelled by us, or the channel closing at teardown
+            if e.code() != self.test.grpc.StatusCode.CANCELLED:
+                raise
+
+    def wait_for(self, predicate, timeout=60):
+        """The index of the first event satisfying `predicate`, waiting for it (generously)."""
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            with self.lock:
+                for i, e in enumerate(self.events):
+                    if predicate(e):
+                        return i
+            time.sleep(0.05)
+        raise AssertionError("no such event within %s s" % timeout)
+
+    def snapshot(self):
+        with self.lock:
+            return list(self.events)
+
+    def close(self):
+        self.stream.cancel()
+        self.thread.join(timeout=10)
 
 
 class ServedRun(unittest.TestCase):
@@ -139,6 +212,131 @@ class ServedRun(unittest.TestCase):
         # (With K=200 kept, e3 binds 16-17 sessions to every D.)
         self.assertLess(change_time, 300e6)
         self.assertGreater(bindings[0] + bindings[1], 3 * bindings[2], bindings)
+
+
+class ServedReplay(unittest.TestCase):
+    """`kvscope-cli serve --replay` around a recording that `simulate --record` wrote."""
+
+    @classmethod
+    def setUpClass(cls):
+        (cls.grpc, cls.control_pb2, cls.control_grpc, cls.knobs_pb2, cls.telemetry_pb2, cls.telemetry_grpc,
+         _, _) = stubs()
+        from kvscope.v1 import events_pb2
+        cls.events_pb2 = events_pb2
+        cls.tmp = tempfile.TemporaryDirectory()
+        cls.recording = os.path.join(cls.tmp.name, "run.kvrec")
+        subprocess.run([ARGS.cli, "simulate", "--scenario", "e3-load-floor", "--duration", "600", "--record",
+                        cls.recording, "--format", "json"], check=True, capture_output=True, timeout=600)
+        cls.token = "replay-token"
+        token_file = os.path.join(cls.tmp.name, "token")
+        with open(token_file, "w") as f:
+            f.write(cls.token + "\n")
+        # Real time: the 600 s recording outlasts the test, so the replay is still going when steered.
+        cls.server, cls.address = start_serve(["--replay", cls.recording, "--listen", "127.0.0.1:0",
+                                               "--token-file", token_file, "--speed", "1"])
+        cls.channel = cls.grpc.insecure_channel(cls.address)
+        cls.grpc.channel_ready_future(cls.channel).result(timeout=30)
+        cls.telemetry = cls.telemetry_grpc.TelemetryStub(cls.channel)
+        cls.control = cls.control_grpc.ControlStub(cls.channel)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.channel.close()
+        code, err = stop_serve(cls.server)
+        cls.tmp.cleanup()
+        assert code == 0, "serve --replay exited %s on SIGINT: %s" % (code, err)
+
+    def auth(self):
+        return (("authorization", "Bearer " + self.token),)
+
+    def kind(self, e):
+        return e.WhichOneof("payload")
+
+    def test_1_state_comes_from_the_recording(self):
+        state = self.telemetry.GetState(self.telemetry_pb2.GetStateRequest(), timeout=10)
+        self.assertEqual(state.run.scenario, "e3-load-floor")
+        self.assertEqual(state.policy, "kv-aware")
+        self.assertEqual({k.name: k.value for k in state.knobs}.get("K"), 200.0)
+        self.assertEqual(state.speed, 1.0)
+
+    def test_2_knob_and_policy_changes_are_refused(self):
+        request = self.control_pb2.SetKnobsRequest(changes=[self.knobs_pb2.KnobValue(name="K", value=0)])
+        with self.assertRaises(self.grpc.RpcError) as caught:
+            self.control.SetKnobs(request, metadata=self.auth(), timeout=10)
+        self.assertEqual(caught.exception.code(), self.grpc.StatusCode.FAILED_PRECONDITION)
+        self.assertIn("recording", caught.exception.details())
+        with self.assertRaises(self.grpc.RpcError) as caught:
+            self.control.SetPolicy(self.control_pb2.SetPolicyRequest(policy="linear"), metadata=self.auth(), timeout=10)
+        self.assertEqual(caught.exception.code(), self.grpc.StatusCode.FAILED_PRECONDITION)
+        state = self.telemetry.GetState(self.telemetry_pb2.GetStateRequest(), timeout=10)
+        self.assertEqual({k.name: k.value for k in state.knobs}.get("K"), 200.0)
+        self.assertEqual(state.policy, "kv-aware")
+
+    def test_3_seek_outside_the_recording_is_out_of_range(self):
+        for outside in (-1, 601 * 10**6):
+            with self.assertRaises(self.grpc.RpcError) as caught:
+                self.control.Seek(self.control_pb2.SeekRequest(time_us=outside), metadata=self.auth(), timeout=10)
+            self.assertEqual(caught.exception.code(), self.grpc.StatusCode.OUT_OF_RANGE)
+
+    def test_4_pause_and_seek_are_events_and_a_seek_restates_the_run(self):
+        follower = Follower(self)
+        try:
+            pb = self.events_pb2
+            self.control.Pause(self.control_pb2.PauseRequest(who="python-test"), metadata=self.auth(), timeout=10)
+            follower.wait_for(lambda e: self.kind(e) == "run_control" and e.run_control.action == pb.RUN_ACTION_PAUSED
+                              and e.run_control.who == "python-test")
+            target = 300 * 10**6
+            reply = self.control.Seek(self.control_pb2.SeekRequest(time_us=target, who="python-test"),
+                                      metadata=self.auth(), timeout=30)
+            self.assertEqual(reply.time_us, target)
+            at = follower.wait_for(lambda e: self.kind(e) == "run_control" and e.run_control.action == pb.RUN_ACTION_SEEK)
+            events = follower.snapshot()
+            seek = events[at].run_control
+            self.assertEqual((seek.target_us, seek.who), (target, "python-test"))
+            # Just before it, the run as it stood at the target; the stream's numbers keep increasing.
+            self.assertEqual([self.kind(e) for e in events[at - 2:at]], ["run_started", "snapshot"])
+            self.assertEqual(events[at - 2].seq, reply.seq)
+            self.assertLess(events[at - 1].time_us, target)
+            self.assertEqual(events[at - 2].run_started.scenario, "e3-load-floor")
+            seqs = [e.seq for e in events]
+            self.assertEqual(seqs, list(range(seqs[0], seqs[0] + len(seqs))))
+            # A client that subscribes from the reply's seq gets the same coherent start.
+            late = Follower(self, from_seq=reply.seq)
+            try:
+                late.wait_for(lambda e: self.kind(e) == "run_control")
+                self.assertEqual([self.kind(e) for e in late.snapshot()[:3]], ["run_started", "snapshot", "run_control"])
+            finally:
+                late.close()
+            # Resumed, the recording continues from the target.
+            self.control.Resume(self.control_pb2.ResumeRequest(who="python-test"), metadata=self.auth(), timeout=10)
+            resumed = follower.wait_for(lambda e: self.kind(e) == "run_control"
+                                        and e.run_control.action == pb.RUN_ACTION_RESUMED)
+            resumed_seq = follower.snapshot()[resumed].seq
+            follower.wait_for(lambda e: e.seq > resumed_seq and self.kind(e) != "run_control")
+            after = follower.snapshot()[resumed + 1:]
+            self.assertTrue(after)
+            self.assertTrue(all(e.time_us >= target for e in after), [e.time_us for e in after][:10])
+        finally:
+            follower.close()
+
+    def test_5_replay_rules_on_the_command_line(self):
+        both = subprocess.run([ARGS.cli, "serve", "--replay", self.recording, "--scenario", "e3-load-floor"],
+                              capture_output=True, text=True, timeout=60)
+        self.assertEqual(both.returncode, 2, both.stderr)
+        self.assertIn("excludes", both.stderr)
+        missing = os.path.join(self.tmp.name, "missing.kvrec")
+        gone = subprocess.run([ARGS.cli, "serve", "--replay", missing, "--listen", "127.0.0.1:0"],
+                              capture_output=True, text=True, timeout=60)
+        self.assertEqual(gone.returncode, 1, gone.stderr)
+        self.assertIn("missing.kvrec", gone.stderr)
+        # A recording cut short (as by kill -9) is served as far as it reads, after a warning.
+        cut = os.path.join(self.tmp.name, "cut.kvrec")
+        shutil.copy(self.recording, cut)
+        os.truncate(cut, os.path.getsize(cut) * 6 // 10 + 7)
+        server, _ = start_serve(["--replay", cut, "--listen", "127.0.0.1:0"])
+        code, err = stop_serve(server)
+        self.assertEqual(code, 0, err)
+        self.assertIn("truncated tail", err)
 
 
 if __name__ == "__main__":

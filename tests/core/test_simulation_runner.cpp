@@ -1,5 +1,5 @@
 // The simulation thread: pause/step/resume from another thread, knob changes applied between
-// events, and an unpaced run equal to a direct one.
+// events, pause/resume/speed as events with their author, and an unpaced run equal to a direct one.
 #include <QtTest>
 
 #include <atomic>
@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "events/EventJson.h"
+#include "metrics/SummaryCollector.h"
 #include "run/SimulationRunner.h"
 #include "run/WorkloadFactory.h"
 
@@ -18,9 +19,11 @@ struct CountingSink : EventSink {
   std::mutex mutex;
   std::vector<std::string> lines;
   std::atomic<long> count{0};
+  SummaryCollector summary;
   void onEvent(const Event& e) override {
     std::lock_guard lock(mutex);
     lines.push_back(eventToJson(e).dump());
+    summary.onEvent(e);
     ++count;
   }
 };
@@ -59,7 +62,7 @@ class TestSimulationRunner : public QObject {
     SimulationRunner runner(s, buildWorkload(s, s.seed), {&sink});
     runner.start(1000);  // paced: 1000x real time
     QTRY_VERIFY_WITH_TIMEOUT(runner.simTime() > 0, 5000);
-    runner.pause();
+    runner.pause("test");
     QVERIFY(runner.paused());
     const long events = sink.count.load();
     const SimTime t = runner.simTime();
@@ -77,13 +80,66 @@ class TestSimulationRunner : public QObject {
     }
     QVERIFY(sink.count.load() > events);
     QVERIFY(runner.paused());
-    runner.resume();
+    runner.resume("test");
     QTRY_VERIFY_WITH_TIMEOUT(runner.simTime() > t, 5000);
     runner.stop();
     runner.waitFinished();
     std::lock_guard lock(sink.mutex);
     QVERIFY(sink.lines.back().find("\"run_finished\"") != std::string::npos);
     QVERIFY(sink.lines.back().find("\"completed\":false") != std::string::npos);
+  }
+
+  void pauseResumeAndSpeedAreEventsThatChangeNothingElse() {
+    const Scenario s = shortScenario(600);
+    CountingSink steered, direct;
+    SimulationRunner runner(s, buildWorkload(s, s.seed), {&steered});
+    runner.start(1000);
+    QTRY_VERIFY_WITH_TIMEOUT(runner.simTime() > secondsToTime(5), 5000);
+    runner.pause("alice");
+    runner.pause("alice");          // already paused: changes nothing, so no event
+    runner.setSpeed(0, "bob");      // the rest as fast as possible
+    runner.setSpeed(0, "bob");
+    runner.resume("carol");
+    runner.resume("carol");
+    runner.waitFinished();
+    ClusterSimulator sim(s, buildWorkload(s, s.seed), s.seed);
+    sim.addSink(&direct);
+    sim.start();
+    sim.run();
+    sim.finish(true);
+
+    std::lock_guard lock(steered.mutex);
+    std::vector<nlohmann::json> controls;
+    std::vector<std::string> others;
+    std::uint64_t expected_seq = 0;
+    for (const auto& line : steered.lines) {
+      auto j = nlohmann::json::parse(line);
+      QCOMPARE(j["seq"].get<std::uint64_t>(), expected_seq++);
+      j.erase("seq");  // the control events take sequence numbers of the same stream
+      if (j["kind"] == "run_control") controls.push_back(j);
+      else others.push_back(j.dump());
+    }
+    QCOMPARE(controls.size(), std::size_t{3});
+    QCOMPARE(controls[0]["action"], "paused");
+    QCOMPARE(controls[0]["who"], "alice");
+    QCOMPARE(controls[0]["speed"], 1000.0);
+    QVERIFY(controls[0]["t_us"].get<SimTime>() >= secondsToTime(5));
+    QCOMPARE(controls[1]["action"], "speed");
+    QCOMPARE(controls[1]["who"], "bob");
+    QCOMPARE(controls[1]["speed"], 0.0);
+    QCOMPARE(controls[2]["action"], "resumed");
+    QCOMPARE(controls[2]["who"], "carol");
+    // Everything else is exactly the undisturbed run, and so is its summary.
+    std::vector<std::string> undisturbed;
+    for (const auto& line : direct.lines) {
+      auto j = nlohmann::json::parse(line);
+      j.erase("seq");
+      undisturbed.push_back(j.dump());
+    }
+    QCOMPARE(others.size(), undisturbed.size());
+    QVERIFY(others == undisturbed);
+    QCOMPARE(QString::fromStdString(steered.summary.summary().toJson().dump()),
+             QString::fromStdString(direct.summary.summary().toJson().dump()));
   }
 
   void knobChangesApplyBetweenEventsAndAreRecorded() {

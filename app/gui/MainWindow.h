@@ -1,0 +1,47 @@
+#pragma once
+// The console's window: menus, the status bar (source, state, time, speed) and the wiring of the
+// run session to the panels. Panels live in PanelDocks, source choices in SourceMenu.
+#include <QLabel>
+#include <QMainWindow>
+
+#include <memory>
+
+namespace kvscope {
+
+class PanelDocks;
+class RunSession;
+class Source;
+class SourceMenu;
+class ViewState;
+
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+ public:
+  explicit MainWindow(QWidget* parent = nullptr);
+  ~MainWindow() override;
+
+  void openSource(std::unique_ptr<Source> source);
+  RunSession& session() { return *session_; }
+  PanelDocks& docks() { return *docks_; }
+  ViewState& view() { return *view_; }
+  QString statusText() const { return status_->text(); }
+
+  void togglePause();
+
+ protected:
+  void closeEvent(QCloseEvent* event) override;
+
+ private:
+  void onFrame();
+  void updateStatus();
+  void buildMenus();
+
+  ViewState* view_;
+  RunSession* session_;
+  PanelDocks* docks_ = nullptr;
+  SourceMenu* source_menu_ = nullptr;
+  QLabel* status_;
+  QLabel* counters_;
+};
+
+}  // namespace kvscope

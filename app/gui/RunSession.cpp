@@ -1,0 +1,45 @@
+#include "gui/RunSession.h"
+
+#include "model/Error.h"
+
+namespace kvscope {
+
+RunSession::RunSession(QObject* parent) : QObject(parent) {
+  timer_.setInterval(33);
+  timer_.setTimerType(Qt::PreciseTimer);
+  connect(&timer_, &QTimer::timeout, this, &RunSession::drainNow);
+}
+
+RunSession::~RunSession() { close(); }
+
+void RunSession::open(std::unique_ptr<Source> source) {
+  close();
+  store_.clear();
+  source_ = std::move(source);
+  emit sourceChanged();
+  try {
+    source_->start();
+  } catch (const std::exception& e) {
+    emit sourceFailed(QString::fromStdString(e.what()));
+  }
+  timer_.start();
+}
+
+void RunSession::close() {
+  timer_.stop();
+  if (source_) source_->stop();
+  source_.reset();
+}
+
+void RunSession::drainNow() {
+  if (!source_) return;
+  QElapsedTimer clock;
+  clock.start();
+  source_->staging().drain(batch_);
+  last_batch_ = static_cast<int>(batch_.size());
+  store_.ingest(batch_);
+  emit frame();  // panels skip the work themselves when neither the store nor their view moved
+  last_frame_ms_ = static_cast<double>(clock.nsecsElapsed()) / 1e6;
+}
+
+}  // namespace kvscope

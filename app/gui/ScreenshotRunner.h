@@ -1,0 +1,31 @@
+#pragma once
+// `kvscope --screenshot FILE.png --run-for SECONDS`: lets the run reach that simulated time (as
+// fast as the source allows), renders the whole window once more and saves it, then quits with
+// 0, or 1 with a message when the time is never reached or the file cannot be written.
+#include <QObject>
+#include <QString>
+
+#include "model/Ids.h"
+
+namespace kvscope {
+
+class MainWindow;
+
+class ScreenshotRunner : public QObject {
+  Q_OBJECT
+ public:
+  ScreenshotRunner(MainWindow& window, QString path, double run_for_s, int wall_timeout_s = 300);
+  void start();
+
+ private:
+  void onFrame();
+  void finish(int code, const QString& message);
+
+  MainWindow& window_;
+  QString path_;
+  SimTime target_;
+  int wall_timeout_s_;
+  bool done_ = false;
+};
+
+}  // namespace kvscope

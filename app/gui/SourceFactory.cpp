@@ -1,0 +1,26 @@
+#include "gui/SourceFactory.h"
+
+#include "model/Error.h"
+#include "run/SimulationRun.h"
+#include "source/EmbeddedSimulationSource.h"
+#include "source/RecordingSource.h"
+#include "source/RemoteSource.h"
+
+namespace kvscope {
+
+std::unique_ptr<Source> makeSource(const SourceSpec& spec) {
+  switch (spec.kind) {
+    case SourceSpec::Simulation: {
+      SimulationOptions options;
+      options.knobs = spec.knobs;
+      options.seed = spec.seed;
+      options.duration_s = spec.duration_s;
+      return std::make_unique<EmbeddedSimulationSource>(spec.target, options, spec.speed);
+    }
+    case SourceSpec::Recording: return std::make_unique<RecordingSource>(spec.target, spec.speed);
+    case SourceSpec::Remote: return std::make_unique<RemoteSource>(spec.target, spec.token_file);
+  }
+  throw InputError("unknown source kind");
+}
+
+}  // namespace kvscope

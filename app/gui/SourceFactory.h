@@ -1,0 +1,25 @@
+#pragma once
+// Turns what the user chose (command line or File menu) into a Source; throws InputError with a
+// message the user can act on, before anything starts.
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "source/Source.h"
+
+namespace kvscope {
+
+struct SourceSpec {
+  enum Kind { Simulation, Remote, Recording } kind = Simulation;
+  std::string target = "e3-load-floor";  // scenario name or file, HOST:PORT, or .kvrec path
+  std::string token_file;                // Remote
+  double speed = 10;                     // x real (or recorded) time
+  std::map<std::string, double> knobs;   // Simulation: --set NAME=VALUE
+  std::optional<std::uint64_t> seed;     // Simulation
+  std::optional<double> duration_s;      // Simulation: stop the run here
+};
+
+std::unique_ptr<Source> makeSource(const SourceSpec& spec);
+
+}  // namespace kvscope

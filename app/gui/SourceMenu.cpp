@@ -1,0 +1,116 @@
+#include "gui/SourceMenu.h"
+
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QInputDialog>
+#include <QMenu>
+#include <QMessageBox>
+#include <QSettings>
+
+#include "gui/MainWindow.h"
+#include "gui/SourceFactory.h"
+#include "scenario/Scenario.h"
+
+namespace kvscope {
+
+namespace {
+constexpr int kMaxRecent = 8;
+// Recent entries are stored as "kind|target" so one list serves every kind of source.
+QString encode(const SourceSpec& s) {
+  const char* kind = s.kind == SourceSpec::Simulation ? "sim" : s.kind == SourceSpec::Remote ? "connect" : "replay";
+  return QStringLiteral("%1|%2").arg(QString::fromLatin1(kind), QString::fromStdString(s.target));
+}
+}  // namespace
+
+SourceMenu::SourceMenu(MainWindow& window, QMenu& file) : QObject(&window), window_(window) {
+  QAction* sim = file.addAction(tr("&New simulation..."), this, &SourceMenu::newSimulation);
+  sim->setShortcut(QKeySequence::New);
+  QAction* connect = file.addAction(tr("&Connect..."), this, &SourceMenu::connectToServer);
+  connect->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C));
+  QAction* open = file.addAction(tr("&Open recording..."), this, &SourceMenu::openRecording);
+  open->setShortcut(QKeySequence::Open);
+  recent_ = file.addMenu(tr("Open &recent"));
+  rebuildRecent();
+}
+
+bool SourceMenu::open(const SourceSpec& spec) {
+  try {
+    window_.openSource(makeSource(spec));
+  } catch (const std::exception& e) {
+    QMessageBox::warning(&window_, tr("Cannot open"), QString::fromStdString(e.what()));
+    return false;
+  }
+  remember(spec);
+  return true;
+}
+
+void SourceMenu::newSimulation() {
+  QStringList names;
+  for (const std::string& n : Scenario::bundledNames()) names << QString::fromStdString(n);
+  names << tr("Other scenario file...");
+  bool ok = false;
+  const QString choice = QInputDialog::getItem(&window_, tr("New simulation"), tr("Scenario:"), names, 0, false, &ok);
+  if (!ok) return;
+  SourceSpec spec;
+  spec.target = choice.toStdString();
+  if (choice == names.back()) {
+    const QString file = QFileDialog::getOpenFileName(&window_, tr("Scenario file"), {}, tr("Scenarios (*.json)"));
+    if (file.isEmpty()) return;
+    spec.target = file.toStdString();
+  }
+  open(spec);
+}
+
+void SourceMenu::connectToServer() {
+  bool ok = false;
+  const QString address = QInputDialog::getText(&window_, tr("Connect"), tr("kvscope-cli serve at HOST:PORT:"),
+                                                QLineEdit::Normal, QStringLiteral("127.0.0.1:50051"), &ok);
+  if (!ok || address.isEmpty()) return;
+  SourceSpec spec;
+  spec.kind = SourceSpec::Remote;
+  spec.target = address.toStdString();
+  if (QMessageBox::question(&window_, tr("Connect"), tr("Does the server need a control token file?")) ==
+      QMessageBox::Yes)
+    spec.token_file = QFileDialog::getOpenFileName(&window_, tr("Token file")).toStdString();
+  open(spec);
+}
+
+void SourceMenu::openRecording() {
+  const QString file = QFileDialog::getOpenFileName(&window_, tr("Open recording"), {}, tr("Recordings (*.kvrec)"));
+  if (file.isEmpty()) return;
+  SourceSpec spec;
+  spec.kind = SourceSpec::Recording;
+  spec.target = file.toStdString();
+  open(spec);
+}
+
+void SourceMenu::remember(const SourceSpec& spec) {
+  QSettings settings;
+  QStringList recent = settings.value("recent").toStringList();
+  recent.removeAll(encode(spec));
+  recent.prepend(encode(spec));
+  while (recent.size() > kMaxRecent) recent.removeLast();
+  settings.setValue("recent", recent);
+  rebuildRecent();
+}
+
+void SourceMenu::rebuildRecent() {
+  recent_->clear();
+  const QStringList recent = QSettings().value("recent").toStringList();
+  for (const QString& entry : recent) {
+    const QString kind = entry.section('|', 0, 0);
+    const QString target = entry.section('|', 1);
+    const QString label = kind == "sim" ? tr("Simulation %1").arg(target)
+                          : kind == "connect" ? tr("Server %1").arg(target)
+                                              : tr("Recording %1").arg(QFileInfo(target).fileName());
+    recent_->addAction(label, this, [this, kind, target] {
+      SourceSpec spec;
+      spec.kind = kind == "sim" ? SourceSpec::Simulation : kind == "connect" ? SourceSpec::Remote : SourceSpec::Recording;
+      spec.target = target.toStdString();
+      open(spec);
+    });
+  }
+  recent_->setEnabled(!recent.isEmpty());
+}
+
+}  // namespace kvscope

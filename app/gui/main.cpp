@@ -1,0 +1,109 @@
+// `kvscope`: the console. With no argument it opens on the embedded simulation of e3-load-floor at
+// 10x real time; --scenario, --connect and --replay choose another source; --screenshot renders
+// the window after --run-for simulated seconds and exits (for reports and tests).
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QTimer>
+
+#include <cstdio>
+
+#include "gui/MainWindow.h"
+#include "gui/ScreenshotRunner.h"
+#include "gui/SourceFactory.h"
+#include "knobs/KnobRegistry.h"
+
+using namespace kvscope;
+
+namespace {
+[[noreturn]] void usageError(const QString& message) {
+  std::fprintf(stderr, "kvscope: %s\n(see kvscope --help)\n", message.toLocal8Bit().constData());
+  std::exit(2);
+}
+
+SourceSpec specFrom(const QCommandLineParser& args, bool screenshot) {
+  const int chosen = int(args.isSet("scenario")) + int(args.isSet("connect")) + int(args.isSet("replay"));
+  if (chosen > 1) usageError("choose one of --scenario, --connect and --replay");
+  SourceSpec spec;
+  if (args.isSet("connect")) {
+    spec.kind = SourceSpec::Remote;
+    spec.target = args.value("connect").toStdString();
+    spec.token_file = args.value("token-file").toStdString();
+  } else if (args.isSet("replay")) {
+    spec.kind = SourceSpec::Recording;
+    spec.target = args.value("replay").toStdString();
+  } else if (args.isSet("scenario")) {
+    spec.target = args.value("scenario").toStdString();
+  }
+  if (args.isSet("token-file") && spec.kind != SourceSpec::Remote) usageError("--token-file goes with --connect");
+  bool ok = true;
+  if (args.isSet("speed")) {
+    spec.speed = args.value("speed").toDouble(&ok);
+    if (!ok || spec.speed < 0) usageError("--speed: expected a number >= 0, got '" + args.value("speed") + "'");
+  }
+  if (args.isSet("seed")) {
+    spec.seed = args.value("seed").toULongLong(&ok);
+    if (!ok) usageError("--seed: expected a whole number, got '" + args.value("seed") + "'");
+  }
+  for (const QString& assignment : args.values("set")) {
+    if (auto error = KnobRegistry::parseAssignment(assignment.toStdString(), spec.knobs))
+      usageError("--set: " + QString::fromStdString(*error));
+  }
+  if (screenshot) {
+    const double run_for = args.value("run-for").toDouble(&ok);
+    if (!ok || run_for <= 0) usageError("--run-for: expected simulated seconds > 0, got '" + args.value("run-for") + "'");
+    if (spec.kind == SourceSpec::Simulation) {
+      spec.duration_s = run_for;  // the run ends exactly there, as fast as the CPU allows
+      spec.speed = 0;
+    } else if (!args.isSet("speed")) {
+      spec.speed = 0;
+    }
+  }
+  return spec;
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  QApplication app(argc, argv);
+  QApplication::setOrganizationName("KVScope");
+  QApplication::setApplicationName("kvscope");
+  QApplication::setApplicationVersion(KVSCOPE_VERSION);
+
+  QCommandLineParser args;
+  args.setApplicationDescription(
+      "KVScope: a console for KV-cache-aware routing on P/D-disaggregated LLM clusters.\n"
+      "Without a source option it simulates the bundled e3-load-floor scenario at 10x real time.");
+  args.addHelpOption();
+  args.addVersionOption();
+  args.addOptions({
+      {"scenario", "Simulate a bundled scenario NAME or a scenario FILE.", "NAME|FILE"},
+      {"connect", "Watch and steer a `kvscope-cli serve` backend.", "HOST:PORT"},
+      {"token-file", "Bearer token for the server's Control calls (with --connect).", "FILE"},
+      {"replay", "Replay a recording.", "FILE.kvrec"},
+      {"speed", "Simulated (or recorded) seconds per wall second; 0 = as fast as possible. Default 10.", "X"},
+      {"seed", "Simulation seed (default: the scenario's).", "N"},
+      {"set", "Knob override for the simulation, repeatable (e.g. --set K=200).", "NAME=VALUE"},
+      {"screenshot", "Render the window to FILE.png after --run-for simulated seconds, then exit.", "FILE.png"},
+      {"run-for", "Simulated seconds before --screenshot is taken.", "SECONDS"},
+  });
+  args.process(app);
+  const bool screenshot = args.isSet("screenshot");
+  if (screenshot != args.isSet("run-for")) usageError("--screenshot and --run-for go together");
+  const SourceSpec spec = specFrom(args, screenshot);
+
+  MainWindow window;
+  if (screenshot) window.resize(1600, 1000);
+  std::unique_ptr<Source> source;
+  try {
+    source = makeSource(spec);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "kvscope: %s\n", e.what());
+    return 1;
+  }
+  window.show();
+  window.openSource(std::move(source));
+  if (screenshot) {
+    auto* runner = new ScreenshotRunner(window, args.value("screenshot"), args.value("run-for").toDouble());
+    runner->start();
+  }
+  return app.exec();
+}

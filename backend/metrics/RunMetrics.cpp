@@ -1,0 +1,290 @@
+#include "metrics/RunMetrics.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <string_view>
+
+#include "model/Overloaded.h"
+
+namespace kvscope {
+
+namespace {
+
+// Label values may hold anything a scenario file allows; the format wants \, " and newline escaped.
+std::string escapeLabel(std::string_view value) {
+  std::string out;
+  out.reserve(value.size());
+  for (const char c : value) {
+    if (c == '\\') out += "\\\\";
+    else if (c == '"') out += "\\\"";
+    else if (c == '\n') out += "\\n";
+    else out += c;
+  }
+  return out;
+}
+
+void appendNumber(std::string& out, double v) {
+  if (std::isnan(v)) { out += "NaN"; return; }
+  if (std::isinf(v)) { out += v > 0 ? "+Inf" : "-Inf"; return; }
+  char buf[32];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);  // shortest text that reads back exactly
+  out.append(buf, r.ptr);
+}
+
+void appendNumber(std::string& out, std::uint64_t v) {
+  char buf[24];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, r.ptr);
+}
+
+void appendNumber(std::string& out, std::int64_t v) {
+  char buf[24];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, r.ptr);
+}
+
+// "# HELP" and "# TYPE" once per family, before its samples, as the format requires.
+void family(std::string& out, std::string_view name, std::string_view type, std::string_view help) {
+  out.append("# HELP ").append(name).append(" ").append(help).append("\n");
+  out.append("# TYPE ").append(name).append(" ").append(type).append("\n");
+}
+
+template <class V>
+void sample(std::string& out, std::string_view name, std::string_view labels, V value) {
+  out.append(name);
+  if (!labels.empty()) out.append("{").append(labels).append("}");
+  out += ' ';
+  appendNumber(out, value);
+  out += '\n';
+}
+
+template <class V>
+void counter(std::string& out, std::string_view name, std::string_view help, V value) {
+  family(out, name, "counter", help);
+  sample(out, name, {}, value);
+}
+
+}  // namespace
+
+template <std::size_t N>
+void RunMetrics::Histogram<N>::observe(double seconds, const std::array<double, N>& bounds) {
+  // `le` is inclusive: a value equal to a bound belongs to that bucket.
+  const auto it = std::lower_bound(bounds.begin(), bounds.end(), seconds);
+  ++buckets[static_cast<std::size_t>(it - bounds.begin())];
+  ++count;
+  sum += seconds;
+}
+
+RunMetrics::Worker& RunMetrics::worker(WorkerId w) {
+  auto& workers = state_.workers;
+  while (static_cast<WorkerId>(workers.size()) <= w) {
+    // Only a stream from outside the simulator (a live cluster) could name a worker RunStarted did
+    // not list; it still gets its own series rather than being dropped.
+    Worker unknown;
+    unknown.name = "W" + std::to_string(workers.size());
+    unknown.role = "unknown";
+    workers.push_back(std::move(unknown));
+  }
+  return workers[static_cast<std::size_t>(w)];
+}
+
+void RunMetrics::onEvent(const Event& e) {
+  // As SummaryCollector: steering the playback changes nothing the run did (nor its time).
+  if (std::holds_alternative<RunControlChanged>(e.payload)) return;
+  std::lock_guard lock(mutex_);
+  State& s = state_;
+  s.time = std::max(s.time, e.time);
+  std::visit(Overloaded{
+                 [&](const RunStarted& r) {
+                   // A new run starts from zero: Prometheus reads the drop as a counter reset.
+                   s = State{};
+                   s.has_run = true;
+                   s.time = e.time;
+                   s.scenario = escapeLabel(r.scenario);
+                   s.policy = escapeLabel(r.policy);
+                   s.seed = std::to_string(r.seed);
+                   s.profile = escapeLabel(r.profile);
+                   for (const auto& w : r.workers) {
+                     Worker& x = s.workers.emplace_back();
+                     x.name = escapeLabel(w.name);
+                     x.role = toString(w.role);
+                   }
+                   for (const auto& p : r.prefill) s.prefill_names.push_back(escapeLabel(p.name));
+                 },
+                 // The same rules as SummaryCollector, so the two agree at the end of a run.
+                 [&](const Admission& a) {
+                   if (a.result != AdmissionResult::Admitted || a.worker < 0) return;
+                   ++worker(a.worker).bindings;
+                   if (a.path == RoutePath::Direct) ++s.direct;
+                 },
+                 [&](const SeedStarted& seed) { ++(seed.reseed ? s.reseeds : s.seeds); },
+                 [&](const Eviction& ev) {
+                   ++s.evictions;
+                   s.evicted_tokens += static_cast<std::uint64_t>(std::max<std::int64_t>(ev.tokens_freed, 0));
+                 },
+                 [&](const LinkHealth& l) {
+                   if (l.state != LinkState::Dead) return;
+                   ++s.link_dead;
+                   s.aborted += static_cast<std::uint64_t>(std::max(l.aborted_requests, 0));
+                 },
+                 [&](const WorkerCrashed& c) {
+                   ++s.crashes;
+                   s.aborted += static_cast<std::uint64_t>(std::max(c.aborted_requests, 0));
+                 },
+                 [&](const WorkerRestarted&) { ++s.restarts; },
+                 [&](const Correction&) { ++s.corrections; },
+                 [&](const RequestDone& d) {
+                   ++s.requests;
+                   if (d.status != RequestStatus::Ok) {
+                     ++s.failures;
+                     return;
+                   }
+                   s.e2e.observe(timeToSeconds(d.e2e), kE2eBuckets);
+                   if (d.ttft >= 0) s.ttft.observe(timeToSeconds(d.ttft), kTtftBuckets);
+                   if (d.worker >= 0) {
+                     Worker& w = worker(d.worker);
+                     w.prompt_tokens += static_cast<std::uint64_t>(std::max<std::int64_t>(d.input_tokens, 0));
+                     w.generation_tokens += static_cast<std::uint64_t>(std::max<std::int64_t>(d.output_tokens, 0));
+                   }
+                 },
+                 [&](const PolicyChanged& p) { s.policy = escapeLabel(p.new_policy); },
+                 [&](const Snapshot& snap) {
+                   for (const auto& g : snap.workers) {
+                     if (g.worker < 0) continue;
+                     Worker& w = worker(g.worker);
+                     w.gauges = g;
+                     w.has_gauges = true;
+                   }
+                   s.links = snap.links;  // reuses the vector's storage: no allocation after the first
+                 },
+                 [&](const RunFinished&) { s.finished = true; },
+                 [](const auto&) {},
+             },
+             e.payload);
+}
+
+std::string RunMetrics::render() const {
+  State s;
+  {
+    std::lock_guard lock(mutex_);
+    s = state_;
+  }
+  std::string out;
+  out.reserve(8192 + s.workers.size() * 2048 + s.links.size() * 512);
+
+  // Run-wide state.
+  family(out, "kvscope_run_info", "gauge", "The run being served (always 1; its metadata are the labels).");
+  if (s.has_run)
+    sample(out, "kvscope_run_info",
+           "scenario=\"" + s.scenario + "\",policy=\"" + s.policy + "\",seed=\"" + s.seed + "\",profile=\"" +
+               s.profile + "\"",
+           std::uint64_t{1});
+  family(out, "kvscope_sim_time_seconds", "gauge", "Simulated (or replayed) time of the newest event.");
+  sample(out, "kvscope_sim_time_seconds", {}, timeToSeconds(s.time));
+  family(out, "kvscope_run_finished", "gauge", "1 once the run has ended (the values are then final).");
+  sample(out, "kvscope_run_finished", {}, std::uint64_t{s.finished ? 1u : 0u});
+
+  // Per-worker gauges from the latest snapshot.
+  std::vector<std::string> labels;
+  labels.reserve(s.workers.size());
+  for (const auto& w : s.workers) labels.push_back("worker=\"" + w.name + "\",role=\"" + w.role + "\"");
+  const auto gauge = [&](std::string_view name, std::string_view help, auto value_of) {
+    family(out, name, "gauge", help);
+    for (std::size_t i = 0; i < s.workers.size(); ++i)
+      if (s.workers[i].has_gauges) sample(out, name, labels[i], value_of(s.workers[i].gauges));
+  };
+  gauge("kvscope_num_used_tokens", "KV cache tokens in use (as sglang:num_used_tokens).",
+        [](const WorkerGauges& g) { return std::int64_t{g.kv_used}; });
+  gauge("kvscope_kv_capacity_tokens", "KV cache capacity in tokens.",
+        [](const WorkerGauges& g) { return std::int64_t{g.kv_capacity}; });
+  gauge("kvscope_token_usage", "Fraction of the KV cache in use, 0..1 (as sglang:token_usage).",
+        [](const WorkerGauges& g) {
+          return g.kv_capacity > 0 ? static_cast<double>(g.kv_used) / static_cast<double>(g.kv_capacity) : 0.0;
+        });
+  gauge("kvscope_kv_peak_tokens", "Highest KV cache tokens in use since the previous snapshot (spikes survive).",
+        [](const WorkerGauges& g) { return std::int64_t{g.kv_peak}; });
+  gauge("kvscope_num_running_reqs", "Requests running (as sglang:num_running_reqs).",
+        [](const WorkerGauges& g) { return std::int64_t{g.running}; });
+  gauge("kvscope_num_queue_reqs", "Requests waiting: prefill queue, KV space, seed slots (as sglang:num_queue_reqs).",
+        [](const WorkerGauges& g) { return std::int64_t{g.queued}; });
+  gauge("kvscope_resident_sessions", "Sessions whose KV cache is resident on the worker.",
+        [](const WorkerGauges& g) { return std::int64_t{g.resident_sessions}; });
+  gauge("kvscope_bound_sessions", "Sessions the router has bound to the worker.",
+        [](const WorkerGauges& g) { return std::int64_t{g.bindings}; });
+  gauge("kvscope_pending_seeds", "Seeds and reseeds in flight to the worker.",
+        [](const WorkerGauges& g) { return std::int64_t{g.pending_seeds}; });
+  gauge("kvscope_worker_up", "1 while the worker is alive, 0 after a crash until its restart.",
+        [](const WorkerGauges& g) { return std::int64_t{g.alive ? 1 : 0}; });
+
+  // Per-worker counters.
+  const auto perWorker = [&](std::string_view name, std::string_view help, auto value_of) {
+    family(out, name, "counter", help);
+    for (std::size_t i = 0; i < s.workers.size(); ++i) sample(out, name, labels[i], value_of(s.workers[i]));
+  };
+  perWorker("kvscope_bindings_total", "Admitted requests bound to the worker (the summary's bindings).",
+            [](const Worker& w) { return w.bindings; });
+  perWorker("kvscope_prompt_tokens_total", "Input tokens of the requests the worker completed.",
+            [](const Worker& w) { return w.prompt_tokens; });
+  perWorker("kvscope_generation_tokens_total", "Output tokens of the requests the worker completed.",
+            [](const Worker& w) { return w.generation_tokens; });
+
+  // Run-wide counters.
+  counter(out, "kvscope_requests_total", "Requests finished, completed or failed.", s.requests);
+  counter(out, "kvscope_request_failures_total", "Requests that failed.", s.failures);
+  counter(out, "kvscope_evictions_total", "KV cache evictions (sessions or blocks freed to make room).", s.evictions);
+  counter(out, "kvscope_evicted_tokens_total", "KV cache tokens freed by evictions.", s.evicted_tokens);
+  counter(out, "kvscope_seeds_total", "Seeds dispatched (a session's KV prefilled on P and sent to D).", s.seeds);
+  counter(out, "kvscope_reseeds_total", "Reseeds dispatched (a session's KV rebuilt after it was lost).", s.reseeds);
+  counter(out, "kvscope_direct_appends_total", "Admitted requests that appended to KV already on the worker.",
+          s.direct);
+  counter(out, "kvscope_link_dead_total", "Times a prefill-to-decode link was marked dead.", s.link_dead);
+  counter(out, "kvscope_aborted_requests_total", "Requests aborted by dead links and worker crashes.", s.aborted);
+  counter(out, "kvscope_worker_crashes_total", "Worker crashes.", s.crashes);
+  counter(out, "kvscope_worker_restarts_total", "Worker restarts after a crash.", s.restarts);
+  counter(out, "kvscope_corrections_total", "Streaming-session extend_input_len corrections.", s.corrections);
+
+  // Latency histograms of completed requests.
+  const auto histogram = [&](std::string_view name, std::string_view help, const auto& h, const auto& bounds) {
+    family(out, name, "histogram", help);
+    const std::string bucket = std::string(name) + "_bucket";
+    std::uint64_t cumulative = 0;
+    for (std::size_t i = 0; i < bounds.size(); ++i) {
+      cumulative += h.buckets[i];
+      std::string le = "le=\"";
+      appendNumber(le, bounds[i]);
+      sample(out, bucket, le + "\"", cumulative);
+    }
+    sample(out, bucket, "le=\"+Inf\"", h.count);
+    sample(out, std::string(name) + "_sum", {}, h.sum);
+    sample(out, std::string(name) + "_count", {}, h.count);
+  };
+  histogram("kvscope_time_to_first_token_seconds", "Time to first token of completed requests, in seconds.", s.ttft,
+            kTtftBuckets);
+  histogram("kvscope_e2e_request_latency_seconds", "End-to-end latency of completed requests, in seconds.", s.e2e,
+            kE2eBuckets);
+
+  // Per-link gauges (prefill -> decode Mooncake links) from the latest snapshot.
+  const auto linkLabels = [&](const LinkGauges& l) {
+    const auto p = static_cast<std::size_t>(l.prefill);
+    const auto w = static_cast<std::size_t>(l.worker);
+    return "prefill=\"" + (l.prefill >= 0 && p < s.prefill_names.size() ? s.prefill_names[p] : "P" + std::to_string(l.prefill)) +
+           "\",worker=\"" + (l.worker >= 0 && w < s.workers.size() ? s.workers[w].name : "W" + std::to_string(l.worker)) + "\"";
+  };
+  std::vector<std::string> link_labels;
+  link_labels.reserve(s.links.size());
+  for (const auto& l : s.links) link_labels.push_back(linkLabels(l));
+  const auto link = [&](std::string_view name, std::string_view help, auto value_of) {
+    family(out, name, "gauge", help);
+    for (std::size_t i = 0; i < s.links.size(); ++i) sample(out, name, link_labels[i], value_of(s.links[i]));
+  };
+  link("kvscope_link_queue_depth", "Transfers queued on the link.",
+       [](const LinkGauges& l) { return std::int64_t{l.queue_depth}; });
+  link("kvscope_link_bytes_in_flight", "Bytes being transferred on the link.",
+       [](const LinkGauges& l) { return std::int64_t{l.bytes_in_flight}; });
+  link("kvscope_link_state", "Link health: 0 alive, 1 suspect, 2 dead.",
+       [](const LinkGauges& l) { return static_cast<std::int64_t>(l.state); });
+  return out;
+}
+
+}  // namespace kvscope

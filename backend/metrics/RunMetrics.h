@@ -1,0 +1,74 @@
+#pragma once
+// The run's metrics in Prometheus text format 0.0.4, for `kvscope-cli serve --metrics`: folds the
+// event stream (counters, latency histograms) and the latest Snapshot (per-worker and per-link
+// gauges) into plain numbers, and renders them on demand. Where SGLang exports the same quantity,
+// the name follows SGLang's (kvscope_token_usage ~ sglang:token_usage, same histogram buckets), so
+// a lab's SGLang dashboard charts a KVScope run by swapping the prefix.
+//
+// Counters fold the same events, with the same rules, as SummaryCollector, so a scrape at the end of
+// a run equals the summary `simulate` prints (a test checks this).
+#include <array>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "events/Event.h"
+
+namespace kvscope {
+
+class RunMetrics : public EventSink {
+ public:
+  // Upper bounds (seconds) of the histogram buckets, without +Inf.
+  static constexpr std::array<double, 22> kTtftBuckets = {0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1,
+                                                          0.25,  0.5,   0.75, 1,    2.5,  5,    7.5,  10,
+                                                          15,    20,    25,   30,   60,   120};
+  static constexpr std::array<double, 20> kE2eBuckets = {0.3, 0.5, 0.8, 1,  1.5, 2,  2.5, 5,   10,  15,
+                                                         20,  30,  40,  50, 60,  90, 120, 180, 300, 600};
+
+  // The simulation thread, for every event: a few additions under an uncontended mutex.
+  void onEvent(const Event& e) override;
+  // Any thread (the HTTP server's): the exposition text of everything folded so far.
+  std::string render() const;
+
+ private:
+  template <std::size_t N>
+  struct Histogram {
+    std::array<std::uint64_t, N + 1> buckets{};  // per bucket (not cumulative); the last is +Inf
+    std::uint64_t count = 0;
+    double sum = 0;
+    void observe(double seconds, const std::array<double, N>& bounds);
+  };
+
+  struct Worker {
+    std::string name, role;  // label values, escaped once when the worker is first seen
+    std::uint64_t bindings = 0;
+    std::uint64_t prompt_tokens = 0, generation_tokens = 0;
+    bool has_gauges = false;  // a Snapshot reported this worker
+    WorkerGauges gauges;
+  };
+
+  // Everything render() needs; copied out under the lock so formatting never holds up the run.
+  struct State {
+    bool has_run = false;
+    std::string scenario, policy, seed, profile;  // label values, escaped
+    bool finished = false;
+    SimTime time = 0;
+    std::vector<Worker> workers;
+    std::vector<std::string> prefill_names;
+    std::vector<LinkGauges> links;
+    std::uint64_t requests = 0, failures = 0;
+    std::uint64_t evictions = 0, evicted_tokens = 0;
+    std::uint64_t seeds = 0, reseeds = 0, direct = 0;
+    std::uint64_t link_dead = 0, aborted = 0, crashes = 0, restarts = 0, corrections = 0;
+    Histogram<kTtftBuckets.size()> ttft;
+    Histogram<kE2eBuckets.size()> e2e;
+  };
+
+  Worker& worker(WorkerId w);  // grows the table for an id the run did not announce
+
+  mutable std::mutex mutex_;
+  State state_;
+};
+
+}  // namespace kvscope

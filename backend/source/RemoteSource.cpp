@@ -1,0 +1,536 @@
+#include "source/RemoteSource.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <variant>
+#include <vector>
+
+#include "kvscope/v1/control.grpc.pb.h"
+#include "model/Error.h"
+#include "service/BearerToken.h"
+#include "source/RunControlSource.h"
+
+namespace kvscope {
+
+namespace {
+
+constexpr double kFirstBackoffSeconds = 0.5;
+constexpr double kMaxBackoffSeconds = 10;
+constexpr auto kPollInterval = std::chrono::seconds(1);
+constexpr auto kStateDeadline = std::chrono::seconds(5);
+constexpr int kUnansweredPolls = 2;  // GetState polls in a row without an answer: the server is gone
+constexpr auto kControlDeadline = std::chrono::seconds(15);  // Pause waits for the run's next event boundary
+
+std::string readWhole(const std::string& path, const char* what) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  if (!in || !(text << in.rdbuf()))
+    throw InputError(std::string(what) + " '" + path + "': cannot read it");
+  return text.str();
+}
+
+// The token exactly as the server compares it. BearerToken checks the file (and says what is wrong
+// with it) but keeps the secret to itself, so it is read once more here, trimmed the same way.
+std::string authorizationFrom(const std::string& token_file) {
+  if (token_file.empty()) return {};
+  std::string error;
+  if (!BearerToken::fromFile(token_file, &error)) throw InputError("--token-file: " + error);
+  std::string text = readWhole(token_file, "token file");
+  const auto first = text.find_first_not_of(" \t\n\r\v\f");
+  const auto last = text.find_last_not_of(" \t\n\r\v\f");
+  std::string header = "Bearer " + text.substr(first, last - first + 1);
+  std::fill(text.begin(), text.end(), '\0');
+  return header;
+}
+
+std::string seconds(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", s);
+  return buf;
+}
+
+}  // namespace
+
+struct RemoteSource::Stubs {
+  std::shared_ptr<grpc::Channel> channel;
+  std::unique_ptr<v1::Telemetry::Stub> telemetry;
+  std::unique_ptr<v1::Control::Stub> control;
+};
+
+RemoteSource::RemoteSource(std::string address, std::string token_file, bool tls, std::string root_cert_file)
+    : address_(std::move(address)), authorization_(authorizationFrom(token_file)), tls_(tls) {
+  if (tls_ && !root_cert_file.empty()) root_certs_ = readWhole(root_cert_file, "root certificate");
+}
+
+RemoteSource::~RemoteSource() { stop(); }
+
+std::string RemoteSource::description() const { return "server " + address_; }
+
+SourceCapabilities RemoteSource::capabilities() const {
+  std::lock_guard lock(mutex_);
+  return {true, true, seek_refusal_.empty(), true};
+}
+
+void RemoteSource::start() {
+  std::lock_guard lock(mutex_);
+  if (started_) return;
+  started_ = true;
+  grpc::SslCredentialsOptions ssl;
+  ssl.pem_root_certs = root_certs_;
+  grpc::ChannelArguments args;
+  // The channel's own reconnect backoff stays below ours, so ours decides when a retry happens
+  // (gRPC's default grows to two minutes).
+  args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 250);
+  args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 250);
+  args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
+  auto stubs = std::make_shared<Stubs>();
+  stubs->channel = grpc::CreateCustomChannel(
+      address_, tls_ ? grpc::SslCredentials(ssl) : grpc::InsecureChannelCredentials(), args);
+  stubs->telemetry = v1::Telemetry::NewStub(stubs->channel);
+  stubs->control = v1::Control::NewStub(stubs->channel);
+  stubs_ = std::move(stubs);
+  stopping_ = false;
+  link_ = Link::Connecting;
+  reason_.clear();
+  attempt_ = 0;
+  // Resume after a stop() where the stream left off; a first start takes the run from its beginning.
+  subscribe_from_ = has_seq_ ? last_seq_ + 1 : 0;
+  thread_ = std::thread([this] { run(); });
+}
+
+void RemoteSource::stop() {
+  std::unique_lock lock(mutex_);
+  if (!started_) return;
+  stopping_ = true;  // from here on no call starts and no subscription is replaced
+  changed_.notify_all();
+  lock.unlock();
+  thread_.join();
+  lock.lock();
+  auto subscription = subscription_live_ ? subscription_ : nullptr;
+  std::vector<std::shared_ptr<grpc::ClientContext>> contexts;
+  for (const auto& [raw, context] : contexts_) contexts.push_back(context);
+  // Cancelled without the lock: gRPC may run the reactions (which take it) inside TryCancel.
+  lock.unlock();
+  if (subscription) subscription->cancel();
+  for (const auto& context : contexts) context->TryCancel();
+  subscription.reset();
+  contexts.clear();
+  lock.lock();
+  changed_.wait(lock, [&] { return !subscription_live_ && calls_ == 0; });
+  subscription_.reset();
+  stubs_.reset();
+  started_ = false;
+  if (link_ != Link::Finished && link_ != Link::Failed) link_ = Link::Stopped;
+  probing_ = polling_ = false;
+  subscribe_from_.reset();
+}
+
+std::uint64_t RemoteSource::subscribedFrom() const {
+  std::lock_guard lock(mutex_);
+  return subscribed_from_;
+}
+
+SourceStatus RemoteSource::status() const {
+  std::lock_guard lock(mutex_);
+  SourceStatus s;
+  s.time = time_;
+  s.speed = speed_;
+  s.end = 0;  // State carries no end time; the run's end is known only when RunFinished arrives
+  switch (link_) {
+    case Link::Idle: s.state = SourceState::Starting; break;
+    case Link::Connecting:
+      s.state = SourceState::Connecting;
+      s.detail = (has_seq_ ? "reconnecting to " : "connecting to ") + address_;
+      if (!reason_.empty()) s.detail += " (last error: " + reason_ + ")";
+      break;
+    case Link::Streaming: s.state = paused_ ? SourceState::Paused : SourceState::Running; break;
+    case Link::Backoff: {
+      s.state = SourceState::Disconnected;
+      const double left = std::chrono::duration<double>(reconnect_at_ - Clock::now()).count();
+      s.detail = reason_ + "; reconnecting in " + seconds(std::max(0.0, left)) + " s";
+      break;
+    }
+    case Link::Finished:
+      s.state = SourceState::Finished;
+      s.detail = run_finished_ ? "" : "the server ended the stream before the run's end";
+      break;
+    case Link::Failed: s.state = SourceState::Failed; s.detail = reason_; break;
+    case Link::Stopped: s.state = SourceState::Disconnected; s.detail = "disconnected"; break;
+  }
+  auto note = [&](const std::string& text) {
+    if (!text.empty()) s.detail += (s.detail.empty() ? "" : "; ") + text;
+  };
+  if (missed_ > 0) note("missed " + std::to_string(missed_) + " events");
+  if (undecodable_ > 0)
+    note(std::to_string(undecodable_) + " events did not decode (last: " + undecodable_why_ + ")");
+  note(notice_);
+  note(control_error_);
+  return s;
+}
+
+// ---- The stream ----------------------------------------------------------------------------------
+
+void RemoteSource::flowing() {
+  if (link_ != Link::Connecting) return;
+  link_ = Link::Streaming;
+  attempt_ = 0;
+  reason_.clear();
+}
+
+void RemoteSource::onEvent(const Event& event) {
+  {
+    std::lock_guard lock(mutex_);
+    flowing();
+    // The server resumes at from_seq, so this only guards the staging buffer's promise.
+    if (has_seq_ && event.seq <= last_seq_) return;
+    has_seq_ = true;
+    last_seq_ = event.seq;
+    time_ = event.time;
+    if (const auto* c = std::get_if<RunControlChanged>(&event.payload)) {
+      if (c->action == RunAction::Paused) paused_ = true;
+      if (c->action == RunAction::Resumed) paused_ = false;
+      speed_ = c->speed;
+    } else if (const auto* r = std::get_if<RunStarted>(&event.payload)) {
+      run_.emplace(r->scenario, r->seed);
+      run_finished_ = false;
+    } else if (std::holds_alternative<RunFinished>(event.payload)) {
+      run_finished_ = true;
+    }
+  }
+  staging_.onEvent(event);
+}
+
+void RemoteSource::onGap(std::uint64_t first_seq, std::uint64_t last_seq) {
+  std::lock_guard lock(mutex_);
+  flowing();
+  if (last_seq >= first_seq) missed_ += last_seq - first_seq + 1;
+  // Not fetched again on a reconnect: the staging buffer only goes forward.
+  if (!has_seq_ || last_seq > last_seq_) last_seq_ = last_seq;
+  has_seq_ = true;
+}
+
+void RemoteSource::onUndecodable(std::uint64_t seq, const std::string& why) {
+  std::lock_guard lock(mutex_);
+  flowing();
+  ++undecodable_;
+  undecodable_why_ = "seq " + std::to_string(seq) + ": " + why;
+  if (!has_seq_ || seq > last_seq_) last_seq_ = seq;
+  has_seq_ = true;
+}
+
+void RemoteSource::onDone(const grpc::Status& status) {
+  std::lock_guard lock(mutex_);
+  subscription_live_ = false;
+  std::string lost = std::move(lost_reason_);
+  lost_reason_.clear();
+  if (!stopping_) {
+    if (!status.ok() && !lost.empty()) {
+      scheduleReconnect(std::move(lost));  // we cancelled it: the server stopped answering
+    } else if (status.ok()) {
+      link_ = Link::Finished;  // the server ends a stream with OK only once the run finished
+    } else if (status.error_code() == grpc::StatusCode::UNIMPLEMENTED ||
+               status.error_code() == grpc::StatusCode::INVALID_ARGUMENT) {
+      link_ = Link::Failed;  // not a kvscope server, or one that will never take this request
+      reason_ = describe(status);
+    } else {
+      scheduleReconnect(describe(status));
+    }
+  }
+  changed_.notify_all();  // last: stop() may destroy the subscription and this source from here on
+}
+
+void RemoteSource::scheduleReconnect(std::string reason) {
+  const double base = std::min(kMaxBackoffSeconds, kFirstBackoffSeconds * std::pow(2.0, attempt_));
+  attempt_ = std::min(attempt_ + 1, 30);
+  // Jitter keeps consoles that lost the same server from all coming back at the same instant.
+  const double delay = std::min(kMaxBackoffSeconds, base * std::uniform_real_distribution<double>(0.8, 1.2)(random_));
+  reconnect_at_ = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(delay));
+  link_ = Link::Backoff;
+  reason_ = std::move(reason);
+  probing_ = false;
+  changed_.notify_all();
+}
+
+std::string RemoteSource::describe(const grpc::Status& status) const {
+  const std::string message = status.error_message().empty() ? "no message" : status.error_message();
+  return "server " + address_ + ": " + message + " (gRPC code " + std::to_string(status.error_code()) + ")";
+}
+
+// ---- The timekeeping thread ------------------------------------------------------------------------
+
+void RemoteSource::run() {
+  std::unique_lock lock(mutex_);
+  while (!stopping_) {
+    const auto now = Clock::now();
+    if (link_ == Link::Backoff && now >= reconnect_at_) {
+      link_ = Link::Connecting;
+      // Ask first whether the server still runs the run we followed (it may have been restarted).
+      if (has_seq_) probe(lock);
+      else subscribe_from_ = 0;
+      continue;
+    }
+    if (subscribe_from_) {
+      subscribe(lock);
+      continue;
+    }
+    if (subscription_live_ && !polling_ && now >= next_poll_) {
+      poll(lock);
+      continue;
+    }
+    auto until = Clock::time_point::max();
+    if (link_ == Link::Backoff) until = reconnect_at_;
+    if (subscription_live_ && !polling_) until = std::min(until, next_poll_);
+    if (until == Clock::time_point::max()) changed_.wait(lock);
+    else changed_.wait_until(lock, until);
+  }
+}
+
+void RemoteSource::subscribe(std::unique_lock<std::mutex>& lock) {
+  const std::uint64_t from = *subscribe_from_;
+  subscribe_from_.reset();
+  auto previous = std::move(subscription_);  // its onDone has run: nothing of it is in use
+  Listener& listener = *this;  // a private base: converted here, where it is accessible
+  subscription_ = std::make_shared<TelemetrySubscription>(*stubs_->telemetry, from, listener);
+  subscription_live_ = true;
+  subscribed_from_ = from;
+  poll_failures_ = 0;
+  next_poll_ = Clock::now();  // the pace and pause state at once
+  auto subscription = subscription_;
+  lock.unlock();
+  previous.reset();
+  subscription->start();
+  lock.lock();
+}
+
+void RemoteSource::probe(std::unique_lock<std::mutex>& lock) {
+  probing_ = true;
+  lock.unlock();
+  call<v1::State>(
+      v1::GetStateRequest{}, false,
+      [](Stubs& s, grpc::ClientContext* c, const v1::GetStateRequest* q, v1::State* r, auto done) {
+        s.telemetry->async()->GetState(c, q, r, std::move(done));
+      },
+      [this](const grpc::Status& status, const v1::State& state) {
+        std::lock_guard lock(mutex_);
+        if (stopping_ || !probing_) return;
+        probing_ = false;
+        if (!status.ok()) return scheduleReconnect(describe(status));
+        const bool other_run = run_ && state.has_run() &&
+                               (state.run().scenario() != run_->first || state.run().seed() != run_->second);
+        if (state.last_seq() < last_seq_ || other_run) {
+          // A restarted server numbers a new run from 0: follow it from its beginning.
+          has_seq_ = false;
+          last_seq_ = 0;
+          missed_ = undecodable_ = 0;
+          run_.reset();
+          notice_ = "the server started a new run";
+        }
+        paused_ = state.paused();
+        speed_ = state.speed();
+        subscribe_from_ = has_seq_ ? last_seq_ + 1 : 0;
+        changed_.notify_all();
+      });
+  lock.lock();
+}
+
+void RemoteSource::poll(std::unique_lock<std::mutex>& lock) {
+  polling_ = true;
+  next_poll_ = Clock::now() + kPollInterval;
+  lock.unlock();
+  call<v1::State>(
+      v1::GetStateRequest{}, false,
+      [](Stubs& s, grpc::ClientContext* c, const v1::GetStateRequest* q, v1::State* r, auto done) {
+        s.telemetry->async()->GetState(c, q, r, std::move(done));
+      },
+      [this](const grpc::Status& status, const v1::State& state) {
+        std::shared_ptr<TelemetrySubscription> silent;
+        {
+          std::lock_guard lock(mutex_);
+          polling_ = false;
+          changed_.notify_all();
+          if (stopping_) return;
+          if (status.ok()) {
+            poll_failures_ = 0;
+            paused_ = state.paused();
+            speed_ = state.speed();
+            // Reachable, and a paused run sends nothing: connected even before the first message.
+            if (subscription_live_) flowing();
+            return;
+          }
+          // A server that stopped answering (a hung process, a half-open connection) never ends
+          // the stream on its own: end it, and let onDone reconnect.
+          const bool unanswered = status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED ||
+                                  status.error_code() == grpc::StatusCode::UNAVAILABLE;
+          if (unanswered && subscription_live_ && ++poll_failures_ >= kUnansweredPolls) {
+            lost_reason_ = describe(status);
+            silent = subscription_;
+          }
+        }
+        if (silent) silent->cancel();  // without the lock: the reaction may run inside
+      });
+  lock.lock();
+}
+
+// ---- Unary calls -----------------------------------------------------------------------------------
+
+template <class Response, class Request, class Invoke, class Reply>
+void RemoteSource::call(Request request, bool control, Invoke invoke, Reply on_reply) {
+  std::function<void(const grpc::Status&, const Response&)> reply = std::move(on_reply);
+  struct Call {
+    grpc::ClientContext context;
+    Request request;
+    Response response;
+  };
+  auto c = std::make_shared<Call>();
+  c->request = std::move(request);
+  c->context.set_deadline(std::chrono::system_clock::now() + (control ? kControlDeadline : kStateDeadline));
+  if (control && !authorization_.empty()) c->context.AddMetadata("authorization", authorization_);
+  std::shared_ptr<Stubs> stubs;
+  {
+    std::lock_guard lock(mutex_);
+    if (!stopping_ && stubs_) {
+      stubs = stubs_;
+      ++calls_;
+      contexts_.emplace(&c->context, std::shared_ptr<grpc::ClientContext>(c, &c->context));
+    }
+  }
+  if (!stubs) {
+    reply(grpc::Status(grpc::StatusCode::UNAVAILABLE, "not connected to " + address_), c->response);
+    return;
+  }
+  invoke(*stubs, &c->context, &c->request, &c->response,
+         [this, c, reply = std::move(reply)](grpc::Status status) mutable {
+           {
+             std::lock_guard lock(mutex_);
+             contexts_.erase(&c->context);
+           }
+           reply(status, c->response);
+           // Everything the caller gave goes before stop() may return, on this thread.
+           reply = nullptr;
+           c.reset();
+           std::lock_guard lock(mutex_);
+           --calls_;
+           changed_.notify_all();
+         });
+}
+
+// ---- Control -------------------------------------------------------------------------------------
+
+void RemoteSource::controlResult(const char* what, const grpc::Status& status) {
+  std::lock_guard lock(mutex_);
+  control_error_ = status.ok() ? "" : std::string(what) + " refused: " + status.error_message();
+}
+
+void RemoteSource::pause() {
+  v1::PauseRequest request;
+  request.set_who(RunControlSource::author());
+  call<v1::PauseResponse>(std::move(request), true,
+       [](Stubs& s, grpc::ClientContext* c, const v1::PauseRequest* q, v1::PauseResponse* r, auto done) {
+         s.control->async()->Pause(c, q, r, std::move(done));
+       },
+       [this](const grpc::Status& status, const v1::PauseResponse&) {
+         controlResult("pause", status);
+         if (status.ok()) {
+           std::lock_guard lock(mutex_);
+           paused_ = true;
+         }
+       });
+}
+
+void RemoteSource::resume() {
+  v1::ResumeRequest request;
+  request.set_who(RunControlSource::author());
+  call<v1::ResumeResponse>(std::move(request), true,
+       [](Stubs& s, grpc::ClientContext* c, const v1::ResumeRequest* q, v1::ResumeResponse* r, auto done) {
+         s.control->async()->Resume(c, q, r, std::move(done));
+       },
+       [this](const grpc::Status& status, const v1::ResumeResponse&) {
+         controlResult("resume", status);
+         if (status.ok()) {
+           std::lock_guard lock(mutex_);
+           paused_ = false;
+         }
+       });
+}
+
+void RemoteSource::setSpeed(double speed) {
+  v1::SetSpeedRequest request;
+  request.set_speed(speed);
+  request.set_who(RunControlSource::author());
+  call<v1::SetSpeedResponse>(std::move(request), true,
+       [](Stubs& s, grpc::ClientContext* c, const v1::SetSpeedRequest* q, v1::SetSpeedResponse* r, auto done) {
+         s.control->async()->SetSpeed(c, q, r, std::move(done));
+       },
+       [this](const grpc::Status& status, const v1::SetSpeedResponse& response) {
+         controlResult("speed", status);
+         if (status.ok()) {
+           std::lock_guard lock(mutex_);
+           speed_ = response.speed();
+         }
+       });
+}
+
+bool RemoteSource::seek(SimTime time, std::string* error) {
+  {
+    std::lock_guard lock(mutex_);
+    if (!seek_refusal_.empty()) {
+      if (error) *error = seek_refusal_;
+      return false;
+    }
+  }
+  if (error) error->clear();
+  v1::SeekRequest request;
+  request.set_time_us(time);
+  request.set_who(RunControlSource::author());
+  call<v1::SeekResponse>(std::move(request), true,
+       [](Stubs& s, grpc::ClientContext* c, const v1::SeekRequest* q, v1::SeekResponse* r, auto done) {
+         s.control->async()->Seek(c, q, r, std::move(done));
+       },
+       [this](const grpc::Status& status, const v1::SeekResponse&) {
+         controlResult("seek", status);
+         std::lock_guard lock(mutex_);
+         if (status.error_code() == grpc::StatusCode::FAILED_PRECONDITION) seek_refusal_ = status.error_message();
+         // A replay's stream reopens after a seek, also once it had finished: follow it again.
+         if (status.ok() && link_ == Link::Finished && !subscription_live_ && !stopping_) {
+           link_ = Link::Connecting;
+           subscribe_from_ = has_seq_ ? last_seq_ + 1 : 0;
+           changed_.notify_all();
+         }
+       });
+  return true;
+}
+
+void RemoteSource::applyKnobs(std::map<std::string, double> changes, KnobsDone done) {
+  v1::SetKnobsRequest request;
+  for (const auto& [name, value] : changes) {
+    auto* change = request.add_changes();
+    change->set_name(name);
+    change->set_value(value);
+  }
+  request.set_who(RunControlSource::author());
+  call<v1::SetKnobsResponse>(std::move(request), true,
+       [](Stubs& s, grpc::ClientContext* c, const v1::SetKnobsRequest* q, v1::SetKnobsResponse* r, auto cb) {
+         s.control->async()->SetKnobs(c, q, r, std::move(cb));
+       },
+       [done = std::move(done)](const grpc::Status& status, const v1::SetKnobsResponse&) {
+         done(status.ok(), status.error_message());  // INVALID_ARGUMENT names the knob and its range
+       });
+}
+
+void RemoteSource::setPolicy(std::string name, KnobsDone done) {
+  v1::SetPolicyRequest request;
+  request.set_policy(std::move(name));
+  request.set_who(RunControlSource::author());
+  call<v1::SetPolicyResponse>(std::move(request), true,
+       [](Stubs& s, grpc::ClientContext* c, const v1::SetPolicyRequest* q, v1::SetPolicyResponse* r, auto cb) {
+         s.control->async()->SetPolicy(c, q, r, std::move(cb));
+       },
+       [done = std::move(done)](const grpc::Status& status, const v1::SetPolicyResponse&) {
+         done(status.ok(), status.error_message());
+       });
+}
+
+}  // namespace kvscope

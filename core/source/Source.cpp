@@ -1,0 +1,18 @@
+#include "source/Source.h"
+
+namespace kvscope {
+
+const char* toString(SourceState s) {
+  switch (s) {
+    case SourceState::Starting: return "starting";
+    case SourceState::Connecting: return "connecting";
+    case SourceState::Running: return "running";
+    case SourceState::Paused: return "paused";
+    case SourceState::Finished: return "finished";
+    case SourceState::Disconnected: return "disconnected";
+    case SourceState::Failed: return "failed";
+  }
+  return "?";
+}
+
+}  // namespace kvscope

@@ -1,0 +1,75 @@
+#pragma once
+// One interface for every place a run comes from (DESIGN.md "The data flow", as cabana's
+// AbstractStream): the embedded simulation, a remote `kvscope-cli serve`, a recording, later the
+// live cluster. Producers fill the staging buffer on their own thread; the GUI drains it on its
+// frame timer and polls status(). Control results come back through callbacks on any thread.
+#include <functional>
+#include <map>
+#include <memory>
+#include <vector>
+#include <string>
+
+#include "knobs/KnobRegistry.h"
+#include "model/Ids.h"
+#include "source/StagingBuffer.h"
+
+namespace kvscope {
+
+struct SourceCapabilities {
+  bool pause = false;
+  bool speed = false;
+  bool seek = false;   // recordings only
+  bool knobs = false;  // knob and policy changes
+};
+
+enum class SourceState { Starting, Connecting, Running, Paused, Finished, Disconnected, Failed };
+const char* toString(SourceState);
+
+struct SourceStatus {
+  SourceState state = SourceState::Starting;
+  std::string detail;   // e.g. the connection error, "reconnecting in 2 s", a damaged tail warning
+  SimTime time = 0;     // the run's current time
+  SimTime end = 0;      // the run's end (0 when unknown)
+  double speed = 0;     // x real time; 0 = as fast as possible
+};
+
+class Source {
+ public:
+  using KnobsDone = std::function<void(bool ok, std::string error)>;
+
+  virtual ~Source() = default;
+  virtual std::string description() const = 0;  // "simulation e3-load-floor", "recording run.kvrec", ...
+  virtual SourceCapabilities capabilities() const = 0;
+  virtual void start() = 0;
+  virtual void stop() = 0;
+  virtual SourceStatus status() const = 0;
+
+  virtual void pause() {}
+  virtual void resume() {}
+  virtual void setSpeed(double) {}
+  // Recordings only; the staging buffer then restarts with a Snapshot at `time`.
+  virtual bool seek(SimTime, std::string* error) {
+    if (error) *error = "this source cannot seek";
+    return false;
+  }
+  virtual void applyKnobs(std::map<std::string, double> changes, KnobsDone done) {
+    (void)changes;
+    done(false, "this source takes no knob changes");
+  }
+  virtual void setPolicy(std::string name, KnobsDone done) {
+    (void)name;
+    done(false, "this source takes no policy changes");
+  }
+
+  // The whole run's discrete events (evictions, seeds, crashes, link changes, ...) when they are
+  // known up front, as a recording's are; null for live sources. Drives the replay scrubber's
+  // density and "jump to the next crash".
+  virtual std::shared_ptr<const std::vector<Event>> overview() const { return nullptr; }
+
+  StagingBuffer& staging() { return staging_; }
+
+ protected:
+  StagingBuffer staging_;
+};
+
+}  // namespace kvscope

@@ -1,0 +1,273 @@
+#include "telemetry/TelemetryStore.h"
+
+#include <algorithm>
+
+#include "model/Overloaded.h"
+
+namespace kvscope {
+
+const char* toString(WorkerGauge g) {
+  switch (g) {
+    case WorkerGauge::KvFraction: return "KV use";
+    case WorkerGauge::Running: return "running";
+    case WorkerGauge::Queued: return "queued";
+    case WorkerGauge::ResidentSessions: return "resident sessions";
+    case WorkerGauge::Bindings: return "bound sessions";
+    case WorkerGauge::PendingSeeds: return "pending seeds";
+    case WorkerGauge::Count: break;
+  }
+  return "?";
+}
+
+TelemetryStore::TelemetryStore(Limits limits)
+    : limits_(limits), ttft_series_(limits.series_capacity), e2e_series_(limits.series_capacity) {}
+
+void TelemetryStore::clear() {
+  const std::uint64_t revision = revision_, run_id = run_id_;
+  *this = TelemetryStore(limits_);
+  revision_ = revision + 1;
+  run_id_ = run_id + 1;
+}
+
+bool TelemetryStore::isDiscrete(const EventPayload& p) {
+  return std::visit(Overloaded{[](const Eviction&) { return true; }, [](const SeedStarted&) { return true; },
+                               [](const LinkHealth&) { return true; }, [](const WorkerCrashed&) { return true; },
+                               [](const WorkerRestarted&) { return true; }, [](const Correction&) { return true; },
+                               [](const KnobChanged&) { return true; }, [](const PolicyChanged&) { return true; },
+                               [](const TransferFinished& t) { return !t.ok; },
+                               [](const auto&) { return false; }},
+                    p);
+}
+
+template <typename T, typename Ring>
+void TelemetryStore::pushBounded(Ring& ring, T&& value, std::size_t limit) {
+  ring.push_back(std::forward<T>(value));
+  if (ring.size() > limit) ring.pop_front();
+}
+
+void TelemetryStore::ingest(const std::vector<Event>& batch) {
+  for (const Event& e : batch) ingest(e);
+}
+
+void TelemetryStore::ingest(const Event& e) {
+  // A second RunStarted restates the run (a replay's seek, a reconnect to a new run): start over.
+  if (run_ && std::holds_alternative<RunStarted>(e.payload)) clear();
+  ++events_;
+  ++revision_;
+  last_seq_ = std::max(last_seq_, e.seq);
+  now_ = std::max(now_, e.time);
+  summary_.onEvent(e);
+  diagnosis_.onEvent(e);
+  if (isDiscrete(e.payload)) {
+    if (discrete_.size() >= limits_.discrete_events) {
+      discrete_.pop_front();
+      ++dropped_discrete_;
+    }
+    discrete_.push_back(e);
+  }
+  std::visit(Overloaded{
+                 [&](const RunStarted& r) { onRunStarted(r); },
+                 [&](const Snapshot& s) { onSnapshot(e.time, s); },
+                 [&](const RouteDecision& d) {
+                   decision_index_[d.request] = decisions_dropped_ + decisions_.size();
+                   decisions_.push_back(d);
+                   if (decisions_.size() > limits_.decisions) {
+                     decision_index_.erase(decisions_.front().request);
+                     decisions_.pop_front();
+                     ++decisions_dropped_;
+                   }
+                 },
+                 [&](const Admission& a) {
+                   if (a.result != AdmissionResult::Admitted) return;
+                   if (WorkerSeries* w = worker(a.worker)) ++w->admitted;
+                 },
+                 [&](const Eviction& ev) {
+                   if (WorkerSeries* w = worker(ev.worker)) ++w->evictions;
+                 },
+                 [&](const WorkerCrashed& c) {
+                   if (WorkerSeries* w = worker(c.worker)) w->alive = false;
+                 },
+                 [&](const WorkerRestarted& r) {
+                   if (WorkerSeries* w = worker(r.worker)) w->alive = true;
+                 },
+                 [&](const LinkHealth& l) {
+                   LinkSeries& link = linkSeries(l.prefill, l.worker);
+                   link.latest.state = l.state;
+                   if (l.state != LinkState::Alive && !l.reason.empty()) {
+                     link.last_failure = l.reason;
+                     link.last_failure_time = e.time;
+                   }
+                 },
+                 [&](const TransferFinished& t) {
+                   if (t.ok) return;
+                   LinkSeries& link = linkSeries(t.prefill, t.worker);
+                   ++link.failures;
+                   link.last_failure = t.reason;
+                   link.last_failure_time = e.time;
+                 },
+                 [&](const RequestDone& d) {
+                   pushBounded(requests_, d, limits_.requests);
+                   pushBounded(request_times_, e.time, limits_.requests);
+                   if (d.status != RequestStatus::Ok) return;
+                   if (d.ttft >= 0) ttft_series_.add(e.time, timeToSeconds(d.ttft));
+                   e2e_series_.add(e.time, timeToSeconds(d.e2e));
+                 },
+                 [&](const KnobChanged& k) { knobs_[k.name] = k.new_value; },
+                 [&](const PolicyChanged& p) { policy_ = p.new_policy; },
+                 [&](const RunFinished&) { finished_ = true; },
+                 [](const auto&) {}},
+             e.payload);
+}
+
+void TelemetryStore::onRunStarted(const RunStarted& r) {
+  ++run_id_;
+  run_ = r;
+  policy_ = r.policy;
+  knobs_.clear();
+  for (const auto& [name, value] : r.knobs) knobs_[name] = value;
+  finished_ = false;
+  workers_.clear();
+  for (const WorkerInfo& info : r.workers) {
+    WorkerSeries w;
+    w.info = info;
+    w.gauges.fill(MinMaxSeries(limits_.series_capacity));
+    workers_.push_back(std::move(w));
+  }
+  // Links appear as the snapshots name them; seed the P x D grid so it shows before any traffic.
+  links_.clear();
+  for (std::size_t p = 0; p < r.prefill.size(); ++p)
+    for (std::size_t d = 0; d < r.workers.size(); ++d)
+      if (r.workers[d].role == WorkerRole::Decode) linkSeries(static_cast<std::int32_t>(p), static_cast<WorkerId>(d));
+}
+
+void TelemetryStore::onSnapshot(SimTime t, const Snapshot& s) {
+  for (const WorkerGauges& g : s.workers) {
+    WorkerSeries* w = worker(g.worker);
+    if (!w) continue;
+    w->latest = g;
+    w->alive = g.alive;
+    if (g.kv_capacity > 0) {
+      const double cap = static_cast<double>(g.kv_capacity);
+      w->gauge(WorkerGauge::KvFraction).add(t, static_cast<double>(g.kv_used) / cap,
+                                            static_cast<double>(std::max(g.kv_peak, g.kv_used)) / cap);
+    }
+    w->gauge(WorkerGauge::Running).add(t, g.running);
+    w->gauge(WorkerGauge::Queued).add(t, g.queued);
+    w->gauge(WorkerGauge::ResidentSessions).add(t, g.resident_sessions);
+    w->gauge(WorkerGauge::Bindings).add(t, g.bindings);
+    w->gauge(WorkerGauge::PendingSeeds).add(t, g.pending_seeds);
+  }
+  for (const LinkGauges& g : s.links) {
+    LinkSeries& link = linkSeries(g.prefill, g.worker);
+    link.latest = g;
+    link.gauge(LinkGauge::QueueDepth).add(t, g.queue_depth);
+    link.gauge(LinkGauge::BytesInFlight).add(t, static_cast<double>(g.bytes_in_flight));
+  }
+}
+
+WorkerSeries* TelemetryStore::worker(WorkerId w) {
+  if (w < 0 || static_cast<std::size_t>(w) >= workers_.size()) return nullptr;
+  return &workers_[static_cast<std::size_t>(w)];
+}
+
+LinkSeries& TelemetryStore::linkSeries(std::int32_t prefill, WorkerId worker) {
+  for (LinkSeries& l : links_)
+    if (l.prefill == prefill && l.worker == worker) return l;
+  LinkSeries l;
+  l.prefill = prefill;
+  l.worker = worker;
+  l.latest.prefill = prefill;
+  l.latest.worker = worker;
+  const std::string d = worker >= 0 && static_cast<std::size_t>(worker) < workers_.size()
+                            ? workers_[static_cast<std::size_t>(worker)].info.name
+                            : "W" + std::to_string(worker);
+  l.name = "P" + std::to_string(prefill) + "->" + d;
+  l.gauges.fill(MinMaxSeries(limits_.series_capacity));
+  links_.push_back(std::move(l));
+  return links_.back();
+}
+
+const LinkSeries* TelemetryStore::link(std::int32_t prefill, WorkerId worker) const {
+  for (const LinkSeries& l : links_)
+    if (l.prefill == prefill && l.worker == worker) return &l;
+  return nullptr;
+}
+
+std::vector<TimelineRow> TelemetryStore::timelineRows() const {
+  std::vector<TimelineRow> rows;
+  for (const WorkerSeries& w : workers_) rows.push_back({TimelineRow::Worker, w.info.name});
+  if (run_)
+    for (const WorkerInfo& p : run_->prefill) rows.push_back({TimelineRow::Prefill, p.name});
+  for (const LinkSeries& l : links_) rows.push_back({TimelineRow::Link, l.name});
+  return rows;
+}
+
+int TelemetryStore::rowOf(const Event& e) const {
+  const int workers = static_cast<int>(workers_.size());
+  const int prefill = run_ ? static_cast<int>(run_->prefill.size()) : 0;
+  auto workerRow = [&](WorkerId w) { return w >= 0 && w < workers ? static_cast<int>(w) : -1; };
+  auto linkRow = [&](std::int32_t p, WorkerId w) {
+    for (std::size_t i = 0; i < links_.size(); ++i)
+      if (links_[i].prefill == p && links_[i].worker == w) return workers + prefill + static_cast<int>(i);
+    return -1;
+  };
+  return std::visit(Overloaded{[&](const Eviction& x) { return workerRow(x.worker); },
+                               [&](const SeedStarted& x) { return workerRow(x.worker); },
+                               [&](const WorkerCrashed& x) { return workerRow(x.worker); },
+                               [&](const WorkerRestarted& x) { return workerRow(x.worker); },
+                               [&](const Correction& x) { return workerRow(x.worker); },
+                               [&](const LinkHealth& x) { return linkRow(x.prefill, x.worker); },
+                               [&](const TransferFinished& x) { return linkRow(x.prefill, x.worker); },
+                               [](const auto&) { return -1; }},
+                    e.payload);
+}
+
+std::pair<std::size_t, std::size_t> TelemetryStore::discreteRange(SimTime from, SimTime to) const {
+  auto lo = std::lower_bound(discrete_.begin(), discrete_.end(), from,
+                             [](const Event& e, SimTime t) { return e.time < t; });
+  auto hi = std::upper_bound(lo, discrete_.end(), to, [](SimTime t, const Event& e) { return t < e.time; });
+  return {static_cast<std::size_t>(lo - discrete_.begin()), static_cast<std::size_t>(hi - discrete_.begin())};
+}
+
+const RouteDecision* TelemetryStore::decisionFor(RequestId request) const {
+  auto it = decision_index_.find(request);
+  if (it == decision_index_.end() || it->second < decisions_dropped_) return nullptr;
+  return &decisions_[static_cast<std::size_t>(it->second - decisions_dropped_)];
+}
+
+LatencyWindow TelemetryStore::latencyWindow(double window_s) const {
+  LatencyWindow w;
+  w.window_s = window_s;
+  const SimTime from = now_ - secondsToTime(window_s);
+  std::vector<double> ttft, e2e;
+  auto time = request_times_.rbegin();
+  for (auto it = requests_.rbegin(); it != requests_.rend() && *time >= from; ++it, ++time) {
+    ++w.requests;
+    if (it->status != RequestStatus::Ok) {
+      ++w.failed;
+      continue;
+    }
+    e2e.push_back(timeToSeconds(it->e2e));
+    if (it->ttft >= 0) ttft.push_back(timeToSeconds(it->ttft));
+  }
+  w.failure_rate = w.requests > 0 ? static_cast<double>(w.failed) / static_cast<double>(w.requests) : 0;
+  w.ttft_s = summarise(ttft);
+  w.e2e_s = summarise(e2e);
+  return w;
+}
+
+std::size_t TelemetryStore::approxMemoryBytes() const {
+  std::size_t n = sizeof(*this);
+  for (const WorkerSeries& w : workers_)
+    for (const MinMaxSeries& s : w.gauges) n += s.memoryBytes();
+  for (const LinkSeries& l : links_)
+    for (const MinMaxSeries& s : l.gauges) n += s.memoryBytes();
+  n += ttft_series_.memoryBytes() + e2e_series_.memoryBytes();
+  n += discrete_.size() * (sizeof(Event) + 32);
+  n += requests_.size() * (sizeof(RequestDone) + sizeof(SimTime));
+  for (const RouteDecision& d : decisions_) n += sizeof(RouteDecision) + d.candidates.size() * sizeof(CandidateScore);
+  n += decision_index_.size() * 32;
+  return n;
+}
+
+}  // namespace kvscope

@@ -1,0 +1,157 @@
+#pragma once
+// What every screen reads: the run's state folded from the event stream, bounded at any run length
+// (DESIGN.md "The telemetry store is bounded"). Per-worker and per-link gauges are MinMaxSeries;
+// discrete events (evictions, seeds, crashes, link changes, knob changes, ...) a time-sorted ring;
+// the latest route decisions and finished requests rings for the decision inspector. Owned and
+// fed by the GUI thread; Qt-free so the benchmarks and the CLI can use it too.
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <array>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "diagnosis/DiagnosisEngine.h"
+#include "events/Event.h"
+#include "metrics/SummaryCollector.h"
+#include "telemetry/MinMaxSeries.h"
+
+namespace kvscope {
+
+// Gauges charted per worker; the order is the order of WorkerSeries::gauge().
+enum class WorkerGauge { KvFraction, Running, Queued, ResidentSessions, Bindings, PendingSeeds, Count };
+const char* toString(WorkerGauge);
+
+enum class LinkGauge { QueueDepth, BytesInFlight, Count };
+
+struct WorkerSeries {
+  WorkerInfo info;
+  std::array<MinMaxSeries, static_cast<std::size_t>(WorkerGauge::Count)> gauges;
+  WorkerGauges latest;      // the last snapshot's values
+  long admitted = 0;        // bindings admitted so far (the summary's "bindings")
+  long evictions = 0;
+  bool alive = true;
+  MinMaxSeries& gauge(WorkerGauge g) { return gauges[static_cast<std::size_t>(g)]; }
+  const MinMaxSeries& gauge(WorkerGauge g) const { return gauges[static_cast<std::size_t>(g)]; }
+};
+
+struct LinkSeries {
+  std::int32_t prefill = 0;
+  WorkerId worker = kNoWorker;
+  std::string name;  // "P0->D1"
+  std::array<MinMaxSeries, static_cast<std::size_t>(LinkGauge::Count)> gauges;
+  LinkGauges latest;
+  std::string last_failure;  // the last transfer failure or dead-marking reason
+  SimTime last_failure_time = -1;
+  long failures = 0;
+  MinMaxSeries& gauge(LinkGauge g) { return gauges[static_cast<std::size_t>(g)]; }
+  const MinMaxSeries& gauge(LinkGauge g) const { return gauges[static_cast<std::size_t>(g)]; }
+};
+
+// A row of the event timeline: decode workers first, then prefill workers, then links.
+struct TimelineRow {
+  enum Kind { Worker, Prefill, Link } kind = Worker;
+  std::string name;
+};
+
+struct LatencyWindow {
+  double window_s = 0;
+  long requests = 0, failed = 0;
+  double failure_rate = 0;
+  SampleSummary ttft_s, e2e_s;
+};
+
+class TelemetryStore {
+ public:
+  struct Limits {
+    std::size_t discrete_events = 200'000;  // evictions, seeds, crashes, ... (oldest dropped first)
+    std::size_t decisions = 20'000;         // route decisions kept for the inspector
+    std::size_t requests = 20'000;          // finished requests kept for the inspector's table
+    std::size_t series_capacity = 4096;     // buckets per rollup level of every gauge
+  };
+  TelemetryStore() : TelemetryStore(Limits{}) {}
+  explicit TelemetryStore(Limits limits);
+
+  void ingest(const std::vector<Event>& batch);
+  void ingest(const Event& e);
+  void clear();  // forget everything (a new source)
+
+  // Bumped by every ingest that changed something; views redraw only when it moved.
+  std::uint64_t revision() const { return revision_; }
+  // Bumped by every RunStarted and clear(): views rebuild their per-worker rows and series.
+  std::uint64_t runId() const { return run_id_; }
+  std::uint64_t eventCount() const { return events_; }
+  std::uint64_t lastSeq() const { return last_seq_; }
+  SimTime now() const { return now_; }
+  bool finished() const { return finished_; }
+
+  const std::optional<RunStarted>& run() const { return run_; }
+  const std::string& policy() const { return policy_; }
+  const std::map<std::string, double>& knobs() const { return knobs_; }
+
+  const std::vector<WorkerSeries>& workers() const { return workers_; }
+  const std::vector<LinkSeries>& links() const { return links_; }
+  const LinkSeries* link(std::int32_t prefill, WorkerId worker) const;
+  std::vector<TimelineRow> timelineRows() const;
+  // The timeline row of a discrete event, -1 when it has none (knob changes span all rows).
+  int rowOf(const Event& e) const;
+
+  // Discrete events in time order (already sorted: the stream is). Bounded; see droppedEvents().
+  const std::deque<Event>& discreteEvents() const { return discrete_; }
+  std::uint64_t droppedEvents() const { return dropped_discrete_; }
+  // Index range [first, last) of discrete events with time in [from, to].
+  std::pair<std::size_t, std::size_t> discreteRange(SimTime from, SimTime to) const;
+
+  const std::deque<RequestDone>& requests() const { return requests_; }
+  const std::deque<SimTime>& requestTimes() const { return request_times_; }
+  // The decision that routed `request`, if still held.
+  const RouteDecision* decisionFor(RequestId request) const;
+  const std::deque<RouteDecision>& decisions() const { return decisions_; }
+
+  // Every finished request's TTFT and E2E in seconds, at its finish time (min/max envelopes).
+  const MinMaxSeries& ttftSeries() const { return ttft_series_; }
+  const MinMaxSeries& e2eSeries() const { return e2e_series_; }
+
+  // TTFT/E2E percentiles and failure rate of requests finished in the last `window_s` before now().
+  LatencyWindow latencyWindow(double window_s) const;
+
+  RunSummary summary() const { return summary_.summary(); }
+  std::vector<Finding> findings() const { return diagnosis_.findings(); }
+
+  std::size_t approxMemoryBytes() const;
+
+  // True for the kinds kept in discreteEvents() (what the timeline draws).
+  static bool isDiscrete(const EventPayload& p);
+
+ private:
+  void onRunStarted(const RunStarted& r);
+  void onSnapshot(SimTime t, const Snapshot& s);
+  LinkSeries& linkSeries(std::int32_t prefill, WorkerId worker);
+  WorkerSeries* worker(WorkerId w);
+  template <typename T, typename Ring>
+  void pushBounded(Ring& ring, T&& value, std::size_t limit);
+
+  Limits limits_;
+  std::uint64_t revision_ = 0, run_id_ = 0, events_ = 0, last_seq_ = 0;
+  SimTime now_ = 0;
+  bool finished_ = false;
+  std::optional<RunStarted> run_;
+  std::string policy_;
+  std::map<std::string, double> knobs_;
+  std::vector<WorkerSeries> workers_;
+  std::vector<LinkSeries> links_;
+  std::deque<Event> discrete_;
+  std::uint64_t dropped_discrete_ = 0;
+  std::deque<RequestDone> requests_;
+  MinMaxSeries ttft_series_, e2e_series_;
+  std::deque<SimTime> request_times_;
+  std::deque<RouteDecision> decisions_;
+  std::unordered_map<RequestId, std::uint64_t> decision_index_;  // request -> absolute position
+  std::uint64_t decisions_dropped_ = 0;
+  SummaryCollector summary_;
+  DiagnosisEngine diagnosis_;
+};
+
+}  // namespace kvscope

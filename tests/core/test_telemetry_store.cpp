@@ -1,0 +1,189 @@
+// The bounded telemetry store the console reads: min/max decimation never hides a spike, memory
+// stays bounded at any run length, and the store's numbers agree with the run's summary.
+#include <QtTest>
+
+#include <algorithm>
+#include <random>
+
+#include "support/SimHarness.h"
+#include "telemetry/MinMaxSeries.h"
+#include "telemetry/TelemetryStore.h"
+
+using namespace kvscope;
+using namespace kvscope::test;
+
+class TelemetryStoreTest : public QObject {
+  Q_OBJECT
+ private slots:
+  void decimationKeepsEveryColumnsMinAndMax_data();
+  void decimationKeepsEveryColumnsMinAndMax();
+  void longSeriesStayBoundedAndKeepTheirSpike();
+  void storeAgreesWithTheRunSummary();
+  void boundedRingsDropTheOldest();
+  void aSecondRunStartedStartsOver();
+};
+
+void TelemetryStoreTest::decimationKeepsEveryColumnsMinAndMax_data() {
+  QTest::addColumn<int>("samples");
+  QTest::addColumn<int>("columns");
+  QTest::addColumn<int>("capacity");
+  QTest::newRow("fewer samples than columns") << 50 << 200 << 4096;
+  QTest::newRow("many samples per column") << 4000 << 100 << 4096;
+  QTest::newRow("past the raw ring (rollups)") << 20000 << 300 << 1024;
+  QTest::newRow("one column") << 1000 << 1 << 4096;
+}
+
+void TelemetryStoreTest::decimationKeepsEveryColumnsMinAndMax() {
+  QFETCH(int, samples);
+  QFETCH(int, columns);
+  QFETCH(int, capacity);
+  MinMaxSeries series(static_cast<std::size_t>(capacity));
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> noise(0.2, 0.6);
+  std::vector<std::pair<SimTime, double>> raw;
+  for (int i = 0; i < samples; ++i) {
+    const SimTime t = secondsToTime(i);
+    // One-sample spikes to 1.0 and dips to 0: exactly what a chart must not lose.
+    const double v = i % 997 == 500 ? 1.0 : i % 1301 == 700 ? 0.0 : noise(rng);
+    series.add(t, v);
+    raw.emplace_back(t, v);
+  }
+  // The window the finest level still holds (older data has only coarser buckets).
+  const SimTime from = raw.size() > static_cast<std::size_t>(capacity) ? raw[raw.size() - static_cast<std::size_t>(capacity)].first : 0;
+  const SimTime to = raw.back().first;
+  const auto points = series.decimate(from, to, columns);
+  QVERIFY(!points.empty());
+  QVERIFY(static_cast<int>(points.size()) <= columns);
+  double overall_max = 0, overall_min = 1, drawn_max = 0, drawn_min = 1;
+  for (const auto& [t, v] : raw) {
+    if (t < from || t > to) continue;
+    overall_max = std::max(overall_max, v);
+    overall_min = std::min(overall_min, v);
+  }
+  for (const MinMaxPoint& p : points) {
+    drawn_max = std::max(drawn_max, p.max);
+    drawn_min = std::min(drawn_min, p.min);
+    QVERIFY(p.time >= from && p.time <= to);
+  }
+  QCOMPARE(drawn_max, overall_max);
+  QCOMPARE(drawn_min, overall_min);
+  // Column by column: each point's min/max equals the brute-force min/max of its samples.
+  const double span = static_cast<double>(to - from);
+  for (const MinMaxPoint& p : points) {
+    const int column = std::min(columns - 1, static_cast<int>(static_cast<double>(p.time - from) / std::max(1.0, span) * columns));
+    double lo = 2, hi = -1;
+    for (const auto& [t, v] : raw) {
+      if (t < from || t > to) continue;
+      const int c = std::min(columns - 1, static_cast<int>(static_cast<double>(t - from) / std::max(1.0, span) * columns));
+      if (c != column) continue;
+      lo = std::min(lo, v);
+      hi = std::max(hi, v);
+    }
+    QCOMPARE(p.min, lo);
+    QCOMPARE(p.max, hi);
+  }
+}
+
+void TelemetryStoreTest::longSeriesStayBoundedAndKeepTheirSpike() {
+  MinMaxSeries series(512, 4, 8);
+  const int n = 2'000'000;  // ~23 days of 1-s snapshots
+  for (int i = 0; i < n; ++i) series.add(secondsToTime(i), i == 1234 ? 1.0 : 0.5);
+  for (std::size_t l = 0; l < series.levelCount(); ++l) QVERIFY(series.bucketsAt(l) <= 512);
+  QVERIFY(series.memoryBytes() < 8 * 512 * sizeof(MinMaxBucket) + 4096);
+  // The spike, 23 days ago, is still the maximum of the whole range at a coarse level.
+  QCOMPARE(series.maxIn(0, secondsToTime(n)), 1.0);
+  QVERIFY(series.firstTime() <= secondsToTime(1234));
+  const auto points = series.decimate(0, secondsToTime(n), 800);
+  QVERIFY(points.size() <= 800);
+  QVERIFY(std::any_of(points.begin(), points.end(), [](const MinMaxPoint& p) { return p.max == 1.0; }));
+}
+
+void TelemetryStoreTest::storeAgreesWithTheRunSummary() {
+  EventLog log;
+  SimulationOptions options;
+  options.duration_s = 1200;
+  const RunSummary expected = simulate("evict-storm", {}, options, &log);
+  TelemetryStore store;
+  // In frame-sized batches, as the console's frame timer feeds it.
+  for (std::size_t i = 0; i < log.events.size(); i += 1500)
+    store.ingest(std::vector<Event>(log.events.begin() + static_cast<long>(i),
+                                    log.events.begin() + static_cast<long>(std::min(log.events.size(), i + 1500))));
+  QCOMPARE(store.eventCount(), static_cast<std::uint64_t>(log.events.size()));
+  QVERIFY(store.finished());
+  const RunSummary got = store.summary();
+  QCOMPARE(got.total, expected.total);
+  QCOMPARE(got.eviction_count, expected.eviction_count);
+  QCOMPARE(got.reseeds, expected.reseeds);
+  QCOMPARE(store.workers().size(), expected.workers.size());
+  long evictions = 0;
+  for (const auto& w : store.workers()) {
+    QVERIFY(!w.gauge(WorkerGauge::KvFraction).empty());
+    QVERIFY(w.gauge(WorkerGauge::KvFraction).maxIn(0, store.now()) <= 1.0);
+    evictions += w.evictions;
+  }
+  QCOMPARE(evictions, expected.eviction_count);
+  // Discrete events are in time order and the range query agrees with a scan.
+  const auto& d = store.discreteEvents();
+  QVERIFY(std::is_sorted(d.begin(), d.end(), [](const Event& a, const Event& b) { return a.time < b.time; }));
+  const auto [first, last] = store.discreteRange(secondsToTime(300), secondsToTime(600));
+  long scanned = 0;
+  for (const Event& e : d) scanned += e.time >= secondsToTime(300) && e.time <= secondsToTime(600);
+  QCOMPARE(static_cast<long>(last - first), scanned);
+  // Whole-run latency window equals the summary's percentiles.
+  const LatencyWindow w = store.latencyWindow(1e9);
+  QCOMPARE(w.requests, expected.total);
+  QCOMPARE(w.ttft_s.p99, expected.ttft_s.p99);
+  QCOMPARE(w.e2e_s.p50, expected.e2e_s.p50);
+  // Every finished request still held has its decision.
+  for (const RequestDone& r : store.requests()) {
+    const RouteDecision* decision = store.decisionFor(r.request);
+    QVERIFY(decision);
+    QCOMPARE(decision->request, r.request);
+  }
+}
+
+void TelemetryStoreTest::boundedRingsDropTheOldest() {
+  EventLog log;
+  SimulationOptions options;
+  options.duration_s = 1200;
+  simulate("evict-storm", {}, options, &log);
+  TelemetryStore::Limits limits;
+  limits.discrete_events = 20;
+  limits.decisions = 50;
+  limits.requests = 40;
+  TelemetryStore store(limits);
+  store.ingest(log.events);
+  QCOMPARE(store.discreteEvents().size(), std::size_t{20});
+  QVERIFY(store.droppedEvents() > 0);
+  QCOMPARE(store.decisions().size(), std::size_t{50});
+  QCOMPARE(store.requests().size(), std::size_t{40});
+  // The oldest decision dropped is no longer found; the newest are.
+  QVERIFY(store.decisionFor(store.decisions().back().request));
+  std::size_t decisions = 0;
+  for (const Event& e : log.events) decisions += std::holds_alternative<RouteDecision>(e.payload);
+  QVERIFY(decisions > 50);
+  const RequestId first = std::get<RouteDecision>(std::find_if(log.events.begin(), log.events.end(), [](const Event& e) {
+                                                    return std::holds_alternative<RouteDecision>(e.payload);
+                                                  })->payload).request;
+  QVERIFY(!store.decisionFor(first));
+}
+
+void TelemetryStoreTest::aSecondRunStartedStartsOver() {
+  EventLog log;
+  SimulationOptions options;
+  options.duration_s = 300;
+  simulate("e3-load-floor", {}, options, &log);
+  TelemetryStore store;
+  store.ingest(log.events);
+  const auto run = store.runId();
+  const auto total = store.summary().total;
+  QVERIFY(total > 0);
+  // A replay's seek restates the run from its RunStarted: the store forgets the old stream.
+  store.ingest(log.events);
+  QVERIFY(store.runId() > run);
+  QCOMPARE(store.summary().total, total);
+  QCOMPARE(store.eventCount(), static_cast<std::uint64_t>(log.events.size()));
+}
+
+QTEST_GUILESS_MAIN(TelemetryStoreTest)
+#include "test_telemetry_store.moc"

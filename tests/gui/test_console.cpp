@@ -1,0 +1,182 @@
+// The console end to end, offscreen: the real window with every panel, fed by the embedded
+// simulation or a recording, steered through its own widgets.
+#include <QAbstractItemModel>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QtTest>
+
+#include "DecodeLoadModel.h"
+#include "DecodeLoadPanel.h"
+#include "KnobsPanel.h"
+#include "KvPoolPanel.h"
+#include "ReplayControlsPanel.h"
+#include "ViewState.h"
+#include "gui/MainWindow.h"
+#include "gui/PanelDocks.h"
+#include "gui/RunSession.h"
+#include "gui/SourceFactory.h"
+#include "source/EmbeddedSimulationSource.h"
+#include "support/CliRunner.h"
+
+using namespace kvscope;
+
+namespace {
+long admitted(const TelemetryStore& store, const std::string& worker) {
+  for (const WorkerSeries& w : store.workers())
+    if (w.info.name == worker) return w.admitted;
+  return -1;
+}
+
+bool starving(MainWindow& window, const QString& worker) {
+  DecodeLoadModel& model = window.docks().decodeLoad().model();
+  const int row = model.rowOfWorker(worker);
+  return row >= 0 && model.starving(row);
+}
+
+bool hasFinding(const TelemetryStore& store, const std::string& mode) {
+  for (const Finding& f : store.findings())
+    if (f.mode == mode) return true;
+  return false;
+}
+
+void typeKnob(MainWindow& window, const QString& knob, const QString& value) {
+  auto* field = window.findChild<QLineEdit*>(QStringLiteral("knob:") + knob);
+  QVERIFY(field);
+  field->setFocus();
+  field->selectAll();
+  QTest::keyClick(field, Qt::Key_Backspace);
+  QTest::keyClicks(field, value);
+}
+// The cold-D story on any source: D2 starves and B is diagnosed; paused (Space) while sessions
+// still join, K=200 applied through the knobs panel shows as a marker; D2 then gets bindings.
+void steerColdDecode(MainWindow& window) {
+  const TelemetryStore& store = window.session().store();
+  QTRY_VERIFY_WITH_TIMEOUT(store.now() >= secondsToTime(120), 120000);
+  // Cold D: D2 gets nothing, the decode-load panel marks it and the diagnosis names mode B.
+  QTRY_VERIFY_WITH_TIMEOUT(starving(window, "D2"), 10000);
+  QCOMPARE(admitted(store, "D2"), 0L);
+  QTRY_VERIFY_WITH_TIMEOUT(hasFinding(store, "B"), 120000);
+  // Pause (Space) while sessions are still joining, so a slow machine cannot miss them.
+  QVERIFY(store.now() < secondsToTime(300));
+  window.togglePause();
+  QTRY_VERIFY_WITH_TIMEOUT(window.statusText().contains("paused"), 30000);
+
+  typeKnob(window, "K", "200");
+  auto* apply = window.findChild<QPushButton*>(QStringLiteral("apply"));
+  QVERIFY(apply && apply->isEnabled());
+  apply->click();
+  // Applied while paused; it comes back as a KnobChanged event (the store's value, a marker).
+  QTRY_VERIFY_WITH_TIMEOUT(store.knobs().count("K") && store.knobs().at("K") == 200, 30000);
+  window.togglePause();
+  window.view().setRange(0, store.now() + secondsToTime(60));
+  QTRY_VERIFY_WITH_TIMEOUT(!window.docks().kvPools().occupancyChart().markers().empty(), 10000);
+  QVERIFY(window.docks().kvPools().occupancyChart().markers().front().label.startsWith("K=200"));
+  const SimTime changed = window.docks().kvPools().occupancyChart().markers().front().time;
+  // The cold worker starts receiving bindings.
+  QTRY_VERIFY_WITH_TIMEOUT(admitted(store, "D2") >= 5, 120000);
+  QVERIFY(store.now() > changed);
+  window.view().setFollowLive(true);
+  QTRY_VERIFY_WITH_TIMEOUT(!starving(window, "D2") || store.finished(), 120000);
+  QVERIFY(!starving(window, "D2"));
+}
+
+}  // namespace
+
+class ConsoleTest : public QObject {
+  Q_OBJECT
+ private slots:
+  void init() { QCoreApplication::setOrganizationName("KVScopeTest"); }
+  void embeddedColdDecodeRecoversWithLoadFloor();
+  void connectedColdDecodeRecoversWithLoadFloor();
+  void replayJumpsToTheCrashAndSelectsIt();
+  void screenshotModeWritesThePng();
+};
+
+void ConsoleTest::embeddedColdDecodeRecoversWithLoadFloor() {
+  MainWindow window;
+  window.resize(1600, 1000);
+  window.show();
+  // Paced (40x) so the test takes seconds, yet sessions are still joining (they join over the
+  // first 300 s) when K changes: K steers where new sessions bind.
+  window.openSource(std::make_unique<EmbeddedSimulationSource>("e2-cold-d", SimulationOptions{}, 40));
+  steerColdDecode(window);
+}
+
+void ConsoleTest::connectedColdDecodeRecoversWithLoadFloor() {
+  QProcess server;
+  server.start(KVSCOPE_CLI, {"serve", "--scenario", "e2-cold-d", "--speed", "40", "--listen", "127.0.0.1:0"});
+  QVERIFY(server.waitForStarted());
+  QByteArray line;
+  QTRY_VERIFY_WITH_TIMEOUT((line += server.readAllStandardOutput()).contains('\n'), 60000);
+  line = line.left(line.indexOf('\n'));  // spdlog's lines follow on the same stream
+  QVERIFY2(line.startsWith("listening on "), line.constData());
+  SourceSpec spec;
+  spec.kind = SourceSpec::Remote;
+  spec.target = line.mid(13).trimmed().toStdString();
+  {
+    MainWindow window;
+    window.resize(1600, 1000);
+    window.show();
+    window.openSource(makeSource(spec));
+    QTRY_VERIFY_WITH_TIMEOUT(window.statusText().contains("server"), 10000);
+    steerColdDecode(window);
+  }
+  server.terminate();
+  QVERIFY(server.waitForFinished(30000));
+}
+
+void ConsoleTest::replayJumpsToTheCrashAndSelectsIt() {
+  QTemporaryDir dir;
+  const QString recording = dir.filePath("crash.kvrec");
+  const auto result = test::runCli({"simulate", "--scenario", "invariant-crash", "--duration", "1800", "--record", recording});
+  QVERIFY2(result.code == 0, result.err.constData());
+
+  MainWindow window;
+  window.resize(1600, 1000);
+  window.show();
+  SourceSpec spec;
+  spec.kind = SourceSpec::Recording;
+  spec.target = recording.toStdString();
+  spec.speed = 1;  // slow: the jump, not the playback, must bring the crash
+  window.openSource(makeSource(spec));
+  ReplayControlsPanel& replay = window.docks().replay();
+  QVERIFY(replay.isVisible());
+  replay.setKind(TimelineKind::Crash);
+  QSignalSpy selected(&window.view(), &ViewState::eventSelected);
+  QVERIFY(replay.jump(+1));
+  QTRY_VERIFY_WITH_TIMEOUT(selected.count() >= 1, 60000);
+  const auto seq = selected.last().at(0).value<std::uint64_t>();
+  const TelemetryStore& store = window.session().store();
+  const Event* crash = nullptr;
+  for (const Event& e : store.discreteEvents())
+    if (e.seq == seq) crash = &e;
+  QVERIFY(crash);
+  QVERIFY(std::holds_alternative<WorkerCrashed>(crash->payload));
+  // The view shows it.
+  QVERIFY(window.view().from() <= crash->time && crash->time <= window.view().to());
+}
+
+void ConsoleTest::screenshotModeWritesThePng() {
+  QTemporaryDir dir;
+  const QString png = dir.filePath("shot.png");
+  QProcess gui;
+  gui.setProcessEnvironment([] {
+    auto env = QProcessEnvironment::systemEnvironment();
+    env.insert("QT_QPA_PLATFORM", "offscreen");
+    return env;
+  }());
+  gui.start(KVSCOPE_GUI, {"--scenario", "e2-cold-d", "--screenshot", png, "--run-for", "300"});
+  QVERIFY(gui.waitForFinished(120000));
+  QCOMPARE(gui.exitCode(), 0);
+  QImage image(png);
+  QCOMPARE(image.size(), QSize(1600, 1000));
+  // Bad input is a usage error with a message, not a crash.
+  gui.start(KVSCOPE_GUI, {"--screenshot", png});
+  QVERIFY(gui.waitForFinished(30000));
+  QCOMPARE(gui.exitCode(), 2);
+  QVERIFY(gui.readAllStandardError().contains("--run-for"));
+}
+
+QTEST_MAIN(ConsoleTest)
+#include "test_console.moc"

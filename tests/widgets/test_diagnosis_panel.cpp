@@ -1,0 +1,210 @@
+// The diagnosis panel (issue 4, panel 7) over real simulator runs: each scenario's failure mode is
+// listed, clicking one selects its window everywhere, an empty run says so, and the engine is
+// asked at most once a second however fast the frames come.
+#include <QtTest>
+
+#include <QAbstractItemModelTester>
+#include <QTableView>
+
+#include <map>
+#include <memory>
+
+#include "DiagnosisPanel.h"
+#include "FindingsModel.h"
+#include "ViewState.h"
+#include "support/SimHarness.h"
+#include "telemetry/TelemetryStore.h"
+
+using namespace kvscope;
+using namespace kvscope::test;
+
+namespace {
+
+const std::vector<Event>& eventsOf(const QString& scenario) {
+  static std::map<QString, std::vector<Event>> cache;
+  auto& events = cache[scenario];
+  if (events.empty()) {
+    EventLog log;
+    simulate(scenario.toStdString(), {}, {}, &log);
+    events = std::move(log.events);
+  }
+  return events;
+}
+
+const TelemetryStore& storeFor(const QString& scenario) {
+  static std::map<QString, std::unique_ptr<TelemetryStore>> cache;
+  auto& slot = cache[scenario];
+  if (!slot) {
+    slot = std::make_unique<TelemetryStore>();
+    slot->ingest(eventsOf(scenario));
+  }
+  return *slot;
+}
+
+int rowOfMode(const FindingsModel& model, const QString& mode) {
+  for (int row = 0; row < model.rowCount(); ++row)
+    if (model.index(row, FindingsModel::Mode).data().toString() == mode) return row;
+  return -1;
+}
+
+bool showPanel(QWidget& panel) {
+  panel.resize(1200, 400);
+  panel.show();
+  return QTest::qWaitForWindowExposed(&panel);
+}
+
+}  // namespace
+
+class TestDiagnosisPanel : public QObject {
+  Q_OBJECT
+ private slots:
+  void findingsModelKeepsItsContract() {
+    FindingsModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QSignalSpy resets(&model, &QAbstractItemModel::modelReset);
+    QSignalSpy inserts(&model, &QAbstractItemModel::rowsInserted);
+    QSignalSpy changes(&model, &QAbstractItemModel::dataChanged);
+
+    std::vector<Finding> findings = storeFor("e2-cold-d").findings();
+    QVERIFY(!findings.empty());
+    model.setFindings(findings);
+    QCOMPARE(model.rowCount(), static_cast<int>(findings.size()));
+    QCOMPARE(inserts.count(), 1);
+    const int b = rowOfMode(model, QStringLiteral("B"));
+    QVERIFY(b >= 0);
+    const Finding& f = findings[static_cast<std::size_t>(b)];
+    QCOMPARE(model.index(b, FindingsModel::Name).data().toString(), QString::fromStdString(f.name));
+    QCOMPARE(model.index(b, FindingsModel::Evidence).data().toString(), QString::fromStdString(f.evidence));
+    QCOMPARE(model.index(b, FindingsModel::Suggestion).data().toString(), QString::fromStdString(f.suggestion));
+    QCOMPARE(model.index(b, 0).data(FindingsModel::WindowStartRole).toDouble(), f.window_start_s);
+    QCOMPARE(model.index(b, 0).data(FindingsModel::WindowEndRole).toDouble(), f.window_end_s);
+    QVERIFY(model.index(b, FindingsModel::Window).data().toString().contains(QString::number(f.window_start_s, 'f', 1)));
+    QCOMPARE(model.headerData(FindingsModel::Evidence, Qt::Horizontal).toString(), QStringLiteral("Evidence"));
+
+    // The same findings with grown numbers update in place; a new one is appended; neither resets
+    // (a reset would drop the user's selection once a second).
+    findings[0].window_end_s += 60;
+    findings[0].evidence += " (later)";
+    model.setFindings(findings);
+    QCOMPARE(changes.count(), 1);
+    const auto more = storeFor("cascade").findings();
+    QVERIFY(!more.empty());
+    findings.push_back(more.front());
+    model.setFindings(findings);
+    QCOMPARE(inserts.count(), 2);
+    QCOMPARE(resets.count(), 0);
+    model.setFindings(findings);  // unchanged: no signal at all
+    QCOMPARE(changes.count(), 1);
+
+    model.setFindings(more);  // a different run's findings
+    QCOMPARE(resets.count(), 1);
+    model.setFindings({});
+    QCOMPARE(model.rowCount(), 0);
+    QCOMPARE(resets.count(), 2);
+  }
+
+  void listsTheModeOfEachScenario_data() {
+    QTest::addColumn<QString>("scenario");
+    QTest::addColumn<QString>("mode");
+    QTest::newRow("e2-cold-d: B") << "e2-cold-d" << "B";
+    QTest::newRow("cascade: A") << "cascade" << "A";
+    QTest::newRow("evict-storm: C") << "evict-storm" << "C";
+    QTest::newRow("reseed-storm: C'") << "reseed-storm" << "C'";
+    QTest::newRow("invariant-crash: D") << "invariant-crash" << "D";
+  }
+  void listsTheModeOfEachScenario() {
+    QFETCH(QString, scenario);
+    QFETCH(QString, mode);
+    ViewState view;
+    DiagnosisPanel panel(view);
+    QVERIFY(showPanel(panel));
+    panel.refresh(storeFor(scenario));
+    QVERIFY(!panel.showsEmptyState());
+    QVERIFY(panel.table()->isVisible());
+    QVERIFY2(rowOfMode(*panel.model(), mode) >= 0, qPrintable(scenario));
+  }
+
+  void clickingAFindingSelectsItsWindow() {
+    const TelemetryStore& store = storeFor("e2-cold-d");
+    ViewState view;
+    DiagnosisPanel panel(view);
+    QVERIFY(showPanel(panel));
+    panel.refresh(store);
+    const int row = rowOfMode(*panel.model(), QStringLiteral("B"));
+    QVERIFY(row >= 0);
+    const Finding finding = *panel.model()->finding(row);
+
+    QSignalSpy windows(&view, &ViewState::windowSelected);
+    QTableView* table = panel.table();
+    QTest::mouseClick(table->viewport(), Qt::LeftButton, {}, table->visualRect(panel.model()->index(row, FindingsModel::Name)).center());
+    QCOMPARE(windows.count(), 1);
+    QCOMPARE(windows.at(0).at(0).value<SimTime>(), secondsToTime(finding.window_start_s));
+    QCOMPARE(windows.at(0).at(1).value<SimTime>(), secondsToTime(finding.window_end_s));
+    // Every chart shares the range: it now spans the window.
+    QVERIFY(!view.followLive());
+    QVERIFY(view.from() <= secondsToTime(finding.window_start_s));
+    QVERIFY(view.to() >= secondsToTime(finding.window_end_s));
+    QVERIFY(panel.detailsText().contains(QString::fromStdString(finding.evidence).toHtmlEscaped()));
+    QVERIFY(panel.detailsText().contains(QString::fromStdString(finding.suggestion).toHtmlEscaped()));
+
+    // Clicking the current finding again (after panning away) shows its window again.
+    view.setRange(0, secondsToTime(10));
+    QTest::mouseClick(table->viewport(), Qt::LeftButton, {}, table->visualRect(panel.model()->index(row, FindingsModel::Mode)).center());
+    QCOMPARE(windows.count(), 2);
+  }
+
+  void emptyRunSaysNothingWasFound() {
+    TelemetryStore store;
+    RunStarted run;
+    run.workers = {{"D0", WorkerRole::Decode, 1000}, {"D1", WorkerRole::Decode, 1000}};
+    store.ingest(Event{1, 0, run});
+    ViewState view;
+    DiagnosisPanel panel(view);
+    QVERIFY(showPanel(panel));
+    QVERIFY(panel.showsEmptyState());  // before the first frame as well
+    panel.refresh(store);
+    QVERIFY(panel.showsEmptyState());
+    QVERIFY(panel.emptyStateText().contains(QStringLiteral("No failure mode detected so far")));
+    QVERIFY(!panel.table()->isVisible());
+
+    panel.refresh(storeFor("e2-cold-d"));  // findings arrive (within the throttle's second)
+    QTRY_VERIFY_WITH_TIMEOUT(!panel.showsEmptyState(), 3000);
+    QVERIFY(panel.table()->isVisible());
+  }
+
+  void asksTheEngineAtMostOncePerInterval() {
+    const auto& events = eventsOf("e2-cold-d");
+    QVERIFY(events.size() > 1000);
+    TelemetryStore store;
+    const std::size_t burst = 20, step = 10;
+    const std::size_t head = events.size() - burst * step;
+    store.ingest(std::vector<Event>(events.begin(), events.begin() + static_cast<std::ptrdiff_t>(head)));
+
+    ViewState view;
+    DiagnosisPanel panel(view);
+    QElapsedTimer clock;
+    clock.start();
+    panel.refresh(store);
+    QCOMPARE(panel.recomputations(), 1);
+    // Frames at 30 fps with the store moving each time: the findings wait for the interval.
+    for (std::size_t i = 0; i < burst; ++i) {
+      const auto from = events.begin() + static_cast<std::ptrdiff_t>(head + i * step);
+      store.ingest(std::vector<Event>(from, from + static_cast<std::ptrdiff_t>(step)));
+      panel.refresh(store);
+    }
+    QVERIFY2(clock.elapsed() < DiagnosisPanel::kRecomputeIntervalMs, "the burst itself took longer than the interval");
+    QCOMPARE(panel.recomputations(), 1);
+    // ... and the last change lands even though no frame follows it (a finished run).
+    QTRY_COMPARE_WITH_TIMEOUT(panel.recomputations(), 2, 3000);
+    QVERIFY(clock.elapsed() >= DiagnosisPanel::kRecomputeIntervalMs);
+    QCOMPARE(panel.model()->rowCount(), static_cast<int>(store.findings().size()));
+    QVERIFY(rowOfMode(*panel.model(), QStringLiteral("B")) >= 0);
+    // A frame with nothing new asks nothing.
+    QTest::qWait(DiagnosisPanel::kRecomputeIntervalMs + 100);
+    panel.refresh(store);
+    QCOMPARE(panel.recomputations(), 2);
+  }
+};
+
+QTEST_MAIN(TestDiagnosisPanel)
+#include "test_diagnosis_panel.moc"

@@ -1,0 +1,139 @@
+// The decode-load, KV-pool, link-health and latency panels fed with real simulations: the cold
+// decode worker is marked, the charts keep the spike and draw only decimated points, the link
+// grid shows dead links with their reason.
+#include <QAbstractItemModelTester>
+#include <QTableWidget>
+#include <QtTest>
+
+#include "DecodeLoadModel.h"
+#include "DecodeLoadPanel.h"
+#include "KvPoolPanel.h"
+#include "LatencyPanel.h"
+#include "LinkHealthModel.h"
+#include "LinkHealthPanel.h"
+#include "ViewState.h"
+#include "support/SimHarness.h"
+#include "telemetry/TelemetryStore.h"
+
+using namespace kvscope;
+using namespace kvscope::test;
+
+namespace {
+// Feeds the store in frame-sized batches and refreshes `refresh` after each, as the console does.
+template <typename Refresh>
+void play(const std::string& scenario, double seconds, TelemetryStore& store, Refresh refresh) {
+  EventLog log;
+  SimulationOptions options;
+  options.duration_s = seconds;
+  simulate(scenario, {}, options, &log);
+  for (std::size_t i = 0; i < log.events.size(); i += 2000) {
+    store.ingest(std::vector<Event>(log.events.begin() + static_cast<long>(i),
+                                    log.events.begin() + static_cast<long>(std::min(log.events.size(), i + 2000))));
+    refresh();
+  }
+}
+}  // namespace
+
+class LoadPanelsTest : public QObject {
+  Q_OBJECT
+ private slots:
+  void coldDecodeWorkerIsMarked_data();
+  void coldDecodeWorkerIsMarked();
+  void kvChartDrawsDecimatedPointsWithThePeak();
+  void linkGridShowsDeadLinksWithReason();
+  void latencyPanelMatchesTheStore();
+};
+
+void LoadPanelsTest::coldDecodeWorkerIsMarked_data() {
+  QTest::addColumn<QString>("scenario");
+  QTest::addColumn<QString>("starving");  // empty: none
+  QTest::newRow("e2-cold-d: D2 starves") << "e2-cold-d" << "D2";
+  QTest::newRow("e3-load-floor: balanced") << "e3-load-floor" << "";
+}
+
+void LoadPanelsTest::coldDecodeWorkerIsMarked() {
+  QFETCH(QString, scenario);
+  QFETCH(QString, starving);
+  ViewState view;
+  DecodeLoadPanel panel(view);
+  QAbstractItemModelTester tester(&panel.model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+  TelemetryStore store;
+  play(scenario.toStdString(), 900, store, [&] { panel.refresh(store); });
+  DecodeLoadModel& model = panel.model();
+  QCOMPARE(model.rowCount(), 3);
+  for (int row = 0; row < model.rowCount(); ++row) {
+    const QString name = model.data(model.index(row, DecodeLoadModel::Worker), Qt::DisplayRole).toString();
+    const bool expected = name == starving;
+    QVERIFY2(model.starving(row) == expected, qPrintable(name));
+    const QString state = model.data(model.index(row, DecodeLoadModel::State), Qt::DisplayRole).toString();
+    QCOMPARE(state.contains("starving"), expected);
+    QCOMPARE(model.data(model.index(row, 0), Qt::BackgroundRole).isValid(), expected);
+  }
+  // Shares add up to the whole.
+  double total = 0;
+  for (int row = 0; row < model.rowCount(); ++row) total += model.data(model.index(row, DecodeLoadModel::Share), Qt::UserRole).toDouble();
+  QVERIFY(qAbs(total - 1.0) < 1e-9);
+}
+
+void LoadPanelsTest::kvChartDrawsDecimatedPointsWithThePeak() {
+  ViewState view;
+  view.setLiveWindow(secondsToTime(3600));
+  KvPoolPanel panel(view);
+  panel.resize(900, 600);
+  panel.show();
+  TelemetryStore store;
+  play("evict-storm", 3600, store, [&] {
+    view.advanceLive(store.now());
+    panel.refresh(store);
+  });
+  TimeSeriesChart& chart = panel.occupancyChart();
+  QCOMPARE(chart.seriesCount(), 3);
+  // At most two points per pixel column per series, although the hour holds 3,600 snapshots each.
+  QVERIFY(chart.pointsLastDrawn() > 0);
+  QVERIFY2(chart.pointsLastDrawn() <= 3 * 2 * chart.plotColumns(), qPrintable(QString::number(chart.pointsLastDrawn())));
+  // The drawn line reaches each worker's true peak (in percent).
+  for (int s = 0; s < 3; ++s) {
+    double drawn = 0;
+    for (const QPointF& p : chart.series(s)->points()) drawn = std::max(drawn, p.y());
+    const double peak = store.workers()[static_cast<std::size_t>(s)].gauge(WorkerGauge::KvFraction).maxIn(0, store.now()) * 100;
+    QCOMPARE(drawn, peak);
+  }
+  QVERIFY(!panel.grab().isNull());
+}
+
+void LoadPanelsTest::linkGridShowsDeadLinksWithReason() {
+  ViewState view;
+  LinkHealthPanel panel(view);
+  QAbstractItemModelTester tester(&panel.model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+  TelemetryStore store;
+  bool saw_dead = false;
+  play("cascade", 600, store, [&] {
+    panel.refresh(store);
+    for (int c = 0; c < panel.model().columnCount(); ++c)
+      saw_dead |= panel.model().data(panel.model().index(0, c), Qt::UserRole).toInt() == static_cast<int>(LinkState::Dead);
+  });
+  QCOMPARE(panel.model().rowCount(), 1);
+  QCOMPARE(panel.model().columnCount(), 3);
+  QVERIFY(saw_dead);
+  QVERIFY(panel.failureText().contains("P0->D"));
+  bool reason = false;
+  for (int c = 0; c < 3; ++c)
+    reason |= panel.model().data(panel.model().index(0, c), Qt::ToolTipRole).toString().contains("last failure");
+  QVERIFY(reason);
+}
+
+void LoadPanelsTest::latencyPanelMatchesTheStore() {
+  ViewState view;
+  LatencyPanel panel(view);
+  TelemetryStore store;
+  play("e3-load-floor", 600, store, [&] { panel.refresh(store); });
+  panel.setWindowSeconds(60);
+  panel.refresh(store);
+  const LatencyWindow w = store.latencyWindow(60);
+  QVERIFY(w.requests > 0);
+  QCOMPARE(panel.table().item(0, 2)->text(), QString::number(w.ttft_s.p99, 'f', 3));
+  QCOMPARE(panel.table().item(1, 0)->text(), QString::number(w.e2e_s.p50, 'f', 3));
+}
+
+QTEST_MAIN(LoadPanelsTest)
+#include "test_load_panels.moc"

@@ -1,0 +1,131 @@
+#include "DiagnosisPanel.h"
+
+#include <QHeaderView>
+#include <QLabel>
+#include <QScrollArea>
+#include <QSplitter>
+#include <QStackedWidget>
+#include <QTableView>
+#include <QVBoxLayout>
+
+#include "FindingsModel.h"
+#include "ViewState.h"
+#include "telemetry/TelemetryStore.h"
+
+namespace kvscope {
+
+DiagnosisPanel::DiagnosisPanel(ViewState& view, QWidget* parent) : TelemetryPanel(view, parent) {
+  model_ = new FindingsModel(this);
+
+  empty_ = new QLabel(this);
+  empty_->setAlignment(Qt::AlignCenter);
+  empty_->setWordWrap(true);
+  empty_->setTextFormat(Qt::RichText);
+  empty_->setText(tr("<p><b>No failure mode detected so far</b></p>"
+                     "<p>The console watches for the lab's modes as the run goes: A (Mooncake cascade), "
+                     "B (cold decode worker), C (evict storm), C' (reseed storm), D (streaming-session crash).</p>"));
+
+  table_ = new QTableView(this);
+  table_->setModel(model_);
+  table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  table_->setSelectionMode(QAbstractItemView::SingleSelection);
+  table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  table_->setAlternatingRowColors(true);
+  table_->setWordWrap(false);
+  table_->setTextElideMode(Qt::ElideRight);
+  table_->verticalHeader()->hide();
+  QHeaderView* header = table_->horizontalHeader();
+  header->setSectionResizeMode(QHeaderView::Interactive);
+  header->setSectionResizeMode(FindingsModel::Mode, QHeaderView::ResizeToContents);
+  header->setSectionResizeMode(FindingsModel::Name, QHeaderView::ResizeToContents);
+  header->setSectionResizeMode(FindingsModel::Window, QHeaderView::ResizeToContents);
+  header->setSectionResizeMode(FindingsModel::Evidence, QHeaderView::Stretch);
+  header->setSectionResizeMode(FindingsModel::Suggestion, QHeaderView::Stretch);
+
+  // The table elides; the selected finding is spelled out in full below it.
+  details_ = new QLabel(this);
+  details_->setWordWrap(true);
+  details_->setTextFormat(Qt::RichText);
+  details_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  details_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+  details_->setMargin(6);
+
+  auto* details_scroll = new QScrollArea(this);
+  details_scroll->setWidget(details_);
+  details_scroll->setWidgetResizable(true);
+  details_scroll->setFrameShape(QFrame::NoFrame);
+
+  // A run shows a handful of findings at most: the evidence gets as much room as the list.
+  auto* split = new QSplitter(Qt::Vertical, this);
+  split->addWidget(table_);
+  split->addWidget(details_scroll);
+  split->setStretchFactor(0, 1);
+  split->setStretchFactor(1, 1);
+  split->setSizes({200, 200});
+  split->setChildrenCollapsible(false);
+
+  pages_ = new QStackedWidget(this);
+  pages_->addWidget(empty_);
+  pages_->addWidget(split);
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->addWidget(pages_);
+
+  deferred_.setSingleShot(true);
+  deferred_.setTimerType(Qt::PreciseTimer);  // a coarse timer may fire early, breaking "at most once a second"
+  connect(&deferred_, &QTimer::timeout, this, &DiagnosisPanel::recompute);
+  // Clicking (or Enter on) a finding shows its window even when it is already the current row.
+  connect(table_, &QTableView::clicked, this, &DiagnosisPanel::selectFinding);
+  connect(table_, &QTableView::activated, this, &DiagnosisPanel::selectFinding);
+  connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+          [this](const QModelIndex& current) { showDetails(current.row()); });
+  connect(model_, &QAbstractItemModel::modelReset, this, [this] { showDetails(table_->currentIndex().row()); });
+  connect(model_, &QAbstractItemModel::dataChanged, this, [this] { showDetails(table_->currentIndex().row()); });
+}
+
+void DiagnosisPanel::refresh(const TelemetryStore& store) {
+  store_ = &store;
+  if (computed_ && *computed_ == StoreMark{&store, store.revision(), store.now()}) return;
+  if (!since_recompute_.isValid() || since_recompute_.elapsed() >= kRecomputeIntervalMs) {
+    recompute();
+  } else if (!deferred_.isActive()) {
+    deferred_.start(static_cast<int>(kRecomputeIntervalMs - since_recompute_.elapsed()));
+  }
+}
+
+void DiagnosisPanel::recompute() {
+  deferred_.stop();
+  if (!store_) return;
+  since_recompute_.start();
+  computed_ = StoreMark{store_, store_->revision(), store_->now()};
+  ++recomputations_;
+  model_->setFindings(store_->findings());
+  pages_->setCurrentIndex(model_->rowCount() == 0 ? 0 : 1);
+  if (model_->rowCount() > 0 && !table_->currentIndex().isValid()) showDetails(-1);
+}
+
+void DiagnosisPanel::selectFinding(const QModelIndex& index) {
+  const Finding* f = model_->finding(index.row());
+  if (!f) return;
+  view().selectWindow(secondsToTime(f->window_start_s), secondsToTime(f->window_end_s));
+}
+
+void DiagnosisPanel::showDetails(int row) {
+  const Finding* f = model_->finding(row);
+  if (!f) {
+    details_->setText(tr("<i>Click a finding to see its evidence in full and show its window on every chart.</i>"));
+    return;
+  }
+  auto html = [](const std::string& s) { return QString::fromStdString(s).toHtmlEscaped(); };
+  details_->setText(tr("<p><b>%1 &mdash; %2</b> &nbsp; %3</p><p><b>Evidence:</b> %4</p><p><b>Suggested fix:</b> %5</p>")
+                        .arg(html(f->mode), html(f->name), FindingsModel::windowText(*f).toHtmlEscaped(),
+                             html(f->evidence), html(f->suggestion)));
+}
+
+bool DiagnosisPanel::showsEmptyState() const { return pages_->currentWidget() == empty_; }
+
+QString DiagnosisPanel::emptyStateText() const { return empty_->text(); }
+
+QString DiagnosisPanel::detailsText() const { return details_->text(); }
+
+}  // namespace kvscope

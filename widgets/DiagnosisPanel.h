@@ -1,0 +1,65 @@
+#pragma once
+// Issue 4, panel 7: the failure modes the core's diagnosis engine names (DOMAIN.md section 6),
+// with their evidence and the suggested knob. Clicking one selects its time window everywhere.
+// Asking the engine is not free (it sorts every TTFT so far), so it is asked at most once per
+// kRecomputeInterval however fast the frames come; the last change still lands once the run stops.
+#include <QElapsedTimer>
+#include <QTimer>
+
+#include <cstdint>
+#include <optional>
+
+#include "TelemetryPanel.h"
+
+class QLabel;
+class QModelIndex;
+class QStackedWidget;
+class QTableView;
+
+namespace kvscope {
+
+class FindingsModel;
+
+class DiagnosisPanel : public TelemetryPanel {
+  Q_OBJECT
+ public:
+  static constexpr int kRecomputeIntervalMs = 1000;
+
+  explicit DiagnosisPanel(ViewState& view, QWidget* parent = nullptr);
+
+  void refresh(const TelemetryStore& store) override;
+
+  FindingsModel* model() const { return model_; }
+  QTableView* table() const { return table_; }
+  // How many times the engine was asked (for tests of the throttle).
+  int recomputations() const { return recomputations_; }
+  bool showsEmptyState() const;
+  QString emptyStateText() const;
+  QString detailsText() const;
+
+ private:
+  void recompute();
+  void selectFinding(const QModelIndex& index);
+  void showDetails(int row);
+
+  FindingsModel* model_ = nullptr;
+  QStackedWidget* pages_ = nullptr;
+  QLabel* empty_ = nullptr;
+  QTableView* table_ = nullptr;
+  QLabel* details_ = nullptr;
+  // The store outlives the panels (the main window owns both); held for the deferred recompute.
+  const TelemetryStore* store_ = nullptr;
+  // What the findings were computed from; a cleared store restarts its revision, hence the time.
+  struct StoreMark {
+    const TelemetryStore* store = nullptr;
+    std::uint64_t revision = 0;
+    std::int64_t now = -1;
+    bool operator==(const StoreMark&) const = default;
+  };
+  std::optional<StoreMark> computed_;
+  QElapsedTimer since_recompute_;
+  QTimer deferred_;
+  int recomputations_ = 0;
+};
+
+}  // namespace kvscope

@@ -1,0 +1,74 @@
+#include "LatencyPanel.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+#include "KvPoolPanel.h"
+#include "ViewState.h"
+#include "TimeSeriesChart.h"
+#include "telemetry/TelemetryStore.h"
+
+namespace kvscope {
+
+LatencyPanel::LatencyPanel(ViewState& view, QWidget* parent)
+    : TelemetryPanel(view, parent),
+      window_(new QComboBox(this)),
+      table_(new QTableWidget(2, 4, this)),
+      failures_(new QLabel(this)),
+      chart_(new TimeSeriesChart(view, tr("Latency of finished requests (s)"), this)) {
+  window_->addItem(tr("last 60 s"), 60.0);
+  window_->addItem(tr("last 5 min"), 300.0);
+  window_->addItem(tr("last 30 min"), 1800.0);
+  window_->addItem(tr("whole run"), 1e12);
+  window_->setCurrentIndex(1);
+  table_->setHorizontalHeaderLabels({tr("p50"), tr("p90"), tr("p99"), tr("requests")});
+  table_->setVerticalHeaderLabels({tr("TTFT (s)"), tr("E2E (s)")});
+  table_->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+  table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  table_->setMaximumHeight(table_->verticalHeader()->length() + table_->horizontalHeader()->height() + 6);
+  chart_->addSeries(tr("TTFT"), QColor(0x1f, 0x77, 0xb4));
+  chart_->addSeries(tr("E2E"), QColor(0xff, 0x7f, 0x0e));
+  auto* top = new QHBoxLayout;
+  top->addWidget(new QLabel(tr("Window:"), this));
+  top->addWidget(window_);
+  top->addWidget(failures_, 1);
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->addLayout(top);
+  layout->addWidget(table_);
+  layout->addWidget(chart_, 1);
+}
+
+double LatencyPanel::windowSeconds() const { return window_->currentData().toDouble(); }
+
+void LatencyPanel::setWindowSeconds(double seconds) {
+  const int i = window_->findData(seconds);
+  if (i >= 0) window_->setCurrentIndex(i);
+}
+
+void LatencyPanel::refresh(const TelemetryStore& store) {
+  const LatencyWindow w = store.latencyWindow(windowSeconds());
+  auto set = [&](int row, const SampleSummary& s) {
+    const double values[] = {s.p50, s.p90, s.p99};
+    for (int c = 0; c < 3; ++c) {
+      const QString text = s.count > 0 ? QString::number(values[c], 'f', 3) : QStringLiteral("-");
+      if (!table_->item(row, c)) table_->setItem(row, c, new QTableWidgetItem);
+      table_->item(row, c)->setText(text);
+      table_->item(row, c)->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    }
+    if (!table_->item(row, 3)) table_->setItem(row, 3, new QTableWidgetItem);
+    table_->item(row, 3)->setText(QString::number(s.count));
+  };
+  set(0, w.ttft_s);
+  set(1, w.e2e_s);
+  failures_->setText(tr("failure rate %1 % (%2 of %3)").arg(w.failure_rate * 100, 0, 'f', 1).arg(w.failed).arg(w.requests));
+  chart_->setSeriesData(0, store.ttftSeries());
+  chart_->setSeriesData(1, store.e2eSeries());
+  chart_->setMarkers(knobMarkers(store, view().from(), view().to()));
+}
+
+}  // namespace kvscope

@@ -1,0 +1,24 @@
+#pragma once
+// The base of every dock's content: the main window's frame timer calls refresh() with the store
+// when the panel is visible and the store moved, never once per event.
+#include <QWidget>
+
+namespace kvscope {
+
+class TelemetryStore;
+class ViewState;
+
+class TelemetryPanel : public QWidget {
+  Q_OBJECT
+ public:
+  TelemetryPanel(ViewState& view, QWidget* parent = nullptr) : QWidget(parent), view_(view) {}
+  virtual void refresh(const TelemetryStore& store) = 0;
+
+ protected:
+  ViewState& view() { return view_; }
+
+ private:
+  ViewState& view_;
+};
+
+}  // namespace kvscope

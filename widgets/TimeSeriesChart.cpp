@@ -1,0 +1,213 @@
+#include "TimeSeriesChart.h"
+
+#include <QMouseEvent>
+#include <QPainter>
+#include <QWheelEvent>
+
+#include <algorithm>
+#include <cmath>
+
+#include "ViewState.h"
+#include "telemetry/MinMaxSeries.h"
+
+namespace kvscope {
+
+TimeSeriesChart::TimeSeriesChart(ViewState& view, const QString& title, QWidget* parent)
+    : QChartView(parent), view_(view), x_axis_(new QValueAxis), y_axis_(new QValueAxis) {
+  auto* chart = new QChart;
+  chart->setTitle(title);
+  chart->setAnimationOptions(QChart::NoAnimation);  // live data: animations lag and cost
+  chart->legend()->setAlignment(Qt::AlignRight);
+  chart->setMargins(QMargins(4, 4, 4, 4));
+  chart->setBackgroundRoundness(0);
+  // Follow the system palette (light or dark) instead of the chart theme's fixed colours.
+  chart->setBackgroundBrush(palette().color(QPalette::Base));
+  chart->setTitleBrush(palette().color(QPalette::Text));
+  chart->legend()->setLabelColor(palette().color(QPalette::Text));
+  for (QValueAxis* axis : {x_axis_, y_axis_}) {
+    axis->setLabelsColor(palette().color(QPalette::Text));
+    axis->setGridLineColor(palette().color(QPalette::Mid));
+  }
+  x_axis_->setTitleText("simulated time (s)");
+  x_axis_->setTitleBrush(palette().color(QPalette::Text));
+  x_axis_->setLabelFormat("%.0f");
+  chart->addAxis(x_axis_, Qt::AlignBottom);
+  chart->addAxis(y_axis_, Qt::AlignLeft);
+  setChart(chart);
+  setRenderHint(QPainter::Antialiasing, false);
+  setMinimumSize(320, 180);
+  connect(&view_, &ViewState::rangeChanged, this, &TimeSeriesChart::onRangeChanged);
+  onRangeChanged(view_.from(), view_.to());
+}
+
+int TimeSeriesChart::addSeries(const QString& name, const QColor& color) {
+  auto* s = new QLineSeries;
+  s->setName(name);
+  QPen pen(color);
+  pen.setWidthF(1.5);
+  s->setPen(pen);
+  chart()->addSeries(s);
+  s->attachAxis(x_axis_);
+  s->attachAxis(y_axis_);
+  series_.push_back(s);
+  return static_cast<int>(series_.size()) - 1;
+}
+
+void TimeSeriesChart::clearSeries() {
+  for (QLineSeries* s : series_) {
+    chart()->removeSeries(s);
+    delete s;
+  }
+  series_.clear();
+}
+
+int TimeSeriesChart::plotColumns() const {
+  return std::max(16, static_cast<int>(chart()->plotArea().width()));
+}
+
+void TimeSeriesChart::setSeriesData(int index, const MinMaxSeries& data, double scale) {
+  const std::vector<MinMaxPoint> points = data.decimate(view_.from(), view_.to(), plotColumns());
+  QList<QPointF> xy;
+  xy.reserve(static_cast<qsizetype>(points.size() * 2));
+  for (const MinMaxPoint& p : points) {
+    const double t = timeToSeconds(p.time);
+    xy.append(QPointF(t, p.min * scale));
+    // Min then max in the same column: the line reaches the bucket's peak, so no spike is lost.
+    if (p.max != p.min) xy.append(QPointF(t, p.max * scale));
+  }
+  if (index == 0) points_last_drawn_ = 0;
+  points_last_drawn_ += static_cast<int>(xy.size());
+  series_[static_cast<std::size_t>(index)]->replace(xy);
+  if (!fixed_y_) fitY();
+}
+
+void TimeSeriesChart::setThreshold(const QString& label, double value, const QColor& color) {
+  QLineSeries* line = nullptr;
+  for (auto& [name, s] : thresholds_)
+    if (name == label) line = s;
+  if (!line) {
+    line = new QLineSeries;
+    line->setName(label);
+    QPen pen(color);
+    pen.setStyle(Qt::DashLine);
+    pen.setWidthF(1.2);
+    line->setPen(pen);
+    chart()->addSeries(line);
+    line->attachAxis(x_axis_);
+    line->attachAxis(y_axis_);
+    thresholds_.emplace_back(label, line);
+  }
+  line->setProperty("level", value);
+  placeThreshold(line);
+  if (!fixed_y_) fitY();
+}
+
+// Spans the visible range only: Qt Charts draws far-off points poorly.
+void TimeSeriesChart::placeThreshold(QLineSeries* line) {
+  const double level = line->property("level").toDouble();
+  line->replace({QPointF(timeToSeconds(view_.from()), level), QPointF(timeToSeconds(view_.to()), level)});
+}
+
+void TimeSeriesChart::setMarkers(std::vector<Marker> markers) {
+  markers_ = std::move(markers);
+  viewport()->update();
+}
+
+void TimeSeriesChart::setHighlight(SimTime from, SimTime to) {
+  highlight_from_ = from;
+  highlight_to_ = to;
+  viewport()->update();
+}
+
+void TimeSeriesChart::setFixedYRange(double min, double max) {
+  fixed_y_ = true;
+  y_axis_->setRange(min, max);
+  y_axis_->setTickCount(6);
+}
+
+void TimeSeriesChart::setYLabelFormat(const QString& format) { y_axis_->setLabelFormat(format); }
+
+void TimeSeriesChart::fitY() {
+  double hi = 0;
+  for (QLineSeries* s : series_)
+    for (const QPointF& p : s->points()) hi = std::max(hi, p.y());
+  for (auto& [name, s] : thresholds_) hi = std::max(hi, s->property("level").toDouble());
+  // Tidy round ticks, so the axis does not jitter every frame.
+  y_axis_->setRange(0, hi <= 0 ? 1 : hi * 1.05);
+  y_axis_->applyNiceNumbers();
+}
+
+void TimeSeriesChart::onRangeChanged(SimTime from, SimTime to) {
+  x_axis_->setRange(timeToSeconds(from), timeToSeconds(to));
+  for (auto& [name, line] : thresholds_) placeThreshold(line);
+  viewport()->update();
+}
+
+SimTime TimeSeriesChart::timeAt(double x) const {
+  const QRectF plot = chart()->plotArea();
+  const double frac = plot.width() > 0 ? (x - plot.left()) / plot.width() : 0;
+  return view_.from() + static_cast<SimTime>(frac * static_cast<double>(view_.to() - view_.from()));
+}
+
+void TimeSeriesChart::drawForeground(QPainter* painter, const QRectF& rect) {
+  QChartView::drawForeground(painter, rect);
+  const QRectF plot = chart()->plotArea();
+  const double span = static_cast<double>(std::max<SimTime>(1, view_.to() - view_.from()));
+  auto xOf = [&](SimTime t) { return plot.left() + static_cast<double>(t - view_.from()) / span * plot.width(); };
+  painter->save();
+  painter->setClipRect(plot);
+  if (highlight_to_ > highlight_from_) {
+    QColor fill = palette().color(QPalette::Highlight);
+    fill.setAlpha(50);
+    painter->fillRect(QRectF(QPointF(xOf(highlight_from_), plot.top()), QPointF(xOf(highlight_to_), plot.bottom())), fill);
+  }
+  QPen pen(QColor(0xd9, 0x5f, 0x02));  // knob/policy changes: one orange, readable light and dark
+  pen.setStyle(Qt::DotLine);
+  pen.setWidthF(1.5);
+  painter->setPen(pen);
+  for (const Marker& m : markers_) {
+    if (m.time < view_.from() || m.time > view_.to()) continue;
+    const double x = xOf(m.time);
+    painter->drawLine(QPointF(x, plot.top()), QPointF(x, plot.bottom()));
+    painter->drawText(QPointF(x + 3, plot.top() + 12), m.label);
+  }
+  painter->restore();
+}
+
+void TimeSeriesChart::wheelEvent(QWheelEvent* event) {
+  const SimTime anchor = timeAt(event->position().x());
+  const double factor = event->angleDelta().y() > 0 ? 0.8 : 1.25;
+  const SimTime from = anchor - static_cast<SimTime>(static_cast<double>(anchor - view_.from()) * factor);
+  const SimTime to = anchor + static_cast<SimTime>(static_cast<double>(view_.to() - anchor) * factor);
+  view_.setRange(std::max<SimTime>(0, from), std::max(to, from + secondsToTime(1)));
+  event->accept();
+}
+
+void TimeSeriesChart::mousePressEvent(QMouseEvent* event) {
+  if (event->button() != Qt::LeftButton) return QChartView::mousePressEvent(event);
+  dragging_ = true;
+  drag_origin_ = event->position();
+  drag_from_ = view_.from();
+  drag_to_ = view_.to();
+}
+
+void TimeSeriesChart::mouseMoveEvent(QMouseEvent* event) {
+  if (!dragging_) return QChartView::mouseMoveEvent(event);
+  const QRectF plot = chart()->plotArea();
+  if (plot.width() <= 0) return;
+  const double dx = event->position().x() - drag_origin_.x();
+  if (std::abs(dx) < 2) return;
+  const SimTime shift = static_cast<SimTime>(-dx / plot.width() * static_cast<double>(drag_to_ - drag_from_));
+  const SimTime from = std::max<SimTime>(0, drag_from_ + shift);
+  view_.setRange(from, from + (drag_to_ - drag_from_));
+}
+
+void TimeSeriesChart::mouseReleaseEvent(QMouseEvent* event) {
+  dragging_ = false;
+  QChartView::mouseReleaseEvent(event);
+}
+
+// Double-click returns to the live edge, as in most trace viewers.
+void TimeSeriesChart::mouseDoubleClickEvent(QMouseEvent*) { view_.setFollowLive(true); }
+
+}  // namespace kvscope
