@@ -13,7 +13,6 @@ DecodeLoadPanel::DecodeLoadPanel(ViewState& view, QWidget* parent)
   table_->setModel(model_);
   table_->verticalHeader()->hide();
   table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-  table_->horizontalHeader()->setStretchLastSection(true);
   table_->setSelectionMode(QAbstractItemView::NoSelection);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);

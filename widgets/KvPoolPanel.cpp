@@ -11,9 +11,8 @@ namespace kvscope {
 
 std::vector<TimeSeriesChart::Marker> knobMarkers(const TelemetryStore& store, SimTime from, SimTime to) {
   std::vector<TimeSeriesChart::Marker> markers;
-  const auto [first, last] = store.discreteRange(from, to);
-  for (std::size_t i = first; i < last; ++i) {
-    const Event& e = store.discreteEvents()[i];
+  for (const Event& e : store.controlChanges()) {
+    if (e.time < from || e.time > to) continue;
     std::visit(Overloaded{[&](const KnobChanged& k) {
                             markers.push_back({e.time, QStringLiteral("%1=%2").arg(QString::fromStdString(k.name)).arg(k.new_value)});
                           },

@@ -1,6 +1,8 @@
 #pragma once
 // Panel 5: TTFT and E2E percentiles (p50/p90/p99) and the failure rate over a sliding window,
 // and the TTFT/E2E envelopes over time.
+#include <QElapsedTimer>
+
 #include "TelemetryPanel.h"
 
 class QComboBox;
@@ -25,6 +27,7 @@ class LatencyPanel : public TelemetryPanel {
   QTableWidget* table_;
   QLabel* failures_;
   TimeSeriesChart* chart_;
+  QElapsedTimer since_table_;
 };
 
 }  // namespace kvscope

@@ -57,6 +57,7 @@ ReplayControlsPanel::ReplayControlsPanel(ViewState& view, QWidget* parent)
   layout->setContentsMargins(4, 4, 4, 4);
   layout->addLayout(row);
   layout->addWidget(scrubber_);
+  setMaximumHeight(sizeHint().height() + 12);  // a control bar, not a pane
 
   connect(play_, &QToolButton::clicked, this, [this] {
     if (!source_) return;

@@ -44,12 +44,14 @@ int TimeSeriesChart::addSeries(const QString& name, const QColor& color) {
   auto* s = new QLineSeries;
   s->setName(name);
   QPen pen(color);
-  pen.setWidthF(1.5);
+  pen.setWidth(1);
+  pen.setCosmetic(true);  // cosmetic 1-px lines take Qt's fast path, wider ones the path stroker
   s->setPen(pen);
   chart()->addSeries(s);
   s->attachAxis(x_axis_);
   s->attachAxis(y_axis_);
   series_.push_back(s);
+  series_max_.push_back(0);
   return static_cast<int>(series_.size()) - 1;
 }
 
@@ -59,6 +61,7 @@ void TimeSeriesChart::clearSeries() {
     delete s;
   }
   series_.clear();
+  series_max_.clear();
 }
 
 int TimeSeriesChart::plotColumns() const {
@@ -69,7 +72,9 @@ void TimeSeriesChart::setSeriesData(int index, const MinMaxSeries& data, double 
   const std::vector<MinMaxPoint> points = data.decimate(view_.from(), view_.to(), plotColumns());
   QList<QPointF> xy;
   xy.reserve(static_cast<qsizetype>(points.size() * 2));
+  double hi = 0;
   for (const MinMaxPoint& p : points) {
+    hi = std::max(hi, p.max * scale);
     const double t = timeToSeconds(p.time);
     xy.append(QPointF(t, p.min * scale));
     // Min then max in the same column: the line reaches the bucket's peak, so no spike is lost.
@@ -78,6 +83,7 @@ void TimeSeriesChart::setSeriesData(int index, const MinMaxSeries& data, double 
   if (index == 0) points_last_drawn_ = 0;
   points_last_drawn_ += static_cast<int>(xy.size());
   series_[static_cast<std::size_t>(index)]->replace(xy);
+  series_max_[static_cast<std::size_t>(index)] = hi;
   if (!fixed_y_) fitY();
 }
 
@@ -90,7 +96,8 @@ void TimeSeriesChart::setThreshold(const QString& label, double value, const QCo
     line->setName(label);
     QPen pen(color);
     pen.setStyle(Qt::DashLine);
-    pen.setWidthF(1.2);
+    pen.setWidth(1);
+    pen.setCosmetic(true);
     line->setPen(pen);
     chart()->addSeries(line);
     line->attachAxis(x_axis_);
@@ -127,14 +134,27 @@ void TimeSeriesChart::setFixedYRange(double min, double max) {
 
 void TimeSeriesChart::setYLabelFormat(const QString& format) { y_axis_->setLabelFormat(format); }
 
+namespace {
+// The smallest 1, 2, 2.5 or 5 x 10^k at or above `v`: a tidy axis top that changes rarely.
+double niceTop(double v) {
+  if (!(v > 0)) return 1;
+  const double magnitude = std::pow(10, std::floor(std::log10(v)));
+  for (double m : {1.0, 2.0, 2.5, 5.0, 10.0})
+    if (m * magnitude >= v) return m * magnitude;
+  return 10 * magnitude;
+}
+}  // namespace
+
+// Every axis change makes Qt Charts lay out its labels and recompute each series on the axis, so
+// the range is set only when its tidy top actually moves.
 void TimeSeriesChart::fitY() {
   double hi = 0;
-  for (QLineSeries* s : series_)
-    for (const QPointF& p : s->points()) hi = std::max(hi, p.y());
+  for (double m : series_max_) hi = std::max(hi, m);
   for (auto& [name, s] : thresholds_) hi = std::max(hi, s->property("level").toDouble());
-  // Tidy round ticks, so the axis does not jitter every frame.
-  y_axis_->setRange(0, hi <= 0 ? 1 : hi * 1.05);
-  y_axis_->applyNiceNumbers();
+  const double top = niceTop(hi * 1.05);
+  if (top == y_axis_->max() && y_axis_->min() == 0) return;
+  y_axis_->setRange(0, top);
+  y_axis_->setTickCount(6);
 }
 
 void TimeSeriesChart::onRangeChanged(SimTime from, SimTime to) {

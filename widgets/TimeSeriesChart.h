@@ -63,6 +63,7 @@ class TimeSeriesChart : public QChartView {
   QValueAxis* x_axis_;
   QValueAxis* y_axis_;
   std::vector<QLineSeries*> series_;
+  std::vector<double> series_max_;  // the drawn maximum of each series, for the y axis
   std::vector<std::pair<QString, QLineSeries*>> thresholds_;
   std::vector<Marker> markers_;
   SimTime highlight_from_ = 0, highlight_to_ = 0;

@@ -40,6 +40,7 @@ PanelDocks::PanelDocks(QMainWindow& window, ViewState& view, QMenu& view_menu)
   QDockWidget* timeline = addDock(new EventTimelinePanel(view_, &window_), tr("Event timeline"), "timeline", Qt::BottomDockWidgetArea);
   QDockWidget* inspector = addDock(new DecisionInspectorPanel(view_, &window_), tr("Decision inspector"), "decisions", Qt::BottomDockWidgetArea);
   window_.tabifyDockWidget(timeline, inspector);
+  window_.splitDockWidget(replay_dock_, timeline, Qt::Vertical);  // a slim bar above the timeline
   timeline->raise();
   window_.splitDockWidget(knobs, diagnosis, Qt::Vertical);
   window_.splitDockWidget(links, latency, Qt::Vertical);

@@ -112,8 +112,14 @@ void TelemetryStore::ingest(const Event& e) {
                    if (d.ttft >= 0) ttft_series_.add(e.time, timeToSeconds(d.ttft));
                    e2e_series_.add(e.time, timeToSeconds(d.e2e));
                  },
-                 [&](const KnobChanged& k) { knobs_[k.name] = k.new_value; },
-                 [&](const PolicyChanged& p) { policy_ = p.new_policy; },
+                 [&](const KnobChanged& k) {
+                   knobs_[k.name] = k.new_value;
+                   pushBounded(control_changes_, e, limits_.control_changes);
+                 },
+                 [&](const PolicyChanged& p) {
+                   policy_ = p.new_policy;
+                   pushBounded(control_changes_, e, limits_.control_changes);
+                 },
                  [&](const RunFinished&) { finished_ = true; },
                  [](const auto&) {}},
              e.payload);

@@ -70,6 +70,7 @@ class TelemetryStore {
     std::size_t decisions = 20'000;         // route decisions kept for the inspector
     std::size_t requests = 20'000;          // finished requests kept for the inspector's table
     std::size_t series_capacity = 4096;     // buckets per rollup level of every gauge
+    std::size_t control_changes = 10'000;   // knob and policy changes kept for chart markers
   };
   TelemetryStore() : TelemetryStore(Limits{}) {}
   explicit TelemetryStore(Limits limits);
@@ -103,6 +104,9 @@ class TelemetryStore {
   std::uint64_t droppedEvents() const { return dropped_discrete_; }
   // Index range [first, last) of discrete events with time in [from, to].
   std::pair<std::size_t, std::size_t> discreteRange(SimTime from, SimTime to) const;
+
+  // Knob and policy changes only (human-rate, bounded): the markers on every time chart.
+  const std::deque<Event>& controlChanges() const { return control_changes_; }
 
   const std::deque<RequestDone>& requests() const { return requests_; }
   const std::deque<SimTime>& requestTimes() const { return request_times_; }
@@ -143,6 +147,7 @@ class TelemetryStore {
   std::vector<WorkerSeries> workers_;
   std::vector<LinkSeries> links_;
   std::deque<Event> discrete_;
+  std::deque<Event> control_changes_;
   std::uint64_t dropped_discrete_ = 0;
   std::deque<RequestDone> requests_;
   MinMaxSeries ttft_series_, e2e_series_;
