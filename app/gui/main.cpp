@@ -35,6 +35,8 @@ SourceSpec specFrom(const QCommandLineParser& args, bool screenshot) {
     spec.target = args.value("scenario").toStdString();
   }
   if (args.isSet("token-file") && spec.kind != SourceSpec::Remote) usageError("--token-file goes with --connect");
+  if ((args.isSet("seed") || args.isSet("set")) && spec.kind != SourceSpec::Simulation)
+    usageError("--seed and --set go with a simulation (knobs of a served run: the Knobs panel)");
   bool ok = true;
   if (args.isSet("speed")) {
     spec.speed = args.value("speed").toDouble(&ok);
