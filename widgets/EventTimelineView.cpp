@@ -134,8 +134,9 @@ void EventTimelineView::syncMarks() const {
   for (std::uint64_t i = cached_end; i < end; ++i) {
     const Event& e = events[i - dropped];
     const auto kind = timelineKindOf(e);
+    auto row16 = [](int row) { return static_cast<std::int16_t>(std::clamp(row, -1, static_cast<int>(INT16_MAX))); };
     marks_.push_back({e.time, static_cast<std::int32_t>(std::min<std::int64_t>(tokensFreedBy(e), INT32_MAX)),
-                      static_cast<std::int16_t>(std::clamp(store_->rowOf(e), -1, static_cast<int>(INT16_MAX))),
+                      row16(store_->rowOf(e)), row16(store_->prefillRowOf(e)),
                       static_cast<std::int8_t>(kind ? static_cast<int>(*kind) : -1)});
   }
   if (!events.empty()) marks_last_seq_ = events.back().seq;
@@ -184,19 +185,21 @@ void EventTimelineView::ensureLayout() const {
       }
       continue;
     }
-    if (m.row >= rows) continue;  // a row the last setStore() did not know yet
     const int bin = std::clamp(static_cast<int>(x / kBinPx), 0, bins - 1);
-    int& slot = open[static_cast<std::size_t>(m.row)];
-    if (slot >= 0 && layout_.cells[static_cast<std::size_t>(slot)].bin == bin) {
-      Cell& c = layout_.cells[static_cast<std::size_t>(slot)];
-      ++c.count;
-      c.last = i;
-      const int rank = timelineKindSeverity(kind), held = timelineKindSeverity(c.kind);
-      if (rank > held || (kind == c.kind && m.tokens_freed > c.magnitude))
-        c.kind = kind, c.representative = i, c.magnitude = m.tokens_freed;
-    } else {
-      layout_.cells.push_back({m.row, bin, 1, kind, i, i, i, m.tokens_freed});
-      slot = static_cast<int>(layout_.cells.size()) - 1;
+    for (const int row : {static_cast<int>(m.row), static_cast<int>(m.also_row)}) {
+      if (row < 0 || row >= rows) continue;  // none, or a row the last setStore() did not know yet
+      int& slot = open[static_cast<std::size_t>(row)];
+      if (slot >= 0 && layout_.cells[static_cast<std::size_t>(slot)].bin == bin) {
+        Cell& c = layout_.cells[static_cast<std::size_t>(slot)];
+        ++c.count;
+        c.last = i;
+        const int rank = timelineKindSeverity(kind), held = timelineKindSeverity(c.kind);
+        if (rank > held || (kind == c.kind && m.tokens_freed > c.magnitude))
+          c.kind = kind, c.representative = i, c.magnitude = m.tokens_freed;
+      } else {
+        layout_.cells.push_back({row, bin, 1, kind, i, i, i, m.tokens_freed});
+        slot = static_cast<int>(layout_.cells.size()) - 1;
+      }
     }
   }
 }
@@ -244,7 +247,7 @@ QString EventTimelineView::aggregateSummary(int row, std::size_t first, std::siz
   const auto& events = store_->discreteEvents();
   for (std::size_t i = first; i <= last && i < events.size(); ++i) {
     const auto kind = timelineKindOf(events[i]);
-    if (!kind || !kindVisible(*kind) || store_->rowOf(events[i]) != row) continue;
+    if (!kind || !kindVisible(*kind) || (store_->rowOf(events[i]) != row && store_->prefillRowOf(events[i]) != row)) continue;
     ++counts[static_cast<std::size_t>(*kind)];
     ++total;
     freed += tokensFreedBy(events[i]);

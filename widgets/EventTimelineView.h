@@ -81,6 +81,7 @@ class EventTimelineView : public QWidget {
     SimTime time = 0;
     std::int32_t tokens_freed = 0;
     std::int16_t row = -1;  // -1: spans all rows (knob and policy changes)
+    std::int16_t also_row = -1;  // a second row (a seed's prefill worker), -1 when none
     std::int8_t kind = -1;  // -1: not drawn
   };
   struct Cell {  // the events of one row falling in one bin

@@ -2,6 +2,7 @@
 
 #include <QMouseEvent>
 #include <QPainter>
+#include <QTimer>
 #include <QWheelEvent>
 
 #include <algorithm>
@@ -20,24 +21,36 @@ TimeSeriesChart::TimeSeriesChart(ViewState& view, const QString& title, QWidget*
   chart->legend()->setAlignment(Qt::AlignRight);
   chart->setMargins(QMargins(4, 4, 4, 4));
   chart->setBackgroundRoundness(0);
-  // Follow the system palette (light or dark) instead of the chart theme's fixed colours.
-  chart->setBackgroundBrush(palette().color(QPalette::Base));
-  chart->setTitleBrush(palette().color(QPalette::Text));
-  chart->legend()->setLabelColor(palette().color(QPalette::Text));
-  for (QValueAxis* axis : {x_axis_, y_axis_}) {
-    axis->setLabelsColor(palette().color(QPalette::Text));
-    axis->setGridLineColor(palette().color(QPalette::Mid));
-  }
   x_axis_->setTitleText("simulated time (s)");
-  x_axis_->setTitleBrush(palette().color(QPalette::Text));
   x_axis_->setLabelFormat("%.0f");
   chart->addAxis(x_axis_, Qt::AlignBottom);
   chart->addAxis(y_axis_, Qt::AlignLeft);
   setChart(chart);
+  applyPalette();
   setRenderHint(QPainter::Antialiasing, false);
   setMinimumSize(320, 180);
   connect(&view_, &ViewState::rangeChanged, this, &TimeSeriesChart::onRangeChanged);
-  onRangeChanged(view_.from(), view_.to());
+  range_pending_ = true;
+  applyRange(false);
+}
+
+// Follow the system palette (light or dark, and a switch while running) instead of the chart
+// theme's fixed colours.
+void TimeSeriesChart::applyPalette() {
+  const QPalette& pal = palette();
+  chart()->setBackgroundBrush(pal.color(QPalette::Base));
+  chart()->setTitleBrush(pal.color(QPalette::Text));
+  chart()->legend()->setLabelColor(pal.color(QPalette::Text));
+  for (QValueAxis* axis : {x_axis_, y_axis_}) {
+    axis->setLabelsColor(pal.color(QPalette::Text));
+    axis->setGridLineColor(pal.color(QPalette::Mid));
+    axis->setTitleBrush(pal.color(QPalette::Text));
+  }
+}
+
+void TimeSeriesChart::changeEvent(QEvent* event) {
+  QChartView::changeEvent(event);
+  if (event->type() == QEvent::PaletteChange) applyPalette();
 }
 
 int TimeSeriesChart::addSeries(const QString& name, const QColor& color) {
@@ -69,6 +82,7 @@ int TimeSeriesChart::plotColumns() const {
 }
 
 void TimeSeriesChart::setSeriesData(int index, const MinMaxSeries& data, double scale) {
+  if (index == 0) applyRange(true);
   const std::vector<MinMaxPoint> points = data.decimate(view_.from(), view_.to(), plotColumns());
   QList<QPointF> xy;
   xy.reserve(static_cast<qsizetype>(points.size() * 2));
@@ -157,8 +171,22 @@ void TimeSeriesChart::fitY() {
   y_axis_->setTickCount(6);
 }
 
-void TimeSeriesChart::onRangeChanged(SimTime from, SimTime to) {
-  x_axis_->setRange(timeToSeconds(from), timeToSeconds(to));
+// Following the live edge moves the range every frame, and an axis change makes Qt Charts recompute
+// every series on it - with the points the frame is about to replace. So the change waits for the
+// frame's setSeriesData(0, ...), which drops the stale points first (one geometry pass instead of
+// two); if no new data comes (a pan while paused), the event loop applies it with the old points.
+void TimeSeriesChart::onRangeChanged() {
+  if (range_pending_) return;
+  range_pending_ = true;
+  QTimer::singleShot(0, this, [this] { applyRange(false); });
+}
+
+void TimeSeriesChart::applyRange(bool drop_stale_points) {
+  if (!range_pending_) return;
+  range_pending_ = false;
+  if (drop_stale_points)
+    for (QLineSeries* s : series_) s->clear();
+  x_axis_->setRange(timeToSeconds(view_.from()), timeToSeconds(view_.to()));
   for (auto& [name, line] : thresholds_) placeThreshold(line);
   viewport()->update();
 }

@@ -29,6 +29,8 @@ class TimeSeriesChart : public QChartView {
   int addSeries(const QString& name, const QColor& color);
   void clearSeries();  // drops the data series (a new run), keeps thresholds
   // Redraws series `index` from `data` over the view's range, values multiplied by `scale`.
+  // Call it for every series, index 0 first, once per frame: setting series 0 applies a pending
+  // change of the visible range (see applyRange()).
   void setSeriesData(int index, const MinMaxSeries& data, double scale = 1.0);
   int seriesCount() const { return static_cast<int>(series_.size()); }
   const QLineSeries* series(int index) const { return series_[static_cast<std::size_t>(index)]; }
@@ -47,6 +49,7 @@ class TimeSeriesChart : public QChartView {
 
  protected:
   void drawForeground(QPainter* painter, const QRectF& rect) override;
+  void changeEvent(QEvent* event) override;
   void wheelEvent(QWheelEvent* event) override;
   void mousePressEvent(QMouseEvent* event) override;
   void mouseMoveEvent(QMouseEvent* event) override;
@@ -54,7 +57,9 @@ class TimeSeriesChart : public QChartView {
   void mouseDoubleClickEvent(QMouseEvent* event) override;
 
  private:
-  void onRangeChanged(SimTime from, SimTime to);
+  void applyPalette();
+  void onRangeChanged();
+  void applyRange(bool drop_stale_points);
   void fitY();
   void placeThreshold(QLineSeries* line);
   SimTime timeAt(double x) const;
@@ -68,6 +73,7 @@ class TimeSeriesChart : public QChartView {
   std::vector<Marker> markers_;
   SimTime highlight_from_ = 0, highlight_to_ = 0;
   bool fixed_y_ = false;
+  bool range_pending_ = false;
   int points_last_drawn_ = 0;
   bool dragging_ = false;
   QPointF drag_origin_;

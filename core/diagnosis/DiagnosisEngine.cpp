@@ -61,13 +61,21 @@ void DiagnosisEngine::onEvent(const Event& e) {
                    eviction_tokens_ += ev.tokens_freed;
                    if (first_eviction_ < 0) first_eviction_ = t;
                    last_eviction_ = t;
-                   if (ev.session) ++evicted_sessions_[ev.session];
+                   if (ev.session) evicted_sessions_.add(ev.session);
                  },
                  [&](const LinkHealth& l) {
-                   if (l.state == LinkState::Dead) dead_.push_back({t, l.worker, l.aborted_requests});
+                   if (l.state != LinkState::Dead) return;
+                   if (dead_++ == 0) first_dead_ = t;
+                   last_dead_ = t;
+                   dead_aborted_ += l.aborted_requests;
+                   ++dead_per_worker_[l.worker];
                  },
-                 [&](const WorkerCrashed& c) { crashes_.push_back({t, c.worker, c.reason}); },
-                 [&](const Correction& c) { corrections_.push_back({t, c.worker, c.fill_len, c.prefix_len}); },
+                 [&](const WorkerCrashed& c) { onCrash(t, c); },
+                 [&](const Correction& c) {
+                   while (!recent_corrections_.empty() && recent_corrections_.front().t < t - kFixBeforeCrashS)
+                     recent_corrections_.pop_front();
+                   recent_corrections_.push_back({t, c.worker, c.fill_len, c.prefix_len});
+                 },
                  [&](const RequestDone& d) {
                    const double arrival = t - timeToSeconds(d.e2e);
                    const bool failed = d.status != RequestStatus::Ok;
@@ -78,7 +86,7 @@ void DiagnosisEngine::onEvent(const Event& e) {
                      b->failed += failed;
                      b->transfer_errors += transfer;
                    }
-                   if (!failed && d.ttft >= 0) ttft_.push_back(timeToSeconds(d.ttft));
+                   if (!failed && d.ttft >= 0) ttft_.add(timeToSeconds(d.ttft));
                  },
                  [&](const Snapshot& s) {
                    if (first_arrival_ < 0 || t - first_arrival_ > kEarlyWindowS / 2) return;
@@ -92,12 +100,24 @@ void DiagnosisEngine::onEvent(const Event& e) {
              e.payload);
 }
 
+void DiagnosisEngine::onCrash(double t, const WorkerCrashed& c) {
+  // Only the streaming-session invariant (an AssertionError) is a diagnosed mode.
+  if (c.reason.find("AssertionError") == std::string::npos) return;
+  if (crashes_.size() >= kMaxCrashFindings) {
+    ++crashes_not_listed_;
+    return;
+  }
+  Crash crash{t, c.worker, c.reason, std::nullopt};
+  for (const Fix& k : recent_corrections_)
+    if (k.worker == c.worker && k.t <= t && t - k.t <= kFixBeforeCrashS) crash.fix = k;
+  crashes_.push_back(std::move(crash));
+}
+
 std::optional<Finding> DiagnosisEngine::cascade() const {
-  int aborted = 0;
-  for (const auto& d : dead_) aborted += d.aborted;
+  const long aborted = dead_aborted_;
   long transfer_errors = 0;
   for (const auto& b : by_end_) transfer_errors += b.transfer_errors;
-  if (dead_.empty() || (aborted + transfer_errors) < 5) return std::nullopt;
+  if (dead_ == 0 || (aborted + transfer_errors) < 5) return std::nullopt;
   // The worst minute of failures (by end time), six 10-s buckets wide.
   double worst = 0;
   std::size_t worst_at = 0;
@@ -113,15 +133,15 @@ std::optional<Finding> DiagnosisEngine::cascade() const {
   }
   if (worst < kCascadeFailureRate) return std::nullopt;
   std::map<std::string, int> per_worker;
-  for (const auto& d : dead_) ++per_worker[name(d.worker)];
+  for (const auto& [w, n] : dead_per_worker_) per_worker[name(w)] += n;
   std::string where;
   for (const auto& [w, n] : per_worker) where += (where.empty() ? "" : ", ") + w + " x" + std::to_string(n);
   Finding f;
   f.mode = "A";
   f.name = "Mooncake \"instance not alive\" cascade";
-  f.window_start_s = dead_.front().t;
-  f.window_end_s = std::max(dead_.back().t, static_cast<double>(worst_at + 6) * kBucketS);
-  f.evidence = std::to_string(dead_.size()) + " link-dead events (" + where + "), " + std::to_string(aborted) +
+  f.window_start_s = first_dead_;
+  f.window_end_s = std::max(last_dead_, static_cast<double>(worst_at + 6) * kBucketS);
+  f.evidence = std::to_string(dead_) + " link-dead events (" + where + "), " + std::to_string(aborted) +
                " in-flight requests aborted, " + std::to_string(transfer_errors) +
                " 'Decode instance could be dead' errors; failure rate peaked at " + pct(worst) + " (" +
                std::to_string(worst_failed) + "/" + std::to_string(worst_done) + ") in " +
@@ -161,8 +181,7 @@ std::optional<Finding> DiagnosisEngine::evictStorm() const {
   if (session_evictions_ < 5 || reseeds_ < 5) return std::nullopt;
   const double mean = static_cast<double>(eviction_tokens_) / static_cast<double>(evictions_);
   if (mean < kStormMeanTokens) return std::nullopt;
-  auto ttft = ttft_;
-  const auto d = summarise(ttft);
+  const auto d = ttft_.summary();
   Finding f;
   f.mode = "C";
   f.name = "Evict storm (session-level eviction)";
@@ -170,7 +189,7 @@ std::optional<Finding> DiagnosisEngine::evictStorm() const {
   f.window_end_s = last_eviction_;
   const double minutes = std::max(1.0, (last_eviction_ - first_eviction_) / 60);
   f.evidence = std::to_string(session_evictions_) + " session-level evictions (" + fmt("%.1f", session_evictions_ / minutes) +
-               "/min), mean " + fmt("%.0f", mean) + " tokens freed each, " + std::to_string(evicted_sessions_.size()) +
+               "/min), mean " + fmt("%.0f", mean) + " tokens freed each, " + std::to_string(evicted_sessions_.count()) +
                " sessions hit; " + std::to_string(reseeds_) + " reseeds; TTFT p99 " + fmt("%.2f s", d.p99);
   f.suggestion = "switch to block-level eviction (eviction: block) - the real fix; mitigations: session_soft_cap, "
                  "direct_max_uncached_tokens";
@@ -206,10 +225,7 @@ std::optional<Finding> DiagnosisEngine::reseedStorm() const {
 std::vector<Finding> DiagnosisEngine::invariantCrash() const {
   std::vector<Finding> out;
   for (const auto& c : crashes_) {
-    if (c.reason.find("AssertionError") == std::string::npos) continue;
-    const Fix* fix = nullptr;
-    for (const auto& k : corrections_)
-      if (k.worker == c.worker && k.t <= c.t && c.t - k.t <= 1.0) fix = &k;
+    const std::optional<Fix>& fix = c.fix;
     Finding f;
     f.mode = "D";
     f.name = "Streaming-session invariant crash";
@@ -223,6 +239,8 @@ std::vector<Finding> DiagnosisEngine::invariantCrash() const {
                    "block-level eviction, which removes the correction path";
     out.push_back(std::move(f));
   }
+  if (crashes_not_listed_ > 0 && !out.empty())
+    out.back().evidence += "; " + std::to_string(crashes_not_listed_) + " more invariant crashes after these";
   return out;
 }
 
@@ -232,6 +250,14 @@ std::vector<Finding> DiagnosisEngine::findings() const {
     if (f) out.push_back(*f);
   for (auto& f : invariantCrash()) out.push_back(std::move(f));
   return out;
+}
+
+std::size_t DiagnosisEngine::memoryBytes() const {
+  std::size_t n = sizeof(*this) + ttft_.memoryBytes() + evicted_sessions_.memoryBytes();
+  n += (by_arrival_.capacity() + by_end_.capacity()) * sizeof(Bucket);
+  n += crashes_.capacity() * sizeof(Crash) + recent_corrections_.size() * sizeof(Fix);
+  n += dead_per_worker_.size() * 48 + names_.size() * 32 + bindings_.capacity() * sizeof(long);
+  return n;
 }
 
 }  // namespace kvscope

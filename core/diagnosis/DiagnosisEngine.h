@@ -3,6 +3,9 @@
 // same on a simulation, a recording and a real cluster's events. Each finding carries its time
 // window, the numbers that show it, and the mitigation knob and real fix from the taxonomy.
 // Thresholds are the cheat sheet's symptoms made numeric; a healthy run produces no finding.
+// Bounded at any run length: aggregates, sketches and small capped lists, never one entry per
+// request or per session, so the console can feed it from a live cluster for days.
+#include <deque>
 #include <map>
 #include <optional>
 #include <string>
@@ -10,6 +13,8 @@
 
 #include "diagnosis/Finding.h"
 #include "events/Event.h"
+#include "metrics/DistinctCount.h"
+#include "metrics/LatencySample.h"
 
 namespace kvscope {
 
@@ -17,27 +22,26 @@ class DiagnosisEngine : public EventSink {
  public:
   void onEvent(const Event& e) override;
   std::vector<Finding> findings() const;
+  std::size_t memoryBytes() const;
 
  private:
   struct Bucket {
     long done = 0, failed = 0, transfer_errors = 0;
-  };
-  struct Dead {
-    double t;
-    WorkerId worker;
-    int aborted;
-  };
-  struct Crash {
-    double t;
-    WorkerId worker;
-    std::string reason;
   };
   struct Fix {
     double t;
     WorkerId worker;
     std::int64_t fill, prefix;
   };
+  // An invariant crash (AssertionError) with the correction that preceded it on its worker, if any.
+  struct Crash {
+    double t;
+    WorkerId worker;
+    std::string reason;
+    std::optional<Fix> fix;
+  };
 
+  void onCrash(double t, const WorkerCrashed& c);
   std::optional<Finding> cascade() const;
   std::optional<Finding> coldDecode() const;
   std::optional<Finding> evictStorm() const;
@@ -46,18 +50,23 @@ class DiagnosisEngine : public EventSink {
   std::string name(WorkerId w) const;
 
   static constexpr double kBucketS = 10;
+  static constexpr std::size_t kMaxCrashFindings = 100;  // one finding each; later ones only counted
+  static constexpr double kFixBeforeCrashS = 1.0;       // a correction this close before a crash caused it
   std::vector<std::string> names_;
   std::vector<long> bindings_;
   std::vector<Bucket> by_arrival_;  // failures bucketed by the request's arrival time
   std::vector<Bucket> by_end_;      // ... and by the time it ended
-  std::vector<Dead> dead_;
-  std::vector<Crash> crashes_;
-  std::vector<Fix> corrections_;
-  std::vector<double> ttft_;
+  long dead_ = 0, dead_aborted_ = 0;
+  double first_dead_ = 0, last_dead_ = 0;
+  std::map<WorkerId, int> dead_per_worker_;
+  std::vector<Crash> crashes_;          // at most kMaxCrashFindings
+  long crashes_not_listed_ = 0;
+  std::deque<Fix> recent_corrections_;  // the last kFixBeforeCrashS seconds
+  LatencySample ttft_;
   long evictions_ = 0, session_evictions_ = 0;
   long long eviction_tokens_ = 0;
   double first_eviction_ = -1, last_eviction_ = 0;
-  std::map<SessionId, int> evicted_sessions_;
+  DistinctCount evicted_sessions_;
   long reseeds_ = 0, seeds_early_ = 0;
   double first_arrival_ = -1, end_ = 0;
   int peak_pending_seeds_early_ = 0, peak_link_queue_early_ = 0;

@@ -5,7 +5,6 @@
 
 namespace kvscope {
 
-
 SummaryCollector::PerWorker& SummaryCollector::worker(WorkerId w) {
   if (w >= static_cast<WorkerId>(workers_.size())) workers_.resize(static_cast<std::size_t>(w) + 1);
   return workers_[static_cast<std::size_t>(w)];
@@ -25,7 +24,7 @@ void SummaryCollector::onEvent(const Event& e) {
                    if (a.result != AdmissionResult::Admitted || a.worker < 0) return;
                    auto& w = worker(a.worker);
                    ++w.bindings;
-                   w.sessions.insert(a.session);
+                   w.sessions.add(a.session);
                    if (a.path == RoutePath::Direct) ++direct_;
                  },
                  [&](const SeedStarted& s) { ++(s.reseed ? reseeds_ : seeds_); },
@@ -33,7 +32,7 @@ void SummaryCollector::onEvent(const Event& e) {
                    ++evictions_;
                    eviction_tokens_ += ev.tokens_freed;
                    eviction_max_ = std::max<long long>(eviction_max_, ev.tokens_freed);
-                   if (ev.session != 0) evicted_sessions_.insert(ev.session);
+                   if (ev.session != 0) evicted_sessions_.add(ev.session);
                    if (ev.worker >= 0) ++worker(ev.worker).evictions;
                  },
                  [&](const LinkHealth& l) {
@@ -52,8 +51,8 @@ void SummaryCollector::onEvent(const Event& e) {
                      ++failed_;
                      return;
                    }
-                   e2e_.push_back(timeToSeconds(d.e2e));
-                   if (d.ttft >= 0) ttft_.push_back(timeToSeconds(d.ttft));
+                   e2e_.add(timeToSeconds(d.e2e));
+                   if (d.ttft >= 0) ttft_.add(timeToSeconds(d.ttft));
                    if (d.worker >= 0) worker(d.worker).tokens_served += d.input_tokens + d.output_tokens;
                  },
                  [&](const PolicyChanged& p) { run_.policy = p.new_policy; },
@@ -79,10 +78,8 @@ RunSummary SummaryCollector::summary() const {
   s.failed = failed_;
   s.completed = total_ - failed_;
   s.failure_rate = total_ > 0 ? static_cast<double>(failed_) / static_cast<double>(total_) : 0;
-  auto e2e = e2e_;
-  auto ttft = ttft_;
-  s.e2e_s = summarise(e2e);
-  s.ttft_s = summarise(ttft);
+  s.e2e_s = e2e_.summary();
+  s.ttft_s = ttft_.summary();
   long bindings = 0;
   for (const auto& w : workers_) bindings += w.bindings;
   long long max_served = 0, min_served = -1;
@@ -92,7 +89,7 @@ RunSummary SummaryCollector::summary() const {
     ws.role = toString(w.info.role);
     ws.bindings = w.bindings;
     ws.share = bindings > 0 ? static_cast<double>(w.bindings) / static_cast<double>(bindings) : 0;
-    ws.sessions = static_cast<long>(w.sessions.size());
+    ws.sessions = static_cast<long>(w.sessions.count());
     ws.kv_peak_frac = w.kv_peak_frac;
     ws.evictions = w.evictions;
     ws.tokens_served = w.tokens_served;
@@ -104,7 +101,7 @@ RunSummary SummaryCollector::summary() const {
   s.eviction_count = evictions_;
   s.eviction_mean_tokens = evictions_ > 0 ? static_cast<double>(eviction_tokens_) / static_cast<double>(evictions_) : 0;
   s.eviction_max_tokens = eviction_max_;
-  s.eviction_sessions_hit = static_cast<long>(evicted_sessions_.size());
+  s.eviction_sessions_hit = static_cast<long>(evicted_sessions_.count());
   s.seeds = seeds_;
   s.reseeds = reseeds_;
   s.direct_appends = direct_;
@@ -113,6 +110,12 @@ RunSummary SummaryCollector::summary() const {
   s.worker_crashes = crashes_;
   s.corrections = corrections_;
   return s;
+}
+
+std::size_t SummaryCollector::memoryBytes() const {
+  std::size_t n = sizeof(*this) + e2e_.memoryBytes() + ttft_.memoryBytes() + evicted_sessions_.memoryBytes();
+  for (const auto& w : workers_) n += sizeof(w) + w.sessions.memoryBytes();
+  return n;
 }
 
 }  // namespace kvscope

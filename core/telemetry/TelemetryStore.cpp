@@ -228,6 +228,13 @@ int TelemetryStore::rowOf(const Event& e) const {
                     e.payload);
 }
 
+int TelemetryStore::prefillRowOf(const Event& e) const {
+  const auto* seed = std::get_if<SeedStarted>(&e.payload);
+  const int prefill = run_ ? static_cast<int>(run_->prefill.size()) : 0;
+  if (!seed || seed->prefill < 0 || seed->prefill >= prefill) return -1;
+  return static_cast<int>(workers_.size()) + seed->prefill;
+}
+
 std::pair<std::size_t, std::size_t> TelemetryStore::discreteRange(SimTime from, SimTime to) const {
   auto lo = std::lower_bound(discrete_.begin(), discrete_.end(), from,
                              [](const Event& e, SimTime t) { return e.time < t; });
@@ -273,6 +280,7 @@ std::size_t TelemetryStore::approxMemoryBytes() const {
   n += requests_.size() * (sizeof(RequestDone) + sizeof(SimTime));
   for (const RouteDecision& d : decisions_) n += sizeof(RouteDecision) + d.candidates.size() * sizeof(CandidateScore);
   n += decision_index_.size() * 32;
+  n += summary_.memoryBytes() + diagnosis_.memoryBytes();
   return n;
 }
 

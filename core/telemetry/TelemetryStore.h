@@ -98,6 +98,9 @@ class TelemetryStore {
   std::vector<TimelineRow> timelineRows() const;
   // The timeline row of a discrete event, -1 when it has none (knob changes span all rows).
   int rowOf(const Event& e) const;
+  // A second row the event also belongs on, -1 when none: a seed or reseed is the prefill worker's
+  // work as much as the decode worker's, so it shows on its P row too.
+  int prefillRowOf(const Event& e) const;
 
   // Discrete events in time order (already sorted: the stream is). Bounded; see droppedEvents().
   const std::deque<Event>& discreteEvents() const { return discrete_; }

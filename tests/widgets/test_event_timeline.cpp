@@ -117,6 +117,33 @@ class TestEventTimeline : public QObject {
     QVERIFY(panel.detailsText().contains(QStringLiteral("kind: %1\n").arg(QString::fromLatin1(eventKindName(hit->payload)))));
   }
 
+  // The P row is the prefill worker's: every seed it prefilled is there as well as on its D row.
+  void aSeedShowsOnItsPrefillRowToo() {
+    const TelemetryStore& store = storeFor("e3-load-floor");
+    const Event* seed = firstOf(store, TimelineKind::Seed);
+    QVERIFY2(seed, "e3-load-floor produced no seed");
+    const int prefill_row = store.prefillRowOf(*seed);
+    QVERIFY(prefill_row >= 0);
+    QCOMPARE(store.timelineRows()[static_cast<std::size_t>(prefill_row)].kind, TimelineRow::Prefill);
+    QVERIFY(prefill_row != store.rowOf(*seed));
+    QCOMPARE(store.prefillRowOf(Event{0, seed->time, Eviction{0, 1, 100, EvictionGranularity::Session, 1}}), -1);
+
+    ViewState view;
+    EventTimelinePanel panel(view);
+    QVERIFY(showPanel(panel));
+    view.setRange(seed->time - secondsToTime(1), seed->time + secondsToTime(1));
+    for (int k = 0; k < kTimelineKinds; ++k)
+      panel.filterAction(static_cast<TimelineKind>(k))->setChecked(k == int(TimelineKind::Seed));
+    panel.refresh(store);
+    EventTimelineView* timeline = panel.timeline();
+    for (const int row : {store.rowOf(*seed), prefill_row}) {
+      const auto hit = timeline->hitTest(QPoint(timeline->xForTime(seed->time), timeline->rowCenterY(row)));
+      QVERIFY2(hit, qPrintable(QString("nothing on row %1").arg(row)));
+      QCOMPARE(timelineKindOf(*hit), std::optional(TimelineKind::Seed));
+      QCOMPARE(hit->time, seed->time);
+    }
+  }
+
   void crashDetailsCarryTheAssertion() {
     const TelemetryStore& store = storeFor("invariant-crash");
     const Event* crash = firstOf(store, TimelineKind::Crash);
