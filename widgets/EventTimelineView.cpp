@@ -195,20 +195,18 @@ void EventTimelineView::ensureLayout() const {
         c.last = i;
         const int rank = timelineKindSeverity(kind), held = timelineKindSeverity(c.kind);
         if (rank > held || (kind == c.kind && m.tokens_freed > c.magnitude))
-          c.kind = kind, c.representative = i, c.magnitude = m.tokens_freed;
+          c.kind = kind, c.representative = i, c.magnitude = m.tokens_freed, c.time = m.time;
       } else {
-        layout_.cells.push_back({row, bin, 1, kind, i, i, i, m.tokens_freed});
+        layout_.cells.push_back({row, bin, 1, kind, i, i, i, m.tokens_freed, m.time});
         slot = static_cast<int>(layout_.cells.size()) - 1;
       }
     }
   }
 }
 
-QPointF EventTimelineView::glyphCentre(const Cell& c) const {
-  const QRect plot = plotRect();
+QPointF EventTimelineView::glyphCentre(const Cell& c, const QRect& plot) const {
   const double span = static_cast<double>(std::max<SimTime>(1, view_.to() - view_.from()));
-  const SimTime t = store_->discreteEvents()[c.representative].time;
-  return {plot.left() + static_cast<double>(t - view_.from()) * plot.width() / span, static_cast<double>(rowCenterY(c.row))};
+  return {plot.left() + static_cast<double>(c.time - view_.from()) * plot.width() / span, static_cast<double>(rowCenterY(c.row))};
 }
 
 std::optional<EventTimelineView::Hit> EventTimelineView::hitItem(QPoint pos) const {
@@ -221,7 +219,7 @@ std::optional<EventTimelineView::Hit> EventTimelineView::hitItem(QPoint pos) con
     for (std::size_t i = 0; i < layout_.cells.size(); ++i) {
       const Cell& c = layout_.cells[i];
       if (c.row != row) continue;
-      const double dx = std::abs(glyphCentre(c).x() - pos.x());
+      const double dx = std::abs(glyphCentre(c, plot).x() - pos.x());
       if (dx <= std::max<qreal>(glyphRadius(c.kind, c.magnitude), kBinPx) + 2 && dx < best_dx) best = Hit{false, i}, best_dx = dx;
     }
   }
@@ -410,7 +408,7 @@ void EventTimelineView::paintEvent(QPaintEvent*) {
   }
   for (const Cell& c : layout_.cells) {
     const QPixmap& glyph = sprite(c.kind, glyphRadius(c.kind, c.magnitude));
-    const QPointF centre = glyphCentre(c);
+    const QPointF centre = glyphCentre(c, plot);
     const qreal half = glyph.width() / glyph.devicePixelRatio() / 2;
     p.drawPixmap(QPoint(qRound(centre.x() - half), qRound(centre.y() - half)), glyph);
     ++last_frame_.glyphs;

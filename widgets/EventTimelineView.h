@@ -92,6 +92,7 @@ class EventTimelineView : public QWidget {
     std::size_t representative = 0;              // index into discreteEvents(): the most severe
     std::size_t first = 0, last = 0;             // index span of the events folded in
     std::int64_t magnitude = 0;                  // tokens freed, for an eviction representative
+    SimTime time = 0;                            // the representative's (painting never looks it up)
   };
   struct Line {  // knob and policy changes in one pixel column
     int x = 0;
@@ -126,7 +127,7 @@ class EventTimelineView : public QWidget {
   int minRowHeight() const { return min_row_height_; }
   int rowHeight() const;
   qreal glyphRadius(TimelineKind kind, std::int64_t magnitude) const;
-  QPointF glyphCentre(const Cell& c) const;
+  QPointF glyphCentre(const Cell& c, const QRect& plot) const;
   const QPixmap& sprite(TimelineKind kind, qreal radius) const;
   std::optional<std::size_t> indexOfSeq(std::uint64_t seq, SimTime time) const;
   QString aggregateSummary(int row, std::size_t first, std::size_t last) const;

@@ -1,5 +1,6 @@
 // `kvscope-cli serve`: the gRPC backend around a paced simulation (telemetry, control, health,
-// reflection), optionally recording, or around a recording in replay (--replay); stops cleanly on
+// reflection), optionally recording, around a recording in replay (--replay), or around the router
+// core steering a real cluster's router (--router: the Router service); stops cleanly on
 // SIGINT/SIGTERM, closing the recording.
 #include <signal.h>
 
@@ -17,7 +18,9 @@
 #include "model/Error.h"
 #include "recording/EventRecorder.h"
 #include "recording/RecordingReplay.h"
+#include "router/LiveRouter.h"
 #include "run/SimulationRunner.h"
+#include "scenario/HardwareProfile.h"
 #include "service/KvscopeServer.h"
 #include "service/TelemetryHub.h"
 
@@ -32,6 +35,10 @@ struct ServeArgs {
   double speed = 10;
   bool exit_when_done = false;
   std::string replay;  // --replay run.kvrec: serve the recording instead of a simulation
+  std::vector<std::string> router;  // --router D0,D1,D2: serve the Router service for these decode workers
+  std::vector<std::string> prefill{"P0"};
+  long long kv_capacity = HardwareProfile{}.decode_kv_pool_tokens;
+  int block_size = 24;
 };
 
 // Every thread inherits this mask, so SIGINT/SIGTERM reach only the sigtimedwait below.
@@ -79,11 +86,53 @@ int serveReplay(const ServeArgs& a, const sigset_t& stop_signals) {
   spdlog::info("stopped at recorded {:.1f} s", timeToSeconds(replay.simTime()));
   return 0;
 }
+// `serve --router`: the router core for a real cluster. The lab's router calls Route and Report;
+// the console and recordings see its decisions and observations as they see a simulation.
+int serveRouter(const ServeArgs& a, const sigset_t& stop_signals) {
+  LiveClusterSpec spec;
+  for (const auto& name : a.router) spec.workers.push_back({name, WorkerRole::Decode, a.kv_capacity});
+  for (const auto& name : a.prefill) spec.prefill.push_back({name, WorkerRole::Prefill, 0});
+  spec.block_size = a.block_size;
+  if (!a.run.policy.empty()) spec.policy = a.run.policy;
+  spec.knobs = toSimulationOptions(a.run).knobs;
+  TelemetryHub hub;
+  std::vector<EventSink*> sinks{&hub};
+  std::unique_ptr<EventRecorder> recorder;
+  if (!a.record.empty()) {
+    recorder = std::make_unique<EventRecorder>(a.record);
+    sinks.push_back(recorder.get());
+  }
+  RunMetrics metrics;
+  std::unique_ptr<MetricsHttpServer> metrics_server;
+  if (!a.metrics.empty()) {
+    std::string why;
+    metrics_server = MetricsHttpServer::start(a.metrics, a.server.insecure, metrics, &why);
+    if (!metrics_server) throw InputError(why);
+    sinks.push_back(&metrics);
+  }
+  LiveRouter router(spec, sinks);
+  std::string error;
+  auto server = KvscopeServer::start(a.server, hub, router, &error, &router);
+  if (!server) throw InputError(error);
+  std::printf("listening on %s\n", server->address().c_str());
+  if (metrics_server) std::printf("metrics on http://%s/metrics\n", metrics_server->address().c_str());
+  std::fflush(stdout);
+  spdlog::info("routing for {} decode workers under {} on {}{}", spec.workers.size(), spec.policy, server->address(),
+               a.server.token_file.empty() ? "" : ", router and control calls need the bearer token");
+  const int signal_number = waitForStop(stop_signals, false, [] { return false; });
+  spdlog::info("signal {}: stopping", signal_number);
+  server->shutdown();
+  router.stop();
+  if (metrics_server) metrics_server->stop();
+  if (recorder && !recorder->close(&error)) throw InputError(error);
+  return 0;
+}
 }  // namespace
 
 Command addServe(CLI::App& app) {
   auto a = std::make_shared<ServeArgs>();
-  auto* sub = app.add_subcommand("serve", "Serve a simulation, or a recording (--replay), over gRPC (Telemetry, Control, health, reflection)");
+  auto* sub = app.add_subcommand("serve", "Serve a simulation, a recording (--replay) or a real cluster's router core (--router) "
+                                          "over gRPC (Telemetry, Control, Router, health, reflection)");
   addRunOptions(sub, a->run);
   sub->add_option("--listen", a->server.listen, "ADDR:PORT to listen on (port 0: any free port)")->capture_default_str();
   sub->add_option("--token-file", a->server.token_file, "Control calls need 'authorization: Bearer <token from this file>'");
@@ -101,9 +150,22 @@ Command addServe(CLI::App& app) {
   for (const char* simulation_only : {"--scenario", "--trace", "--set", "--policy", "--seed", "--duration", "--start-window",
                                       "--loop", "--time-scale", "--lenient", "--record", "--metrics"})
     replay->excludes(simulation_only);
+  auto* router = sub->add_option("--router", a->router,
+                                 "Serve the Router service for a real cluster with these decode workers (D0,D1,...) "
+                                 "instead of a simulation; --policy and --set apply")
+                     ->delimiter(',');
+  sub->add_option("--prefill", a->prefill, "With --router: the prefill workers' names")->delimiter(',')->needs(router)->capture_default_str();
+  sub->add_option("--kv-capacity", a->kv_capacity, "With --router: each decode worker's KV pool, tokens")
+      ->needs(router)->check(CLI::Range(1.0, 1e12))->capture_default_str();
+  sub->add_option("--block-size", a->block_size, "With --router: tokens per block hash the router sends")
+      ->needs(router)->check(CLI::Range(1, 1 << 20))->capture_default_str();
+  for (const char* simulation_only : {"--scenario", "--trace", "--seed", "--duration", "--start-window", "--loop",
+                                      "--time-scale", "--lenient", "--replay", "--exit-when-done"})
+    router->excludes(simulation_only);
   return [a] {
     const sigset_t stop_signals = blockStopSignals();
     if (!a->replay.empty()) return serveReplay(*a, stop_signals);
+    if (!a->router.empty()) return serveRouter(*a, stop_signals);
     auto prepared = prepareRun(Scenario::load(a->run.scenario), toSimulationOptions(a->run));
     TelemetryHub hub;
     std::unique_ptr<EventRecorder> recorder;

@@ -1,4 +1,5 @@
 #include "service/ControlService.h"
+#include "service/CallAuthorization.h"
 
 #include <algorithm>
 #include <cmath>
@@ -62,6 +63,8 @@ std::string truncateUtf8(const std::string& s, std::size_t max) {
   return s.substr(0, cut);
 }
 
+constexpr const char* kCannotPace = "a live cluster runs at its own pace: it cannot be paused, resumed or sped up";
+
 }  // namespace
 
 std::string controlAuthor(const std::string& requested, const std::string& peer) {
@@ -94,23 +97,10 @@ ControlService::~ControlService() {
   worker_.join();
 }
 
-bool ControlService::authorized(const grpc::CallbackServerContext* ctx) const {
-  if (!token_) return true;
-  bool ok = false;
-  const auto [first, last] = ctx->client_metadata().equal_range("authorization");
-  for (auto it = first; it != last; ++it)
-    ok |= token_->accepts(std::string_view(it->second.data(), it->second.size()));
-  return ok;
-}
-
 grpc::ServerUnaryReactor* ControlService::begin(grpc::CallbackServerContext* ctx, bool* allowed) const {
   auto* reactor = ctx->DefaultReactor();
-  *allowed = authorized(ctx);
-  // Says what to send, never what was expected or received: both would leak the secret.
-  if (!*allowed)
-    reactor->Finish(Status(StatusCode::UNAUTHENTICATED,
-                           "missing or wrong bearer token: send metadata 'authorization: Bearer <token>' "
-                           "with the token from the server's --token-file"));
+  *allowed = callAuthorized(token_, *ctx);
+  if (!*allowed) reactor->Finish(unauthenticatedStatus());
   return reactor;
 }
 
@@ -231,6 +221,7 @@ grpc::ServerUnaryReactor* ControlService::Pause(grpc::CallbackServerContext* ctx
   bool allowed = false;
   auto* reactor = begin(ctx, &allowed);
   if (!allowed) return reactor;
+  if (!run_.canPace()) return finish(reactor, StatusCode::FAILED_PRECONDITION, kCannotPace);
   onWorker([this, reactor, response, who = controlAuthor(request->who(), ctx->peer())]() mutable {
     run_.pause(std::move(who));  // returns once the run stands still between events
     response->set_sim_time_us(run_.simTime());
@@ -244,6 +235,7 @@ grpc::ServerUnaryReactor* ControlService::Resume(grpc::CallbackServerContext* ct
   bool allowed = false;
   auto* reactor = begin(ctx, &allowed);
   if (!allowed) return reactor;
+  if (!run_.canPace()) return finish(reactor, StatusCode::FAILED_PRECONDITION, kCannotPace);
   onWorker([this, reactor, response, who = controlAuthor(request->who(), ctx->peer())]() mutable {
     run_.resume(std::move(who));
     response->set_sim_time_us(run_.simTime());
@@ -257,6 +249,7 @@ grpc::ServerUnaryReactor* ControlService::SetSpeed(grpc::CallbackServerContext* 
   bool allowed = false;
   auto* reactor = begin(ctx, &allowed);
   if (!allowed) return reactor;
+  if (!run_.canPace()) return finish(reactor, StatusCode::FAILED_PRECONDITION, kCannotPace);
   const double speed = request->speed();
   if (!std::isfinite(speed) || speed < 0 || speed > kMaxControlSpeed)
     return finish(reactor, StatusCode::INVALID_ARGUMENT,

@@ -50,7 +50,6 @@ class ControlService final : public v1::Control::CallbackService {
  private:
   // The call's reactor, already finished with UNAUTHENTICATED when the token is missing or wrong.
   grpc::ServerUnaryReactor* begin(grpc::CallbackServerContext* ctx, bool* allowed) const;
-  bool authorized(const grpc::CallbackServerContext* ctx) const;
   // Runs `fn` on the worker thread (RunControl calls that may wait for the run's thread).
   void onWorker(std::function<void()> fn);
   void workerLoop();

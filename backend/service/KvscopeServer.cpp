@@ -13,6 +13,7 @@
 
 #include "service/BearerToken.h"
 #include "service/ControlService.h"
+#include "service/RouterService.h"
 #include "service/TelemetryService.h"
 
 namespace kvscope {
@@ -50,7 +51,7 @@ KvscopeServer::KvscopeServer() = default;
 KvscopeServer::~KvscopeServer() { shutdown(); }
 
 std::unique_ptr<KvscopeServer> KvscopeServer::start(const ServerOptions& options, TelemetryHub& hub, RunControl& run,
-                                                    std::string* error) {
+                                                    std::string* error, LiveRouter* router) {
   std::string message;
   const auto fail = [&](std::string why) -> std::unique_ptr<KvscopeServer> {
     if (error) *error = std::move(why);
@@ -98,6 +99,7 @@ std::unique_ptr<KvscopeServer> KvscopeServer::start(const ServerOptions& options
 
   std::unique_ptr<KvscopeServer> server(new KvscopeServer());
   server->telemetry_ = std::make_unique<TelemetryService>(hub, &run);
+  if (router) server->router_ = std::make_unique<RouterService>(*router, token);
   server->control_ = std::make_unique<ControlService>(run, hub, std::move(token));
   server->tls_ = !options.tls_cert.empty();
   server->token_required_ = !options.token_file.empty();
@@ -110,6 +112,7 @@ std::unique_ptr<KvscopeServer> KvscopeServer::start(const ServerOptions& options
   builder.AddListeningPort(options.listen, credentials, &bound_port);
   builder.RegisterService(server->telemetry_.get());
   builder.RegisterService(server->control_.get());
+  if (server->router_) builder.RegisterService(server->router_.get());
   server->server_ = builder.BuildAndStart();
   if (!server->server_ || (!unix_socket && bound_port == 0))
     return fail("cannot listen on '" + options.listen +
@@ -119,6 +122,7 @@ std::unique_ptr<KvscopeServer> KvscopeServer::start(const ServerOptions& options
     health->SetServingStatus(true);
     health->SetServingStatus(v1::Control::service_full_name(), true);
     health->SetServingStatus(v1::Telemetry::service_full_name(), true);
+    if (server->router_) health->SetServingStatus(v1::Router::service_full_name(), true);
   }
   server->port_ = unix_socket ? 0 : bound_port;
   server->address_ = unix_socket ? options.listen : joinHostPort(host, bound_port);

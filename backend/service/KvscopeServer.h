@@ -1,5 +1,6 @@
 #pragma once
-// The gRPC server of `kvscope-cli serve`: Telemetry and Control around one run, plus the standard
+// The gRPC server of `kvscope-cli serve`: Telemetry and Control around one run (and Router around a
+// real cluster's router core), plus the standard
 // health service and server reflection (so grpcurl-like tools and load balancers work). Safe by
 // default: loopback only unless a token guards Control (or the operator says --insecure), TLS when
 // given a certificate and key.
@@ -14,6 +15,8 @@
 namespace kvscope {
 
 class ControlService;
+class LiveRouter;
+class RouterService;
 class RunControl;
 class TelemetryHub;
 class TelemetryService;
@@ -29,8 +32,9 @@ class KvscopeServer {
  public:
   // Checks the options, reads the token and TLS files, binds and starts serving. On failure returns
   // nullptr and a message naming the option or file. `hub` and `run` must outlive the server.
+  // With a `router` (a real cluster's, usually also `run`), the Router service is served too.
   static std::unique_ptr<KvscopeServer> start(const ServerOptions& options, TelemetryHub& hub, RunControl& run,
-                                              std::string* error);
+                                              std::string* error, LiveRouter* router = nullptr);
   ~KvscopeServer();  // shutdown()
 
   int port() const { return port_; }           // the bound port (the chosen one for "host:0"); 0 for unix:
@@ -49,6 +53,7 @@ class KvscopeServer {
 
   std::unique_ptr<TelemetryService> telemetry_;
   std::unique_ptr<ControlService> control_;
+  std::unique_ptr<RouterService> router_;
   std::unique_ptr<grpc::Server> server_;  // after the services: destroyed (stopped) before them
   int port_ = 0;
   std::string address_;

@@ -5,8 +5,9 @@
 
 namespace kvscope {
 
-void PrefixIndex::stored(WorkerId worker, SessionId session, std::span<const BlockHash> hashes) {
+std::size_t PrefixIndex::stored(WorkerId worker, SessionId session, std::span<const BlockHash> hashes) {
   const WorkerMask bit = WorkerMask{1} << worker;
+  std::size_t added = 0;
   for (BlockHash h : hashes) {
     auto [it, inserted] = map_.try_emplace(h);
     Entry& e = it->second;
@@ -15,18 +16,23 @@ void PrefixIndex::stored(WorkerId worker, SessionId session, std::span<const Blo
     } else if (e.owner != session) {
       e.owner |= Entry::kShared;
     }
+    added += (e.workers & bit) == 0;
     e.workers |= bit;
   }
+  return added;
 }
 
-void PrefixIndex::removed(WorkerId worker, std::span<const BlockHash> hashes) {
+std::size_t PrefixIndex::removed(WorkerId worker, std::span<const BlockHash> hashes) {
   const WorkerMask bit = WorkerMask{1} << worker;
+  std::size_t dropped = 0;
   for (BlockHash h : hashes) {
     auto it = map_.find(h);
     if (it == map_.end()) continue;
+    dropped += (it->second.workers & bit) != 0;
     it->second.workers &= ~bit;
     if (it->second.workers == 0) map_.erase(it);
   }
+  return dropped;
 }
 
 void PrefixIndex::clearWorker(WorkerId worker) {

@@ -24,8 +24,9 @@ class PrefixIndex {
     std::array<std::int32_t, kMaxWorkers> exclusive_blocks{};
   };
 
-  void stored(WorkerId worker, SessionId session, std::span<const BlockHash> hashes);
-  void removed(WorkerId worker, std::span<const BlockHash> hashes);
+  // Both return how many of the blocks the worker newly holds (stored) or no longer holds (removed).
+  std::size_t stored(WorkerId worker, SessionId session, std::span<const BlockHash> hashes);
+  std::size_t removed(WorkerId worker, std::span<const BlockHash> hashes);
   // A crashed worker loses its whole pool; its restart starts cold.
   void clearWorker(WorkerId worker);
 

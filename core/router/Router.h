@@ -37,8 +37,16 @@ class Router : public KvEventListener {
   int assignedSessions(WorkerId worker) const { return assigned_[static_cast<std::size_t>(worker)]; }
 
   const PrefixIndex& index() const { return index_; }
+  // The prefix match the last decide() computed (per worker: leading blocks cached).
+  const PrefixIndex::Match& lastMatch() const { return match_; }
   int numWorkers() const { return num_workers_; }
   int blockSize() const { return block_size_; }
+
+  // KV events from a real cluster's router (LiveRouter), counting the blocks whose holder changed.
+  std::size_t storeBlocks(WorkerId worker, SessionId session, std::span<const BlockHash> hashes) {
+    return index_.stored(worker, session, hashes);
+  }
+  std::size_t removeBlocks(WorkerId worker, std::span<const BlockHash> hashes) { return index_.removed(worker, hashes); }
 
   // KV events from the cluster.
   void onBlocksStored(WorkerId worker, SessionId session, std::span<const BlockHash> hashes) override;

@@ -24,6 +24,8 @@ class RunControl {
                           std::function<void(KnobRegistry::Result)> done) = 0;
   virtual void setPolicy(std::string name, std::string who, std::function<void(bool ok)> done) = 0;
 
+  // A real cluster runs at its own pace: pause, resume and speed mean nothing there.
+  virtual bool canPace() const { return true; }
   virtual void pause(std::string who) = 0;  // returns once the run stands still between events
   virtual void resume(std::string who) = 0;
   virtual void setSpeed(double speed, std::string who) = 0;  // x real time; 0 = as fast as possible

@@ -16,6 +16,9 @@ import threading
 import time
 import unittest
 
+import serve_process
+from serve_process import stop_serve
+
 ARGS = None
 
 
@@ -30,32 +33,7 @@ def stubs():
 
 
 def start_serve(args):
-    """Starts `kvscope-cli serve ARGS`; returns the process and the address it listens on."""
-    server = subprocess.Popen([ARGS.cli, "serve"] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    # Byte by byte from the pipe itself: a buffered readline could swallow the log lines after it,
-    # which communicate() (reading the pipe directly) would then never see.
-    raw = b""
-    while not raw.endswith(b"\n"):
-        byte = os.read(server.stdout.fileno(), 1)
-        if not byte:
-            break
-        raw += byte
-    line = raw.decode(errors="replace")
-    if not line.startswith("listening on "):
-        server.kill()
-        raise RuntimeError("serve did not start: %r %s" % (line, server.stderr.read()))
-    return server, line.split()[-1]
-
-
-def stop_serve(server):
-    """SIGINT, as an operator would; returns the exit code and what it wrote (logs go to stdout)."""
-    server.send_signal(signal.SIGINT)
-    try:
-        out, err = server.communicate(timeout=30)
-    finally:
-        if server.poll() is None:
-            server.kill()
-    return server.returncode, out + err
+    return serve_process.start_serve(ARGS.cli, args)
 
 
 class Follower:

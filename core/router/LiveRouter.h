@@ -1,0 +1,147 @@
+#pragma once
+// The router core driving a real cluster (the Router RPC): the same Router object and policies the
+// simulator uses, fed by what the lab's router reports instead of by a simulated cluster. It keeps
+// the per-worker load the policies read (requests routed, admitted and finished; KV blocks stored
+// and removed; seeds in flight; crashes), decides each request's worker and path, and publishes
+// everything as events - route decisions, the observations themselves, knob and policy changes,
+// and a snapshot of its gauges every second - so the console and recordings see a real cluster as
+// they see a simulation. Time is wall time since construction. Thread-safe: gRPC threads call it.
+//
+// It is a RunControl for knobs and policy; a live cluster cannot be paused, paced or sought.
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <absl/container/flat_hash_map.h>
+
+#include "events/Event.h"
+#include "knobs/KnobRegistry.h"
+#include "router/Router.h"
+#include "run/RunControl.h"
+
+namespace kvscope {
+
+struct LiveClusterSpec {
+  std::string name = "live";
+  std::vector<WorkerInfo> workers;  // decode workers (1..64)
+  std::vector<WorkerInfo> prefill;  // prefill workers (may be empty)
+  int block_size = 24;              // tokens per block hash the router sends
+  std::string policy = "kv-aware";
+  std::map<std::string, double> knobs;  // overrides of the registry's defaults
+};
+
+class LiveRouter final : public RunControl {
+ public:
+  static constexpr int kMaxBlockHashes = 1 << 16;  // per message: a 1.5M-token prompt at 24 tokens/block
+
+  // Checks the spec (worker count, names, policy, knobs); on error throws InputError naming the field.
+  // Publishes RunStarted and starts the snapshot ticker.
+  LiveRouter(LiveClusterSpec spec, std::vector<EventSink*> sinks);
+  ~LiveRouter() override;  // stop()
+  // Publishes RunFinished{completed=false} and stops the ticker. Idempotent.
+  void stop();
+
+  struct RouteInput {
+    RequestId request = 0;
+    SessionId session = 0;
+    std::int32_t turn = 1;
+    std::int64_t input_tokens = 0;
+    std::vector<BlockHash> hashes;
+    std::vector<WorkerId> candidates;  // empty: every worker
+  };
+  struct RouteResult {
+    RouteDecision decision;
+    RoutePath path = RoutePath::Seed;
+    std::uint64_t seq = 0;
+  };
+  // `in` must be valid (worker indices in range: the service checks them against workers()).
+  RouteResult route(const RouteInput& in);
+
+  // An observed event (admission, seed, transfer, eviction, link, crash, restart, correction,
+  // request done). False with a message naming the field for a kind KVScope makes itself or a
+  // worker index outside the cluster; nothing is applied then.
+  bool observe(EventPayload payload, std::string* error);
+  bool blocksStored(WorkerId worker, SessionId session, std::span<const BlockHash> hashes, std::string* error);
+  bool blocksRemoved(WorkerId worker, std::span<const BlockHash> hashes, std::string* error);
+
+  // The policy and knobs now, then after every change (from any thread, under the router's lock:
+  // the callback must only queue). Returns an id for unwatchKnobs.
+  struct KnobState {
+    std::string policy;
+    std::vector<std::pair<std::string, double>> knobs;
+    std::string who;
+  };
+  int watchKnobs(std::function<void(const KnobState&)> callback);
+  void unwatchKnobs(int id);
+
+  const LiveClusterSpec& spec() const { return spec_; }
+  KnobState knobState() const;
+  void publishSnapshot();  // also called by the ticker every second
+
+  // RunControl
+  bool canChangeKnobs() const override { return true; }
+  void applyKnobs(std::map<std::string, double> changes, std::string who,
+                  std::function<void(KnobRegistry::Result)> done) override;
+  void setPolicy(std::string name, std::string who, std::function<void(bool ok)> done) override;
+  bool canPace() const override { return false; }
+  void pause(std::string) override {}
+  void resume(std::string) override {}
+  void setSpeed(double, std::string) override {}
+  bool canSeek() const override { return false; }
+  bool seek(SimTime, std::string, std::string* error) override;
+  SimTime endTime() const override { return 0; }
+  bool paused() const override { return false; }
+  double speed() const override { return 1; }
+  SimTime simTime() const override { return now(); }
+
+ private:
+  struct Load {
+    WorkerLoad load;
+    std::int64_t kv_peak = 0;
+    std::int32_t resident_sessions = 0;
+  };
+  enum class Stage : std::uint8_t { Routed, Admitted };
+  struct InFlight {
+    WorkerId worker;
+    Stage stage;
+    bool seeding;
+  };
+
+  SimTime now() const;
+  std::uint64_t publishLocked(EventPayload payload);
+  void notifyKnobsLocked(const std::string& who);
+  bool checkWorker(WorkerId w, const char* field, std::string* error) const;
+  void applyLocked(const EventPayload& payload);
+  void finishRequestLocked(RequestId request);
+  void setResidentLocked(SessionId session, WorkerId worker);
+  KnobState knobStateLocked() const;
+
+  const LiveClusterSpec spec_;
+  std::vector<EventSink*> sinks_;
+  const std::int64_t start_ns_;
+  mutable std::mutex mutex_;
+  KnobRegistry knobs_;
+  Router router_;
+  std::vector<Load> loads_;
+  std::vector<WorkerLoad> decide_loads_;  // reused by route()
+  absl::flat_hash_map<RequestId, InFlight> in_flight_;
+  absl::flat_hash_map<SessionId, WorkerId> resident_;  // where each session's KV cache lives
+  absl::flat_hash_map<SessionId, bool> seeded_;        // sessions seeded at least once
+  std::uint64_t seq_ = 0;
+  std::map<int, std::function<void(const KnobState&)>> watchers_;
+  int next_watcher_ = 1;
+  bool stopped_ = false;
+
+  std::mutex ticker_mutex_;
+  std::condition_variable ticker_wake_;
+  bool ticker_stop_ = false;
+  std::thread ticker_;
+};
+
+}  // namespace kvscope

@@ -1,0 +1,188 @@
+#!/usr/bin/python3
+"""The Router service with a real client: the reference router (examples/router_client.py, Debian's
+python3-grpcio) against `kvscope-cli serve --router`. It routes 1,000 requests and reports their
+outcomes; with K=0 the shared system prompt pins every session to one worker (the cold-D pattern of
+mode B, from the same kv-aware policy the simulator runs); a K=200 change made through Control
+reaches WatchKnobs and spreads the next 1,000 requests. The telemetry stream and the recording hold
+the decisions and observations; `report` on that recording names mode B. Bad input is refused
+with the field named, and nothing is applied after it."""
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import unittest
+
+import serve_process
+
+ARGS = None
+
+
+def import_stubs():
+    sys.path.insert(0, ARGS.stubs)
+    sys.path.insert(0, ARGS.examples)
+    global grpc, control_pb2, control_pb2_grpc, events_pb2, knobs_pb2, router_pb2, router_pb2_grpc
+    global telemetry_pb2, telemetry_pb2_grpc, router_client
+    import grpc
+    from kvscope.v1 import (control_pb2, control_pb2_grpc, events_pb2, knobs_pb2, router_pb2, router_pb2_grpc,
+                            telemetry_pb2, telemetry_pb2_grpc)
+    import router_client
+
+
+class RoutedCluster(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        import_stubs()
+        cls.dir = tempfile.TemporaryDirectory()
+        cls.token = "router-test-token"
+        token_file = os.path.join(cls.dir.name, "token")
+        with open(token_file, "w") as f:
+            f.write(cls.token + "\n")
+        cls.recording = os.path.join(cls.dir.name, "live.kvrec")
+        cls.server, cls.address = serve_process.start_serve(
+            ARGS.cli, ["--router", "D0,D1,D2", "--prefill", "P0", "--listen", "127.0.0.1:0", "--token-file", token_file,
+                       "--record", cls.recording])
+        cls.channel = grpc.insecure_channel(cls.address)
+        cls.auth = [("authorization", "Bearer " + cls.token)]
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.channel.close()
+        if cls.server.poll() is None:
+            serve_process.stop_serve(cls.server)
+        cls.dir.cleanup()
+
+    def router(self):
+        return router_pb2_grpc.RouterStub(self.channel)
+
+    def test_1_route_report_watch_and_knob_change(self):
+        first = router_client.run(self.address, 1000, 60, self.token, seed=1)
+        self.assertEqual(len(first["routed"]), 1000)
+        self.assertEqual(first["applied"], 3000)  # admission, blocks stored, request done per request
+        per_worker = {}
+        for _, reply, _ in first["routed"]:
+            per_worker[reply.worker_name] = per_worker.get(reply.worker_name, 0) + 1
+        # K=0 and a shared system prompt: overlap pins every new session to the first warm worker.
+        self.assertGreaterEqual(per_worker.get("D0", 0), 980, per_worker)
+        paths = {reply.path for _, reply, _ in first["routed"]}
+        self.assertIn(events_pb2.ROUTE_PATH_SEED, paths)    # a session's first turn
+        self.assertIn(events_pb2.ROUTE_PATH_DIRECT, paths)  # later turns where its cache lives
+        decision = first["routed"][0][1].decision
+        self.assertEqual(len(decision.candidates), 3)
+        self.assertTrue(all(len(c.components) > 0 for c in decision.candidates))
+        self.assertEqual(first["knob_updates"][0].who, "")  # the state at subscription
+
+        # A knob change through Control reaches a watcher, then steers the next decisions.
+        watched = []
+        call = self.router().WatchKnobs(router_pb2.WatchKnobsRequest(), metadata=self.auth)
+        def read():
+            try:
+                for update in call:
+                    watched.append(update)
+            except grpc.RpcError:
+                pass  # cancelled below
+        reader = threading.Thread(target=read, daemon=True)
+        reader.start()
+        control = control_pb2_grpc.ControlStub(self.channel)
+        control.SetKnobs(control_pb2.SetKnobsRequest(changes=[knobs_pb2.KnobValue(name="K", value=200)], who="test"),
+                         metadata=self.auth)
+        deadline = time.time() + 10
+        while time.time() < deadline and not any(u.who == "test" for u in watched):
+            time.sleep(0.05)
+        call.cancel()
+        changed = [u for u in watched if u.who == "test"]
+        self.assertEqual(len(changed), 1, watched)
+        self.assertEqual({k.name: k.value for k in changed[0].knobs}["K"], 200)
+        self.assertEqual(changed[0].policy, "kv-aware")
+
+        # New sessions spread; the old ones stay where their cache is (the sticky bonus).
+        second = router_client.run(self.address, 1000, 60, self.token, seed=2, first_request=1001, first_session=1001)
+        spread = {}
+        for _, reply, _ in second["routed"]:
+            spread[reply.worker_name] = spread.get(reply.worker_name, 0) + 1
+        for name in ("D1", "D2"):
+            self.assertGreater(spread.get(name, 0), 100, spread)
+
+        # Everything is in the telemetry stream, in order, with KVScope's sequence numbers.
+        telemetry = telemetry_pb2_grpc.TelemetryStub(self.channel)
+        kinds = {}
+        for message in telemetry.Subscribe(telemetry_pb2.SubscribeRequest(from_seq=0), timeout=10):
+            if message.HasField("event"):
+                kind = message.event.WhichOneof("payload")
+                kinds[kind] = kinds.get(kind, 0) + 1
+                if kinds.get("request_done", 0) == 2000 and kinds.get("route", 0) == 2000:
+                    break
+        self.assertEqual(kinds.get("run_started"), 1)
+        self.assertEqual(kinds.get("route"), 2000)
+        self.assertEqual(kinds.get("admission"), 2000)
+        self.assertEqual(kinds.get("request_done"), 2000)
+        self.assertEqual(kinds.get("knob"), 1)
+        self.assertGreaterEqual(kinds.get("snapshot", 0), 1)
+
+    def test_2_bad_input_is_refused_with_the_field(self):
+        router = self.router()
+        with self.assertRaises(grpc.RpcError) as refused:
+            router.Route(router_pb2.RouteRequest(request_id=1, session_id=1, turn=1, input_tokens=10))
+        self.assertEqual(refused.exception.code(), grpc.StatusCode.UNAUTHENTICATED)
+        with self.assertRaises(grpc.RpcError) as bad:
+            router.Route(router_pb2.RouteRequest(request_id=1, session_id=1, turn=1, input_tokens=10, candidates=["D9"]),
+                         metadata=self.auth)
+        self.assertEqual(bad.exception.code(), grpc.StatusCode.INVALID_ARGUMENT)
+        self.assertIn("candidates[0]", bad.exception.details())
+        ev = events_pb2.Event
+
+        def report(*observations):
+            return router.Report(iter(observations), metadata=self.auth)
+
+        good = router_pb2.Observation(event=ev(restart=events_pb2.WorkerRestarted(worker=1)))
+        with self.assertRaises(grpc.RpcError) as wrong_worker:
+            report(good, router_pb2.Observation(event=ev(admission=events_pb2.Admission(
+                request=5, session=5, worker=7, result=events_pb2.ADMISSION_RESULT_ADMITTED, path=events_pb2.ROUTE_PATH_SEED))))
+        self.assertEqual(wrong_worker.exception.code(), grpc.StatusCode.INVALID_ARGUMENT)
+        self.assertIn("observation 1: admission.worker: 7 is not a decode worker", wrong_worker.exception.details())
+        with self.assertRaises(grpc.RpcError) as not_an_observation:
+            report(router_pb2.Observation(event=ev(route=events_pb2.RouteDecision(request=1, chosen=0))))
+        self.assertIn("KVScope's own", not_an_observation.exception.details())
+        with self.assertRaises(grpc.RpcError) as empty:
+            report(router_pb2.Observation())
+        self.assertIn("observation 0: kind", empty.exception.details())
+        self.assertEqual(report(good).applied, 1)
+        # A live cluster runs at its own pace.
+        with self.assertRaises(grpc.RpcError) as pause:
+            control_pb2_grpc.ControlStub(self.channel).Pause(control_pb2.PauseRequest(), metadata=self.auth)
+        self.assertEqual(pause.exception.code(), grpc.StatusCode.FAILED_PRECONDITION)
+
+    def test_3_recordings_report_the_run(self):
+        code, log = serve_process.stop_serve(self.server)
+        self.assertEqual(code, 0, log)
+        report = subprocess.run([ARGS.cli, "report", self.recording], capture_output=True, text=True, timeout=60)
+        self.assertEqual(report.returncode, 0, report.stderr)
+        self.assertIn("scenario live", report.stdout)
+        self.assertIn("2000 total, 2000 completed", report.stdout)
+        # K=200 came in time: over the whole run no worker starved.
+        self.assertIn("no known failure mode", report.stdout)
+
+        # Left at K=0, the same router starves two workers, and the diagnosis engine says so.
+        recording = os.path.join(self.dir.name, "cold.kvrec")
+        server, address = serve_process.start_serve(ARGS.cli, ["--router", "D0,D1,D2", "--listen", "127.0.0.1:0",
+                                                               "--record", recording])
+        try:
+            router_client.run(address, 300, 30, None, seed=3)
+        finally:
+            code, log = serve_process.stop_serve(server)
+        self.assertEqual(code, 0, log)
+        cold = subprocess.run([ARGS.cli, "report", recording], capture_output=True, text=True, timeout=60)
+        self.assertEqual(cold.returncode, 0, cold.stderr)
+        self.assertIn("Cold-D", cold.stdout)
+        self.assertIn("starving: D1", cold.stdout)
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--cli", required=True)
+    parser.add_argument("--stubs", required=True)
+    parser.add_argument("--examples", required=True)
+    ARGS, rest = parser.parse_known_args()
+    unittest.main(argv=[sys.argv[0]] + rest, verbosity=2)
