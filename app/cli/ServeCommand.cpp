@@ -1,17 +1,21 @@
 // `kvscope-cli serve`: the gRPC backend around a paced simulation (telemetry, control, health,
-// reflection), optionally recording, or around a recording in replay (--replay); stops cleanly on
-// SIGINT/SIGTERM, closing the recording.
+// reflection), optionally recording, around a recording in replay (--replay), or around a real
+// cluster (--live cluster.yaml: SGLang /metrics and scheduler logs); stops cleanly on SIGINT/SIGTERM,
+// closing the recording.
 #include <signal.h>
 
 #include <cstdio>
 #include <ctime>
 #include <functional>
+#include <map>
 #include <memory>
 
 #include <spdlog/spdlog.h>
 
 #include "cli/CliCommands.h"
 #include "cli/RunOptions.h"
+#include "live/ClusterConfigLoader.h"
+#include "live/LiveSession.h"
 #include "metrics/MetricsHttpServer.h"
 #include "metrics/RunMetrics.h"
 #include "model/Error.h"
@@ -32,6 +36,7 @@ struct ServeArgs {
   double speed = 10;
   bool exit_when_done = false;
   std::string replay;  // --replay run.kvrec: serve the recording instead of a simulation
+  std::string live;    // --live cluster.yaml: serve a real cluster's metrics and logs
 };
 
 // Every thread inherits this mask, so SIGINT/SIGTERM reach only the sigtimedwait below.
@@ -79,6 +84,86 @@ int serveReplay(const ServeArgs& a, const sigset_t& stop_signals) {
   spdlog::info("stopped at recorded {:.1f} s", timeToSeconds(replay.simTime()));
   return 0;
 }
+// Logs each worker's health when it changes, and each log file that cannot be read.
+class LiveStatusLog {
+ public:
+  void update(const LiveSession& session) {
+    const auto statuses = session.statuses();
+    for (std::size_t i = 0; i < statuses.size(); ++i) {
+      const auto& s = statuses[i];
+      if (s.health == WorkerHealth::Unknown) continue;
+      const std::string key = std::string(toString(s.health)) + s.reason;
+      if (health_[s.name] == key) continue;
+      health_[s.name] = key;
+      if (s.health == WorkerHealth::Ok) spdlog::info("live: {} /metrics ok", s.name);
+      else spdlog::warn("live: {} is {}: {}", s.name, toString(s.health), s.reason);
+    }
+    for (const auto& l : session.logStats()) {
+      if (logs_[l.path] == l.tail.error) continue;
+      logs_[l.path] = l.tail.error;
+      if (l.tail.error.empty()) spdlog::info("live: following {}", l.path);
+      else spdlog::warn("live: log {}: {}", l.path, l.tail.error);
+    }
+  }
+
+ private:
+  std::map<std::string, std::string> health_, logs_;
+};
+
+// `serve --live`: the same services around a real cluster, watched through its /metrics and logs.
+int serveLive(const ServeArgs& a, const sigset_t& stop_signals) {
+  ClusterConfig config = ClusterConfigLoader::load(a.live);
+  TelemetryHub hub;
+  std::vector<EventSink*> sinks{&hub};
+  std::unique_ptr<EventRecorder> recorder;
+  if (!a.record.empty()) {
+    recorder = std::make_unique<EventRecorder>(a.record);
+    sinks.push_back(recorder.get());
+  }
+  RunMetrics metrics;
+  std::unique_ptr<MetricsHttpServer> metrics_server;
+  if (!a.metrics.empty()) {
+    std::string why;
+    metrics_server = MetricsHttpServer::start(a.metrics, a.server.insecure, metrics, &why);
+    if (!metrics_server) throw InputError(why);
+    sinks.push_back(&metrics);
+  }
+  const std::size_t workers = config.workers.size();
+  std::size_t logs = config.client_logs.size();
+  for (const auto& w : config.workers) logs += w.logs.size();
+  const std::string name = config.name;
+  LiveSession session(std::move(config), sinks);
+  session.start();
+  std::string error;
+  auto server = KvscopeServer::start(a.server, hub, session, &error);
+  if (!server) {
+    session.stop();
+    if (recorder) recorder->close(nullptr);
+    throw InputError(error);
+  }
+  std::printf("listening on %s\n", server->address().c_str());
+  if (metrics_server) std::printf("metrics on http://%s/metrics\n", metrics_server->address().c_str());
+  std::fflush(stdout);
+  spdlog::info("watching live cluster {} ({} workers, {} log files) on {}{}", name, workers, logs, server->address(),
+               a.record.empty() ? "" : ", recording to " + a.record);
+  LiveStatusLog status;
+  const timespec tick{0, 200 * 1000 * 1000};
+  int signal_number = 0;
+  while (signal_number <= 0) {
+    signal_number = sigtimedwait(&stop_signals, nullptr, &tick);
+    status.update(session);
+  }
+  spdlog::info("signal {}: stopping", signal_number);
+  session.stop();
+  server->shutdown();
+  if (metrics_server) metrics_server->stop();
+  if (recorder && !recorder->close(&error)) throw InputError(error);
+  for (const auto& l : session.logStats())
+    spdlog::info("live: {}: {} lines ({} known, {} unknown, {} malformed, {} traceback)", l.path, l.lines.lines,
+                 l.lines.known, l.lines.unknown, l.lines.malformed, l.lines.folded);
+  spdlog::info("stopped after {:.1f} s{}", timeToSeconds(session.simTime()), a.record.empty() ? "" : "; recording closed");
+  return 0;
+}
 }  // namespace
 
 Command addServe(CLI::App& app) {
@@ -101,9 +186,16 @@ Command addServe(CLI::App& app) {
   for (const char* simulation_only : {"--scenario", "--trace", "--set", "--policy", "--seed", "--duration", "--start-window",
                                       "--loop", "--time-scale", "--lenient", "--record", "--metrics"})
     replay->excludes(simulation_only);
+  // A real cluster runs on its own clock: nothing of a simulation's shape or pace applies.
+  auto* live = sub->add_option("--live", a->live, "Serve a real cluster described by this YAML file (SGLang /metrics, scheduler logs)");
+  live->excludes(replay);
+  for (const char* simulation_only : {"--scenario", "--trace", "--set", "--policy", "--seed", "--duration", "--start-window",
+                                      "--loop", "--time-scale", "--lenient", "--speed", "--exit-when-done"})
+    live->excludes(simulation_only);
   return [a] {
     const sigset_t stop_signals = blockStopSignals();
     if (!a->replay.empty()) return serveReplay(*a, stop_signals);
+    if (!a->live.empty()) return serveLive(*a, stop_signals);
     auto prepared = prepareRun(Scenario::load(a->run.scenario), toSimulationOptions(a->run));
     TelemetryHub hub;
     std::unique_ptr<EventRecorder> recorder;
