@@ -18,6 +18,7 @@ const char* toString(WorkerHealth h) {
 LiveCluster::LiveCluster(RunStarted run, std::vector<EventSink*> sinks)
     : run_(std::move(run)), sinks_(std::move(sinks)), t0_(std::chrono::steady_clock::now()) {
   gauges_.resize(run_.workers.size());
+  crashed_at_.assign(run_.workers.size(), -1);
   for (std::size_t i = 0; i < run_.workers.size(); ++i) {
     gauges_[i].worker = static_cast<WorkerId>(i);
     gauges_[i].kv_capacity = run_.workers[i].kv_capacity_tokens;
@@ -42,8 +43,10 @@ void LiveCluster::emitLocked(EventPayload payload) {
   Event e{++seq_, last_time_, std::move(payload)};
   // A worker that crashed is down until its /metrics answers again.
   if (const auto* c = std::get_if<WorkerCrashed>(&e.payload); c && c->worker >= 0 &&
-                                                                static_cast<std::size_t>(c->worker) < gauges_.size())
+                                                                static_cast<std::size_t>(c->worker) < gauges_.size()) {
     gauges_[static_cast<std::size_t>(c->worker)].alive = false;
+    crashed_at_[static_cast<std::size_t>(c->worker)] = e.time;
+  }
   for (EventSink* s : sinks_) s->onEvent(e);
 }
 
@@ -75,11 +78,14 @@ void LiveCluster::post(std::vector<EventPayload> payloads) {
   for (auto& p : payloads) emitLocked(std::move(p));
 }
 
-void LiveCluster::setGauges(const WorkerGauges& g) {
+void LiveCluster::setGauges(const WorkerGauges& g, SimTime asked_at) {
   std::lock_guard lock(mutex_);
   if (g.worker < 0 || static_cast<std::size_t>(g.worker) >= gauges_.size()) return;
   WorkerGauges& slot = gauges_[static_cast<std::size_t>(g.worker)];
-  const bool was_down = !slot.alive;
+  SimTime& crashed_at = crashed_at_[static_cast<std::size_t>(g.worker)];
+  if (crashed_at >= 0 && asked_at <= crashed_at) return;  // an answer from before the crash
+  const bool was_down = crashed_at >= 0;
+  crashed_at = -1;
   const std::int32_t bindings = slot.bindings, resident = slot.resident_sessions;
   slot = g;
   slot.kv_peak = std::max(g.kv_peak, g.kv_used);

@@ -39,7 +39,9 @@ class LiveCluster {
   void post(std::vector<EventPayload> payloads);
 
   // A serving worker's gauges from its /metrics (replaces what the previous scrape said).
-  void setGauges(const WorkerGauges& gauges);
+  // `asked_at` is when the scrape began (now() then): an answer to a request sent after the
+  // worker's crash means it runs again (WorkerRestarted); one sent before proves nothing.
+  void setGauges(const WorkerGauges& gauges, SimTime asked_at);
   // A serving worker's load from a batch log line (only the fields the line carries).
   void setBatchGauges(WorkerId worker, const BatchGauges& batch);
   // The health a scraper saw for a worker (any role), by the index in `workerNames()`.
@@ -65,6 +67,7 @@ class LiveCluster {
   SimTime last_time_ = 0;
   bool started_ = false, finished_ = false;
   std::vector<WorkerGauges> gauges_;  // by serving WorkerId
+  std::vector<SimTime> crashed_at_;   // by serving WorkerId; -1 = up
   std::vector<LiveWorkerStatus> status_;
 };
 

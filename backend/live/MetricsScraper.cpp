@@ -95,6 +95,7 @@ ScrapeResult MetricsScraper::scrapeOnce(std::size_t i) {
   client.set_write_timeout(ms(options_.read_timeout_ms));
   client.set_keep_alive(false);
 
+  const SimTime asked_at = cluster_.now();
   const auto began = std::chrono::steady_clock::now();
   const auto deadline = began + ms(options_.deadline_ms);
   std::string body;
@@ -125,7 +126,7 @@ ScrapeResult MetricsScraper::scrapeOnce(std::size_t i) {
   const SglangMetrics metrics = SglangMetricsMapper::map(exposition);
   if (metrics.any()) {
     SglangUpdate update = t.tracker.update(metrics);
-    if (update.gauges) cluster_.setGauges(*update.gauges);
+    if (update.gauges) cluster_.setGauges(*update.gauges, asked_at);
     if (!update.events.empty()) cluster_.post(std::move(update.events));
     r.applied = true;
   }
