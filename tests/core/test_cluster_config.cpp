@@ -87,6 +87,13 @@ class TestClusterConfig : public QObject {
     }
   }
 
+  void bundledExample() {
+    const ClusterConfig c = ClusterConfigLoader::load(KVSCOPE_SCENARIO_DIR "/../clusters/lab-1p3d.yaml");
+    QCOMPARE(c.name, std::string("lab-1p3d"));
+    QCOMPARE(c.workers.size(), std::size_t(4));
+    QCOMPARE(c.workers[3].mooncake_address, std::string("10.99.91.49:15295"));
+  }
+
   void mistakes_data() {
     QTest::addColumn<QString>("text");
     QTest::addColumn<QString>("expected");
