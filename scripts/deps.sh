@@ -11,7 +11,8 @@ packages=(
   libprotobuf-dev protobuf-compiler libgrpc++-dev libgrpc-dev protobuf-compiler-grpc
   libxxhash-dev libspdlog-dev python3-grpcio python3-protobuf
   openssl  # the TLS test makes a throwaway certificate
-  libcpp-httplib-dev  # serve --metrics: the Prometheus /metrics endpoint
+  libcpp-httplib-dev  # serve --metrics: the Prometheus /metrics endpoint; the live scraper
+  libyaml-cpp-dev  # the live cluster file (serve --live)
   prometheus  # the metrics test has a real Prometheus scrape it
   "$@"
 )

@@ -1,79 +1,31 @@
 // `kvscope-cli serve`: the gRPC backend around a paced simulation (telemetry, control, health,
-// reflection), optionally recording, around a recording in replay (--replay), or around the router
-// core steering a real cluster's router (--router: the Router service); stops cleanly on
-// SIGINT/SIGTERM, closing the recording.
-#include <signal.h>
-
-#include <cstdio>
-#include <ctime>
-#include <functional>
-#include <memory>
-
+// reflection), optionally recording, around a recording in replay (--replay), around a real
+// cluster (--live cluster.yaml: SGLang /metrics and scheduler logs), or around the router core
+// steering a real cluster's router (--router: the Router service); stops cleanly on SIGINT/SIGTERM,
+// closing the recording.
 #include <spdlog/spdlog.h>
 
 #include "cli/CliCommands.h"
-#include "cli/RunOptions.h"
-#include "metrics/MetricsHttpServer.h"
-#include "metrics/RunMetrics.h"
+#include "cli/ServeSupport.h"
 #include "model/Error.h"
-#include "recording/EventRecorder.h"
 #include "recording/RecordingReplay.h"
-#include "router/LiveRouter.h"
 #include "run/SimulationRunner.h"
-#include "scenario/HardwareProfile.h"
-#include "service/KvscopeServer.h"
-#include "service/TelemetryHub.h"
 
 namespace kvscope::cli {
 
 namespace {
-struct ServeArgs {
-  RunArgs run;
-  ServerOptions server;
-  std::string record;
-  std::string metrics;  // --metrics ADDR:PORT
-  double speed = 10;
-  bool exit_when_done = false;
-  std::string replay;  // --replay run.kvrec: serve the recording instead of a simulation
-  std::vector<std::string> router;  // --router D0,D1,D2: serve the Router service for these decode workers
-  std::vector<std::string> prefill{"P0"};
-  long long kv_capacity = HardwareProfile{}.decode_kv_pool_tokens;
-  int block_size = 24;
-};
-
-// Every thread inherits this mask, so SIGINT/SIGTERM reach only the sigtimedwait below.
-sigset_t blockStopSignals() {
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGINT);
-  sigaddset(&set, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &set, nullptr);
-  return set;
-}
-
-// Waits for SIGINT/SIGTERM (or, with --exit-when-done, for `done`); returns the signal, 0 for done.
-int waitForStop(const sigset_t& stop_signals, bool exit_when_done, const std::function<bool()>& done) {
-  const timespec tick{0, 200 * 1000 * 1000};
-  while (true) {
-    const int signal_number = sigtimedwait(&stop_signals, nullptr, &tick);
-    if (signal_number > 0) return signal_number;
-    if (exit_when_done && done()) return 0;
-  }
-}
-
 // `serve --replay`: the same services around a recording. A damaged recording is served as far as
 // it reads, after a warning per problem.
 int serveReplay(const ServeArgs& a, const sigset_t& stop_signals) {
-  TelemetryHub hub;
-  RecordingReplay replay(a.replay, {&hub});
+  ServeOutputs out(a);  // the hub only: --replay excludes --record and --metrics
+  RecordingReplay replay(a.replay, out.sinks());
   // Started before the server, as a simulation is: a control call never waits on a replay that
   // has not begun.
   replay.start(a.speed);
   std::string error;
-  auto server = KvscopeServer::start(a.server, hub, replay, &error);
+  auto server = KvscopeServer::start(a.server, out.hub(), replay, &error);
   if (!server) throw InputError(error);  // ~RecordingReplay stops its thread
-  std::printf("listening on %s\n", server->address().c_str());  // first: the line scripts wait for
-  std::fflush(stdout);
+  out.announce(*server);  // first: the line scripts wait for
   for (const auto& problem : replay.damage().problems) spdlog::warn("{}", problem);
   const RunStarted& run = replay.run();
   spdlog::info("serving recording {} (scenario {}, seed {}, {:.1f} s) on {} at {}x recorded time{}", a.replay,
@@ -86,53 +38,12 @@ int serveReplay(const ServeArgs& a, const sigset_t& stop_signals) {
   spdlog::info("stopped at recorded {:.1f} s", timeToSeconds(replay.simTime()));
   return 0;
 }
-// `serve --router`: the router core for a real cluster. The lab's router calls Route and Report;
-// the console and recordings see its decisions and observations as they see a simulation.
-int serveRouter(const ServeArgs& a, const sigset_t& stop_signals) {
-  LiveClusterSpec spec;
-  for (const auto& name : a.router) spec.workers.push_back({name, WorkerRole::Decode, a.kv_capacity});
-  for (const auto& name : a.prefill) spec.prefill.push_back({name, WorkerRole::Prefill, 0});
-  spec.block_size = a.block_size;
-  if (!a.run.policy.empty()) spec.policy = a.run.policy;
-  spec.knobs = toSimulationOptions(a.run).knobs;
-  TelemetryHub hub;
-  std::vector<EventSink*> sinks{&hub};
-  std::unique_ptr<EventRecorder> recorder;
-  if (!a.record.empty()) {
-    recorder = std::make_unique<EventRecorder>(a.record);
-    sinks.push_back(recorder.get());
-  }
-  RunMetrics metrics;
-  std::unique_ptr<MetricsHttpServer> metrics_server;
-  if (!a.metrics.empty()) {
-    std::string why;
-    metrics_server = MetricsHttpServer::start(a.metrics, a.server.insecure, metrics, &why);
-    if (!metrics_server) throw InputError(why);
-    sinks.push_back(&metrics);
-  }
-  LiveRouter router(spec, sinks);
-  std::string error;
-  auto server = KvscopeServer::start(a.server, hub, router, &error, &router);
-  if (!server) throw InputError(error);
-  std::printf("listening on %s\n", server->address().c_str());
-  if (metrics_server) std::printf("metrics on http://%s/metrics\n", metrics_server->address().c_str());
-  std::fflush(stdout);
-  spdlog::info("routing for {} decode workers under {} on {}{}", spec.workers.size(), spec.policy, server->address(),
-               a.server.token_file.empty() ? "" : ", router and control calls need the bearer token");
-  const int signal_number = waitForStop(stop_signals, false, [] { return false; });
-  spdlog::info("signal {}: stopping", signal_number);
-  server->shutdown();
-  router.stop();
-  if (metrics_server) metrics_server->stop();
-  if (recorder && !recorder->close(&error)) throw InputError(error);
-  return 0;
-}
 }  // namespace
 
 Command addServe(CLI::App& app) {
   auto a = std::make_shared<ServeArgs>();
-  auto* sub = app.add_subcommand("serve", "Serve a simulation, a recording (--replay) or a real cluster's router core (--router) "
-                                          "over gRPC (Telemetry, Control, Router, health, reflection)");
+  auto* sub = app.add_subcommand("serve", "Serve a simulation, a recording (--replay), a real cluster (--live) or a real "
+                                          "cluster's router core (--router) over gRPC (Telemetry, Control, Router, health, reflection)");
   addRunOptions(sub, a->run);
   sub->add_option("--listen", a->server.listen, "ADDR:PORT to listen on (port 0: any free port)")->capture_default_str();
   sub->add_option("--token-file", a->server.token_file, "Control calls need 'authorization: Bearer <token from this file>'");
@@ -150,6 +61,12 @@ Command addServe(CLI::App& app) {
   for (const char* simulation_only : {"--scenario", "--trace", "--set", "--policy", "--seed", "--duration", "--start-window",
                                       "--loop", "--time-scale", "--lenient", "--record", "--metrics"})
     replay->excludes(simulation_only);
+  // A real cluster runs on its own clock: nothing of a simulation's shape or pace applies.
+  auto* live = sub->add_option("--live", a->live, "Serve a real cluster described by this YAML file (SGLang /metrics, scheduler logs)");
+  live->excludes(replay);
+  for (const char* simulation_only : {"--scenario", "--trace", "--set", "--policy", "--seed", "--duration", "--start-window",
+                                      "--loop", "--time-scale", "--lenient", "--speed", "--exit-when-done"})
+    live->excludes(simulation_only);
   auto* router = sub->add_option("--router", a->router,
                                  "Serve the Router service for a real cluster with these decode workers (D0,D1,...) "
                                  "instead of a simulation; --policy and --set apply")
@@ -160,62 +77,38 @@ Command addServe(CLI::App& app) {
   sub->add_option("--block-size", a->block_size, "With --router: tokens per block hash the router sends")
       ->needs(router)->check(CLI::Range(1, 1 << 20))->capture_default_str();
   for (const char* simulation_only : {"--scenario", "--trace", "--seed", "--duration", "--start-window", "--loop",
-                                      "--time-scale", "--lenient", "--replay", "--exit-when-done"})
+                                      "--time-scale", "--lenient", "--replay", "--exit-when-done", "--live"})
     router->excludes(simulation_only);
   return [a] {
     const sigset_t stop_signals = blockStopSignals();
     if (!a->replay.empty()) return serveReplay(*a, stop_signals);
+    if (!a->live.empty()) return serveLive(*a, stop_signals);
     if (!a->router.empty()) return serveRouter(*a, stop_signals);
     auto prepared = prepareRun(Scenario::load(a->run.scenario), toSimulationOptions(a->run));
-    TelemetryHub hub;
-    std::unique_ptr<EventRecorder> recorder;
-    std::vector<EventSink*> sinks{&hub};
-    if (!a->record.empty()) {
-      recorder = std::make_unique<EventRecorder>(a->record);
-      sinks.push_back(recorder.get());
-    }
-    // Bound before the run starts, so a busy or refused address fails before any work.
-    RunMetrics metrics;
-    std::unique_ptr<MetricsHttpServer> metrics_server;
-    if (!a->metrics.empty()) {
-      std::string why;
-      metrics_server = MetricsHttpServer::start(a->metrics, a->server.insecure, metrics, &why);
-      if (!metrics_server) throw InputError(why);
-      sinks.push_back(&metrics);
-    }
+    ServeOutputs out(*a);
     const std::string scenario = prepared.scenario.name;
-    SimulationRunner runner(std::move(prepared.scenario), std::move(prepared.workload), sinks);
+    SimulationRunner runner(std::move(prepared.scenario), std::move(prepared.workload), out.sinks());
     // The run starts first, so a control call never waits on a run that has not begun; events
     // before the first subscriber stay in the hub's replay buffer.
     runner.start(a->speed);
     std::string error;
-    auto server = KvscopeServer::start(a->server, hub, runner, &error);
+    auto server = KvscopeServer::start(a->server, out.hub(), runner, &error);
     if (!server) {
       runner.stop();
       runner.waitFinished();
-      if (recorder) recorder->close(nullptr);
+      out.abandon();
       throw InputError(error);
     }
-    // The one line scripts and tests read to find the port (stdout, flushed at once).
-    std::printf("listening on %s\n", server->address().c_str());
-    if (metrics_server) std::printf("metrics on http://%s/metrics\n", metrics_server->address().c_str());
-    std::fflush(stdout);
+    out.announce(*server);
     spdlog::info("serving scenario {} on {} at {}x real time{}{}", scenario, server->address(), a->speed,
                  a->server.token_file.empty() ? "" : ", control needs the bearer token",
                  a->record.empty() ? "" : ", recording to " + a->record);
-
-    int signal_number = 0;
-    const timespec tick{0, 200 * 1000 * 1000};
-    while (signal_number <= 0) {
-      signal_number = sigtimedwait(&stop_signals, nullptr, &tick);
-      if (a->exit_when_done && runner.finished()) break;
-    }
+    const int signal_number = waitForStop(stop_signals, a->exit_when_done, [&] { return runner.finished(); });
     if (signal_number > 0) spdlog::info("signal {}: stopping", signal_number);
     runner.stop();
     runner.waitFinished();
     server->shutdown();
-    if (metrics_server) metrics_server->stop();
-    if (recorder && !recorder->close(&error)) throw InputError(error);
+    out.close();
     spdlog::info("stopped at simulated {:.1f} s{}", timeToSeconds(runner.simTime()),
                  a->record.empty() ? "" : "; recording closed");
     return 0;

@@ -1,0 +1,146 @@
+#include "live/LiveCluster.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace kvscope {
+
+const char* toString(WorkerHealth h) {
+  switch (h) {
+    case WorkerHealth::Unknown: return "unknown";
+    case WorkerHealth::Ok: return "ok";
+    case WorkerHealth::Degraded: return "degraded";
+    case WorkerHealth::Unreachable: return "unreachable";
+  }
+  return "?";
+}
+
+LiveCluster::LiveCluster(RunStarted run, std::vector<EventSink*> sinks)
+    : run_(std::move(run)), sinks_(std::move(sinks)), t0_(std::chrono::steady_clock::now()) {
+  gauges_.resize(run_.workers.size());
+  crashed_at_.assign(run_.workers.size(), -1);
+  for (std::size_t i = 0; i < run_.workers.size(); ++i) {
+    gauges_[i].worker = static_cast<WorkerId>(i);
+    gauges_[i].kv_capacity = run_.workers[i].kv_capacity_tokens;
+  }
+  for (const auto& name : workerNames()) status_.push_back({name, WorkerHealth::Unknown, {}, 0, 0});
+}
+
+std::vector<std::string> LiveCluster::workerNames() const {
+  std::vector<std::string> names;
+  for (const auto& w : run_.workers) names.push_back(w.name);
+  for (const auto& p : run_.prefill) names.push_back(p.name);
+  return names;
+}
+
+SimTime LiveCluster::now() const {
+  return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0_).count();
+}
+
+void LiveCluster::emitLocked(EventPayload payload) {
+  // Sinks expect time to never go back; the steady clock guarantees it, max() keeps it so.
+  last_time_ = std::max(last_time_, now());
+  Event e{++seq_, last_time_, std::move(payload)};
+  // A worker that crashed is down until its /metrics answers again.
+  if (const auto* c = std::get_if<WorkerCrashed>(&e.payload); c && c->worker >= 0 &&
+                                                                static_cast<std::size_t>(c->worker) < gauges_.size()) {
+    gauges_[static_cast<std::size_t>(c->worker)].alive = false;
+    crashed_at_[static_cast<std::size_t>(c->worker)] = e.time;
+  }
+  for (EventSink* s : sinks_) s->onEvent(e);
+}
+
+void LiveCluster::start() {
+  std::lock_guard lock(mutex_);
+  if (started_) return;
+  started_ = true;
+  t0_ = std::chrono::steady_clock::now();
+  emitLocked(run_);
+}
+
+void LiveCluster::finish(bool completed) {
+  std::lock_guard lock(mutex_);
+  if (!started_ || finished_) return;
+  emitLocked(Snapshot{gauges_, {}});
+  emitLocked(RunFinished{completed});
+  finished_ = true;
+}
+
+void LiveCluster::post(EventPayload payload) {
+  std::lock_guard lock(mutex_);
+  if (!started_ || finished_) return;
+  emitLocked(std::move(payload));
+}
+
+void LiveCluster::post(std::vector<EventPayload> payloads) {
+  std::lock_guard lock(mutex_);
+  if (!started_ || finished_) return;
+  for (auto& p : payloads) emitLocked(std::move(p));
+}
+
+void LiveCluster::setGauges(const WorkerGauges& g, SimTime asked_at) {
+  std::lock_guard lock(mutex_);
+  if (g.worker < 0 || static_cast<std::size_t>(g.worker) >= gauges_.size()) return;
+  WorkerGauges& slot = gauges_[static_cast<std::size_t>(g.worker)];
+  SimTime& crashed_at = crashed_at_[static_cast<std::size_t>(g.worker)];
+  if (crashed_at >= 0 && asked_at <= crashed_at) return;  // an answer from before the crash
+  const bool was_down = crashed_at >= 0;
+  crashed_at = -1;
+  const std::int32_t bindings = slot.bindings, resident = slot.resident_sessions;
+  slot = g;
+  slot.kv_peak = std::max(g.kv_peak, g.kv_used);
+  // What /metrics does not know (router bindings, resident sessions) stays as the router said.
+  slot.bindings = bindings;
+  slot.resident_sessions = resident;
+  slot.alive = true;
+  if (was_down && started_ && !finished_) emitLocked(WorkerRestarted{g.worker});
+}
+
+void LiveCluster::setBatchGauges(WorkerId worker, const BatchGauges& b) {
+  std::lock_guard lock(mutex_);
+  if (worker < 0 || static_cast<std::size_t>(worker) >= gauges_.size()) return;
+  WorkerGauges& g = gauges_[static_cast<std::size_t>(worker)];
+  const auto count = [](std::int64_t v) { return static_cast<std::int32_t>(std::min<std::int64_t>(v, 1'000'000'000)); };
+  if (b.running_req >= 0) g.running = count(b.running_req);
+  if (b.queue_req >= 0) g.queued = count(b.queue_req);
+  if (b.tokens >= 0) {
+    g.kv_used = std::min<std::int64_t>(b.tokens, 1'000'000'000'000'000);
+    // The line gives a ratio too: the capacity follows when /metrics has not told it.
+    if (g.kv_capacity <= 0 && b.token_usage > 0 && std::isfinite(b.token_usage))
+      g.kv_capacity = static_cast<std::int64_t>(std::min(1e15, std::round(static_cast<double>(b.tokens) / b.token_usage)));
+  } else if (b.token_usage >= 0 && g.kv_capacity > 0) {
+    g.kv_used = static_cast<std::int64_t>(std::min(1e15, std::round(b.token_usage * static_cast<double>(g.kv_capacity))));
+  }
+  g.kv_peak = std::max(g.kv_peak, g.kv_used);
+  if (b.prealloc_req >= 0 || b.transfer_req >= 0)
+    g.pending_seeds = count(std::max<std::int64_t>(b.prealloc_req, 0) + std::max<std::int64_t>(b.transfer_req, 0));
+}
+
+void LiveCluster::setHealth(std::size_t index, WorkerHealth health, std::string reason) {
+  std::lock_guard lock(mutex_);
+  if (index >= status_.size()) return;
+  LiveWorkerStatus& s = status_[index];
+  ++s.scrapes;
+  if (health == WorkerHealth::Unreachable) ++s.failed_scrapes;
+  s.health = health;
+  s.reason = std::move(reason);
+}
+
+void LiveCluster::snapshot() {
+  std::lock_guard lock(mutex_);
+  if (!started_ || finished_) return;
+  emitLocked(Snapshot{gauges_, {}});
+  for (auto& g : gauges_) g.kv_peak = g.kv_used;  // the peak is per snapshot interval
+}
+
+std::vector<LiveWorkerStatus> LiveCluster::statuses() const {
+  std::lock_guard lock(mutex_);
+  return status_;
+}
+
+std::uint64_t LiveCluster::events() const {
+  std::lock_guard lock(mutex_);
+  return seq_;
+}
+
+}  // namespace kvscope

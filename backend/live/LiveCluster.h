@@ -1,0 +1,74 @@
+#pragma once
+// The live cluster's event stream (DESIGN.md "LiveCluster"): every live adapter (metrics scrapers,
+// log tailers, later the Router service) posts here from its own thread; this object gives each
+// event its sequence number and wall time since the session started, and hands it to the sinks
+// (TelemetryHub, recorder, metrics) one at a time, so they see one ordered stream as they do from
+// a simulation. It also keeps each worker's newest gauges and folds them into periodic Snapshots,
+// and each worker's health as the adapters last saw it (reachable, degraded, unreachable + why).
+#include <chrono>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "events/Event.h"
+#include "live/SchedulerLogParser.h"
+
+namespace kvscope {
+
+enum class WorkerHealth : std::uint8_t { Unknown, Ok, Degraded, Unreachable };
+const char* toString(WorkerHealth);
+
+struct LiveWorkerStatus {
+  std::string name;
+  WorkerHealth health = WorkerHealth::Unknown;
+  std::string reason;  // why degraded or unreachable ("" when ok)
+  long scrapes = 0, failed_scrapes = 0;
+};
+
+class LiveCluster {
+ public:
+  // `run` describes the cluster (workers, prefill); its scenario names the session.
+  LiveCluster(RunStarted run, std::vector<EventSink*> sinks);
+
+  void start();  // emits RunStarted; call once, before any post()
+  void finish(bool completed);  // emits a last Snapshot and RunFinished
+
+  // Any thread. Events after finish() are dropped.
+  void post(EventPayload payload);
+  void post(std::vector<EventPayload> payloads);
+
+  // A serving worker's gauges from its /metrics (replaces what the previous scrape said).
+  // `asked_at` is when the scrape began (now() then): an answer to a request sent after the
+  // worker's crash means it runs again (WorkerRestarted); one sent before proves nothing.
+  void setGauges(const WorkerGauges& gauges, SimTime asked_at);
+  // A serving worker's load from a batch log line (only the fields the line carries).
+  void setBatchGauges(WorkerId worker, const BatchGauges& batch);
+  // The health a scraper saw for a worker (any role), by the index in `workerNames()`.
+  void setHealth(std::size_t index, WorkerHealth health, std::string reason);
+  // Emits a Snapshot of every serving worker's newest gauges.
+  void snapshot();
+
+  SimTime now() const;
+  std::vector<LiveWorkerStatus> statuses() const;
+  const RunStarted& run() const { return run_; }
+  // Serving workers first, then prefill workers: the index setHealth() takes.
+  std::vector<std::string> workerNames() const;
+  std::uint64_t events() const;
+
+ private:
+  void emitLocked(EventPayload payload);
+
+  RunStarted run_;
+  std::vector<EventSink*> sinks_;
+  std::chrono::steady_clock::time_point t0_;
+  mutable std::mutex mutex_;
+  std::uint64_t seq_ = 0;
+  SimTime last_time_ = 0;
+  bool started_ = false, finished_ = false;
+  std::vector<WorkerGauges> gauges_;  // by serving WorkerId
+  std::vector<SimTime> crashed_at_;   // by serving WorkerId; -1 = up
+  std::vector<LiveWorkerStatus> status_;
+};
+
+}  // namespace kvscope

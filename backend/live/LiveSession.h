@@ -1,0 +1,86 @@
+#pragma once
+// A live cluster session: everything `serve --live cluster.yaml` runs (issue 5 sections 2-4). From
+// the cluster file it builds the run's picture (serving workers, prefill workers, address book),
+// one MetricsScraper loop per worker with a metrics URL, one LogTailer over every log file (each
+// line through its file's SchedulerLogReader and its worker's LogEventMapper), and a Snapshot every
+// scrape interval, all into one LiveCluster stream. As a RunControl it refuses what a real cluster
+// cannot do from here (knobs need the Router service; no pause, speed or seek).
+#include <atomic>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "live/ClusterConfig.h"
+#include "live/LiveCluster.h"
+#include "live/LogEventMapper.h"
+#include "live/LogTailer.h"
+#include "live/MetricsScraper.h"
+#include "live/SchedulerLogReader.h"
+#include "run/RunControl.h"
+
+namespace kvscope {
+
+struct LiveLogStats {
+  std::string path;
+  std::string worker;  // "" for a client log
+  TailFileStats tail;
+  LogLineCounts lines;
+};
+
+class LiveSession : public RunControl {
+ public:
+  struct Options {
+    ScrapeOptions scrape;      // interval_ms is taken from the cluster file
+    TailOptions tail;          // from_start is taken from the cluster file
+  };
+
+  LiveSession(ClusterConfig config, std::vector<EventSink*> sinks);
+  LiveSession(ClusterConfig config, std::vector<EventSink*> sinks, Options options);
+  ~LiveSession() override;  // stop()
+
+  void start();
+  void stop();  // stops the adapters, emits RunFinished; idempotent
+
+  LiveCluster& cluster() { return *cluster_; }
+  const ClusterConfig& config() const { return config_; }
+  std::vector<LiveWorkerStatus> statuses() const { return cluster_->statuses(); }
+  std::vector<LiveLogStats> logStats() const;
+
+  // RunControl
+  bool canChangeKnobs() const override { return false; }
+  void applyKnobs(std::map<std::string, double> changes, std::string who,
+                  std::function<void(KnobRegistry::Result)> done) override;
+  void setPolicy(std::string name, std::string who, std::function<void(bool ok)> done) override;
+  void pause(std::string) override {}
+  void resume(std::string) override {}
+  void setSpeed(double, std::string) override {}
+  bool canSeek() const override { return false; }
+  bool seek(SimTime, std::string, std::string* error) override;
+  SimTime endTime() const override { return 0; }
+  bool paused() const override { return false; }
+  double speed() const override { return 1; }
+  SimTime simTime() const override { return cluster_->now(); }
+
+ private:
+  struct LogFile;
+  void onLine(std::size_t file, std::string_view line);
+  void onIdle(std::size_t file);
+  void apply(LogFile& f, std::vector<LogRecord> records);
+
+  ClusterConfig config_;
+  Options options_;
+  LiveAddressBook book_;
+  std::unique_ptr<LiveCluster> cluster_;
+  std::unique_ptr<MetricsScraper> scraper_;
+  std::vector<std::unique_ptr<LogFile>> logs_;
+  std::unique_ptr<LogTailer> tailer_;
+  mutable std::mutex logs_mutex_;  // the tailer's thread vs logStats()
+  std::thread snapshots_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  bool running_ = false, stopped_ = false;
+};
+
+}  // namespace kvscope

@@ -1,0 +1,146 @@
+#include "live/MetricsScraper.h"
+
+#include <chrono>
+#include <cstdio>
+
+#include <httplib.h>
+
+#include "live/ExpositionParser.h"
+#include "live/SglangMetricsMapper.h"
+
+namespace kvscope {
+
+namespace {
+
+struct Url {
+  std::string origin;  // scheme://host:port
+  std::string path;
+};
+
+bool splitUrl(const std::string& url, Url& out, std::string& why) {
+  const auto scheme_end = url.find("://");
+  if (scheme_end == std::string::npos || url.substr(0, scheme_end) != "http") {
+    why = "expected an http://HOST:PORT/PATH URL, got '" + url + "'";
+    return false;
+  }
+  const auto path = url.find('/', scheme_end + 3);
+  out.origin = url.substr(0, path);
+  out.path = path == std::string::npos ? "/metrics" : url.substr(path);
+  if (out.origin.size() <= scheme_end + 3) {
+    why = "expected a host in '" + url + "'";
+    return false;
+  }
+  return true;
+}
+
+std::string seconds(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f s", s);
+  return buf;
+}
+
+}  // namespace
+
+MetricsScraper::MetricsScraper(std::vector<ScrapeTarget> targets, ScrapeOptions options, LiveCluster& cluster)
+    : options_(options), cluster_(cluster) {
+  for (auto& t : targets) {
+    SglangWorkerTracker tracker(t.worker);
+    targets_.push_back(std::unique_ptr<Target>(new Target{std::move(t), std::move(tracker), {}}));
+  }
+}
+
+MetricsScraper::~MetricsScraper() { stop(); }
+
+void MetricsScraper::start() {
+  if (running_.exchange(true)) return;
+  for (std::size_t i = 0; i < targets_.size(); ++i) {
+    targets_[i]->thread = std::thread([this, i] {
+      while (running_) {
+        const auto began = std::chrono::steady_clock::now();
+        scrapeOnce(i);
+        std::unique_lock lock(mutex_);
+        wake_.wait_until(lock, began + std::chrono::milliseconds(options_.interval_ms), [this] { return !running_; });
+      }
+    });
+  }
+}
+
+void MetricsScraper::stop() {
+  {
+    std::lock_guard lock(mutex_);
+    running_ = false;
+  }
+  wake_.notify_all();
+  for (auto& t : targets_)
+    if (t->thread.joinable()) t->thread.join();
+}
+
+ScrapeResult MetricsScraper::scrapeOnce(std::size_t i) {
+  Target& t = *targets_.at(i);
+  ScrapeResult r;
+  const auto done = [&](WorkerHealth health, std::string reason) {
+    r.health = health;
+    r.reason = std::move(reason);
+    cluster_.setHealth(t.spec.status_index, r.health, r.reason);
+    return r;
+  };
+  Url url;
+  std::string why;
+  if (!splitUrl(t.spec.url, url, why)) return done(WorkerHealth::Unreachable, why);
+
+  httplib::Client client(url.origin);
+  const auto ms = [](int v) { return std::chrono::milliseconds(v); };
+  client.set_connection_timeout(ms(options_.connect_timeout_ms));
+  client.set_read_timeout(ms(options_.read_timeout_ms));
+  client.set_write_timeout(ms(options_.read_timeout_ms));
+  client.set_keep_alive(false);
+
+  const SimTime asked_at = cluster_.now();
+  const auto began = std::chrono::steady_clock::now();
+  const auto deadline = began + ms(options_.deadline_ms);
+  std::string body;
+  bool too_big = false, too_slow = false;
+  const auto result = client.Get(
+      url.path,
+      [&](const char* data, std::size_t size) {
+        if (body.size() + size > options_.max_body_bytes) return !(too_big = true);
+        if (std::chrono::steady_clock::now() > deadline) return !(too_slow = true);
+        body.append(data, size);
+        return true;
+      });
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+  r.bytes = body.size();
+  if (too_big)
+    return done(WorkerHealth::Unreachable, "GET " + t.spec.url + ": answer larger than " +
+                                               std::to_string(options_.max_body_bytes) + " bytes; abandoned");
+  if (too_slow)
+    return done(WorkerHealth::Unreachable, "GET " + t.spec.url + ": no complete answer within " +
+                                               seconds(options_.deadline_ms / 1000.0) + "; abandoned");
+  if (!result)
+    return done(WorkerHealth::Unreachable, "GET " + t.spec.url + ": " + httplib::to_string(result.error()) +
+                                               " (after " + seconds(r.seconds) + ")");
+  if (result->status != 200)
+    return done(WorkerHealth::Degraded, "GET " + t.spec.url + ": HTTP " + std::to_string(result->status));
+
+  const Exposition exposition = ExpositionParser().parse(body);
+  const SglangMetrics metrics = SglangMetricsMapper::map(exposition);
+  if (metrics.any()) {
+    SglangUpdate update = t.tracker.update(metrics);
+    if (update.gauges) cluster_.setGauges(*update.gauges, asked_at);
+    if (!update.events.empty()) cluster_.post(std::move(update.events));
+    r.applied = true;
+  }
+  // The first reason wins: unreadable text, then missing SGLang metrics, then slowness.
+  if (!exposition.problems.empty()) {
+    const std::size_t more = exposition.problems.size() - 1 + exposition.problems_dropped;
+    return done(WorkerHealth::Degraded, "/metrics " + exposition.problems.front().message() +
+                                            (more ? " (and " + std::to_string(more) + " more problems)" : ""));
+  }
+  if (!metrics.any() || !metrics.notes.empty())
+    return done(WorkerHealth::Degraded, metrics.notes.empty() ? std::string("no SGLang metrics") : metrics.notes.front());
+  if (r.seconds * 1000 > options_.slow_ms)
+    return done(WorkerHealth::Degraded, "slow: /metrics answered in " + seconds(r.seconds));
+  return done(WorkerHealth::Ok, "");
+}
+
+}  // namespace kvscope

@@ -1,0 +1,34 @@
+#pragma once
+// The live cluster as its operator describes it (issue 5 section 4): which workers exist, what role
+// each plays, where its /metrics and log files are, which addresses the logs will name it by, and
+// how often to scrape. Loaded from a human-editable YAML file by ClusterConfigLoader.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "events/Event.h"
+
+namespace kvscope {
+
+struct LiveWorkerConfig {
+  std::string id;                  // "D0", "P0": the name every screen shows
+  WorkerRole role = WorkerRole::Decode;
+  std::string metrics_url;         // http://HOST:PORT/metrics; "" = not scraped
+  std::vector<std::string> logs;   // scheduler log files (absolute, or relative to the cluster file)
+  std::string bootstrap_address;   // prefill: the HOST:PORT decode logs name it by (bootstrap_addr)
+  std::string mooncake_address;    // decode: the Mooncake session HOST:PORT prefill logs name it by
+  std::int64_t kv_capacity_tokens = 0;  // used until /metrics reports max_total_num_tokens
+  long line = 0;                   // where the worker is declared in the file
+};
+
+struct ClusterConfig {
+  std::string file;
+  std::string name;
+  double scrape_interval_s = 1.0;
+  bool logs_from_start = false;    // read the logs' history too (default: follow from the end)
+  std::string router;              // the lab router's kvscope.v1.Router endpoint (later), optional
+  std::vector<std::string> client_logs;  // benchmark client logs (failed requests), optional
+  std::vector<LiveWorkerConfig> workers;
+};
+
+}  // namespace kvscope

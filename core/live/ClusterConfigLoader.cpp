@@ -1,0 +1,174 @@
+#include "live/ClusterConfigLoader.h"
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <yaml-cpp/yaml.h>
+
+#include "model/Error.h"
+
+namespace kvscope {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Node {
+  const std::string& file;
+  YAML::Node node;
+  std::string path;  // "workers[1].role"
+
+  long line() const { return node.Mark().line >= 0 ? node.Mark().line + 1 : 0; }
+  [[noreturn]] void fail(const std::string& what) const { throw InputError(formatInputError(file, line(), path, what)); }
+  std::string shown() const {
+    if (node.IsScalar()) return "'" + node.Scalar() + "'";
+    return node.IsSequence() ? "a list" : node.IsMap() ? "a mapping" : "nothing";
+  }
+  Node child(const std::string& key) const { return {file, node[key], path.empty() ? key : path + "." + key}; }
+  Node item(std::size_t i) const { return {file, node[i], path + "[" + std::to_string(i) + "]"}; }
+
+  void onlyKeys(std::initializer_list<const char*> keys) const {
+    if (!node.IsMap()) fail("expected a mapping, got " + shown());
+    const std::set<std::string> known(keys.begin(), keys.end());
+    for (const auto& kv : node) {
+      const std::string key = kv.first.Scalar();
+      if (known.count(key)) continue;
+      std::string list;
+      for (const char* k : keys) list += (list.empty() ? "" : ", ") + std::string(k);
+      const std::string where = path.empty() ? key : path + "." + key;
+      throw InputError(formatInputError(file, kv.first.Mark().line + 1, where, "unknown key; expected one of " + list));
+    }
+  }
+  std::string text() const {
+    if (!node.IsScalar() || node.Scalar().empty()) fail("expected a text, got " + shown());
+    return node.Scalar();
+  }
+  double number(double lo, double hi) const {
+    double v = 0;
+    if (!node.IsScalar() || !YAML::convert<double>::decode(node, v) || !(v >= lo && v <= hi))
+      fail("expected a number in [" + trimmed(lo) + ", " + trimmed(hi) + "], got " + shown());
+    return v;
+  }
+  bool boolean() const {
+    bool v = false;
+    if (!node.IsScalar() || !YAML::convert<bool>::decode(node, v)) fail("expected true or false, got " + shown());
+    return v;
+  }
+  std::vector<std::string> texts() const {  // a text or a list of texts
+    if (node.IsScalar()) return {text()};
+    if (!node.IsSequence()) fail("expected a file name or a list of them, got " + shown());
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < node.size(); ++i) out.push_back(item(i).text());
+    return out;
+  }
+  static std::string trimmed(double v) {
+    std::ostringstream s;
+    s << v;
+    return s.str();
+  }
+};
+
+std::string resolve(const std::string& file, const std::string& path) {
+  const fs::path p(path);
+  if (p.is_absolute()) return path;
+  return (fs::path(file).parent_path() / p).lexically_normal().string();
+}
+
+void checkAddress(const Node& n, const std::string& value) {
+  const auto colon = value.rfind(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == value.size())
+    n.fail("expected HOST:PORT, got '" + value + "'");
+  for (std::size_t i = colon + 1; i < value.size(); ++i)
+    if (value[i] < '0' || value[i] > '9') n.fail("expected HOST:PORT with a numeric port, got '" + value + "'");
+}
+
+LiveWorkerConfig worker(const Node& n, const std::string& file) {
+  n.onlyKeys({"id", "role", "metrics", "logs", "bootstrap", "mooncake", "kv_capacity_tokens"});
+  LiveWorkerConfig w;
+  w.line = n.line();
+  if (!n.node["id"]) n.fail("expected an 'id' (e.g. D0)");
+  w.id = n.child("id").text();
+  if (!n.node["role"]) n.fail("expected a 'role' (prefill, decode or unified)");
+  const Node role = n.child("role");
+  const std::string r = role.text();
+  if (r == "prefill") w.role = WorkerRole::Prefill;
+  else if (r == "decode") w.role = WorkerRole::Decode;
+  else if (r == "unified") w.role = WorkerRole::Unified;
+  else role.fail("expected prefill, decode or unified, got '" + r + "'");
+  if (n.node["metrics"]) {
+    const Node m = n.child("metrics");
+    w.metrics_url = m.text();
+    if (w.metrics_url.rfind("http://", 0) != 0 || w.metrics_url.size() <= 7)
+      m.fail("expected an http://HOST:PORT/metrics URL, got '" + w.metrics_url + "'");
+  }
+  if (n.node["logs"])
+    for (auto& l : n.child("logs").texts()) w.logs.push_back(resolve(file, l));
+  if (n.node["bootstrap"]) {
+    const Node b = n.child("bootstrap");
+    if (w.role != WorkerRole::Prefill) b.fail("expected only on a prefill worker (decode logs name P by it)");
+    w.bootstrap_address = b.text();
+    checkAddress(b, w.bootstrap_address);
+  }
+  if (n.node["mooncake"]) {
+    const Node m = n.child("mooncake");
+    if (w.role == WorkerRole::Prefill) m.fail("expected only on a decode worker (prefill logs name D by it)");
+    w.mooncake_address = m.text();
+    checkAddress(m, w.mooncake_address);
+  }
+  if (n.node["kv_capacity_tokens"]) w.kv_capacity_tokens = static_cast<std::int64_t>(n.child("kv_capacity_tokens").number(0, 1e12));
+  if (w.metrics_url.empty() && w.logs.empty()) n.fail("expected 'metrics' or 'logs': otherwise nothing is watched on " + w.id);
+  return w;
+}
+
+}  // namespace
+
+ClusterConfig ClusterConfigLoader::parse(const std::string& text, const std::string& file) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw InputError(formatInputError(file, e.mark.line >= 0 ? e.mark.line + 1 : 0, "", "not valid YAML: " + e.msg));
+  }
+  const Node top{file, root, ""};
+  if (!root.IsMap()) top.fail("expected a mapping with 'workers', got " + top.shown());
+  top.onlyKeys({"name", "scrape_interval_s", "logs_from_start", "router", "client_logs", "workers"});
+  ClusterConfig c;
+  c.file = file;
+  c.name = root["name"] ? top.child("name").text() : fs::path(file).stem().string();
+  if (root["scrape_interval_s"]) c.scrape_interval_s = top.child("scrape_interval_s").number(0.05, 3600);
+  if (root["logs_from_start"]) c.logs_from_start = top.child("logs_from_start").boolean();
+  if (root["router"]) {
+    const Node r = top.child("router");
+    c.router = r.text();
+    checkAddress(r, c.router);
+  }
+  if (root["client_logs"])
+    for (auto& l : top.child("client_logs").texts()) c.client_logs.push_back(resolve(file, l));
+  if (!root["workers"]) top.fail("expected 'workers', a list of the cluster's workers");
+  const Node ws = top.child("workers");
+  if (!ws.node.IsSequence() || ws.node.size() == 0) ws.fail("expected a non-empty list of workers, got " + ws.shown());
+  std::set<std::string> ids;
+  int serving = 0;
+  for (std::size_t i = 0; i < ws.node.size(); ++i) {
+    const Node n = ws.item(i);
+    LiveWorkerConfig w = worker(n, file);
+    if (!ids.insert(w.id).second) n.child("id").fail("expected a unique id, got '" + w.id + "' a second time");
+    serving += w.role != WorkerRole::Prefill;
+    c.workers.push_back(std::move(w));
+  }
+  if (serving == 0) ws.fail("expected at least one decode or unified worker");
+  if (serving > kMaxWorkers) ws.fail("expected at most " + std::to_string(kMaxWorkers) + " decode or unified workers");
+  return c;
+}
+
+ClusterConfig ClusterConfigLoader::load(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(formatInputError(path, 0, "", "cannot open the file"));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return parse(ss.str(), path);
+}
+
+}  // namespace kvscope

@@ -1,0 +1,173 @@
+#include "live/LogEventMapper.h"
+
+#include <charconv>
+
+namespace kvscope {
+
+namespace {
+
+// SGLang request ids are hex strings; KVScope's are integers. A decimal id is kept, any other
+// becomes 0 (the error text still carries it).
+std::uint64_t numericId(const std::string& s) {
+  std::uint64_t v = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  return (ec == std::errc() && end == s.data() + s.size()) ? v : 0;
+}
+
+std::string hostOf(const std::string& address) {
+  const auto colon = address.rfind(':');
+  return colon == std::string::npos ? address : address.substr(0, colon);
+}
+
+}  // namespace
+
+WorkerId LiveAddressBook::decode(const std::string& address) const {
+  if (const auto it = decode_by_address.find(address); it != decode_by_address.end()) return it->second;
+  // A Mooncake session port differs from the configured one: the host alone, when it is unique.
+  WorkerId found = kNoWorker;
+  for (const auto& [a, w] : decode_by_address) {
+    if (hostOf(a) != hostOf(address)) continue;
+    if (found != kNoWorker && found != w) return kNoWorker;
+    found = w;
+  }
+  return found;
+}
+
+std::int32_t LiveAddressBook::prefill(const std::string& address) const {
+  if (const auto it = prefill_by_address.find(address); it != prefill_by_address.end()) return it->second;
+  std::int32_t found = -1;
+  for (const auto& [a, p] : prefill_by_address) {
+    if (hostOf(a) != hostOf(address)) continue;
+    if (found >= 0 && found != p) return -1;
+    found = p;
+  }
+  return found;
+}
+
+LogEventMapper::Link LogEventMapper::linkFor(const std::string& remote) const {
+  Link l;
+  if (ref_.role == WorkerRole::Prefill) {
+    l.prefill = ref_.prefill;
+    l.decode = book_ && !remote.empty() ? book_->decode(remote) : kNoWorker;
+    if (l.decode == kNoWorker) l.decode = ref_.peer_decode;
+  } else {
+    l.decode = ref_.worker;
+    l.prefill = book_ && !remote.empty() ? book_->prefill(remote) : -1;
+    if (l.prefill < 0) l.prefill = ref_.peer_prefill;
+  }
+  return l;
+}
+
+void LogEventMapper::linkState(LogMapping& m, Link link, LinkState state, const std::string& reason, int aborted,
+                               bool always) {
+  if (!link.known()) return;
+  auto& known = links_[{link.prefill, link.decode}];
+  if (!always && known == state) return;
+  known = state;
+  LinkHealth h;
+  h.prefill = link.prefill;
+  h.worker = link.decode;
+  h.state = state;
+  h.reason = reason;
+  h.aborted_requests = aborted;
+  m.events.push_back(std::move(h));
+}
+
+void LogEventMapper::crash(LogMapping& m, const std::string& reason, std::int64_t clock_s, bool sigquit) {
+  if (sigquit && last_crash_s_ && clock_s - *last_crash_s_ <= kSigquitEchoS) return;
+  last_crash_s_ = clock_s;
+  if (ref_.role == WorkerRole::Prefill) {
+    if (!book_) return;
+    for (WorkerId d : book_->decode_workers)
+      linkState(m, {ref_.prefill, d}, LinkState::Dead, ref_.name + " crashed: " + reason, 0, true);
+    return;
+  }
+  WorkerCrashed c;
+  c.worker = ref_.worker;
+  c.reason = reason;
+  m.events.push_back(std::move(c));
+}
+
+void LogEventMapper::failedRequest(LogMapping& m, const LogRecord& r, const std::string& error) {
+  RequestDone d;
+  d.request = numericId(r.rid);
+  d.worker = ref_.role == WorkerRole::Prefill ? kNoWorker : ref_.worker;
+  d.status = RequestStatus::Failed;
+  d.error = error;
+  m.events.push_back(std::move(d));
+}
+
+LogMapping LogEventMapper::map(const LogRecord& r) {
+  LogMapping m;
+  switch (r.kind) {
+    case LogLineKind::Correction: {
+      if (ref_.role == WorkerRole::Prefill) break;  // the correction is a decode-side path
+      Correction c;
+      c.worker = ref_.worker;
+      c.request = numericId(r.rid);
+      c.session = numericId(r.session_id);
+      c.fill_len = r.fill_len;
+      c.prefix_len = r.prefix_len;
+      c.kv_committed_len = r.kv_committed_len;
+      c.fault = CorrectionFault::None;  // what follows (a crash or not) arrives as its own line
+      m.events.push_back(std::move(c));
+      break;
+    }
+    case LogLineKind::SchedulerException: {
+      std::string reason = r.message.substr(0, r.message.find('\n'));
+      if (!r.exception.empty()) reason += " / " + r.exception;
+      crash(m, reason, r.prefix.clock_s, false);
+      break;
+    }
+    case LogLineKind::Sigquit: crash(m, r.message, r.prefix.clock_s, true); break;
+    case LogLineKind::TransferFailed: {
+      if (r.aborted) {  // an AbortReq ends the transfer: the request failed, the link is fine
+        failedRequest(m, r, r.exception);
+        break;
+      }
+      const Link link = linkFor(r.remote);
+      if (link.known()) {
+        TransferFinished t;
+        t.request = numericId(r.rid);
+        t.prefill = link.prefill;
+        t.worker = link.decode;
+        t.ok = false;
+        t.reason = r.exception;
+        m.events.push_back(std::move(t));
+      }
+      const bool dead = r.exception.find("not alive") != std::string::npos ||
+                        r.exception.find("could be dead") != std::string::npos ||
+                        r.exception.find("might be dead") != std::string::npos;
+      linkState(m, link, dead ? LinkState::Dead : LinkState::Suspect, r.exception, dead ? 1 : 0, false);
+      failedRequest(m, r, r.exception);
+      break;
+    }
+    case LogLineKind::KvPollTimeout:
+      linkState(m, linkFor({}), LinkState::Suspect, r.message, 0, false);
+      failedRequest(m, r, r.message);
+      break;
+    case LogLineKind::Aborted: failedRequest(m, r, r.message); break;
+    case LogLineKind::LostConnection:
+      // Always an event: it carries how many requests the dead link aborted.
+      linkState(m, linkFor(r.remote), LinkState::Dead, r.message, r.affected, true);
+      break;
+    case LogLineKind::RecoveredViaProbe: linkState(m, linkFor(r.remote), LinkState::Alive, r.message, 0, false); break;
+    case LogLineKind::DecodeBatch:
+    case LogLineKind::PrefillBatch:
+      if (ref_.role != WorkerRole::Prefill) m.gauges = r.batch;
+      break;
+    case LogLineKind::ClientGenerateError: {
+      RequestDone d;
+      d.status = RequestStatus::Failed;
+      d.error = "RuntimeError: generate stream ended before producing any token";
+      m.events.push_back(std::move(d));
+      break;
+    }
+    case LogLineKind::Unknown:
+    case LogLineKind::Continuation:
+    case LogLineKind::Malformed: break;
+  }
+  return m;
+}
+
+}  // namespace kvscope

@@ -1,0 +1,63 @@
+#pragma once
+// Turns one worker's log records into the events every consumer already understands (issue 5
+// section 3): a correction -> Correction; a scheduler exception or sigquit -> WorkerCrashed (a
+// prefill crash kills every link from it: LinkHealth Dead on each); a transfer failure -> a failed
+// TransferFinished and a failed RequestDone carrying the exception, plus LinkHealth when the link's
+// state changes; a KVPoll timeout -> a failed request and a suspect link; lost connection ->
+// LinkHealth Dead with the requests it aborted; recovered via probe -> LinkHealth Alive; an abort or
+// the client's generate error -> a failed RequestDone; batch lines -> gauges for the next Snapshot.
+// Which P/D pair a line names comes from the file's worker and the cluster's address book.
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "events/Event.h"
+#include "live/SchedulerLogParser.h"
+#include "live/SglangWorkerTracker.h"
+
+namespace kvscope {
+
+// Addresses the logs mention, as the cluster file maps them to workers.
+struct LiveAddressBook {
+  std::map<std::string, WorkerId> decode_by_address;        // Mooncake session HOST:PORT -> D
+  std::map<std::string, std::int32_t> prefill_by_address;   // bootstrap HOST:PORT -> P
+  std::vector<WorkerId> decode_workers;                     // every D (a P crash kills its links to all)
+
+  WorkerId decode(const std::string& address) const;        // kNoWorker when unknown
+  std::int32_t prefill(const std::string& address) const;   // -1 when unknown
+};
+
+struct LogMapping {
+  std::vector<EventPayload> events;
+  std::optional<BatchGauges> gauges;  // a batch line: this worker's newest load
+};
+
+class LogEventMapper {
+ public:
+  // A sigquit this soon (log clock) after a crash of the same worker is that crash's echo.
+  static constexpr std::int64_t kSigquitEchoS = 60;
+
+  LogEventMapper(LiveWorkerRef worker, const LiveAddressBook* book) : ref_(std::move(worker)), book_(book) {}
+
+  LogMapping map(const LogRecord& r);
+  const LiveWorkerRef& ref() const { return ref_; }
+
+ private:
+  struct Link {
+    std::int32_t prefill = -1;
+    WorkerId decode = kNoWorker;
+    bool known() const { return prefill >= 0 && decode != kNoWorker; }
+  };
+  Link linkFor(const std::string& remote) const;
+  void linkState(LogMapping& m, Link link, LinkState state, const std::string& reason, int aborted, bool always);
+  void crash(LogMapping& m, const std::string& reason, std::int64_t clock_s, bool sigquit);
+  void failedRequest(LogMapping& m, const LogRecord& r, const std::string& error);
+
+  LiveWorkerRef ref_;
+  const LiveAddressBook* book_;
+  std::map<std::pair<std::int32_t, WorkerId>, LinkState> links_;
+  std::optional<std::int64_t> last_crash_s_;
+};
+
+}  // namespace kvscope

@@ -1,0 +1,85 @@
+#pragma once
+// One line of an SGLang scheduler / Mooncake / lab-router log, classified (issue 5 section 3).
+// Pure syntax: which P/D pair or worker a line concerns is decided by LogEventMapper, which knows
+// whose file the line came from. Lines carry SGLang's prefix `[YYYY-MM-DD HH:MM:SS TPn] ` (older
+// ones without TPn, some with DPn, PPn, EPn). Never throws; an unknown line is just Unknown, and a
+// line that starts like a known format but has a bad field is Malformed with the field named.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace kvscope {
+
+enum class LogLineKind : std::uint8_t {
+  Unknown,             // a prefixed line of no known format
+  Continuation,        // no prefix: a traceback line or the rest of a multi-line message
+  Malformed,           // looks like a known format, but a field is wrong (see `problem`)
+  Correction,          // Correcting streaming-session extend_input_len from A to B (...)
+  SchedulerException,  // Scheduler hit an exception: ...
+  Sigquit,             // Received sigquit from a child process. ...
+  TransferFailed,      // Prefill|Decode transfer failed for request rank=... with exception ...
+  KvPollTimeout,       // Request R timed out after S s in KVPoll.State
+  Aborted,             // ... Aborted by AbortReq.
+  LostConnection,      // Lost connection with prefill instance (bootstrap_addr: A), N requests affected
+  RecoveredViaProbe,   // Session S recovered via probe; un-blacklisted
+  DecodeBatch,         // Decode batch, #running-req: N, ...
+  PrefillBatch,        // Prefill batch. #new-seq: N, ...
+  ClientGenerateError, // RuntimeError: generate stream ended before producing any token
+};
+const char* toString(LogLineKind);
+
+struct LogPrefix {
+  bool present = false;
+  std::string timestamp;        // "2025-06-01 12:00:03" as written
+  std::int64_t clock_s = 0;     // that time as seconds since 1970 (the log's own clock, zone unknown)
+  int tp = -1, dp = -1, pp = -1, ep = -1;  // -1: not in the prefix
+};
+
+// Batch-line gauges; -1 (or NaN for ratios) when the line did not carry the field.
+struct BatchGauges {
+  std::int64_t running_req = -1, queue_req = -1, tokens = -1;
+  std::int64_t new_seq = -1, new_token = -1, cached_token = -1;
+  std::int64_t prealloc_req = -1, transfer_req = -1, retracted_req = -1, inflight_req = -1;
+  double token_usage = -1, preallocated_usage = -1, gen_throughput = -1;
+  int cuda_graph = -1;  // 0/1
+};
+
+struct LogRecord {
+  LogLineKind kind = LogLineKind::Unknown;
+  LogPrefix prefix;
+  std::string message;  // the text after the prefix (at most kMaxMessage bytes)
+  std::string problem;  // Malformed: "field 'fill_len': expected an integer, got 'x'"
+
+  // Correction
+  std::int64_t from = 0, to = 0, fill_len = 0, prefix_len = 0, kv_committed_len = 0;
+  std::string session_id;
+  // Correction, TransferFailed, KvPollTimeout, Aborted
+  std::string rid;
+  std::string bootstrap_room;
+  // TransferFailed: 'P' or 'D' (which side logged it), the rank, and the exception text
+  char side = 0;
+  int rank = -1;
+  std::string exception;
+  bool aborted = false;         // the failure was an AbortReq, not a broken link
+  // TransferFailed ("remote mooncake session A is not alive"), LostConnection (bootstrap_addr),
+  // RecoveredViaProbe (the session)
+  std::string remote;
+  // KvPollTimeout (also set on a TransferFailed whose exception is a KVPoll timeout)
+  double seconds = -1;
+  std::string poll_state;       // "WaitingForInput", "Bootstrapping", ...
+  // LostConnection
+  int affected = -1;
+  BatchGauges batch;
+};
+
+class SchedulerLogParser {
+ public:
+  static constexpr std::size_t kMaxMessage = 4096;
+
+  static LogRecord parse(std::string_view line);
+  // The prefix alone; `rest` gets the text after it. False when the line has none.
+  static bool parsePrefix(std::string_view line, LogPrefix& prefix, std::string_view& rest);
+};
+
+}  // namespace kvscope

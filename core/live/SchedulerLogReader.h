@@ -1,0 +1,42 @@
+#pragma once
+// Reads one log file's lines in order and folds a `Scheduler hit an exception` with the traceback
+// lines that follow it (lines without the `[date]` prefix) into one record, whose `exception` is the
+// traceback's last line (e.g. "AssertionError: ..."): that line says why the worker died. Counts
+// what it could not use; nothing is fatal.
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "live/SchedulerLogParser.h"
+
+namespace kvscope {
+
+struct LogLineCounts {
+  long lines = 0;
+  long known = 0;      // records of a known kind (a folded traceback counts once)
+  long unknown = 0;    // prefixed lines of no known format, and stray unprefixed lines
+  long malformed = 0;  // a known format with a bad field
+  long folded = 0;     // traceback lines folded into a crash
+};
+
+class SchedulerLogReader {
+ public:
+  static constexpr int kMaxTracebackLines = 200;
+
+  // The records this line completes: none while a traceback is being folded, otherwise the line's
+  // own record, preceded by the crash a prefixed line closes.
+  std::vector<LogRecord> feed(std::string_view line);
+  // The crash still being folded, if any: call when the file has gone quiet, or at its end.
+  std::vector<LogRecord> flush();
+  bool folding() const { return crash_.has_value(); }
+  const LogLineCounts& counts() const { return counts_; }
+
+ private:
+  void count(const LogRecord& r);
+
+  std::optional<LogRecord> crash_;
+  int folded_lines_ = 0;
+  LogLineCounts counts_;
+};
+
+}  // namespace kvscope

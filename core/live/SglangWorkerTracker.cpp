@@ -1,0 +1,155 @@
+#include "live/SglangWorkerTracker.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+
+namespace kvscope {
+
+namespace {
+
+std::string number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.0f", v);
+  return buf;
+}
+
+// Scraped numbers are untrusted: casting an out-of-range double to an integer is undefined.
+std::int32_t clampCount(double v) { return std::isnan(v) ? 0 : static_cast<std::int32_t>(std::clamp(v, 0.0, 1e9)); }
+std::int64_t clampTokens(double v) { return std::isnan(v) ? 0 : static_cast<std::int64_t>(std::clamp(v, 0.0, 1e15)); }
+
+}  // namespace
+
+std::optional<double> SglangWorkerTracker::quantile(const std::vector<std::pair<double, double>>& buckets, double q) {
+  if (buckets.empty() || !std::isinf(buckets.back().first)) return std::nullopt;
+  const double total = buckets.back().second;
+  if (!(total > 0)) return std::nullopt;
+  const double rank = q * total;
+  double lower = 0, below = 0;
+  for (const auto& [bound, count] : buckets) {
+    if (count >= rank) {
+      // The +Inf bucket has no upper edge: report the highest finite bound, as Prometheus does.
+      if (std::isinf(bound)) return lower;
+      const double in_bucket = count - below;
+      return in_bucket > 0 ? lower + (bound - lower) * (rank - below) / in_bucket : bound;
+    }
+    lower = bound;
+    below = count;
+  }
+  return lower;
+}
+
+double SglangWorkerTracker::increase(std::optional<double>& previous, std::optional<double> now, const char* name,
+                                     std::vector<std::string>& notes) {
+  if (!now) return 0;
+  double delta = 0;
+  if (previous) {
+    delta = *now - *previous;
+    if (delta < 0) {
+      notes.push_back(std::string(name) + " went down from " + number(*previous) + " to " + number(*now) +
+                      ": the counter was reset (worker restarted?)");
+      delta = *now;
+    }
+  }
+  previous = now;
+  return delta;
+}
+
+IntervalLatency SglangWorkerTracker::interval(std::optional<LatencyHistogram>& previous,
+                                              const std::optional<LatencyHistogram>& now) {
+  IntervalLatency out;
+  if (!now) return out;
+  if (previous && now->count >= previous->count) {
+    std::map<double, double> before(previous->buckets.begin(), previous->buckets.end());
+    std::vector<std::pair<double, double>> delta;
+    for (const auto& [bound, count] : now->buckets) {
+      const auto it = before.find(bound);
+      delta.push_back({bound, std::max(0.0, count - (it == before.end() ? 0 : it->second))});
+    }
+    // Cumulative again: a bucket layout change must not make a count go down.
+    for (std::size_t i = 1; i < delta.size(); ++i) delta[i].second = std::max(delta[i].second, delta[i - 1].second);
+    out.requests = now->count - previous->count;
+    if (out.requests > 0) {
+      out.mean_s = (now->sum - previous->sum) / out.requests;
+      out.p50_s = quantile(delta, 0.5);
+      out.p99_s = quantile(delta, 0.99);
+    }
+  }
+  previous = now;
+  return out;
+}
+
+SglangUpdate SglangWorkerTracker::update(const SglangMetrics& m) {
+  SglangUpdate u;
+  u.notes = m.notes;
+  if (ref_.role != WorkerRole::Prefill) {
+    WorkerGauges g;
+    g.worker = ref_.worker;
+    std::int64_t capacity = ref_.kv_capacity;
+    if (m.max_total_num_tokens && *m.max_total_num_tokens > 0)
+      capacity = clampTokens(*m.max_total_num_tokens);
+    else if (m.num_used_tokens && m.token_usage && *m.token_usage > 0)
+      capacity = clampTokens(std::round(*m.num_used_tokens / *m.token_usage));
+    g.kv_capacity = capacity;
+    if (m.num_used_tokens)
+      g.kv_used = clampTokens(*m.num_used_tokens);
+    else if (m.token_usage && capacity > 0)
+      g.kv_used = clampTokens(std::round(*m.token_usage * static_cast<double>(capacity)));
+    g.kv_peak = g.kv_used;  // one sample per scrape: the peak between scrapes is not exported
+    g.running = clampCount(m.num_running_reqs.value_or(0));
+    g.queued = clampCount(m.num_queue_reqs.value_or(0));
+    // Seeds waiting on this D: admitted to its prealloc queue or receiving KV (DOMAIN.md "pending seeds").
+    g.pending_seeds =
+        clampCount(m.num_decode_prealloc_queue_reqs.value_or(0) + m.num_decode_transfer_queue_reqs.value_or(0));
+    g.alive = true;
+    u.gauges = g;
+  }
+
+  // The link a failure counter speaks of: a D knows its P; a P names its D only when there is one.
+  const bool decode_side = ref_.role != WorkerRole::Prefill;
+  const std::int32_t prefill = decode_side ? ref_.peer_prefill : ref_.prefill;
+  const WorkerId decode = decode_side ? ref_.worker : ref_.peer_decode;
+  const bool link_known = prefill >= 0 && decode != kNoWorker;
+
+  const double failed = increase(transfer_failed_, m.num_transfer_failed_reqs_total, "num_transfer_failed_reqs_total", u.notes);
+  if (failed > 0) {
+    const std::string reason = ref_.name + ": sglang:num_transfer_failed_reqs_total rose by " + number(failed) +
+                               " to " + number(*m.num_transfer_failed_reqs_total);
+    if (link_known) {
+      const int n = std::min(kMaxEventsPerScrape, clampCount(failed));
+      for (int i = 0; i < n; ++i) {
+        TransferFinished t;
+        t.prefill = prefill;
+        t.worker = decode;
+        t.ok = false;
+        t.reason = reason;
+        u.events.push_back(std::move(t));
+      }
+    } else {
+      u.notes.push_back(reason + " (the decode worker is unknown: no link event)");
+    }
+  }
+  const double bootstrap = increase(bootstrap_failed_, m.num_bootstrap_failed_reqs_total, "num_bootstrap_failed_reqs_total", u.notes);
+  if (bootstrap > 0) {
+    const std::string reason = ref_.name + ": sglang:num_bootstrap_failed_reqs_total rose by " + number(bootstrap) +
+                               " to " + number(*m.num_bootstrap_failed_reqs_total);
+    if (link_known) {
+      // A failed bootstrap is a failed handshake: the link is suspect, not known dead.
+      LinkHealth l;
+      l.prefill = prefill;
+      l.worker = decode;
+      l.state = LinkState::Suspect;
+      l.reason = reason;
+      l.aborted_requests = clampCount(bootstrap);
+      u.events.push_back(std::move(l));
+    } else {
+      u.notes.push_back(reason + " (the decode worker is unknown: no link event)");
+    }
+  }
+  u.ttft = interval(ttft_, m.ttft);
+  u.e2e = interval(e2e_, m.e2e);
+  return u;
+}
+
+}  // namespace kvscope
