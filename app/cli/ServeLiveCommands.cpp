@@ -49,15 +49,15 @@ int serveLive(const ServeArgs& a, const sigset_t& stop_signals) {
   LiveSession session(std::move(config), out.sinks());
   session.start();
   std::string error;
-  auto server = KvscopeServer::start(a.server, out.hub(), session, &error);
+  auto server = KvscopeServer::start(a.server, out.hub(), session, &error, session.router());
   if (!server) {
     session.stop();
     out.abandon();
     throw InputError(error);
   }
   out.announce(*server);
-  spdlog::info("watching live cluster {} ({} workers, {} log files) on {}{}", name, workers, logs, server->address(),
-               a.record.empty() ? "" : ", recording to " + a.record);
+  spdlog::info("watching live cluster {} ({} workers, {} log files) on {}{}{}", name, workers, logs, server->address(),
+               session.router() ? ", serving the Router service" : "", a.record.empty() ? "" : ", recording to " + a.record);
   LiveStatusLog status;
   const int signal_number = waitForStop(stop_signals, false, {}, [&] { status.update(session); });
   spdlog::info("signal {}: stopping", signal_number);

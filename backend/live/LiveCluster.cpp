@@ -37,7 +37,7 @@ SimTime LiveCluster::now() const {
   return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0_).count();
 }
 
-void LiveCluster::emitLocked(EventPayload payload) {
+std::uint64_t LiveCluster::emitLocked(EventPayload payload) {
   // Sinks expect time to never go back; the steady clock guarantees it, max() keeps it so.
   last_time_ = std::max(last_time_, now());
   Event e{++seq_, last_time_, std::move(payload)};
@@ -48,6 +48,7 @@ void LiveCluster::emitLocked(EventPayload payload) {
     crashed_at_[static_cast<std::size_t>(c->worker)] = e.time;
   }
   for (EventSink* s : sinks_) s->onEvent(e);
+  return e.seq;
 }
 
 void LiveCluster::start() {
@@ -66,10 +67,10 @@ void LiveCluster::finish(bool completed) {
   finished_ = true;
 }
 
-void LiveCluster::post(EventPayload payload) {
+std::uint64_t LiveCluster::post(EventPayload payload) {
   std::lock_guard lock(mutex_);
-  if (!started_ || finished_) return;
-  emitLocked(std::move(payload));
+  if (!started_ || finished_) return 0;
+  return emitLocked(std::move(payload));
 }
 
 void LiveCluster::post(std::vector<EventPayload> payloads) {

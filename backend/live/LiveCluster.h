@@ -34,8 +34,8 @@ class LiveCluster {
   void start();  // emits RunStarted; call once, before any post()
   void finish(bool completed);  // emits a last Snapshot and RunFinished
 
-  // Any thread. Events after finish() are dropped.
-  void post(EventPayload payload);
+  // Any thread. Events after finish() are dropped. Returns the event's sequence number (0 when dropped).
+  std::uint64_t post(EventPayload payload);
   void post(std::vector<EventPayload> payloads);
 
   // A serving worker's gauges from its /metrics (replaces what the previous scrape said).
@@ -57,7 +57,7 @@ class LiveCluster {
   std::uint64_t events() const;
 
  private:
-  void emitLocked(EventPayload payload);
+  std::uint64_t emitLocked(EventPayload payload);
 
   RunStarted run_;
   std::vector<EventSink*> sinks_;

@@ -48,7 +48,25 @@ LiveSession::LiveSession(ClusterConfig config, std::vector<EventSink*> sinks, Op
     r.peer_prefill = prefills == 1 ? 0 : -1;
     r.peer_decode = book_.decode_workers.size() == 1 ? book_.decode_workers.front() : kNoWorker;
   }
+  if (config_.router) {
+    // The run's policy and knobs are the router's: the console shows and edits them.
+    LiveClusterSpec spec;
+    spec.name = run.scenario;
+    spec.workers = run.workers;
+    spec.prefill = run.prefill;
+    spec.block_size = config_.router->block_size;
+    spec.policy = config_.router->policy;
+    spec.knobs = config_.router->knobs;
+    router_spec_ = std::move(spec);
+    run.policy = router_spec_->policy;
+    KnobRegistry knobs;
+    knobs.apply(router_spec_->knobs, "cluster");
+    for (const KnobSpec& k : KnobRegistry::specs()) run.knobs.emplace_back(std::string(k.name), knobs.get(k.id));
+    run.rho = knobs.get(KnobId::Rho);
+  }
   cluster_ = std::make_unique<LiveCluster>(std::move(run), std::move(sinks));
+  if (router_spec_)
+    router_ = std::make_unique<LiveRouter>(*router_spec_, [cluster = cluster_.get()](EventPayload p) { return cluster->post(std::move(p)); });
 
   // Status indices follow LiveCluster::workerNames(): serving workers, then prefill workers.
   std::vector<ScrapeTarget> targets;
@@ -160,14 +178,19 @@ std::vector<LiveLogStats> LiveSession::logStats() const {
   return out;
 }
 
-void LiveSession::applyKnobs(std::map<std::string, double>, std::string, std::function<void(KnobRegistry::Result)> done) {
+void LiveSession::applyKnobs(std::map<std::string, double> changes, std::string who,
+                             std::function<void(KnobRegistry::Result)> done) {
+  if (router_) return router_->applyKnobs(std::move(changes), std::move(who), std::move(done));
   KnobRegistry::Result r;
   r.ok = false;
-  r.error = "a live cluster's knobs belong to its router (the Router service is not there yet)";
+  r.error = "a live cluster's knobs belong to its router: add a `router:` section to the cluster file";
   done(std::move(r));
 }
 
-void LiveSession::setPolicy(std::string, std::string, std::function<void(bool ok)> done) { done(false); }
+void LiveSession::setPolicy(std::string name, std::string who, std::function<void(bool ok)> done) {
+  if (router_) return router_->setPolicy(std::move(name), std::move(who), std::move(done));
+  done(false);
+}
 
 bool LiveSession::seek(SimTime, std::string, std::string* error) {
   if (error) *error = "a live cluster cannot seek";

@@ -9,6 +9,7 @@
 #include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -18,6 +19,7 @@
 #include "live/LogTailer.h"
 #include "live/MetricsScraper.h"
 #include "live/SchedulerLogReader.h"
+#include "router/LiveRouter.h"
 #include "run/RunControl.h"
 
 namespace kvscope {
@@ -44,12 +46,15 @@ class LiveSession : public RunControl {
   void stop();  // stops the adapters, emits RunFinished; idempotent
 
   LiveCluster& cluster() { return *cluster_; }
+  // The router core behind the Router service, when the cluster file has a `router:` section.
+  LiveRouter* router() { return router_.get(); }
   const ClusterConfig& config() const { return config_; }
   std::vector<LiveWorkerStatus> statuses() const { return cluster_->statuses(); }
   std::vector<LiveLogStats> logStats() const;
 
   // RunControl
-  bool canChangeKnobs() const override { return false; }
+  bool canChangeKnobs() const override { return router_ != nullptr; }  // the knobs are the router's
+  bool canPace() const override { return false; }
   void applyKnobs(std::map<std::string, double> changes, std::string who,
                   std::function<void(KnobRegistry::Result)> done) override;
   void setPolicy(std::string name, std::string who, std::function<void(bool ok)> done) override;
@@ -73,6 +78,8 @@ class LiveSession : public RunControl {
   Options options_;
   LiveAddressBook book_;
   std::unique_ptr<LiveCluster> cluster_;
+  std::optional<LiveClusterSpec> router_spec_;
+  std::unique_ptr<LiveRouter> router_;  // after cluster_: it posts there, so it goes first
   std::unique_ptr<MetricsScraper> scraper_;
   std::vector<std::unique_ptr<LogFile>> logs_;
   std::unique_ptr<LogTailer> tailer_;

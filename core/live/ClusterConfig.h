@@ -3,6 +3,8 @@
 // each plays, where its /metrics and log files are, which addresses the logs will name it by, and
 // how often to scrape. Loaded from a human-editable YAML file by ClusterConfigLoader.
 #include <cstdint>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,12 +23,20 @@ struct LiveWorkerConfig {
   long line = 0;                   // where the worker is declared in the file
 };
 
+// The optional `router:` section: KVScope serves kvscope.v1.Router for the lab's router, deciding
+// with this policy and these knobs (changed later from the console or Control).
+struct LiveRouterConfig {
+  std::string policy = "kv-aware";
+  int block_size = 24;                   // tokens per block hash the router sends
+  std::map<std::string, double> knobs;   // overrides of the registry's defaults
+};
+
 struct ClusterConfig {
   std::string file;
   std::string name;
   double scrape_interval_s = 1.0;
   bool logs_from_start = false;    // read the logs' history too (default: follow from the end)
-  std::string router;              // the lab router's kvscope.v1.Router endpoint (later), optional
+  std::optional<LiveRouterConfig> router;  // serve the Router service (optional)
   std::vector<std::string> client_logs;  // benchmark client logs (failed requests), optional
   std::vector<LiveWorkerConfig> workers;
 };

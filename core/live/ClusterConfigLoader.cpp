@@ -7,7 +7,9 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "knobs/KnobRegistry.h"
 #include "model/Error.h"
+#include "router/RoutingPolicy.h"
 
 namespace kvscope {
 
@@ -122,6 +124,34 @@ LiveWorkerConfig worker(const Node& n, const std::string& file) {
   return w;
 }
 
+LiveRouterConfig routerSection(const Node& n) {
+  if (n.node.IsNull()) return {};  // `router:` alone: the defaults
+  n.onlyKeys({"policy", "block_size", "knobs"});
+  LiveRouterConfig r;
+  if (n.node["policy"]) {
+    const Node p = n.child("policy");
+    r.policy = p.text();
+    if (!makePolicy(r.policy)) {
+      std::string names;
+      for (std::string_view name : policyNames()) names += (names.empty() ? "" : ", ") + std::string(name);
+      p.fail("expected a policy (" + names + "), got '" + r.policy + "'");
+    }
+  }
+  if (n.node["block_size"]) r.block_size = static_cast<int>(n.child("block_size").number(1, 1 << 20));
+  if (n.node["knobs"]) {
+    const Node k = n.child("knobs");
+    if (!k.node.IsMap()) k.fail("expected a mapping of knob: value, got " + k.shown());
+    for (const auto& kv : k.node) {
+      const std::string name = kv.first.Scalar();
+      const Node value = k.child(name);
+      r.knobs[name] = value.number(-1e300, 1e300);
+      KnobRegistry check;
+      if (const auto result = check.apply({{name, r.knobs[name]}}, "cluster"); !result.ok) value.fail("expected " + result.error);
+    }
+  }
+  return r;
+}
+
 }  // namespace
 
 ClusterConfig ClusterConfigLoader::parse(const std::string& text, const std::string& file) {
@@ -139,11 +169,7 @@ ClusterConfig ClusterConfigLoader::parse(const std::string& text, const std::str
   c.name = root["name"] ? top.child("name").text() : fs::path(file).stem().string();
   if (root["scrape_interval_s"]) c.scrape_interval_s = top.child("scrape_interval_s").number(0.05, 3600);
   if (root["logs_from_start"]) c.logs_from_start = top.child("logs_from_start").boolean();
-  if (root["router"]) {
-    const Node r = top.child("router");
-    c.router = r.text();
-    checkAddress(r, c.router);
-  }
+  if (root["router"]) c.router = routerSection(top.child("router"));
   if (root["client_logs"])
     for (auto& l : top.child("client_logs").texts()) c.client_logs.push_back(resolve(file, l));
   if (!root["workers"]) top.fail("expected 'workers', a list of the cluster's workers");

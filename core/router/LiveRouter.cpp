@@ -33,14 +33,18 @@ const LiveClusterSpec& checked(const LiveClusterSpec& spec) {
 }  // namespace
 
 LiveRouter::LiveRouter(LiveClusterSpec spec, std::vector<EventSink*> sinks)
-    : spec_(std::move(checked(spec))),
+    : spec_(checked(spec)),
       sinks_(std::move(sinks)),
+      standalone_(true),
       start_ns_(steadyNs()),
       router_(static_cast<int>(spec_.workers.size()), spec_.block_size, knobs_, 0),
       loads_(spec_.workers.size()) {
-  if (const auto r = knobs_.apply(spec_.knobs, "cluster"); !r.ok) throw InputError("cluster: " + r.error);
-  router_.setPolicy(spec_.policy);
-  for (std::size_t i = 0; i < loads_.size(); ++i) loads_[i].load.kv_capacity = spec_.workers[i].kv_capacity_tokens;
+  publish_ = [this](EventPayload payload) {
+    const Event e{seq_++, now(), std::move(payload)};
+    for (EventSink* sink : sinks_) sink->onEvent(e);
+    return e.seq;
+  };
+  init();
   RunStarted run;
   run.scenario = spec_.name;
   run.policy = spec_.policy;
@@ -59,6 +63,22 @@ LiveRouter::LiveRouter(LiveClusterSpec spec, std::vector<EventSink*> sinks)
   });
 }
 
+LiveRouter::LiveRouter(LiveClusterSpec spec, Publisher publish)
+    : spec_(checked(spec)),
+      publish_(std::move(publish)),
+      standalone_(false),
+      start_ns_(steadyNs()),
+      router_(static_cast<int>(spec_.workers.size()), spec_.block_size, knobs_, 0),
+      loads_(spec_.workers.size()) {
+  init();
+}
+
+void LiveRouter::init() {
+  if (const auto r = knobs_.apply(spec_.knobs, "cluster"); !r.ok) throw InputError("cluster: " + r.error);
+  router_.setPolicy(spec_.policy);
+  for (std::size_t i = 0; i < loads_.size(); ++i) loads_[i].load.kv_capacity = spec_.workers[i].kv_capacity_tokens;
+}
+
 LiveRouter::~LiveRouter() { stop(); }
 
 void LiveRouter::stop() {
@@ -71,16 +91,12 @@ void LiveRouter::stop() {
   std::lock_guard lock(mutex_);
   if (stopped_) return;
   stopped_ = true;
-  publishLocked(RunFinished{false});
+  if (standalone_) publishLocked(RunFinished{false});
 }
 
 SimTime LiveRouter::now() const { return (steadyNs() - start_ns_) / 1000; }
 
-std::uint64_t LiveRouter::publishLocked(EventPayload payload) {
-  const Event e{seq_++, now(), std::move(payload)};
-  for (EventSink* sink : sinks_) sink->onEvent(e);
-  return e.seq;
-}
+std::uint64_t LiveRouter::publishLocked(EventPayload payload) { return publish_(std::move(payload)); }
 
 LiveRouter::RouteResult LiveRouter::route(const RouteInput& in) {
   std::lock_guard lock(mutex_);
@@ -255,7 +271,7 @@ bool LiveRouter::blocksRemoved(WorkerId worker, std::span<const BlockHash> hashe
 
 void LiveRouter::publishSnapshot() {
   std::lock_guard lock(mutex_);
-  if (stopped_) return;
+  if (stopped_ || !standalone_) return;  // in a live cluster, the cluster's snapshots hold the gauges
   Snapshot s;
   for (std::size_t w = 0; w < loads_.size(); ++w) {
     Load& l = loads_[w];

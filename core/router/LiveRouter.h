@@ -41,10 +41,16 @@ class LiveRouter final : public RunControl {
   static constexpr int kMaxBlockHashes = 1 << 16;  // per message: a 1.5M-token prompt at 24 tokens/block
 
   // Checks the spec (worker count, names, policy, knobs); on error throws InputError naming the field.
-  // Publishes RunStarted and starts the snapshot ticker.
+  // Standalone (`serve --router`): numbers and times its own stream, publishes RunStarted and a
+  // snapshot of its gauges every second.
   LiveRouter(LiveClusterSpec spec, std::vector<EventSink*> sinks);
+  // Part of a live cluster (`serve --live` with a `router:` section): posts its decisions and the
+  // router's observations into the cluster's one stream, which numbers them (the publisher returns
+  // the sequence number) and owns RunStarted and the snapshots.
+  using Publisher = std::function<std::uint64_t(EventPayload)>;
+  LiveRouter(LiveClusterSpec spec, Publisher publish);
   ~LiveRouter() override;  // stop()
-  // Publishes RunFinished{completed=false} and stops the ticker. Idempotent.
+  // Standalone: publishes RunFinished{completed=false} and stops the ticker. Idempotent.
   void stop();
 
   struct RouteInput {
@@ -113,6 +119,7 @@ class LiveRouter final : public RunControl {
     bool seeding;
   };
 
+  void init();
   SimTime now() const;
   std::uint64_t publishLocked(EventPayload payload);
   void notifyKnobsLocked(const std::string& who);
@@ -124,6 +131,8 @@ class LiveRouter final : public RunControl {
 
   const LiveClusterSpec spec_;
   std::vector<EventSink*> sinks_;
+  Publisher publish_;
+  const bool standalone_;
   const std::int64_t start_ns_;
   mutable std::mutex mutex_;
   KnobRegistry knobs_;

@@ -179,6 +179,54 @@ class RoutedCluster(unittest.TestCase):
         self.assertIn("starving: D1", cold.stdout)
 
 
+class LiveClusterWithRouter(unittest.TestCase):
+    """`serve --live` with a `router:` section: the router's decisions and observations join the
+    cluster's one stream (with its logs and metrics), and its knobs are the run's."""
+
+    def test_router_in_a_live_cluster(self):
+        import_stubs()
+        with tempfile.TemporaryDirectory() as d:
+            for name in ("d0", "d1", "d2"):
+                open(os.path.join(d, name + ".log"), "w").close()
+            cluster = os.path.join(d, "cluster.yaml")
+            with open(cluster, "w") as f:
+                f.write("name: lab\nrouter:\n  policy: kv-aware\n  knobs: {K: 200}\nworkers:\n" +
+                        "".join("  - {id: D%d, role: decode, logs: [d%d.log]}\n" % (i, i) for i in range(3)))
+            server, address = serve_process.start_serve(ARGS.cli, ["--live", cluster, "--listen", "127.0.0.1:0"])
+            try:
+                with grpc.insecure_channel(address) as channel:
+                    got = router_pb2_grpc.RouterStub(channel).GetCluster(router_pb2.GetClusterRequest())
+                    self.assertEqual([w.name for w in got.workers], ["D0", "D1", "D2"])
+                    self.assertEqual({k.name: k.value for k in got.knobs}["K"], 200)
+                    run = router_client.run(address, 300, 30, None, seed=4)
+                    self.assertEqual(len(run["routed"]), 300)
+                    self.assertEqual(run["applied"], 900)
+                    spread = {reply.worker_name for _, reply, _ in run["routed"]}
+                    self.assertEqual(spread, {"D0", "D1", "D2"})  # K=200 from the cluster file
+                    control = control_pb2_grpc.ControlStub(channel)
+                    control.SetPolicy(control_pb2.SetPolicyRequest(policy="exclusive-overlap", who="test"))
+                    kinds = {}
+                    stream = telemetry_pb2_grpc.TelemetryStub(channel).Subscribe(
+                        telemetry_pb2.SubscribeRequest(from_seq=0), timeout=10)
+                    for message in stream:
+                        e = message.event
+                        kind = e.WhichOneof("payload")
+                        kinds[kind] = kinds.get(kind, 0) + 1
+                        if kind == "run_started":
+                            self.assertEqual(e.run_started.scenario, "live lab")
+                            self.assertEqual(e.run_started.policy, "kv-aware")
+                        if kind == "policy":
+                            break
+                    self.assertEqual(kinds.get("run_started"), 1)
+                    self.assertEqual(kinds.get("route"), 300)
+                    self.assertEqual(kinds.get("request_done"), 300)
+                    self.assertEqual(kinds.get("policy"), 1)
+            finally:
+                code, log = serve_process.stop_serve(server)
+            self.assertEqual(code, 0, log)
+            self.assertIn("serving the Router service", log)
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--cli", required=True)

@@ -17,7 +17,9 @@ const char* kLab =
     "name: lab-1p3d\n"
     "scrape_interval_s: 0.5\n"
     "logs_from_start: true\n"
-    "router: 127.0.0.1:50052\n"
+    "router:\n"
+    "  policy: exclusive-overlap\n"
+    "  knobs: {K: 200, seed_min_turn_id: 2}\n"
     "client_logs: bench/client.log\n"
     "workers:\n"
     "  - id: P0\n"
@@ -54,7 +56,12 @@ class TestClusterConfig : public QObject {
     QCOMPARE(c.name, std::string("lab-1p3d"));
     QCOMPARE(c.scrape_interval_s, 0.5);
     QVERIFY(c.logs_from_start);
-    QCOMPARE(c.router, std::string("127.0.0.1:50052"));
+    QVERIFY(c.router);
+    QCOMPARE(c.router->policy, std::string("exclusive-overlap"));
+    QCOMPARE(c.router->block_size, 24);
+    QCOMPARE(c.router->knobs, (std::map<std::string, double>{{"K", 200}, {"seed_min_turn_id", 2}}));
+    QVERIFY(!ClusterConfigLoader::parse("router:\nworkers: [{id: D0, role: decode, logs: x}]\n", "c.yaml").router->knobs.size());
+    QVERIFY(!ClusterConfigLoader::parse("workers: [{id: D0, role: decode, logs: x}]\n", "c.yaml").router);
     QCOMPARE(c.client_logs, std::vector<std::string>{"/etc/kvscope/bench/client.log"});
     QCOMPARE(c.workers.size(), std::size_t(3));
     const auto& p = c.workers[0];
@@ -62,7 +69,7 @@ class TestClusterConfig : public QObject {
     QCOMPARE(p.role, WorkerRole::Prefill);
     QCOMPARE(p.logs, std::vector<std::string>{"/etc/kvscope/logs/p0.log"});
     QCOMPARE(p.bootstrap_address, std::string("10.99.91.40:8998"));
-    QCOMPARE(p.line, 8L);  // "  - id: P0"
+    QCOMPARE(p.line, 10L);  // "  - id: P0"
     const auto& d = c.workers[1];
     QCOMPARE(d.logs.size(), std::size_t(2));
     QCOMPARE(d.mooncake_address, std::string("10.99.91.47:15295"));
@@ -123,6 +130,12 @@ class TestClusterConfig : public QObject {
     QTest::newRow("empty workers") << "workers: []\n" << "cluster.yaml:1: field 'workers': expected a non-empty list";
     QTest::newRow("bad yaml") << "workers: [\n  - id: D0\n" << "cluster.yaml:";
     QTest::newRow("not a mapping") << "- just\n- a list\n" << "cluster.yaml:1: expected a mapping with 'workers'";
+    QTest::newRow("router policy") << "router: {policy: fastest}\n" + head
+                                   << "cluster.yaml:1: field 'router.policy': expected a policy (";
+    QTest::newRow("router knob") << "router:\n  knobs: {K: -3}\n" + head
+                                 << "cluster.yaml:2: field 'router.knobs.K': expected ";
+    QTest::newRow("router key") << "router:\n  endpoint: h:1\n" + head
+                                << "cluster.yaml:2: field 'router.endpoint': unknown key; expected one of policy, block_size, knobs";
     QTest::newRow("logs mapping") << head + "    logs: {a: b}\n"
                                   << "cluster.yaml:5: field 'workers[0].logs': expected a file name or a list of them";
   }

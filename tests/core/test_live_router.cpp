@@ -177,16 +177,34 @@ class LiveRouterTest : public QObject {
     QVERIFY(!router.seek(0, "x", &error));
   }
 
+  // Inside a live cluster the router posts into the cluster's stream, which numbers the events and
+  // owns RunStarted and the snapshots.
+  void attachedToAClusterItPostsThroughIt() {
+    std::vector<EventPayload> posted;
+    LiveRouter router(threeWorkers(), [&](EventPayload p) {
+      posted.push_back(std::move(p));
+      return std::uint64_t{1000} + posted.size();
+    });
+    QVERIFY(posted.empty());  // no RunStarted of its own
+    const auto r = router.route(turn(1, 1, 1, prompt(1, 4)));
+    QCOMPARE(r.seq, std::uint64_t{1001});
+    QVERIFY(std::holds_alternative<RouteDecision>(posted.back()));
+    router.publishSnapshot();
+    QCOMPARE(posted.size(), std::size_t{1});
+    router.stop();
+    QCOMPARE(posted.size(), std::size_t{1});  // nor a RunFinished
+  }
+
   void aBadSpecIsRefusedWithTheField() {
     LiveClusterSpec spec = threeWorkers();
     spec.workers[1].name = "D0";
-    QVERIFY_THROWS_EXCEPTION(InputError, LiveRouter(spec, {}));
+    QVERIFY_THROWS_EXCEPTION(InputError, LiveRouter(spec, std::vector<EventSink*>{}));
     spec = threeWorkers();
     spec.policy = "nope";
-    QVERIFY_THROWS_EXCEPTION(InputError, LiveRouter(spec, {}));
+    QVERIFY_THROWS_EXCEPTION(InputError, LiveRouter(spec, std::vector<EventSink*>{}));
     spec = threeWorkers();
     spec.knobs["K"] = -1;
-    QVERIFY_THROWS_EXCEPTION(InputError, LiveRouter(spec, {}));
+    QVERIFY_THROWS_EXCEPTION(InputError, LiveRouter(spec, std::vector<EventSink*>{}));
   }
 };
 
