@@ -105,7 +105,7 @@ Command addSweep(CLI::App& app) {
   auto* grid = sub->add_option("--grid", a->grid,
                                "An axis: KNOB=V1,V2,... or policy=P1,P2,... (repeatable; the grid is every combination)");
   auto* seeds = sub->add_option("--seeds", a->seeds,
-                                "N (seeds 1..N, default 5) or a list 3,7,11 (7, for the single seed 7); every point "
+                                "N (seeds 1..N, default 5) or a list 3,7,11 (\"7,\" is the single seed 7); every point "
                                 "runs the same seeds");
   auto* baseline = sub->add_option("--baseline", a->baseline,
                                    "The grid point the others are compared with, AXIS=VALUE,... (axes not named: "

@@ -166,6 +166,15 @@ class TestSweepSpec : public QObject {
     QCOMPARE(s.points()[s.baselineIndex()].label(), std::string("policy=kv-aware,K=200.5"));
   }
 
+  void bundledExampleValidates() {
+    const std::string path = std::string(KVSCOPE_SCENARIO_DIR) + "/../sweeps/e3-k-vs-policy.json";
+    const SweepSpec s = SweepFile::load(path);
+    QCOMPARE(errorOf([&] { s.validate(); }), QString());
+    QCOMPARE(s.points().size(), std::size_t(8));
+    QCOMPARE(s.seeds.size(), std::size_t(5));
+    QCOMPARE(s.points()[s.baselineIndex()].label(), std::string("policy=kv-aware,K=0"));
+  }
+
   void sweepFileErrorsNameFileLineAndField_data() {
     QTest::addColumn<QString>("text");
     QTest::addColumn<QString>("expected");
