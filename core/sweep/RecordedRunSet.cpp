@@ -32,6 +32,7 @@ Config configOf(const RecordedRun& r) {
 
 SweepData RecordedRunSet::arrange(const std::vector<RecordedRun>& runs, double level) {
   SweepData d;
+  d.heading = "Comparison";
   d.level = level;
   d.baseline = 0;
   if (runs.empty()) return d;

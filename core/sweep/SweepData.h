@@ -12,6 +12,7 @@
 namespace kvscope {
 
 struct SweepData {
+  std::string heading = "Sweep";  // "Sweep" or "Comparison": the first line of summary.md
   std::string scenario;
   std::vector<SweepPoint> points;
   std::vector<std::uint64_t> seeds;                              // column k of `runs` ran seed seeds[k]

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -87,6 +88,11 @@ SweepSpec SweepFile::parse(const std::string& text, const std::string& path) {
   if (j.contains("scenario")) {
     if (!j["scenario"].is_string()) fail("scenario", "expected a scenario name or file, got " + j["scenario"].dump());
     s.scenario = j["scenario"].get<std::string>();
+    // A scenario file named relative to the sweep file, as a scenario's trace is to the scenario.
+    const std::filesystem::path beside = std::filesystem::path(path).parent_path() / s.scenario;
+    std::error_code ec;
+    if (std::filesystem::path(s.scenario).is_relative() && std::filesystem::is_regular_file(beside, ec))
+      s.scenario = beside.lexically_normal().string();
   }
   if (j.contains("grid")) {
     if (!j["grid"].is_object()) fail("grid", "expected an object of axes, e.g. { \"K\": [0, 200] }");

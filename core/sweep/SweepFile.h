@@ -11,7 +11,8 @@
 //     "duration_s": 1800, "jobs": 2, "level": 0.05
 //   }
 //
-// Axes keep the file's order. Errors name the file, the line and the field.
+// Axes keep the file's order. A scenario file given by a relative path is looked up beside the sweep
+// file first (then as `--scenario` does). Errors name the file, the line and the field.
 #include <string>
 
 #include "sweep/SweepSpec.h"

@@ -62,7 +62,11 @@ std::string SweepReport::changeCell(std::size_t p, std::size_t m) const {
 
 std::string SweepReport::pCell(std::size_t p, std::size_t m) const {
   const auto& cmp = a_.cells[p][m].comparison;
-  return cmp ? pText(cmp->p_value) : "-";
+  if (!cmp) return "-";
+  // No resample as extreme as what was seen: the bootstrap only bounds p by its resolution.
+  const double floor = 1.0 / (PairedBootstrap::kDefaultResamples + 1);
+  if (cmp->test == PairedTest::Bootstrap && cmp->p_value <= floor * (1 + 1e-9)) return "≤ " + pText(floor);
+  return pText(cmp->p_value);
 }
 
 std::string SweepReport::testCell(std::size_t p, std::size_t m) const {
@@ -119,7 +123,7 @@ std::string SweepReport::twoPolicyTable() const {
 }
 
 std::string SweepReport::markdown() const {
-  std::string out = "# Sweep: " + data_.scenario + "\n\n";
+  std::string out = "# " + data_.heading + ": " + data_.scenario + "\n\n";
   out += "- points: " + std::to_string(data_.points.size()) + "; baseline: " + data_.points[data_.baseline].label() + "\n";
   std::string seeds;
   for (auto s : data_.seeds) seeds += (seeds.empty() ? "" : ", ") + std::to_string(s);

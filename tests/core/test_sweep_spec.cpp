@@ -4,6 +4,7 @@
 // (RunSummaryJson round trip, atomic writes).
 #include <QtTest>
 
+#include <QFile>
 #include <QTemporaryDir>
 
 #include <filesystem>
@@ -173,6 +174,15 @@ class TestSweepSpec : public QObject {
     QCOMPARE(s.points().size(), std::size_t(8));
     QCOMPARE(s.seeds.size(), std::size_t(5));
     QCOMPARE(s.points()[s.baselineIndex()].label(), std::string("policy=kv-aware,K=0"));
+  }
+
+  void scenarioBesideTheSweepFile() {
+    QTemporaryDir dir;
+    QVERIFY(QFile::copy(QString(KVSCOPE_SCENARIO_DIR) + "/e3-load-floor.json", dir.filePath("mine.json")));
+    std::ofstream(dir.filePath("s.json").toStdString()) << "{ \"scenario\": \"mine.json\", \"grid\": { \"K\": [0] }, \"seeds\": 1 }";
+    const SweepSpec s = SweepFile::load(dir.filePath("s.json").toStdString());
+    QCOMPARE(QString::fromStdString(s.scenario), dir.filePath("mine.json"));
+    QCOMPARE(errorOf([&] { s.validate(); }), QString());
   }
 
   void sweepFileErrorsNameFileLineAndField_data() {
