@@ -63,7 +63,8 @@ std::optional<RunSummary> SweepRunner::readDone(const Job& job) const {
   const fs::path summary = fs::path(dir_) / (job.stem + ".json");
   const fs::path recording = fs::path(dir_) / (job.stem + ".kvrec");
   std::error_code ec;
-  if (!fs::is_regular_file(summary, ec) || !fs::is_regular_file(recording, ec)) return std::nullopt;
+  if (!fs::is_regular_file(summary, ec)) return std::nullopt;
+  if (recorders_ && !fs::is_regular_file(recording, ec)) return std::nullopt;  // recorded sweeps keep both
   try {
     std::ifstream in(summary);
     const json j = json::parse(in);
