@@ -44,6 +44,13 @@ std::optional<std::uint64_t> parseSeed(const std::string& text) {
   return v;
 }
 
+// Knob values compare as numbers ("200" and "200.0" are one value); policies as names.
+bool sameValue(const std::string& axis, const std::string& a, const std::string& b) {
+  if (axis == "policy") return a == b;
+  const auto x = parseNumber(a), y = parseNumber(b);
+  return x && y ? *x == *y : a == b;
+}
+
 std::string policyList() {
   std::string names;
   for (auto n : policyNames()) names += (names.empty() ? "" : ", ") + std::string(n);
@@ -147,7 +154,7 @@ std::size_t SweepSpec::baselineIndex() const {
       std::string want = axes[a].values.front();
       for (const auto& [axis, value] : baseline)
         if (axis == axes[a].name) want = value;
-      match = pts[i].coords[a].second == want;
+      match = sameValue(axes[a].name, pts[i].coords[a].second, want);
     }
     if (match) return i;
   }
@@ -186,10 +193,11 @@ void SweepSpec::validate() const {
       throw InputError(describe(field, "the seeds are not a grid axis; give them with --seeds (or \"seeds\" in a file)"));
     if (!names.insert(axis.name).second) throw InputError(describe(field, "the axis is given twice"));
     if (axis.values.empty()) throw InputError(describe(field, "empty grid; expected at least one value"));
-    std::set<std::string> seen;
-    for (const auto& value : axis.values) {
-      if (value.empty()) throw InputError(describe(field, "empty value in the list"));
-      if (!seen.insert(value).second) throw InputError(describe(field, "value '" + value + "' is given twice"));
+    for (std::size_t i = 0; i < axis.values.size(); ++i) {
+      if (axis.values[i].empty()) throw InputError(describe(field, "empty value in the list"));
+      for (std::size_t j = 0; j < i; ++j)
+        if (sameValue(axis.name, axis.values[j], axis.values[i]))
+          throw InputError(describe(field, "value '" + axis.values[i] + "' is given twice"));
     }
     if (axis.name == "policy") {
       for (const auto& value : axis.values)
@@ -220,7 +228,7 @@ void SweepSpec::validate() const {
   for (const auto& [axis, value] : baseline) {
     const auto it = std::find_if(axes.begin(), axes.end(), [&](const SweepAxis& a) { return a.name == axis; });
     if (it == axes.end()) throw InputError(describe("baseline." + axis, "'" + axis + "' is not a grid axis"));
-    if (std::find(it->values.begin(), it->values.end(), value) == it->values.end())
+    if (std::none_of(it->values.begin(), it->values.end(), [&](const std::string& v) { return sameValue(axis, v, value); }))
       throw InputError(describe("baseline." + axis, "'" + value + "' is not among the grid's values of " + axis));
   }
   if (!(level > 0 && level < 1)) throw InputError(describe("level", "expected a significance level in (0, 1)"));

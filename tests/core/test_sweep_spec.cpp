@@ -88,6 +88,9 @@ class TestSweepSpec : public QObject {
     QCOMPARE(s.baselineIndex(), std::size_t(3));
     s.baseline = SweepSpec::parseBaseline("K=200");  // policy: its first value
     QCOMPARE(s.baselineIndex(), std::size_t(4));
+    s.baseline = SweepSpec::parseBaseline("K=200.0");  // knob values are numbers
+    QCOMPARE(s.baselineIndex(), std::size_t(4));
+    QCOMPARE(errorOf([&] { s.validate(); }), QString());
   }
 
   void validationCatchesBadInput_data() {
@@ -101,6 +104,7 @@ class TestSweepSpec : public QObject {
     QTest::newRow("whole number") << "session_soft_cap=1.5,2" << "" << "whole number";
     QTest::newRow("unknown policy") << "policy=kv-aware,fastest" << "" << "unknown policy 'fastest'";
     QTest::newRow("repeated value") << "K=0,0" << "" << "given twice";
+    QTest::newRow("repeated number") << "K=50,5e1" << "" << "value '5e1' is given twice";
     QTest::newRow("seed axis") << "seed=1,2" << "" << "--seeds";
     QTest::newRow("baseline not an axis") << "K=0,200" << "rho=0.9" << "not a grid axis";
     QTest::newRow("baseline not a value") << "K=0,200" << "K=100" << "'100' is not among";
