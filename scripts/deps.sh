@@ -7,6 +7,7 @@ packages=(
   qt6-base-dev qt6-charts-dev libqt6opengl6-dev libgl1-mesa-dev
   xvfb xauth imagemagick  # screenshots of the real window
   libabsl-dev nlohmann-json3-dev libcli11-dev
+  libboost-math-dev  # Boost.Math: Student t quantiles for the sweep's confidence intervals
   libbenchmark-dev
   libprotobuf-dev protobuf-compiler libgrpc++-dev libgrpc-dev protobuf-compiler-grpc
   libxxhash-dev libspdlog-dev python3-grpcio python3-protobuf

@@ -17,5 +17,7 @@ Command addReport(CLI::App& app);
 Command addExport(CLI::App& app);
 Command addServe(CLI::App& app);
 Command addTail(CLI::App& app);
+Command addSweep(CLI::App& app);
+Command addCompare(CLI::App& app);
 
 }  // namespace kvscope::cli

@@ -22,6 +22,8 @@ int main(int argc, char** argv) {
   add(kvscope::cli::addExport);
   add(kvscope::cli::addServe);
   add(kvscope::cli::addTail);
+  add(kvscope::cli::addSweep);
+  add(kvscope::cli::addCompare);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

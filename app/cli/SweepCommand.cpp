@@ -1,0 +1,221 @@
+// `kvscope-cli sweep`: a grid of policies and knob values over paired seeds on the simulated cluster,
+// run in parallel, each run recorded, then the lab's tables with intervals and paired verdicts.
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+#include "cli/CliCommands.h"
+#include "knobs/KnobRegistry.h"
+#include "model/Error.h"
+#include "recording/EventRecorder.h"
+#include "sweep/SweepAnalysis.h"
+#include "sweep/SweepFile.h"
+#include "sweep/SweepReport.h"
+#include "sweep/SweepRunner.h"
+
+namespace kvscope::cli {
+
+namespace {
+
+struct SweepArgs {
+  std::string file;
+  std::string scenario;
+  std::vector<std::string> grid;
+  std::string seeds;
+  std::string baseline;
+  std::vector<std::string> sets;
+  std::optional<double> duration;
+  std::optional<unsigned> jobs;
+  std::optional<double> level;
+  std::string out;
+  bool resume = false;
+  bool quiet = false;
+};
+
+// The backend's .kvrec recorder behind core's SweepRecorder interface.
+class KvrecSweepRecorder : public SweepRecorder {
+ public:
+  explicit KvrecSweepRecorder(const std::string& path) : recorder_(path) {}
+  EventSink& sink() override { return recorder_; }
+  bool close(std::string* error) override { return recorder_.close(error); }
+
+ private:
+  EventRecorder recorder_;
+};
+
+std::string clock(double s) {
+  if (!std::isfinite(s) || s < 0) return "--:--";
+  const long t = std::lround(s);
+  char buf[32];
+  if (t >= 3600) std::snprintf(buf, sizeof buf, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
+  else std::snprintf(buf, sizeof buf, "%ld:%02ld", t / 60, t % 60);
+  return buf;
+}
+
+std::string progressLine(const SweepProgress& p) {
+  char buf[256];
+  const double pct = p.to_run > 0 ? 100.0 * p.work_done / static_cast<double>(p.to_run) : 100.0;
+  std::snprintf(buf, sizeof buf, "sweep: %zu/%zu runs done (%zu running, %zu reused, %zu failed) %3.0f%%  elapsed %s  ETA %s",
+                p.finished + p.reused, p.total, p.running, p.reused, p.failed, pct, clock(p.elapsed_s).c_str(),
+                p.eta_s ? clock(*p.eta_s).c_str() : "--:--");
+  return buf;
+}
+
+SweepSpec specFrom(const SweepArgs& a) {
+  SweepSpec spec;
+  if (!a.file.empty()) {
+    spec = SweepFile::load(a.file);
+  } else {
+    if (!a.scenario.empty()) spec.scenario = a.scenario;
+    for (const auto& g : a.grid) spec.axes.push_back(SweepSpec::parseGrid(g));
+    spec.seeds = SweepSpec::parseSeeds(a.seeds.empty() ? "5" : a.seeds);
+    if (!a.baseline.empty()) spec.baseline = SweepSpec::parseBaseline(a.baseline);
+    for (const auto& s : a.sets)
+      if (auto err = KnobRegistry::parseAssignment(s, spec.fixed_knobs)) throw InputError("--set: " + *err);
+  }
+  // These flags override a sweep file: how to run it, not what it is.
+  if (a.duration) spec.duration_s = a.duration;
+  if (a.jobs) spec.jobs = *a.jobs;
+  if (a.level) spec.level = *a.level;
+  return spec;
+}
+
+}  // namespace
+
+Command addSweep(CLI::App& app) {
+  auto a = std::make_shared<SweepArgs>();
+  auto* sub = app.add_subcommand(
+      "sweep",
+      "Run a grid of policies and knob values over the same seeds (paired runs), in parallel, and write "
+      "DIR/summary.md, summary.csv and summary.json: per grid point each metric as mean ± 95% CI across seeds, the "
+      "change against the baseline in %, a paired test (Wilcoxon signed-rank, or a paired bootstrap with 3-5 seeds) "
+      "and its verdict; a per-D bindings table; a two-policy table when only the policy varies. Each run is kept as "
+      "DIR/<point>-seed<k>.kvrec and .json. Ctrl+C stops cleanly; --resume runs only what is missing.");
+  sub->add_option("file", a->file,
+                  "A sweep file (JSON with comments: scenario, grid, seeds, baseline, knobs, duration_s, jobs, level) "
+                  "instead of --scenario/--grid/--seeds/--baseline/--set");
+  auto* scenario = sub->add_option("--scenario", a->scenario, "Bundled scenario name or scenario file (default e3-load-floor)");
+  auto* grid = sub->add_option("--grid", a->grid,
+                               "An axis: KNOB=V1,V2,... or policy=P1,P2,... (repeatable; the grid is every combination)");
+  auto* seeds = sub->add_option("--seeds", a->seeds,
+                                "N (seeds 1..N, default 5) or a list 3,7,11 (\"7,\" is the single seed 7); every point "
+                                "runs the same seeds");
+  auto* baseline = sub->add_option("--baseline", a->baseline,
+                                   "The grid point the others are compared with, AXIS=VALUE,... (axes not named: "
+                                   "their first value; default: the first point)");
+  auto* sets = sub->add_option("--set", a->sets, "A knob fixed at every point, KNOB=VALUE (repeatable)");
+  for (auto* o : {scenario, grid, seeds, baseline, sets}) o->excludes(sub->get_option("file"));
+  sub->add_option("--duration", a->duration, "Simulated seconds of every run (overrides the scenario's)")
+      ->check(CLI::Range(0.001, 2.6e6).description("in (0, 30 days]"));
+  sub->add_option("--jobs,-j", a->jobs, "Runs at once (default: the number of cores)")
+      ->check(CLI::Range(1u, 1024u).description("in [1, 1024]"));
+  sub->add_option("--level", a->level, "Significance level of the verdicts (default 0.05)")
+      ->check(CLI::Range(1e-9, 0.999999).description("in (0, 1)"));
+  sub->add_option("--out,-o", a->out, "The directory for the runs and the summaries")->required();
+  sub->add_flag("--resume", a->resume, "Keep the runs already done in DIR (their summary is there and matches); run the rest");
+  sub->add_flag("--quiet", a->quiet, "No progress line");
+  return [a] {
+    SweepSpec spec = specFrom(*a);
+    spec.validate();  // every mistake is reported here, before DIR exists or any run starts
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    if (fs::exists(a->out, ec) && !fs::is_directory(a->out, ec))
+      throw InputError("--out " + a->out + ": exists and is not a directory");
+
+    // SIGINT/SIGTERM go only to the sigtimedwait below (every thread inherits the mask).
+    sigset_t stop;
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGINT);
+    sigaddset(&stop, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &stop, nullptr);
+
+    SweepRunner runner(spec, a->out, [](const std::string& path) { return std::make_unique<KvrecSweepRecorder>(path); });
+    runner.setResume(a->resume);
+    std::mutex mutex;
+    SweepProgress latest;
+    bool changed = false;
+    runner.setProgress([&](const SweepProgress& p) {
+      std::lock_guard lock(mutex);
+      latest = p;
+      changed = true;
+    });
+    std::atomic<bool> cancel{false}, finished{false};
+    SweepOutcome outcome;
+    std::exception_ptr failure;
+    std::thread worker([&] {
+      try {
+        outcome = runner.run(cancel);
+      } catch (...) {
+        failure = std::current_exception();
+      }
+      finished = true;
+    });
+    const bool tty = isatty(STDERR_FILENO);
+    const auto start = std::chrono::steady_clock::now();
+    double last_plain = -1e9;
+    std::string last_line;
+    auto show = [&](bool final) {
+      if (a->quiet) return;
+      std::lock_guard lock(mutex);
+      if (!changed && !final) return;
+      changed = false;
+      const std::string line = progressLine(latest);
+      if (tty) {
+        std::fprintf(stderr, "\r%-110s%s", line.c_str(), final ? "\n" : "");
+      } else {
+        // Not a terminal: a plain line when the count of finished runs moves, and at most every 10 s
+        // otherwise.
+        const double now = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        const bool moved = line.substr(0, line.find('(')) != last_line.substr(0, last_line.find('('));
+        if (line != last_line && (moved || now - last_plain >= 10)) {
+          std::fprintf(stderr, "%s\n", line.c_str());
+          last_plain = now;
+          last_line = line;
+        }
+      }
+      std::fflush(stderr);
+    };
+    const timespec tick{0, 250 * 1000 * 1000};
+    while (!finished.load()) {
+      const int sig = sigtimedwait(&stop, nullptr, &tick);
+      if (sig > 0 && !cancel.load()) {
+        cancel = true;
+        std::fprintf(stderr, "%skvscope-cli: interrupted: stopping the running runs...\n", tty && !a->quiet ? "\n" : "");
+      }
+      show(false);
+    }
+    worker.join();
+    if (failure) std::rethrow_exception(failure);
+    show(true);
+
+    for (const auto& e : outcome.errors) std::fprintf(stderr, "kvscope-cli: error: run failed: %s\n", e.c_str());
+    const std::size_t done = outcome.ran + outcome.reused;
+    if (outcome.cancelled) {
+      std::fprintf(stderr,
+                   "kvscope-cli: sweep interrupted: %zu of %zu runs done (%zu ran now); nothing half-written was kept. "
+                   "Finish it with the same command and --resume.\n",
+                   done, outcome.data.points.size() * outcome.data.seeds.size(), outcome.ran);
+      return 130;
+    }
+    const SweepAnalysis analysis = SweepAnalysis::of(outcome.data);
+    const SweepReport report(outcome.data, analysis);
+    std::string error;
+    if (!report.writeAll(a->out, &error)) throw InputError(error);
+    std::printf("sweep %s: %zu grid points x %zu seeds = %zu runs: %zu ran now, %zu reused, %zu failed\n",
+                outcome.data.scenario.c_str(), outcome.data.points.size(), outcome.data.seeds.size(),
+                outcome.data.points.size() * outcome.data.seeds.size(), outcome.ran, outcome.reused, outcome.failed);
+    const fs::path dir(a->out);
+    std::printf("wrote %s, %s, %s\n", (dir / "summary.md").c_str(), (dir / "summary.csv").c_str(),
+                (dir / "summary.json").c_str());
+    return outcome.failed > 0 ? 1 : 0;
+  };
+}
+
+}  // namespace kvscope::cli

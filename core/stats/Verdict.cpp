@@ -1,0 +1,14 @@
+#include "stats/Verdict.h"
+
+namespace kvscope {
+
+std::string_view toString(Verdict v) {
+  switch (v) {
+    case Verdict::Significant: return "significant";
+    case Verdict::NotSignificant: return "not significant";
+    case Verdict::TooFewSeeds: return "too few seeds";
+  }
+  return "?";
+}
+
+}  // namespace kvscope

@@ -1,0 +1,159 @@
+#include "sweep/SweepFile.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "model/Error.h"
+
+namespace kvscope {
+
+namespace {
+
+using ojson = nlohmann::ordered_json;  // the grid's axes keep the file's order
+
+long lineAt(const std::string& text, std::size_t pos) {
+  return 1 + static_cast<long>(std::count(text.begin(), text.begin() + static_cast<long>(std::min(pos, text.size())), '\n'));
+}
+
+// The line of a key ("grid.K": the "K" after the "grid"): the first `"name"` followed by a colon.
+// nlohmann::json keeps no positions, and a user needs the line more than a byte offset.
+long lineOfKey(const std::string& text, const std::string& dotted) {
+  std::size_t pos = 0;
+  std::stringstream parts(dotted);
+  std::string part;
+  while (std::getline(parts, part, '.')) {
+    const std::string quoted = "\"" + part + "\"";
+    std::size_t at = pos;
+    while ((at = text.find(quoted, at)) != std::string::npos) {
+      const auto after = text.find_first_not_of(" \t\r\n", at + quoted.size());
+      if (after != std::string::npos && text[after] == ':') break;
+      at += quoted.size();
+    }
+    if (at == std::string::npos) return 0;
+    pos = at;
+  }
+  return lineAt(text, pos);
+}
+
+std::string valueText(const ojson& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_number_integer() || v.is_number_unsigned()) return v.dump();
+  if (v.is_number_float()) {
+    const double d = v.get<double>();
+    if (d == std::floor(d) && std::abs(d) < 1e15) return std::to_string(static_cast<long long>(d));
+    std::ostringstream os;
+    os << d;
+    return os.str();
+  }
+  return v.dump();
+}
+
+}  // namespace
+
+SweepSpec SweepFile::load(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(formatInputError(path, 0, "", "cannot open the sweep file"));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return parse(ss.str(), path);
+}
+
+SweepSpec SweepFile::parse(const std::string& text, const std::string& path) {
+  ojson j;
+  try {
+    j = ojson::parse(text, nullptr, /*allow_exceptions=*/true, /*ignore_comments=*/true);
+  } catch (const ojson::parse_error& e) {
+    throw InputError(formatInputError(path, lineAt(text, e.byte > 0 ? e.byte - 1 : 0), "",
+                                      std::string("invalid JSON: ") + e.what()));
+  }
+  SweepSpec s;
+  s.file = path;
+  if (!j.is_object()) throw InputError(formatInputError(path, 1, "", "expected a JSON object (see `sweep --help`)"));
+  static constexpr const char* kKeys[] = {"scenario", "grid", "seeds", "baseline", "knobs", "duration_s", "jobs", "level"};
+  for (const auto& [key, value] : j.items()) {
+    s.lines[key] = lineOfKey(text, key);
+    if (std::none_of(std::begin(kKeys), std::end(kKeys), [&](const char* k) { return key == k; }))
+      throw InputError(s.describe(key, "unknown field; expected one of: scenario, grid, seeds, baseline, knobs, "
+                                       "duration_s, jobs, level"));
+  }
+  auto fail = [&](const std::string& field, const std::string& what) -> void {
+    if (!s.lines.count(field)) s.lines[field] = lineOfKey(text, field);
+    throw InputError(s.describe(field, what));
+  };
+  if (j.contains("scenario")) {
+    if (!j["scenario"].is_string()) fail("scenario", "expected a scenario name or file, got " + j["scenario"].dump());
+    s.scenario = j["scenario"].get<std::string>();
+    // A scenario file named relative to the sweep file, as a scenario's trace is to the scenario.
+    const std::filesystem::path beside = std::filesystem::path(path).parent_path() / s.scenario;
+    std::error_code ec;
+    if (std::filesystem::path(s.scenario).is_relative() && std::filesystem::is_regular_file(beside, ec))
+      s.scenario = beside.lexically_normal().string();
+  }
+  if (j.contains("grid")) {
+    if (!j["grid"].is_object()) fail("grid", "expected an object of axes, e.g. { \"K\": [0, 200] }");
+    for (const auto& [name, values] : j["grid"].items()) {
+      const std::string field = "grid." + name;
+      s.lines[field] = lineOfKey(text, field);
+      if (!values.is_array()) fail(field, "expected a list of values, got " + values.dump());
+      SweepAxis axis{name, {}};
+      for (const auto& v : values) {
+        if (!v.is_string() && !v.is_number()) fail(field, "expected numbers (a knob) or names (policy), got " + v.dump());
+        axis.values.push_back(valueText(v));
+      }
+      s.axes.push_back(std::move(axis));
+    }
+  }
+  if (j.contains("seeds")) {
+    const auto& v = j["seeds"];
+    if (v.is_number_unsigned() || v.is_number_integer()) {
+      const long long count = v.get<long long>();
+      if (count < 1 || count > 100000) fail("seeds", "expected a count in [1, 100000] or a list, got " + v.dump());
+      for (long long k = 1; k <= count; ++k) s.seeds.push_back(static_cast<std::uint64_t>(k));
+    } else if (v.is_array()) {
+      for (const auto& e : v) {
+        if (!e.is_number_unsigned() && !(e.is_number_integer() && e.get<long long>() >= 0))
+          fail("seeds", "expected whole numbers >= 0, got " + e.dump());
+        s.seeds.push_back(e.get<std::uint64_t>());
+      }
+    } else {
+      fail("seeds", "expected a count or a list of seeds, got " + v.dump());
+    }
+  }
+  if (j.contains("baseline")) {
+    if (!j["baseline"].is_object()) fail("baseline", "expected an object naming a grid point, e.g. { \"K\": 0 }");
+    for (const auto& [name, value] : j["baseline"].items()) {
+      s.lines["baseline." + name] = lineOfKey(text, "baseline." + name);
+      s.baseline.emplace_back(name, valueText(value));
+    }
+  }
+  if (j.contains("knobs")) {
+    if (!j["knobs"].is_object()) fail("knobs", "expected an object of knob values");
+    for (const auto& [name, value] : j["knobs"].items()) {
+      s.lines["knobs." + name] = lineOfKey(text, "knobs." + name);
+      if (!value.is_number()) fail("knobs." + name, "expected a number, got " + value.dump());
+      s.fixed_knobs[name] = value.get<double>();
+    }
+  }
+  if (j.contains("duration_s")) {
+    if (!j["duration_s"].is_number()) fail("duration_s", "expected simulated seconds, got " + j["duration_s"].dump());
+    s.duration_s = j["duration_s"].get<double>();
+  }
+  if (j.contains("jobs")) {
+    const auto& v = j["jobs"];
+    if (!v.is_number_unsigned() || v.get<unsigned long long>() < 1 || v.get<unsigned long long>() > 1024)
+      fail("jobs", "expected a whole number of parallel runs in [1, 1024], got " + v.dump());
+    s.jobs = v.get<unsigned>();
+  }
+  if (j.contains("level")) {
+    if (!j["level"].is_number()) fail("level", "expected a significance level such as 0.05, got " + j["level"].dump());
+    s.level = j["level"].get<double>();
+  }
+  return s;
+}
+
+}  // namespace kvscope

@@ -1,0 +1,42 @@
+#include "sweep/SweepMetric.h"
+
+#include <cstdio>
+
+namespace kvscope {
+
+std::string SweepMetric::format(double v) const {
+  char buf[64];
+  switch (kind) {
+    case Kind::Seconds: std::snprintf(buf, sizeof buf, "%.3f", v); break;
+    case Kind::Fraction: std::snprintf(buf, sizeof buf, "%.2f%%", v * 100); break;
+    case Kind::Count: std::snprintf(buf, sizeof buf, "%.1f", v); break;
+    case Kind::Ratio: std::snprintf(buf, sizeof buf, "%.3fx", v); break;
+  }
+  return buf;
+}
+
+std::vector<SweepMetric> SweepMetric::all(const std::vector<std::string>& worker_ids) {
+  using K = Kind;
+  using R = const RunSummary&;
+  std::vector<SweepMetric> m{
+      {"e2e_mean_s", "E2E mean (s)", K::Seconds, [](R s) { return std::optional(s.e2e_s.mean); }},
+      {"e2e_p50_s", "E2E p50 (s)", K::Seconds, [](R s) { return std::optional(s.e2e_s.p50); }},
+      {"e2e_p90_s", "E2E p90 (s)", K::Seconds, [](R s) { return std::optional(s.e2e_s.p90); }},
+      {"ttft_p90_s", "TTFT p90 (s)", K::Seconds, [](R s) { return std::optional(s.ttft_s.p90); }},
+      {"ttft_p99_s", "TTFT p99 (s)", K::Seconds, [](R s) { return std::optional(s.ttft_s.p99); }},
+      {"errors", "errors (failed requests)", K::Count, [](R s) { return std::optional(double(s.failed)); }},
+      {"failure_rate", "failure rate", K::Fraction, [](R s) { return std::optional(s.failure_rate); }},
+      {"evictions", "evictions", K::Count, [](R s) { return std::optional(double(s.eviction_count)); }},
+      {"reseeds", "reseeds", K::Count, [](R s) { return std::optional(double(s.reseeds)); }},
+      {"token_imbalance", "token imbalance (max/min served)", K::Ratio, [](R s) { return s.token_imbalance; }},
+  };
+  for (const auto& id : worker_ids)
+    m.push_back({"share_" + id, id + " share of bindings", K::Fraction, [id](R s) -> std::optional<double> {
+                   for (const auto& w : s.workers)
+                     if (w.id == id) return w.share;
+                   return std::nullopt;
+                 }});
+  return m;
+}
+
+}  // namespace kvscope

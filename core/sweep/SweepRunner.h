@@ -1,0 +1,73 @@
+#pragma once
+// Runs every (grid point, seed) of a sweep on a pool of threads, each run writing
+// DIR/<point>-seed<k>.kvrec (through the recorder factory) and DIR/<point>-seed<k>.json, both
+// through a hidden temporary renamed into place once complete, the summary last: a run counts as
+// done exactly when its summary file exists and describes that run. With resume, runs already done
+// are read back instead of run again. Cancelling (the flag, from Ctrl+C) stops every running run at
+// its next simulated minute and deletes its temporaries; nothing half-written is ever counted.
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "sweep/SweepData.h"
+#include "sweep/SweepRecorder.h"
+#include "sweep/SweepSpec.h"
+
+namespace kvscope {
+
+struct SweepProgress {
+  std::size_t total = 0;     // runs in the sweep
+  std::size_t reused = 0;    // already done (resume)
+  std::size_t to_run = 0;    // total - reused
+  std::size_t finished = 0;  // run now, done
+  std::size_t failed = 0;
+  std::size_t running = 0;
+  double work_done = 0;      // finished + the simulated fraction of each running run
+  double elapsed_s = 0;
+  std::optional<double> eta_s;  // once some work is done
+};
+
+struct SweepOutcome {
+  SweepData data;
+  std::size_t reused = 0, ran = 0, failed = 0;
+  bool cancelled = false;
+  std::vector<std::string> errors;  // one per failed run
+};
+
+class SweepRunner {
+ public:
+  // `spec` must have been validated.
+  SweepRunner(SweepSpec spec, std::string dir, SweepRecorderFactory recorders);
+
+  void setResume(bool resume) { resume_ = resume; }
+  // Called from the worker threads (one at a time) when a run starts, every simulated minute of a
+  // run, and when a run ends.
+  void setProgress(std::function<void(const SweepProgress&)> progress) { progress_ = std::move(progress); }
+
+  SweepOutcome run(const std::atomic<bool>& cancel);
+
+  // "K=200_policy=kv-aware-seed3": the runs' file names without extension.
+  static std::string runStem(const SweepPoint& point, std::uint64_t seed);
+  // The identity a per-run summary file carries, checked on resume.
+  nlohmann::json runIdentity(const SweepPoint& point, std::uint64_t seed) const;
+
+ private:
+  struct Job;
+  std::optional<RunSummary> readDone(const Job& job) const;
+  void runOne(Job& job, const std::atomic<bool>& cancel, const std::function<void(double)>& fraction);
+
+  SweepSpec spec_;
+  Scenario scenario_;
+  std::vector<SweepPoint> points_;
+  std::string dir_;
+  SweepRecorderFactory recorders_;
+  bool resume_ = false;
+  std::function<void(const SweepProgress&)> progress_;
+};
+
+}  // namespace kvscope
