@@ -192,9 +192,4 @@ void LiveSession::setPolicy(std::string name, std::string who, std::function<voi
   done(false);
 }
 
-bool LiveSession::seek(SimTime, std::string, std::string* error) {
-  if (error) *error = "a live cluster cannot seek";
-  return false;
-}
-
 }  // namespace kvscope

@@ -3,8 +3,8 @@
 // the cluster file it builds the run's picture (serving workers, prefill workers, address book),
 // one MetricsScraper loop per worker with a metrics URL, one LogTailer over every log file (each
 // line through its file's SchedulerLogReader and its worker's LogEventMapper), and a Snapshot every
-// scrape interval, all into one LiveCluster stream. As a RunControl it refuses what a real cluster
-// cannot do from here (knobs need the Router service; no pause, speed or seek).
+// scrape interval, all into one LiveCluster stream. As a RunControl it changes knobs and policy
+// through its router (the cluster file's `router:` section) and refuses pause, speed and seek.
 #include <atomic>
 #include <condition_variable>
 #include <memory>
@@ -20,7 +20,7 @@
 #include "live/MetricsScraper.h"
 #include "live/SchedulerLogReader.h"
 #include "router/LiveRouter.h"
-#include "run/RunControl.h"
+#include "run/LiveRunControl.h"
 
 namespace kvscope {
 
@@ -31,7 +31,7 @@ struct LiveLogStats {
   LogLineCounts lines;
 };
 
-class LiveSession : public RunControl {
+class LiveSession : public LiveRunControl {
  public:
   struct Options {
     ScrapeOptions scrape;      // interval_ms is taken from the cluster file
@@ -54,18 +54,9 @@ class LiveSession : public RunControl {
 
   // RunControl
   bool canChangeKnobs() const override { return router_ != nullptr; }  // the knobs are the router's
-  bool canPace() const override { return false; }
   void applyKnobs(std::map<std::string, double> changes, std::string who,
                   std::function<void(KnobRegistry::Result)> done) override;
   void setPolicy(std::string name, std::string who, std::function<void(bool ok)> done) override;
-  void pause(std::string) override {}
-  void resume(std::string) override {}
-  void setSpeed(double, std::string) override {}
-  bool canSeek() const override { return false; }
-  bool seek(SimTime, std::string, std::string* error) override;
-  SimTime endTime() const override { return 0; }
-  bool paused() const override { return false; }
-  double speed() const override { return 1; }
   SimTime simTime() const override { return cluster_->now(); }
 
  private:

@@ -348,9 +348,4 @@ void LiveRouter::setPolicy(std::string name, std::string who, std::function<void
   done(ok);
 }
 
-bool LiveRouter::seek(SimTime, std::string, std::string* error) {
-  if (error) *error = "a live cluster cannot seek";
-  return false;
-}
-
 }  // namespace kvscope

@@ -23,7 +23,7 @@
 #include "events/Event.h"
 #include "knobs/KnobRegistry.h"
 #include "router/Router.h"
-#include "run/RunControl.h"
+#include "run/LiveRunControl.h"
 
 namespace kvscope {
 
@@ -36,7 +36,7 @@ struct LiveClusterSpec {
   std::map<std::string, double> knobs;  // overrides of the registry's defaults
 };
 
-class LiveRouter final : public RunControl {
+class LiveRouter final : public LiveRunControl {
  public:
   static constexpr int kMaxBlockHashes = 1 << 16;  // per message: a 1.5M-token prompt at 24 tokens/block
 
@@ -95,15 +95,6 @@ class LiveRouter final : public RunControl {
   void applyKnobs(std::map<std::string, double> changes, std::string who,
                   std::function<void(KnobRegistry::Result)> done) override;
   void setPolicy(std::string name, std::string who, std::function<void(bool ok)> done) override;
-  bool canPace() const override { return false; }
-  void pause(std::string) override {}
-  void resume(std::string) override {}
-  void setSpeed(double, std::string) override {}
-  bool canSeek() const override { return false; }
-  bool seek(SimTime, std::string, std::string* error) override;
-  SimTime endTime() const override { return 0; }
-  bool paused() const override { return false; }
-  double speed() const override { return 1; }
   SimTime simTime() const override { return now(); }
 
  private:

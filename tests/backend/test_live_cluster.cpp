@@ -7,19 +7,13 @@
 #include <thread>
 
 #include "live/LiveCluster.h"
+#include "support/LockedEventLog.h"
 
 using namespace kvscope;
 
 namespace {
 
-struct Collect : EventSink {
-  std::mutex mutex;
-  std::vector<Event> events;
-  void onEvent(const Event& e) override {
-    std::lock_guard lock(mutex);
-    events.push_back(e);
-  }
-};
+using Collect = kvscope::test::LockedEventLog;
 
 RunStarted twoDecode() {
   RunStarted r;

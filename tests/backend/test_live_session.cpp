@@ -21,18 +21,13 @@
 #include "recording/KvrecReader.h"
 #include "recording/EventRecorder.h"
 #include "support/CliRunner.h"
+#include "support/Fixtures.h"
 
 using namespace kvscope;
+using kvscope::test::fixture;
 using namespace std::chrono_literals;
 
 namespace {
-
-std::string fixture(const char* name) {
-  std::ifstream in(std::string(KVSCOPE_SHARED_DATA_DIR "/fixtures/") + name, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 struct Collect : EventSink {
   mutable std::mutex mutex;

@@ -22,35 +22,16 @@
 
 #include "live/LiveCluster.h"
 #include "live/MetricsScraper.h"
+#include "support/Fixtures.h"
+#include "support/LockedEventLog.h"
 
 using namespace kvscope;
+using kvscope::test::fixture;
 using namespace std::chrono_literals;
 
 namespace {
 
-std::string fixture(const char* name) {
-  std::ifstream in(std::string(KVSCOPE_SHARED_DATA_DIR "/fixtures/") + name, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-struct Collect : EventSink {
-  std::mutex mutex;
-  std::vector<Event> events;
-  void onEvent(const Event& e) override {
-    std::lock_guard lock(mutex);
-    events.push_back(e);
-  }
-  template <class T>
-  std::vector<T> of() {
-    std::lock_guard lock(mutex);
-    std::vector<T> out;
-    for (const auto& e : events)
-      if (const auto* x = std::get_if<T>(&e.payload)) out.push_back(*x);
-    return out;
-  }
-};
+using Collect = kvscope::test::LockedEventLog;
 
 // A fake fleet of workers: one path per behaviour.
 class FakeWorkers {

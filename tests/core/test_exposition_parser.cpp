@@ -9,17 +9,12 @@
 #include <sstream>
 
 #include "live/ExpositionParser.h"
+#include "support/Fixtures.h"
 
 using namespace kvscope;
+using kvscope::test::fixture;
 
 namespace {
-
-std::string fixture(const char* name) {
-  std::ifstream in(std::string(KVSCOPE_SHARED_DATA_DIR "/fixtures/") + name, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 QString problems(const Exposition& e) {
   QStringList out;

@@ -11,17 +11,12 @@
 #include "live/ExpositionParser.h"
 #include "live/SglangMetricsMapper.h"
 #include "live/SglangWorkerTracker.h"
+#include "support/Fixtures.h"
 
 using namespace kvscope;
+using kvscope::test::fixture;
 
 namespace {
-
-std::string fixture(const char* name) {
-  std::ifstream in(std::string(KVSCOPE_SHARED_DATA_DIR "/fixtures/") + name, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 SglangMetrics mapBody(const std::string& body) { return SglangMetricsMapper::map(ExpositionParser().parse(body)); }
 
