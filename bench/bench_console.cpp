@@ -206,7 +206,9 @@ int main(int argc, char** argv) {
     const char* phase = "";
   };
   std::vector<Mark> marks;
+  // 1M, then every 5M: whether memory levels off shows in the steps, not in one end point.
   if (events_for_memory > 1'000'000) marks.push_back({1'000'000});
+  for (std::uint64_t at = 5'000'000; at < events_for_memory; at += 5'000'000) marks.push_back({at});
   marks.push_back({events_for_memory});
   bool timed_out = false;
   SyntheticEventSource::KindCounts final_kinds{};

@@ -54,24 +54,29 @@ def prompt_blocks(session, turn, block_size, system_blocks=8):
     return shared + own, (len(shared) + len(own)) * block_size
 
 
-def observations(routed, rng):
-    """What a worker would report for one routed request (a pretend cluster)."""
+def observations(routed, rng, error=None):
+    """What a worker would report for one routed request (a pretend cluster). With `error`, the
+    request failed with that message (no token produced) instead of completing."""
     request, reply, hashes = routed
     ev = events_pb2.Event
     yield router_pb2.Observation(event=ev(admission=events_pb2.Admission(
         request=request.request_id, session=request.session_id, worker=reply.worker,
         result=events_pb2.ADMISSION_RESULT_ADMITTED, path=reply.path, tokens=request.input_tokens)))
-    yield router_pb2.Observation(blocks_stored=router_pb2.BlocksStored(
-        worker=reply.worker, session=request.session_id, block_hashes=hashes))
     e2e_us = int(rng.uniform(0.5, 3.0) * 1e6)
-    yield router_pb2.Observation(event=ev(request_done=events_pb2.RequestDone(
-        request=request.request_id, session=request.session_id, turn=request.turn, worker=reply.worker,
-        path=reply.path, status=events_pb2.REQUEST_STATUS_OK, ttft_us=e2e_us // 5, e2e_us=e2e_us,
-        input_tokens=request.input_tokens, output_tokens=200)))
+    done = events_pb2.RequestDone(request=request.request_id, session=request.session_id, turn=request.turn,
+                                  worker=reply.worker, path=reply.path, input_tokens=request.input_tokens)
+    if error:
+        done.status, done.ttft_us, done.e2e_us, done.error = events_pb2.REQUEST_STATUS_FAILED, -1, e2e_us, error
+    else:
+        yield router_pb2.Observation(blocks_stored=router_pb2.BlocksStored(
+            worker=reply.worker, session=request.session_id, block_hashes=hashes))
+        done.status, done.ttft_us, done.e2e_us, done.output_tokens = events_pb2.REQUEST_STATUS_OK, e2e_us // 5, e2e_us, 200
+    yield router_pb2.Observation(event=ev(request_done=done))
 
 
-def run(target, requests, sessions, token, seed=1, first_request=1, first_session=1):
-    """Routes `requests` turns of `sessions` sessions and reports them; returns what it saw."""
+def run(target, requests, sessions, token, seed=1, first_request=1, first_session=1, outcome=None):
+    """Routes `requests` turns of `sessions` sessions and reports them; returns what it saw.
+    `outcome(reply)` may return an error message: that request failed (default: all complete)."""
     rng = random.Random(seed)
     with grpc.insecure_channel(target) as channel:
         stub = router_pb2_grpc.RouterStub(channel)
@@ -95,7 +100,7 @@ def run(target, requests, sessions, token, seed=1, first_request=1, first_sessio
             reply = stub.Route(request, metadata=metadata(token))
             if reply.worker >= 0:
                 routed.append((request, reply, hashes))
-                for observation in observations(routed[-1], rng):
+                for observation in observations(routed[-1], rng, outcome(reply) if outcome else None):
                     outbox.put(observation)
 
         outbox.put(None)  # ends the stream; the summary says how many were applied

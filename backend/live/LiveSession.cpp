@@ -64,9 +64,12 @@ LiveSession::LiveSession(ClusterConfig config, std::vector<EventSink*> sinks, Op
     for (const KnobSpec& k : KnobRegistry::specs()) run.knobs.emplace_back(std::string(k.name), knobs.get(k.id));
     run.rho = knobs.get(KnobId::Rho);
   }
+  if (router_spec_) sinks.push_back(&router_feed_);
   cluster_ = std::make_unique<LiveCluster>(std::move(run), std::move(sinks));
-  if (router_spec_)
+  if (router_spec_) {
     router_ = std::make_unique<LiveRouter>(*router_spec_, [cluster = cluster_.get()](EventPayload p) { return cluster->post(std::move(p)); });
+    router_feed_.router = router_.get();
+  }
 
   // Status indices follow LiveCluster::workerNames(): serving workers, then prefill workers.
   std::vector<ScrapeTarget> targets;

@@ -68,8 +68,19 @@ class LiveSession : public LiveRunControl {
   ClusterConfig config_;
   Options options_;
   LiveAddressBook book_;
-  std::unique_ptr<LiveCluster> cluster_;
+  // Crashes and restarts the logs and scrapes report reach the router's candidate list (through
+  // its lock-free notes: the cluster delivers under its own lock, and the router posts under its).
+  struct RouterFeed : EventSink {
+    LiveRouter* router = nullptr;
+    void onEvent(const Event& e) override {
+      if (!router) return;
+      if (const auto* c = std::get_if<WorkerCrashed>(&e.payload)) router->noteWorkerCrashed(c->worker);
+      if (const auto* r = std::get_if<WorkerRestarted>(&e.payload)) router->noteWorkerRestarted(r->worker);
+    }
+  };
   std::optional<LiveClusterSpec> router_spec_;
+  RouterFeed router_feed_;
+  std::unique_ptr<LiveCluster> cluster_;
   std::unique_ptr<LiveRouter> router_;  // after cluster_: it posts there, so it goes first
   std::unique_ptr<MetricsScraper> scraper_;
   std::vector<std::unique_ptr<LogFile>> logs_;

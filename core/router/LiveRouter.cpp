@@ -74,6 +74,7 @@ LiveRouter::LiveRouter(LiveClusterSpec spec, Publisher publish)
 }
 
 void LiveRouter::init() {
+  noted_ = std::make_unique<std::atomic<int>[]>(loads_.size());
   if (const auto r = knobs_.apply(spec_.knobs, "cluster"); !r.ok) throw InputError("cluster: " + r.error);
   router_.setPolicy(spec_.policy);
   for (std::size_t i = 0; i < loads_.size(); ++i) loads_[i].load.kv_capacity = spec_.workers[i].kv_capacity_tokens;
@@ -98,8 +99,25 @@ SimTime LiveRouter::now() const { return (steadyNs() - start_ns_) / 1000; }
 
 std::uint64_t LiveRouter::publishLocked(EventPayload payload) { return publish_(std::move(payload)); }
 
+void LiveRouter::noteWorkerCrashed(WorkerId worker) {
+  if (worker >= 0 && worker < static_cast<WorkerId>(loads_.size())) noted_[static_cast<std::size_t>(worker)] = 1;
+}
+
+void LiveRouter::noteWorkerRestarted(WorkerId worker) {
+  if (worker >= 0 && worker < static_cast<WorkerId>(loads_.size())) noted_[static_cast<std::size_t>(worker)] = 2;
+}
+
+void LiveRouter::applyNotesLocked() {
+  for (std::size_t w = 0; w < loads_.size(); ++w) {
+    const int note = noted_[w].exchange(0);
+    if (note == 1) applyLocked(WorkerCrashed{static_cast<WorkerId>(w), {}, 0});
+    if (note == 2) applyLocked(WorkerRestarted{static_cast<WorkerId>(w)});
+  }
+}
+
 LiveRouter::RouteResult LiveRouter::route(const RouteInput& in) {
   std::lock_guard lock(mutex_);
+  applyNotesLocked();
   decide_loads_.resize(loads_.size());
   for (std::size_t w = 0; w < loads_.size(); ++w) {
     decide_loads_[w] = loads_[w].load;

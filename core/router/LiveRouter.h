@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -86,6 +87,12 @@ class LiveRouter final : public LiveRunControl {
   int watchKnobs(std::function<void(const KnobState&)> callback);
   void unwatchKnobs(int id);
 
+  // What the cluster's other adapters saw (a crash in a scheduler log, a restart seen by /metrics):
+  // lock-free, so a stream that holds its own lock while delivering can call it. The next route()
+  // applies it: a crashed worker is no candidate and its cached blocks are forgotten.
+  void noteWorkerCrashed(WorkerId worker);
+  void noteWorkerRestarted(WorkerId worker);
+
   const LiveClusterSpec& spec() const { return spec_; }
   KnobState knobState() const;
   void publishSnapshot();  // also called by the ticker every second
@@ -129,6 +136,9 @@ class LiveRouter final : public LiveRunControl {
   KnobRegistry knobs_;
   Router router_;
   std::vector<Load> loads_;
+  // Per worker, set by note*() without the lock: 1 = crashed since the last route(), 2 = restarted.
+  std::unique_ptr<std::atomic<int>[]> noted_;
+  void applyNotesLocked();
   std::vector<WorkerLoad> decide_loads_;  // reused by route()
   absl::flat_hash_map<RequestId, InFlight> in_flight_;
   absl::flat_hash_map<SessionId, WorkerId> resident_;  // where each session's KV cache lives

@@ -85,6 +85,10 @@ class RoutedCluster(unittest.TestCase):
                 pass  # cancelled below
         reader = threading.Thread(target=read, daemon=True)
         reader.start()
+        deadline = time.time() + 10
+        while time.time() < deadline and not watched:  # subscribed: the state at subscription came
+            time.sleep(0.02)
+        self.assertTrue(watched)
         control = control_pb2_grpc.ControlStub(self.channel)
         control.SetKnobs(control_pb2.SetKnobsRequest(changes=[knobs_pb2.KnobValue(name="K", value=200)], who="test"),
                          metadata=self.auth)
