@@ -58,6 +58,12 @@ void DecodeLoadModel::refresh(const TelemetryStore& store) {
   }
 }
 
+void DecodeLoadModel::setWorkerHealth(const std::map<std::string, std::string>& health) {
+  if (health == health_) return;
+  health_ = health;
+  if (!rows_.empty()) emit dataChanged(index(0, State), index(rowCount() - 1, State));
+}
+
 int DecodeLoadModel::rowOfWorker(const QString& name) const {
   for (std::size_t i = 0; i < rows_.size(); ++i)
     if (rows_[i].name == name) return static_cast<int>(i);
@@ -74,10 +80,17 @@ QVariant DecodeLoadModel::data(const QModelIndex& index, int role) const {
   if (!index.isValid() || index.row() >= rowCount()) return {};
   const Row& r = rows_[static_cast<std::size_t>(index.row())];
   auto pct = [](double v) { return QString::number(v * 100, 'f', 1) + " %"; };
+  // "unreachable: connection refused" -> "unreachable"; empty when healthy or not known.
+  const auto h = health_.find(r.name.toStdString());
+  const QString health = h == health_.end() || h->second.empty() || h->second == "ok" ? QString() : QString::fromStdString(h->second);
   if (role == Qt::DisplayRole) {
     switch (index.column()) {
       case Worker: return r.name;
-      case State: return !r.alive ? QStringLiteral("crashed") : r.starving ? QStringLiteral("starving (cold)") : QStringLiteral("ok");
+      case State:
+        return !r.alive              ? QStringLiteral("crashed")
+               : !health.isEmpty()   ? health.section(':', 0, 0)
+               : r.starving          ? QStringLiteral("starving (cold)")
+                                     : QStringLiteral("ok");
       case Bindings: return QVariant::fromValue(static_cast<qlonglong>(r.bindings));
       case Share: return pct(r.share);
       case RecentShare: return r.recent_share < 0 ? QStringLiteral("-") : pct(r.recent_share);
@@ -99,6 +112,8 @@ QVariant DecodeLoadModel::data(const QModelIndex& index, int role) const {
   }
   if (role == Qt::BackgroundRole && (r.starving || !r.alive))
     return QBrush(r.alive ? QColor(0x1f, 0x77, 0xb4, 70) : QColor(0xd6, 0x27, 0x28, 70));
+  if (role == Qt::BackgroundRole && !health.isEmpty() && index.column() == State) return QBrush(QColor(0xff, 0x7f, 0x0e, 70));
+  if (role == Qt::ToolTipRole && !health.isEmpty()) return QStringLiteral("%1 /metrics: %2").arg(r.name, health);
   if (role == Qt::ToolTipRole && r.starving)
     return QStringLiteral("%1 received %2 of new bindings in the last %3 s (fair share %4): the cold-D pattern. "
                           "Raise the load-floor bonus K or use exclusive-overlap.")

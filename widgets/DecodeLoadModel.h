@@ -1,10 +1,14 @@
 #pragma once
 // One row per decode worker: bindings and their share, running and queued requests, resident
 // sessions, pending seeds, KV use, and whether the worker is starving (the cold-D pattern: a
-// worker that gets far less than its fair share of new bindings over the recent window).
+// worker that gets far less than its fair share of new bindings over the recent window). For a
+// live cluster it also shows each worker's health as its source sees it (an unreachable /metrics),
+// which is not in the event stream.
 #include <QAbstractTableModel>
 
 #include <deque>
+#include <map>
+#include <string>
 #include <vector>
 
 #include "model/Ids.h"
@@ -27,6 +31,9 @@ class DecodeLoadModel : public QAbstractTableModel {
 
   void refresh(const TelemetryStore& store);
   bool starving(int row) const { return rows_[static_cast<std::size_t>(row)].starving; }
+  // Per worker name: "ok", "unreachable: why", "degraded: why" or "" (SourceStatus::worker_health).
+  // A worker that is not ok shows it in the state column, the reason in the tooltip.
+  void setWorkerHealth(const std::map<std::string, std::string>& health);
   int rowOfWorker(const QString& name) const;
 
   int rowCount(const QModelIndex& parent = {}) const override;
@@ -50,6 +57,7 @@ class DecodeLoadModel : public QAbstractTableModel {
     std::vector<long> bindings;
   };
   std::vector<Row> rows_;
+  std::map<std::string, std::string> health_;
   std::deque<Sample> history_;  // cumulative bindings at past refreshes, for the recent share
   SimTime window_ = secondsToTime(120);
 };

@@ -5,6 +5,7 @@
 #include <QMenu>
 
 #include "DecisionInspectorPanel.h"
+#include "DecodeLoadModel.h"
 #include "DecodeLoadPanel.h"
 #include "DiagnosisPanel.h"
 #include "EventTimelinePanel.h"
@@ -71,6 +72,7 @@ TelemetryPanel* PanelDocks::panel(const QString& object_name) const {
 }
 
 void PanelDocks::setSource(Source* source) {
+  source_ = source;
   knobs_->setSource(source);
   replay_->setSource(source);
   // Replay controls only where they work: a recording.
@@ -79,6 +81,8 @@ void PanelDocks::setSource(Source* source) {
 }
 
 void PanelDocks::refresh(const TelemetryStore& store, bool force) {
+  // Health is not in the event stream: it comes from the source's status, as the status bar's does.
+  decode_load_->model().setWorkerHealth(source_ ? source_->status().worker_health : std::map<std::string, std::string>{});
   for (std::size_t i = 0; i < panels_.size(); ++i) {
     TelemetryPanel* p = panels_[i];
     Seen& seen = seen_[i];

@@ -48,6 +48,7 @@ class PanelDocks : public QObject {
   DecodeLoadPanel* decode_load_ = nullptr;
   KnobsPanel* knobs_ = nullptr;
   ReplayControlsPanel* replay_ = nullptr;
+  Source* source_ = nullptr;  // for its workers' health (a live cluster's), read each frame
   QDockWidget* replay_dock_ = nullptr;
   std::vector<TelemetryPanel*> panels_;
   struct Seen {

@@ -3,6 +3,7 @@
 #include "model/Error.h"
 #include "run/SimulationRun.h"
 #include "source/EmbeddedSimulationSource.h"
+#include "source/LiveClusterSource.h"
 #include "source/RecordingSource.h"
 #include "source/RemoteSource.h"
 
@@ -19,6 +20,7 @@ std::unique_ptr<Source> makeSource(const SourceSpec& spec) {
     }
     case SourceSpec::Recording: return std::make_unique<RecordingSource>(spec.target, spec.speed);
     case SourceSpec::Remote: return std::make_unique<RemoteSource>(spec.target, spec.token_file);
+    case SourceSpec::Live: return std::make_unique<LiveClusterSource>(spec.target);
   }
   throw InputError("unknown source kind");
 }

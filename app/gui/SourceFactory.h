@@ -11,8 +11,8 @@
 namespace kvscope {
 
 struct SourceSpec {
-  enum Kind { Simulation, Remote, Recording } kind = Simulation;
-  std::string target = "e3-load-floor";  // scenario name or file, HOST:PORT, or .kvrec path
+  enum Kind { Simulation, Remote, Recording, Live } kind = Simulation;
+  std::string target = "e3-load-floor";  // scenario name or file, HOST:PORT, .kvrec path, or cluster file
   std::string token_file;                // Remote
   double speed = 10;                     // x real (or recorded) time
   std::map<std::string, double> knobs;   // Simulation: --set NAME=VALUE

@@ -16,9 +16,17 @@ namespace kvscope {
 namespace {
 constexpr int kMaxRecent = 8;
 // Recent entries are stored as "kind|target" so one list serves every kind of source.
+const char* kindKey(SourceSpec::Kind kind) {
+  switch (kind) {
+    case SourceSpec::Simulation: return "sim";
+    case SourceSpec::Remote: return "connect";
+    case SourceSpec::Recording: return "replay";
+    case SourceSpec::Live: return "live";
+  }
+  return "sim";
+}
 QString encode(const SourceSpec& s) {
-  const char* kind = s.kind == SourceSpec::Simulation ? "sim" : s.kind == SourceSpec::Remote ? "connect" : "replay";
-  return QStringLiteral("%1|%2").arg(QString::fromLatin1(kind), QString::fromStdString(s.target));
+  return QStringLiteral("%1|%2").arg(QString::fromLatin1(kindKey(s.kind)), QString::fromStdString(s.target));
 }
 }  // namespace
 
@@ -29,6 +37,7 @@ SourceMenu::SourceMenu(MainWindow& window, QMenu& file) : QObject(&window), wind
   connect->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C));
   QAction* open = file.addAction(tr("&Open recording..."), this, &SourceMenu::openRecording);
   open->setShortcut(QKeySequence::Open);
+  file.addAction(tr("Watch &live cluster..."), this, &SourceMenu::watchLiveCluster);
   recent_ = file.addMenu(tr("Open &recent"));
   rebuildRecent();
 }
@@ -84,6 +93,15 @@ void SourceMenu::openRecording() {
   open(spec);
 }
 
+void SourceMenu::watchLiveCluster() {
+  const QString file = QFileDialog::getOpenFileName(&window_, tr("Watch live cluster"), {}, tr("Cluster files (*.yaml *.yml)"));
+  if (file.isEmpty()) return;
+  SourceSpec spec;
+  spec.kind = SourceSpec::Live;
+  spec.target = file.toStdString();
+  open(spec);
+}
+
 void SourceMenu::remember(const SourceSpec& spec) {
   QSettings settings;
   QStringList recent = settings.value("recent").toStringList();
@@ -100,12 +118,16 @@ void SourceMenu::rebuildRecent() {
   for (const QString& entry : recent) {
     const QString kind = entry.section('|', 0, 0);
     const QString target = entry.section('|', 1);
-    const QString label = kind == "sim" ? tr("Simulation %1").arg(target)
+    const QString label = kind == "sim"       ? tr("Simulation %1").arg(target)
                           : kind == "connect" ? tr("Server %1").arg(target)
+                          : kind == "live"    ? tr("Live cluster %1").arg(QFileInfo(target).fileName())
                                               : tr("Recording %1").arg(QFileInfo(target).fileName());
     recent_->addAction(label, this, [this, kind, target] {
       SourceSpec spec;
-      spec.kind = kind == "sim" ? SourceSpec::Simulation : kind == "connect" ? SourceSpec::Remote : SourceSpec::Recording;
+      spec.kind = kind == "sim"       ? SourceSpec::Simulation
+                  : kind == "connect" ? SourceSpec::Remote
+                  : kind == "live"    ? SourceSpec::Live
+                                      : SourceSpec::Recording;
       spec.target = target.toStdString();
       open(spec);
     });

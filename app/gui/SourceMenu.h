@@ -1,5 +1,6 @@
 #pragma once
-// The File menu's source choices: New simulation..., Connect..., Open recording..., recent files
+// The File menu's source choices: New simulation..., Connect..., Open recording..., Watch live
+// cluster..., recent files
 // (kept in QSettings). Every choice goes through makeSource(), so errors read the same as on the
 // command line.
 #include <QObject>
@@ -23,6 +24,7 @@ class SourceMenu : public QObject {
   void newSimulation();
   void connectToServer();
   void openRecording();
+  void watchLiveCluster();
   void remember(const SourceSpec& spec);
   void rebuildRecent();
 

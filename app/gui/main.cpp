@@ -1,5 +1,5 @@
 // `kvscope`: the console. With no argument it opens on the embedded simulation of e3-load-floor at
-// 10x real time; --scenario, --connect and --replay choose another source; --screenshot renders
+// 10x real time; --scenario, --connect, --replay and --live choose another source; --screenshot renders
 // the window after --run-for simulated seconds and exits (for reports and tests).
 #include <QApplication>
 #include <QCommandLineParser>
@@ -21,8 +21,9 @@ namespace {
 }
 
 SourceSpec specFrom(const QCommandLineParser& args, bool screenshot) {
-  const int chosen = int(args.isSet("scenario")) + int(args.isSet("connect")) + int(args.isSet("replay"));
-  if (chosen > 1) usageError("choose one of --scenario, --connect and --replay");
+  const int chosen =
+      int(args.isSet("scenario")) + int(args.isSet("connect")) + int(args.isSet("replay")) + int(args.isSet("live"));
+  if (chosen > 1) usageError("choose one of --scenario, --connect, --replay and --live");
   SourceSpec spec;
   if (args.isSet("connect")) {
     spec.kind = SourceSpec::Remote;
@@ -31,12 +32,17 @@ SourceSpec specFrom(const QCommandLineParser& args, bool screenshot) {
   } else if (args.isSet("replay")) {
     spec.kind = SourceSpec::Recording;
     spec.target = args.value("replay").toStdString();
+  } else if (args.isSet("live")) {
+    spec.kind = SourceSpec::Live;
+    spec.target = args.value("live").toStdString();
   } else if (args.isSet("scenario")) {
     spec.target = args.value("scenario").toStdString();
   }
   if (args.isSet("token-file") && spec.kind != SourceSpec::Remote) usageError("--token-file goes with --connect");
   if ((args.isSet("seed") || args.isSet("set")) && spec.kind != SourceSpec::Simulation)
     usageError("--seed and --set go with a simulation (knobs of a served run: the Knobs panel)");
+  // A real cluster runs in real time: nothing here can speed it up.
+  if (args.isSet("speed") && spec.kind == SourceSpec::Live) usageError("--speed does not go with --live");
   bool ok = true;
   if (args.isSet("speed")) {
     spec.speed = args.value("speed").toDouble(&ok);
@@ -81,6 +87,7 @@ int main(int argc, char** argv) {
       {"connect", "Watch and steer a `kvscope-cli serve` backend.", "HOST:PORT"},
       {"token-file", "Bearer token for the server's Control calls (with --connect).", "FILE"},
       {"replay", "Replay a recording.", "FILE.kvrec"},
+      {"live", "Watch a live SGLang + Mooncake cluster described by a cluster file.", "CLUSTER.yaml"},
       {"speed", "Simulated (or recorded) seconds per wall second; 0 = as fast as possible. Default 10.", "X"},
       {"seed", "Simulation seed (default: the scenario's).", "N"},
       {"set", "Knob override for the simulation, repeatable (e.g. --set K=200).", "NAME=VALUE"},

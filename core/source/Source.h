@@ -31,6 +31,9 @@ struct SourceStatus {
   SimTime time = 0;     // the run's current time
   SimTime end = 0;      // the run's end (0 when unknown)
   double speed = 0;     // x real time; 0 = as fast as possible
+  // Per worker name, the health a live source sees beyond the event stream ("ok", "unreachable:
+  // connection refused"; "" = not known yet). Empty for simulations and recordings.
+  std::map<std::string, std::string> worker_health;
 };
 
 class Source {

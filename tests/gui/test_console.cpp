@@ -189,7 +189,7 @@ struct HandFedSource : Source {
   SourceCapabilities capabilities() const override { return {}; }
   void start() override {}
   void stop() override {}
-  SourceStatus status() const override { return {SourceState::Running, {}, 0, 0, 0}; }
+  SourceStatus status() const override { return {SourceState::Running, {}, 0, 0, 0, {}}; }
 };
 }  // namespace
 
