@@ -23,6 +23,15 @@ namespace {
 const QColor kColors[] = {QColor(0x1f77b4), QColor(0xd62728), QColor(0x2ca02c), QColor(0xff7f0e),
                           QColor(0x9467bd), QColor(0x8c564b), QColor(0xe377c2), QColor(0x17becf)};
 
+// A round tick step (1, 2 or 5 times a power of ten) giving about `ticks` intervals over `span`.
+double niceStep(double span, int ticks) {
+  const double raw = span / ticks;
+  const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
+  for (double m : {1.0, 2.0, 5.0})
+    if (raw <= m * magnitude) return m * magnitude;
+  return 10 * magnitude;
+}
+
 bool numericAxis(const SweepData& data, const std::string& name) {
   if (name == "policy" || data.points.empty()) return false;
   for (const auto& p : data.points)
@@ -186,6 +195,11 @@ void SweepPlot::rebuild() {
   const double x_pad = x_hi > x_lo ? (x_hi - x_lo) * 0.05 : 1;
   const double y_pad = y_hi > y_lo ? (y_hi - y_lo) * 0.1 : std::max(1e-9, std::abs(y_hi) * 0.1);
   x_axis->setRange(x_lo - x_pad, x_hi + x_pad);
+  // Ticks on round knob values (0, 50, 100, ...), not on the padded range's ends.
+  x_axis->setTickType(QValueAxis::TicksDynamic);
+  x_axis->setTickAnchor(0);
+  x_axis->setTickInterval(niceStep(x_hi - x_lo + 2 * x_pad, 5));
+  x_axis->setLabelFormat(QStringLiteral("%g"));
   // Latencies, rates and counts are never negative: the axis need not show below 0 for them.
   y_axis->setRange(y_lo >= 0 ? std::max(0.0, y_lo - y_pad) : y_lo - y_pad, y_hi + y_pad);
   y_axis->applyNiceNumbers();

@@ -168,7 +168,11 @@ QVariant SweepTableModel::data(const QModelIndex& index, int role) const {
 }
 
 QVariant SweepTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
-  if (orientation != Qt::Horizontal || role != Qt::DisplayRole || section < 0 || section >= columnCount()) return {};
+  if (orientation != Qt::Horizontal || section < 0 || section >= columnCount()) return {};
+  if (role == Qt::ToolTipRole && section >= changeColumn())
+    return tr("Of the metric chosen for the plot: change of the mean against the baseline point, the paired test's "
+              "p-value across seeds, and its verdict");
+  if (role != Qt::DisplayRole) return {};
   if (section == PointColumn) return tr("Grid point");
   if (section == RunsColumn) return tr("Runs");
   const int metric_index = section - FirstMetricColumn;
@@ -179,7 +183,7 @@ QVariant SweepTableModel::headerData(int section, Qt::Orientation orientation, i
   }
   const SweepMetric* focus = metric(focus_);
   const QString name = focus ? QString::fromStdString(focus->label) : QString::fromStdString(focus_);
-  if (section == changeColumn()) return tr("Δ %1 vs baseline").arg(name);
+  if (section == changeColumn()) return tr("Δ %1").arg(name);  // against the baseline row (tooltip)
   if (section == pValueColumn()) return tr("p");
   return tr("Verdict");
 }

@@ -60,9 +60,9 @@ SweepForm::SweepForm(QWidget* parent)
   scenario_->setEditable(true);  // a scenario file path works too
   for (const std::string& n : Scenario::bundledNames()) scenario_->addItem(QString::fromStdString(n));
   setScenario(QStringLiteral("e3-load-floor"));
-  axes_->setHorizontalHeaderLabels({tr("Axis (knob or policy)"), tr("Values (comma-separated)")});
+  axes_->setHorizontalHeaderLabels({tr("Knob or policy"), tr("Values (comma-separated)")});
   axes_->horizontalHeader()->setStretchLastSection(true);
-  axes_->horizontalHeader()->resizeSection(0, 160);
+  axes_->horizontalHeader()->resizeSection(0, 110);
   axes_->verticalHeader()->hide();
   axes_->setMinimumHeight(90);
   axes_->setMaximumHeight(130);

@@ -80,7 +80,7 @@ SweepWindow::SweepWindow(QWidget* parent)
   split->addWidget(right);
   split->setStretchFactor(0, 0);
   split->setStretchFactor(1, 1);
-  left->setMinimumWidth(420);
+  left->setMinimumWidth(460);
   setCentralWidget(split);
   resize(1400, 860);
 
