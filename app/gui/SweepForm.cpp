@@ -1,5 +1,6 @@
 #include "gui/SweepForm.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDateTime>
 #include <QDir>
@@ -47,6 +48,8 @@ SweepForm::SweepForm(QWidget* parent)
       duration_(new QLineEdit(this)),
       jobs_(new QSpinBox(this)),
       out_(new QLineEdit(defaultOutputDir(), this)),
+      resume_(new QCheckBox(tr("Resume: keep the runs already done there"), this)),
+      default_out_(out_->text()),
       error_(new QLabel(this)) {
   scenario_->setObjectName(QStringLiteral("scenario"));
   axes_->setObjectName(QStringLiteral("axes"));
@@ -55,6 +58,7 @@ SweepForm::SweepForm(QWidget* parent)
   duration_->setObjectName(QStringLiteral("duration"));
   jobs_->setObjectName(QStringLiteral("jobs"));
   out_->setObjectName(QStringLiteral("outputDir"));
+  resume_->setObjectName(QStringLiteral("resume"));
   error_->setObjectName(QStringLiteral("formError"));
 
   scenario_->setEditable(true);  // a scenario file path works too
@@ -106,6 +110,7 @@ SweepForm::SweepForm(QWidget* parent)
   form->addRow(tr("Duration (s):"), duration_);
   form->addRow(tr("Jobs:"), jobs_);
   form->addRow(tr("Output directory:"), out_row);
+  form->addRow(QString(), resume_);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addLayout(form);
@@ -119,6 +124,14 @@ void SweepForm::setBaseline(const QString& baseline) { baseline_->setText(baseli
 void SweepForm::setJobs(int jobs) { jobs_->setValue(jobs); }
 void SweepForm::setOutputDir(const QString& dir) { out_->setText(dir); }
 QString SweepForm::outputDir() const { return out_->text().trimmed(); }
+bool SweepForm::resume() const { return resume_->isChecked(); }
+void SweepForm::setResume(bool resume) { resume_->setChecked(resume); }
+
+void SweepForm::nextOutputDir() {
+  if (out_->text() != default_out_) return;
+  default_out_ = defaultOutputDir();
+  out_->setText(default_out_);
+}
 QString SweepForm::error() const { return error_->text(); }
 
 void SweepForm::setAxes(const QList<QPair<QString, QString>>& axes) {

@@ -11,6 +11,7 @@
 
 #include "sweep/SweepSpec.h"
 
+class QCheckBox;
 class QComboBox;
 class QLabel;
 class QLineEdit;
@@ -27,6 +28,12 @@ class SweepForm : public QWidget {
   // The validated spec, or nothing with the error shown inline.
   std::optional<SweepSpec> spec();
   QString outputDir() const;
+  // Keep the runs already done in the output directory (a cancelled sweep finishes where it stopped).
+  bool resume() const;
+  void setResume(bool resume);
+  // After a sweep: a fresh default directory, unless the user chose one (the next sweep must not
+  // overwrite this one's runs).
+  void nextOutputDir();
   QString error() const;
 
   void setScenario(const QString& name);
@@ -52,6 +59,8 @@ class SweepForm : public QWidget {
   QLineEdit* duration_;
   QSpinBox* jobs_;
   QLineEdit* out_;
+  QCheckBox* resume_;
+  QString default_out_;
   QLabel* error_;
   QWidget* marked_ = nullptr;
 };

@@ -10,11 +10,11 @@
 
 namespace kvscope {
 
-SweepJob::SweepJob(SweepSpec spec, std::string dir) : dir_(std::move(dir)) {
+SweepJob::SweepJob(SweepSpec spec, std::string dir, bool resume) : dir_(std::move(dir)) {
   points_ = spec.points();
   seeds_ = spec.seeds;
   collected_.assign(points_.size(), std::vector<bool>(seeds_.size(), false));
-  thread_ = std::thread([this, spec = std::move(spec)]() mutable { run(std::move(spec)); });
+  thread_ = std::thread([this, resume, spec = std::move(spec)]() mutable { run(std::move(spec), resume); });
 }
 
 SweepJob::~SweepJob() {
@@ -22,11 +22,12 @@ SweepJob::~SweepJob() {
   if (thread_.joinable()) thread_.join();
 }
 
-void SweepJob::run(SweepSpec spec) {
+void SweepJob::run(SweepSpec spec, bool resume) {
   std::optional<SweepOutcome> outcome;
   std::string error;
   try {
     SweepRunner runner(std::move(spec), dir_, [](const std::string& path) { return std::make_unique<KvrecSweepRecorder>(path); });
+    runner.setResume(resume);
     runner.setProgress([this, &runner](const SweepProgress& p) { collect(runner, p); });
     outcome = runner.run(cancel_);
   } catch (const std::exception& e) {

@@ -31,7 +31,7 @@ class SweepJob {
   };
 
   // Starts at once; `spec` must have been validated. Runs are recorded as .kvrec in `dir`.
-  SweepJob(SweepSpec spec, std::string dir);
+  SweepJob(SweepSpec spec, std::string dir, bool resume = false);
   // Cancels and waits: a running run stops at its next simulated minute.
   ~SweepJob();
   SweepJob(const SweepJob&) = delete;
@@ -42,7 +42,7 @@ class SweepJob {
   Update drain();
 
  private:
-  void run(SweepSpec spec);
+  void run(SweepSpec spec, bool resume);
   void collect(const SweepRunner& runner, const SweepProgress& progress);
 
   std::string dir_;

@@ -127,7 +127,7 @@ bool SweepWindow::start() {
     for (std::size_t k = 0; k < data_.seeds.size(); ++k)
       data_.recordings[p][k] = SweepRunner::runStem(data_.points[p], data_.seeds[k]) + ".kvrec";
   showSweep();
-  job_ = std::make_unique<SweepJob>(*spec, dir_.toStdString());
+  job_ = std::make_unique<SweepJob>(*spec, dir_.toStdString(), form_->resume());
   setIdle(false);
   progress_->setValue(0);
   progress_->setFormat(tr("starting..."));
@@ -182,18 +182,21 @@ void SweepWindow::drain() {
     const std::size_t total = data_.points.size() * data_.seeds.size();
     if (outcome.cancelled) {
       progress_->setFormat(tr("cancelled"));
-      status_->setText(tr("Cancelled: %1 of %2 runs done; nothing half-written was kept.").arg(outcome.ran + outcome.reused).arg(total));
+      status_->setText(tr("Cancelled: %1 of %2 runs done; nothing half-written was kept. Run again with Resume to finish.")
+                           .arg(outcome.ran + outcome.reused)
+                           .arg(total));
     } else {
       progress_->setValue(1000);
       progress_->setFormat(tr("done"));
       std::string error;
       const SweepReport report(data_, model_->analysis());
       const bool written = report.writeAll(dir_.toStdString(), &error);
-      QString text = tr("Done: %1 runs, %2 failed.").arg(outcome.ran + outcome.reused).arg(outcome.failed);
+      QString text = tr("Done: %1 runs (%2 reused), %3 failed.").arg(outcome.ran + outcome.reused).arg(outcome.reused).arg(outcome.failed);
       for (const std::string& e : outcome.errors) text += QLatin1Char('\n') + QString::fromStdString(e);
       text += written ? tr(" Wrote summary.md, summary.csv and summary.json in %1").arg(dir_)
                       : QLatin1Char('\n') + QString::fromStdString(error);
       status_->setText(text);
+      if (!form_->resume()) form_->nextOutputDir();
     }
   }
   job_.reset();  // the thread has ended: this only joins it

@@ -3,6 +3,7 @@
 // and the plot, writes the runs and the summaries; a double-click replays the right run in the main
 // window; Cancel stops a long sweep and the window returns to idle.
 #include <QAction>
+#include <QDateTime>
 #include <QDir>
 #include <QLabel>
 #include <QLineSeries>
@@ -143,7 +144,7 @@ void SweepWindowTest::runsFillTheTableAndADoubleClickReplaysTheRun() {
   QVERIFY(window->running());
   QCOMPARE(window->model().rowCount(), 2);  // the grid shows before any run is done
   QTRY_VERIFY_WITH_TIMEOUT(!window->running(), 120000);
-  QVERIFY2(window->statusText().startsWith("Done: 4 runs, 0 failed."), qPrintable(window->statusText()));
+  QVERIFY2(window->statusText().startsWith("Done: 4 runs (0 reused), 0 failed."), qPrintable(window->statusText()));
   QCOMPARE(window->progress().value(), 1000);
   for (const char* f : {"K=0-seed1.kvrec", "K=0-seed2.kvrec", "K=200-seed1.kvrec", "K=200-seed2.kvrec",
                         "K=200-seed2.json", "summary.md", "summary.csv", "summary.json"})
@@ -173,6 +174,15 @@ void SweepWindowTest::runsFillTheTableAndADoubleClickReplaysTheRun() {
   QTRY_VERIFY_WITH_TIMEOUT(main.session().source() != nullptr, 10000);
   QCOMPARE(QString::fromStdString(main.session().source()->description()),
            QStringLiteral("recording ") + QFileInfo(expected).fileName());
+
+  // Run again with Resume: every run is already done, nothing runs, the same table.
+  const QDateTime written = QFileInfo(expected).lastModified();
+  window->form().setResume(true);
+  QVERIFY(window->start());
+  QTRY_VERIFY_WITH_TIMEOUT(!window->running(), 60000);
+  QVERIFY2(window->statusText().startsWith("Done: 4 runs (4 reused), 0 failed."), qPrintable(window->statusText()));
+  QCOMPARE(QFileInfo(expected).lastModified(), written);
+  QCOMPARE(model.index(1, SweepTableModel::RunsColumn).data().toString(), QStringLiteral("2/2"));
 }
 
 void SweepWindowTest::cancelStopsARunningSweep() {
@@ -194,7 +204,7 @@ void SweepWindowTest::cancelStopsARunningSweep() {
   QVERIFY(!cancel->isEnabled());
   QTRY_VERIFY_WITH_TIMEOUT(!window.running(), 60000);
   QVERIFY(std::chrono::steady_clock::now() - pressed < std::chrono::seconds(30));
-  QVERIFY2(window.statusText().startsWith("Cancelled: 0 of 8 runs done"), qPrintable(window.statusText()));
+  QVERIFY2(window.statusText().startsWith("Cancelled: 0 of 8 runs done;"), qPrintable(window.statusText()));
   QVERIFY(run->isEnabled() && !cancel->isEnabled() && window.form().isEnabled());
   // Nothing half-written is left, and no summary of an unfinished sweep.
   QVERIFY2(filesIn(out).isEmpty(), qPrintable(filesIn(out).join(", ")));
