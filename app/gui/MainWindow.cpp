@@ -12,7 +12,9 @@
 #include "gui/ExportActions.h"
 #include "gui/PanelDocks.h"
 #include "gui/RunSession.h"
+#include "gui/SourceFactory.h"
 #include "gui/SourceMenu.h"
+#include "gui/SweepWindow.h"
 
 namespace kvscope {
 
@@ -48,6 +50,7 @@ void MainWindow::buildMenus() {
   QMenu* view = menuBar()->addMenu(tr("&View"));
   docks_ = new PanelDocks(*this, *view_, *view);
   source_menu_ = new SourceMenu(*this, *file);
+  file->addAction(tr("New s&weep..."), this, [this] { showSweepWindow(); });
   file->addSeparator();
   auto* exports = new ExportActions(*this, *session_);
   exports->addTo(*file);
@@ -64,6 +67,25 @@ void MainWindow::buildMenus() {
 
 void MainWindow::openSource(std::unique_ptr<Source> source) {
   session_->open(std::move(source));
+}
+
+SweepWindow& MainWindow::showSweepWindow() {
+  if (!sweep_) {
+    sweep_ = new SweepWindow(this);
+    // A run's cell opens its recording the way File > Open recording does (errors, recent list).
+    connect(sweep_, &SweepWindow::openRecordingRequested, this, [this](const QString& path) {
+      SourceSpec spec;
+      spec.kind = SourceSpec::Recording;
+      spec.target = path.toStdString();
+      if (source_menu_->open(spec)) {
+        raise();
+        activateWindow();
+      }
+    });
+  }
+  sweep_->show();
+  sweep_->raise();
+  return *sweep_;
 }
 
 void MainWindow::togglePause() {

@@ -12,6 +12,7 @@ class PanelDocks;
 class RunSession;
 class Source;
 class SourceMenu;
+class SweepWindow;
 class ViewState;
 
 class MainWindow : public QMainWindow {
@@ -27,6 +28,8 @@ class MainWindow : public QMainWindow {
   QString statusText() const { return status_->text(); }
 
   void togglePause();
+  // File > New sweep...: one Sweep window, raised when already open; its cells replay here.
+  SweepWindow& showSweepWindow();
 
  protected:
   void closeEvent(QCloseEvent* event) override;
@@ -40,6 +43,7 @@ class MainWindow : public QMainWindow {
   RunSession* session_;
   PanelDocks* docks_ = nullptr;
   SourceMenu* source_menu_ = nullptr;
+  SweepWindow* sweep_ = nullptr;
   QLabel* status_;
   QLabel* counters_;
 };

@@ -1,0 +1,21 @@
+#pragma once
+// The backend's .kvrec recorder behind core's SweepRecorder interface, so a sweep run from the
+// console records every run as `kvscope-cli sweep` does (core cannot see the file format).
+#include <string>
+
+#include "recording/EventRecorder.h"
+#include "sweep/SweepRecorder.h"
+
+namespace kvscope {
+
+class KvrecSweepRecorder : public SweepRecorder {
+ public:
+  explicit KvrecSweepRecorder(const std::string& path) : recorder_(path) {}
+  EventSink& sink() override { return recorder_; }
+  bool close(std::string* error) override { return recorder_.close(error); }
+
+ private:
+  EventRecorder recorder_;
+};
+
+}  // namespace kvscope
