@@ -109,6 +109,9 @@ class LabLikeCluster(unittest.TestCase):
             # Calm: 200 requests spread over the three decode workers.
             calm = router_client.run(address, 200, 40, None, seed=5)
             self.assertEqual({r.worker_name for _, r, _ in calm["routed"]}, {"D0", "D1", "D2"})
+            deadline = time.time() + 10  # every /metrics answered a few times before the incident
+            while time.time() < deadline and min(scrapes.get(w, 0) for w in ("D0", "D1", "D2")) < 2:
+                time.sleep(0.05)
 
             # The incident, in the logs: D0 crashes on the streaming-session invariant (and its
             # /metrics goes silent), then P0's transfers to D1 fail and D1 loses its prefill connection.
