@@ -14,7 +14,7 @@
 #include "cli/CliCommands.h"
 #include "knobs/KnobRegistry.h"
 #include "model/Error.h"
-#include "recording/EventRecorder.h"
+#include "recording/KvrecSweepRecorder.h"
 #include "sweep/SweepAnalysis.h"
 #include "sweep/SweepFile.h"
 #include "sweep/SweepReport.h"
@@ -37,17 +37,6 @@ struct SweepArgs {
   std::string out;
   bool resume = false;
   bool quiet = false;
-};
-
-// The backend's .kvrec recorder behind core's SweepRecorder interface.
-class KvrecSweepRecorder : public SweepRecorder {
- public:
-  explicit KvrecSweepRecorder(const std::string& path) : recorder_(path) {}
-  EventSink& sink() override { return recorder_; }
-  bool close(std::string* error) override { return recorder_.close(error); }
-
- private:
-  EventRecorder recorder_;
 };
 
 std::string clock(double s) {

@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "gui/KvrecSweepRecorder.h"
+#include "recording/KvrecSweepRecorder.h"
 #include "sweep/RunSummaryJson.h"
 
 namespace kvscope {

@@ -1,6 +1,6 @@
 #pragma once
 // The backend's .kvrec recorder behind core's SweepRecorder interface, so a sweep run from the
-// console records every run as `kvscope-cli sweep` does (core cannot see the file format).
+// console and `kvscope-cli sweep` record every run the same way (core cannot see the file format).
 #include <string>
 
 #include "recording/EventRecorder.h"
