@@ -249,7 +249,7 @@ class TestKnobsPanel : public QObject {
     QCOMPARE(f.field("sticky_bonus")->text(), QStringLiteral("42"));
     // Focused but not yet typed in: left alone too, until the focus leaves.
     f.panel.show();
-    if (!QTest::qWaitForWindowActive(&f.panel)) QSKIP("this platform plugin does not activate windows");
+    QVERIFY(QTest::qWaitForWindowActive(&f.panel));
     f.field("epsilon")->setFocus();
     QTRY_VERIFY(f.field("epsilon")->hasFocus());
     knobChanged(f.store, "epsilon", 100, 7);
