@@ -19,5 +19,6 @@ Command addServe(CLI::App& app);
 Command addTail(CLI::App& app);
 Command addSweep(CLI::App& app);
 Command addCompare(CLI::App& app);
+Command addMark(CLI::App& app);
 
 }  // namespace kvscope::cli

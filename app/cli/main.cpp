@@ -1,4 +1,5 @@
-// kvscope-cli: the headless side of KVScope (simulate, scenarios, policies, report, export, serve, tail).
+// kvscope-cli: the headless side of KVScope (simulate, scenarios, policies, report, export, serve, tail, sweep,
+// compare, mark).
 #include <cstdio>
 #include <iostream>
 
@@ -24,6 +25,7 @@ int main(int argc, char** argv) {
   add(kvscope::cli::addTail);
   add(kvscope::cli::addSweep);
   add(kvscope::cli::addCompare);
+  add(kvscope::cli::addMark);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

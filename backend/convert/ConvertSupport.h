@@ -74,6 +74,9 @@ constexpr const auto& enumTable(EvictionGranularity) { return kGranularities; }
 constexpr const auto& enumTable(RequestStatus) { return kRequestStatuses; }
 constexpr const auto& enumTable(CorrectionFault) { return kCorrectionFaults; }
 constexpr const auto& enumTable(RunAction) { return kRunActions; }
+inline constexpr EnumPair<RunMarkAction, v1::RunMarkAction> kRunMarkActions[] = {
+    {RunMarkAction::Start, v1::RUN_MARK_ACTION_START}, {RunMarkAction::End, v1::RUN_MARK_ACTION_END}};
+constexpr const auto& enumTable(RunMarkAction) { return kRunMarkActions; }
 
 // A core value outside its enum (never produced by the core) becomes UNSPECIFIED, which readers reject.
 template <class Core>

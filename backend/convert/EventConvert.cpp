@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "convert/ConvertSupport.h"
+#include "run/RunMarkBook.h"
 
 namespace kvscope {
 
@@ -178,6 +179,7 @@ void payloadToProto(const EventPayload& payload, v1::Event* out) {
             p->set_target_us(c.target);
             p->set_who(c.who);
           },
+          [&](const RunMarked& m) { toProto(m, out->mutable_run_mark()); },
       },
       payload);
 }
@@ -315,6 +317,24 @@ bool decode(const v1::RunControlChanged& in, RunControlChanged* out, std::string
   return decodeEnum(in.action(), &out->action, "action", error);
 }
 
+bool decode(const v1::RunMarked& in, RunMarked* out, std::string* error) {
+  // The limits a marker had when it entered the stream (RunMarkBook), so a file cannot inflate one.
+  out->index = in.index();
+  out->name = in.name();
+  out->who = in.who();
+  if (in.name().size() > kMaxRunNameBytes) return fail(error, "name: ", in.name().size(), " bytes, at most ", kMaxRunNameBytes);
+  if (static_cast<std::size_t>(in.parameters_size()) > kMaxRunParameters)
+    return fail(error, "parameters: ", in.parameters_size(), " entries, at most ", kMaxRunParameters);
+  for (int i = 0; i < in.parameters_size(); ++i) {
+    const auto& p = in.parameters(i);
+    if (p.name().size() > kMaxRunParameterNameBytes || p.value().size() > kMaxRunParameterValueBytes)
+      return fail(error, "parameters[", i, "]: longer than ", kMaxRunParameterNameBytes, " (name) or ",
+                  kMaxRunParameterValueBytes, " (value) bytes");
+    out->parameters.emplace_back(p.name(), p.value());
+  }
+  return decodeEnum(in.action(), &out->action, "action", error);
+}
+
 // The payloads with a public fromProto go through it (same validation, one implementation).
 bool decode(const v1::RunStarted& in, RunStarted* out, std::string* error) { return fromProto(in, out, error); }
 bool decode(const v1::KnobChanged& in, KnobChanged* out, std::string* error) { return fromProto(in, out, error); }
@@ -331,6 +351,18 @@ bool decodePayload(const Proto& in, EventPayload* out, std::string* error) {
 }
 
 }  // namespace
+
+void toProto(const RunMarked& in, v1::RunMarked* out) {
+  out->set_action(enumToProto(in.action));
+  out->set_index(in.index);
+  out->set_name(in.name);
+  for (const auto& [name, value] : in.parameters) {
+    auto* param = out->add_parameters();
+    param->set_name(name);
+    param->set_value(value);
+  }
+  out->set_who(in.who);
+}
 
 void toProto(const Event& in, v1::Event* out) {
   out->Clear();
@@ -361,6 +393,7 @@ bool fromProto(const v1::Event& in, Event* out, std::string* error) {
     case P::kRunStarted: ok = decodePayload<RunStarted>(in.run_started(), &payload, error); break;
     case P::kRunFinished: ok = decodePayload<RunFinished>(in.run_finished(), &payload, error); break;
     case P::kRunControl: ok = decodePayload<RunControlChanged>(in.run_control(), &payload, error); break;
+    case P::kRunMark: ok = decodePayload<RunMarked>(in.run_mark(), &payload, error); break;
     case P::PAYLOAD_NOT_SET:
       // Also what a kind added by a newer build looks like (an unknown field to this one).
       return fail(error, "event seq ", in.seq(), " has no payload (empty, or a kind this build does not know)");

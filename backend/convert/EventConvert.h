@@ -44,6 +44,8 @@ void toProto(const KnobChanged& in, v1::KnobChanged* out);
 bool fromProto(const v1::KnobChanged& in, KnobChanged* out, std::string* error);
 
 void toProto(const PolicyChanged& in, v1::PolicyChanged* out);
+// Control.MarkRun answers with the markers it put into the stream.
+void toProto(const RunMarked& in, v1::RunMarked* out);
 bool fromProto(const v1::PolicyChanged& in, PolicyChanged* out, std::string* error);
 
 // ---- Knobs and policies --------------------------------------------------------------------------

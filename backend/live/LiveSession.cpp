@@ -170,8 +170,11 @@ void LiveSession::stop() {
     std::lock_guard lock(logs_mutex_);
     for (auto& f : logs_) apply(*f, f->reader.flush());
   }
+  closeOpenRun();
   cluster_->finish(false);
 }
+
+void LiveSession::publishMark(const RunMarked& mark) { cluster_->post(mark); }
 
 std::vector<LiveLogStats> LiveSession::logStats() const {
   const auto tails = tailer_->stats();

@@ -59,6 +59,9 @@ class LiveSession : public LiveRunControl {
   void setPolicy(std::string name, std::string who, std::function<void(bool ok)> done) override;
   SimTime simTime() const override { return cluster_->now(); }
 
+ protected:
+  void publishMark(const RunMarked& mark) override;
+
  private:
   struct LogFile;
   void onLine(std::size_t file, std::string_view line);

@@ -26,6 +26,8 @@ class BearerToken {
   // `authorization` is one metadata value, e.g. "Bearer abc". The scheme is case-insensitive
   // (RFC 7235); the token is compared exactly, in constant time.
   bool accepts(std::string_view authorization) const;
+  // What a client sends: "Bearer <token>" (kvscope-cli mark, the console's remote control).
+  std::string authorization() const { return "Bearer " + token_; }
 
  private:
   std::string token_;

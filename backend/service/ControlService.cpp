@@ -292,4 +292,37 @@ grpc::ServerUnaryReactor* ControlService::Seek(grpc::CallbackServerContext* ctx,
   return reactor;
 }
 
+grpc::ServerUnaryReactor* ControlService::MarkRun(grpc::CallbackServerContext* ctx, const v1::MarkRunRequest* request,
+                                                  v1::MarkRunResponse* response) {
+  bool allowed = false;
+  auto* reactor = begin(ctx, &allowed);
+  if (!allowed) return reactor;
+  if (!run_.canMarkRuns())
+    return finish(reactor, StatusCode::FAILED_PRECONDITION,
+                  "run markers split a live session (serve --live or --router); a simulation or a recording is one run");
+  RunMarkRequest mark;
+  switch (request->action()) {
+    case v1::RUN_MARK_ACTION_START: mark.action = RunMarkAction::Start; break;
+    case v1::RUN_MARK_ACTION_END: mark.action = RunMarkAction::End; break;
+    default:
+      return finish(reactor, StatusCode::INVALID_ARGUMENT,
+                    "action: " + std::to_string(request->action()) + " (expected RUN_MARK_ACTION_START or _END)");
+  }
+  mark.name = request->name();
+  for (const auto& p : request->parameters()) mark.parameters.emplace_back(p.name(), p.value());
+  if (std::string error = RunMarkBook::validate(mark); !error.empty())
+    return finish(reactor, StatusCode::INVALID_ARGUMENT, error);  // names and values already bounded
+  mark.who = controlAuthor(request->who(), ctx->peer());
+  run_.markRun(std::move(mark), [reactor, response](RunMarkResult result) {
+    if (!result.error.empty()) {
+      reactor->Finish(Status(result.preconditionFailed ? StatusCode::FAILED_PRECONDITION : StatusCode::INVALID_ARGUMENT,
+                             result.error));
+      return;
+    }
+    for (const auto& m : result.marks) toProto(m, response->add_applied());
+    reactor->Finish(Status::OK);
+  });
+  return reactor;
+}
+
 }  // namespace kvscope

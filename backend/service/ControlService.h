@@ -46,6 +46,8 @@ class ControlService final : public v1::Control::CallbackService {
                                      v1::SetSpeedResponse* response) override;
   grpc::ServerUnaryReactor* Seek(grpc::CallbackServerContext* ctx, const v1::SeekRequest* request,
                                  v1::SeekResponse* response) override;
+  grpc::ServerUnaryReactor* MarkRun(grpc::CallbackServerContext* ctx, const v1::MarkRunRequest* request,
+                                    v1::MarkRunResponse* response) override;
 
  private:
   // The call's reactor, already finished with UNAUTHENTICATED when the token is missing or wrong.

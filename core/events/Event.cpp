@@ -64,6 +64,8 @@ const char* toString(RunAction a) {
   return "?";
 }
 
+const char* toString(RunMarkAction a) { return a == RunMarkAction::Start ? "start" : "end"; }
+
 double CandidateScore::component(const char* name) const {
   for (std::uint8_t i = 0; i < num_components; ++i)
     if (std::strcmp(components[i].name, name) == 0) return components[i].value;
@@ -89,7 +91,8 @@ const char* eventKindName(const EventPayload& p) {
                  [](const PolicyChanged&) { return "policy"; },
                  [](const Snapshot&) { return "snapshot"; },
                  [](const RunFinished&) { return "run_finished"; },
-                 [](const RunControlChanged&) { return "run_control"; }},
+                 [](const RunControlChanged&) { return "run_control"; },
+                 [](const RunMarked&) { return "run_mark"; }},
       p);
 }
 

@@ -25,6 +25,8 @@ enum class RequestStatus : std::uint8_t { Ok, Failed };
 enum class CorrectionFault : std::uint8_t { Crash, Drop, None };
 // What an operator did to the run's playback (not to what the run simulates).
 enum class RunAction : std::uint8_t { Paused, Resumed, Speed, Seek };
+// Where a marked run of a live sweep begins or ends (Control.MarkRun).
+enum class RunMarkAction : std::uint8_t { Start, End };
 
 const char* toString(WorkerRole);
 const char* toString(RoutePath);
@@ -34,6 +36,7 @@ const char* toString(EvictionGranularity);
 const char* toString(RequestStatus);
 const char* toString(CorrectionFault);
 const char* toString(RunAction);
+const char* toString(RunMarkAction);
 
 // One named term of a candidate's score, for "why did this go to D1?". Names are static strings.
 struct ScoreComponent {
@@ -189,6 +192,18 @@ struct RunControlChanged {
   std::string who;
 };
 
+// A live sweep's run marker (issue 5 section 4). The lab's sweep scripts restart the cluster with new
+// flags inside one live session; a Start and its End bound one of those runs so it gets its own
+// recording and summary. Indices count the session's runs from 1; an End repeats its Start's index,
+// name and parameters, so a reader that joins late still knows which run ended.
+struct RunMarked {
+  RunMarkAction action = RunMarkAction::Start;
+  std::uint32_t index = 0;
+  std::string name;
+  std::vector<std::pair<std::string, std::string>> parameters;  // as the script gave them, in order
+  std::string who;
+};
+
 struct WorkerGauges {
   WorkerId worker = kNoWorker;
   std::int64_t kv_used = 0;
@@ -222,7 +237,7 @@ struct RunFinished {
 using EventPayload =
     std::variant<RunStarted, RouteDecision, Admission, SeedStarted, TransferStarted, TransferFinished,
                  Eviction, LinkHealth, WorkerCrashed, WorkerRestarted, Correction, RequestDone,
-                 KnobChanged, PolicyChanged, Snapshot, RunFinished, RunControlChanged>;
+                 KnobChanged, PolicyChanged, Snapshot, RunFinished, RunControlChanged, RunMarked>;
 
 struct Event {
   std::uint64_t seq = 0;

@@ -96,6 +96,13 @@ json eventToJson(const Event& e) {
           [&](const RunControlChanged& c) {
             j.update({{"action", toString(c.action)}, {"speed", c.speed}, {"target_us", c.target}, {"who", c.who}});
           },
+          [&](const RunMarked& m) {
+            // [[name, value], ...]: a JSON object would lose the order the sweep script gave them in.
+            json params = json::array();
+            for (const auto& [k, v] : m.parameters) params.push_back({k, v});
+            j.update({{"action", toString(m.action)}, {"index", m.index}, {"name", m.name}, {"who", m.who}});
+            j["parameters"] = params;
+          },
       },
       e.payload);
   return j;

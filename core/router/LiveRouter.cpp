@@ -89,6 +89,7 @@ void LiveRouter::stop() {
   }
   ticker_wake_.notify_all();
   if (ticker_.joinable()) ticker_.join();
+  closeOpenRun();
   std::lock_guard lock(mutex_);
   if (stopped_) return;
   stopped_ = true;
@@ -98,6 +99,11 @@ void LiveRouter::stop() {
 SimTime LiveRouter::now() const { return (steadyNs() - start_ns_) / 1000; }
 
 std::uint64_t LiveRouter::publishLocked(EventPayload payload) { return publish_(std::move(payload)); }
+
+void LiveRouter::publishMark(const RunMarked& mark) {
+  std::lock_guard lock(mutex_);
+  if (!stopped_) publishLocked(mark);
+}
 
 void LiveRouter::noteWorkerCrashed(WorkerId worker) {
   if (worker >= 0 && worker < static_cast<WorkerId>(loads_.size())) noted_[static_cast<std::size_t>(worker)] = 1;

@@ -104,6 +104,9 @@ class LiveRouter final : public LiveRunControl {
   void setPolicy(std::string name, std::string who, std::function<void(bool ok)> done) override;
   SimTime simTime() const override { return now(); }
 
+ protected:
+  void publishMark(const RunMarked& mark) override;
+
  private:
   struct Load {
     WorkerLoad load;

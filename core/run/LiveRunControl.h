@@ -1,7 +1,9 @@
 #pragma once
 // The RunControl of a real cluster: it runs at its own pace and cannot go back in time, so pause,
-// resume, speed and seek are refused (Control answers FAILED_PRECONDITION) and only knobs and
-// policy remain for the subclass (the live router, the live session).
+// resume, speed and seek are refused (Control answers FAILED_PRECONDITION) and only knobs, policy
+// and run markers remain for the subclass (the live router, the live session).
+#include <mutex>
+
 #include "run/RunControl.h"
 
 namespace kvscope {
@@ -20,6 +22,31 @@ class LiveRunControl : public RunControl {
   SimTime endTime() const override { return 0; }
   bool paused() const override { return false; }
   double speed() const override { return 1; }
+
+  bool canMarkRuns() const override { return true; }
+  void markRun(RunMarkRequest request, std::function<void(RunMarkResult)> done) override {
+    RunMarkResult result;
+    {
+      // One lock around the book and the publishing, so the stream has the markers in book order.
+      std::lock_guard lock(marks_mutex_);
+      result = marks_.mark(std::move(request));
+      for (const auto& m : result.marks) publishMark(m);
+    }
+    done(std::move(result));
+  }
+
+ protected:
+  // Puts a marker into the run's stream (called in order, under the markers' lock).
+  virtual void publishMark(const RunMarked& mark) = 0;
+  // At the session's end: a run still open ends there, before RunFinished.
+  void closeOpenRun() {
+    std::lock_guard lock(marks_mutex_);
+    if (auto end = marks_.closeOpen("session end")) publishMark(*end);
+  }
+
+ private:
+  std::mutex marks_mutex_;
+  RunMarkBook marks_;
 };
 
 }  // namespace kvscope

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "knobs/KnobRegistry.h"
+#include "run/RunMarkBook.h"
 #include "model/Ids.h"
 
 namespace kvscope {
@@ -34,6 +35,15 @@ class RunControl {
   virtual bool canSeek() const = 0;
   virtual bool seek(SimTime time, std::string who, std::string* error) = 0;
   virtual SimTime endTime() const = 0;
+
+  // Run markers split a live session into the runs of a sweep; a simulation or a replay is one run
+  // already, so only a live run control takes them. `done` gets the markers that entered the stream
+  // (or why none did), on the caller's thread.
+  virtual bool canMarkRuns() const { return false; }
+  virtual void markRun(RunMarkRequest request, std::function<void(RunMarkResult)> done) {
+    (void)request;
+    done(RunMarkResult{{}, "only a live session takes run markers", true});
+  }
 
   virtual bool paused() const = 0;
   virtual double speed() const = 0;

@@ -1,0 +1,95 @@
+// `kvscope-cli mark HOST:PORT --start NAME --param K=200 ...` / `--end [NAME]`: the run markers a
+// lab's sweep script sends between its runs (Control.MarkRun), so a live session served by
+// `kvscope-cli serve --live` splits into one recording and summary per run.
+#include <chrono>
+#include <cstdio>
+#include <memory>
+
+#include <grpcpp/grpcpp.h>
+
+#include "cli/CliCommands.h"
+#include "kvscope/v1/control.grpc.pb.h"
+#include "model/Error.h"
+#include "service/BearerToken.h"
+
+namespace kvscope::cli {
+namespace {
+
+struct MarkArgs {
+  std::string address;
+  std::string start;
+  std::string end;
+  bool end_given = false;
+  std::vector<std::string> params;
+  std::string token_file;
+  std::string who = "kvscope-cli mark";
+  double timeout_s = 10;
+};
+
+// "K=200" -> ("K", "200"); the value may itself contain '=' ("flags=--a=1").
+std::pair<std::string, std::string> splitParam(const std::string& text) {
+  const auto eq = text.find('=');
+  if (eq == std::string::npos || eq == 0)
+    throw InputError("--param '" + text + "': expected NAME=VALUE (e.g. --param K=200)");
+  return {text.substr(0, eq), text.substr(eq + 1)};
+}
+
+}  // namespace
+
+Command addMark(CLI::App& app) {
+  auto* sub = app.add_subcommand(
+      "mark", "Mark where a run of a live sweep starts or ends (each marked run gets its own recording and summary)");
+  auto a = std::make_shared<MarkArgs>();
+  sub->add_option("address", a->address, "HOST:PORT of `kvscope-cli serve --live` (or --router)")->required();
+  auto* start = sub->add_option("--start", a->start, "Start a run with this name (ends a run still open first)");
+  auto* end = sub->add_option("--end", a->end, "End the open run (give its name to check it is the one open)")
+                  ->expected(0, 1);
+  start->excludes(end);
+  sub->add_option("--param", a->params, "A parameter of the run, NAME=VALUE (repeatable; with --start)")
+      ->needs(start);
+  sub->add_option("--token-file", a->token_file, "Send 'authorization: Bearer <token from this file>'");
+  sub->add_option("--who", a->who, "Who marks, as the telemetry stream shows it")->capture_default_str();
+  sub->add_option("--timeout", a->timeout_s, "Seconds to wait for the server")->capture_default_str()->check(
+      CLI::PositiveNumber);
+  return [a, end, start] {
+    if (start->count() == 0 && end->count() == 0)
+      throw InputError("mark: give --start NAME (with --param NAME=VALUE ...) or --end [NAME]");
+    v1::MarkRunRequest request;
+    if (start->count() > 0) {
+      request.set_action(v1::RUN_MARK_ACTION_START);
+      request.set_name(a->start);
+      for (const auto& text : a->params) {
+        auto [name, value] = splitParam(text);
+        auto* p = request.add_parameters();
+        p->set_name(name);
+        p->set_value(value);
+      }
+    } else {
+      request.set_action(v1::RUN_MARK_ACTION_END);
+      request.set_name(a->end);
+    }
+    request.set_who(a->who);
+
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() +
+                         std::chrono::milliseconds(static_cast<long long>(a->timeout_s * 1000)));
+    if (!a->token_file.empty()) {
+      std::string why;
+      auto token = BearerToken::fromFile(a->token_file, &why);
+      if (!token) throw InputError(why);
+      context.AddMetadata("authorization", token->authorization());
+    }
+    auto stub = v1::Control::NewStub(grpc::CreateChannel(a->address, grpc::InsecureChannelCredentials()));
+    v1::MarkRunResponse response;
+    const grpc::Status status = stub->MarkRun(&context, request, &response);
+    if (!status.ok())
+      throw InputError(a->address + ": " + status.error_message() + " (gRPC code " +
+                       std::to_string(status.error_code()) + ")");
+    for (const auto& m : response.applied())
+      std::printf("run %u '%s' %s\n", m.index(), m.name().c_str(),
+                  m.action() == v1::RUN_MARK_ACTION_START ? "started" : "ended");
+    return 0;
+  };
+}
+
+}  // namespace kvscope::cli
