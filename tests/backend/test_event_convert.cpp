@@ -81,6 +81,8 @@ std::vector<Sample> makeSamples() {
                             {{1, 2, 3, 4, LinkState::Suspect}, {3, 63, 5, 6, LinkState::Dead}}});
   full("run_finished", RunFinished{true});
   full("run_control", RunControlChanged{RunAction::Seek, 25, 305'000'000, "grpc:127.0.0.1:5000"});
+  full("run_mark", RunMarked{RunMarkAction::End, 3, "K=200 seed 2 \xC3\xBC", {{"K", "200"}, {"flags", "--a=1 --b"}},
+                             "kvscope-cli mark"});
 
   // Edge values: none/-1 markers, false flags, empty strings and lists, extreme integers, odd doubles.
   edge("route/none eligible",
@@ -121,6 +123,8 @@ std::vector<Sample> makeSamples() {
     edge(std::string("correction/") + toString(f), ev(27, 27, Correction{0, 1, 2, 3, 4, 5, f}));
   for (auto a : {RunAction::Paused, RunAction::Resumed, RunAction::Speed, RunAction::Seek})
     edge(std::string("run_control/") + toString(a), ev(29, 29, RunControlChanged{a, 0, 0, ""}));
+  for (auto a : {RunMarkAction::Start, RunMarkAction::End})
+    edge(std::string("run_mark/") + toString(a), ev(30, 30, RunMarked{a, 0, "", {}, ""}));
   for (auto r : {WorkerRole::Prefill, WorkerRole::Decode, WorkerRole::Unified})
     edge(std::string("run_started/role ") + toString(r), ev(28, 28, RunStarted{"s", "p", 1, "h", {{"W", r, 1}}, {{"P", r, 2}}, 0.5, {}}));
   return s;
@@ -301,6 +305,21 @@ class TestEventConvert : public QObject {
     e.Clear();
     e.mutable_run_control()->set_who("console");
     row("run_control action unspecified", e, "run_control.action: unspecified (0)");
+    e.Clear();
+    e.mutable_run_mark()->set_name("k200");
+    row("run_mark action unspecified", e, "run_mark.action: unspecified (0)");
+    e.Clear();
+    e.mutable_run_mark()->set_action(v1::RUN_MARK_ACTION_START);
+    e.mutable_run_mark()->set_name(std::string(129, 'x'));
+    row("run_mark name too long", e, "run_mark.name: 129 bytes, at most 128");
+    e.Clear();
+    e.mutable_run_mark()->set_action(v1::RUN_MARK_ACTION_START);
+    for (int i = 0; i < 33; ++i) e.mutable_run_mark()->add_parameters()->set_name("p" + std::to_string(i));
+    row("run_mark 33 parameters", e, "run_mark.parameters: 33 entries, at most 32");
+    e.Clear();
+    e.mutable_run_mark()->set_action(v1::RUN_MARK_ACTION_START);
+    e.mutable_run_mark()->add_parameters()->set_value(std::string(300, 'v'));
+    row("run_mark parameter too long", e, "run_mark.parameters[0]: longer than 64 (name) or 256 (value) bytes");
 
     e.Clear();
     e.set_seq(9);
