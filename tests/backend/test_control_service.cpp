@@ -336,6 +336,18 @@ class TestControlService : public QObject {
     QCOMPARE(replay.changes.load(), 0);
   }
 
+  void runMarkersAreForLiveSessions() {
+    // A simulation is one run: its markers would split nothing the lab restarts.
+    v1::MarkRunRequest request;
+    request.set_action(v1::RUN_MARK_ACTION_START);
+    request.set_name("k200");
+    v1::MarkRunResponse r;
+    const auto status = stub_->MarkRun(call().get(), request, &r);
+    QCOMPARE(status.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+    QVERIFY2(status.error_message().find("live session") != std::string::npos, status.error_message().c_str());
+    QCOMPARE(r.applied_size(), 0);
+  }
+
   void pauseAndResume() {
     auto sub = hub_->subscribe(hub_->state().last_seq + 1, {"run_control"}, [] {});
     v1::PauseRequest pause;

@@ -158,6 +158,46 @@ class RoutedCluster(unittest.TestCase):
             control_pb2_grpc.ControlStub(self.channel).Pause(control_pb2.PauseRequest(), metadata=self.auth)
         self.assertEqual(pause.exception.code(), grpc.StatusCode.FAILED_PRECONDITION)
 
+    def test_2_run_markers(self):
+        # A sweep script splits the live session into runs through Control.MarkRun.
+        control = control_pb2_grpc.ControlStub(self.channel)
+        start = control_pb2.MarkRunRequest(action=events_pb2.RUN_MARK_ACTION_START, name="k200", who="sweep.sh",
+                                           parameters=[events_pb2.RunParameter(name="K", value="200"),
+                                                       events_pb2.RunParameter(name="seed", value="3")])
+        with self.assertRaises(grpc.RpcError) as anonymous:
+            control.MarkRun(start)
+        self.assertEqual(anonymous.exception.code(), grpc.StatusCode.UNAUTHENTICATED)
+        twice = control_pb2.MarkRunRequest(action=events_pb2.RUN_MARK_ACTION_START, name="x",
+                                           parameters=[events_pb2.RunParameter(name="K", value="1"),
+                                                       events_pb2.RunParameter(name="K", value="2")])
+        with self.assertRaises(grpc.RpcError) as bad:
+            control.MarkRun(twice, metadata=self.auth)
+        self.assertEqual(bad.exception.code(), grpc.StatusCode.INVALID_ARGUMENT)
+        self.assertIn("parameters[1].name: 'K' given twice", bad.exception.details())
+        with self.assertRaises(grpc.RpcError) as nothing_open:
+            control.MarkRun(control_pb2.MarkRunRequest(action=events_pb2.RUN_MARK_ACTION_END), metadata=self.auth)
+        self.assertEqual(nothing_open.exception.code(), grpc.StatusCode.FAILED_PRECONDITION)
+
+        first_seq = telemetry_pb2_grpc.TelemetryStub(self.channel).GetState(telemetry_pb2.GetStateRequest()).last_seq + 1
+        started = control.MarkRun(start, metadata=self.auth)
+        self.assertEqual([(m.action, m.index, m.name) for m in started.applied],
+                         [(events_pb2.RUN_MARK_ACTION_START, 1, "k200")])
+        ended = control.MarkRun(control_pb2.MarkRunRequest(action=events_pb2.RUN_MARK_ACTION_END, name="k200"),
+                                metadata=self.auth)
+        self.assertEqual(ended.applied[0].index, 1)
+        self.assertEqual([(p.name, p.value) for p in ended.applied[0].parameters], [("K", "200"), ("seed", "3")])
+        # Both markers are in the telemetry stream, with their author.
+        stream = telemetry_pb2_grpc.TelemetryStub(self.channel).Subscribe(
+            telemetry_pb2.SubscribeRequest(from_seq=first_seq, kinds=["run_mark"]), timeout=10)
+        marks = []
+        for message in stream:
+            marks.append(message.event.run_mark)
+            if len(marks) == 2:
+                stream.cancel()
+                break
+        self.assertEqual([m.action for m in marks], [events_pb2.RUN_MARK_ACTION_START, events_pb2.RUN_MARK_ACTION_END])
+        self.assertEqual(marks[0].who, "sweep.sh")
+
     def test_3_recordings_report_the_run(self):
         code, log = serve_process.stop_serve(self.server)
         self.assertEqual(code, 0, log)
