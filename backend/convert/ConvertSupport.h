@@ -77,6 +77,10 @@ constexpr const auto& enumTable(RunAction) { return kRunActions; }
 inline constexpr EnumPair<RunMarkAction, v1::RunMarkAction> kRunMarkActions[] = {
     {RunMarkAction::Start, v1::RUN_MARK_ACTION_START}, {RunMarkAction::End, v1::RUN_MARK_ACTION_END}};
 constexpr const auto& enumTable(RunMarkAction) { return kRunMarkActions; }
+inline constexpr EnumPair<WorkerHealth, v1::WorkerHealth> kWorkerHealths[] = {
+    {WorkerHealth::Unknown, v1::WORKER_HEALTH_UNKNOWN}, {WorkerHealth::Ok, v1::WORKER_HEALTH_OK},
+    {WorkerHealth::Degraded, v1::WORKER_HEALTH_DEGRADED}, {WorkerHealth::Unreachable, v1::WORKER_HEALTH_UNREACHABLE}};
+constexpr const auto& enumTable(WorkerHealth) { return kWorkerHealths; }
 
 // A core value outside its enum (never produced by the core) becomes UNSPECIFIED, which readers reject.
 template <class Core>

@@ -180,6 +180,12 @@ void payloadToProto(const EventPayload& payload, v1::Event* out) {
             p->set_who(c.who);
           },
           [&](const RunMarked& m) { toProto(m, out->mutable_run_mark()); },
+          [&](const WorkerHealthChanged& h) {
+            auto* p = out->mutable_health();
+            p->set_worker(h.worker);
+            p->set_health(enumToProto(h.health));
+            p->set_reason(h.reason);
+          },
       },
       payload);
 }
@@ -335,6 +341,12 @@ bool decode(const v1::RunMarked& in, RunMarked* out, std::string* error) {
   return decodeEnum(in.action(), &out->action, "action", error);
 }
 
+bool decode(const v1::WorkerHealthChanged& in, WorkerHealthChanged* out, std::string* error) {
+  out->worker = in.worker();
+  out->reason = in.reason();
+  return decodeEnum(in.health(), &out->health, "health", error);
+}
+
 // The payloads with a public fromProto go through it (same validation, one implementation).
 bool decode(const v1::RunStarted& in, RunStarted* out, std::string* error) { return fromProto(in, out, error); }
 bool decode(const v1::KnobChanged& in, KnobChanged* out, std::string* error) { return fromProto(in, out, error); }
@@ -394,6 +406,7 @@ bool fromProto(const v1::Event& in, Event* out, std::string* error) {
     case P::kRunFinished: ok = decodePayload<RunFinished>(in.run_finished(), &payload, error); break;
     case P::kRunControl: ok = decodePayload<RunControlChanged>(in.run_control(), &payload, error); break;
     case P::kRunMark: ok = decodePayload<RunMarked>(in.run_mark(), &payload, error); break;
+    case P::kHealth: ok = decodePayload<WorkerHealthChanged>(in.health(), &payload, error); break;
     case P::PAYLOAD_NOT_SET:
       // Also what a kind added by a newer build looks like (an unknown field to this one).
       return fail(error, "event seq ", in.seq(), " has no payload (empty, or a kind this build does not know)");

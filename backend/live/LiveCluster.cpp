@@ -5,16 +5,6 @@
 
 namespace kvscope {
 
-const char* toString(WorkerHealth h) {
-  switch (h) {
-    case WorkerHealth::Unknown: return "unknown";
-    case WorkerHealth::Ok: return "ok";
-    case WorkerHealth::Degraded: return "degraded";
-    case WorkerHealth::Unreachable: return "unreachable";
-  }
-  return "?";
-}
-
 LiveCluster::LiveCluster(RunStarted run, std::vector<EventSink*> sinks)
     : run_(std::move(run)), sinks_(std::move(sinks)), t0_(std::chrono::steady_clock::now()) {
   gauges_.resize(run_.workers.size());
@@ -123,8 +113,11 @@ void LiveCluster::setHealth(std::size_t index, WorkerHealth health, std::string 
   LiveWorkerStatus& s = status_[index];
   ++s.scrapes;
   if (health == WorkerHealth::Unreachable) ++s.failed_scrapes;
+  // Into the stream only when it changes: a worker down for an hour is one event, not one a scrape.
+  const bool changed = health != s.health || reason != s.reason;
   s.health = health;
   s.reason = std::move(reason);
+  if (changed && started_ && !finished_) emitLocked(WorkerHealthChanged{s.name, s.health, s.reason});
 }
 
 void LiveCluster::snapshot() {

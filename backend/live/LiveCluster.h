@@ -16,9 +16,6 @@
 
 namespace kvscope {
 
-enum class WorkerHealth : std::uint8_t { Unknown, Ok, Degraded, Unreachable };
-const char* toString(WorkerHealth);
-
 struct LiveWorkerStatus {
   std::string name;
   WorkerHealth health = WorkerHealth::Unknown;

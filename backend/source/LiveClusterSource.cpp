@@ -46,9 +46,7 @@ SourceStatus LiveClusterSource::status() const {
   std::string detail;
   const auto add = [&detail](const std::string& item) { detail += (detail.empty() ? "" : "; ") + item; };
   for (const LiveWorkerStatus& w : session_->statuses()) {
-    s.worker_health[w.name] = w.health == WorkerHealth::Unknown ? std::string()
-                              : w.reason.empty()                ? std::string(toString(w.health))
-                                                                : std::string(toString(w.health)) + ": " + w.reason;
+    s.worker_health[w.name] = workerHealthText(w.health, w.reason);
     if (w.health == WorkerHealth::Degraded || w.health == WorkerHealth::Unreachable)
       add(w.name + " " + s.worker_health[w.name]);
   }

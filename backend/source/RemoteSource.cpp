@@ -139,6 +139,7 @@ SourceStatus RemoteSource::status() const {
   s.time = time_;
   s.speed = speed_;
   s.end = 0;  // State carries no end time; the run's end is known only when RunFinished arrives
+  s.worker_health = worker_health_;
   switch (link_) {
     case Link::Idle: s.state = SourceState::Starting; break;
     case Link::Connecting:
@@ -196,8 +197,11 @@ void RemoteSource::onEvent(const Event& event) {
     } else if (const auto* r = std::get_if<RunStarted>(&event.payload)) {
       run_.emplace(r->scenario, r->seed);
       run_finished_ = false;
+      worker_health_.clear();
     } else if (std::holds_alternative<RunFinished>(event.payload)) {
       run_finished_ = true;
+    } else if (const auto* h = std::get_if<WorkerHealthChanged>(&event.payload)) {
+      worker_health_[h->worker] = workerHealthText(h->health, h->reason);
     }
   }
   staging_.onEvent(event);

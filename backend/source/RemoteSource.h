@@ -102,6 +102,7 @@ class RemoteSource final : public Source, private TelemetrySubscription::Listene
   bool stopping_ = false;
   Link link_ = Link::Idle;
   std::string reason_;  // why the last connection ended or failed
+  std::map<std::string, std::string> worker_health_;  // from WorkerHealthChanged (serve --live)
   int attempt_ = 0;     // failed attempts since messages last flowed
   Clock::time_point reconnect_at_;
   std::mt19937 random_{std::random_device{}()};

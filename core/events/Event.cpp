@@ -64,6 +64,16 @@ const char* toString(RunAction a) {
   return "?";
 }
 
+const char* toString(WorkerHealth h) {
+  switch (h) {
+    case WorkerHealth::Unknown: return "unknown";
+    case WorkerHealth::Ok: return "ok";
+    case WorkerHealth::Degraded: return "degraded";
+    case WorkerHealth::Unreachable: return "unreachable";
+  }
+  return "?";
+}
+
 const char* toString(RunMarkAction a) { return a == RunMarkAction::Start ? "start" : "end"; }
 
 double CandidateScore::component(const char* name) const {
@@ -92,7 +102,8 @@ const char* eventKindName(const EventPayload& p) {
                  [](const Snapshot&) { return "snapshot"; },
                  [](const RunFinished&) { return "run_finished"; },
                  [](const RunControlChanged&) { return "run_control"; },
-                 [](const RunMarked&) { return "run_mark"; }},
+                 [](const RunMarked&) { return "run_mark"; },
+                 [](const WorkerHealthChanged&) { return "health"; }},
       p);
 }
 

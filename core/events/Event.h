@@ -27,6 +27,8 @@ enum class CorrectionFault : std::uint8_t { Crash, Drop, None };
 enum class RunAction : std::uint8_t { Paused, Resumed, Speed, Seek };
 // Where a marked run of a live sweep begins or ends (Control.MarkRun).
 enum class RunMarkAction : std::uint8_t { Start, End };
+// A real worker as the live cluster's scrapers see it (Unknown: not scraped yet, or no metrics URL).
+enum class WorkerHealth : std::uint8_t { Unknown, Ok, Degraded, Unreachable };
 
 const char* toString(WorkerRole);
 const char* toString(RoutePath);
@@ -37,6 +39,7 @@ const char* toString(RequestStatus);
 const char* toString(CorrectionFault);
 const char* toString(RunAction);
 const char* toString(RunMarkAction);
+const char* toString(WorkerHealth);
 
 // One named term of a candidate's score, for "why did this go to D1?". Names are static strings.
 struct ScoreComponent {
@@ -204,6 +207,14 @@ struct RunMarked {
   std::string who;
 };
 
+// A live worker's health changed (a scrape failed, answered garbage or slowly, or recovered). In the
+// stream, not only in the live session's status, so a console attached from elsewhere shows it too.
+struct WorkerHealthChanged {
+  std::string worker;  // by name: prefill workers have no WorkerId ("D1", "P0")
+  WorkerHealth health = WorkerHealth::Unknown;
+  std::string reason;  // why degraded or unreachable; empty when ok
+};
+
 struct WorkerGauges {
   WorkerId worker = kNoWorker;
   std::int64_t kv_used = 0;
@@ -237,7 +248,8 @@ struct RunFinished {
 using EventPayload =
     std::variant<RunStarted, RouteDecision, Admission, SeedStarted, TransferStarted, TransferFinished,
                  Eviction, LinkHealth, WorkerCrashed, WorkerRestarted, Correction, RequestDone,
-                 KnobChanged, PolicyChanged, Snapshot, RunFinished, RunControlChanged, RunMarked>;
+                 KnobChanged, PolicyChanged, Snapshot, RunFinished, RunControlChanged, RunMarked,
+                 WorkerHealthChanged>;
 
 struct Event {
   std::uint64_t seq = 0;

@@ -103,6 +103,9 @@ json eventToJson(const Event& e) {
             j.update({{"action", toString(m.action)}, {"index", m.index}, {"name", m.name}, {"who", m.who}});
             j["parameters"] = params;
           },
+          [&](const WorkerHealthChanged& h) {
+            j.update({{"worker", h.worker}, {"health", toString(h.health)}, {"reason", h.reason}});
+          },
       },
       e.payload);
   return j;

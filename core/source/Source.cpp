@@ -15,4 +15,9 @@ const char* toString(SourceState s) {
   return "?";
 }
 
+std::string workerHealthText(WorkerHealth health, const std::string& reason) {
+  if (health == WorkerHealth::Unknown) return {};
+  return reason.empty() ? std::string(toString(health)) : std::string(toString(health)) + ": " + reason;
+}
+
 }  // namespace kvscope

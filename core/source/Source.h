@@ -9,6 +9,7 @@
 #include <vector>
 #include <string>
 
+#include "events/Event.h"
 #include "knobs/KnobRegistry.h"
 #include "model/Ids.h"
 #include "source/StagingBuffer.h"
@@ -31,10 +32,14 @@ struct SourceStatus {
   SimTime time = 0;     // the run's current time
   SimTime end = 0;      // the run's end (0 when unknown)
   double speed = 0;     // x real time; 0 = as fast as possible
-  // Per worker name, the health a live source sees beyond the event stream ("ok", "unreachable:
-  // connection refused"; "" = not known yet). Empty for simulations and recordings.
+  // Per worker name, the health a live cluster's scrapers see ("ok", "unreachable: connection
+  // refused"; "" = not known yet): from the live session, or from WorkerHealthChanged events when the
+  // cluster is served elsewhere. Empty for simulations.
   std::map<std::string, std::string> worker_health;
 };
+
+// "ok", "degraded: HTTP 500", ... or "" for Unknown: SourceStatus::worker_health's text.
+std::string workerHealthText(WorkerHealth health, const std::string& reason);
 
 class Source {
  public:

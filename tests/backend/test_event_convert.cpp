@@ -81,6 +81,7 @@ std::vector<Sample> makeSamples() {
                             {{1, 2, 3, 4, LinkState::Suspect}, {3, 63, 5, 6, LinkState::Dead}}});
   full("run_finished", RunFinished{true});
   full("run_control", RunControlChanged{RunAction::Seek, 25, 305'000'000, "grpc:127.0.0.1:5000"});
+  full("health", WorkerHealthChanged{"P0", WorkerHealth::Unreachable, "GET http://10.0.0.7:30000/metrics: timed out"});
   full("run_mark", RunMarked{RunMarkAction::End, 3, "K=200 seed 2 \xC3\xBC", {{"K", "200"}, {"flags", "--a=1 --b"}},
                              "kvscope-cli mark"});
 
@@ -123,6 +124,8 @@ std::vector<Sample> makeSamples() {
     edge(std::string("correction/") + toString(f), ev(27, 27, Correction{0, 1, 2, 3, 4, 5, f}));
   for (auto a : {RunAction::Paused, RunAction::Resumed, RunAction::Speed, RunAction::Seek})
     edge(std::string("run_control/") + toString(a), ev(29, 29, RunControlChanged{a, 0, 0, ""}));
+  for (auto h : {WorkerHealth::Unknown, WorkerHealth::Ok, WorkerHealth::Degraded, WorkerHealth::Unreachable})
+    edge(std::string("health/") + toString(h), ev(31, 31, WorkerHealthChanged{"D0", h, ""}));
   for (auto a : {RunMarkAction::Start, RunMarkAction::End})
     edge(std::string("run_mark/") + toString(a), ev(30, 30, RunMarked{a, 0, "", {}, ""}));
   for (auto r : {WorkerRole::Prefill, WorkerRole::Decode, WorkerRole::Unified})

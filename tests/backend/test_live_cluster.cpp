@@ -89,15 +89,25 @@ class TestLiveCluster : public QObject {
   }
 
   void health() {
-    LiveCluster live(twoDecode(), {});
+    Collect c;
+    LiveCluster live(twoDecode(), {&c});
+    live.start();
     live.setHealth(2, WorkerHealth::Unreachable, "GET x: Connection");
+    live.setHealth(2, WorkerHealth::Unreachable, "GET x: Connection");  // unchanged: no event
     live.setHealth(2, WorkerHealth::Ok, "");
     live.setHealth(9, WorkerHealth::Ok, "");  // out of range: ignored
+    // The stream carries each change (a console served from elsewhere sees it), not each scrape.
+    const auto changes = c.of<WorkerHealthChanged>();
+    QCOMPARE(changes.size(), std::size_t(2));
+    QCOMPARE(changes[0].worker, std::string("P0"));
+    QCOMPARE(changes[0].health, WorkerHealth::Unreachable);
+    QCOMPARE(changes[0].reason, std::string("GET x: Connection"));
+    QCOMPARE(changes[1].health, WorkerHealth::Ok);
     const auto s = live.statuses();
     QCOMPARE(s[2].name, std::string("P0"));
     QCOMPARE(s[2].health, WorkerHealth::Ok);
-    QCOMPARE(s[2].scrapes, 2L);
-    QCOMPARE(s[2].failed_scrapes, 1L);
+    QCOMPARE(s[2].scrapes, 3L);
+    QCOMPARE(s[2].failed_scrapes, 2L);
     QCOMPARE(s[0].health, WorkerHealth::Unknown);
   }
 };

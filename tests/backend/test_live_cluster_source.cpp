@@ -76,6 +76,11 @@ class TestLiveClusterSource : public QObject {
     QCOMPARE(run[0].workers.size(), std::size_t(2));
     QCOMPARE(run[0].workers[0].name, std::string("D0"));
     QCOMPARE(run[0].prefill.at(0).name, std::string("P0"));
+    // Health travels in the stream too, for a console attached through serve --live.
+    bool d1_unreachable = false;
+    for (const auto& h : seen.of<WorkerHealthChanged>())
+      d1_unreachable |= h.worker == "D1" && h.health == WorkerHealth::Unreachable && !h.reason.empty();
+    QVERIFY(d1_unreachable);
     // D0's gauges from the fixture (num_running_reqs 162, num_used_tokens 123859).
     const WorkerGauges d0 = seen.of<Snapshot>().back().workers.at(0);
     QCOMPARE(d0.running, 162);

@@ -192,6 +192,27 @@ class TestRemoteSource : public QObject {
     QCOMPARE(source.subscribedFrom(), std::uint64_t{0});
   }
 
+  void workerHealthFromTheStream() {
+    // What `serve --live` publishes when a scrape fails: the remote console shows it per worker.
+    Run run(600);  // not started: this test publishes the stream itself
+    auto server = serve(run);
+    QVERIFY(server);
+    RunStarted header;
+    header.scenario = "live lab";
+    header.workers = {{"D0", WorkerRole::Decode, 1000}, {"D1", WorkerRole::Decode, 1000}};
+    run.hub.onEvent({0, 0, header});
+    run.hub.onEvent({1, 10, WorkerHealthChanged{"D1", WorkerHealth::Unreachable, "GET /metrics: Connection refused"}});
+    run.hub.onEvent({2, 20, WorkerHealthChanged{"D0", WorkerHealth::Ok, ""}});
+    RemoteSource source(server->address());
+    source.start();
+    QTRY_COMPARE_WITH_TIMEOUT(source.status().worker_health["D1"], std::string("unreachable: GET /metrics: Connection refused"),
+                              kWaitMs);
+    QCOMPARE(source.status().worker_health.at("D0"), std::string("ok"));
+    run.hub.onEvent({3, 30, WorkerHealthChanged{"D1", WorkerHealth::Ok, ""}});
+    QTRY_COMPARE_WITH_TIMEOUT(source.status().worker_health["D1"], std::string("ok"), kWaitMs);
+    source.stop();
+  }
+
   void controlReachesTheRunAndRefusalsComeBack() {
     Run run(3600);
     auto server = serve(run);
