@@ -193,6 +193,16 @@ std::optional<double> MarkedRunTableModel::change(const Row& row, Metric metric)
   return (*v - *b) / std::abs(*b) * 100;
 }
 
+std::optional<bool> MarkedRunTableModel::better(const Row& row, Metric metric) const {
+  const MarkedRun* base = baselineRun();
+  if (!base || !row.done || direction(metric) == 0 || row.start.index == base->start.index) return std::nullopt;
+  const auto v = value(*row.done, metric), b = value(*base, metric);
+  if (!v || !b || *v == *b) return std::nullopt;
+  // Against none, any change counts (a run's first failures); otherwise only beyond the noise.
+  if (*b != 0 && std::abs(*v - *b) / std::abs(*b) * 100 < kTintThresholdPct) return std::nullopt;
+  return (*v < *b) == (direction(metric) < 0);
+}
+
 int MarkedRunTableModel::rowCount(const QModelIndex& parent) const {
   return parent.isValid() ? 0 : static_cast<int>(rows_.size());
 }
@@ -233,10 +243,9 @@ QVariant MarkedRunTableModel::metricData(const Row& row, Metric metric, int role
       return c ? QVariant(*c) : QVariant();
     }
     case Qt::BackgroundRole: {
-      const auto c = change(row, metric);
-      if (!c || direction(metric) == 0 || std::abs(*c) < kTintThresholdPct) return {};
-      const bool better = (*c < 0) == (direction(metric) < 0);
-      return QBrush(mixHue(QGuiApplication::palette().color(QPalette::Base), better ? kBetterHue : kWorseHue, 0.3));
+      const auto verdict = better(row, metric);
+      if (!verdict) return {};
+      return QBrush(mixHue(QGuiApplication::palette().color(QPalette::Base), *verdict ? kBetterHue : kWorseHue, 0.3));
     }
     default: return {};
   }
@@ -267,11 +276,9 @@ QString MarkedRunTableModel::tooltip(const Row& row, int column) const {
   if (base->start.index == row.start.index) return text + tr("\nThe baseline: the other runs are compared against it");
   const auto b = value(*base, m);
   text += tr("\nBaseline run %1: %2").arg(runLabel(base->start), b ? format(m, *b) : tr("none"));
-  if (const auto c = change(row, m)) {
+  if (const auto c = change(row, m))
     text += QStringLiteral(", %1%2%").arg(*c >= 0 ? QStringLiteral("+") : QString()).arg(*c, 0, 'f', 1);
-    if (direction(m) != 0 && std::abs(*c) >= kTintThresholdPct)
-      text += (*c < 0) == (direction(m) < 0) ? tr(" (better)") : tr(" (worse)");
-  }
+  if (const auto verdict = better(row, m)) text += *verdict ? tr(" (better)") : tr(" (worse)");
   return text;
 }
 

@@ -80,6 +80,9 @@ class MarkedRunTableModel : public QAbstractTableModel {
   int placeRow(const RunMarked& start);  // the row of start.index, inserted in index order when new
   const MarkedRun* baselineRun() const;
   std::optional<double> change(const Row& row, Metric metric) const;
+  // Better (true) or worse than the baseline, for the metrics where lower is better; none when
+  // the change is within noise or means neither.
+  std::optional<bool> better(const Row& row, Metric metric) const;
   QVariant metricData(const Row& row, Metric metric, int role) const;
   QString parameterValue(const Row& row, int parameter) const;
   QString tooltip(const Row& row, int column) const;

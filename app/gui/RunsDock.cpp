@@ -69,6 +69,8 @@ RunsDock::RunsDock(QMainWindow& window, RunSession& session, ViewState& view, QM
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   table_->setContextMenuPolicy(Qt::CustomContextMenu);
   table_->verticalHeader()->hide();
+  // A sweep has tens of runs: fitting every column to its contents stays cheap and nothing wraps.
+  table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
   table_->horizontalHeader()->setStretchLastSection(true);  // the diagnosis
   compare_->setToolTip(tr("Show every other run's metrics as a change against the selected run"));
   compare_->setEnabled(false);

@@ -33,14 +33,14 @@ void mark(LiveSession& session, RunMarkAction action, std::string name,
   QVERIFY2(result.error.empty(), result.error.c_str());
 }
 
-// `n` requests finished on D0, the last `failed` of them without a token.
-void finishRequests(LiveSession& session, int n, int failed = 0) {
+// `n` requests finished on D0 with their first token after `ttft_s`, the last `failed` of them without one.
+void finishRequests(LiveSession& session, int n, int failed = 0, double ttft_s = 0.2) {
   static RequestId next = 1;
   for (int i = 0; i < n; ++i) {
     RequestDone d;
     d.request = next++;
     d.worker = 0;
-    d.ttft = secondsToTime(0.2);
+    d.ttft = secondsToTime(ttft_s);
     d.e2e = secondsToTime(1.5);
     if (i >= n - failed) {
       d.status = RequestStatus::Failed;
@@ -90,7 +90,7 @@ class RunsDockTest : public QObject {
 
     // Run 2 starts (ending run 1 first, as a script that goes straight on does).
     mark(session, RunMarkAction::Start, "k400", {{"K", "400"}, {"policy", "kv-aware"}});
-    finishRequests(session, 5, 1);
+    finishRequests(session, 5, 1, 0.35);
     QTRY_COMPARE_WITH_TIMEOUT(model.completedCount(), 1, 5000);
     QTRY_COMPARE_WITH_TIMEOUT(cell(runs, 1, model.columnOf(M::Requests)), QStringLiteral("5"), 5000);
     QCOMPARE(model.rowCount(), 2);
@@ -108,7 +108,8 @@ class RunsDockTest : public QObject {
     QTRY_COMPARE_WITH_TIMEOUT(model.completedCount(), 2, 5000);
     QCOMPARE(cell(runs, 1, model.columnOf(M::Requests)), QStringLiteral("5"));
     QCOMPARE(cell(runs, 1, model.columnOf(M::FailedPct)), QStringLiteral("20.0%"));
-    QCOMPARE(cell(runs, 1, model.columnOf(M::TtftP50)), QStringLiteral("0.200 s"));
+    QCOMPARE(cell(runs, 0, model.columnOf(M::TtftP50)), QStringLiteral("0.200 s"));
+    QCOMPARE(cell(runs, 1, model.columnOf(M::TtftP50)), QStringLiteral("0.350 s"));
     QTRY_COMPARE_WITH_TIMEOUT(runs.statusText(), QStringLiteral("2 completed · none running"), 5000);
 
     // Run 3 open while the user compares the finished ones against run 1.
@@ -134,6 +135,15 @@ class RunsDockTest : public QObject {
     QCOMPARE(window_selected.count(), 1);
     QCOMPARE(window_selected.first().at(0).value<SimTime>(), model.completedRun(1)->session_start);
     dialog->close();
+
+    // The dock as the README shows it (KVSCOPE_RUNS_SCREENSHOT=FILE.png keeps it; docs/runs.png is made so).
+    runs.compareAgainst(proxy.mapFromSource(model.index(0, 0)));
+    QVERIFY(cell(runs, 1, model.columnOf(M::TtftP50), Qt::ToolTipRole).contains("+75.0% (worse)"));
+    QTemporaryDir tmp;
+    const QByteArray asked = qgetenv("KVSCOPE_RUNS_SCREENSHOT");
+    const QString png = asked.isEmpty() ? tmp.filePath("runs.png") : QString::fromLocal8Bit(asked);
+    QVERIFY(runs.dock().grab().save(png));
+    QVERIFY(!QImage(png).isNull());
 
     // A new source: an empty list, hidden until that session's first marker.
     window.openSource(std::make_unique<LiveClusterSource>(fake.file()));

@@ -139,7 +139,9 @@ class MarkedRunModelTest : public QObject {
     QVERIFY(!at(model, 1, model.columnOf(M::Requests), Qt::BackgroundRole).isValid());
     // No percentage of nothing: 3 evictions against none.
     QVERIFY(!at(model, 1, model.columnOf(M::Evictions), M::ChangeRole).isValid());
-    QVERIFY(at(model, 1, model.columnOf(M::Evictions), Qt::ToolTipRole).toString().contains("Baseline run 1 'k200': 0"));
+    const QString evictions = at(model, 1, model.columnOf(M::Evictions), Qt::ToolTipRole).toString();
+    QVERIFY2(evictions.endsWith("Baseline run 1 'k200': 0 (worse)"), qPrintable(evictions));  // still worse, and tinted
+    QVERIFY(at(model, 1, model.columnOf(M::Evictions), Qt::BackgroundRole).isValid());
     // The open run has nothing to compare yet.
     QVERIFY(!at(model, 2, ttft, M::ChangeRole).isValid());
 
