@@ -31,18 +31,21 @@ int direction(MarkedRunTableModel::Metric m) {
 
 QString formatSeconds(double s) { return QString::number(s, 'f', s < 10 ? 3 : 1) + QStringLiteral(" s"); }
 
-QString format(MarkedRunTableModel::Metric m, double v) {
-  using M = MarkedRunTableModel;
+}  // namespace
+
+QString MarkedRunTableModel::formatValue(Metric m, double v) {
   switch (m) {
-    case M::Duration: return QString::number(v, 'f', v < 10 ? 1 : 0) + QStringLiteral(" s");
-    case M::FailedPct: return QString::number(v, 'f', 1) + QStringLiteral("%");
-    case M::TtftP50:
-    case M::TtftP99:
-    case M::E2eP50:
-    case M::E2eP99: return formatSeconds(v);
+    case Duration: return QString::number(v, 'f', v < 10 ? 1 : 0) + QStringLiteral(" s");
+    case FailedPct: return QString::number(v, 'f', 1) + QStringLiteral("%");
+    case TtftP50:
+    case TtftP99:
+    case E2eP50:
+    case E2eP99: return formatSeconds(v);
     default: return QString::number(static_cast<long long>(std::llround(v)));
   }
 }
+
+namespace {
 
 QString metricLabel(MarkedRunTableModel::Metric m) {
   using M = MarkedRunTableModel;
@@ -228,7 +231,7 @@ QVariant MarkedRunTableModel::metricData(const Row& row, Metric metric, int role
     if (!v) return {};
     if (role == SortRole) return *v;
     if (role != Qt::DisplayRole) return {};
-    return metric == Duration ? tr("running, %1").arg(format(metric, *v)) : format(metric, *v);
+    return metric == Duration ? tr("running, %1").arg(formatValue(metric, *v)) : formatValue(metric, *v);
   }
   if (metric == Diagnosis) {
     if (role == Qt::DisplayRole) return modesOf(row.done->summary);
@@ -236,7 +239,7 @@ QVariant MarkedRunTableModel::metricData(const Row& row, Metric metric, int role
   }
   const auto v = value(*row.done, metric);
   switch (role) {
-    case Qt::DisplayRole: return v ? format(metric, *v) : QString();
+    case Qt::DisplayRole: return v ? formatValue(metric, *v) : QString();
     case SortRole: return v ? QVariant(*v) : QVariant();
     case ChangeRole: {
       const auto c = change(row, metric);
@@ -270,12 +273,12 @@ QString MarkedRunTableModel::tooltip(const Row& row, int column) const {
     return lines.isEmpty() ? tr("No failure mode found") : lines.join(QLatin1Char('\n'));
   }
   const auto v = value(*row.done, m);
-  QString text = metricLabel(m) + QStringLiteral(": ") + (v ? format(m, *v) : tr("none"));
+  QString text = metricLabel(m) + QStringLiteral(": ") + (v ? formatValue(m, *v) : tr("none"));
   const MarkedRun* base = baselineRun();
   if (!base) return text;
   if (base->start.index == row.start.index) return text + tr("\nThe baseline: the other runs are compared against it");
   const auto b = value(*base, m);
-  text += tr("\nBaseline run %1: %2").arg(runLabel(base->start), b ? format(m, *b) : tr("none"));
+  text += tr("\nBaseline run %1: %2").arg(runLabel(base->start), b ? formatValue(m, *b) : tr("none"));
   if (const auto c = change(row, m))
     text += QStringLiteral(", %1%2%").arg(*c >= 0 ? QStringLiteral("+") : QString()).arg(*c, 0, 'f', 1);
   if (const auto verdict = better(row, m)) text += *verdict ? tr(" (better)") : tr(" (worse)");

@@ -63,6 +63,8 @@ class MarkedRunTableModel : public QAbstractTableModel {
 
   // The metric's value for a summary (the cells, the comparison and the sort all read it).
   static std::optional<double> value(const MarkedRun& run, Metric metric);
+  // A metric's value as its cells show it ("0.350 s", "20.0%"), for status lines that quote one.
+  static QString formatValue(Metric metric, double value);
 
   int rowCount(const QModelIndex& parent = {}) const override;
   int columnCount(const QModelIndex& parent = {}) const override;

@@ -136,12 +136,14 @@ void RunsDock::onRunEvent(const Event& e) {
 
 void RunsDock::onFrame() {
   if (!announced_) return;  // nothing to show, and most sources never will
-  if (open_since_) {
-    const double elapsed = timeToSeconds(std::max<SimTime>(0, session_.store().now() - *open_since_));
-    // Tenths of a second: the row changes a few times a second, not on every frame.
-    model_->setProgress({std::floor(elapsed * 10) / 10, counter_.requests, counter_.failed});
-  }
+  if (open_since_) model_->setProgress({openElapsed(), counter_.requests, counter_.failed});
   updateStatus();
+}
+
+double RunsDock::openElapsed() const {
+  if (!open_since_) return 0;
+  const double elapsed = timeToSeconds(std::max<SimTime>(0, session_.store().now() - *open_since_));
+  return std::floor(elapsed * 10) / 10;  // tenths: the row changes a few times a second, not every frame
 }
 
 QString RunsDock::statusText() const { return status_->text(); }
@@ -151,8 +153,8 @@ void RunsDock::updateStatus() {
   const QString done = tr("%n completed", nullptr, completed);
   QString text;
   if (const RunMarked* open = model_->openStart()) {
-    const double elapsed = open_since_ ? timeToSeconds(session_.store().now() - *open_since_) : 0;
-    text = tr("run %1 running for %2 s · %3").arg(runLabel(*open)).arg(std::floor(std::max(0.0, elapsed)), 0, 'f', 0).arg(done);
+    text = tr("run %1 running for %2 · %3")
+               .arg(runLabel(*open), MarkedRunTableModel::formatValue(MarkedRunTableModel::Duration, openElapsed()), done);
   } else if (completed > 0) {
     text = tr("%1 · none running").arg(done);
   } else {

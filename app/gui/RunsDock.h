@@ -63,6 +63,7 @@ class RunsDock : public QObject {
 
   void reset();
   void onFrame();
+  double openElapsed() const;  // seconds since the open run's start marker, in tenths
   void onRunEvent(const Event& e);
   void showMenu(const QPoint& pos);
   void updateStatus();

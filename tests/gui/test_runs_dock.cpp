@@ -87,6 +87,8 @@ class RunsDockTest : public QObject {
     QVERIFY(cell(runs, 0, model.columnOf(M::Duration)).startsWith("running, "));
     QVERIFY2(runs.statusText().startsWith("run 1 'k200' running for "), qPrintable(runs.statusText()));
     QVERIFY(runs.statusText().endsWith(" · 0 completed"));
+    const QString elapsed = cell(runs, 0, model.columnOf(M::Duration)).mid(QStringLiteral("running, ").size());
+    QVERIFY2(runs.statusText().contains("running for " + elapsed + " ·"), qPrintable(runs.statusText()));  // one clock
 
     // Run 2 starts (ending run 1 first, as a script that goes straight on does).
     mark(session, RunMarkAction::Start, "k400", {{"K", "400"}, {"policy", "kv-aware"}});
