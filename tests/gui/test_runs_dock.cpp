@@ -9,6 +9,7 @@
 #include <QPlainTextEdit>
 #include <QSettings>
 #include <QSortFilterProxyModel>
+#include <QTableView>
 #include <QtTest>
 
 #include "MarkedRunTableModel.h"
@@ -137,6 +138,17 @@ class RunsDockTest : public QObject {
     QCOMPARE(window_selected.count(), 1);
     QCOMPARE(window_selected.first().at(0).value<SimTime>(), model.completedRun(1)->session_start);
     dialog->close();
+    // The same from the table itself: a double-click on run 1's row.
+    QTableView& table = runs.table();
+    const QRect first = table.visualRect(proxy.mapFromSource(model.index(0, M::NameColumn)));
+    QVERIFY2(table.isVisible() && first.isValid(), qPrintable(QStringLiteral("%1 %2").arg(table.isVisible()).arg(first.width())));
+    QTest::mouseClick(table.viewport(), Qt::LeftButton, {}, first.center());  // a double-click follows a press
+    QTest::mouseDClick(table.viewport(), Qt::LeftButton, {}, first.center());
+    QDialog* clicked = nullptr;
+    for (QDialog* d : window.findChildren<QDialog*>())
+      if (d->isVisible() && d->windowTitle() == QStringLiteral("Run 1 'k200'")) clicked = d;
+    QVERIFY(clicked);
+    clicked->close();
 
     // The dock as the README shows it (KVSCOPE_RUNS_SCREENSHOT=FILE.png keeps it; docs/runs.png is made so).
     runs.compareAgainst(proxy.mapFromSource(model.index(0, 0)));
