@@ -18,6 +18,7 @@
 #include <QStringList>
 #include <QVBoxLayout>
 
+#include "PaletteTint.h"
 #include "knobs/KnobRegistry.h"
 #include "router/RoutingPolicy.h"
 #include "source/Source.h"
@@ -33,12 +34,6 @@ QString fromView(std::string_view s) { return QString::fromUtf8(s.data(), static
 const QColor kInvalidHue(220, 50, 50);
 const QColor kEditedHue(230, 170, 40);
 const QColor kErrorText(200, 60, 60);
-
-QColor mix(const QColor& base, const QColor& hue, double amount) {
-  return QColor::fromRgbF(static_cast<float>(base.redF() * (1 - amount) + hue.redF() * amount),
-                          static_cast<float>(base.greenF() * (1 - amount) + hue.greenF() * amount),
-                          static_cast<float>(base.blueF() * (1 - amount) + hue.blueF() * amount));
-}
 
 QString rangeText(const KnobSpec& s) {
   QString text = KnobEditModel::formatValue(s.min) + QStringLiteral(" to ") + KnobEditModel::formatValue(s.max);
@@ -360,9 +355,9 @@ void KnobsPanel::renderRow(KnobRow& row, bool force) {
     QPalette p = palette();
     const QColor base = p.color(QPalette::Base);
     switch (state) {
-      case KnobFieldState::Invalid: p.setColor(QPalette::Base, mix(base, kInvalidHue, 0.35)); break;
-      case KnobFieldState::Edited: p.setColor(QPalette::Base, mix(base, kEditedHue, 0.25)); break;
-      case KnobFieldState::Pending: p.setColor(QPalette::Base, mix(base, p.color(QPalette::Highlight), 0.3)); break;
+      case KnobFieldState::Invalid: p.setColor(QPalette::Base, mixHue(base, kInvalidHue, 0.35)); break;
+      case KnobFieldState::Edited: p.setColor(QPalette::Base, mixHue(base, kEditedHue, 0.25)); break;
+      case KnobFieldState::Pending: p.setColor(QPalette::Base, mixHue(base, p.color(QPalette::Highlight), 0.3)); break;
       case KnobFieldState::Current: break;
     }
     row.field->setPalette(p);

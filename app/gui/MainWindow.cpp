@@ -12,6 +12,7 @@
 #include "gui/ExportActions.h"
 #include "gui/PanelDocks.h"
 #include "gui/RunSession.h"
+#include "gui/RunsDock.h"
 #include "gui/SourceFactory.h"
 #include "gui/SourceMenu.h"
 #include "gui/SweepWindow.h"
@@ -49,6 +50,7 @@ void MainWindow::buildMenus() {
   QMenu* run = menuBar()->addMenu(tr("&Run"));
   QMenu* view = menuBar()->addMenu(tr("&View"));
   docks_ = new PanelDocks(*this, *view_, *view);
+  runs_ = new RunsDock(*this, *session_, *view_, *view);  // a live sweep's runs, once one is marked
   source_menu_ = new SourceMenu(*this, *file);
   file->addAction(tr("New s&weep..."), this, [this] { showSweepWindow(); });
   file->addSeparator();

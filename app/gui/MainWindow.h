@@ -10,6 +10,7 @@ namespace kvscope {
 
 class PanelDocks;
 class RunSession;
+class RunsDock;
 class Source;
 class SourceMenu;
 class SweepWindow;
@@ -24,6 +25,7 @@ class MainWindow : public QMainWindow {
   void openSource(std::unique_ptr<Source> source);
   RunSession& session() { return *session_; }
   PanelDocks& docks() { return *docks_; }
+  RunsDock& runs() { return *runs_; }
   ViewState& view() { return *view_; }
   QString statusText() const { return status_->text(); }
 
@@ -42,6 +44,7 @@ class MainWindow : public QMainWindow {
   ViewState* view_;
   RunSession* session_;
   PanelDocks* docks_ = nullptr;
+  RunsDock* runs_ = nullptr;
   SourceMenu* source_menu_ = nullptr;
   SweepWindow* sweep_ = nullptr;
   QLabel* status_;

@@ -38,6 +38,8 @@ void RunSession::drainNow() {
   source_->staging().drain(batch_);
   last_batch_ = static_cast<int>(batch_.size());
   store_.ingest(batch_);
+  for (EventSink* observer : observers_)
+    for (const Event& e : batch_) observer->onEvent(e);
   emit frame();  // panels skip the work themselves when neither the store nor their view moved
   last_frame_ms_ = static_cast<double>(clock.nsecsElapsed()) / 1e6;
 }

@@ -27,6 +27,10 @@ class RunSession : public QObject {
   const TelemetryStore& store() const { return store_; }
   TelemetryStore& store() { return store_; }
 
+  // A sink that sees every drained event after the store, on the GUI thread (the Runs list's
+  // splitter): the frame's drain stays the one path events take into the console.
+  void addObserver(EventSink* sink) { observers_.push_back(sink); }
+
   void setFrameInterval(int ms) { timer_.setInterval(ms); }
   // One drain + ingest + frame signal, as the timer does (tests and benchmarks call it directly).
   void drainNow();
@@ -45,6 +49,7 @@ class RunSession : public QObject {
   TelemetryStore store_;
   QTimer timer_;
   std::vector<Event> batch_;
+  std::vector<EventSink*> observers_;
   int last_batch_ = 0;
   double last_frame_ms_ = 0;
 };

@@ -1,6 +1,7 @@
 // The console end to end, offscreen: the real window with every panel, fed by the embedded
 // simulation or a recording, steered through its own widgets.
 #include <QAbstractItemModel>
+#include <QDockWidget>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
@@ -11,11 +12,13 @@
 #include "KnobsPanel.h"
 #include "KvPoolPanel.h"
 #include "ReplayControlsPanel.h"
+#include "MarkedRunTableModel.h"
 #include "ViewState.h"
 #include "gui/ExportActions.h"
 #include "gui/MainWindow.h"
 #include "gui/PanelDocks.h"
 #include "gui/RunSession.h"
+#include "gui/RunsDock.h"
 #include "gui/SourceFactory.h"
 #include "source/EmbeddedSimulationSource.h"
 #include "support/CliRunner.h"
@@ -105,6 +108,9 @@ void ConsoleTest::embeddedColdDecodeRecoversWithLoadFloor() {
   // first 300 s) when K changes: K steers where new sessions bind.
   window.openSource(std::make_unique<EmbeddedSimulationSource>("e2-cold-d", SimulationOptions{}, 40));
   steerColdDecode(window);
+  // A simulation is one run: no marker, so the Runs list stays out of the way.
+  QVERIFY(!window.runs().dock().isVisible());
+  QCOMPARE(window.runs().model().rowCount(), 0);
 }
 
 void ConsoleTest::connectedColdDecodeRecoversWithLoadFloor() {
