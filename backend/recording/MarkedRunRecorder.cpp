@@ -84,7 +84,8 @@ void MarkedRunRecorder::closed(const MarkedRun& run) {
 }
 
 void MarkedRunRecorder::onEvent(const Event& e) {
-  last_ = e;
+  last_seq_ = e.seq;
+  last_time_ = e.time;
   splitter_.onEvent(e);
 }
 
@@ -141,7 +142,7 @@ RecordedRun MarkedRunRecorder::finish(Finished& f) {
 bool MarkedRunRecorder::close(std::string* error) {
   if (writer_.joinable()) {
     // A stream that stopped without its RunFinished (a source torn down early) still ends its run.
-    if (splitter_.openRun()) splitter_.onEvent(Event{last_.seq + 1, last_.time, RunFinished{false}});
+    if (splitter_.openRun()) splitter_.onEvent(Event{last_seq_ + 1, last_time_, RunFinished{false}});
     {
       std::lock_guard lock(mutex_);
       stop_ = true;

@@ -67,7 +67,8 @@ class MarkedRunRecorder : public EventSink {
   Completed completed_;
   MarkedRunSplitter splitter_;
   std::unique_ptr<EventRecorder> open_;  // the open run's recording
-  Event last_{};                         // where a close() that ends an open run puts its end
+  std::uint64_t last_seq_ = 0;  // where a close() that ends an open run puts its end
+  SimTime last_time_ = 0;
 
   std::mutex mutex_;  // guards the queue, stop_ and error_
   std::condition_variable wake_;
