@@ -51,6 +51,10 @@ Command addServe(CLI::App& app) {
   sub->add_option("--tls-key", a->server.tls_key, "PEM private key for TLS");
   sub->add_flag("--insecure", a->server.insecure, "Allow a non-loopback address without a token");
   sub->add_option("--record", a->record, "Record the run to this .kvrec file");
+  auto* runs = sub->add_option("--runs", a->runs,
+                               "With --live or --router: write each run marked by `kvscope-cli mark` to DIR "
+                               "(NNN-name.kvrec, NNN-name.json, runs.json)")
+                   ->type_name("DIR");
   sub->add_option("--metrics", a->metrics, "Serve Prometheus metrics of the run at http://ADDR:PORT/metrics (port 0: any free port)");
   sub->add_option("--speed", a->speed, "Pace: simulated seconds per wall second (0 = as fast as possible)")
       ->check(CLI::Range(0.0, 100000.0))
@@ -59,7 +63,7 @@ Command addServe(CLI::App& app) {
   // A recording brings its own run: the options that describe or record a simulation make no sense with it.
   auto* replay = sub->add_option("--replay", a->replay, "Serve this .kvrec recording (paced at --speed, seekable) instead of a simulation");
   for (const char* simulation_only : {"--scenario", "--trace", "--set", "--policy", "--seed", "--duration", "--start-window",
-                                      "--loop", "--time-scale", "--lenient", "--record", "--metrics"})
+                                      "--loop", "--time-scale", "--lenient", "--record", "--metrics", "--runs"})
     replay->excludes(simulation_only);
   // A real cluster runs on its own clock: nothing of a simulation's shape or pace applies.
   auto* live = sub->add_option("--live", a->live, "Serve a real cluster described by this YAML file (SGLang /metrics, scheduler logs)");
@@ -79,6 +83,11 @@ Command addServe(CLI::App& app) {
   for (const char* simulation_only : {"--scenario", "--trace", "--seed", "--duration", "--start-window", "--loop",
                                       "--time-scale", "--lenient", "--replay", "--exit-when-done", "--live"})
     router->excludes(simulation_only);
+  // Only a live session has run markers (Control.MarkRun); a simulation or a replay is one run already.
+  sub->callback([a, runs] {
+    if (runs->count() > 0 && a->live.empty() && a->router.empty())
+      throw CLI::ValidationError("--runs", "needs --live or --router: only a live session has marked runs");
+  });
   return [a] {
     const sigset_t stop_signals = blockStopSignals();
     if (!a->replay.empty()) return serveReplay(*a, stop_signals);

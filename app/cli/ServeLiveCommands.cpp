@@ -14,6 +14,10 @@
 namespace kvscope::cli {
 
 namespace {
+std::string runsNote(const ServeArgs& a) {
+  return a.runs.empty() ? "" : ", marked runs to " + a.runs + "/";
+}
+
 // Logs each worker's health when it changes, and each log file that cannot be read.
 class LiveStatusLog {
  public:
@@ -56,8 +60,9 @@ int serveLive(const ServeArgs& a, const sigset_t& stop_signals) {
     throw InputError(error);
   }
   out.announce(*server);
-  spdlog::info("watching live cluster {} ({} workers, {} log files) on {}{}{}", name, workers, logs, server->address(),
-               session.router() ? ", serving the Router service" : "", a.record.empty() ? "" : ", recording to " + a.record);
+  spdlog::info("watching live cluster {} ({} workers, {} log files) on {}{}{}{}", name, workers, logs,
+               server->address(), session.router() ? ", serving the Router service" : "",
+               a.record.empty() ? "" : ", recording to " + a.record, runsNote(a));
   LiveStatusLog status;
   const int signal_number = waitForStop(stop_signals, false, {}, [&] { status.update(session); });
   spdlog::info("signal {}: stopping", signal_number);
@@ -88,8 +93,9 @@ int serveRouter(const ServeArgs& a, const sigset_t& stop_signals) {
     throw InputError(error);
   }
   out.announce(*server);
-  spdlog::info("routing for {} decode workers under {} on {}{}", spec.workers.size(), spec.policy, server->address(),
-               a.server.token_file.empty() ? "" : ", router and control calls need the bearer token");
+  spdlog::info("routing for {} decode workers under {} on {}{}{}{}", spec.workers.size(), spec.policy,
+               server->address(), a.server.token_file.empty() ? "" : ", router and control calls need the bearer token",
+               a.record.empty() ? "" : ", recording to " + a.record, runsNote(a));
   const int signal_number = waitForStop(stop_signals, false, {});
   spdlog::info("signal {}: stopping", signal_number);
   server->shutdown();

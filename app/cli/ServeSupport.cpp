@@ -3,14 +3,33 @@
 #include <cstdio>
 #include <ctime>
 
+#include <spdlog/spdlog.h>
+
 #include "model/Error.h"
 
 namespace kvscope::cli {
+
+namespace {
+// One line per completed run, as the lab's sweep script's operator reads the serve log.
+void logRun(const RecordedRun& r) {
+  if (!r.error.empty()) {
+    spdlog::error("run {} '{}' ended ({}), but its files are incomplete: {}", r.run.start.index, r.run.start.name,
+                  r.run.ended_by, r.error);
+    return;
+  }
+  spdlog::info("run {} '{}' ended: {} requests, {:.1f}% failed, summary {}", r.run.start.index, r.run.start.name,
+               r.run.summary.total, r.run.summary.failure_rate * 100, r.summary);
+}
+}  // namespace
 
 ServeOutputs::ServeOutputs(const ServeArgs& a) : sinks_{&hub_} {
   if (!a.record.empty()) {
     recorder_ = std::make_unique<EventRecorder>(a.record);
     sinks_.push_back(recorder_.get());
+  }
+  if (!a.runs.empty()) {
+    runs_ = std::make_unique<MarkedRunRecorder>(a.runs, logRun);
+    sinks_.push_back(runs_.get());
   }
   if (!a.metrics.empty()) {
     std::string why;
@@ -28,13 +47,18 @@ void ServeOutputs::announce(const KvscopeServer& server) const {
 
 void ServeOutputs::close() {
   if (metrics_server_) metrics_server_->stop();
-  std::string error;
-  if (recorder_ && !recorder_->close(&error)) throw InputError(error);
+  // Both closed before either failure is reported: one bad file must not cost the other.
+  std::string error, runs_error;
+  const bool recorded = !recorder_ || recorder_->close(&error);
+  const bool runs_recorded = !runs_ || runs_->close(&runs_error);
+  if (!recorded) throw InputError(error);
+  if (!runs_recorded) throw InputError(runs_error);
 }
 
 void ServeOutputs::abandon() {
   if (metrics_server_) metrics_server_->stop();
   if (recorder_) recorder_->close(nullptr);
+  if (runs_) runs_->close(nullptr);
 }
 
 sigset_t blockStopSignals() {

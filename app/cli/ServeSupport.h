@@ -12,6 +12,7 @@
 #include "metrics/MetricsHttpServer.h"
 #include "metrics/RunMetrics.h"
 #include "recording/EventRecorder.h"
+#include "recording/MarkedRunRecorder.h"
 #include "scenario/HardwareProfile.h"
 #include "service/KvscopeServer.h"
 #include "service/TelemetryHub.h"
@@ -22,6 +23,7 @@ struct ServeArgs {
   RunArgs run;
   ServerOptions server;
   std::string record;
+  std::string runs;     // --runs DIR: one recording and summary per marked run (live sessions only)
   std::string metrics;  // --metrics ADDR:PORT
   double speed = 10;
   bool exit_when_done = false;
@@ -33,9 +35,9 @@ struct ServeArgs {
   int block_size = 24;
 };
 
-// Where a serve mode's events go: the hub (gRPC subscribers) and, when asked, a recording and a
-// Prometheus endpoint. Both are opened and bound on construction, before anything runs, so a bad
-// path or a busy address fails before any work.
+// Where a serve mode's events go: the hub (gRPC subscribers) and, when asked, a recording, the
+// marked runs' recordings and summaries, and a Prometheus endpoint. All are opened and bound on
+// construction, before anything runs, so a bad path or a busy address fails before any work.
 class ServeOutputs {
  public:
   explicit ServeOutputs(const ServeArgs& a);
@@ -43,7 +45,7 @@ class ServeOutputs {
   const std::vector<EventSink*>& sinks() const { return sinks_; }
   // The lines scripts and tests read to find the ports (stdout, flushed at once).
   void announce(const KvscopeServer& server) const;
-  // Stops the metrics endpoint and closes the recording; throws InputError if it cannot be closed.
+  // Stops the metrics endpoint and closes the recordings; throws InputError if it cannot be closed.
   void close();
   // After a failed start: the same, without reporting (the start's error is the one to show).
   void abandon();
@@ -51,6 +53,7 @@ class ServeOutputs {
  private:
   TelemetryHub hub_;
   std::unique_ptr<EventRecorder> recorder_;
+  std::unique_ptr<MarkedRunRecorder> runs_;
   RunMetrics metrics_;
   std::unique_ptr<MetricsHttpServer> metrics_server_;
   std::vector<EventSink*> sinks_;

@@ -1,7 +1,10 @@
 """Starting and stopping a `kvscope-cli serve` process, shared by the Python client tests."""
+import argparse
 import os
 import signal
 import subprocess
+import sys
+import unittest
 
 
 def start_serve(cli, args):
@@ -31,3 +34,13 @@ def stop_serve(server):
         if server.poll() is None:
             server.kill()
     return server.returncode, out + err
+
+
+def test_main(module, *paths):
+    """A Python test's main: reads --cli and the other `paths` CTest passes into module.ARGS, then
+    runs the module's tests (unknown arguments go to unittest, e.g. a test name)."""
+    parser = argparse.ArgumentParser()
+    for name in ("--cli",) + paths:
+        parser.add_argument(name, required=True)
+    module.ARGS, rest = parser.parse_known_args()
+    unittest.main(module=module, argv=[sys.argv[0]] + rest, verbosity=2)

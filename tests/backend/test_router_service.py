@@ -6,7 +6,6 @@ mode B, from the same kv-aware policy the simulator runs); a K=200 change made t
 reaches WatchKnobs and spreads the next 1,000 requests. The telemetry stream and the recording hold
 the decisions and observations; `report` on that recording names mode B. Bad input is refused
 with the field named, and nothing is applied after it."""
-import argparse
 import os
 import subprocess
 import sys
@@ -272,9 +271,4 @@ class LiveClusterWithRouter(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--cli", required=True)
-    parser.add_argument("--stubs", required=True)
-    parser.add_argument("--examples", required=True)
-    ARGS, rest = parser.parse_known_args()
-    unittest.main(argv=[sys.argv[0]] + rest, verbosity=2)
+    serve_process.test_main(sys.modules[__name__], "--stubs", "--examples")
