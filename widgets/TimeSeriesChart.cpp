@@ -21,7 +21,7 @@ TimeSeriesChart::TimeSeriesChart(ViewState& view, const QString& title, QWidget*
   chart->legend()->setAlignment(Qt::AlignRight);
   chart->setMargins(QMargins(4, 4, 4, 4));
   chart->setBackgroundRoundness(0);
-  x_axis_->setTitleText("simulated time (s)");
+  x_axis_->setTitleText("run time (s)");  // simulated, replayed or a live cluster's wall clock
   x_axis_->setLabelFormat("%.0f");
   chart->addAxis(x_axis_, Qt::AlignBottom);
   chart->addAxis(y_axis_, Qt::AlignLeft);

@@ -10,10 +10,11 @@ RunSession::RunSession(QObject* parent) : QObject(parent) {
   connect(&timer_, &QTimer::timeout, this, &RunSession::drainNow);
 }
 
-RunSession::~RunSession() { close(); }
+// Not close(): the window's docks may be gone by now, so nobody is told.
+RunSession::~RunSession() { stopSource(); }
 
 void RunSession::open(std::unique_ptr<Source> source) {
-  close();
+  stopSource();
   store_.clear();
   source_ = std::move(source);
   emit sourceChanged();
@@ -25,10 +26,17 @@ void RunSession::open(std::unique_ptr<Source> source) {
   timer_.start();
 }
 
-void RunSession::close() {
+void RunSession::stopSource() {
   timer_.stop();
   if (source_) source_->stop();
   source_.reset();
+}
+
+void RunSession::close() {
+  const bool had = source_ != nullptr;
+  stopSource();
+  // Whoever keeps the Source* (the docks, for knobs, replay and worker health) drops it now.
+  if (had) emit sourceChanged();
 }
 
 void RunSession::drainNow() {

@@ -22,6 +22,7 @@ class RunSession : public QObject {
 
   // Stops the current source, forgets its data and starts `source`.
   void open(std::unique_ptr<Source> source);
+  // Stops the source; sourceChanged tells its holders that source() is now null.
   void close();
   Source* source() const { return source_.get(); }
   const TelemetryStore& store() const { return store_; }
@@ -45,6 +46,8 @@ class RunSession : public QObject {
   void sourceFailed(const QString& message);
 
  private:
+  void stopSource();
+
   std::unique_ptr<Source> source_;
   TelemetryStore store_;
   QTimer timer_;
