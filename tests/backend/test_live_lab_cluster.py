@@ -9,7 +9,9 @@ over the dead link, as Mooncake does. The router core is told of D0's crash by t
 choosing D0, but nothing tells it the P0 -> D1 link is dead, so it keeps sending there: the cascade.
 The recording then shows per-D load and KV occupancy, the crash and the link failures, the
 diagnosis engine names modes D and A from those mechanisms, and a knob changed through Control
-reaches WatchKnobs."""
+reaches WatchKnobs. The test marks the calm and the storm as two runs of a live sweep (`kvscope-cli
+mark`, `serve --runs`): each gets its own recording and summary, and only the storm's names D and A;
+D0's silent /metrics is in the stream as a health change."""
 import argparse
 import http.server
 import json
@@ -90,8 +92,13 @@ class LabLikeCluster(unittest.TestCase):
                 f.write("  - {id: D%d, role: decode, metrics: 'http://127.0.0.1:%d/D%d/metrics', logs: d%d.log, "
                         "mooncake: '10.0.0.%d:15295'}\n" % (i, port, i, i, i + 1))
         recording = os.path.join(d.name, "live.kvrec")
+        runs = os.path.join(d.name, "runs")
         server, address = serve_process.start_serve(ARGS.cli, ["--live", cluster, "--listen", "127.0.0.1:0",
-                                                               "--record", recording])
+                                                               "--record", recording, "--runs", runs])
+
+        def mark(*args):
+            done = subprocess.run([ARGS.cli, "mark", address] + list(args), capture_output=True, text=True, timeout=30)
+            self.assertEqual(done.returncode, 0, done.stderr)
         try:
             channel = grpc.insecure_channel(address)
             self.addCleanup(channel.close)
@@ -107,11 +114,15 @@ class LabLikeCluster(unittest.TestCase):
             threading.Thread(target=read, daemon=True).start()
 
             # Calm: 200 requests spread over the three decode workers.
+            mark("--start", "calm", "--param", "K=200")
             calm = router_client.run(address, 200, 40, None, seed=5)
             self.assertEqual({r.worker_name for _, r, _ in calm["routed"]}, {"D0", "D1", "D2"})
             deadline = time.time() + 10  # every /metrics answered a few times before the incident
             while time.time() < deadline and min(scrapes.get(w, 0) for w in ("D0", "D1", "D2")) < 2:
                 time.sleep(0.05)
+
+            mark("--end", "calm")
+            mark("--start", "storm", "--param", "K=200", "--param", "phase=incident")  # open until serve stops
 
             # The incident, in the logs: D0 crashes on the streaming-session invariant (and its
             # /metrics goes silent), then P0's transfers to D1 fail and D1 loses its prefill connection.
@@ -176,6 +187,31 @@ class LabLikeCluster(unittest.TestCase):
         for name in ("D0", "D1", "D2"):
             self.assertGreater(workers[name]["kv_peak_frac"], 0.05, workers[name])  # from /metrics
             self.assertGreater(workers[name]["bindings"], 0, workers[name])
+
+        # The two marked runs, each with its own files; the incident is the storm's alone.
+        with open(os.path.join(runs, "runs.json")) as f:
+            listed = json.load(f)
+        self.assertEqual([(r["index"], r["name"]) for r in listed], [(1, "calm"), (2, "storm")])
+        self.assertEqual(listed[1]["ended_by"], "session end")
+        self.assertEqual(listed[1]["parameters"], [["K", "200"], ["phase", "incident"]])
+        with open(os.path.join(runs, "001-calm.json")) as f:
+            calm_summary = json.load(f)
+        self.assertEqual(calm_summary["requests"]["total"], 200)
+        self.assertFalse({f["mode"] for f in calm_summary["diagnosis"]} & {"A", "D"}, calm_summary["diagnosis"])
+        storm_report = subprocess.run([ARGS.cli, "report", os.path.join(runs, "002-storm.kvrec"), "--format", "json"],
+                                      capture_output=True, text=True, timeout=60)
+        self.assertEqual(storm_report.returncode, 0, storm_report.stderr)
+        storm_modes = {f["mode"] for f in json.loads(storm_report.stdout)["diagnosis"]}
+        self.assertTrue({"A", "D"} <= storm_modes, storm_modes)
+
+        # D0's /metrics went silent: the stream says so, with the reason (a console attached elsewhere shows it).
+        events = os.path.join(d.name, "live.jsonl")
+        exported = subprocess.run([ARGS.cli, "export", recording, "--format", "jsonl", "-o", events],
+                                  capture_output=True, text=True, timeout=60)
+        self.assertEqual(exported.returncode, 0, exported.stderr)
+        with open(events) as f:
+            health = [e for e in map(json.loads, f) if e.get("kind") == "health" and e.get("worker") == "D0"]
+        self.assertTrue(any(h["health"] != "ok" and h["reason"] for h in health), health)
 
 
 if __name__ == "__main__":
