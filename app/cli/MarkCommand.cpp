@@ -51,9 +51,12 @@ Command addMark(CLI::App& app) {
   sub->add_option("--who", a->who, "Who marks, as the telemetry stream shows it")->capture_default_str();
   sub->add_option("--timeout", a->timeout_s, "Seconds to wait for the server")->capture_default_str()->check(
       CLI::PositiveNumber);
-  return [a, end, start] {
+  // Neither is a usage error (exit 2, with the usage), caught while parsing.
+  sub->parse_complete_callback([start, end] {
     if (start->count() == 0 && end->count() == 0)
-      throw InputError("mark: give --start NAME (with --param NAME=VALUE ...) or --end [NAME]");
+      throw CLI::ValidationError("mark", "give --start NAME (with --param NAME=VALUE ...) or --end [NAME]");
+  });
+  return [a, start] {
     v1::MarkRunRequest request;
     if (start->count() > 0) {
       request.set_action(v1::RUN_MARK_ACTION_START);

@@ -224,6 +224,10 @@ class TestCli : public QObject {
     QTest::newRow("--seed abc") << QStringList{"simulate", "--seed", "abc"};
     QTest::newRow("--duration -5") << QStringList{"simulate", "--duration", "-5"};
     QTest::newRow("--duration 0") << QStringList{"simulate", "--duration", "0"};
+    // Checked before any connection is tried (nothing listens on port 1).
+    QTest::newRow("mark without --start or --end") << QStringList{"mark", "127.0.0.1:1"};
+    QTest::newRow("mark --start and --end") << QStringList{"mark", "127.0.0.1:1", "--start", "a", "--end", "a"};
+    QTest::newRow("mark --param without --start") << QStringList{"mark", "127.0.0.1:1", "--end", "--param", "K=1"};
   }
 
   void usageErrorsExit2() {
