@@ -81,7 +81,8 @@ void PanelDocks::setSource(Source* source) {
 }
 
 void PanelDocks::refresh(const TelemetryStore& store, bool force) {
-  // Health is not in the event stream: it comes from the source's status, as the status bar's does.
+  // Health comes from the source's status, as the status bar's does (a live session asks its scrapers; a remote
+  // source keeps what WorkerHealthChanged events said).
   decode_load_->model().setWorkerHealth(source_ ? source_->status().worker_health : std::map<std::string, std::string>{});
   for (std::size_t i = 0; i < panels_.size(); ++i) {
     TelemetryPanel* p = panels_[i];
