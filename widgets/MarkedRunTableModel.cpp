@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "PaletteTint.h"
+#include "run/RunMarkBook.h"
 
 namespace kvscope {
 
@@ -71,9 +72,11 @@ QString modesOf(const RunSummary& s) {
   return modes.join(QStringLiteral(", "));
 }
 
-QString runLabel(const RunMarked& start) { return QStringLiteral("%1 '%2'").arg(start.index).arg(fromStd(start.name)); }
-
 }  // namespace
+
+QString MarkedRunTableModel::runLabel(const RunMarked& start) {
+  return QStringLiteral("%1 '%2'").arg(start.index).arg(fromStd(start.name));
+}
 
 MarkedRunTableModel::MarkedRunTableModel(QObject* parent) : QAbstractTableModel(parent) {}
 
@@ -259,7 +262,7 @@ QString MarkedRunTableModel::tooltip(const Row& row, int column) const {
     QString text = tr("Run %1, started by %2").arg(runLabel(row.start), fromStd(row.start.who.empty() ? "?" : row.start.who));
     if (!row.done) return text + tr("\nRunning: its summary comes when it ends");
     text += tr("\nEnded by %1").arg(fromStd(row.done->ended_by));
-    if (row.done->ended_by == "session end") text += tr(" (cut short: the session stopped first)");
+    if (row.done->ended_by == kRunEndedBySession) text += tr(" (cut short: the session stopped first)");
     return text + tr("\nDouble-click for its summary; right-click to compare the others against it");
   }
   const int metric = column - FirstParameterColumn - parameterCount();

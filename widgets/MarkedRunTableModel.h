@@ -65,6 +65,8 @@ class MarkedRunTableModel : public QAbstractTableModel {
   static std::optional<double> value(const MarkedRun& run, Metric metric);
   // A metric's value as its cells show it ("0.350 s", "20.0%"), for status lines that quote one.
   static QString formatValue(Metric metric, double value);
+  // "3 'k400'": how the table, the status line and the summary dialog name a run.
+  static QString runLabel(const RunMarked& start);
 
   int rowCount(const QModelIndex& parent = {}) const override;
   int columnCount(const QModelIndex& parent = {}) const override;

@@ -26,10 +26,6 @@ namespace kvscope {
 
 namespace {
 
-QString runLabel(const RunMarked& start) {
-  return QStringLiteral("%1 '%2'").arg(start.index).arg(QString::fromStdString(start.name));
-}
-
 QString parametersText(const RunMarked& start) {
   QStringList parts;
   for (const auto& [name, value] : start.parameters)
@@ -153,8 +149,9 @@ void RunsDock::updateStatus() {
   const QString done = tr("%n completed", nullptr, completed);
   QString text;
   if (const RunMarked* open = model_->openStart()) {
+    using Model = MarkedRunTableModel;
     text = tr("run %1 running for %2 · %3")
-               .arg(runLabel(*open), MarkedRunTableModel::formatValue(MarkedRunTableModel::Duration, openElapsed()), done);
+               .arg(Model::runLabel(*open), Model::formatValue(Model::Duration, openElapsed()), done);
   } else if (completed > 0) {
     text = tr("%1 · none running").arg(done);
   } else {
@@ -192,8 +189,8 @@ QDialog* RunsDock::showSummary(const QModelIndex& index) {
   view_.selectWindow(run->session_start, run->session_end);
   auto* dialog = new QDialog(&window_);
   dialog->setAttribute(Qt::WA_DeleteOnClose);
-  dialog->setWindowTitle(tr("Run %1").arg(runLabel(run->start)));
-  QString text = tr("Run %1").arg(runLabel(run->start));
+  dialog->setWindowTitle(tr("Run %1").arg(MarkedRunTableModel::runLabel(run->start)));
+  QString text = tr("Run %1").arg(MarkedRunTableModel::runLabel(run->start));
   if (!run->start.parameters.empty()) text += QStringLiteral(" (") + parametersText(run->start) + QLatin1Char(')');
   text += tr("\nSession time %1 s to %2 s; started by %3, ended by %4\n\n")
               .arg(timeToSeconds(run->session_start), 0, 'f', 1)

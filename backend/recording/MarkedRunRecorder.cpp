@@ -5,6 +5,7 @@
 #include <regex>
 
 #include "model/Error.h"
+#include "run/RunMarkBook.h"
 #include "sweep/AtomicFile.h"
 
 namespace kvscope {
@@ -40,11 +41,7 @@ std::string MarkedRunRecorder::fileStem(std::uint32_t index, const std::string& 
   char number[16];
   std::snprintf(number, sizeof number, "%03u-", index);
   std::string stem = number;
-  for (const char c : name.substr(0, kMaxSlugBytes)) {
-    const bool keep = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' ||
-                      c == '_' || c == '-';
-    stem += keep ? c : '-';
-  }
+  for (const char c : name.substr(0, kMaxSlugBytes)) stem += isRunNameChar(c) ? c : '-';
   return stem;
 }
 

@@ -41,7 +41,7 @@ class LiveRunControl : public RunControl {
   // At the session's end: a run still open ends there, before RunFinished.
   void closeOpenRun() {
     std::lock_guard lock(marks_mutex_);
-    if (auto end = marks_.closeOpen("session end")) publishMark(*end);
+    if (auto end = marks_.closeOpen(kRunEndedBySession)) publishMark(*end);
   }
 
  private:

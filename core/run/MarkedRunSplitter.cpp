@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "run/RunMarkBook.h"
+
 namespace kvscope {
 
 MarkedRunSplitter::MarkedRunSplitter(Hooks hooks) : hooks_(std::move(hooks)) {}
@@ -43,19 +45,16 @@ void MarkedRunSplitter::closeRun(const Event& marker, const RunMarked& end, bool
 void MarkedRunSplitter::onEvent(const Event& e) {
   if (const auto* m = std::get_if<RunMarked>(&e.payload)) {
     if (m->action == RunMarkAction::Start) {
-      if (open_start_) closeRun(e, RunMarked{RunMarkAction::End, open_start_->index, open_start_->name,
-                                            open_start_->parameters, m->who}, true);
+      if (open_start_) closeRun(e, runEnd(*open_start_, m->who), true);
       openRun(e, *m);
     } else if (open_start_ && open_start_->index == m->index) {
-      closeRun(e, *m, m->who != "session end");
+      closeRun(e, *m, m->who != kRunEndedBySession);
     }
     return;
   }
   if (const auto* r = std::get_if<RunStarted>(&e.payload)) {
     // A new session (or a replay's restatement after a seek) begins: a run open before it is over.
-    if (open_start_)
-      closeRun(e, RunMarked{RunMarkAction::End, open_start_->index, open_start_->name, open_start_->parameters,
-                            "session end"}, false);
+    if (open_start_) closeRun(e, runEnd(*open_start_, kRunEndedBySession), false);
     session_ = *r;
     snapshot_.reset();
     return;
@@ -71,9 +70,7 @@ void MarkedRunSplitter::onEvent(const Event& e) {
     snapshot_ = *s;
   }
   if (std::holds_alternative<RunFinished>(e.payload)) {
-    if (open_start_)
-      closeRun(e, RunMarked{RunMarkAction::End, open_start_->index, open_start_->name, open_start_->parameters,
-                            "session end"}, false);
+    if (open_start_) closeRun(e, runEnd(*open_start_, kRunEndedBySession), false);
     return;
   }
   if (open_start_) forward(e.time, e.payload);

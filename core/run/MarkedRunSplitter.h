@@ -18,7 +18,7 @@ namespace kvscope {
 
 struct MarkedRun {
   RunMarked start;           // index, name, parameters, who started it
-  std::string ended_by;      // who ended it ("session end" when the session stopped first)
+  std::string ended_by;      // who ended it (kRunEndedBySession when the session stopped first)
   SimTime session_start = 0; // where the run sits in the session, microseconds
   SimTime session_end = 0;
   RunSummary summary;        // scenario = the run's name; diagnosis filled in

@@ -13,11 +13,6 @@ bool printable(const std::string& s) {
   return true;
 }
 
-bool parameterNameChar(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' ||
-         c == '.';
-}
-
 template <class... Parts>
 std::string text(const Parts&... parts) {
   std::ostringstream out;
@@ -26,6 +21,18 @@ std::string text(const Parts&... parts) {
 }
 
 }  // namespace
+
+bool isRunNameChar(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' ||
+         c == '.';
+}
+
+RunMarked runEnd(const RunMarked& start, std::string who) {
+  RunMarked end = start;
+  end.action = RunMarkAction::End;
+  end.who = std::move(who);
+  return end;
+}
 
 std::string RunMarkBook::validate(const RunMarkRequest& r) {
   const bool start = r.action == RunMarkAction::Start;
@@ -43,20 +50,13 @@ std::string RunMarkBook::validate(const RunMarkRequest& r) {
     if (name.size() > kMaxRunParameterNameBytes)
       return text(field, ".name: ", name.size(), " bytes, at most ", kMaxRunParameterNameBytes);
     for (char c : name)
-      if (!parameterNameChar(c)) return text(field, ".name: '", name, "' (letters, digits, '_', '-', '.' only)");
+      if (!isRunNameChar(c)) return text(field, ".name: '", name, "' (letters, digits, '_', '-', '.' only)");
     if (!seen.insert(name).second) return text(field, ".name: '", name, "' given twice");
     if (value.size() > kMaxRunParameterValueBytes)
       return text(field, ".value: ", value.size(), " bytes, at most ", kMaxRunParameterValueBytes);
     if (!printable(value)) return field + ".value: contains control characters";
   }
   return {};
-}
-
-RunMarked RunMarkBook::endOf(const RunMarked& start, std::string who) const {
-  RunMarked end = start;
-  end.action = RunMarkAction::End;
-  end.who = std::move(who);
-  return end;
 }
 
 RunMarkResult RunMarkBook::mark(RunMarkRequest request) {
@@ -73,11 +73,11 @@ RunMarkResult RunMarkBook::mark(RunMarkRequest request) {
       result.preconditionFailed = true;
       return result;
     }
-    result.marks.push_back(endOf(*open_, std::move(request.who)));
+    result.marks.push_back(runEnd(*open_, std::move(request.who)));
     open_.reset();
     return result;
   }
-  if (open_) result.marks.push_back(endOf(*open_, request.who));
+  if (open_) result.marks.push_back(runEnd(*open_, request.who));
   RunMarked start;
   start.action = RunMarkAction::Start;
   start.index = next_index_++;
@@ -91,7 +91,7 @@ RunMarkResult RunMarkBook::mark(RunMarkRequest request) {
 
 std::optional<RunMarked> RunMarkBook::closeOpen(std::string who) {
   if (!open_) return std::nullopt;
-  RunMarked end = endOf(*open_, std::move(who));
+  RunMarked end = runEnd(*open_, std::move(who));
   open_.reset();
   return end;
 }

@@ -19,6 +19,13 @@ inline constexpr std::size_t kMaxRunNameBytes = 128;
 inline constexpr std::size_t kMaxRunParameters = 32;
 inline constexpr std::size_t kMaxRunParameterNameBytes = 64;
 inline constexpr std::size_t kMaxRunParameterValueBytes = 256;
+// Who ends a run the session's stop (or the stream's end) cut short.
+inline constexpr const char* kRunEndedBySession = "session end";
+
+// Letters, digits, '_', '-', '.': what a parameter name may hold and what a run's file name keeps.
+bool isRunNameChar(char c);
+// The end marker of a run: its start's index, name and parameters, with who ended it.
+RunMarked runEnd(const RunMarked& start, std::string who);
 
 struct RunMarkRequest {
   RunMarkAction action = RunMarkAction::Start;
@@ -40,14 +47,12 @@ class RunMarkBook {
 
   // The markers a request adds (not yet in any stream: the caller publishes them in order).
   RunMarkResult mark(RunMarkRequest request);
-  // The end marker for a run still open when the session stops ("" who: the session itself).
+  // The end marker for a run still open when the session stops.
   std::optional<RunMarked> closeOpen(std::string who);
 
   const std::optional<RunMarked>& open() const { return open_; }
 
  private:
-  RunMarked endOf(const RunMarked& start, std::string who) const;
-
   std::optional<RunMarked> open_;
   std::uint32_t next_index_ = 1;
 };
