@@ -14,8 +14,6 @@
 #include <QElapsedTimer>
 #include <QTimer>
 #include <QWidget>
-#include <QtCharts/QChartView>
-#include <QtCharts/QValueAxis>
 
 #include <algorithm>
 #include <chrono>
@@ -130,8 +128,8 @@ int main(int argc, char** argv) {
        "10000000"},
       {"sim-speed", "Simulated seconds per wall second at --rate (default 10, the console's pace).", "X", "10"},
       {"memory-timeout", "Give up the memory phase after this many wall seconds (default 900).", "S", "900"},
-      {"panel-times", "Diagnosis: after each live frame, refresh every visible panel once more, timing each, and "
-                      "count the charts' axis range changes per frame (adds work; the frame numbers then include it)."},
+      {"panel-times", "Diagnosis: after each live frame, refresh every visible panel once more, timing each "
+                      "(adds work; the frame numbers then include it)."},
   });
   args.process(app);
   auto number = [&](const char* name, double min) {
@@ -176,19 +174,8 @@ int main(int argc, char** argv) {
   std::printf("rss idle (window shown, no source): %.1f MB\n", rss_idle);
   std::fflush(stdout);
 
-  // --panel-times: per-panel refresh cost and axis range changes (each one relayouts the axis labels).
+  // --panel-times: per-panel refresh cost.
   std::map<QString, Stats> panel_ms;
-  long axis_changes_x = 0, axis_changes_y = 0;
-  Stats axis_x_per_frame, axis_y_per_frame;
-  if (panel_times) {
-    for (QChartView* chart_view : window.findChildren<QChartView*>()) {
-      for (QAbstractAxis* axis : chart_view->chart()->axes()) {
-        long* counter = axis->orientation() == Qt::Horizontal ? &axis_changes_x : &axis_changes_y;
-        if (auto* value_axis = qobject_cast<QValueAxis*>(axis))
-          QObject::connect(value_axis, &QValueAxis::rangeChanged, &app, [counter] { ++*counter; });
-      }
-    }
-  }
 
   enum class Phase { Live, Memory, Done } phase = Phase::Live;
   Stats frame_ms, paint_ms, interval_ms, lag_ms, batch_sizes;
@@ -230,16 +217,12 @@ int main(int argc, char** argv) {
       if (last_frame_ns) interval_ms.add(static_cast<double>(now - last_frame_ns) / 1e6);
       // What was painted since the previous frame's end belongs to the previous frame.
       if (panel_times) {
-        // Axis changes during this frame's refresh (everything since the previous frame's end).
-        axis_x_per_frame.add(static_cast<double>(axis_changes_x));
-        axis_y_per_frame.add(static_cast<double>(axis_changes_y));
         for (TelemetryPanel* p : window.docks().panels()) {
           if (!p->isVisible() || p->visibleRegion().isEmpty()) continue;
           const std::int64_t t0 = nowNs();
           p->refresh(store);
           panel_ms[p->objectName()].add(static_cast<double>(nowNs() - t0) / 1e6);
         }
-        axis_changes_x = axis_changes_y = 0;
       }
       if (live_frames > 1) paint_after[live_frames - 2] = app.paint_since_frame_ms;
       app.paint_since_frame_ms = 0;
@@ -344,11 +327,8 @@ int main(int argc, char** argv) {
               frame_ms.pct(99) < 33 ? "<" : ">=", gui_ms.pct(99), gui_ms.pct(99) < 33 ? "<" : ">=");
 
   if (panel_times) {
-    std::printf("--panel-times: each visible panel's refresh(), called again after the frame (x and y axes untouched "
-                "by the view unless the panel moves them):\n");
+    std::printf("--panel-times: each visible panel's refresh(), called again after the frame:\n");
     for (auto& [name, stats] : panel_ms) std::printf("  %-12s %s\n", qPrintable(name), stats.line().c_str());
-    std::printf("  chart x-axis range changes per frame (all charts): %s\n", axis_x_per_frame.line("").c_str());
-    std::printf("  chart y-axis range changes per frame (all charts): %s\n", axis_y_per_frame.line("").c_str());
   }
 
   const double mem_s = static_cast<double>(end_ns - mem_start_ns) / 1e9;

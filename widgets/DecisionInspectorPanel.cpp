@@ -55,6 +55,8 @@ DecisionInspectorPanel::DecisionInspectorPanel(ViewState& view, QWidget* parent)
   request_table_->setSortingEnabled(true);
   request_table_->setVerticalScrollMode(QAbstractItemView::ScrollPerItem);
   splitter->addWidget(request_table_);
+  // A 1280x800 screen leaves this tab ~200 px: both tables may shrink to a few rows each.
+  request_table_->setMinimumHeight(50);
 
   auto* decision_box = new QWidget(splitter);
   auto* decision_layout = new QVBoxLayout(decision_box);
@@ -67,6 +69,7 @@ DecisionInspectorPanel::DecisionInspectorPanel(ViewState& view, QWidget* parent)
   explanation_->setObjectName(QStringLiteral("decisionExplanation"));
   explanation_->setWordWrap(true);
   decision_table_ = makeTable(decision_, QStringLiteral("decisionTable"), decision_box);
+  decision_table_->setMinimumHeight(50);
   decision_table_->setSelectionMode(QAbstractItemView::NoSelection);
   decision_layout->addWidget(summary_);
   decision_layout->addWidget(explanation_);

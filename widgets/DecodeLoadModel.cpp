@@ -1,54 +1,70 @@
 #include "DecodeLoadModel.h"
 
 #include <QBrush>
-#include <QColor>
+#include <QFont>
+#include <QGuiApplication>
+#include <QPalette>
 
+#include <algorithm>
+
+#include "PaletteTint.h"
 #include "telemetry/TelemetryStore.h"
 
 namespace kvscope {
 
+QColor workerStateColor(WorkerStateKind kind) {
+  switch (kind) {
+    case WorkerStateKind::Crashed: return QColor(0xd6, 0x27, 0x28);      // red
+    case WorkerStateKind::Unreachable: return QColor(0x8c, 0x1a, 0x6b);  // plum
+    case WorkerStateKind::Cold: return QColor(0x00, 0xa5, 0xa5);         // teal ("frozen"), not selection blue
+    case WorkerStateKind::Degraded: return QColor(0xff, 0x7f, 0x0e);     // orange
+    case WorkerStateKind::Restarted: return QColor(0xbc, 0xbd, 0x22);    // olive
+    case WorkerStateKind::Evicting: return QColor(0xe3, 0x77, 0xc2);     // pink
+    case WorkerStateKind::Quiet:
+    case WorkerStateKind::Idle: return QColor(0x9a, 0x9a, 0x9a);         // grey
+    case WorkerStateKind::Ok: return QColor(0x2c, 0xa0, 0x2c);           // green
+  }
+  return Qt::gray;
+}
+
 DecodeLoadModel::DecodeLoadModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+void DecodeLoadModel::setWindow(SimTime window) {
+  WorkerStateTracker::Options options = tracker_.options();
+  options.window = window;
+  tracker_ = WorkerStateTracker(options);
+}
+
+void DecodeLoadModel::setWorstFirst(bool worst_first) { worst_first_ = worst_first; }
 
 void DecodeLoadModel::refresh(const TelemetryStore& store) {
   std::vector<Row> rows;
-  std::vector<long> bindings;
-  const auto& workers = store.workers();
-  for (std::size_t i = 0; i < workers.size(); ++i) {
-    const WorkerSeries& w = workers[i];
-    if (w.info.role == WorkerRole::Prefill) continue;
+  long total = 0;
+  for (const WorkerState& s : tracker_.update(store, health_)) {
+    const WorkerSeries& w = store.workers()[static_cast<std::size_t>(s.store_index)];
     Row r;
     r.name = QString::fromStdString(w.info.name);
-    r.worker = static_cast<int>(i);
-    r.alive = w.alive;
+    r.state = s;
     r.bindings = w.admitted;
     r.running = w.latest.running;
     r.queued = w.latest.queued;
     r.sessions = w.latest.resident_sessions;
     r.pending_seeds = w.latest.pending_seeds;
     r.kv_use = w.latest.kv_capacity > 0 ? static_cast<double>(w.latest.kv_used) / static_cast<double>(w.latest.kv_capacity) : 0;
-    rows.push_back(r);
-    bindings.push_back(w.admitted);
+    total += w.admitted;
+    rows.push_back(std::move(r));
   }
-  long total = 0;
-  for (long b : bindings) total += b;
   for (Row& r : rows) r.share = total > 0 ? static_cast<double>(r.bindings) / static_cast<double>(total) : 0;
+  // Past maxRows only the worst are listed (then always worst first, or the cut would be arbitrary).
+  const bool cut = static_cast<int>(rows.size()) > max_rows_;
+  if (worst_first_ || cut)
+    std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return severity(a.state.kind) > severity(b.state.kind); });
+  hidden_ = cut ? static_cast<int>(rows.size()) - max_rows_ : 0;
+  if (cut) rows.resize(static_cast<std::size_t>(max_rows_));
 
-  // Recent share: bindings since the oldest kept refresh inside the window.
-  if (!history_.empty() && (history_.back().time > store.now() || history_.back().bindings.size() != bindings.size()))
-    history_.clear();  // a new run or a seek backwards
-  history_.push_back({store.now(), bindings});
-  while (history_.size() > 2 && history_[1].time <= store.now() - window_) history_.pop_front();
-  const Sample& base = history_.front();
-  long recent_total = 0;
-  for (std::size_t i = 0; i < rows.size(); ++i) recent_total += bindings[i] - base.bindings[i];
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    if (recent_total < kMinBindingsToJudge) continue;
-    rows[i].recent_share = static_cast<double>(bindings[i] - base.bindings[i]) / static_cast<double>(recent_total);
-    const double fair = 1.0 / static_cast<double>(rows.size());
-    rows[i].starving = rows[i].alive && rows.size() > 1 && rows[i].recent_share < kStarvingFraction * fair;
-  }
-
-  if (rows.size() != rows_.size()) {
+  const bool same_rows = rows.size() == rows_.size() &&
+                         std::equal(rows.begin(), rows.end(), rows_.begin(), [](const Row& a, const Row& b) { return a.name == b.name; });
+  if (!same_rows) {
     beginResetModel();
     rows_ = std::move(rows);
     endResetModel();
@@ -58,10 +74,9 @@ void DecodeLoadModel::refresh(const TelemetryStore& store) {
   }
 }
 
-void DecodeLoadModel::setWorkerHealth(const std::map<std::string, std::string>& health) {
-  if (health == health_) return;
-  health_ = health;
-  if (!rows_.empty()) emit dataChanged(index(0, State), index(rowCount() - 1, State));
+void DecodeLoadModel::setHighlighted(std::function<bool(const QString&)> highlighted) {
+  highlighted_ = std::move(highlighted);
+  if (!rows_.empty()) emit dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1), {Qt::FontRole});
 }
 
 int DecodeLoadModel::rowOfWorker(const QString& name) const {
@@ -80,20 +95,13 @@ QVariant DecodeLoadModel::data(const QModelIndex& index, int role) const {
   if (!index.isValid() || index.row() >= rowCount()) return {};
   const Row& r = rows_[static_cast<std::size_t>(index.row())];
   auto pct = [](double v) { return QString::number(v * 100, 'f', 1) + " %"; };
-  // "unreachable: connection refused" -> "unreachable"; empty when healthy or not known.
-  const auto h = health_.find(r.name.toStdString());
-  const QString health = h == health_.end() || h->second.empty() || h->second == "ok" ? QString() : QString::fromStdString(h->second);
   if (role == Qt::DisplayRole) {
     switch (index.column()) {
       case Worker: return r.name;
-      case State:
-        return !r.alive              ? QStringLiteral("crashed")
-               : !health.isEmpty()   ? health.section(':', 0, 0)
-               : r.starving          ? QStringLiteral("starving (cold)")
-                                     : QStringLiteral("ok");
+      case State: return QString::fromStdString(r.state.cause);
       case Bindings: return QVariant::fromValue(static_cast<qlonglong>(r.bindings));
       case Share: return pct(r.share);
-      case RecentShare: return r.recent_share < 0 ? QStringLiteral("-") : pct(r.recent_share);
+      case RecentShare: return r.state.recent_share < 0 ? QStringLiteral("-") : pct(r.state.recent_share);
       case Running: return r.running;
       case Queued: return r.queued;
       case Sessions: return r.sessions;
@@ -104,22 +112,26 @@ QVariant DecodeLoadModel::data(const QModelIndex& index, int role) const {
   if (role == Qt::UserRole) {  // raw numbers for sorting, tests and bars
     switch (index.column()) {
       case Share: return r.share;
-      case RecentShare: return r.recent_share;
+      case RecentShare: return r.state.recent_share;
       case KvUse: return r.kv_use;
-      case State: return r.starving;
+      case State: return QString::fromLatin1(toString(r.state.kind));
       default: return data(index, Qt::DisplayRole);
     }
   }
-  if (role == Qt::BackgroundRole && (r.starving || !r.alive))
-    return QBrush(r.alive ? QColor(0x1f, 0x77, 0xb4, 70) : QColor(0xd6, 0x27, 0x28, 70));
-  if (role == Qt::BackgroundRole && !health.isEmpty() && index.column() == State) return QBrush(QColor(0xff, 0x7f, 0x0e, 70));
-  if (role == Qt::ToolTipRole && !health.isEmpty()) return QStringLiteral("%1 /metrics: %2").arg(r.name, health);
-  if (role == Qt::ToolTipRole && r.starving)
-    return QStringLiteral("%1 received %2 of new bindings in the last %3 s (fair share %4): the cold-D pattern. "
-                          "Raise the load-floor bonus K or use exclusive-overlap.")
-        .arg(r.name, pct(r.recent_share))
-        .arg(timeToSeconds(window_), 0, 'f', 0)
-        .arg(pct(1.0 / static_cast<double>(rows_.size())));
+  // The state's colour as a swatch and a light tint of its cell only: a whole tinted row read as a
+  // selection.
+  if (role == Qt::DecorationRole && index.column() == State) return workerStateColor(r.state.kind);
+  if (role == Qt::BackgroundRole && index.column() == State && r.state.kind != WorkerStateKind::Ok)
+    return QBrush(mixHue(QGuiApplication::palette().color(QPalette::Base), workerStateColor(r.state.kind), 0.22));
+  if (role == Qt::ToolTipRole && index.column() == State && r.state.kind == WorkerStateKind::Cold)
+    return QStringLiteral("%1: %2. The cold-D pattern: raise the load-floor bonus K or use exclusive-overlap.")
+        .arg(r.name, QString::fromStdString(r.state.cause));
+  if (role == Qt::ToolTipRole && index.column() == State) return QString::fromStdString(r.state.cause);
+  if (role == Qt::FontRole && highlighted_ && highlighted_(r.name)) {
+    QFont bold;
+    bold.setBold(true);
+    return bold;
+  }
   if (role == Qt::TextAlignmentRole && index.column() >= Bindings)
     return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
   return {};

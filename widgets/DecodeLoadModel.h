@@ -1,40 +1,48 @@
 #pragma once
-// One row per decode worker: bindings and their share, running and queued requests, resident
-// sessions, pending seeds, KV use, and whether the worker is starving (the cold-D pattern: a
-// worker that gets far less than its fair share of new bindings over the recent window). For a
-// live cluster it also shows each worker's health as its source sees it (an unreachable /metrics),
-// which is not in the event stream.
+// One row per decode worker: its state with the cause and since when (WorkerStateTracker: crashed,
+// unreachable, cold, degraded, restarted, evicting, quiet, idle, ok), bindings and their share,
+// running and queued requests, resident sessions, pending seeds and KV use. Rows in worker order,
+// or worst first on demand; above maxRows() only the worst are listed and hiddenCount() says how
+// many are not.
 #include <QAbstractTableModel>
+#include <QColor>
 
-#include <deque>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
 
 #include "model/Ids.h"
+#include "telemetry/WorkerStateTracker.h"
 
 namespace kvscope {
 
 class TelemetryStore;
 
+// The state's mark, distinct from each other and from the selection colour in light and dark.
+QColor workerStateColor(WorkerStateKind kind);
+
 class DecodeLoadModel : public QAbstractTableModel {
   Q_OBJECT
  public:
   enum Column { Worker, State, Bindings, Share, RecentShare, Running, Queued, Sessions, PendingSeeds, KvUse, ColumnCount };
-  // Starving: recent share below this fraction of the fair share (1 / decode workers), once the
-  // window holds enough bindings to judge.
-  static constexpr double kStarvingFraction = 0.25;
-  static constexpr long kMinBindingsToJudge = 20;
 
   explicit DecodeLoadModel(QObject* parent = nullptr);
-  void setWindow(SimTime window) { window_ = window; }
+  void setWindow(SimTime window);
+  void setWorstFirst(bool worst_first);
+  bool worstFirst() const { return worst_first_; }
+  void setMaxRows(int rows) { max_rows_ = rows; }
+  int maxRows() const { return max_rows_; }
+  int hiddenCount() const { return hidden_; }
 
   void refresh(const TelemetryStore& store);
-  bool starving(int row) const { return rows_[static_cast<std::size_t>(row)].starving; }
+  const WorkerState& state(int row) const { return rows_[static_cast<std::size_t>(row)].state; }
+  bool starving(int row) const { return state(row).kind == WorkerStateKind::Cold; }
   // Per worker name: "ok", "unreachable: why", "degraded: why" or "" (SourceStatus::worker_health).
-  // A worker that is not ok shows it in the state column, the reason in the tooltip.
-  void setWorkerHealth(const std::map<std::string, std::string>& health);
+  void setWorkerHealth(const std::map<std::string, std::string>& health) { health_ = health; }
   int rowOfWorker(const QString& name) const;
+  // Rows of these workers are bold (a selected finding's).
+  void setHighlighted(std::function<bool(const QString&)> highlighted);
 
   int rowCount(const QModelIndex& parent = {}) const override;
   int columnCount(const QModelIndex& parent = {}) const override;
@@ -44,22 +52,19 @@ class DecodeLoadModel : public QAbstractTableModel {
  private:
   struct Row {
     QString name;
-    int worker = 0;
-    bool alive = true;
+    WorkerState state;
     long bindings = 0;
-    double share = 0, recent_share = -1;
+    double share = 0;
     int running = 0, queued = 0, sessions = 0, pending_seeds = 0;
     double kv_use = 0;
-    bool starving = false;
-  };
-  struct Sample {
-    SimTime time;
-    std::vector<long> bindings;
   };
   std::vector<Row> rows_;
   std::map<std::string, std::string> health_;
-  std::deque<Sample> history_;  // cumulative bindings at past refreshes, for the recent share
-  SimTime window_ = secondsToTime(120);
+  WorkerStateTracker tracker_;
+  bool worst_first_ = false;
+  int max_rows_ = 16;
+  int hidden_ = 0;
+  std::function<bool(const QString&)> highlighted_;
 };
 
 }  // namespace kvscope

@@ -1,7 +1,11 @@
 #pragma once
-// Panel 1: per decode worker load, with the starving (cold-D) worker marked.
+// Panel 1: every decode worker in view with its state and cause (the cold D among them). The table
+// is as tall as its rows, up to DecodeLoadModel::maxRows(); beyond that the worst are listed with
+// a count of the rest. "Worst first" sorts by state on demand.
 #include "TelemetryPanel.h"
 
+class QCheckBox;
+class QLabel;
 class QTableView;
 
 namespace kvscope {
@@ -14,10 +18,17 @@ class DecodeLoadPanel : public TelemetryPanel {
   DecodeLoadPanel(ViewState& view, QWidget* parent = nullptr);
   void refresh(const TelemetryStore& store) override;
   DecodeLoadModel& model() { return *model_; }
+  QTableView& table() { return *table_; }
+  void setWorstFirst(bool worst_first);
 
  private:
+  void fitRows();
+
   DecodeLoadModel* model_;
   QTableView* table_;
+  QCheckBox* worst_first_;
+  QLabel* hidden_;
+  int fitted_rows_ = -1;
 };
 
 }  // namespace kvscope

@@ -1,6 +1,8 @@
 #include "DiagnosisPanel.h"
 
+#include <QHBoxLayout>
 #include <QHeaderView>
+#include <QPushButton>
 #include <QLabel>
 #include <QScrollArea>
 #include <QSplitter>
@@ -37,10 +39,11 @@ DiagnosisPanel::DiagnosisPanel(ViewState& view, QWidget* parent) : TelemetryPane
   QHeaderView* header = table_->horizontalHeader();
   header->setSectionResizeMode(QHeaderView::Interactive);
   header->setSectionResizeMode(FindingsModel::Mode, QHeaderView::ResizeToContents);
-  header->setSectionResizeMode(FindingsModel::Name, QHeaderView::ResizeToContents);
   header->setSectionResizeMode(FindingsModel::Window, QHeaderView::ResizeToContents);
-  header->setSectionResizeMode(FindingsModel::Evidence, QHeaderView::Stretch);
-  header->setSectionResizeMode(FindingsModel::Suggestion, QHeaderView::Stretch);
+  header->setSectionResizeMode(FindingsModel::Name, QHeaderView::Stretch);
+  // Evidence and suggestion are long: spelled out for the selected finding below, not squeezed here.
+  table_->setColumnHidden(FindingsModel::Evidence, true);
+  table_->setColumnHidden(FindingsModel::Suggestion, true);
 
   // The table elides; the selected finding is spelled out in full below it.
   details_ = new QLabel(this);
@@ -55,10 +58,29 @@ DiagnosisPanel::DiagnosisPanel(ViewState& view, QWidget* parent) : TelemetryPane
   details_scroll->setWidgetResizable(true);
   details_scroll->setFrameShape(QFrame::NoFrame);
 
+  // A finding whose mitigation is a knob can be tried (preview) or applied from here.
+  preview_fix_ = new QPushButton(tr("Preview fix"), this);
+  preview_fix_->setObjectName(QStringLiteral("previewFix"));
+  preview_fix_->setToolTip(tr("Load the suggested knob values as pending edits: the knobs panel previews the next minutes with them"));
+  apply_fix_ = new QPushButton(tr("Apply fix"), this);
+  apply_fix_->setObjectName(QStringLiteral("applyFix"));
+  apply_fix_->setToolTip(tr("Send the suggested knob values to the run now"));
+  connect(preview_fix_, &QPushButton::clicked, this, &DiagnosisPanel::previewSelectedFix);
+  connect(apply_fix_, &QPushButton::clicked, this, &DiagnosisPanel::applySelectedFix);
+  auto* details_box = new QWidget(this);
+  auto* details_layout = new QVBoxLayout(details_box);
+  details_layout->setContentsMargins(0, 0, 0, 0);
+  details_layout->addWidget(details_scroll, 1);
+  auto* fix_buttons = new QHBoxLayout;
+  fix_buttons->addStretch(1);
+  fix_buttons->addWidget(preview_fix_);
+  fix_buttons->addWidget(apply_fix_);
+  details_layout->addLayout(fix_buttons);
+
   // A run shows a handful of findings at most: the evidence gets as much room as the list.
   auto* split = new QSplitter(Qt::Vertical, this);
   split->addWidget(table_);
-  split->addWidget(details_scroll);
+  split->addWidget(details_box);
   split->setStretchFactor(0, 1);
   split->setStretchFactor(1, 1);
   split->setSizes({200, 200});
@@ -93,6 +115,11 @@ void DiagnosisPanel::refresh(const TelemetryStore& store) {
   }
 }
 
+void DiagnosisPanel::refreshNow(const TelemetryStore& store) {
+  store_ = &store;
+  recompute();
+}
+
 void DiagnosisPanel::recompute() {
   deferred_.stop();
   if (!store_) return;
@@ -108,10 +135,32 @@ void DiagnosisPanel::selectFinding(const QModelIndex& index) {
   const Finding* f = model_->finding(index.row());
   if (!f) return;
   view().selectWindow(secondsToTime(f->window_start_s), secondsToTime(f->window_end_s));
+  QStringList subjects;
+  for (const std::string& s : f->subjects) subjects << QString::fromStdString(s);
+  emit subjectsSelected(subjects);
+}
+
+void DiagnosisPanel::previewSelectedFix() {
+  if (const Finding* f = model_->finding(table_->currentIndex().row()); f && !f->fix_knobs.empty())
+    emit fixPreviewRequested(f->fix_knobs);
+}
+
+void DiagnosisPanel::applySelectedFix() {
+  if (const Finding* f = model_->finding(table_->currentIndex().row()); f && !f->fix_knobs.empty())
+    emit fixApplyRequested(f->fix_knobs);
 }
 
 void DiagnosisPanel::showDetails(int row) {
   const Finding* f = model_->finding(row);
+  const bool fix = f && !f->fix_knobs.empty();
+  preview_fix_->setEnabled(fix);
+  apply_fix_->setEnabled(fix);
+  if (fix) {
+    QStringList values;
+    for (const auto& [name, value] : f->fix_knobs) values << QStringLiteral("%1=%2").arg(QString::fromStdString(name)).arg(value);
+    preview_fix_->setToolTip(tr("Load %1 as pending edits and preview the next minutes with them").arg(values.join(", ")));
+    apply_fix_->setToolTip(tr("Send %1 to the run now").arg(values.join(", ")));
+  }
   if (!f) {
     details_->setText(tr("<i>Click a finding to see its evidence in full and show its window on every chart.</i>"));
     return;

@@ -7,11 +7,14 @@
 #include <QTimer>
 
 #include <cstdint>
+#include <map>
+#include <string>
 #include <optional>
 
 #include "TelemetryPanel.h"
 
 class QLabel;
+class QPushButton;
 class QModelIndex;
 class QStackedWidget;
 class QTableView;
@@ -28,6 +31,7 @@ class DiagnosisPanel : public TelemetryPanel {
   explicit DiagnosisPanel(ViewState& view, QWidget* parent = nullptr);
 
   void refresh(const TelemetryStore& store) override;
+  void refreshNow(const TelemetryStore& store) override;
 
   FindingsModel* model() const { return model_; }
   QTableView* table() const { return table_; }
@@ -36,6 +40,15 @@ class DiagnosisPanel : public TelemetryPanel {
   bool showsEmptyState() const;
   QString emptyStateText() const;
   QString detailsText() const;
+  // The selected finding's knob fix as pending values (preview) or sent at once (apply).
+  void previewSelectedFix();
+  void applySelectedFix();
+
+ signals:
+  void fixPreviewRequested(const std::map<std::string, double>& knobs);
+  void fixApplyRequested(const std::map<std::string, double>& knobs);
+  // The workers and links the selected finding concerns (highlighted in every panel).
+  void subjectsSelected(const QStringList& subjects);
 
  private:
   void recompute();
@@ -47,6 +60,8 @@ class DiagnosisPanel : public TelemetryPanel {
   QLabel* empty_ = nullptr;
   QTableView* table_ = nullptr;
   QLabel* details_ = nullptr;
+  QPushButton* preview_fix_ = nullptr;
+  QPushButton* apply_fix_ = nullptr;
   // The store outlives the panels (the main window owns both); held for the deferred recompute.
   const TelemetryStore* store_ = nullptr;
   // What the findings were computed from; a cleared store restarts its revision, hence the time.

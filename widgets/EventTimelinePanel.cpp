@@ -109,7 +109,7 @@ EventTimelinePanel::EventTimelinePanel(ViewState& view, QWidget* parent) : Telem
   split->addWidget(details_);
   split->setStretchFactor(0, 4);
   split->setStretchFactor(1, 1);
-  split->setSizes({400, 100});  // the rows first; a few lines are enough to start reading an event
+  split->setSizes({400, 60});  // the rows first; a few lines are enough to start reading an event
   split->setChildrenCollapsible(false);
 
   auto* layout = new QVBoxLayout(this);

@@ -23,6 +23,7 @@ class EventTimelinePanel : public TelemetryPanel {
   void refresh(const TelemetryStore& store) override;
 
   EventTimelineView* timeline() const { return timeline_; }
+  QScrollArea& rowsArea() { return *scroll_; }  // scrolls only when the rows outgrow the dock
   // The checkable action that shows or hides one kind (object name "filter-<key>").
   QAction* filterAction(TimelineKind kind) const { return filters_[static_cast<std::size_t>(kind)]; }
   QToolButton* liveButton() const { return live_; }

@@ -13,6 +13,7 @@
 #include <limits>
 
 #include "ViewState.h"
+#include "telemetry/ColumnGrid.h"
 #include "telemetry/TelemetryStore.h"
 
 namespace kvscope {
@@ -38,6 +39,7 @@ EventTimelineView::EventTimelineView(ViewState& view, QWidget* parent) : QWidget
     update();
   });
   connect(&view_, &ViewState::eventSelected, this, &EventTimelineView::onEventSelected);
+  connect(&view_, &ViewState::workersHighlighted, this, [this] { update(); });
 }
 
 void EventTimelineView::setStore(const TelemetryStore& store) {
@@ -154,7 +156,7 @@ void EventTimelineView::ensureLayout() const {
   if (plot.width() <= 0 || rows == 0) return;
 
   const SimTime from = view_.from(), to = view_.to();
-  const double scale = plot.width() / static_cast<double>(std::max<SimTime>(1, to - from));
+  const ColumnGrid grid{from, to, plot.width()};  // the charts' columns: a glyph sits over its chart column
   const int bins = (plot.width() + kBinPx - 1) / kBinPx;
   const auto lo = std::lower_bound(marks_.begin(), marks_.end(), from, [](const Mark& m, SimTime t) { return m.time < t; });
   const auto hi = std::upper_bound(lo, marks_.end(), to, [](SimTime t, const Mark& m) { return t < m.time; });
@@ -171,9 +173,8 @@ void EventTimelineView::ensureLayout() const {
     const auto kind = static_cast<TimelineKind>(m.kind);
     ++stats.events_shown;
     ++stats.shown_by_kind[static_cast<std::size_t>(m.kind)];
-    const double x = static_cast<double>(m.time - from) * scale;
+    const int column = grid.columnOf(m.time);
     if (m.row < 0) {
-      const int column = std::clamp(static_cast<int>(x), 0, plot.width() - 1);
       if (open_line >= 0 && layout_.lines[static_cast<std::size_t>(open_line)].x == column) {
         Line& l = layout_.lines[static_cast<std::size_t>(open_line)];
         ++l.count;
@@ -185,7 +186,7 @@ void EventTimelineView::ensureLayout() const {
       }
       continue;
     }
-    const int bin = std::clamp(static_cast<int>(x / kBinPx), 0, bins - 1);
+    const int bin = std::min(column / kBinPx, bins - 1);
     for (const int row : {static_cast<int>(m.row), static_cast<int>(m.also_row)}) {
       if (row < 0 || row >= rows) continue;  // none, or a row the last setStore() did not know yet
       int& slot = open[static_cast<std::size_t>(row)];
@@ -202,6 +203,14 @@ void EventTimelineView::ensureLayout() const {
       }
     }
   }
+}
+
+std::vector<EventTimelineView::DrawnGlyph> EventTimelineView::drawnGlyphs() const {
+  ensureLayout();
+  std::vector<DrawnGlyph> out;
+  out.reserve(layout_.cells.size());
+  for (const Cell& c : layout_.cells) out.push_back({c.row, c.bin, c.count, c.kind});
+  return out;
 }
 
 QPointF EventTimelineView::glyphCentre(const Cell& c, const QRect& plot) const {
@@ -299,11 +308,23 @@ void EventTimelineView::paintRows(QPainter& p, const QRect& plot) const {
   for (int r = 0; r < rowCount(); ++r) {
     const QRect band(0, plot.top() + r * h, width(), h);
     if (r % 2) p.fillRect(band, pal.color(QPalette::AlternateBase));
+    const QString name = q(rows_[static_cast<std::size_t>(r)]);
+    const bool marked = view_.isHighlighted(name);  // a selected finding's worker or link
+    if (marked) {
+      QColor tint = pal.color(QPalette::Highlight);
+      tint.setAlpha(45);
+      p.fillRect(band, tint);
+    }
+    QFont font = p.font();
+    font.setBold(marked);
+    p.setFont(font);
     p.setPen(pal.color(QPalette::Text));
     const QRect label = band.adjusted(6, 0, -(width() - plot.left()) - 4, 0);
-    p.drawText(label, Qt::AlignVCenter | Qt::AlignLeft,
-               fontMetrics().elidedText(q(rows_[static_cast<std::size_t>(r)]), Qt::ElideRight, label.width()));
+    p.drawText(label, Qt::AlignVCenter | Qt::AlignLeft, QFontMetrics(font).elidedText(name, Qt::ElideRight, label.width()));
   }
+  QFont plain = p.font();
+  plain.setBold(false);
+  p.setFont(plain);
   p.setPen(pal.color(QPalette::Mid));
   for (int start : group_starts_) p.drawLine(0, plot.top() + start * h, width(), plot.top() + start * h);
   p.drawLine(plot.left() - 1, plot.top(), plot.left() - 1, plot.bottom());

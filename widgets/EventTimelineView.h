@@ -54,6 +54,16 @@ class EventTimelineView : public QWidget {
   int rowCenterY(int row) const;
   std::uint64_t highlightedSeq() const { return highlighted_seq_; }
 
+  // One glyph per row and bin of kBinPx plot columns (the charts' ColumnGrid columns): how many
+  // events it folds and the most severe one's kind.
+  struct DrawnGlyph {
+    int row = 0;
+    int bin = 0;
+    long count = 0;
+    TimelineKind kind = TimelineKind::Eviction;
+  };
+  std::vector<DrawnGlyph> drawnGlyphs() const;
+
   // What the last paint drew: glyphs are bounded by rows x bins, whatever the event count.
   const FrameStats& lastFrame() const { return last_frame_; }
   int glyphsPaintedLastFrame() const { return last_frame_.glyphs + last_frame_.lines; }

@@ -55,6 +55,12 @@ int FindingsModel::rowCount(const QModelIndex& parent) const {
 
 int FindingsModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
 
+QString FindingsModel::modeText(const Finding& f) {
+  QStringList subjects;
+  for (const std::string& s : f.subjects) subjects << q(s);
+  return subjects.isEmpty() ? q(f.mode) : q(f.mode) + QStringLiteral(" - ") + subjects.join(QStringLiteral(", "));
+}
+
 QString FindingsModel::windowText(const Finding& f) {
   return tr("%1 – %2 s").arg(f.window_start_s, 0, 'f', 1).arg(f.window_end_s, 0, 'f', 1);
 }
@@ -65,7 +71,7 @@ QVariant FindingsModel::data(const QModelIndex& index, int role) const {
   switch (role) {
     case Qt::DisplayRole:
       switch (index.column()) {
-        case Mode: return q(f.mode);
+        case Mode: return modeText(f);
         case Name: return q(f.name);
         case Window: return windowText(f);
         case Evidence: return q(f.evidence);
@@ -86,6 +92,7 @@ QVariant FindingsModel::data(const QModelIndex& index, int role) const {
       break;
     case WindowStartRole: return f.window_start_s;
     case WindowEndRole: return f.window_end_s;
+    case ModeRole: return q(f.mode);
     default: break;
   }
   return {};

@@ -17,6 +17,7 @@ class FindingsModel : public QAbstractTableModel {
   enum Role {
     WindowStartRole = Qt::UserRole + 1,  // seconds, double
     WindowEndRole,
+    ModeRole,  // the bare mode ("B"); the Mode column shows it with its workers ("B - D2")
   };
 
   using QAbstractTableModel::QAbstractTableModel;
@@ -31,6 +32,7 @@ class FindingsModel : public QAbstractTableModel {
   QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
   static QString windowText(const Finding& f);
+  static QString modeText(const Finding& f);  // "B - D2", "A - P0->D1, P0->D2" 
 
  private:
   std::vector<Finding> findings_;

@@ -106,6 +106,14 @@ bool KnobEditModel::hasInvalid() const {
   return false;
 }
 
+KnobEditModel::Change KnobEditModel::edits() const {
+  Change c;
+  for (const auto& [name, e] : edits_)
+    if (e.error.isEmpty()) c.knobs[name] = e.value;
+  c.policy = policy_edit_;
+  return c;
+}
+
 KnobEditModel::Change KnobEditModel::takeEdits() {
   Change change;
   if (!canApply()) return change;

@@ -47,6 +47,8 @@ class KnobEditModel {
     std::optional<std::string> policy;
   };
   Change takeEdits();
+  // The unsent edits as they stand (valid ones only), without taking them: what a preview tries.
+  Change edits() const;
   const std::map<std::string, double>& pendingKnobs() const { return pending_; }
   const std::optional<std::string>& pendingPolicy() const { return policy_pending_; }
 

@@ -18,7 +18,9 @@
 #include <QStringList>
 #include <QVBoxLayout>
 
+#include "KnobSlider.h"
 #include "PaletteTint.h"
+#include "WhatIfTable.h"
 #include "knobs/KnobRegistry.h"
 #include "router/RoutingPolicy.h"
 #include "source/Source.h"
@@ -41,11 +43,8 @@ QString rangeText(const KnobSpec& s) {
   return text;
 }
 
-// Beside the field: the unit and the range, short ("tokens, 0–10000000"); the tooltip has it all.
-QString unitText(const KnobSpec& s) {
-  return QStringLiteral("%1, %2–%3")
-      .arg(fromView(s.unit), KnobEditModel::formatValue(s.min), KnobEditModel::formatValue(s.max));
-}
+// Beside the field: the unit alone (the slider under it spans the range; the tooltip states it).
+QString unitText(const KnobSpec& s) { return fromView(s.unit); }
 
 QString describe(const KnobSpec& s) {
   return QStringLiteral("%1 (%2): %3. Range %4; default %5.")
@@ -123,6 +122,9 @@ KnobsPanel::KnobsPanel(ViewState& view, QWidget* parent) : TelemetryPanel(view, 
   buttons->addWidget(revert_);
   buttons->addWidget(apply_);
   layout->addLayout(buttons);
+  preview_ = new WhatIfTable(this);
+  preview_->setObjectName(QStringLiteral("whatIf"));
+  layout->addWidget(preview_);
   connect(apply_, &QPushButton::clicked, this, &KnobsPanel::apply);
   connect(revert_, &QPushButton::clicked, this, &KnobsPanel::revert);
 
@@ -189,12 +191,21 @@ QWidget* KnobsPanel::buildKnobGroups() {
       message_palette.setColor(QPalette::WindowText, kErrorText);
       row.message->setPalette(message_palette);
       row.message->hide();
+      row.slider = new KnobSlider(s, group.box);
+      row.slider->setObjectName(QStringLiteral("slider:") + name);
+      row.slider->setToolTip(tooltip + (row.slider->logarithmic() ? tr("<br/>Logarithmic slider.") : QString()));
       grid->addWidget(label, line, 0);
       grid->addWidget(row.field, line, 1);
       grid->addWidget(unit, line, 2);
-      grid->addWidget(row.message, line + 1, 1, 1, 2);
-      line += 2;
+      grid->addWidget(row.slider, line + 1, 0, 1, 3);
+      grid->addWidget(row.message, line + 2, 1, 1, 2);
+      line += 3;
       connect(row.field, &QLineEdit::textEdited, this, [this, &row](const QString& text) { onFieldEdited(row, text); });
+      connect(row.slider, &KnobSlider::knobValueChosen, this, [this, &row](double value) {
+        const QString text = KnobEditModel::formatValue(value);
+        row.field->setText(text);
+        onFieldEdited(row, text);
+      });
       connect(row.field, &QLineEdit::returnPressed, this, &KnobsPanel::apply);
     }
     column->addWidget(group.box);
@@ -229,6 +240,19 @@ void KnobsPanel::onFieldEdited(KnobRow& row, const QString& text) {
   model_.edit(row.name, text);
   renderRow(row, false);
   renderStatus();
+  emit editsChanged();
+}
+
+bool KnobsPanel::setPendingValue(const std::string& knob, double value) {
+  if (!editable()) return false;
+  for (KnobRow& row : rows_) {
+    if (row.name != knob) continue;
+    const QString text = KnobEditModel::formatValue(value);
+    row.field->setText(text);
+    onFieldEdited(row, text);
+    return true;
+  }
+  return false;
 }
 
 void KnobsPanel::onPolicyActivated(int index) {
@@ -236,6 +260,7 @@ void KnobsPanel::onPolicyActivated(int index) {
   renderPolicy(false);
   renderGroups();
   renderStatus();
+  emit editsChanged();
 }
 
 template <typename Handler>
@@ -267,6 +292,7 @@ void KnobsPanel::apply() {
   else
     sendPolicy(ticket);
   render(false);
+  emit editsChanged();
 }
 
 void KnobsPanel::sendPolicy(std::uint64_t ticket) {
@@ -310,6 +336,7 @@ void KnobsPanel::revert() {
   model_.revert();
   result_text_.clear();
   render(true);
+  emit editsChanged();
 }
 
 bool KnobsPanel::eventFilter(QObject* watched, QEvent* event) {
@@ -348,6 +375,10 @@ void KnobsPanel::renderRow(KnobRow& row, bool force) {
   const bool typing = !force && row.field->hasFocus();
   const QString text = model_.displayText(row.name);
   if (!typing && row.field->text() != text) row.field->setText(text);
+  row.slider->setEnabled(editable());
+  bool number = false;
+  const double shown = row.field->text().toDouble(&number);
+  if (number && !row.slider->isSliderDown()) row.slider->showValue(shown);
 
   const char* state_name = toString(state);
   if (row.field->property("knobState").toString() != QLatin1String(state_name)) {

@@ -18,6 +18,8 @@ class QPushButton;
 
 namespace kvscope {
 
+class KnobSlider;
+class WhatIfTable;
 class Source;
 
 class KnobsPanel : public TelemetryPanel {
@@ -32,6 +34,19 @@ class KnobsPanel : public TelemetryPanel {
   void setSource(Source* source);
   void refresh(const TelemetryStore& store) override;
 
+  // A pending value set elsewhere (a threshold dragged on a chart, a finding's "Preview fix"): as if
+  // typed into the knob's field. False for an unknown knob or a read-only panel.
+  bool setPendingValue(const std::string& knob, double value);
+  const KnobEditModel& edits() const { return model_; }
+  // Where a what-if preview shows its numbers (under the Apply button).
+  WhatIfTable& previewTable() { return *preview_; }
+  // Applies what is pending, as the Apply button does.
+  void applyEdits() { apply(); }
+
+ signals:
+  // The operator's unsent edits changed (typed, dragged, reverted or sent).
+  void editsChanged();
+
  protected:
   bool eventFilter(QObject* watched, QEvent* event) override;
 
@@ -39,6 +54,7 @@ class KnobsPanel : public TelemetryPanel {
   struct KnobRow {
     std::string name;
     QLineEdit* field = nullptr;
+    KnobSlider* slider = nullptr;  // the same pending value as the field
     QLabel* message = nullptr;  // why the text is refused, under the field
   };
   struct KnobGroup {
@@ -88,6 +104,7 @@ class KnobsPanel : public TelemetryPanel {
   QLabel* status_ = nullptr;
   QPushButton* apply_ = nullptr;
   QPushButton* revert_ = nullptr;
+  WhatIfTable* preview_ = nullptr;
 };
 
 }  // namespace kvscope

@@ -30,9 +30,15 @@ LatencyPanel::LatencyPanel(ViewState& view, QWidget* parent)
   table_->setVerticalHeaderLabels({tr("TTFT (s)"), tr("E2E (s)")});
   table_->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
-  table_->setMaximumHeight(table_->verticalHeader()->length() + table_->horizontalHeader()->height() + 6);
-  chart_->addSeries(tr("TTFT"), QColor(0x1f, 0x77, 0xb4));
-  chart_->addSeries(tr("E2E"), QColor(0xff, 0x7f, 0x0e));
+  // Both rows in view, never a scroll bar: the header and two rows, exactly.
+  table_->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  table_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  table_->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+  table_->setFixedHeight(table_->horizontalHeader()->sizeHint().height() + 2 * table_->verticalHeader()->defaultSectionSize() +
+                         2 * table_->frameWidth());
+  // One point per finished request: nothing to hold between two of them.
+  chart_->addSeries(tr("TTFT"), QColor(0x1f, 0x77, 0xb4), TimeSeriesChart::Style::Points);
+  chart_->addSeries(tr("E2E"), QColor(0xff, 0x7f, 0x0e), TimeSeriesChart::Style::Points);
   auto* top = new QHBoxLayout;
   top->addWidget(new QLabel(tr("Window:"), this));
   top->addWidget(window_);
@@ -52,7 +58,13 @@ void LatencyPanel::setWindowSeconds(double seconds) {
   since_table_.invalidate();
 }
 
+void LatencyPanel::refreshNow(const TelemetryStore& store) {
+  since_table_.invalidate();
+  refresh(store);
+}
+
 void LatencyPanel::refresh(const TelemetryStore& store) {
+  chart_->setHoldUntil(store.now());
   chart_->setSeriesData(0, store.ttftSeries());
   chart_->setSeriesData(1, store.e2eSeries());
   chart_->setMarkers(knobMarkers(store, view().from(), view().to()));

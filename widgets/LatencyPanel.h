@@ -18,6 +18,7 @@ class LatencyPanel : public TelemetryPanel {
  public:
   LatencyPanel(ViewState& view, QWidget* parent = nullptr);
   void refresh(const TelemetryStore& store) override;
+  void refreshNow(const TelemetryStore& store) override;
   double windowSeconds() const;
   void setWindowSeconds(double seconds);
   QTableWidget& table() { return *table_; }

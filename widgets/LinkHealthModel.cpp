@@ -1,5 +1,8 @@
 #include "LinkHealthModel.h"
 
+#include <QGuiApplication>
+#include <QPalette>
+
 #include <QBrush>
 #include <QColor>
 
@@ -57,13 +60,33 @@ int LinkHealthModel::columnCount(const QModelIndex& parent) const {
   return parent.isValid() ? 0 : static_cast<int>(decode_.size());
 }
 
+QString LinkHealthModel::unreachableReason(const QModelIndex& index) const {
+  if (!index.isValid()) return {};
+  for (const QString& end : {prefill_.value(index.row()), decode_.value(index.column())}) {
+    const auto it = health_.find(end.toStdString());
+    if (it != health_.end() && it->second.rfind("unreachable", 0) == 0) return end + QStringLiteral(" ") + QString::fromStdString(it->second);
+  }
+  return {};
+}
+
 QVariant LinkHealthModel::data(const QModelIndex& index, int role) const {
   const LinkSeries* link = linkAt(index);
   if (!link) return role == Qt::DisplayRole && index.isValid() ? QVariant(QStringLiteral("-")) : QVariant();
   const LinkGauges& g = link->latest;
+  if (const QString why = unreachableReason(index); !why.isEmpty()) {
+    switch (role) {
+      case Qt::DisplayRole: return QStringLiteral("unknown\n(worker unreachable)");
+      case Qt::ForegroundRole: return QBrush(QGuiApplication::palette().color(QPalette::Disabled, QPalette::Text));
+      case Qt::BackgroundRole: return QBrush(QGuiApplication::palette().color(QPalette::Disabled, QPalette::Window));
+      case Qt::ToolTipRole: return QStringLiteral("%1: state unknown, %2").arg(QString::fromStdString(link->name), why);
+      case Qt::UserRole: return -1;
+      case Qt::TextAlignmentRole: return QVariant::fromValue(Qt::AlignCenter);
+      default: return {};
+    }
+  }
   switch (role) {
     case Qt::DisplayRole:
-      return QStringLiteral("%1\nqueue %2 · %3 MB in flight")
+      return QStringLiteral("%1\nqueue %2\n%3 MB in flight")
           .arg(QString::fromLatin1(toString(g.state)))
           .arg(g.queue_depth)
           .arg(static_cast<double>(g.bytes_in_flight) / 1e6, 0, 'f', 1);

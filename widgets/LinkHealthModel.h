@@ -5,6 +5,8 @@
 #include <QAbstractTableModel>
 #include <QStringList>
 
+#include <map>
+#include <string>
 #include <vector>
 
 namespace kvscope {
@@ -17,6 +19,11 @@ class LinkHealthModel : public QAbstractTableModel {
  public:
   explicit LinkHealthModel(QObject* parent = nullptr);
   void refresh(const TelemetryStore& store);
+  // Per worker name, SourceStatus::worker_health's text: a link to (or from) a worker that cannot
+  // be reached is greyed out, its state unknown rather than "alive".
+  void setWorkerHealth(const std::map<std::string, std::string>& health) { health_ = health; }
+  // "" when both ends are reachable, else why the link's state is unknown.
+  QString unreachableReason(const QModelIndex& index) const;
 
   // The link in a cell, null when that pair has none (e.g. a unified cluster).
   const LinkSeries* linkAt(const QModelIndex& index) const;
@@ -29,7 +36,8 @@ class LinkHealthModel : public QAbstractTableModel {
  private:
   QStringList prefill_, decode_;
   std::vector<int> decode_workers_;          // store worker index of each column
-  std::vector<const LinkSeries*> cells_;     // row-major; pointers into the store, valid until the next refresh
+  std::vector<const LinkSeries*> cells_;
+  std::map<std::string, std::string> health_;     // row-major; pointers into the store, valid until the next refresh
 };
 
 }  // namespace kvscope

@@ -17,17 +17,23 @@ LinkHealthPanel::LinkHealthPanel(ViewState& view, QWidget* parent)
   grid_->setModel(model_);
   grid_->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
   grid_->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-  grid_->setWordWrap(true);
+  grid_->setWordWrap(false);  // two short lines per cell, elided rather than wrapped into a third
   failures_->setWordWrap(true);
   failures_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
-  layout->addWidget(grid_, 1);
+  layout->addWidget(grid_);
   layout->addWidget(failures_);
+  layout->addStretch(1);
 }
 
 void LinkHealthPanel::refresh(const TelemetryStore& store) {
   model_->refresh(store);
+  // As tall as its rows (up to eight prefill workers): no link hidden below a scroll.
+  const int rows = std::clamp(model_->rowCount(), 1, 8);
+  int height = grid_->horizontalHeader()->sizeHint().height() + 2 * grid_->frameWidth();
+  for (int r = 0; r < rows; ++r) height += r < model_->rowCount() ? grid_->verticalHeader()->sectionSize(r) : grid_->verticalHeader()->defaultSectionSize();
+  if (grid_->height() != height) grid_->setFixedHeight(height);
   // The most recent failures first, one line each: what an operator reads when a link is red.
   std::vector<const LinkSeries*> failed;
   for (const LinkSeries& l : store.links())

@@ -1,5 +1,7 @@
 #include "ReplayControlsPanel.h"
 
+#include <QSignalBlocker>
+
 #include <QAction>
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -161,8 +163,22 @@ void ReplayControlsPanel::refresh(const TelemetryStore& store) {
   const SourceStatus st = source_->status();
   if (st.end > 0 && scrubber_->end() != st.end && overview_) setSource(source_);
   scrubber_->setPosition(st.time);
+  // Only what applies: a served run of unknown length has no scrubber and no end, and jumps need
+  // the recording's overview (a served replay does not send one).
+  scrubber_->setVisible(st.end > 0);
+  for (QWidget* w : std::initializer_list<QWidget*>{kind_, previous_, next_}) w->setVisible(overview_ != nullptr);
   if (source_->capabilities().seek)
-    time_->setText(QStringLiteral("%1 / %2").arg(formatSimTime(st.time), formatSimTime(st.end)));
+    time_->setText(st.end > 0 ? QStringLiteral("%1 / %2").arg(formatSimTime(st.time), formatSimTime(st.end)) : formatSimTime(st.time));
+  // The run's real pace (a served replay may run at a speed this console never chose).
+  if (source_->capabilities().speed && st.speed != speed_->currentData().toDouble()) {
+    const QSignalBlocker quiet(speed_);
+    int i = speed_->findData(st.speed);
+    if (i < 0) {
+      speed_->addItem(st.speed > 0 ? QStringLiteral("%1x").arg(st.speed) : tr("max"), st.speed);
+      i = speed_->count() - 1;
+    }
+    speed_->setCurrentIndex(i);
+  }
   if (!pending_) return;
   // The aimed-at event once the replay has published it (its sequence number is the replay's).
   const auto [first, last] = store.discreteRange(pending_->time, pending_->time);

@@ -13,6 +13,9 @@ class TelemetryPanel : public QWidget {
  public:
   TelemetryPanel(ViewState& view, QWidget* parent = nullptr) : QWidget(parent), view_(view) {}
   virtual void refresh(const TelemetryStore& store) = 0;
+  // As refresh(), skipping any rate limit the panel keeps (a screenshot or a seek must show the
+  // store as it is now, not as of the last throttled recomputation).
+  virtual void refreshNow(const TelemetryStore& store) { refresh(store); }
 
  protected:
   ViewState& view() { return view_; }

@@ -1,83 +1,125 @@
 #pragma once
-// Our one time-series chart (Qt Charts is deprecated from Qt 6.10; a move to Qt Graphs stays in
-// this file). Draws each gauge's visible window decimated to min and max per pixel column with
-// QXYSeries::replace() (never append() in a loop), threshold lines, and knob-change markers and a
-// selected window painted over the plot. Wheel zooms and drag pans the range shared via ViewState.
-#include <QtCharts/QChartView>
-#include <QtCharts/QLineSeries>
-#include <QtCharts/QValueAxis>
+// Our one time-series chart, painted directly (the way an oscilloscope or PlotJuggler draws): for
+// every pixel column of the plot, one vertical run from the min to the max the series held in that
+// column's time (MinMaxSeries::envelope), so no zoom level, seek or sample rate can hide a spike or
+// draw a line through a gap. Gauges are sample-and-hold; point series (per-request latencies) are
+// not. Also: dashed threshold lines (optionally dragged to set a knob), knob-change markers, a
+// selected window, ghost series (a what-if preview), round axis ticks, wheel zoom and drag pan on
+// the range shared through ViewState, and a tooltip with each series' values at the cursor.
+#include <QWidget>
 
+#include <optional>
 #include <vector>
 
+#include "AxisTicks.h"
 #include "model/Ids.h"
+#include "telemetry/MinMaxSeries.h"
 
 namespace kvscope {
 
-class MinMaxSeries;
 class ViewState;
 
-class TimeSeriesChart : public QChartView {
+class TimeSeriesChart : public QWidget {
   Q_OBJECT
  public:
   struct Marker {
     SimTime time = 0;
     QString label;
   };
+  enum class Style { Gauge, Points, Ghost };
 
   TimeSeriesChart(ViewState& view, const QString& title, QWidget* parent = nullptr);
 
-  int addSeries(const QString& name, const QColor& color);
+  int addSeries(const QString& name, const QColor& color, Style style = Style::Gauge);
   void clearSeries();  // drops the data series (a new run), keeps thresholds
-  // Redraws series `index` from `data` over the view's range, values multiplied by `scale`.
-  // Call it for every series, index 0 first, once per frame: setting series 0 applies a pending
-  // change of the visible range (see applyRange()).
+  // Takes series `index`'s envelope from `data` over the view's range, values times `scale`.
   void setSeriesData(int index, const MinMaxSeries& data, double scale = 1.0);
+  void clearSeriesData(int index);  // draws nothing for it (e.g. a ghost with no preview)
+  // Gauges hold their newest sample up to here (the run's current time).
+  void setHoldUntil(SimTime now) { hold_until_ = now; }
   int seriesCount() const { return static_cast<int>(series_.size()); }
-  const QLineSeries* series(int index) const { return series_[static_cast<std::size_t>(index)]; }
+  QString seriesName(int index) const { return series_[static_cast<std::size_t>(index)].name; }
+  // What the last paint drew (or the next will) for series `index`: one entry per plot column.
+  const std::vector<EnvelopeColumn>& drawnColumns(int index) const { return series_[static_cast<std::size_t>(index)].columns; }
 
-  // A horizontal reference line (e.g. rho * capacity); replaced by label.
+  // A horizontal reference line (e.g. rho * capacity), replaced by label. A draggable one can be
+  // moved with the mouse within [drag_min, drag_max]: thresholdDragged while moving,
+  // thresholdDropped on release.
   void setThreshold(const QString& label, double value, const QColor& color);
+  void setDraggableThreshold(const QString& label, double drag_min, double drag_max);
+  std::optional<double> threshold(const QString& label) const;
   void setMarkers(std::vector<Marker> markers);
   const std::vector<Marker>& markers() const { return markers_; }
+  // Markers as drawn: those in the same few pixels merged into one label ("K=200, rho=0.9").
+  std::vector<Marker> drawnMarkers() const;
   void setHighlight(SimTime from, SimTime to);  // to <= from clears it
-  void setFixedYRange(double min, double max);  // otherwise the y axis fits the data
-  void setYLabelFormat(const QString& format);
+  void setFixedYRange(double min, double max);  // otherwise the y axis fits the data from 0
+  void setIntegerValues(bool integer) { integer_ = integer; }  // y ticks at whole numbers only
 
-  // Points handed to the chart by the last redraw of every series (the decimation's output).
-  int pointsLastDrawn() const { return points_last_drawn_; }
-  int plotColumns() const;
+  // Geometry, for tests and hit-testing: the plot rectangle (one pixel column per envelope
+  // column), the grid its columns cover, and the pixel row of a value.
+  QRect plotRect() const;
+  ColumnGrid grid() const;
+  int plotColumns() const { return plotRect().width(); }
+  int yOf(double value) const;
+  double valueAtY(int y) const;
+  double yMin() const { return y_min_; }
+  double yMax() const { return y_max_; }
+  QString tickLabelsY() const;  // the y axis labels, top to bottom, for tests ("100|80|...")
+
+ signals:
+  void thresholdDragged(const QString& label, double value);
+  void thresholdDropped(const QString& label, double value);
 
  protected:
-  void drawForeground(QPainter* painter, const QRectF& rect) override;
-  void changeEvent(QEvent* event) override;
+  void paintEvent(QPaintEvent* event) override;
+  void resizeEvent(QResizeEvent* event) override;
   void wheelEvent(QWheelEvent* event) override;
   void mousePressEvent(QMouseEvent* event) override;
   void mouseMoveEvent(QMouseEvent* event) override;
   void mouseReleaseEvent(QMouseEvent* event) override;
   void mouseDoubleClickEvent(QMouseEvent* event) override;
+  bool event(QEvent* event) override;
 
  private:
-  void applyPalette();
-  void onRangeChanged();
-  void applyRange(bool drop_stale_points);
+  struct Series {
+    QString name;
+    QColor color;
+    Style style = Style::Gauge;
+    std::vector<EnvelopeColumn> columns;
+    double max = 0;  // the largest drawn value, for the y axis
+  };
+  struct Threshold {
+    QString label;
+    double value = 0;
+    QColor color;
+    bool draggable = false;
+    double drag_min = 0, drag_max = 0;
+  };
+
   void fitY();
-  void placeThreshold(QLineSeries* line);
+  AxisTicks yTicks(int plot_height) const;
+  void paintAxes(QPainter& p, const QRect& plot);
+  void paintLegend(QPainter& p);
+  void paintOverlays(QPainter& p, const QRect& plot);
+  int leftMargin() const;
   SimTime timeAt(double x) const;
+  Threshold* thresholdNear(int y);
+  QString tooltipAt(const QPoint& pos) const;
 
   ViewState& view_;
-  QValueAxis* x_axis_;
-  QValueAxis* y_axis_;
-  std::vector<QLineSeries*> series_;
-  std::vector<double> series_max_;  // the drawn maximum of each series, for the y axis
-  std::vector<std::pair<QString, QLineSeries*>> thresholds_;
+  QString title_;
+  std::vector<Series> series_;
+  std::vector<Threshold> thresholds_;
   std::vector<Marker> markers_;
   SimTime highlight_from_ = 0, highlight_to_ = 0;
-  bool fixed_y_ = false;
-  bool range_pending_ = false;
-  int points_last_drawn_ = 0;
-  bool dragging_ = false;
-  QPointF drag_origin_;
+  SimTime hold_until_ = std::numeric_limits<SimTime>::min();
+  bool fixed_y_ = false, integer_ = false;
+  double y_min_ = 0, y_max_ = 1;
+  enum class Drag { None, Pan, Threshold } drag_ = Drag::None;
+  QPoint drag_origin_;
   SimTime drag_from_ = 0, drag_to_ = 0;
+  QString drag_label_;
 };
 
 }  // namespace kvscope

@@ -14,7 +14,7 @@ void ViewState::set(SimTime from, SimTime to) {
 
 void ViewState::advanceLive(SimTime now) {
   if (!follow_live_) return;
-  set(std::max<SimTime>(0, now - live_window_), std::max(now, live_window_));
+  set(std::max<SimTime>(0, now - live_window_), std::max(now, live_window_) + lookahead_);
 }
 
 void ViewState::setRange(SimTime from, SimTime to) {
@@ -46,6 +46,18 @@ void ViewState::selectWindow(SimTime from, SimTime to) {
   const SimTime margin = std::max<SimTime>(secondsToTime(5), (to - from) / 10);
   setRange(std::max<SimTime>(0, from - margin), to + margin);
   emit windowSelected(from, to);
+}
+
+void ViewState::highlightWorkers(const QStringList& subjects) {
+  if (subjects == highlighted_) return;
+  highlighted_ = subjects;
+  emit workersHighlighted(subjects);
+}
+
+bool ViewState::isHighlighted(const QString& worker) const {
+  for (const QString& s : highlighted_)
+    if (s == worker || s.endsWith(QStringLiteral("->") + worker) || s.startsWith(worker + QStringLiteral("->"))) return true;
+  return false;
 }
 
 void ViewState::clearSelection() {

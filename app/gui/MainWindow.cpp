@@ -5,26 +5,31 @@
 #include <QCloseEvent>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QScreen>
 #include <QSettings>
 #include <QStatusBar>
 
 #include "ViewState.h"
 #include "gui/ExportActions.h"
+#include "KnobsPanel.h"
 #include "gui/PanelDocks.h"
+#include "gui/PreviewController.h"
 #include "gui/RunSession.h"
 #include "gui/RunsDock.h"
 #include "gui/SourceFactory.h"
 #include "gui/SourceMenu.h"
+#include "gui/SweepForm.h"
 #include "gui/SweepWindow.h"
 
 namespace kvscope {
 
-MainWindow::MainWindow(QWidget* parent)
+MainWindow::MainWindow(Layout layout, QWidget* parent)
     : QMainWindow(parent),
       view_(new ViewState(this)),
       session_(new RunSession(this)),
       status_(new QLabel(this)),
-      counters_(new QLabel(this)) {
+      counters_(new QLabel(this)),
+      layout_(layout) {
   setWindowTitle("KVScope");
   setDockOptions(AnimatedDocks | AllowTabbedDocks | AllowNestedDocks);
   statusBar()->addWidget(status_, 1);
@@ -38,18 +43,47 @@ MainWindow::MainWindow(QWidget* parent)
   });
   connect(session_, &RunSession::sourceFailed, this,
           [this](const QString& message) { QMessageBox::warning(this, tr("Source failed"), message); });
-  QSettings settings;
-  restoreGeometry(settings.value("window/geometry").toByteArray());
-  restoreState(settings.value("window/state").toByteArray());
 }
 
 MainWindow::~MainWindow() = default;
+
+void MainWindow::showAtStart() {
+  QSettings settings;
+  if (screenshot_size_.isValid() || layout_ == Layout::Default) {
+    screenshot_ = screenshot_size_.isValid();
+    resize(screenshot_ ? screenshot_size_ : screen()->availableGeometry().size());
+  } else if (restoreGeometry(settings.value("window/geometry").toByteArray())) {
+    layout_restored_ = restoreState(settings.value("window/state").toByteArray());
+    show();
+    return;
+  } else {
+    setGeometry(screen()->availableGeometry());
+  }
+  if (screenshot_) show();
+  else showMaximized();
+  // Re-docking asks the layout for the docks' preferred sizes, which may grow a window that is
+  // not maximized by a window manager (offscreen, Xvfb): the size asked for wins.
+  if (screenshot_) resize(screenshot_size_);
+}
+
+// The default layout depends on the window's size, known only once it is shown.
+void MainWindow::showEvent(QShowEvent* event) {
+  QMainWindow::showEvent(event);
+  if (shown_once_) return;
+  shown_once_ = true;
+  if (!layout_restored_) docks_->applyDefaultLayout();
+}
+
+void MainWindow::resetLayout() {
+  docks_->applyDefaultLayout();
+}
 
 void MainWindow::buildMenus() {
   QMenu* file = menuBar()->addMenu(tr("&File"));
   QMenu* run = menuBar()->addMenu(tr("&Run"));
   QMenu* view = menuBar()->addMenu(tr("&View"));
   docks_ = new PanelDocks(*this, *view_, *view);
+  preview_ = new PreviewController(*session_, *view_, docks_->knobs(), docks_->kvPools(), docks_->knobs().previewTable(), this);
   runs_ = new RunsDock(*this, *session_, *view_, *view);  // a live sweep's runs, once one is marked
   source_menu_ = new SourceMenu(*this, *file);
   file->addAction(tr("New s&weep..."), this, [this] { showSweepWindow(); });
@@ -65,6 +99,8 @@ void MainWindow::buildMenus() {
   pause->setShortcutContext(Qt::ApplicationShortcut);
   QAction* live = run->addAction(tr("Follow &live"), this, [this] { view_->setFollowLive(true); });
   live->setShortcut(Qt::Key_End);
+  view->addSeparator();
+  view->addAction(tr("&Reset layout"), this, &MainWindow::resetLayout);
 }
 
 void MainWindow::openSource(std::unique_ptr<Source> source) {
@@ -85,6 +121,8 @@ SweepWindow& MainWindow::showSweepWindow() {
       }
     });
   }
+  // New sweeps start from what the console runs now.
+  if (const auto& run = session_->store().run(); run && !sweep_->isVisible()) sweep_->form().setScenario(QString::fromStdString(run->scenario));
   sweep_->show();
   sweep_->raise();
   return *sweep_;
@@ -128,9 +166,11 @@ void MainWindow::updateStatus() {
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
-  QSettings settings;
-  settings.setValue("window/geometry", saveGeometry());
-  settings.setValue("window/state", saveState());
+  if (!screenshot_) {  // a headless screenshot's size is not the user's window
+    QSettings settings;
+    settings.setValue("window/geometry", saveGeometry());
+    settings.setValue("window/state", saveState());
+  }
   session_->close();
   event->accept();
 }

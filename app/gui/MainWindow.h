@@ -3,12 +3,14 @@
 // run session to the panels. Panels live in PanelDocks, source choices in SourceMenu.
 #include <QLabel>
 #include <QMainWindow>
+#include <QSize>
 
 #include <memory>
 
 namespace kvscope {
 
 class PanelDocks;
+class PreviewController;
 class RunSession;
 class RunsDock;
 class Source;
@@ -19,14 +21,23 @@ class ViewState;
 class MainWindow : public QMainWindow {
   Q_OBJECT
  public:
-  explicit MainWindow(QWidget* parent = nullptr);
+  // Saved: the user's window geometry and dock layout from the last session, when there is one.
+  enum class Layout { Saved, Default };
+  explicit MainWindow(Layout layout = Layout::Default, QWidget* parent = nullptr);
   ~MainWindow() override;
+
+  // Shows the window: the saved geometry and layout, or (first start, or Layout::Default) the
+  // screen's available size, maximized, with the default layout; a screenshot size wins over both.
+  void showAtStart();
+  void setScreenshotSize(QSize size) { screenshot_size_ = size; }
+  void resetLayout();  // View > Reset layout
 
   void openSource(std::unique_ptr<Source> source);
   RunSession& session() { return *session_; }
   PanelDocks& docks() { return *docks_; }
   RunsDock& runs() { return *runs_; }
   ViewState& view() { return *view_; }
+  PreviewController& preview() { return *preview_; }
   QString statusText() const { return status_->text(); }
 
   void togglePause();
@@ -35,6 +46,7 @@ class MainWindow : public QMainWindow {
 
  protected:
   void closeEvent(QCloseEvent* event) override;
+  void showEvent(QShowEvent* event) override;
 
  private:
   void onFrame();
@@ -47,8 +59,14 @@ class MainWindow : public QMainWindow {
   RunsDock* runs_ = nullptr;
   SourceMenu* source_menu_ = nullptr;
   SweepWindow* sweep_ = nullptr;
+  PreviewController* preview_ = nullptr;
   QLabel* status_;
   QLabel* counters_;
+  Layout layout_;
+  QSize screenshot_size_;
+  bool screenshot_ = false;
+  bool layout_restored_ = false;  // the user's saved layout is in place: never replaced on show
+  bool shown_once_ = false;
 };
 
 }  // namespace kvscope

@@ -1,6 +1,8 @@
 #include "gui/PanelDocks.h"
 
 #include <QDockWidget>
+
+#include <algorithm>
 #include <QMainWindow>
 #include <QMenu>
 
@@ -12,6 +14,7 @@
 #include "KnobsPanel.h"
 #include "KvPoolPanel.h"
 #include "LatencyPanel.h"
+#include "LinkHealthModel.h"
 #include "LinkHealthPanel.h"
 #include "ReplayControlsPanel.h"
 #include "ViewState.h"
@@ -28,28 +31,77 @@ PanelDocks::PanelDocks(QMainWindow& window, ViewState& view, QMenu& view_menu)
   panels_.push_back(kv_pools_);
   seen_.emplace_back();
 
-  // The default layout for 1600x1000; a user's own is restored over it from QSettings.
   decode_load_ = new DecodeLoadPanel(view_, &window_);
-  QDockWidget* load = addDock(decode_load_, tr("Decode load"), "decodeLoad", Qt::TopDockWidgetArea);
+  addDock(decode_load_, tr("Decode load"), "decodeLoad", Qt::TopDockWidgetArea);
   knobs_ = new KnobsPanel(view_, &window_);
-  QDockWidget* knobs = addDock(knobs_, tr("Knobs"), "knobs", Qt::LeftDockWidgetArea);
-  QDockWidget* diagnosis = addDock(new DiagnosisPanel(view_, &window_), tr("Diagnosis"), "diagnosis", Qt::LeftDockWidgetArea);
-  QDockWidget* links = addDock(new LinkHealthPanel(view_, &window_), tr("Mooncake links"), "linkHealth", Qt::RightDockWidgetArea);
-  QDockWidget* latency = addDock(new LatencyPanel(view_, &window_), tr("Latency and failures"), "latency", Qt::RightDockWidgetArea);
+  addDock(knobs_, tr("Knobs"), "knobs", Qt::LeftDockWidgetArea);
+  auto* diagnosis = new DiagnosisPanel(view_, &window_);
+  addDock(diagnosis, tr("Diagnosis"), "diagnosis", Qt::LeftDockWidgetArea);
+  links_ = new LinkHealthPanel(view_, &window_);
+  addDock(links_, tr("Mooncake links"), "linkHealth", Qt::RightDockWidgetArea);
+  addDock(new LatencyPanel(view_, &window_), tr("Latency and failures"), "latency", Qt::RightDockWidgetArea);
   replay_ = new ReplayControlsPanel(view_, &window_);
   replay_dock_ = addDock(replay_, tr("Replay"), "replay", Qt::BottomDockWidgetArea);
-  QDockWidget* timeline = addDock(new EventTimelinePanel(view_, &window_), tr("Event timeline"), "timeline", Qt::BottomDockWidgetArea);
+  addDock(new EventTimelinePanel(view_, &window_), tr("Event timeline"), "timeline", Qt::BottomDockWidgetArea);
   QDockWidget* inspector = addDock(new DecisionInspectorPanel(view_, &window_), tr("Decision inspector"), "decisions", Qt::BottomDockWidgetArea);
-  window_.tabifyDockWidget(timeline, inspector);
-  window_.splitDockWidget(replay_dock_, timeline, Qt::Vertical);  // a slim bar above the timeline
-  timeline->raise();
-  window_.splitDockWidget(knobs, diagnosis, Qt::Vertical);
-  window_.splitDockWidget(links, latency, Qt::Vertical);
-  window_.resizeDocks({knobs, links}, {360, 400}, Qt::Horizontal);
-  window_.resizeDocks({load, timeline}, {150, 300}, Qt::Vertical);
-  replay_dock_->hide();
+  // The worker table and the timeline span the whole width: every column and row in view.
+  window_.setCorner(Qt::TopLeftCorner, Qt::TopDockWidgetArea);
+  window_.setCorner(Qt::TopRightCorner, Qt::TopDockWidgetArea);
+  window_.setCorner(Qt::BottomLeftCorner, Qt::BottomDockWidgetArea);
+  window_.setCorner(Qt::BottomRightCorner, Qt::BottomDockWidgetArea);
+  applyDefaultLayout();
+  // A threshold dragged on a chart is a pending knob value, as if typed.
+  connect(kv_pools_, &KvPoolPanel::knobDragged, knobs_,
+          [this](const std::string& knob, double value) { knobs_->setPendingValue(knob, value); });
+  connect(diagnosis, &DiagnosisPanel::subjectsSelected, &view_, &ViewState::highlightWorkers);
+  // A finding's knob fix: previewed as pending edits, or applied at once.
+  auto setPending = [this](const std::map<std::string, double>& knobs) {
+    for (const auto& [name, value] : knobs) knobs_->setPendingValue(name, value);
+  };
+  connect(diagnosis, &DiagnosisPanel::fixPreviewRequested, knobs_, setPending);
+  connect(diagnosis, &DiagnosisPanel::fixApplyRequested, knobs_, [this, setPending](const std::map<std::string, double>& knobs) {
+    setPending(knobs);
+    knobs_->applyEdits();
+  });
   // A request picked anywhere (timeline, table) shows its decision.
   connect(&view_, &ViewState::requestSelected, inspector, [inspector] { inspector->raise(); });
+}
+
+void PanelDocks::applyDefaultLayout() {
+  auto dock = [this](const char* name) { return window_.findChild<QDockWidget*>(QString::fromLatin1(name) + "Dock"); };
+  for (const Placed& p : placed_) {
+    p.dock->setFloating(false);
+    window_.addDockWidget(p.area, p.dock);  // back where it belongs, in creation order
+    p.dock->setVisible(p.dock != replay_dock_ || (source_ && source_->capabilities().seek));
+  }
+  QDockWidget* knobs = dock("knobs");
+  QDockWidget* diagnosis = dock("diagnosis");
+  QDockWidget* links = dock("linkHealth");
+  QDockWidget* latency = dock("latency");
+  QDockWidget* timeline = dock("timeline");
+  QDockWidget* inspector = dock("decisions");
+  window_.splitDockWidget(replay_dock_, timeline, Qt::Vertical);  // a slim bar above the timeline
+  window_.tabifyDockWidget(timeline, inspector);
+  timeline->raise();
+  // Below ~950 px the side columns cannot stack two panels each at their minimum height: tabs
+  // (the diagnosis and the links in front: they say what is wrong).
+  const QSize size = window_.size();
+  if (size.height() < 950) {
+    window_.tabifyDockWidget(knobs, diagnosis);
+    diagnosis->raise();
+    window_.tabifyDockWidget(links, latency);
+    links->raise();
+  } else {
+    window_.splitDockWidget(knobs, diagnosis, Qt::Vertical);
+    window_.splitDockWidget(links, latency, Qt::Vertical);
+    window_.resizeDocks({knobs, diagnosis}, {3, 2}, Qt::Vertical);  // the knob list is the longer
+  }
+  const int side = std::clamp(size.width() * 25 / 100, 300, 460);
+  window_.resizeDocks({knobs, links}, {side, std::clamp(size.width() * 26 / 100, 320, 520)}, Qt::Horizontal);
+  window_.resizeDocks({dock("decodeLoad"), timeline}, {decode_load_->sizeHint().height(), std::clamp(size.height() * 34 / 100, 250, 340)},
+                      Qt::Vertical);
+  if (size.height() >= 950)
+    window_.resizeDocks({links, latency}, {links->widget()->minimumSizeHint().height() + 90, 420}, Qt::Vertical);
 }
 
 QDockWidget* PanelDocks::addDock(TelemetryPanel* panel, const QString& title, const QString& object_name,
@@ -60,6 +112,7 @@ QDockWidget* PanelDocks::addDock(TelemetryPanel* panel, const QString& title, co
   dock->setWidget(panel);
   window_.addDockWidget(area, dock);
   view_menu_.addAction(dock->toggleViewAction());
+  placed_.push_back({dock, area});
   panels_.push_back(panel);
   seen_.emplace_back();
   return dock;
@@ -83,7 +136,9 @@ void PanelDocks::setSource(Source* source) {
 void PanelDocks::refresh(const TelemetryStore& store, bool force) {
   // Health comes from the source's status, as the status bar's does (a live session asks its scrapers; a remote
   // source keeps what WorkerHealthChanged events said).
-  decode_load_->model().setWorkerHealth(source_ ? source_->status().worker_health : std::map<std::string, std::string>{});
+  const std::map<std::string, std::string> health = source_ ? source_->status().worker_health : std::map<std::string, std::string>{};
+  decode_load_->model().setWorkerHealth(health);
+  links_->model().setWorkerHealth(health);
   for (std::size_t i = 0; i < panels_.size(); ++i) {
     TelemetryPanel* p = panels_[i];
     Seen& seen = seen_[i];
@@ -92,7 +147,8 @@ void PanelDocks::refresh(const TelemetryStore& store, bool force) {
                        (visible && !seen.visible);
     seen.visible = visible;
     if (!force && (!visible || !moved)) continue;
-    p->refresh(store);
+    if (force) p->refreshNow(store);
+    else p->refresh(store);
     seen = {store.revision(), view_.from(), view_.to(), visible};
   }
 }

@@ -21,12 +21,17 @@ class Source;
 class KnobsPanel;
 class KvPoolPanel;
 class DecodeLoadPanel;
+class LinkHealthPanel;
 class ReplayControlsPanel;
 
 class PanelDocks : public QObject {
   Q_OBJECT
  public:
   PanelDocks(QMainWindow& window, ViewState& view, QMenu& view_menu);
+
+  // The default layout for the window's current size: every panel docked where it belongs, none
+  // below its minimum size at 1280x800 and up (View > Reset layout; the first start).
+  void applyDefaultLayout();
 
   void refresh(const TelemetryStore& store, bool force = false);
   void setSource(Source* source);
@@ -46,10 +51,16 @@ class PanelDocks : public QObject {
   QMenu& view_menu_;
   KvPoolPanel* kv_pools_ = nullptr;
   DecodeLoadPanel* decode_load_ = nullptr;
+  LinkHealthPanel* links_ = nullptr;
   KnobsPanel* knobs_ = nullptr;
   ReplayControlsPanel* replay_ = nullptr;
   Source* source_ = nullptr;  // for its workers' health (a live cluster's), read each frame
   QDockWidget* replay_dock_ = nullptr;
+  struct Placed {
+    QDockWidget* dock;
+    Qt::DockWidgetArea area;
+  };
+  std::vector<Placed> placed_;  // each dock with its default area, in creation order
   std::vector<TelemetryPanel*> panels_;
   struct Seen {
     std::uint64_t revision = ~0ull;

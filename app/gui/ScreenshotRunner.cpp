@@ -1,10 +1,18 @@
 #include "gui/ScreenshotRunner.h"
 
 #include <QApplication>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QSaveFile>
 #include <QTimer>
 
 #include <cstdio>
 
+#include "DecodeLoadModel.h"
+#include "DecodeLoadPanel.h"
+#include "DiagnosisPanel.h"
+#include "FindingsModel.h"
 #include "gui/ExportActions.h"
 #include "gui/MainWindow.h"
 #include "gui/PanelDocks.h"
@@ -41,7 +49,44 @@ void ScreenshotRunner::onFrame() {
   ExportActions exporter(window_, window_.session());
   done_ = false;
   if (!exporter.saveWindowPng(path_, &error)) return finish(1, QStringLiteral("kvscope: ") + error);
+  if (!summary_path_.isEmpty()) {
+    QSaveFile file(summary_path_);
+    if (!file.open(QIODevice::WriteOnly) || file.write(summaryJson(window_)) < 0 || !file.commit())
+      return finish(1, QStringLiteral("kvscope: cannot write %1: %2").arg(summary_path_, file.errorString()));
+  }
   finish(0, QStringLiteral("kvscope: saved %1 at simulated %2 s").arg(path_).arg(timeToSeconds(store.now()), 0, 'f', 1));
+}
+
+QByteArray ScreenshotRunner::summaryJson(MainWindow& window) {
+  QJsonObject root;
+  const TelemetryStore& store = window.session().store();
+  root["time_s"] = timeToSeconds(store.now());
+  root["size"] = QJsonArray{window.width(), window.height()};
+  QJsonArray findings;
+  auto* diagnosis = qobject_cast<DiagnosisPanel*>(window.docks().panel("diagnosis"));
+  for (const Finding& f : diagnosis->model()->findings()) {
+    QJsonArray subjects;
+    for (const std::string& s : f.subjects) subjects.append(QString::fromStdString(s));
+    findings.append(QJsonObject{{"mode", QString::fromStdString(f.mode)},
+                                {"name", QString::fromStdString(f.name)},
+                                {"subjects", subjects},
+                                {"start_s", f.window_start_s},
+                                {"end_s", f.window_end_s}});
+  }
+  root["findings"] = findings;
+  QJsonArray workers;
+  const DecodeLoadModel& load = window.docks().decodeLoad().model();
+  for (int row = 0; row < load.rowCount(); ++row) {
+    const WorkerState& s = load.state(row);
+    const WorkerRole role = store.workers()[static_cast<std::size_t>(s.store_index)].info.role;
+    workers.append(QJsonObject{{"id", QString::fromStdString(s.worker)},
+                               {"role", QString::fromLatin1(toString(role))},
+                               {"state", QString::fromLatin1(toString(s.kind))},
+                               {"cause", QString::fromStdString(s.cause)}});
+  }
+  root["workers"] = workers;
+  root["workers_not_listed"] = load.hiddenCount();
+  return QJsonDocument(root).toJson(QJsonDocument::Indented);
 }
 
 void ScreenshotRunner::finish(int code, const QString& message) {

@@ -9,6 +9,7 @@
 
 #include "gui/MainWindow.h"
 #include "gui/SourceFactory.h"
+#include "gui/RunSession.h"
 #include "scenario/Scenario.h"
 
 namespace kvscope {
@@ -43,12 +44,25 @@ SourceMenu::SourceMenu(MainWindow& window, QMenu& file) : QObject(&window), wind
 }
 
 bool SourceMenu::open(const SourceSpec& spec) {
+  std::unique_ptr<Source> source;
   try {
-    window_.openSource(makeSource(spec));
+    source = makeSource(spec);  // checked first: a bad file never costs the running session
   } catch (const std::exception& e) {
     QMessageBox::warning(&window_, tr("Cannot open"), QString::fromStdString(e.what()));
     return false;
   }
+  // Replacing a session that is still going drops what the console holds of it: ask first.
+  if (Source* current = window_.session().source()) {
+    const SourceState state = current->status().state;
+    if (state != SourceState::Finished && state != SourceState::Failed &&
+        QMessageBox::question(&window_, tr("Replace the running session?"),
+                              tr("%1 is still running. Open %2 instead? What the console shows of the running session "
+                                 "is dropped (a served or recorded run itself is not affected).")
+                                  .arg(QString::fromStdString(current->description()), QString::fromStdString(source->description())),
+                              QMessageBox::Open | QMessageBox::Cancel, QMessageBox::Cancel) != QMessageBox::Open)
+      return false;
+  }
+  window_.openSource(std::move(source));
   remember(spec);
   return true;
 }
@@ -57,11 +71,18 @@ void SourceMenu::newSimulation() {
   QStringList names;
   for (const std::string& n : Scenario::bundledNames()) names << QString::fromStdString(n);
   names << tr("Other scenario file...");
+  // The current run's scenario and knobs by default: "the same again, from the start".
+  const TelemetryStore& store = window_.session().store();
+  const QString current = store.run() ? QString::fromStdString(store.run()->scenario) : QString();
+  const int preselected = std::max(0, static_cast<int>(names.indexOf(current)));
   bool ok = false;
-  const QString choice = QInputDialog::getItem(&window_, tr("New simulation"), tr("Scenario:"), names, 0, false, &ok);
+  const QString choice = QInputDialog::getItem(&window_, tr("New simulation"),
+                                               current.isEmpty() ? tr("Scenario:") : tr("Scenario (knobs as now when it is the current one):"),
+                                               names, preselected, false, &ok);
   if (!ok) return;
   SourceSpec spec;
   spec.target = choice.toStdString();
+  if (choice == current) spec.knobs = store.knobs();
   if (choice == names.back()) {
     const QString file = QFileDialog::getOpenFileName(&window_, tr("Scenario file"), {}, tr("Scenarios (*.json)"));
     if (file.isEmpty()) return;

@@ -3,6 +3,8 @@
 // the window after --run-for simulated seconds and exits (for reports and tests).
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QScreen>
+#include <QSize>
 #include <QTimer>
 
 #include <cstdio>
@@ -68,15 +70,8 @@ SourceSpec specFrom(const QCommandLineParser& args, bool screenshot) {
   }
   return spec;
 }
-}  // namespace
 
-int main(int argc, char** argv) {
-  QApplication app(argc, argv);
-  QApplication::setOrganizationName("KVScope");
-  QApplication::setApplicationName("kvscope");
-  QApplication::setApplicationVersion(KVSCOPE_VERSION);
-
-  QCommandLineParser args;
+void describe(QCommandLineParser& args) {
   args.setApplicationDescription(
       "KVScope: a console for KV-cache-aware routing on P/D-disaggregated LLM clusters.\n"
       "Without a source option it simulates the bundled e3-load-floor scenario at 10x real time.");
@@ -93,14 +88,59 @@ int main(int argc, char** argv) {
       {"set", "Knob override for the simulation, repeatable (e.g. --set K=200).", "NAME=VALUE"},
       {"screenshot", "Render the window to FILE.png after --run-for simulated seconds, then exit.", "FILE.png"},
       {"run-for", "Simulated seconds before --screenshot is taken.", "SECONDS"},
+      {"summary", "With --screenshot: also write what the window shows as JSON (findings, workers' states).",
+       "FILE.json"},
+      {"size", "With --screenshot: the window's size (default: the screen's available size).", "WxH"},
   });
+}
+
+// --help and --version need no display: answered before a QApplication would open one.
+bool wantsTextOnly(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const QByteArray a(argv[i]);
+    if (a == "-h" || a == "--help" || a == "--help-all" || a == "-v" || a == "--version") return true;
+  }
+  return false;
+}
+
+QSize parseSize(const QString& text) {
+  const QStringList parts = text.split('x');
+  bool w_ok = false, h_ok = false;
+  const int w = parts.size() == 2 ? parts[0].toInt(&w_ok) : 0;
+  const int h = parts.size() == 2 ? parts[1].toInt(&h_ok) : 0;
+  if (!w_ok || !h_ok || w < 640 || h < 400 || w > 8192 || h > 8192)
+    usageError("--size: expected WIDTHxHEIGHT, at least 640x400 (e.g. 1600x1000), got '" + text + "'");
+  return {w, h};
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (wantsTextOnly(argc, argv)) {
+    QCoreApplication app(argc, argv);
+    QCoreApplication::setApplicationVersion(KVSCOPE_VERSION);
+    QCommandLineParser args;
+    describe(args);
+    args.process(app);  // prints and exits
+    return 0;
+  }
+  QApplication app(argc, argv);
+  QApplication::setOrganizationName("KVScope");
+  QApplication::setApplicationName("kvscope");
+  QApplication::setApplicationVersion(KVSCOPE_VERSION);
+
+  QCommandLineParser args;
+  describe(args);
   args.process(app);
   const bool screenshot = args.isSet("screenshot");
   if (screenshot != args.isSet("run-for")) usageError("--screenshot and --run-for go together");
+  if (!screenshot && (args.isSet("summary") || args.isSet("size"))) usageError("--summary and --size go with --screenshot");
   const SourceSpec spec = specFrom(args, screenshot);
 
-  MainWindow window;
-  if (screenshot) window.resize(1600, 1000);
+  // A screenshot is of the default layout at a stated size, never of a user's saved one.
+  MainWindow window(screenshot ? MainWindow::Layout::Default : MainWindow::Layout::Saved);
+  if (screenshot)
+    window.setScreenshotSize(args.isSet("size") ? parseSize(args.value("size"))
+                                                : QGuiApplication::primaryScreen()->availableGeometry().size());
   std::unique_ptr<Source> source;
   try {
     source = makeSource(spec);
@@ -108,10 +148,11 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "kvscope: %s\n", e.what());
     return 1;
   }
-  window.show();
+  window.showAtStart();
   window.openSource(std::move(source));
   if (screenshot) {
     auto* runner = new ScreenshotRunner(window, args.value("screenshot"), args.value("run-for").toDouble());
+    runner->setSummaryPath(args.value("summary"));
     runner->start();
   }
   return app.exec();

@@ -3,10 +3,6 @@
 #include <algorithm>
 #include <limits>
 
-#include <google/protobuf/io/coded_stream.h>
-
-#include "convert/EventConvert.h"
-#include "kvscope/v1/events.pb.h"
 #include "model/Error.h"
 #include "recording/KvrecReader.h"
 
@@ -15,20 +11,6 @@ namespace kvscope {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-// The payload's field number in a serialised kvscope.v1.Event (0 when there is none), read from the
-// tags alone: the scan at open decodes only the rare knob and policy changes, not every event.
-int payloadField(std::string_view bytes) {
-  google::protobuf::io::CodedInputStream in(reinterpret_cast<const std::uint8_t*>(bytes.data()),
-                                            static_cast<int>(bytes.size()));
-  while (const std::uint32_t tag = in.ReadTag()) {
-    const auto field = static_cast<int>(tag >> 3);
-    if (field != v1::Event::kSeqFieldNumber && field != v1::Event::kTimeUsFieldNumber) return field;
-    std::uint64_t ignored = 0;
-    if ((tag & 7) != 0 || !in.ReadVarint64(&ignored)) return 0;  // seq and time_us are varints
-  }
-  return 0;
-}
 
 // At most this much wall time (or this many events) per slice of publishing, so control calls and
 // stop() are looked at often even at full speed.
@@ -54,18 +36,8 @@ void RecordingReplay::scan(const std::string& path) {
   auto reader = KvrecReader::open(path, &error);
   if (!reader) throw InputError(error);  // RecordingPlayer opened it a moment ago: changed on disk
   KvrecFrame frame;
-  v1::Event proto;
-  Event event;
   while (reader->next(frame)) {
-    const int field = payloadField(frame.payload);
-    if (field != v1::Event::kKnobFieldNumber && field != v1::Event::kPolicyFieldNumber) continue;
-    // One that does not decode is skipped here, and reported by the player when it reaches it.
-    if (!proto.ParseFromArray(frame.payload.data(), static_cast<int>(frame.payload.size())) ||
-        !fromProto(proto, &event, nullptr))
-      continue;
-    if (const auto* k = std::get_if<KnobChanged>(&event.payload)) changes_.push_back({event.time, *k});
-    if (const auto* p = std::get_if<PolicyChanged>(&event.payload)) changes_.push_back({event.time, *p});
-  }
+  }  // reading it all is what finds the damage
   for (const auto& p : reader->problems()) damage_.problems.push_back(p.message);
   const auto stats = reader->stats();
   damage_.frames = stats.frames;
@@ -209,39 +181,23 @@ void RecordingReplay::apply(RunControlChanged change) {
 }
 
 void RecordingReplay::restate(SimTime time) {
-  // From the keyframe before `time` (strictly: a Snapshot at `time` itself is still to come), read
-  // up to `time`: the events before it are the past the restatement sums up.
-  player_->seek(time - 1);
+  // The run from its start up to `time`, unpaced: the header's RunStarted, then every recorded event
+  // before `time` (its knob changes among them). A client that starts over on RunStarted so rebuilds
+  // its charts, timeline, tables and diagnosis exactly as they stood at `time`: a seek never drops
+  // what came before it. It costs one read of the recording up to `time`.
+  player_->seek(std::numeric_limits<SimTime>::min());
   pending_.reset();
-  std::optional<Event> snapshot;
+  publish(Event{0, 0, player_->run()});
   Event e;
   while (player_->next(e)) {
+    if (std::holds_alternative<RunStarted>(e.payload)) continue;  // the header's stands for it
     if (e.time >= time) {
       pending_ = std::move(e);
       break;
     }
-    if (std::holds_alternative<Snapshot>(e.payload)) snapshot = std::move(e);
+    publish(std::move(e));
   }
-  if (pending_ && std::holds_alternative<RunStarted>(pending_->payload)) advance();
   at_end_ = !pending_;
-  publish(Event{0, snapshot ? snapshot->time : time, runBefore(time)});
-  if (snapshot) publish(std::move(*snapshot));
-}
-
-RunStarted RecordingReplay::runBefore(SimTime time) const {
-  RunStarted run = player_->run();
-  for (const auto& c : changes_) {
-    if (c.time >= time) continue;
-    if (const auto* k = std::get_if<KnobChanged>(&c.change)) {
-      auto it = std::find_if(run.knobs.begin(), run.knobs.end(), [&](const auto& kv) { return kv.first == k->name; });
-      if (it != run.knobs.end()) it->second = k->new_value;
-      else run.knobs.emplace_back(k->name, k->new_value);
-      if (k->name == "rho") run.rho = k->new_value;
-    } else {
-      run.policy = std::get<PolicyChanged>(c.change).new_policy;
-    }
-  }
-  return run;
 }
 
 bool RecordingReplay::publishDue(SimTime due) {

@@ -6,9 +6,9 @@
 // The published stream numbers its events itself (0, 1, 2, ... in publishing order; each event keeps
 // its recorded time), so jumping back never makes a sequence number go down, and the telemetry
 // hub's Subscribe(from_seq) keeps its meaning. The stream opens with RunStarted from the
-// recording's header. After a seek to T it restates the run as it stood just before T, so a client
-// can reset its view: RunStarted (the header's metadata with the knobs and policy then in effect),
-// the latest Snapshot before T, then RunControlChanged{Seek}; then the recorded events from T on.
+// recording's header. After a seek to T it restates the run up to T, unpaced, so a client can
+// rebuild its view as it stood at T: RunStarted (the header's), every recorded event before T,
+// then RunControlChanged{Seek}; then the recorded events from T on, paced again.
 // Recorded RunStarted frames are not published again (the header holds the same metadata).
 #include <atomic>
 #include <chrono>
@@ -31,9 +31,9 @@ namespace kvscope {
 
 class RecordingReplay : public RunControl {
  public:
-  // Opens the recording and scans it once (for the knob and policy changes a seek restates, and for
-  // damage). Throws InputError naming the file when it cannot be read as a recording. `sinks` are
-  // called on the replay's thread and must hand data off quickly.
+  // Opens the recording and scans it once (for damage and the end time). Throws InputError naming
+  // the file when it cannot be read as a recording. `sinks` are called on the replay's thread and
+  // must hand data off quickly.
   RecordingReplay(const std::string& path, std::vector<EventSink*> sinks);
   ~RecordingReplay() override;  // stops and joins
 
@@ -64,20 +64,14 @@ class RecordingReplay : public RunControl {
   SimTime simTime() const override { return position_.load(); }
 
  private:
-  struct ControlChange {  // a recorded knob or policy change, for restating the run after a seek
-    SimTime time = 0;
-    std::variant<KnobChanged, PolicyChanged> change;
-  };
-
   void scan(const std::string& path);
   void loop();
   // Queues a control change for the thread (mutex held); returns its ticket.
   std::uint64_t enqueue(RunAction action, SimTime target, std::string who);
   void apply(RunControlChanged change);  // thread: publish it, seeking first for a Seek
-  // Thread: positions the player at the first event at or after `time` and publishes the run as it
-  // stood before it (RunStarted, then the latest earlier Snapshot when there is one).
+  // Thread: publishes RunStarted and every event before `time`, then positions the player at the
+  // first event at or after it.
   void restate(SimTime time);
-  RunStarted runBefore(SimTime time) const;
   // Thread: publishes the pending events due by `due` (a bounded slice of them); true at the end.
   bool publishDue(SimTime due);
   void publish(Event e);
@@ -85,7 +79,6 @@ class RecordingReplay : public RunControl {
 
   std::unique_ptr<RecordingPlayer> player_;  // the thread's once started
   std::vector<EventSink*> sinks_;
-  std::vector<ControlChange> changes_;
   RecordingDamage damage_;
   SimTime end_ = 0;
 

@@ -15,9 +15,8 @@ std::string EmbeddedSimulationSource::description() const { return "simulation "
 
 void EmbeddedSimulationSource::start() {
   if (runner_ || !prepared_) return;
-  runner_ = std::make_unique<SimulationRunner>(std::move(prepared_->scenario), std::move(prepared_->workload),
-                                               std::vector<EventSink*>{&staging_});
-  prepared_.reset();
+  // A copy: the run's start stays at hand for what-if previews, which replay it.
+  runner_ = std::make_unique<SimulationRunner>(prepared_->scenario, prepared_->workload, std::vector<EventSink*>{&staging_});
   runner_->start(speed_);
 }
 

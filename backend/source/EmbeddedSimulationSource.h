@@ -20,6 +20,8 @@ class EmbeddedSimulationSource : public RunControlSource {
   void stop() override;
 
   SimulationRunner& runner() { return *runner_; }
+  // The scenario and workload the run started from (what a what-if preview replays).
+  const PreparedRun& prepared() const { return *prepared_; }
 
  protected:
   RunControl* control() const override { return runner_.get(); }

@@ -57,7 +57,10 @@ void DiagnosisEngine::onEvent(const Event& e) {
                  },
                  [&](const Eviction& ev) {
                    ++evictions_;
-                   if (ev.granularity == EvictionGranularity::Session) ++session_evictions_;
+                   if (ev.granularity == EvictionGranularity::Session) {
+                     ++session_evictions_;
+                     ++session_evictions_per_worker_[ev.worker];
+                   }
                    eviction_tokens_ += ev.tokens_freed;
                    if (first_eviction_ < 0) first_eviction_ = t;
                    last_eviction_ = t;
@@ -69,6 +72,7 @@ void DiagnosisEngine::onEvent(const Event& e) {
                    last_dead_ = t;
                    dead_aborted_ += l.aborted_requests;
                    ++dead_per_worker_[l.worker];
+                   ++dead_per_link_[{l.prefill, l.worker}];
                  },
                  [&](const WorkerCrashed& c) { onCrash(t, c); },
                  [&](const Correction& c) {
@@ -139,6 +143,7 @@ std::optional<Finding> DiagnosisEngine::cascade() const {
   Finding f;
   f.mode = "A";
   f.name = "Mooncake \"instance not alive\" cascade";
+  for (const auto& [link, n] : dead_per_link_) f.subjects.push_back("P" + std::to_string(link.first) + "->" + name(link.second));
   f.window_start_s = first_dead_;
   f.window_end_s = std::max(last_dead_, static_cast<double>(worst_at + 6) * kBucketS);
   f.evidence = std::to_string(dead_) + " link-dead events (" + where + "), " + std::to_string(aborted) +
@@ -146,6 +151,7 @@ std::optional<Finding> DiagnosisEngine::cascade() const {
                " 'Decode instance could be dead' errors; failure rate peaked at " + pct(worst) + " (" +
                std::to_string(worst_failed) + "/" + std::to_string(worst_done) + ") in " +
                fmt("%.0f", static_cast<double>(worst_at) * kBucketS) + "-" + fmt("%.0f s", static_cast<double>(worst_at + 6) * kBucketS);
+  f.fix_knobs = {{"admission_backoff_ms", 2000}, {"admission_jitter_ms", 2000}, {"pending_seed_budget", 1}};
   f.suggestion = "set admission_backoff_ms + admission_jitter_ms and a pending_seed_budget (the real fix: backoff + "
                  "per-D seed budget, decouple heartbeat from admission); softened by seed_min_turn_id=2, "
                  "mc_transfer_timeout_s, request_timeout_s";
@@ -157,21 +163,27 @@ std::optional<Finding> DiagnosisEngine::coldDecode() const {
   for (long b : bindings_) total += b;
   if (total < kColdMinBindings || bindings_.size() < 2) return std::nullopt;
   std::string table, cold;
+  std::vector<std::string> cold_workers;
   double coldest = 1;
   for (std::size_t w = 0; w < bindings_.size(); ++w) {
     const double share = static_cast<double>(bindings_[w]) / static_cast<double>(total);
     table += (table.empty() ? "" : " / ") + name(static_cast<WorkerId>(w)) + " " + std::to_string(bindings_[w]);
-    if (share < kColdShare) cold += (cold.empty() ? "" : ", ") + name(static_cast<WorkerId>(w)) + " " + pct(share);
+    if (share < kColdShare) {
+      cold += (cold.empty() ? "" : ", ") + name(static_cast<WorkerId>(w)) + " " + pct(share);
+      cold_workers.push_back(name(static_cast<WorkerId>(w)));
+    }
     coldest = std::min(coldest, share);
   }
   if (cold.empty()) return std::nullopt;
   Finding f;
   f.mode = "B";
   f.name = "Cold-D / overlap pinning";
+  f.subjects = cold_workers;
   f.window_start_s = std::max(0.0, first_arrival_);
   f.window_end_s = end_;
   f.evidence = "bindings " + table + " of " + std::to_string(total) + "; starving: " + cold +
                " (shared boilerplate counts as overlap, so new sessions follow the first warm D)";
+  f.fix_knobs = {{"K", 200}};  // E3's value
   f.suggestion = "raise the load-floor bonus K (E3 used K=200) as the mitigation; the real fix is the "
                  "exclusive-overlap policy (count only session-owned blocks)";
   return f;
@@ -185,6 +197,7 @@ std::optional<Finding> DiagnosisEngine::evictStorm() const {
   Finding f;
   f.mode = "C";
   f.name = "Evict storm (session-level eviction)";
+  for (const auto& [w, n] : session_evictions_per_worker_) f.subjects.push_back(name(w));
   f.window_start_s = first_eviction_;
   f.window_end_s = last_eviction_;
   const double minutes = std::max(1.0, (last_eviction_ - first_eviction_) / 60);
@@ -218,6 +231,7 @@ std::optional<Finding> DiagnosisEngine::reseedStorm() const {
                std::to_string(early_failed) + "/" + std::to_string(early_done) + "), later ones at " + pct(late) + "; " +
                std::to_string(seeds_early_) + " seeds started in that window, peak " + std::to_string(peak_pending_seeds_early_) +
                " concurrent seeds and transfer queue depth " + std::to_string(peak_link_queue_early_) + " in the first 30 s";
+  f.fix_knobs = {{"pending_seed_budget", 1}};
   f.suggestion = "set a per-D pending_seed_budget (the real fix); seed_min_turn_id=2 skips turn-1 seeds as a stopgap";
   return f;
 }
@@ -229,6 +243,7 @@ std::vector<Finding> DiagnosisEngine::invariantCrash() const {
     Finding f;
     f.mode = "D";
     f.name = "Streaming-session invariant crash";
+    f.subjects = {name(c.worker)};
     f.window_start_s = fix ? fix->t : c.t;
     f.window_end_s = c.t;
     f.evidence = name(c.worker) + " exited at " + fmt("%.1f s", c.t) + " with " + c.reason;
@@ -256,7 +271,7 @@ std::size_t DiagnosisEngine::memoryBytes() const {
   std::size_t n = sizeof(*this) + ttft_.memoryBytes() + evicted_sessions_.memoryBytes();
   n += (by_arrival_.capacity() + by_end_.capacity()) * sizeof(Bucket);
   n += crashes_.capacity() * sizeof(Crash) + recent_corrections_.size() * sizeof(Fix);
-  n += dead_per_worker_.size() * 48 + names_.size() * 32 + bindings_.capacity() * sizeof(long);
+  n += (dead_per_worker_.size() + dead_per_link_.size() + session_evictions_per_worker_.size()) * 48 + names_.size() * 32 + bindings_.capacity() * sizeof(long);
   return n;
 }
 

@@ -59,6 +59,8 @@ class DiagnosisEngine : public EventSink {
   long dead_ = 0, dead_aborted_ = 0;
   double first_dead_ = 0, last_dead_ = 0;
   std::map<WorkerId, int> dead_per_worker_;
+  std::map<std::pair<std::int32_t, WorkerId>, int> dead_per_link_;
+  std::map<WorkerId, long> session_evictions_per_worker_;
   std::vector<Crash> crashes_;          // at most kMaxCrashFindings
   long crashes_not_listed_ = 0;
   std::deque<Fix> recent_corrections_;  // the last kFixBeforeCrashS seconds

@@ -46,8 +46,9 @@ nlohmann::json RunSummary::toJson() const {
   j["skipped_records"] = skipped_records;
   j["diagnosis"] = nlohmann::json::array();
   for (const auto& f : diagnosis)
-    j["diagnosis"].push_back({{"mode", f.mode}, {"name", f.name}, {"window_s", {f.window_start_s, f.window_end_s}},
-                              {"evidence", f.evidence}, {"suggestion", f.suggestion}});
+    j["diagnosis"].push_back({{"mode", f.mode}, {"name", f.name}, {"subjects", f.subjects},
+                              {"window_s", {f.window_start_s, f.window_end_s}}, {"evidence", f.evidence},
+                              {"suggestion", f.suggestion}, {"fix_knobs", f.fix_knobs}});
   return j;
 }
 
@@ -78,7 +79,9 @@ std::string RunSummary::toTable() const {
   out += "token imbalance (max/min served) " + (token_imbalance ? fmt("%.2fx", *token_imbalance) : std::string("inf (a worker served nothing)")) + "\n";
   out += diagnosis.empty() ? "\ndiagnosis: no known failure mode found\n" : "\ndiagnosis:\n";
   for (const auto& f : diagnosis) {
-    out += "  [" + f.mode + "] " + f.name + "  (" + fmt("%.0f", f.window_start_s) + "-" + fmt("%.0f s", f.window_end_s) + ")\n";
+    std::string subjects;
+    for (const auto& w : f.subjects) subjects += (subjects.empty() ? " - " : ", ") + w;
+    out += "  [" + f.mode + "] " + f.name + subjects + "  (" + fmt("%.0f", f.window_start_s) + "-" + fmt("%.0f s", f.window_end_s) + ")\n";
     out += "      evidence:   " + f.evidence + "\n";
     out += "      suggestion: " + f.suggestion + "\n";
   }

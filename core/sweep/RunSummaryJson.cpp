@@ -59,6 +59,8 @@ RunSummary RunSummaryJson::fromJson(const nlohmann::json& j) {
     Finding finding;
     finding.mode = f.at("mode").get<std::string>();
     finding.name = f.at("name").get<std::string>();
+    if (f.contains("subjects")) finding.subjects = f.at("subjects").get<std::vector<std::string>>();
+    if (f.contains("fix_knobs")) finding.fix_knobs = f.at("fix_knobs").get<std::map<std::string, double>>();
     finding.window_start_s = f.at("window_s").at(0).get<double>();
     finding.window_end_s = f.at("window_s").at(1).get<double>();
     finding.evidence = f.at("evidence").get<std::string>();

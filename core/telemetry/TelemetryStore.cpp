@@ -14,13 +14,14 @@ const char* toString(WorkerGauge g) {
     case WorkerGauge::ResidentSessions: return "resident sessions";
     case WorkerGauge::Bindings: return "bound sessions";
     case WorkerGauge::PendingSeeds: return "pending seeds";
+    case WorkerGauge::Admitted: return "bindings admitted";
     case WorkerGauge::Count: break;
   }
   return "?";
 }
 
 TelemetryStore::TelemetryStore(Limits limits)
-    : limits_(limits), ttft_series_(limits.series_capacity), e2e_series_(limits.series_capacity) {}
+    : limits_(limits), ttft_series_(series()), e2e_series_(series()) {}
 
 void TelemetryStore::clear() {
   const std::uint64_t revision = revision_, run_id = run_id_;
@@ -79,16 +80,34 @@ void TelemetryStore::ingest(const Event& e) {
                  },
                  [&](const Admission& a) {
                    if (a.result != AdmissionResult::Admitted) return;
-                   if (WorkerSeries* w = worker(a.worker)) ++w->admitted;
+                   if (seen_sessions_.insert(a.session).second) {
+                     pushBounded(new_session_times_, e.time, limits_.new_sessions);
+                     if (seen_sessions_.size() > 4 * limits_.new_sessions) seen_sessions_.clear();  // bounded; rare
+                   }
+                   if (WorkerSeries* w = worker(a.worker)) {
+                     ++w->admitted;
+                     w->last_admitted = e.time;
+                   }
                  },
                  [&](const Eviction& ev) {
-                   if (WorkerSeries* w = worker(ev.worker)) ++w->evictions;
+                   if (WorkerSeries* w = worker(ev.worker)) {
+                     ++w->evictions;
+                     w->last_eviction = e.time;
+                   }
                  },
                  [&](const WorkerCrashed& c) {
-                   if (WorkerSeries* w = worker(c.worker)) w->alive = false;
+                   if (WorkerSeries* w = worker(c.worker)) {
+                     w->alive = false;
+                     w->crashed_at = e.time;
+                     w->restarted_at = -1;
+                     ++w->crashes;
+                   }
                  },
                  [&](const WorkerRestarted& r) {
-                   if (WorkerSeries* w = worker(r.worker)) w->alive = true;
+                   if (WorkerSeries* w = worker(r.worker)) {
+                     w->alive = true;
+                     w->restarted_at = e.time;
+                   }
                  },
                  [&](const LinkHealth& l) {
                    LinkSeries& link = linkSeries(l.prefill, l.worker);
@@ -136,7 +155,7 @@ void TelemetryStore::onRunStarted(const RunStarted& r) {
   for (const WorkerInfo& info : r.workers) {
     WorkerSeries w;
     w.info = info;
-    w.gauges.fill(MinMaxSeries(limits_.series_capacity));
+    w.gauges.fill(series());
     workers_.push_back(std::move(w));
   }
   // Links appear as the snapshots name them; seed the P x D grid so it shows before any traffic.
@@ -162,6 +181,7 @@ void TelemetryStore::onSnapshot(SimTime t, const Snapshot& s) {
     w->gauge(WorkerGauge::ResidentSessions).add(t, g.resident_sessions);
     w->gauge(WorkerGauge::Bindings).add(t, g.bindings);
     w->gauge(WorkerGauge::PendingSeeds).add(t, g.pending_seeds);
+    w->gauge(WorkerGauge::Admitted).add(t, static_cast<double>(w->admitted));
   }
   for (const LinkGauges& g : s.links) {
     LinkSeries& link = linkSeries(g.prefill, g.worker);
@@ -188,7 +208,7 @@ LinkSeries& TelemetryStore::linkSeries(std::int32_t prefill, WorkerId worker) {
                             ? workers_[static_cast<std::size_t>(worker)].info.name
                             : "W" + std::to_string(worker);
   l.name = "P" + std::to_string(prefill) + "->" + d;
-  l.gauges.fill(MinMaxSeries(limits_.series_capacity));
+  l.gauges.fill(series());
   links_.push_back(std::move(l));
   return links_.back();
 }
@@ -246,6 +266,11 @@ const RouteDecision* TelemetryStore::decisionFor(RequestId request) const {
   auto it = decision_index_.find(request);
   if (it == decision_index_.end() || it->second < decisions_dropped_) return nullptr;
   return &decisions_[static_cast<std::size_t>(it->second - decisions_dropped_)];
+}
+
+long TelemetryStore::newSessionsSince(SimTime since) const {
+  const auto it = std::lower_bound(new_session_times_.begin(), new_session_times_.end(), since);
+  return static_cast<long>(new_session_times_.end() - it);
 }
 
 LatencyWindow TelemetryStore::latencyWindow(double window_s) const {

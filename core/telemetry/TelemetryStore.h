@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "diagnosis/DiagnosisEngine.h"
@@ -21,7 +22,9 @@
 namespace kvscope {
 
 // Gauges charted per worker; the order is the order of WorkerSeries::gauge().
-enum class WorkerGauge { KvFraction, Running, Queued, ResidentSessions, Bindings, PendingSeeds, Count };
+// Admitted is cumulative (bindings admitted so far): the difference of two samples is the bindings
+// a window received, which is what tells a cold worker from a quiet cluster.
+enum class WorkerGauge { KvFraction, Running, Queued, ResidentSessions, Bindings, PendingSeeds, Admitted, Count };
 const char* toString(WorkerGauge);
 
 enum class LinkGauge { QueueDepth, BytesInFlight, Count };
@@ -33,6 +36,11 @@ struct WorkerSeries {
   long admitted = 0;        // bindings admitted so far (the summary's "bindings")
   long evictions = 0;
   bool alive = true;
+  SimTime last_admitted = -1;  // the newest binding's time (-1: none yet)
+  SimTime last_eviction = -1;
+  SimTime crashed_at = -1;     // the newest crash (-1: never)
+  SimTime restarted_at = -1;   // the restart after it (-1: none yet)
+  int crashes = 0;
   MinMaxSeries& gauge(WorkerGauge g) { return gauges[static_cast<std::size_t>(g)]; }
   const MinMaxSeries& gauge(WorkerGauge g) const { return gauges[static_cast<std::size_t>(g)]; }
 };
@@ -70,7 +78,9 @@ class TelemetryStore {
     std::size_t decisions = 20'000;         // route decisions kept for the inspector
     std::size_t requests = 20'000;          // finished requests kept for the inspector's table
     std::size_t series_capacity = 4096;     // buckets per rollup level of every gauge
+    std::size_t raw_samples = 1 << 16;      // newest samples every gauge keeps exactly (18 h at 1/s)
     std::size_t control_changes = 10'000;   // knob and policy changes kept for chart markers
+    std::size_t new_sessions = 100'000;     // first-admission times kept for newSessionsSince()
   };
   TelemetryStore() : TelemetryStore(Limits{}) {}
   explicit TelemetryStore(Limits limits);
@@ -121,6 +131,10 @@ class TelemetryStore {
   const MinMaxSeries& ttftSeries() const { return ttft_series_; }
   const MinMaxSeries& e2eSeries() const { return e2e_series_; }
 
+  // Sessions whose first request was admitted at or after `since` (what K, which only steers new
+  // sessions, can act on). Exact for the newest Limits::new_sessions of them.
+  long newSessionsSince(SimTime since) const;
+
   // TTFT/E2E percentiles and failure rate of requests finished in the last `window_s` before now().
   LatencyWindow latencyWindow(double window_s) const;
 
@@ -133,6 +147,7 @@ class TelemetryStore {
   static bool isDiscrete(const EventPayload& p);
 
  private:
+  MinMaxSeries series() const { return MinMaxSeries(limits_.series_capacity, 4, 8, limits_.raw_samples); }
   void onRunStarted(const RunStarted& r);
   void onSnapshot(SimTime t, const Snapshot& s);
   LinkSeries& linkSeries(std::int32_t prefill, WorkerId worker);
@@ -155,6 +170,8 @@ class TelemetryStore {
   std::deque<RequestDone> requests_;
   MinMaxSeries ttft_series_, e2e_series_;
   std::deque<SimTime> request_times_;
+  std::unordered_set<SessionId> seen_sessions_;  // forgotten past 4 x Limits::new_sessions
+  std::deque<SimTime> new_session_times_;
   std::deque<RouteDecision> decisions_;
   std::unordered_map<RequestId, std::uint64_t> decision_index_;  // request -> absolute position
   std::uint64_t decisions_dropped_ = 0;

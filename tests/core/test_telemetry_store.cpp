@@ -29,7 +29,7 @@ void TelemetryStoreTest::decimationKeepsEveryColumnsMinAndMax_data() {
   QTest::addColumn<int>("capacity");
   QTest::newRow("fewer samples than columns") << 50 << 200 << 4096;
   QTest::newRow("many samples per column") << 4000 << 100 << 4096;
-  QTest::newRow("past the raw ring (rollups)") << 20000 << 300 << 1024;
+  QTest::newRow("only the raw ring's part of a longer run") << 20000 << 300 << 1024;
   QTest::newRow("one column") << 1000 << 1 << 4096;
 }
 
@@ -37,65 +37,55 @@ void TelemetryStoreTest::decimationKeepsEveryColumnsMinAndMax() {
   QFETCH(int, samples);
   QFETCH(int, columns);
   QFETCH(int, capacity);
-  MinMaxSeries series(static_cast<std::size_t>(capacity));
+  MinMaxSeries series(64, 4, 8, static_cast<std::size_t>(capacity));
   std::mt19937 rng(7);
   std::uniform_real_distribution<double> noise(0.2, 0.6);
-  std::vector<std::pair<SimTime, double>> raw;
+  std::vector<std::pair<SimTime, float>> raw;
   for (int i = 0; i < samples; ++i) {
     const SimTime t = secondsToTime(i);
     // One-sample spikes to 1.0 and dips to 0: exactly what a chart must not lose.
     const double v = i % 997 == 500 ? 1.0 : i % 1301 == 700 ? 0.0 : noise(rng);
     series.add(t, v);
-    raw.emplace_back(t, v);
+    raw.emplace_back(t, static_cast<float>(v));
   }
-  // The window the finest level still holds (older data has only coarser buckets).
-  const SimTime from = raw.size() > static_cast<std::size_t>(capacity) ? raw[raw.size() - static_cast<std::size_t>(capacity)].first : 0;
+  // The window the raw ring still holds (older data has only rollups, checked in test_chart_truth).
+  const SimTime from = series.exactSince();
   const SimTime to = raw.back().first;
-  const auto points = series.decimate(from, to, columns);
-  QVERIFY(!points.empty());
-  QVERIFY(static_cast<int>(points.size()) <= columns);
-  double overall_max = 0, overall_min = 1, drawn_max = 0, drawn_min = 1;
-  for (const auto& [t, v] : raw) {
-    if (t < from || t > to) continue;
-    overall_max = std::max(overall_max, v);
-    overall_min = std::min(overall_min, v);
-  }
-  for (const MinMaxPoint& p : points) {
-    drawn_max = std::max(drawn_max, p.max);
-    drawn_min = std::min(drawn_min, p.min);
-    QVERIFY(p.time >= from && p.time <= to);
-  }
-  QCOMPARE(drawn_max, overall_max);
-  QCOMPARE(drawn_min, overall_min);
-  // Column by column: each point's min/max equals the brute-force min/max of its samples.
-  const double span = static_cast<double>(to - from);
-  for (const MinMaxPoint& p : points) {
-    const int column = std::min(columns - 1, static_cast<int>(static_cast<double>(p.time - from) / std::max(1.0, span) * columns));
+  const ColumnGrid grid{from, to, columns};
+  EnvelopeOptions points;
+  points.hold = false;
+  const auto drawn = series.envelope(grid, points);
+  QCOMPARE(static_cast<int>(drawn.size()), columns);
+  // Column by column: each column's min/max equals the brute-force min/max of its samples.
+  for (int c = 0; c < columns; ++c) {
     double lo = 2, hi = -1;
-    for (const auto& [t, v] : raw) {
-      if (t < from || t > to) continue;
-      const int c = std::min(columns - 1, static_cast<int>(static_cast<double>(t - from) / std::max(1.0, span) * columns));
-      if (c != column) continue;
-      lo = std::min(lo, v);
-      hi = std::max(hi, v);
-    }
-    QCOMPARE(p.min, lo);
-    QCOMPARE(p.max, hi);
+    for (const auto& [t, v] : raw)
+      if (t >= from && t <= to && grid.columnOf(t) == c) {
+        lo = std::min<double>(lo, v);
+        hi = std::max<double>(hi, v);
+      }
+    const EnvelopeColumn& d = drawn[static_cast<std::size_t>(c)];
+    QCOMPARE(d.present, hi >= 0);
+    if (!d.present) continue;
+    QVERIFY(d.exact);
+    QCOMPARE(d.lo, lo);
+    QCOMPARE(d.hi, hi);
   }
 }
 
 void TelemetryStoreTest::longSeriesStayBoundedAndKeepTheirSpike() {
-  MinMaxSeries series(512, 4, 8);
+  MinMaxSeries series(512, 4, 8, 512);
   const int n = 2'000'000;  // ~23 days of 1-s snapshots
   for (int i = 0; i < n; ++i) series.add(secondsToTime(i), i == 1234 ? 1.0 : 0.5);
   for (std::size_t l = 0; l < series.levelCount(); ++l) QVERIFY(series.bucketsAt(l) <= 512);
-  QVERIFY(series.memoryBytes() < 8 * 512 * sizeof(MinMaxBucket) + 4096);
+  QVERIFY(series.memoryBytes() < 8 * 512 * sizeof(MinMaxBucket) + 512 * sizeof(RawSample) + 4096);
   // The spike, 23 days ago, is still the maximum of the whole range at a coarse level.
   QCOMPARE(series.maxIn(0, secondsToTime(n)), 1.0);
   QVERIFY(series.firstTime() <= secondsToTime(1234));
-  const auto points = series.decimate(0, secondsToTime(n), 800);
-  QVERIFY(points.size() <= 800);
-  QVERIFY(std::any_of(points.begin(), points.end(), [](const MinMaxPoint& p) { return p.max == 1.0; }));
+  const auto columns = series.envelope({0, secondsToTime(n), 800}, {});
+  QCOMPARE(columns.size(), std::size_t{800});
+  QVERIFY(std::all_of(columns.begin(), columns.end(), [](const EnvelopeColumn& c) { return c.present; }));
+  QVERIFY(std::any_of(columns.begin(), columns.end(), [](const EnvelopeColumn& c) { return c.hi == 1.0; }));
 }
 
 void TelemetryStoreTest::storeAgreesWithTheRunSummary() {

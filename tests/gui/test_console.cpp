@@ -176,7 +176,7 @@ void ConsoleTest::screenshotModeWritesThePng() {
     env.insert("QT_QPA_PLATFORM", "offscreen");
     return env;
   }());
-  gui.start(KVSCOPE_GUI, {"--scenario", "e2-cold-d", "--screenshot", png, "--run-for", "300"});
+  gui.start(KVSCOPE_GUI, {"--scenario", "e2-cold-d", "--screenshot", png, "--run-for", "300", "--size", "1600x1000"});
   QVERIFY(gui.waitForFinished(120000));
   QCOMPARE(gui.exitCode(), 0);
   QImage image(png);
@@ -186,6 +186,17 @@ void ConsoleTest::screenshotModeWritesThePng() {
   QVERIFY(gui.waitForFinished(30000));
   QCOMPARE(gui.exitCode(), 2);
   QVERIFY(gui.readAllStandardError().contains("--run-for"));
+  // --help needs no display at all.
+  QProcess help;
+  QProcessEnvironment bare = QProcessEnvironment::systemEnvironment();
+  bare.remove("QT_QPA_PLATFORM");
+  bare.remove("DISPLAY");
+  bare.remove("WAYLAND_DISPLAY");
+  help.setProcessEnvironment(bare);
+  help.start(KVSCOPE_GUI, {"--help"});
+  QVERIFY(help.waitForFinished(30000));
+  QCOMPARE(help.exitCode(), 0);
+  QVERIFY(help.readAllStandardOutput().contains("--screenshot"));
 }
 
 namespace {

@@ -17,7 +17,9 @@
 #include "gui/PanelDocks.h"
 #include "gui/RunSession.h"
 #include "gui/SourceFactory.h"
+#include "KvPoolPanel.h"
 #include "gui/SourceMenu.h"
+#include "support/ChartTruth.h"
 #include "support/FakeSglangCluster.h"
 
 using namespace kvscope;
@@ -90,12 +92,41 @@ class LiveConsoleTest : public QObject {
     // D1 cannot be scraped: the status bar says so with the reason, the panel marks the worker.
     QTRY_VERIFY_WITH_TIMEOUT(window.statusText().contains("D1 unreachable: GET http://127.0.0.1:"), 10000);
     QVERIFY2(window.statusText().startsWith("live cluster lab-local - running"), qPrintable(window.statusText()));
-    QTRY_COMPARE_WITH_TIMEOUT(cell(window, "D1", DecodeLoadModel::State), QStringLiteral("unreachable"), 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(cell(window, "D1", DecodeLoadModel::State).startsWith("unreachable: "), 10000);
+    QVERIFY2(cell(window, "D1", DecodeLoadModel::State).contains(" since "), qPrintable(cell(window, "D1", DecodeLoadModel::State)));
     QVERIFY(cell(window, "D1", DecodeLoadModel::State, Qt::ToolTipRole).contains("Connection"));
     QCOMPARE(cell(window, "D0", DecodeLoadModel::State), QStringLiteral("ok"));
     // Knobs belong to a router section this file does not have; nothing to pause.
     QVERIFY(!window.session().source()->capabilities().knobs);
     QVERIFY(!window.session().source()->capabilities().pause);
+
+    // The KV chart moves with the table (wall-clock samples, one every 0.1 s): every column is what
+    // the samples held there, and the newest holds the KV use the table shows.
+    QTest::qWait(500);
+    window.session().drainNow();
+    const TelemetryStore& live = window.session().store();
+    window.docks().refresh(live, true);
+    TimeSeriesChart& kv = window.docks().kvPools().occupancyChart();
+    QCOMPARE(kv.seriesName(0), QStringLiteral("D0"));
+    std::vector<test::Sample> samples;
+    for (const RawSample& r : live.workers()[0].gauge(WorkerGauge::KvFraction).raw()) samples.push_back({r.time, r.value, r.peak});
+    QVERIFY(samples.size() > 3);
+    const ColumnGrid grid = kv.grid();
+    const auto expected = test::bruteForce(samples, grid, true, test::medianGap(samples), live.now(), 100.0);
+    const auto& columns = kv.drawnColumns(0);
+    int newest = -1;
+    for (int c = 0; c < grid.columns; ++c) {
+      const auto& e = expected[static_cast<std::size_t>(c)];
+      const auto& d = columns[static_cast<std::size_t>(c)];
+      QVERIFY2(e.present == d.present && (!e.present || (e.lo == d.lo && e.hi == d.hi)), qPrintable(QString::number(c)));
+      if (d.present) newest = c;
+    }
+    const double table_kv = window.docks().decodeLoad().model().data(
+        window.docks().decodeLoad().model().index(window.docks().decodeLoad().model().rowOfWorker("D0"), DecodeLoadModel::KvUse),
+        Qt::UserRole).toDouble() * 100;
+    const EnvelopeColumn& last = columns[static_cast<std::size_t>(newest)];
+    QVERIFY2(last.lo - 1e-3 <= table_kv && table_kv <= last.hi + 1e-3,
+             qPrintable(QStringLiteral("table %1, chart %2..%3").arg(table_kv).arg(last.lo).arg(last.hi)));
 
     fake.crashD0();
     QTRY_VERIFY_WITH_TIMEOUT(crashesShown(window) >= 1, 10000);

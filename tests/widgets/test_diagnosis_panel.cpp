@@ -43,7 +43,7 @@ const TelemetryStore& storeFor(const QString& scenario) {
 
 int rowOfMode(const FindingsModel& model, const QString& mode) {
   for (int row = 0; row < model.rowCount(); ++row)
-    if (model.index(row, FindingsModel::Mode).data().toString() == mode) return row;
+    if (model.index(row, FindingsModel::Mode).data(FindingsModel::ModeRole).toString() == mode) return row;
   return -1;
 }
 

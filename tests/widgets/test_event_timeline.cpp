@@ -15,6 +15,7 @@
 #include "EventTimelineView.h"
 #include "ViewState.h"
 #include "support/SimHarness.h"
+#include "telemetry/ColumnGrid.h"
 #include "telemetry/TelemetryStore.h"
 
 using namespace kvscope;
@@ -70,6 +71,67 @@ void sendMouse(QWidget* w, QEvent::Type type, QPoint at, Qt::MouseButtons button
 class TestEventTimeline : public QObject {
   Q_OBJECT
  private slots:
+  // Each glyph folds exactly the events of its row in its bin (the chart columns it spans), shows
+  // the most severe of them, and no event in range goes without a glyph: at several sizes and
+  // ranges, against a brute-force pass over the store's events.
+  void glyphsAreTheEventsOfTheirCell_data() {
+    QTest::addColumn<QString>("scenario");
+    QTest::addColumn<int>("width");
+    QTest::addColumn<double>("from_s");
+    QTest::addColumn<double>("to_s");
+    QTest::newRow("evict-storm, whole run, 1600 px") << "evict-storm" << 1600 << 0.0 << 3600.0;
+    QTest::newRow("evict-storm, a minute, 900 px") << "evict-storm" << 900 << 600.0 << 660.0;
+    QTest::newRow("cascade, whole run, 700 px") << "cascade" << 700 << 0.0 << 3600.0;
+    QTest::newRow("invariant-crash, zoomed out, 1200 px") << "invariant-crash" << 1200 << 0.0 << 9000.0;
+  }
+  void glyphsAreTheEventsOfTheirCell() {
+    QFETCH(QString, scenario);
+    QFETCH(int, width);
+    QFETCH(double, from_s);
+    QFETCH(double, to_s);
+    const TelemetryStore& store = storeFor(scenario);
+    ViewState view;
+    EventTimelinePanel panel(view);
+    panel.resize(width, 300);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    view.setRange(secondsToTime(from_s), secondsToTime(to_s));
+    panel.refresh(store);
+    EventTimelineView* timeline = panel.timeline();
+    const ColumnGrid grid{view.from(), view.to(), timeline->plotRect().width()};
+    const int bins = (grid.columns + EventTimelineView::kBinPx - 1) / EventTimelineView::kBinPx;
+    struct Expected {
+      long count = 0;
+      int severity = -1;
+    };
+    std::map<std::pair<int, int>, Expected> expected;
+    for (const Event& e : store.discreteEvents()) {
+      if (e.time < view.from() || e.time > view.to()) continue;
+      const auto kind = timelineKindOf(e);
+      if (!kind || !timeline->kindVisible(*kind)) continue;
+      const int bin = std::min(grid.columnOf(e.time) / EventTimelineView::kBinPx, bins - 1);
+      for (const int row : {store.rowOf(e), store.prefillRowOf(e)}) {
+        if (row < 0) continue;
+        Expected& x = expected[{row, bin}];
+        ++x.count;
+        x.severity = std::max(x.severity, timelineKindSeverity(*kind));
+      }
+    }
+    std::map<std::pair<int, int>, Expected> drawn;
+    for (const auto& g : timeline->drawnGlyphs()) {
+      QVERIFY2(!drawn.count({g.row, g.bin}), "two glyphs in one cell");
+      drawn[{g.row, g.bin}] = {g.count, timelineKindSeverity(g.kind)};
+    }
+    QVERIFY(!expected.empty());
+    QCOMPARE(drawn.size(), expected.size());
+    for (const auto& [cell, x] : expected) {
+      const auto it = drawn.find(cell);
+      QVERIFY2(it != drawn.end(), qPrintable(QStringLiteral("row %1 bin %2: no glyph").arg(cell.first).arg(cell.second)));
+      QCOMPARE(it->second.count, x.count);
+      QCOMPARE(it->second.severity, x.severity);
+    }
+  }
+
   void hitTestFindsTheEventWhereItIsPainted_data() {
     QTest::addColumn<QString>("scenario");
     QTest::addColumn<TimelineKind>("kind");

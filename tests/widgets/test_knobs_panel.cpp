@@ -10,6 +10,7 @@
 
 #include <thread>
 
+#include "KnobSlider.h"
 #include "KnobsPanel.h"
 #include "ViewState.h"
 #include "knobs/KnobRegistry.h"
@@ -110,6 +111,32 @@ class TestKnobsPanel : public QObject {
   static QString state(QLineEdit* field) { return field->property("knobState").toString(); }
 
  private slots:
+  // Every numeric knob has a slider on its registry range, logarithmic where the range spans
+  // decades; moving it edits the same pending value as the field, and typing moves the slider.
+  void slidersEditTheSamePendingValue() {
+    Fixture f;
+    for (const KnobSpec& s : KnobRegistry::specs()) {
+      const QString name = QString::fromUtf8(s.name.data(), static_cast<qsizetype>(s.name.size()));
+      auto* slider = f.panel.findChild<KnobSlider*>(QStringLiteral("slider:") + name);
+      QVERIFY2(slider, qPrintable(name));
+      QCOMPARE(slider->valueAt(0), s.min);
+      QCOMPARE(slider->valueAt(KnobSlider::kSteps), s.max);
+      const double low = s.min > 0 ? s.min : (s.integer ? 1.0 : s.max * 1e-4);
+      QCOMPARE(slider->logarithmic(), s.max / low >= 100);
+    }
+    auto* k = f.panel.findChild<KnobSlider*>(QStringLiteral("slider:K"));
+    QVERIFY(k->logarithmic());  // 0 to 10,000: 1, 10, 100 and 1,000 each get their share of the track
+    QVERIFY(std::abs(k->valueAt(k->positionOf(200)) - 200) / 200 < 0.02);
+    k->triggerAction(QAbstractSlider::SliderPageStepAdd);  // as a click on the track
+    const QString after = f.field("K")->text();
+    QCOMPARE(after, KnobEditModel::formatValue(k->valueAt(k->sliderPosition())));
+    QCOMPARE(f.panel.edits().edits().knobs.at("K"), after.toDouble());
+    // Typing moves the slider.
+    f.type("rho", "0.5");
+    auto* rho_slider = f.panel.findChild<KnobSlider*>(QStringLiteral("slider:rho"));
+    QCOMPARE(rho_slider->value(), rho_slider->positionOf(0.5));
+  }
+
   void showsEveryRegistryKnob() {
     Fixture f;
     for (const KnobSpec& s : KnobRegistry::specs()) {

@@ -106,8 +106,17 @@ class MarkedRunModelTest : public QObject {
   void diagnosisListsEachModeOnce() {
     M model;
     MarkedRun run = runOf(1, "k0", {}, 10, 0, 1, 0);
-    run.summary.diagnosis = {Finding{"C", "load-floor starvation", 0, 10, "D1 idle", ""},
-                             Finding{"A", "eviction storm", 3, 9, "", ""}, Finding{"C", "load-floor starvation", 20, 30, "", ""}};
+    auto finding = [](const char* mode, const char* name, double from, double to, const char* evidence = "") {
+      Finding f;
+      f.mode = mode;
+      f.name = name;
+      f.window_start_s = from;
+      f.window_end_s = to;
+      f.evidence = evidence;
+      return f;
+    };
+    run.summary.diagnosis = {finding("C", "load-floor starvation", 0, 10, "D1 idle"), finding("A", "eviction storm", 3, 9),
+                             finding("C", "load-floor starvation", 20, 30)};
     model.addRun(run);
     QCOMPARE(at(model, 0, model.columnOf(M::Diagnosis)).toString(), QStringLiteral("C, A"));
     QVERIFY(at(model, 0, model.columnOf(M::Diagnosis), Qt::ToolTipRole).toString().contains("D1 idle"));

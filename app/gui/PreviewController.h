@@ -1,0 +1,56 @@
+#pragma once
+// The knobs panel's what-if preview: while a knob or policy change is pending on an embedded
+// simulation, forks the run at its current time and plays the next minutes (default 10) without
+// and with the change on a worker thread (never the GUI thread), then draws both futures as ghosts
+// on the KV and sessions charts and their numbers in the knobs panel. A newer pending value cancels
+// the fork in flight; Apply or Revert clears the preview.
+#include <QObject>
+#include <QTimer>
+
+#include <atomic>
+#include <memory>
+
+#include "model/Ids.h"
+
+namespace kvscope {
+
+class KnobsPanel;
+class KvPoolPanel;
+class RunSession;
+class ViewState;
+class WhatIfTable;
+struct WhatIfResult;
+
+class PreviewController : public QObject {
+  Q_OBJECT
+ public:
+  PreviewController(RunSession& session, ViewState& view, KnobsPanel& knobs, KvPoolPanel& kv, WhatIfTable& table,
+                    QObject* parent = nullptr);
+  ~PreviewController() override;
+
+  void setHorizon(SimTime horizon) { horizon_ = horizon; }
+  bool busy() const { return running_ != nullptr; }
+  const WhatIfResult* last() const { return last_.get(); }
+
+ signals:
+  void previewShown();  // a preview's futures were drawn (tests wait for it)
+
+ private:
+  void schedule();
+  void start();
+  void show(std::shared_ptr<WhatIfResult> result, std::uint64_t generation);
+  void clear();
+
+  RunSession& session_;
+  ViewState& view_;
+  KnobsPanel& knobs_;
+  KvPoolPanel& kv_;
+  WhatIfTable& table_;
+  QTimer debounce_;
+  SimTime horizon_ = secondsToTime(600);
+  std::shared_ptr<std::atomic<bool>> running_;  // the fork in flight's cancel flag
+  std::uint64_t generation_ = 0;
+  std::shared_ptr<WhatIfResult> last_;
+};
+
+}  // namespace kvscope

@@ -1,0 +1,61 @@
+#pragma once
+// "What if I applied this now?": forks a simulated run at `now` and plays the next `horizon` twice on
+// the same seed, without and with a pending knob or policy change, and returns both futures (per
+// decode worker KV use and resident sessions, latencies) with a summary of the horizon alone.
+//
+// The simulator cannot be copied, so each branch replays the run from its start with the knob and
+// policy changes it had at their times, then forks: the two branches run on two threads. A replayed
+// change takes effect after every event at its time (the live run may have taken it between two
+// events of the same microsecond): the prefix matches the run up to that.
+#include <atomic>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "metrics/RunSummary.h"
+#include "model/Ids.h"
+#include "run/SimulationRun.h"
+#include "telemetry/MinMaxSeries.h"
+
+namespace kvscope {
+
+struct ControlStep {
+  SimTime time = 0;
+  std::map<std::string, double> knobs;
+  std::optional<std::string> policy;
+  bool empty() const { return knobs.empty() && !policy; }
+};
+
+struct WhatIfFuture {
+  std::vector<std::string> workers;  // decode workers, in run order
+  std::vector<MinMaxSeries> kv;      // per decode worker: KV use (fraction of capacity)
+  std::vector<MinMaxSeries> sessions;
+  MinMaxSeries ttft, e2e;            // finished requests (seconds)
+  RunSummary horizon;                // requests, bindings, evictions of [now, now + horizon] only
+  std::string error;                 // the change was refused (then the future is empty)
+};
+
+struct WhatIfResult {
+  SimTime from = 0, to = 0;
+  WhatIfFuture without, with;
+  double wall_ms = 0;
+  bool cancelled = false;
+};
+
+class WhatIfPreview {
+ public:
+  // `run` outlives the preview; `history` in time order.
+  WhatIfPreview(const PreparedRun& run, std::vector<ControlStep> history);
+
+  // Blocks for both branches (two threads); `cancel` set by another thread stops early.
+  WhatIfResult run(SimTime now, SimTime horizon, const ControlStep& change, const std::atomic<bool>* cancel = nullptr) const;
+
+ private:
+  WhatIfFuture branch(SimTime now, SimTime horizon, const ControlStep* change, const std::atomic<bool>* cancel) const;
+
+  const PreparedRun& run_;
+  std::vector<ControlStep> history_;
+};
+
+}  // namespace kvscope

@@ -1,0 +1,145 @@
+#include "telemetry/WorkerStateTracker.h"
+
+#include <cstdio>
+
+#include "telemetry/TelemetryStore.h"
+
+namespace kvscope {
+
+const char* toString(WorkerStateKind k) {
+  switch (k) {
+    case WorkerStateKind::Crashed: return "crashed";
+    case WorkerStateKind::Unreachable: return "unreachable";
+    case WorkerStateKind::Cold: return "cold";
+    case WorkerStateKind::Degraded: return "degraded";
+    case WorkerStateKind::Restarted: return "restarted";
+    case WorkerStateKind::Evicting: return "evicting";
+    case WorkerStateKind::Quiet: return "quiet";
+    case WorkerStateKind::Idle: return "idle";
+    case WorkerStateKind::Ok: return "ok";
+  }
+  return "?";
+}
+
+int severity(WorkerStateKind k) { return static_cast<int>(WorkerStateKind::Ok) - static_cast<int>(k); }
+
+namespace {
+std::string seconds(SimTime t) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f s", timeToSeconds(t));
+  return buf;
+}
+
+bool startsWith(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
+
+long evictionsIn(const TelemetryStore& store, int worker, SimTime from, SimTime to) {
+  const auto [first, last] = store.discreteRange(from, to);
+  long n = 0;
+  for (std::size_t i = first; i < last; ++i)
+    if (const auto* ev = std::get_if<Eviction>(&store.discreteEvents()[i].payload)) n += ev->worker == worker;
+  return n;
+}
+}  // namespace
+
+std::vector<WorkerState> WorkerStateTracker::update(const TelemetryStore& store,
+                                                    const std::map<std::string, std::string>& health) {
+  const SimTime now = store.now();
+  const SimTime window_start = now - options_.window;
+  const double window_s = timeToSeconds(options_.window);
+  std::vector<WorkerState> out;
+  std::vector<std::string> health_text;
+  long total = 0;
+  long running_elsewhere = 0;  // requests running on the eligible workers, for the sticky cold D
+  int eligible = 0;  // workers that could take bindings: the fair share is theirs
+  const auto& workers = store.workers();
+  for (std::size_t i = 0; i < workers.size(); ++i) {
+    const WorkerSeries& w = workers[i];
+    if (w.info.role == WorkerRole::Prefill) continue;
+    WorkerState s;
+    s.worker = w.info.name;
+    s.store_index = static_cast<int>(i);
+    const double then = window_start <= 0 ? 0 : w.gauge(WorkerGauge::Admitted).valueAt(window_start, 0);
+    s.recent_bindings = std::max(0L, w.admitted - static_cast<long>(then));
+    const auto h = health.find(w.info.name);
+    std::string text = h == health.end() || h->second == "ok" ? std::string() : h->second;
+    HealthSeen& seen = health_seen_[w.info.name];
+    if (seen.text != text) seen = {text, now};
+    const bool unreachable = startsWith(text, "unreachable");
+    if (w.alive && !unreachable) {
+      ++eligible;
+      total += s.recent_bindings;
+      running_elsewhere += w.latest.running;
+    }
+    health_text.push_back(std::move(text));
+    out.push_back(std::move(s));
+  }
+  const double fair = eligible > 0 ? 1.0 / eligible : 1.0;
+  // A live cluster watched without its router reports no bindings at all: nothing to judge them by.
+  bool bindings_known = false;
+  for (const WorkerSeries& w : workers) bindings_known |= w.last_admitted >= 0;
+  char buf[256];
+  for (std::size_t k = 0; k < out.size(); ++k) {
+    WorkerState& s = out[k];
+    const WorkerSeries& w = workers[static_cast<std::size_t>(s.store_index)];
+    const std::string& text = health_text[k];
+    const SimTime health_since = health_seen_[s.worker].since;
+    if (total > 0) s.recent_share = static_cast<double>(s.recent_bindings) / static_cast<double>(total);
+    const bool judged_zero = s.recent_bindings == 0 && total >= 3L * eligible;
+    // Sessions stick where they bound: once none are new, a cold D stays empty while the others
+    // serve. No binding for a whole window, nothing running or resident, work elsewhere: cold.
+    const bool starved = s.recent_bindings == 0 && w.latest.running == 0 && w.latest.resident_sessions == 0 &&
+                         running_elsewhere > 0 && now - std::max<SimTime>(0, w.last_admitted) >= options_.window;
+    const bool judged_low = total >= options_.min_bindings_to_judge && s.recent_share < options_.cold_fraction * fair;
+    if (!w.alive) {
+      s.kind = WorkerStateKind::Crashed;
+      s.since = w.crashed_at;
+      s.cause = w.crashed_at >= 0 ? "crashed " + seconds(w.crashed_at) : "crashed (reported down)";
+      if (w.crashes > 1) s.cause += " (" + std::to_string(w.crashes) + " crashes)";
+    } else if (startsWith(text, "unreachable")) {
+      s.kind = WorkerStateKind::Unreachable;
+      s.since = health_since;
+      s.cause = text + " since " + seconds(health_since);
+    } else if (w.restarted_at >= 0 && now - w.restarted_at < options_.window) {
+      s.kind = WorkerStateKind::Restarted;
+      s.since = w.restarted_at;
+      s.cause = "crashed " + seconds(w.crashed_at) + ", restarted " + seconds(w.restarted_at);
+    } else if (bindings_known && eligible > 1 && (judged_zero || judged_low || starved)) {
+      s.kind = WorkerStateKind::Cold;
+      s.since = std::max<SimTime>(0, w.last_admitted);
+      if (s.recent_bindings == 0) {
+        s.cause = "cold: 0 bindings since " + (w.last_admitted >= 0 ? seconds(w.last_admitted) : std::string("the start"));
+        if (starved && !judged_zero) s.cause += ", idle while " + std::to_string(running_elsewhere) + " run elsewhere";
+      } else {
+        std::snprintf(buf, sizeof buf, "cold: %ld of %ld bindings in %.0f s (fair %.0f%%)",
+                      s.recent_bindings, total, window_s, 100 * fair);
+        s.cause = buf;
+      }
+    } else if (startsWith(text, "degraded")) {
+      s.kind = WorkerStateKind::Degraded;
+      s.since = health_since;
+      s.cause = text + " since " + seconds(health_since);
+    } else if (w.last_eviction >= 0 && now - w.last_eviction <= options_.eviction_window) {
+      s.kind = WorkerStateKind::Evicting;
+      s.since = w.last_eviction;
+      std::snprintf(buf, sizeof buf, "evicting: %ld in %.0f s", evictionsIn(store, s.store_index, now - options_.eviction_window, now),
+                    timeToSeconds(options_.eviction_window));
+      s.cause = buf;
+    } else if (bindings_known && s.recent_bindings == 0 && total == 0) {
+      s.kind = WorkerStateKind::Idle;
+      s.since = std::max<SimTime>(0, w.last_admitted);
+      std::snprintf(buf, sizeof buf, "idle: no bindings in %.0f s", window_s);
+      s.cause = buf;
+    } else if (bindings_known && s.recent_bindings == 0) {
+      s.kind = WorkerStateKind::Quiet;
+      s.since = std::max<SimTime>(0, w.last_admitted);
+      std::snprintf(buf, sizeof buf, "quiet: 0 of %ld bindings in %.0f s", total, window_s);
+      s.cause = buf;
+    } else {
+      s.kind = WorkerStateKind::Ok;
+      s.cause = "ok";
+    }
+  }
+  return out;
+}
+
+}  // namespace kvscope

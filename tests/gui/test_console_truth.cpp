@@ -1,0 +1,321 @@
+// The console tells the truth at a glance, checked on the real window offscreen:
+// - after a replay seek (backwards and forwards) the charts show the whole run up to the new time,
+//   column by column equal to a brute-force pass over the recording, and the diagnosis equals
+//   `report` of the same events;
+// - `kvscope --screenshot --summary` names the same findings as `kvscope-cli simulate` for every
+//   bundled scenario, and its workers' states are the decode-load panel's;
+// - the default layout at 1280x800, 1600x1000 and 1920x1080 clips no label or header, keeps every
+//   panel at or above its minimum size and shows every decode worker without a scroll bar.
+#include <QAbstractScrollArea>
+#include <QDockWidget>
+#include <QHeaderView>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLabel>
+#include <QScrollArea>
+#include <QScrollBar>
+#include <QTableView>
+#include <QtTest>
+
+#include "DecodeLoadModel.h"
+#include "DecodeLoadPanel.h"
+#include "EventTimelinePanel.h"
+#include "EventTimelineView.h"
+#include "KnobsPanel.h"
+#include "KvPoolPanel.h"
+#include "WhatIfTable.h"
+#include "gui/PreviewController.h"
+#include "run/WhatIfPreview.h"
+#include "ViewState.h"
+#include "gui/MainWindow.h"
+#include "gui/PanelDocks.h"
+#include "gui/RunSession.h"
+#include "gui/SourceFactory.h"
+#include "metrics/RunAnalysis.h"
+#include "recording/RecordingPlayer.h"
+#include "source/EmbeddedSimulationSource.h"
+#include "support/ChartTruth.h"
+#include "support/CliRunner.h"
+
+using namespace kvscope;
+using namespace kvscope::test;
+
+namespace {
+std::vector<Event> readAll(const QString& path) {
+  struct Keep : EventSink {
+    std::vector<Event> events;
+    void onEvent(const Event& e) override { events.push_back(e); }
+  } keep;
+  RecordingPlayer player(path.toStdString());
+  player.play(keep);
+  return keep.events;
+}
+
+QString findingKey(const QString& mode, const QStringList& subjects, double start, double end) {
+  return QStringLiteral("%1 [%2] %3-%4").arg(mode, subjects.join(',')).arg(start, 0, 'f', 1).arg(end, 0, 'f', 1);
+}
+
+// A seek returns once the restated run is staged (the replay is paused: nothing follows it); one
+// frame takes it in.
+void settleAt(MainWindow& window, SimTime time) {
+  const TelemetryStore& store = window.session().store();
+  window.session().drainNow();
+  QCOMPARE(store.now(), time);
+  window.docks().refresh(store, true);
+}
+}  // namespace
+
+class ConsoleTruthTest : public QObject {
+  Q_OBJECT
+ private slots:
+  void init() {
+    QCoreApplication::setOrganizationName("KVScopeTest");
+    QSettings().clear();
+  }
+
+  void seekRebuildsChartsAndDiagnosisUpToTheNewTime() {
+    QTemporaryDir dir;
+    const QString recording = dir.filePath("cold.kvrec");
+    RUN_EXPECT(rec, 0, {"simulate", "--scenario", "e2-cold-d", "--duration", "1466", "--record", recording});
+    const std::vector<Event> events = readAll(recording);
+
+    MainWindow window;
+    window.resize(1600, 1000);
+    window.show();
+    SourceSpec spec;
+    spec.kind = SourceSpec::Recording;
+    spec.target = recording.toStdString();
+    spec.speed = 0;
+    window.openSource(makeSource(spec));
+    const TelemetryStore& store = window.session().store();
+    QTRY_VERIFY_WITH_TIMEOUT(store.finished(), 60000);
+    window.session().source()->pause();
+    // Backwards to 400 s, then forwards to 1200 s: each time the whole run up to there.
+    for (const double target_s : {400.0, 1200.0}) {
+      const SimTime target = secondsToTime(target_s);
+      std::string error;
+      QVERIFY2(window.session().source()->seek(target, &error), error.c_str());
+      settleAt(window, target);
+      const QString where = QStringLiteral("after a seek to %1 s").arg(target_s);
+      // Everything before the target is in the store again: the first snapshot is at the start.
+      QVERIFY2(store.workers()[0].gauge(WorkerGauge::KvFraction).firstTime() <= secondsToTime(2), qPrintable(where));
+      window.view().setRange(0, target);
+      window.docks().refresh(store, true);
+      TimeSeriesChart& chart = window.docks().kvPools().occupancyChart();
+      int checked = 0;
+      for (int s = 0; s < chart.seriesCount(); ++s) {
+        WorkerId worker = kNoWorker;  // the ghost series of a preview match no worker
+        for (std::size_t i = 0; i < store.workers().size(); ++i)
+          if (QString::fromStdString(store.workers()[i].info.name) == chart.seriesName(s)) worker = static_cast<WorkerId>(i);
+        if (worker == kNoWorker) continue;
+        ++checked;
+        const auto samples = kvSamples(events, worker, target);
+        const ColumnGrid g = chart.grid();
+        const auto expected = bruteForce(samples, g, true, medianGap(samples), store.now(), 100.0);
+        const auto& drawn = chart.drawnColumns(s);
+        QCOMPARE(static_cast<int>(drawn.size()), g.columns);
+        for (int c = 0; c < g.columns; ++c) {
+          const auto& e = expected[static_cast<std::size_t>(c)];
+          const auto& d = drawn[static_cast<std::size_t>(c)];
+          QVERIFY2(e.present == d.present && (!e.present || (e.lo == d.lo && e.hi == d.hi)),
+                   qPrintable(QStringLiteral("%1, %2 column %3: drawn %4..%5, samples %6..%7")
+                                  .arg(where, chart.seriesName(s)).arg(c).arg(d.lo).arg(d.hi).arg(e.lo).arg(e.hi)));
+        }
+      }
+      QCOMPARE(checked, 3);
+      // The diagnosis is `report`'s of the same events.
+      RunAnalysis analysis;
+      for (const Event& e : events)
+        if (e.time < target) analysis.onEvent(e);
+      QStringList want, got;
+      for (const Finding& f : analysis.summary().diagnosis) want << QString::fromStdString(f.mode + " " + f.name);
+      for (const Finding& f : store.findings()) got << QString::fromStdString(f.mode + " " + f.name);
+      QCOMPARE(got, want);
+    }
+  }
+
+  // A pending K on e2-cold-d while sessions still join: the preview forks the run, draws both
+  // futures as ghosts and says the cold D gets bindings with the change; the rho line dragged on
+  // the KV chart becomes a pending value; Apply commits and the preview goes away.
+  void previewShowsBothFuturesAndDragSetsAKnob() {
+    MainWindow window;
+    window.resize(1600, 1000);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    window.openSource(std::make_unique<EmbeddedSimulationSource>("e2-cold-d", SimulationOptions{}, 40));
+    const TelemetryStore& store = window.session().store();
+    QTRY_VERIFY_WITH_TIMEOUT(store.now() >= secondsToTime(40), 60000);
+    window.togglePause();
+    QSignalSpy shown(&window.preview(), &PreviewController::previewShown);
+    KnobsPanel& knobs = window.docks().knobs();
+    QVERIFY(knobs.setPendingValue("K", 200));
+    QTRY_VERIFY_WITH_TIMEOUT(shown.count() >= 1, 60000);
+    const WhatIfResult* r = window.preview().last();
+    QVERIFY(r);
+    auto share = [](const RunSummary& s, const char* worker) {
+      for (const auto& w : s.workers)
+        if (w.id == worker) return w.share;
+      return -1.0;
+    };
+    QVERIFY2(share(r->with.horizon, "D2") > share(r->without.horizon, "D2") + 0.1,
+             qPrintable(QStringLiteral("%1 vs %2").arg(share(r->with.horizon, "D2")).arg(share(r->without.horizon, "D2"))));
+    QVERIFY(knobs.previewTable().text().contains("D2 share"));
+    // The ghosts are drawn, in the view (which now reaches into the future).
+    window.docks().refresh(store, true);
+    TimeSeriesChart& kv = window.docks().kvPools().occupancyChart();
+    QVERIFY(window.view().to() >= r->to - secondsToTime(1));
+    int ghost_columns = 0;
+    for (int s = 0; s < kv.seriesCount(); ++s)
+      if (kv.seriesName(s).endsWith("with the change"))
+        for (const EnvelopeColumn& c : kv.drawnColumns(s)) ghost_columns += c.present;
+    QVERIFY(ghost_columns > 10);
+
+    // Drag the rho line down by 40 px: rho becomes a pending value below the run's.
+    const double rho_before = store.knobs().at("rho");
+    const QRect plot = kv.plotRect();
+    const QPoint grip(plot.right() - 3, kv.yOf(rho_before * 100));
+    QTest::mousePress(&kv, Qt::LeftButton, {}, grip);
+    for (int dy = 5; dy <= 40; dy += 5) {
+      QMouseEvent move(QEvent::MouseMove, QPointF(grip + QPoint(0, dy)), kv.mapToGlobal(QPointF(grip + QPoint(0, dy))), Qt::NoButton,
+                       Qt::LeftButton, Qt::NoModifier);
+      QApplication::sendEvent(&kv, &move);
+    }
+    QTest::mouseRelease(&kv, Qt::LeftButton, {}, grip + QPoint(0, 40));
+    const auto edits = knobs.edits().edits();
+    QVERIFY(edits.knobs.count("rho"));
+    QVERIFY2(edits.knobs.at("rho") < rho_before, qPrintable(QString::number(edits.knobs.at("rho"))));
+    QCOMPARE(edits.knobs.at("K"), 200.0);
+
+    knobs.applyEdits();
+    QTRY_VERIFY_WITH_TIMEOUT(store.knobs().at("K") == 200.0, 30000);
+    QTRY_VERIFY_WITH_TIMEOUT(!window.preview().last(), 10000);
+    QCOMPARE(window.view().lookahead(), SimTime{0});
+  }
+
+  void screenshotSummaryNamesWhatSimulateFinds_data() {
+    QTest::addColumn<QString>("scenario");
+    for (const char* s : {"e2-cold-d", "e3-load-floor", "evict-storm", "cascade", "invariant-crash", "reseed-storm",
+                          "block-level-eviction", "unified-vs-lmetric"})
+      QTest::newRow(s) << s;
+  }
+
+  void screenshotSummaryNamesWhatSimulateFinds() {
+    QFETCH(QString, scenario);
+    QTemporaryDir dir;
+    const QString png = dir.filePath("shot.png"), json = dir.filePath("shot.json");
+    QProcess gui;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert("QT_QPA_PLATFORM", "offscreen");
+    env.insert("XDG_CONFIG_HOME", dir.path());  // no saved layout of the user's
+    gui.setProcessEnvironment(env);
+    gui.start(KVSCOPE_GUI, {"--scenario", scenario, "--screenshot", png, "--run-for", "900", "--summary", json,
+                            "--size", "1280x800"});
+    QVERIFY(gui.waitForFinished(120000));
+    QVERIFY2(gui.exitCode() == 0, gui.readAllStandardError().constData());
+    QCOMPARE(QImage(png).size(), QSize(1280, 800));
+    QFile file(json);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QJsonObject window = QJsonDocument::fromJson(file.readAll()).object();
+    RUN_EXPECT(cli, 0, {"simulate", "--scenario", scenario, "--duration", "900", "--format", "json"});
+    const QJsonObject simulated = QJsonDocument::fromJson(cli.out).object();
+    QStringList want, got;
+    for (const QJsonValue v : simulated["diagnosis"].toArray()) {
+      const QJsonObject f = v.toObject();
+      QStringList subjects;
+      for (const QJsonValue s : f["subjects"].toArray()) subjects << s.toString();
+      want << findingKey(f["mode"].toString(), subjects, f["window_s"].toArray()[0].toDouble(), f["window_s"].toArray()[1].toDouble());
+    }
+    for (const QJsonValue v : window["findings"].toArray()) {
+      const QJsonObject f = v.toObject();
+      QStringList subjects;
+      for (const QJsonValue s : f["subjects"].toArray()) subjects << s.toString();
+      got << findingKey(f["mode"].toString(), subjects, f["start_s"].toDouble(), f["end_s"].toDouble());
+    }
+    QCOMPARE(got, want);
+    // Every serving worker (decode, or instance in a unified cluster) with a state and its cause.
+    int decode = 0;
+    for (const QJsonValue v : simulated["workers"].toArray()) decode += v.toObject()["role"].toString() != "prefill";
+    QCOMPARE(window["workers"].toArray().size(), decode);
+    for (const QJsonValue v : window["workers"].toArray()) QVERIFY(!v.toObject()["cause"].toString().isEmpty());
+  }
+
+  void defaultLayoutFitsTheScreen_data() {
+    QTest::addColumn<QSize>("size");
+    QTest::newRow("1280x800") << QSize(1280, 800);
+    QTest::newRow("1600x1000") << QSize(1600, 1000);
+    QTest::newRow("1920x1080") << QSize(1920, 1080);
+  }
+
+  void defaultLayoutFitsTheScreen() {
+    QFETCH(QSize, size);
+    MainWindow window(MainWindow::Layout::Default);
+    window.setScreenshotSize(size);
+    window.showAtStart();
+    if (qEnvironmentVariableIsSet("KVSCOPE_LAYOUT_DEBUG"))
+      for (QDockWidget* dock : window.findChildren<QDockWidget*>())
+        qInfo() << dock->windowTitle() << dock->isVisible() << dock->minimumSizeHint() << dock->widget()->minimumSizeHint() << dock->size();
+    if (qEnvironmentVariableIsSet("KVSCOPE_LAYOUT_DEBUG"))
+      qInfo() << "central" << window.centralWidget()->minimumSizeHint() << window.centralWidget()->geometry() << "window min" << window.minimumSizeHint();
+    if (qEnvironmentVariableIsSet("KVSCOPE_LAYOUT_DEBUG"))
+      for (QDockWidget* dock : window.findChildren<QDockWidget*>()) qInfo() << dock->windowTitle() << dock->geometry();
+    QCOMPARE(window.size(), size);
+    SimulationOptions options;
+    options.duration_s = 600;
+    window.openSource(std::make_unique<EmbeddedSimulationSource>("e2-cold-d", options, 0));
+    const TelemetryStore& store = window.session().store();
+    QTRY_VERIFY_WITH_TIMEOUT(store.finished(), 60000);
+    window.session().drainNow();
+    window.docks().refresh(store, true);
+    QApplication::processEvents();
+    if (qEnvironmentVariableIsSet("KVSCOPE_LAYOUT_SCREENSHOTS"))
+      window.grab().save(QStringLiteral("%1/layout-%2x%3.png").arg(qEnvironmentVariable("KVSCOPE_LAYOUT_SCREENSHOTS")).arg(size.width()).arg(size.height()));
+    QStringList problems;
+    // Every visible panel at or above its minimum size.
+    for (QDockWidget* dock : window.findChildren<QDockWidget*>()) {
+      if (!dock->isVisible() || dock->visibleRegion().isEmpty() || !dock->widget()) continue;
+      QWidget* w = dock->widget();
+      const QSize min = w->minimumSizeHint().expandedTo(w->minimumSize());
+      if (w->width() < min.width() || w->height() < min.height())
+        problems << QStringLiteral("%1 is %2x%3, below its minimum %4x%5").arg(dock->windowTitle()).arg(w->width()).arg(w->height()).arg(min.width()).arg(min.height());
+    }
+    // No visible label or header section narrower than its text.
+    for (QLabel* label : window.findChildren<QLabel*>()) {
+      if (!label->isVisible() || label->visibleRegion().isEmpty() || label->wordWrap() || label->textFormat() == Qt::RichText) continue;
+      const QString text = label->text();
+      if (text.isEmpty() || Qt::mightBeRichText(text)) continue;
+      const int need = label->fontMetrics().horizontalAdvance(text);
+      if (need > label->contentsRect().width())
+        problems << QStringLiteral("label '%1' needs %2 px, has %3").arg(text).arg(need).arg(label->contentsRect().width());
+    }
+    for (QHeaderView* header : window.findChildren<QHeaderView*>()) {
+      if (!header->isVisible() || header->visibleRegion().isEmpty() || header->orientation() != Qt::Horizontal) continue;
+      QAbstractItemModel* model = header->model();
+      for (int s = 0; model && s < header->count(); ++s) {
+        if (header->isSectionHidden(s) || header->sectionViewportPosition(s) >= header->viewport()->width()) continue;
+        const QString text = model->headerData(s, Qt::Horizontal).toString();
+        const int need = header->fontMetrics().horizontalAdvance(text) + 2 * header->style()->pixelMetric(QStyle::PM_HeaderMargin);
+        if (need > header->sectionSize(s))
+          problems << QStringLiteral("header '%1' needs %2 px, has %3").arg(text).arg(need).arg(header->sectionSize(s));
+      }
+    }
+    // Every decode worker in view, no scroll bar.
+    QTableView& table = window.docks().decodeLoad().table();
+    const int rows = table.model()->rowCount();
+    QCOMPARE(rows, 3);
+    if (table.verticalScrollBar()->isVisible() || table.horizontalScrollBar()->isVisible())
+      problems << QStringLiteral("the decode-load table scrolls");
+    for (int r = 0; r < rows; ++r)
+      if (table.rowViewportPosition(r) + table.rowHeight(r) > table.viewport()->height())
+        problems << QStringLiteral("decode-load row %1 is below the fold").arg(r);
+    // Every timeline row (decode, prefill and link rows) without a scroll.
+    auto* timeline = qobject_cast<EventTimelinePanel*>(window.docks().panel("timeline"));
+    QVERIFY(timeline);
+    QCOMPARE(timeline->timeline()->rowCount(), 3 + 1 + 3);
+    if (timeline->rowsArea().verticalScrollBar()->isVisible()) problems << QStringLiteral("the timeline's rows scroll");
+    QVERIFY2(problems.isEmpty(), qPrintable(problems.join('\n')));
+  }
+};
+
+QTEST_MAIN(ConsoleTruthTest)
+#include "test_console_truth.moc"
