@@ -1,5 +1,6 @@
 #include "live/LogEventMapper.h"
 
+#include <algorithm>
 #include <charconv>
 
 namespace kvscope {
@@ -154,7 +155,7 @@ LogMapping LogEventMapper::map(const LogRecord& r) {
     case LogLineKind::Aborted: failedRequest(m, r, r.message); break;
     case LogLineKind::LostConnection:
       // Always an event: it carries how many requests the dead link aborted.
-      linkState(m, linkFor(r.remote), LinkState::Dead, r.message, r.affected, true);
+      linkState(m, linkFor(r.remote), LinkState::Dead, r.message, std::max(r.affected, 0), true);
       break;
     case LogLineKind::RecoveredViaProbe: linkState(m, linkFor(r.remote), LinkState::Alive, r.message, 0, false); break;
     // The prefill blacklists the decode's Mooncake session: every later transfer to it fails fast
@@ -162,6 +163,7 @@ LogMapping LogEventMapper::map(const LogRecord& r) {
     case LogLineKind::SessionFailed: linkState(m, linkFor(r.remote), LinkState::Dead, r.message, 0, false); break;
     // A missed heartbeat: the decode retries; `Lost connection` follows if it keeps failing.
     case LogLineKind::Reconnecting: linkState(m, linkFor(r.remote), LinkState::Suspect, r.message, 0, false); break;
+    case LogLineKind::BootstrapError: linkState(m, linkFor(r.remote), LinkState::Suspect, r.message, 0, false); break;
     case LogLineKind::TimeoutHint: break;
     case LogLineKind::DecodeBatch:
     case LogLineKind::PrefillBatch:

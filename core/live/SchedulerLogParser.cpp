@@ -24,6 +24,7 @@ const char* toString(LogLineKind k) {
     case LogLineKind::SessionFailed: return "session_failed";
     case LogLineKind::Reconnecting: return "reconnecting";
     case LogLineKind::TimeoutHint: return "timeout_hint";
+    case LogLineKind::BootstrapError: return "bootstrap_error";
     case LogLineKind::DecodeBatch: return "decode_batch";
     case LogLineKind::PrefillBatch: return "prefill_batch";
     case LogLineKind::ClientGenerateError: return "client_generate_error";
@@ -186,6 +187,16 @@ std::string remoteIn(std::string_view text) {
   // "Failed to send kv chunk of R to H:P", "... state components of R to H:P"
   if (const auto at = ifind(text, "Failed to send "); at != std::string_view::npos)
     if (const auto to = text.find(" to ", at); to != std::string_view::npos) return std::string(addressAt(text.substr(to + 4)));
+  // requests' "HTTPConnectionPool(host='H', port=P): Max retries exceeded ..."
+  if (const auto host = text.find("host='"); host != std::string_view::npos) {
+    const auto end = text.find('\'', host + 6);
+    const auto port = text.find("port=", host);
+    if (end != std::string_view::npos && port != std::string_view::npos) {
+      std::size_t n = port + 5;
+      while (n < text.size() && isDigit(text[n])) ++n;
+      if (n > port + 5) return std::string(text.substr(host + 6, end - host - 6)) + ":" + std::string(text.substr(port + 5, n - port - 5));
+    }
+  }
   return {};
 }
 
@@ -228,6 +239,19 @@ void parseLostConnection(std::string_view msg, LogRecord& r) {
   r.remote = std::string(trim(msg.substr(open + 17, close - open - 17)));
   std::string_view rest = trim(msg.substr(close + 1));
   if (rest.starts_with(",")) rest = trim(rest.substr(1));
+  // Older mooncake/conn.py: "Losing connection with prefill instance (bootstrap_addr: A), affected N requests"
+  if (rest.starts_with("affected ")) {
+    rest.remove_prefix(9);
+    std::size_t k = 0;
+    while (k < rest.size() && isDigit(rest[k])) ++k;
+    const auto count = toInt(rest.substr(0, k));
+    if (!count || *count > 100'000'000 || !rest.substr(k).starts_with(" request")) {
+      f.fail("affected", "'affected N requests'", rest);
+      return;
+    }
+    r.affected = static_cast<int>(*count);
+    return;
+  }
   std::size_t n = 0;
   while (n < rest.size() && isDigit(rest[n])) ++n;
   const auto count = toInt(rest.substr(0, n));
@@ -333,8 +357,45 @@ void classify(std::string_view msg, LogRecord& r, bool prefixed) {
   if (msg.starts_with("Prefill transfer failed") || msg.starts_with("Decode transfer failed") ||
       msg.starts_with("Prefill bootstrap failed") || msg.starts_with("Decode handshake failed"))
     return parseTransferFailed(msg, r);
-  if (msg.starts_with("Lost connection with prefill instance")) return parseLostConnection(msg, r);
+  if (msg.starts_with("Lost connection with prefill instance") || msg.starts_with("Losing connection with prefill instance"))
+    return parseLostConnection(msg, r);
   if (msg.starts_with("Decode batch") || msg.starts_with("Prefill batch")) return parseBatchLine(msg, r);
+  // decode.py _ensure_prefill_info: the decode gave up on a prefill's bootstrap server and aborted
+  // the requests waiting on it.
+  if (msg.starts_with("Could not fetch prefill parallel info from ")) {
+    r.kind = LogLineKind::LostConnection;
+    r.remote = std::string(addressAt(msg.substr(43)));
+    return;
+  }
+  // A request aborted by the scheduler itself (decode.py, prefill.py), not by a link.
+  static constexpr std::string_view kAborts[] = {"Metadata unexpectedly not ready after readiness gate",
+                                                 "Context corruption detected: Request "};
+  for (const auto a : kAborts)
+    if (msg.starts_with(a)) {
+      r.kind = LogLineKind::Aborted;
+      if (const auto at = msg.find("request "); at != std::string_view::npos) r.rid = std::string(addressAt(msg.substr(at + 8)));
+      if (const auto at = msg.find("Request "); at != std::string_view::npos) r.rid = std::string(addressAt(msg.substr(at + 8)));
+      if (const auto room = valueAfter(msg, "bootstrap_room=")) r.bootstrap_room = std::string(*room);
+      return;
+    }
+  if (msg.starts_with("Request ") && msg.find(" exceeds the maximum number of tokens") != std::string_view::npos) {
+    r.kind = LogLineKind::Aborted;
+    r.rid = std::string(addressAt(msg.substr(8)));
+    return;
+  }
+  // The bootstrap server of a prefill could not be asked or told (common/conn.py, older
+  // mooncake/conn.py): the link is in doubt, no request has failed yet.
+  static constexpr std::string_view kBootstrap[] = {
+      "Error fetching prefill info from bootstrap", "Error fetching prefill parallel info from bootstrap",
+      "Failed to get prefill server info", "Failed to get prefill parallel info", "Error querying dp_ranks from bootstrap",
+      "Failed to query dp_ranks", "Prefill instance failed to register to bootstrap server",
+      "Prefill instance failed to connect to bootstrap server", "Failed to register prefill dp_rank"};
+  for (const auto b : kBootstrap)
+    if (msg.starts_with(b)) {
+      r.kind = LogLineKind::BootstrapError;
+      r.remote = remoteIn(msg);
+      return;
+    }
   if (istarts(msg, "Session ")) {
     const std::string_view rest = msg.substr(8);
     const std::string_view session = rest.substr(0, rest.find(' '));
@@ -438,6 +499,14 @@ bool SchedulerLogParser::parsePrefix(std::string_view line, LogPrefix& p, std::s
       ++i;
       if (!rankTag(line, i, out)) return false;
     }
+  } else if (line.starts_with("[gpu_id=")) {
+    // 2024 tp_worker.py wrote its own "[gpu_id=N] " in front of the message, with no asctime.
+    i = 8;
+    const std::size_t from = i;
+    while (i < line.size() && isDigit(line[i])) ++i;
+    const auto gpu = toInt(line.substr(from, i - from));
+    if (!gpu || *gpu > 1'000'000) return false;
+    out.gpu = static_cast<int>(*gpu);
   } else {
     if (!rankTag(line, i, out)) return false;
     while (i < line.size() && line[i] == ' ') {

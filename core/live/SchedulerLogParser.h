@@ -4,9 +4,10 @@
 // LogEventMapper, which knows whose file the line came from. SGLang's prefix is
 // `[%(asctime)s{maybe_ms}{prefix}] ` (python/sglang/srt/utils/common.py configure_logger), the
 // asctime `YYYY-MM-DD HH:MM:SS`, `.mmm` with SGLANG_LOG_MS, and prefix the scheduler's rank tags in
-// upstream's order ` DPn PPn ATTN_CPn MOE_DPn TPn EPn` (older: CPn); a custom logging config may
-// drop the time (`[TP0] `) or the whole prefix. Never throws; an unknown line is just Unknown, and a
-// line that starts like a known format but has a bad field is Malformed with the field named.
+// upstream's order ` DPn PPn ATTN_CPn MOE_DPn TPn EPn` (a bare CPn is accepted too); a custom logging
+// config may drop the time (`[TP0] `) or the whole prefix; 2024's tp_worker.py wrote `[gpu_id=N] `.
+// Never throws; an unknown line is just Unknown, and a line that starts like a known format but has
+// a bad field is Malformed with the field named.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -29,6 +30,7 @@ enum class LogLineKind : std::uint8_t {
   SessionFailed,       // Session H:P failed.  (mooncake/conn.py; any case)
   Reconnecting,        // Attempting to reconnect to H:P...  (decode heartbeat, common/conn.py)
   TimeoutHint,         // Some requests timed out when bootstrapping / fail to receive ... (warning_once)
+  BootstrapError,      // a prefill's bootstrap server could not be queried or registered with
   DecodeBatch,         // Decode batch, #running-req: N, ...
   PrefillBatch,        // Prefill batch. #new-seq: N, ...
   ClientGenerateError, // RuntimeError: generate stream ended before producing any token
@@ -42,7 +44,8 @@ struct LogPrefix {
   std::int64_t clock_s = 0;     // that time as seconds since 1970 (the log's own clock, zone unknown)
   int millis = -1;              // SGLANG_LOG_MS=1: the `.mmm`; -1 when absent
   int tp = -1, dp = -1, pp = -1, ep = -1;  // -1: not in the prefix
-  int cp = -1, attn_cp = -1, moe_dp = -1;  // CPn (older), ATTN_CPn, MOE_DPn
+  int cp = -1, attn_cp = -1, moe_dp = -1;  // CPn, ATTN_CPn, MOE_DPn
+  int gpu = -1;                 // 2024's "[gpu_id=N] " (tp_worker.py), no asctime
 };
 
 // Batch-line gauges; -1 when the line did not carry the field. Hybrid models print one pair per KV
