@@ -84,6 +84,8 @@ constexpr Rule kRules[] = {
     {"GID changed during recovery", MooncakeLineKind::Reconnect},
     {"Auto GID reprobe", MooncakeLineKind::Reconnect},
     {"WR flush error", MooncakeLineKind::Reconnect},
+    {"Re-establish connection", MooncakeLineKind::Reconnect},            // E v0.3.0
+    {"Previous connection will be discarded", MooncakeLineKind::Reconnect},  // E v0.3.0
     // transfer failures (W, T, Y)
     {"Process failed for slice", MooncakeLineKind::TransferFailed},
     {"Cannot redispatch slice", MooncakeLineKind::TransferFailed},
@@ -94,8 +96,14 @@ constexpr Rule kRules[] = {
     {"Session::readBody failed", MooncakeLineKind::TransferFailed},
     {"startTransfer encountered an", MooncakeLineKind::TransferFailed},
     {"Sync data transfer timeout", MooncakeLineKind::TransferFailed},
+    {"TcpTransport: exception", MooncakeLineKind::TransferFailed},        // T v0.3.0
+    {"TcpTransport: ASIO exception", MooncakeLineKind::TransferFailed},   // T v0.3.0
+    {"Failed to ibv_post_send", MooncakeLineKind::TransferFailed},        // E v0.3.0
     // unreachable peers (T, E, P)
     {"failed to create connection to", MooncakeLineKind::PeerUnreachable},
+    {"Cannot allocate endpoint", MooncakeLineKind::PeerUnreachable},      // W v0.3.0
+    {"Endpoint is not active", MooncakeLineKind::PeerUnreachable},
+    {"[Handshake] ", MooncakeLineKind::PeerUnreachable},                  // E v0.3.0: a failed QP setup
     {"failed to get connection to", MooncakeLineKind::PeerUnreachable},
     {"Active handshake RPC failed", MooncakeLineKind::PeerUnreachable},
     {"handshake request by peer", MooncakeLineKind::PeerUnreachable},
@@ -143,7 +151,7 @@ constexpr Rule kRules[] = {
 
 // Where a message names its peer: the text after the first of these keys.
 constexpr std::string_view kPeerKeys[] = {"peer_nic: ",   "peer_nic=",      "Rail paused: peer=", ", peer=",
-                                          "for endpoint: ", ", peer ",        "by peer ",           "connection to ",
+                                          "for endpoint: ", "allocate endpoint: ", ", peer ", "by peer ", "connection to ",
                                           "with target ",   "not found in ", "peer server ",       "connect() ",
                                           "connect()",      "local.peer_nic_path: ", "descriptor, name ", "seg="};
 constexpr std::string_view kLocalKeys[] = {"local_nic: ", "local RNIC ", "Context ", "context=", "on context ",
@@ -180,7 +188,8 @@ void classify(MooncakeLogRecord& r) {
     if (const auto at = msg.find(key); at != std::string_view::npos) {
       std::string_view t = token(msg.substr(at + key.size()));
       if (const auto at_dev = t.rfind('@'); at_dev != std::string_view::npos) t = t.substr(at_dev + 1);  // a NIC path
-      if (t.empty()) continue;
+      // A device name has a number ("mlx5_0"); "local RNIC is inactive" names none.
+      if (t.find_first_of("0123456789") == std::string_view::npos) continue;
       r.local_nic = std::string(t);
       break;
     }

@@ -186,7 +186,7 @@ std::string remoteIn(std::string_view text) {
     if (const auto at = ifind(text, key); at != std::string_view::npos) return std::string(addressAt(text.substr(at + key.size())));
   // "Failed to send kv chunk of R to H:P", "... state components of R to H:P"
   if (const auto at = ifind(text, "Failed to send "); at != std::string_view::npos)
-    if (const auto to = text.find(" to ", at); to != std::string_view::npos) return std::string(addressAt(text.substr(to + 4)));
+    if (const auto to = text.find(" to ", at + 15); to != std::string_view::npos) return std::string(addressAt(text.substr(to + 4)));
   // requests' "HTTPConnectionPool(host='H', port=P): Max retries exceeded ..."
   if (const auto host = text.find("host='"); host != std::string_view::npos) {
     const auto end = text.find('\'', host + 6);
@@ -346,7 +346,11 @@ void parseBatchLine(std::string_view msg, LogRecord& r) {
 // words count, so a traceback frame that merely mentions one stays a continuation.
 void classify(std::string_view msg, LogRecord& r, bool prefixed) {
   if (msg.starts_with("Correcting streaming-session extend_input_len")) return parseCorrection(msg, r);
-  if (msg.starts_with("Scheduler hit an exception")) {
+  // The crash: "Scheduler hit an exception: Traceback ..." (scheduler.py since 2024-11); before
+  // that run_scheduler_process logged the bare traceback, and tp_worker.py "Exception in
+  // ModelTpServer:" followed by it. An unprefixed "Traceback" is a traceback's own first line.
+  if (msg.starts_with("Scheduler hit an exception") || msg.starts_with("Exception in ModelTpServer") ||
+      (prefixed && msg.starts_with("Traceback (most recent call last)"))) {
     r.kind = LogLineKind::SchedulerException;
     return;
   }
