@@ -111,6 +111,7 @@ class TestClusterConfig : public QObject {
     QCOMPARE(c.name, std::string("lab-1p3d"));
     QCOMPARE(c.workers.size(), std::size_t(4));
     QCOMPARE(c.workers[3].mooncake_address, std::string("10.99.91.49:15295"));
+    QCOMPARE(c.workers[0].mooncake_logs, std::vector<std::string>{"/var/log/sglang/p0-mooncake.log"});
   }
 
   void mistakes_data() {
