@@ -14,6 +14,7 @@ struct LiveSession::LogFile {
   SchedulerLogReader reader;
   std::unique_ptr<LogEventMapper> mapper;
   std::unique_ptr<MooncakeLogMapper> mooncake;  // a Mooncake transfer-engine log (the reader is unused)
+  std::unique_ptr<MooncakeLogMapper> inline_mooncake;  // Mooncake's glog lines inside a scheduler log
 };
 
 LiveSession::LiveSession(ClusterConfig config, std::vector<EventSink*> sinks)
@@ -126,6 +127,12 @@ void LiveSession::apply(LogFile& f, std::vector<LogRecord> records) {
       cluster_->post(std::move(d));
       continue;
     }
+    if (r.kind == LogLineKind::MooncakeGlog) {  // the engine shares the worker's stderr
+      if (!f.inline_mooncake) f.inline_mooncake = std::make_unique<MooncakeLogMapper>(f.mapper->ref(), &book_);
+      LogMapping m = f.inline_mooncake->feed(r.message);
+      if (!m.events.empty()) cluster_->post(std::move(m.events));
+      continue;
+    }
     LogMapping m = f.mapper->map(r);
     if (m.gauges) cluster_->setBatchGauges(f.mapper->ref().worker, *m.gauges);
     if (!m.events.empty()) cluster_->post(std::move(m.events));
@@ -205,6 +212,9 @@ std::vector<LiveLogStats> LiveSession::logStats() const {
       s.unknown_shapes = f.mooncake->unknownShapes().top(kLogShapesShown);
       s.mooncake = true;
     }
+    if (f.inline_mooncake)
+      for (const auto& shape : f.inline_mooncake->unknownShapes().top(kLogShapesShown))
+        if (s.unknown_shapes.size() < kLogShapesShown) s.unknown_shapes.push_back(shape);
     out.push_back(std::move(s));
   }
   return out;

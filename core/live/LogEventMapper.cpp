@@ -176,6 +176,7 @@ LogMapping LogEventMapper::map(const LogRecord& r) {
       m.events.push_back(std::move(d));
       break;
     }
+    case LogLineKind::MooncakeGlog:  // the consumer's MooncakeLogMapper maps it
     case LogLineKind::Unknown:
     case LogLineKind::Continuation:
     case LogLineKind::Malformed: break;

@@ -1,5 +1,7 @@
 #include "live/SchedulerLogParser.h"
 
+#include "live/MooncakeLogParser.h"
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -25,6 +27,7 @@ const char* toString(LogLineKind k) {
     case LogLineKind::Reconnecting: return "reconnecting";
     case LogLineKind::TimeoutHint: return "timeout_hint";
     case LogLineKind::BootstrapError: return "bootstrap_error";
+    case LogLineKind::MooncakeGlog: return "mooncake_glog";
     case LogLineKind::DecodeBatch: return "decode_batch";
     case LogLineKind::PrefillBatch: return "prefill_batch";
     case LogLineKind::ClientGenerateError: return "client_generate_error";
@@ -536,9 +539,16 @@ LogRecord SchedulerLogParser::parse(std::string_view line) {
   std::string_view msg;
   if (!parsePrefix(line, r.prefix, msg)) {
     msg = line;
+    r.message = std::string(msg.substr(0, kMaxMessage));
+    // Mooncake's engine logs to the worker's stderr too, in glog's format.
+    MooncakeLogRecord glog;
+    std::string_view glog_message;
+    if (MooncakeLogParser::parsePrefix(line, glog, glog_message)) {
+      r.kind = LogLineKind::MooncakeGlog;
+      return r;
+    }
     // The client's error has no scheduler prefix, and a log collected without SGLang's prefix
     // still starts with the message; every other unprefixed line continues the last one.
-    r.message = std::string(msg.substr(0, kMaxMessage));
     classify(msg.substr(0, std::min(msg.size(), kMaxMessage)), r, false);
     if (r.kind == LogLineKind::Unknown) r.kind = LogLineKind::Continuation;
     return r;

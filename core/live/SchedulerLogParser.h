@@ -31,6 +31,8 @@ enum class LogLineKind : std::uint8_t {
   Reconnecting,        // Attempting to reconnect to H:P...  (decode heartbeat, common/conn.py)
   TimeoutHint,         // Some requests timed out when bootstrapping / fail to receive ... (warning_once)
   BootstrapError,      // a prefill's bootstrap server could not be queried or registered with
+  MooncakeGlog,        // a Mooncake transfer-engine glog line in the same stream (the worker's stderr):
+                       // not the scheduler's; a consumer hands `message` (the whole line) to MooncakeLogMapper
   DecodeBatch,         // Decode batch, #running-req: N, ...
   PrefillBatch,        // Prefill batch. #new-seq: N, ...
   ClientGenerateError, // RuntimeError: generate stream ended before producing any token

@@ -239,9 +239,17 @@ class TestLiveSession : public QObject {
                                                  "[2025-06-01 12:00:07 TP0] Xyz batch. #foo: 13\n");
     QTRY_VERIFY_WITH_TIMEOUT(!sink.of<LinkHealth>().empty(), 5000);
     QTRY_VERIFY_WITH_TIMEOUT(session.logStats()[2].lines.unknown == 2, 5000);
+    // The engine also writes to the worker's stderr: its glog lines inside D1's scheduler log.
+    append(dir.filePath("d1.log").toStdString(),
+           "E0601 12:00:08.000000  5100 rdma_endpoint.cpp:150] Reject the handshake request by peer "
+           "10.0.0.9:15295@mlx5_0\n");
+    QTRY_VERIFY_WITH_TIMEOUT(sink.of<LinkHealth>().size() == 2, 5000);
     session.stop();
     const auto links = sink.of<LinkHealth>();
-    QCOMPARE(links.size(), std::size_t(1));
+    QCOMPARE(links.size(), std::size_t(2));
+    QCOMPARE(links[1].worker, 1);
+    QCOMPARE(links[1].state, LinkState::Suspect);
+    QVERIFY2(links[1].reason.starts_with("Mooncake E rdma_endpoint.cpp:150: "), links[1].reason.c_str());
     QCOMPARE(links[0].prefill, 0);
     QCOMPARE(links[0].worker, 1);
     QCOMPARE(links[0].state, LinkState::Dead);

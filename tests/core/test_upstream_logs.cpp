@@ -186,7 +186,8 @@ class TestUpstreamLogs : public QObject {
       std::string actual = describe(r);
       if (l.role != "-") {
         LogEventMapper mapper(worker(l.role), &book);  // fresh: a line's own mapping, not its history's
-        actual += " -> " + events(mapper.map(r));
+        MooncakeLogMapper mooncake(worker(l.role), &book);  // Mooncake's glog lines in the same stderr
+        actual += " -> " + events(r.kind == LogLineKind::MooncakeGlog ? mooncake.feed(r.message) : mapper.map(r));
         ++total;
         if (r.kind != LogLineKind::Unknown && r.kind != LogLineKind::Continuation && r.kind != LogLineKind::Malformed)
           ++recognised;
