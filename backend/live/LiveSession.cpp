@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "live/LogEventMapper.h"
+#include "live/MooncakeLogMapper.h"
 #include "live/SchedulerLogReader.h"
 
 namespace kvscope {
@@ -12,6 +13,8 @@ struct LiveSession::LogFile {
   std::string worker;  // "" for a client log
   SchedulerLogReader reader;
   std::unique_ptr<LogEventMapper> mapper;
+  std::unique_ptr<MooncakeLogMapper> mooncake;  // a Mooncake transfer-engine log (the reader is unused)
+  std::unique_ptr<MooncakeLogMapper> inline_mooncake;  // Mooncake's glog lines inside a scheduler log
 };
 
 LiveSession::LiveSession(ClusterConfig config, std::vector<EventSink*> sinks)
@@ -88,6 +91,15 @@ LiveSession::LiveSession(ClusterConfig config, std::vector<EventSink*> sinks, Op
       logs_.push_back(std::move(f));
       paths.push_back(path);
     }
+    // The worker's Mooncake engine says itself what it thinks of its links (issue 13 section 2).
+    for (const auto& path : w.mooncake_logs) {
+      auto f = std::make_unique<LogFile>();
+      f->path = path;
+      f->worker = w.id;
+      f->mooncake = std::make_unique<MooncakeLogMapper>(r, &book_);
+      logs_.push_back(std::move(f));
+      paths.push_back(path);
+    }
   }
   for (const auto& path : config_.client_logs) {
     auto f = std::make_unique<LogFile>();
@@ -115,6 +127,12 @@ void LiveSession::apply(LogFile& f, std::vector<LogRecord> records) {
       cluster_->post(std::move(d));
       continue;
     }
+    if (r.kind == LogLineKind::MooncakeGlog) {  // the engine shares the worker's stderr
+      if (!f.inline_mooncake) f.inline_mooncake = std::make_unique<MooncakeLogMapper>(f.mapper->ref(), &book_);
+      LogMapping m = f.inline_mooncake->feed(r.message);
+      if (!m.events.empty()) cluster_->post(std::move(m.events));
+      continue;
+    }
     LogMapping m = f.mapper->map(r);
     if (m.gauges) cluster_->setBatchGauges(f.mapper->ref().worker, *m.gauges);
     if (!m.events.empty()) cluster_->post(std::move(m.events));
@@ -124,6 +142,11 @@ void LiveSession::apply(LogFile& f, std::vector<LogRecord> records) {
 void LiveSession::onLine(std::size_t file, std::string_view line) {
   std::lock_guard lock(logs_mutex_);
   LogFile& f = *logs_.at(file);
+  if (f.mooncake) {
+    LogMapping m = f.mooncake->feed(line);
+    if (!m.events.empty()) cluster_->post(std::move(m.events));
+    return;
+  }
   apply(f, f.reader.feed(line));
 }
 
@@ -180,7 +203,20 @@ std::vector<LiveLogStats> LiveSession::logStats() const {
   const auto tails = tailer_->stats();
   std::lock_guard lock(logs_mutex_);
   std::vector<LiveLogStats> out;
-  for (std::size_t i = 0; i < logs_.size(); ++i) out.push_back({logs_[i]->path, logs_[i]->worker, tails.at(i), logs_[i]->reader.counts()});
+  for (std::size_t i = 0; i < logs_.size(); ++i) {
+    const LogFile& f = *logs_[i];
+    LiveLogStats s{f.path, f.worker, tails.at(i), f.reader.counts(), f.reader.unknownShapes().top(kLogShapesShown), false};
+    if (f.mooncake) {
+      const MooncakeLineCounts& c = f.mooncake->counts();
+      s.lines = {c.lines, c.known, c.unknown + c.not_glog, 0, 0};
+      s.unknown_shapes = f.mooncake->unknownShapes().top(kLogShapesShown);
+      s.mooncake = true;
+    }
+    if (f.inline_mooncake)
+      for (const auto& shape : f.inline_mooncake->unknownShapes().top(kLogShapesShown))
+        if (s.unknown_shapes.size() < kLogShapesShown) s.unknown_shapes.push_back(shape);
+    out.push_back(std::move(s));
+  }
   return out;
 }
 

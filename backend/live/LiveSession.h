@@ -2,7 +2,8 @@
 // A live cluster session: everything `serve --live cluster.yaml` runs (issue 5 sections 2-4). From
 // the cluster file it builds the run's picture (serving workers, prefill workers, address book),
 // one MetricsScraper loop per worker with a metrics URL, one LogTailer over every log file (each
-// line through its file's SchedulerLogReader and its worker's LogEventMapper), and a Snapshot every
+// line through its file's SchedulerLogReader and its worker's LogEventMapper, or a Mooncake engine
+// log's through its worker's MooncakeLogMapper), and a Snapshot every
 // scrape interval, all into one LiveCluster stream. As a RunControl it changes knobs and policy
 // through its router (the cluster file's `router:` section) and refuses pause, speed and seek.
 #include <atomic>
@@ -24,11 +25,16 @@
 
 namespace kvscope {
 
+// How many unknown-line shapes a file's stats carry (the most frequent first).
+inline constexpr std::size_t kLogShapesShown = 3;
+
 struct LiveLogStats {
   std::string path;
   std::string worker;  // "" for a client log
   TailFileStats tail;
-  LogLineCounts lines;
+  LogLineCounts lines;  // a Mooncake log: unknown counts its non-glog lines too
+  std::vector<LineShapeCounter::Shape> unknown_shapes;  // "12 lines like ..." (LineShapeCounter::describe)
+  bool mooncake = false;  // a Mooncake transfer-engine log (the cluster file's mooncake_logs)
 };
 
 class LiveSession : public LiveRunControl {

@@ -50,8 +50,13 @@ SourceStatus LiveClusterSource::status() const {
     if (w.health == WorkerHealth::Degraded || w.health == WorkerHealth::Unreachable)
       add(w.name + " " + s.worker_health[w.name]);
   }
-  for (const LiveLogStats& l : session_->logStats())
-    if (!l.tail.error.empty()) add(std::filesystem::path(l.path).filename().string() + ": " + l.tail.error);
+  for (const LiveLogStats& l : session_->logStats()) {
+    const std::string file = std::filesystem::path(l.path).filename().string();
+    if (!l.tail.error.empty()) add(file + ": " + l.tail.error);
+    // A format KVScope does not know shows itself instead of vanishing (issue 13): the most
+    // frequent shape of the file's unknown lines.
+    if (!l.unknown_shapes.empty()) add(file + ": " + LineShapeCounter::describe(l.unknown_shapes.front()));
+  }
   s.detail = detail;
   return s;
 }

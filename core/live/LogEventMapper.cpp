@@ -1,5 +1,6 @@
 #include "live/LogEventMapper.h"
 
+#include <algorithm>
 #include <charconv>
 
 namespace kvscope {
@@ -135,23 +136,35 @@ LogMapping LogEventMapper::map(const LogRecord& r) {
         t.reason = r.exception;
         m.events.push_back(std::move(t));
       }
+      // The reasons upstream gives when it has given up on the peer (mooncake/conn.py,
+      // common/conn.py); a failed chunk or a KVPoll timeout only makes the link suspect.
       const bool dead = r.exception.find("not alive") != std::string::npos ||
                         r.exception.find("could be dead") != std::string::npos ||
-                        r.exception.find("might be dead") != std::string::npos;
+                        r.exception.find("might be dead") != std::string::npos ||
+                        r.exception.find("now it is down") != std::string::npos ||
+                        r.exception.find("Lost connection with prefill instance") != std::string::npos;
       linkState(m, link, dead ? LinkState::Dead : LinkState::Suspect, r.exception, dead ? 1 : 0, false);
       failedRequest(m, r, r.exception);
       break;
     }
     case LogLineKind::KvPollTimeout:
       linkState(m, linkFor({}), LinkState::Suspect, r.message, 0, false);
-      failedRequest(m, r, r.message);
+      // `Request R waiting_timeout` (no seconds) precedes the transfer failure that fails the request.
+      if (r.seconds >= 0) failedRequest(m, r, r.message);
       break;
     case LogLineKind::Aborted: failedRequest(m, r, r.message); break;
     case LogLineKind::LostConnection:
       // Always an event: it carries how many requests the dead link aborted.
-      linkState(m, linkFor(r.remote), LinkState::Dead, r.message, r.affected, true);
+      linkState(m, linkFor(r.remote), LinkState::Dead, r.message, std::max(r.affected, 0), true);
       break;
     case LogLineKind::RecoveredViaProbe: linkState(m, linkFor(r.remote), LinkState::Alive, r.message, 0, false); break;
+    // The prefill blacklists the decode's Mooncake session: every later transfer to it fails fast
+    // with "remote mooncake session ... is not alive" until a probe un-blacklists it.
+    case LogLineKind::SessionFailed: linkState(m, linkFor(r.remote), LinkState::Dead, r.message, 0, false); break;
+    // A missed heartbeat: the decode retries; `Lost connection` follows if it keeps failing.
+    case LogLineKind::Reconnecting: linkState(m, linkFor(r.remote), LinkState::Suspect, r.message, 0, false); break;
+    case LogLineKind::BootstrapError: linkState(m, linkFor(r.remote), LinkState::Suspect, r.message, 0, false); break;
+    case LogLineKind::TimeoutHint: break;
     case LogLineKind::DecodeBatch:
     case LogLineKind::PrefillBatch:
       if (ref_.role != WorkerRole::Prefill) m.gauges = r.batch;
@@ -163,6 +176,7 @@ LogMapping LogEventMapper::map(const LogRecord& r) {
       m.events.push_back(std::move(d));
       break;
     }
+    case LogLineKind::MooncakeGlog:  // the consumer's MooncakeLogMapper maps it
     case LogLineKind::Unknown:
     case LogLineKind::Continuation:
     case LogLineKind::Malformed: break;

@@ -4,8 +4,9 @@
 // prefill crash kills every link from it: LinkHealth Dead on each); a transfer failure -> a failed
 // TransferFinished and a failed RequestDone carrying the exception, plus LinkHealth when the link's
 // state changes; a KVPoll timeout -> a failed request and a suspect link; lost connection ->
-// LinkHealth Dead with the requests it aborted; recovered via probe -> LinkHealth Alive; an abort or
-// the client's generate error -> a failed RequestDone; batch lines -> gauges for the next Snapshot.
+// LinkHealth Dead with the requests it aborted; recovered via probe -> LinkHealth Alive; a failed
+// Mooncake session -> LinkHealth Dead; a heartbeat reconnect attempt -> LinkHealth Suspect; an abort
+// or the client's generate error -> a failed RequestDone; batch lines -> gauges for the next Snapshot.
 // Which P/D pair a line names comes from the file's worker and the cluster's address book.
 #include <map>
 #include <optional>

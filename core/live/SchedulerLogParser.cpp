@@ -1,5 +1,8 @@
 #include "live/SchedulerLogParser.h"
 
+#include "live/MooncakeLogParser.h"
+
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -20,6 +23,11 @@ const char* toString(LogLineKind k) {
     case LogLineKind::Aborted: return "aborted";
     case LogLineKind::LostConnection: return "lost_connection";
     case LogLineKind::RecoveredViaProbe: return "recovered_via_probe";
+    case LogLineKind::SessionFailed: return "session_failed";
+    case LogLineKind::Reconnecting: return "reconnecting";
+    case LogLineKind::TimeoutHint: return "timeout_hint";
+    case LogLineKind::BootstrapError: return "bootstrap_error";
+    case LogLineKind::MooncakeGlog: return "mooncake_glog";
     case LogLineKind::DecodeBatch: return "decode_batch";
     case LogLineKind::PrefillBatch: return "prefill_batch";
     case LogLineKind::ClientGenerateError: return "client_generate_error";
@@ -44,6 +52,33 @@ std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
   return s;
+}
+
+char lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
+
+// ASCII case-insensitive find: upstream spelled some Mooncake messages both ways
+// ("Failed to send kv chunk" / "Failed to send KV chunk").
+std::size_t ifind(std::string_view text, std::string_view needle, std::size_t from = 0) {
+  if (needle.size() > text.size()) return std::string_view::npos;
+  for (std::size_t i = from; i + needle.size() <= text.size(); ++i) {
+    std::size_t k = 0;
+    while (k < needle.size() && lower(text[i + k]) == lower(needle[k])) ++k;
+    if (k == needle.size()) return i;
+  }
+  return std::string_view::npos;
+}
+
+bool istarts(std::string_view text, std::string_view prefix) {
+  return text.size() >= prefix.size() && ifind(text.substr(0, prefix.size()), prefix) == 0;
+}
+
+// A HOST:PORT (or [v6]:PORT) token at the start of `s`, without trailing punctuation.
+std::string_view addressAt(std::string_view s) {
+  std::size_t n = 0;
+  while (n < s.size() && s[n] != ' ' && s[n] != ',' && s[n] != ')' && s[n] != ';' && s[n] != '\'' && s[n] != '"') ++n;
+  std::string_view a = s.substr(0, n);
+  while (!a.empty() && (a.back() == '.' || a.back() == ':')) a.remove_suffix(1);
+  return a;
 }
 
 std::optional<std::int64_t> toInt(std::string_view s) {
@@ -146,9 +181,34 @@ void parseKvPoll(std::string_view msg, LogRecord& r, bool set_kind) {
   }
 }
 
+// The peer an exception names, in the shapes upstream's KVTransferError reasons take
+// (mooncake/conn.py, common/conn.py): first match wins.
+std::string remoteIn(std::string_view text) {
+  static constexpr std::string_view kBefore[] = {"remote mooncake session ", "bootstrap_addr: ", "to prefill "};
+  for (const auto key : kBefore)
+    if (const auto at = ifind(text, key); at != std::string_view::npos) return std::string(addressAt(text.substr(at + key.size())));
+  // "Failed to send kv chunk of R to H:P", "... state components of R to H:P"
+  if (const auto at = ifind(text, "Failed to send "); at != std::string_view::npos)
+    if (const auto to = text.find(" to ", at + 15); to != std::string_view::npos) return std::string(addressAt(text.substr(to + 4)));
+  // requests' "HTTPConnectionPool(host='H', port=P): Max retries exceeded ..."
+  if (const auto host = text.find("host='"); host != std::string_view::npos) {
+    const auto end = text.find('\'', host + 6);
+    const auto port = text.find("port=", host);
+    if (end != std::string_view::npos && port != std::string_view::npos) {
+      std::size_t n = port + 5;
+      while (n < text.size() && isDigit(text[n])) ++n;
+      if (n > port + 5) return std::string(text.substr(host + 6, end - host - 6)) + ":" + std::string(text.substr(port + 5, n - port - 5));
+    }
+  }
+  return {};
+}
+
 void parseTransferFailed(std::string_view msg, LogRecord& r) {
   r.kind = LogLineKind::TransferFailed;
   r.side = msg.front() == 'P' ? 'P' : 'D';
+  r.stage = msg.find(" handshake failed") != std::string_view::npos   ? "handshake"
+            : msg.find(" bootstrap failed") != std::string_view::npos ? "bootstrap"
+                                                                      : "transfer";
   Fields f{r};
   const auto with = msg.find(" with exception ");
   const std::string_view head = with == std::string_view::npos ? msg : msg.substr(0, with);
@@ -160,11 +220,12 @@ void parseTransferFailed(std::string_view msg, LogRecord& r) {
     f.fail("exception", "' with exception ...'", head.substr(head.size() > 40 ? head.size() - 40 : 0));
     return;
   }
-  r.exception = std::string(msg.substr(with + 16));
-  if (const auto at = msg.find("remote mooncake session "); at != std::string_view::npos) {
-    std::string_view rest = msg.substr(at + 24);
-    r.remote = std::string(rest.substr(0, rest.find(' ')));
-  }
+  const std::string_view exception = msg.substr(with + 16);
+  r.exception = std::string(exception);
+  // Older lines (`rank=0` alone) name the room only inside KVTransferError(bootstrap_room=R).
+  if (r.bootstrap_room.empty())
+    if (const auto room = valueAfter(exception, "bootstrap_room=")) r.bootstrap_room = std::string(*room);
+  r.remote = remoteIn(exception);
   r.aborted = msg.find("Aborted by AbortReq") != std::string_view::npos;
   parseKvPoll(msg, r, false);
 }
@@ -181,6 +242,19 @@ void parseLostConnection(std::string_view msg, LogRecord& r) {
   r.remote = std::string(trim(msg.substr(open + 17, close - open - 17)));
   std::string_view rest = trim(msg.substr(close + 1));
   if (rest.starts_with(",")) rest = trim(rest.substr(1));
+  // Older mooncake/conn.py: "Losing connection with prefill instance (bootstrap_addr: A), affected N requests"
+  if (rest.starts_with("affected ")) {
+    rest.remove_prefix(9);
+    std::size_t k = 0;
+    while (k < rest.size() && isDigit(rest[k])) ++k;
+    const auto count = toInt(rest.substr(0, k));
+    if (!count || *count > 100'000'000 || !rest.substr(k).starts_with(" request")) {
+      f.fail("affected", "'affected N requests'", rest);
+      return;
+    }
+    r.affected = static_cast<int>(*count);
+    return;
+  }
   std::size_t n = 0;
   while (n < rest.size() && isDigit(rest[n])) ++n;
   const auto count = toInt(rest.substr(0, n));
@@ -193,6 +267,8 @@ void parseLostConnection(std::string_view msg, LogRecord& r) {
 }
 
 // "#running-req: 3, #token: 100, token usage: 0.10, cuda graph: True, gen throughput (token/s): 12.5"
+// Keys come from scheduler_metrics_mixin.py (log_prefill_stats / log_decode_stats) and its older
+// homes (scheduler.py, tp_worker.py) and pool_stats (the hybrid pools); unknown keys are skipped.
 void parseBatch(std::string_view list, LogRecord& r) {
   Fields f{r};
   BatchGauges& b = r.batch;
@@ -209,11 +285,19 @@ void parseBatch(std::string_view list, LogRecord& r) {
         {"#token", &BatchGauges::tokens},              {"#new-seq", &BatchGauges::new_seq},
         {"#new-token", &BatchGauges::new_token},       {"#cached-token", &BatchGauges::cached_token},
         {"#prealloc-req", &BatchGauges::prealloc_req}, {"#transfer-req", &BatchGauges::transfer_req},
-        {"#retracted-req", &BatchGauges::retracted_req}, {"#inflight-req", &BatchGauges::inflight_req}};
+        {"#retracted-req", &BatchGauges::retracted_req}, {"#inflight-req", &BatchGauges::inflight_req},
+        {"#bootstrap-req", &BatchGauges::bootstrap_req}, {"#pending-token", &BatchGauges::pending_token},
+        {"#full token", &BatchGauges::full_tokens},    {"#swa token", &BatchGauges::swa_tokens},
+        {"mamba num", &BatchGauges::mamba_num}};
     struct RatioField { std::string_view key; double BatchGauges::*field; };
     static constexpr RatioField kRatios[] = {{"token usage", &BatchGauges::token_usage},
                                              {"pre-allocated usage", &BatchGauges::preallocated_usage},
-                                             {"gen throughput (token/s)", &BatchGauges::gen_throughput}};
+                                             {"gen throughput (token/s)", &BatchGauges::gen_throughput},
+                                             {"input throughput (token/s)", &BatchGauges::input_throughput},
+                                             {"full token usage", &BatchGauges::full_usage},
+                                             {"swa token usage", &BatchGauges::swa_usage},
+                                             {"mamba usage", &BatchGauges::mamba_usage},
+                                             {"accept len", &BatchGauges::accept_len}};
     for (const auto& i : kInts) {
       if (key != i.key) continue;
       const auto n = toInt(value);
@@ -226,18 +310,50 @@ void parseBatch(std::string_view list, LogRecord& r) {
       if (!v || *v < 0) return f.fail(key, "a number >= 0", value);
       b.*d.field = *v;
     }
-    if (key == "cuda graph") {
+    if (key == "cache hit rate") {
+      const auto v = toDouble(value.ends_with('%') ? value.substr(0, value.size() - 1) : value);
+      if (!v || *v < 0) return f.fail(key, "a percentage", value);
+      b.cache_hit_rate = *v / 100.0;
+    }
+    if (key == "cuda graph" || key == "cpu graph") {
       if (value != "True" && value != "False") return f.fail(key, "True or False", value);
       b.cuda_graph = value == "True";
     }
   }
+  // A hybrid model's line has per-pool numbers only: the worker's figure is upstream's.
+  if (b.tokens < 0 && b.full_tokens >= 0) b.tokens = std::max(b.full_tokens, b.swa_tokens);
+  if (b.token_usage < 0 && b.full_usage >= 0) b.token_usage = std::max(b.full_usage, b.swa_usage);
   if (r.kind == LogLineKind::DecodeBatch && b.running_req < 0) f.fail("#running-req", "the field", "nothing");
   if (r.kind == LogLineKind::PrefillBatch && b.new_seq < 0) f.fail("#new-seq", "the field", "nothing");
 }
 
-void classify(std::string_view msg, LogRecord& r) {
+// What follows "Decode batch" / "Prefill batch": ". ", ", ", " [N], " (SGLANG_LOG_FORWARD_ITERS)
+// or "(mixed #running-req: N). " (older mixed chunked prefill).
+void parseBatchLine(std::string_view msg, LogRecord& r) {
+  r.kind = msg.front() == 'D' ? LogLineKind::DecodeBatch : LogLineKind::PrefillBatch;
+  msg.remove_prefix(msg.find("batch") + 5);
+  if (msg.starts_with("(mixed #running-req: ")) {
+    const auto close = msg.find(')');
+    if (const auto n = toInt(msg.substr(21, close == std::string_view::npos ? 0 : close - 21))) r.batch.mixed_running_req = *n;
+    if (close != std::string_view::npos) msg.remove_prefix(close + 1);
+  } else if (msg.starts_with(" [")) {
+    const auto close = msg.find(']');
+    if (const auto n = toInt(msg.substr(2, close == std::string_view::npos ? 0 : close - 2))) r.batch.iteration = *n;
+    if (close != std::string_view::npos) msg.remove_prefix(close + 1);
+  }
+  while (!msg.empty() && (msg.front() == ',' || msg.front() == '.' || msg.front() == ' ')) msg.remove_prefix(1);
+  parseBatch(msg, r);
+}
+
+// `prefixed`: the line had SGLang's prefix. Without it only formats recognised by their first
+// words count, so a traceback frame that merely mentions one stays a continuation.
+void classify(std::string_view msg, LogRecord& r, bool prefixed) {
   if (msg.starts_with("Correcting streaming-session extend_input_len")) return parseCorrection(msg, r);
-  if (msg.starts_with("Scheduler hit an exception")) {
+  // The crash: "Scheduler hit an exception: Traceback ..." (scheduler.py since 2024-11); before
+  // that run_scheduler_process logged the bare traceback, and tp_worker.py "Exception in
+  // ModelTpServer:" followed by it. An unprefixed "Traceback" is a traceback's own first line.
+  if (msg.starts_with("Scheduler hit an exception") || msg.starts_with("Exception in ModelTpServer") ||
+      (prefixed && msg.starts_with("Traceback (most recent call last)"))) {
     r.kind = LogLineKind::SchedulerException;
     return;
   }
@@ -246,25 +362,85 @@ void classify(std::string_view msg, LogRecord& r) {
     return;
   }
   if (msg.starts_with("Prefill transfer failed") || msg.starts_with("Decode transfer failed") ||
-      msg.starts_with("Prefill bootstrap failed"))
+      msg.starts_with("Prefill bootstrap failed") || msg.starts_with("Decode handshake failed"))
     return parseTransferFailed(msg, r);
-  if (msg.starts_with("Lost connection with prefill instance")) return parseLostConnection(msg, r);
-  if (msg.starts_with("Decode batch") || msg.starts_with("Prefill batch")) {
-    r.kind = msg.front() == 'D' ? LogLineKind::DecodeBatch : LogLineKind::PrefillBatch;
-    msg.remove_prefix(msg.find("batch") + 5);
-    while (!msg.empty() && (msg.front() == ',' || msg.front() == '.' || msg.front() == ' ')) msg.remove_prefix(1);
-    return parseBatch(msg, r);
+  if (msg.starts_with("Lost connection with prefill instance") || msg.starts_with("Losing connection with prefill instance"))
+    return parseLostConnection(msg, r);
+  if (msg.starts_with("Decode batch") || msg.starts_with("Prefill batch")) return parseBatchLine(msg, r);
+  // decode.py _ensure_prefill_info: the decode gave up on a prefill's bootstrap server and aborted
+  // the requests waiting on it.
+  if (msg.starts_with("Could not fetch prefill parallel info from ")) {
+    r.kind = LogLineKind::LostConnection;
+    r.remote = std::string(addressAt(msg.substr(43)));
+    return;
   }
-  if (msg.starts_with("Session ") && msg.find(" recovered via probe") != std::string_view::npos) {
-    r.kind = LogLineKind::RecoveredViaProbe;
+  // A request aborted by the scheduler itself (decode.py, prefill.py), not by a link.
+  static constexpr std::string_view kAborts[] = {"Metadata unexpectedly not ready after readiness gate",
+                                                 "Context corruption detected: Request "};
+  for (const auto a : kAborts)
+    if (msg.starts_with(a)) {
+      r.kind = LogLineKind::Aborted;
+      if (const auto at = msg.find("request "); at != std::string_view::npos) r.rid = std::string(addressAt(msg.substr(at + 8)));
+      if (const auto at = msg.find("Request "); at != std::string_view::npos) r.rid = std::string(addressAt(msg.substr(at + 8)));
+      if (const auto room = valueAfter(msg, "bootstrap_room=")) r.bootstrap_room = std::string(*room);
+      return;
+    }
+  if (msg.starts_with("Request ") && msg.find(" exceeds the maximum number of tokens") != std::string_view::npos) {
+    r.kind = LogLineKind::Aborted;
+    r.rid = std::string(addressAt(msg.substr(8)));
+    return;
+  }
+  // The bootstrap server of a prefill could not be asked or told (common/conn.py, older
+  // mooncake/conn.py): the link is in doubt, no request has failed yet.
+  static constexpr std::string_view kBootstrap[] = {
+      "Error fetching prefill info from bootstrap", "Error fetching prefill parallel info from bootstrap",
+      "Failed to get prefill server info", "Failed to get prefill parallel info", "Error querying dp_ranks from bootstrap",
+      "Failed to query dp_ranks", "Prefill instance failed to register to bootstrap server",
+      "Prefill instance failed to connect to bootstrap server", "Failed to register prefill dp_rank"};
+  for (const auto b : kBootstrap)
+    if (msg.starts_with(b)) {
+      r.kind = LogLineKind::BootstrapError;
+      r.remote = remoteIn(msg);
+      return;
+    }
+  if (istarts(msg, "Session ")) {
     const std::string_view rest = msg.substr(8);
-    r.remote = std::string(rest.substr(0, rest.find(' ')));
+    const std::string_view session = rest.substr(0, rest.find(' '));
+    const std::string_view tail = trim(rest.substr(session.size()));
+    if (ifind(tail, "recovered via probe") == 0) {
+      r.kind = LogLineKind::RecoveredViaProbe;
+      r.remote = std::string(session);
+      return;
+    }
+    // mooncake/conn.py: logger.error(f"Session {session} failed.") (later "Session %s failed.")
+    if (!session.empty() && (tail == "failed." || tail == "failed" || ifind(tail, "failed.") == 0)) {
+      r.kind = LogLineKind::SessionFailed;
+      r.remote = std::string(session);
+      return;
+    }
+  }
+  if (msg.starts_with("Attempting to reconnect to ")) {  // common/conn.py heartbeat_checker
+    r.kind = LogLineKind::Reconnecting;
+    r.remote = std::string(addressAt(msg.substr(27)));
+    return;
+  }
+  if (msg.starts_with("Some requests timed out when bootstrapping") ||
+      msg.starts_with("Some requests fail to receive KV Cache transfer done signal")) {
+    r.kind = LogLineKind::TimeoutHint;  // warning_once: the failures follow as their own lines
+    return;
+  }
+  if (msg.starts_with("Request ") && msg.ends_with(" waiting_timeout")) {  // older mooncake/conn.py
+    r.kind = LogLineKind::KvPollTimeout;
+    r.rid = std::string(trim(msg.substr(8, msg.size() - 8 - 16)));
+    r.bootstrap_room = r.rid;
+    r.poll_state = "WaitingForInput";
     return;
   }
   if (msg.find("RuntimeError: generate stream ended before producing any token") != std::string_view::npos) {
     r.kind = LogLineKind::ClientGenerateError;
     return;
   }
+  if (!prefixed) return;
   if (msg.find(" timed out after ") != std::string_view::npos && msg.find("s in KVPoll.") != std::string_view::npos)
     return parseKvPoll(msg, r, true);
   if (msg.find("Aborted by AbortReq") != std::string_view::npos) {
@@ -277,46 +453,81 @@ void classify(std::string_view msg, LogRecord& r) {
 
 }  // namespace
 
+namespace {
+
+// One rank tag: capitals with inner underscores, then digits ("TP0", "ATTN_CP1", "MOE_DP2").
+bool rankTag(std::string_view line, std::size_t& i, LogPrefix& out) {
+  std::size_t k = i;
+  while (k < line.size() && ((line[k] >= 'A' && line[k] <= 'Z') || (line[k] == '_' && k > i))) ++k;
+  const std::string_view tag = line.substr(i, k - i);
+  std::size_t n = k;
+  while (n < line.size() && isDigit(line[n])) ++n;
+  const auto rank = toInt(line.substr(k, n - k));
+  if (tag.empty() || tag.back() == '_' || !rank || *rank > 1'000'000) return false;
+  const int v = static_cast<int>(*rank);
+  if (tag == "TP") out.tp = v;
+  else if (tag == "DP") out.dp = v;
+  else if (tag == "PP") out.pp = v;
+  else if (tag == "EP") out.ep = v;
+  else if (tag == "CP") out.cp = v;
+  else if (tag == "ATTN_CP") out.attn_cp = v;
+  else if (tag == "MOE_DP") out.moe_dp = v;
+  i = n;
+  return true;
+}
+
+}  // namespace
+
 bool SchedulerLogParser::parsePrefix(std::string_view line, LogPrefix& p, std::string_view& rest) {
-  // "[YYYY-MM-DD HH:MM:SS" = 20 characters, then optional ",mmm", rank tags, then "] ".
-  if (line.size() < 22 || line[0] != '[') return false;
-  const std::string_view d = line.substr(1, 19);
-  static constexpr char kShape[] = "dddd-dd-dd dd:dd:dd";
-  for (std::size_t i = 0; i < 19; ++i)
-    if (kShape[i] == 'd' ? !isDigit(d[i]) : d[i] != kShape[i]) return false;
-  const auto num = [&](std::size_t at, std::size_t n) { return *toInt(d.substr(at, n)); };
-  const std::int64_t year = num(0, 4), month = num(5, 2), day = num(8, 2), hour = num(11, 2), minute = num(14, 2),
-                     second = num(17, 2);
-  if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 60) return false;
-  std::size_t i = 20;
-  if (i < line.size() && (line[i] == ',' || line[i] == '.')) {
-    ++i;
-    while (i < line.size() && isDigit(line[i])) ++i;
-  }
+  // "[YYYY-MM-DD HH:MM:SS" = 20 characters, then optional ".mmm" (or ",mmm"), rank tags, "] ".
+  // Without asctime: "[TP0] ", "[DP1 TP3] " (rank tags only, at least one).
+  if (line.size() < 4 || line[0] != '[') return false;
   LogPrefix out;
-  while (i < line.size() && line[i] == ' ') {
-    ++i;
-    std::size_t k = i;
-    while (k < line.size() && line[k] >= 'A' && line[k] <= 'Z') ++k;
-    const std::string_view tag = line.substr(i, k - i);
-    std::size_t n = k;
-    while (n < line.size() && isDigit(line[n])) ++n;
-    const auto rank = toInt(line.substr(k, n - k));
-    if (tag.empty() || !rank || *rank > 1'000'000) return false;
-    const int v = static_cast<int>(*rank);
-    if (tag == "TP") out.tp = v;
-    else if (tag == "DP") out.dp = v;
-    else if (tag == "PP") out.pp = v;
-    else if (tag == "EP") out.ep = v;
-    i = n;
+  std::size_t i = 1;
+  std::int64_t year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0;
+  if (isDigit(line[1])) {
+    if (line.size() < 22) return false;
+    const std::string_view d = line.substr(1, 19);
+    static constexpr char kShape[] = "dddd-dd-dd dd:dd:dd";
+    for (std::size_t k = 0; k < 19; ++k)
+      if (kShape[k] == 'd' ? !isDigit(d[k]) : d[k] != kShape[k]) return false;
+    const auto num = [&](std::size_t at, std::size_t n) { return *toInt(d.substr(at, n)); };
+    year = num(0, 4), month = num(5, 2), day = num(8, 2), hour = num(11, 2), minute = num(14, 2), second = num(17, 2);
+    if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 60) return false;
+    i = 20;
+    if (i < line.size() && (line[i] == ',' || line[i] == '.')) {
+      const std::size_t from = ++i;
+      while (i < line.size() && isDigit(line[i])) ++i;
+      if (const auto ms = toInt(line.substr(from, std::min<std::size_t>(i - from, 3)))) out.millis = static_cast<int>(*ms);
+    }
+    out.has_time = true;
+    out.timestamp = std::string(d);
+    while (i < line.size() && line[i] == ' ') {
+      ++i;
+      if (!rankTag(line, i, out)) return false;
+    }
+  } else if (line.starts_with("[gpu_id=")) {
+    // 2024 tp_worker.py wrote its own "[gpu_id=N] " in front of the message, with no asctime.
+    i = 8;
+    const std::size_t from = i;
+    while (i < line.size() && isDigit(line[i])) ++i;
+    const auto gpu = toInt(line.substr(from, i - from));
+    if (!gpu || *gpu > 1'000'000) return false;
+    out.gpu = static_cast<int>(*gpu);
+  } else {
+    if (!rankTag(line, i, out)) return false;
+    while (i < line.size() && line[i] == ' ') {
+      ++i;
+      if (!rankTag(line, i, out)) return false;
+    }
   }
   if (i >= line.size() || line[i] != ']') return false;
   ++i;
   if (i < line.size() && line[i] == ' ') ++i;
   out.present = true;
-  out.timestamp = std::string(d);
-  out.clock_s = daysFromCivil(year, static_cast<unsigned>(month), static_cast<unsigned>(day)) * 86400 + hour * 3600 +
-                minute * 60 + second;
+  if (out.has_time)
+    out.clock_s = daysFromCivil(year, static_cast<unsigned>(month), static_cast<unsigned>(day)) * 86400 + hour * 3600 +
+                  minute * 60 + second;
   p = std::move(out);
   rest = line.substr(i);
   return true;
@@ -328,15 +539,22 @@ LogRecord SchedulerLogParser::parse(std::string_view line) {
   std::string_view msg;
   if (!parsePrefix(line, r.prefix, msg)) {
     msg = line;
-    // The client's error has no scheduler prefix; every other unprefixed line continues the last one.
-    r.kind = msg.find("RuntimeError: generate stream ended before producing any token") != std::string_view::npos
-                 ? LogLineKind::ClientGenerateError
-                 : LogLineKind::Continuation;
     r.message = std::string(msg.substr(0, kMaxMessage));
+    // Mooncake's engine logs to the worker's stderr too, in glog's format.
+    MooncakeLogRecord glog;
+    std::string_view glog_message;
+    if (MooncakeLogParser::parsePrefix(line, glog, glog_message)) {
+      r.kind = LogLineKind::MooncakeGlog;
+      return r;
+    }
+    // The client's error has no scheduler prefix, and a log collected without SGLang's prefix
+    // still starts with the message; every other unprefixed line continues the last one.
+    classify(msg.substr(0, std::min(msg.size(), kMaxMessage)), r, false);
+    if (r.kind == LogLineKind::Unknown) r.kind = LogLineKind::Continuation;
     return r;
   }
   r.message = std::string(msg.substr(0, kMaxMessage));
-  classify(msg.substr(0, std::min(msg.size(), kMaxMessage)), r);
+  classify(msg.substr(0, std::min(msg.size(), kMaxMessage)), r, true);
   return r;
 }
 

@@ -1,9 +1,13 @@
 #pragma once
-// One line of an SGLang scheduler / Mooncake / lab-router log, classified (issue 5 section 3).
-// Pure syntax: which P/D pair or worker a line concerns is decided by LogEventMapper, which knows
-// whose file the line came from. Lines carry SGLang's prefix `[YYYY-MM-DD HH:MM:SS TPn] ` (older
-// ones without TPn, some with DPn, PPn, EPn). Never throws; an unknown line is just Unknown, and a
-// line that starts like a known format but has a bad field is Malformed with the field named.
+// One line of an SGLang scheduler / Mooncake / lab-router log, classified (issue 5 section 3,
+// issue 13 section 1). Pure syntax: which P/D pair or worker a line concerns is decided by
+// LogEventMapper, which knows whose file the line came from. SGLang's prefix is
+// `[%(asctime)s{maybe_ms}{prefix}] ` (python/sglang/srt/utils/common.py configure_logger), the
+// asctime `YYYY-MM-DD HH:MM:SS`, `.mmm` with SGLANG_LOG_MS, and prefix the scheduler's rank tags in
+// upstream's order ` DPn PPn ATTN_CPn MOE_DPn TPn EPn` (a bare CPn is accepted too); a custom logging
+// config may drop the time (`[TP0] `) or the whole prefix; 2024's tp_worker.py wrote `[gpu_id=N] `.
+// Never throws; an unknown line is just Unknown, and a line that starts like a known format but has
+// a bad field is Malformed with the field named.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -23,6 +27,12 @@ enum class LogLineKind : std::uint8_t {
   Aborted,             // ... Aborted by AbortReq.
   LostConnection,      // Lost connection with prefill instance (bootstrap_addr: A), N requests affected
   RecoveredViaProbe,   // Session S recovered via probe; un-blacklisted
+  SessionFailed,       // Session H:P failed.  (mooncake/conn.py; any case)
+  Reconnecting,        // Attempting to reconnect to H:P...  (decode heartbeat, common/conn.py)
+  TimeoutHint,         // Some requests timed out when bootstrapping / fail to receive ... (warning_once)
+  BootstrapError,      // a prefill's bootstrap server could not be queried or registered with
+  MooncakeGlog,        // a Mooncake transfer-engine glog line in the same stream (the worker's stderr):
+                       // not the scheduler's; a consumer hands `message` (the whole line) to MooncakeLogMapper
   DecodeBatch,         // Decode batch, #running-req: N, ...
   PrefillBatch,        // Prefill batch. #new-seq: N, ...
   ClientGenerateError, // RuntimeError: generate stream ended before producing any token
@@ -31,18 +41,31 @@ const char* toString(LogLineKind);
 
 struct LogPrefix {
   bool present = false;
-  std::string timestamp;        // "2025-06-01 12:00:03" as written
+  bool has_time = false;        // false for `[TP0] ` (a logging config without asctime)
+  std::string timestamp;        // "2025-06-01 12:00:03" as written (no milliseconds)
   std::int64_t clock_s = 0;     // that time as seconds since 1970 (the log's own clock, zone unknown)
+  int millis = -1;              // SGLANG_LOG_MS=1: the `.mmm`; -1 when absent
   int tp = -1, dp = -1, pp = -1, ep = -1;  // -1: not in the prefix
+  int cp = -1, attn_cp = -1, moe_dp = -1;  // CPn, ATTN_CPn, MOE_DPn
+  int gpu = -1;                 // 2024's "[gpu_id=N] " (tp_worker.py), no asctime
 };
 
-// Batch-line gauges; -1 (or NaN for ratios) when the line did not carry the field.
+// Batch-line gauges; -1 when the line did not carry the field. Hybrid models print one pair per KV
+// pool (`#full token`, `full token usage`, `#swa token`, `swa token usage`, `mamba num`, `mamba
+// usage`); `tokens` and `token_usage` then hold what upstream's metrics report for the worker
+// (scheduler_metrics_mixin.py: the max over full and SWA pools; the full pool with mamba).
 struct BatchGauges {
   std::int64_t running_req = -1, queue_req = -1, tokens = -1;
   std::int64_t new_seq = -1, new_token = -1, cached_token = -1;
   std::int64_t prealloc_req = -1, transfer_req = -1, retracted_req = -1, inflight_req = -1;
-  double token_usage = -1, preallocated_usage = -1, gen_throughput = -1;
-  int cuda_graph = -1;  // 0/1
+  std::int64_t bootstrap_req = -1, pending_token = -1, mixed_running_req = -1;
+  std::int64_t iteration = -1;  // `Decode batch [N], ` with SGLANG_LOG_FORWARD_ITERS
+  std::int64_t full_tokens = -1, swa_tokens = -1, mamba_num = -1;
+  double full_usage = -1, swa_usage = -1, mamba_usage = -1;
+  double token_usage = -1, preallocated_usage = -1, gen_throughput = -1, input_throughput = -1;
+  double cache_hit_rate = -1;   // older prefill lines: `cache hit rate: 12.34%` (as a fraction)
+  double accept_len = -1;       // speculative decoding
+  int cuda_graph = -1;  // 0/1 (`cuda graph` or `cpu graph`)
 };
 
 struct LogRecord {
@@ -57,13 +80,16 @@ struct LogRecord {
   // Correction, TransferFailed, KvPollTimeout, Aborted
   std::string rid;
   std::string bootstrap_room;
-  // TransferFailed: 'P' or 'D' (which side logged it), the rank, and the exception text
+  // TransferFailed: 'P' or 'D' (which side logged it), the stage ("transfer", "bootstrap" for
+  // `Prefill bootstrap failed`, "handshake" for `Decode handshake failed`), the rank, the exception
   char side = 0;
+  std::string stage;
   int rank = -1;
   std::string exception;
   bool aborted = false;         // the failure was an AbortReq, not a broken link
-  // TransferFailed ("remote mooncake session A is not alive"), LostConnection (bootstrap_addr),
-  // RecoveredViaProbe (the session)
+  // The peer the line names: TransferFailed (from the exception: "remote mooncake session A",
+  // "Failed to send kv chunk of R to A", "to prefill A", "bootstrap_addr: A"), LostConnection and
+  // Reconnecting (the bootstrap address), SessionFailed and RecoveredViaProbe (the session)
   std::string remote;
   // KvPollTimeout (also set on a TransferFailed whose exception is a KVPoll timeout)
   double seconds = -1;

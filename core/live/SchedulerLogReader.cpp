@@ -15,7 +15,10 @@ std::string_view trimmed(std::string_view s) {
 void SchedulerLogReader::count(const LogRecord& r) {
   switch (r.kind) {
     case LogLineKind::Unknown:
-    case LogLineKind::Continuation: ++counts_.unknown; break;
+    case LogLineKind::Continuation:
+      ++counts_.unknown;
+      shapes_.add(r.message);
+      break;
     case LogLineKind::Malformed: ++counts_.malformed; break;
     default: ++counts_.known; break;
   }

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "live/LineShapeCounter.h"
 #include "live/SchedulerLogParser.h"
 
 namespace kvscope {
@@ -30,6 +31,8 @@ class SchedulerLogReader {
   std::vector<LogRecord> flush();
   bool folding() const { return crash_.has_value(); }
   const LogLineCounts& counts() const { return counts_; }
+  // The unknown lines (prefixed lines of no known format, stray unprefixed ones) by shape.
+  const LineShapeCounter& unknownShapes() const { return shapes_; }
 
  private:
   void count(const LogRecord& r);
@@ -37,6 +40,7 @@ class SchedulerLogReader {
   std::optional<LogRecord> crash_;
   int folded_lines_ = 0;
   LogLineCounts counts_;
+  LineShapeCounter shapes_;
 };
 
 }  // namespace kvscope

@@ -212,6 +212,57 @@ class TestLiveSession : public QObject {
     QCOMPARE(framesIn(kvrec), sink.events.size());
   }
 
+  // Issue 13: a worker's Mooncake engine log (the cluster file's mooncake_logs) says itself which
+  // link it gave up on, with its severity; an unknown scheduler line is counted by its shape.
+  void mooncakeLogsAndUnknownShapes() {
+    QTemporaryDir dir;
+    Collect sink;
+    LiveSession::Options options;
+    options.tail.poll_ms = 20;
+    options.tail.idle_ms = 200;
+    const std::string path = dir.filePath("cluster.yaml").toStdString();
+    std::ofstream(path) << "workers:\n"
+                           "  - {id: P0, role: prefill, logs: p0.log, mooncake_logs: [p0-te.log], bootstrap: 10.0.0.9:8998}\n"
+                           "  - {id: D0, role: decode, logs: d0.log, mooncake: 10.0.0.1:15295}\n"
+                           "  - {id: D1, role: decode, logs: d1.log, mooncake: 10.0.0.2:15295}\n";
+    for (const char* log : {"p0.log", "p0-te.log", "d0.log", "d1.log"}) append(dir.filePath(log).toStdString(), "");
+    LiveSession session(ClusterConfigLoader::load(path), {&sink}, options);
+    session.start();
+    QTRY_VERIFY_WITH_TIMEOUT(session.logStats().size() == 4 && session.logStats()[1].tail.error.empty(), 5000);
+    std::this_thread::sleep_for(100ms);  // the tailer has opened the files at their end
+    // kvcache-ai/Mooncake v0.3.4 worker_pool.cpp:237, then a glog line of no known message.
+    append(dir.filePath("p0-te.log").toStdString(),
+           "E0601 12:00:05.000100  4711 worker_pool.cpp:237] Worker: Cannot make connection for endpoint: "
+           "10.0.0.2:15295@mlx5_1, mark it inactive\n"
+           "I0601 12:00:05.000200  4711 new_thing.cpp:9] Frobnicated 3 widgets\n");
+    append(dir.filePath("d0.log").toStdString(), "[2025-06-01 12:00:06 TP0] Xyz batch. #foo: 12\n"
+                                                 "[2025-06-01 12:00:07 TP0] Xyz batch. #foo: 13\n");
+    QTRY_VERIFY_WITH_TIMEOUT(!sink.of<LinkHealth>().empty(), 5000);
+    QTRY_VERIFY_WITH_TIMEOUT(session.logStats()[2].lines.unknown == 2, 5000);
+    // The engine also writes to the worker's stderr: its glog lines inside D1's scheduler log.
+    append(dir.filePath("d1.log").toStdString(),
+           "E0601 12:00:08.000000  5100 rdma_endpoint.cpp:150] Reject the handshake request by peer "
+           "10.0.0.9:15295@mlx5_0\n");
+    QTRY_VERIFY_WITH_TIMEOUT(sink.of<LinkHealth>().size() == 2, 5000);
+    session.stop();
+    const auto links = sink.of<LinkHealth>();
+    QCOMPARE(links.size(), std::size_t(2));
+    QCOMPARE(links[1].worker, 1);
+    QCOMPARE(links[1].state, LinkState::Suspect);
+    QVERIFY2(links[1].reason.starts_with("Mooncake E rdma_endpoint.cpp:150: "), links[1].reason.c_str());
+    QCOMPARE(links[0].prefill, 0);
+    QCOMPARE(links[0].worker, 1);
+    QCOMPARE(links[0].state, LinkState::Dead);
+    QVERIFY2(links[0].reason.starts_with("Mooncake E worker_pool.cpp:237: Worker: Cannot make connection"), links[0].reason.c_str());
+    const auto stats = session.logStats();
+    QVERIFY(stats[1].mooncake);
+    QCOMPARE(stats[1].worker, std::string("P0"));
+    QCOMPARE(stats[1].lines.lines, 2L);
+    QCOMPARE(stats[1].lines.known, 1L);
+    QCOMPARE(LineShapeCounter::describe(stats[1].unknown_shapes.at(0)), std::string("1 line like \"Frobnicated <n> widgets\""));
+    QCOMPARE(LineShapeCounter::describe(stats[2].unknown_shapes.at(0)), std::string("2 lines like \"Xyz batch. #foo: <n>\""));
+  }
+
   void serveLiveCli() {
     QTemporaryDir dir;
     FakeSglang fake;

@@ -94,11 +94,24 @@ class TestClusterConfig : public QObject {
     }
   }
 
+  // Issue 13: a worker's Mooncake transfer-engine logs, resolved like its scheduler logs; they are
+  // enough to watch a worker by.
+  void mooncakeLogs() {
+    const ClusterConfig c = ClusterConfigLoader::parse(
+        "workers:\n  - id: P0\n    role: prefill\n    mooncake_logs: [te/p0.log, /var/log/te.log]\n"
+        "  - id: D0\n    role: decode\n    logs: d0.log\n",
+        "/etc/kvscope/c.yaml");
+    QCOMPARE(c.workers[0].mooncake_logs, (std::vector<std::string>{"/etc/kvscope/te/p0.log", "/var/log/te.log"}));
+    QVERIFY(c.workers[0].logs.empty());
+    QVERIFY(c.workers[1].mooncake_logs.empty());
+  }
+
   void bundledExample() {
     const ClusterConfig c = ClusterConfigLoader::load(KVSCOPE_SCENARIO_DIR "/../clusters/lab-1p3d.yaml");
     QCOMPARE(c.name, std::string("lab-1p3d"));
     QCOMPARE(c.workers.size(), std::size_t(4));
     QCOMPARE(c.workers[3].mooncake_address, std::string("10.99.91.49:15295"));
+    QCOMPARE(c.workers[0].mooncake_logs, std::vector<std::string>{"/var/log/sglang/p0-mooncake.log"});
   }
 
   void mistakes_data() {

@@ -74,6 +74,10 @@ class TestSchedulerLog : public QObject {
     QTest::newRow("DP TP") << "[2025-06-01 12:00:01 DP1 TP7] hello" << 7 << 1 << "hello";
     QTest::newRow("DP") << "[2025-06-01 12:00:01 DP2] hello" << -1 << 2 << "hello";
     QTest::newRow("millis") << "[2025-06-01 12:00:01,123 TP0] hello" << 0 << -1 << "hello";
+    // Issue 13: every rank tag upstream prints (scheduler.py configure_scheduler_process), SGLANG_LOG_MS.
+    QTest::newRow("all tags") << "[2025-06-01 12:00:01 DP1 PP0 ATTN_CP1 MOE_DP2 TP3 EP3] hello" << 3 << 1 << "hello";
+    QTest::newRow("bare CP") << "[2025-06-01 12:00:01 CP1 TP2] hello" << 2 << -1 << "hello";
+    QTest::newRow("log ms") << "[2025-06-01 12:00:01.271 DP0 TP0] hello" << 0 << 0 << "hello";
   }
   void prefixVariants() {
     QFETCH(QString, line);
@@ -97,6 +101,27 @@ class TestSchedulerLog : public QObject {
     QTest::newRow("lower tag") << "[2025-06-01 12:00:01 tp0] x";
     QTest::newRow("no bracket") << "[2025-06-01 12:00:01 TP0 x";
     QTest::newRow("traceback") << "  File \"/sgl/scheduler.py\", line 123, in event_loop";
+    QTest::newRow("trailing underscore") << "[2025-06-01 12:00:01 ATTN_ TP0] x";
+    QTest::newRow("leading underscore") << "[2025-06-01 12:00:01 _CP1] x";
+    QTest::newRow("empty tags") << "[] x";
+    QTest::newRow("bare traceback head") << "Traceback (most recent call last):";
+  }
+
+  // Issue 13: a logging config without asctime, and 2024's "[gpu_id=N] ".
+  void prefixWithoutTime() {
+    const LogRecord a = parse("[DP1 TP3] Decode batch, #running-req: 2, #token: 10, token usage: 0.01, #queue-req: 0");
+    QVERIFY(a.prefix.present);
+    QVERIFY(!a.prefix.has_time);
+    QCOMPARE(a.prefix.tp, 3);
+    QCOMPARE(a.prefix.dp, 1);
+    QCOMPARE(a.kind, LogLineKind::DecodeBatch);
+    const LogRecord g = parse("[gpu_id=1] Decode batch. #running-req: 8, #token: 2048, token usage: 0.01, #queue-req: 2");
+    QCOMPARE(g.prefix.gpu, 1);
+    QCOMPARE(g.batch.running_req, std::int64_t(8));
+    QCOMPARE(parse("[2025-06-01 12:00:01.271 TP0] x").prefix.millis, 271);
+    // Without any prefix a known message is still that message; anything else continues the last line.
+    QCOMPARE(parse("Lost connection with prefill instance (bootstrap_addr: a:1), 2 requests affected").kind, LogLineKind::LostConnection);
+    QCOMPARE(parse("    raise KVTransferError(self.bootstrap_room, failure_reason)").kind, LogLineKind::Continuation);
   }
   void notAPrefix() {
     QFETCH(QString, line);
@@ -162,6 +187,12 @@ class TestSchedulerLog : public QObject {
     QTest::newRow("client prefixed") << "[2025-06-01 12:00:02] request 12 failed: RuntimeError: generate stream ended before producing any token"
                                      << int(LogLineKind::ClientGenerateError);
     QTest::newRow("unknown") << "[2025-06-01 12:00:02 TP0] Load weight end." << int(LogLineKind::Unknown);
+    QTest::newRow("session failed") << "[2025-06-01 12:00:02 TP0] Session 10.0.0.2:15295 failed." << int(LogLineKind::SessionFailed);
+    QTest::newRow("session FAILED") << "[2025-06-01 12:00:02 TP0] session 10.0.0.2:15295 FAILED." << int(LogLineKind::SessionFailed);
+    QTest::newRow("session other") << "[2025-06-01 12:00:02 TP0] Session 10.0.0.2:15295 opened" << int(LogLineKind::Unknown);
+    QTest::newRow("old crash") << "[2024-10-21 14:05:00 TP0] Traceback (most recent call last):" << int(LogLineKind::SchedulerException);
+    QTest::newRow("reconnect") << "[2025-06-01 12:00:02 TP0] Attempting to reconnect to 10.0.0.9:8998..." << int(LogLineKind::Reconnecting);
+    QTest::newRow("waiting_timeout") << "[2025-06-01 12:00:02 TP0] Request 77 waiting_timeout" << int(LogLineKind::KvPollTimeout);
   }
   void simpleLines() {
     QFETCH(QString, line);
@@ -231,6 +262,9 @@ class TestSchedulerLog : public QObject {
     QTest::newRow("transfer cut") << "[2025-06-01 12:00:03 TP4] Prefill transfer failed for request rank=4 req.rid='7f" << "exception";
     QTest::newRow("transfer rank") << "[2025-06-01 12:00:03 TP4] Decode transfer failed for request rank=four with exception X" << "rank";
     QTest::newRow("kvpoll secs") << "[2025-06-01 12:00:06] Request 9 timed out after soons in KVPoll.Bootstrapping" << "seconds";
+    QTest::newRow("pool tokens") << "[2025-06-01 12:00:05 TP0] Decode batch, #running-req: 1, #full token: x" << "#full token";
+    QTest::newRow("hit rate") << "[2025-06-01 12:00:05 TP0] Prefill batch. #new-seq: 1, cache hit rate: lots" << "cache hit rate";
+    QTest::newRow("losing no count") << "[2025-06-01 12:00:07] Losing connection with prefill instance (bootstrap_addr: a:1), affected many requests" << "affected";
   }
   void malformed() {
     QFETCH(QString, line);
