@@ -99,6 +99,21 @@ class ChartTruthTest : public QObject {
     for (const QString& l : labels) QVERIFY2(!l.contains('.'), qPrintable(l));
   }
 
+  // Knob changes applied together (same instant, or a few pixels apart) make one marker listing
+  // them, not labels drawn over each other.
+  void knobChangesAtOnceMakeOneMarker() {
+    ViewState view;
+    view.setRange(0, secondsToTime(600));
+    TimeSeriesChart chart(view, "KV");
+    chart.resize(800, 300);
+    chart.setMarkers({{secondsToTime(100), "K=200"}, {secondsToTime(100), "rho=0.9"}, {secondsToTime(101), "policy linear"},
+                      {secondsToTime(400), "K=0"}});
+    const auto drawn = chart.drawnMarkers();
+    QCOMPARE(drawn.size(), std::size_t{2});
+    QCOMPARE(drawn[0].label, QStringLiteral("K=200, rho=0.9, policy linear"));
+    QCOMPARE(drawn[1].label, QStringLiteral("K=0"));
+  }
+
   void latencyPointsAreNotHeld() {
     ViewState view;
     view.setRange(0, secondsToTime(1466));
