@@ -23,6 +23,7 @@ void logRun(const RecordedRun& r) {
 }  // namespace
 
 ServeOutputs::ServeOutputs(const ServeArgs& a) : sinks_{&hub_} {
+  checkOutputFile("--record", a.record);
   if (!a.record.empty()) {
     recorder_ = std::make_unique<EventRecorder>(a.record);
     sinks_.push_back(recorder_.get());

@@ -109,10 +109,8 @@ RecordedRun MarkedRunRecorder::finish(Finished& f) {
     out.error = error;
     return out;
   }
-  std::error_code ec;
-  fs::rename(AtomicFile::partialPath(out.recording), out.recording, ec);
-  if (ec) {
-    out.error = out.recording + ": cannot rename into place: " + ec.message();
+  if (!AtomicFile::moveIntoPlace(AtomicFile::partialPath(out.recording), out.recording, &error)) {
+    out.error = error;
     return out;
   }
   const RunSummary& s = f.run.summary;
