@@ -10,6 +10,7 @@
 #include "cli/CliCommands.h"
 #include "convert/EventConvert.h"
 #include "events/EventJson.h"
+#include "events/EventLimits.h"
 #include "kvscope/v1/telemetry.grpc.pb.h"
 #include "model/Error.h"
 
@@ -26,7 +27,9 @@ Command addTail(CLI::App& app) {
   sub->add_option("--kinds", *kinds, "Only these event kinds (e.g. eviction crash link)");
   sub->add_option("--limit", *limit, "Stop after this many events (0: until the stream ends)");
   return [address, from, kinds, limit] {
-    auto channel = grpc::CreateChannel(*address, grpc::InsecureChannelCredentials());
+    grpc::ChannelArguments args;
+    args.SetMaxReceiveMessageSize(static_cast<int>(kClientReceiveLimitBytes));  // above any event (EventLimits.h)
+    auto channel = grpc::CreateCustomChannel(*address, grpc::InsecureChannelCredentials(), args);
     auto stub = v1::Telemetry::NewStub(channel);
     grpc::ClientContext context;
     v1::SubscribeRequest request;

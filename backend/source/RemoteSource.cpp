@@ -8,6 +8,7 @@
 #include <variant>
 #include <vector>
 
+#include "events/EventLimits.h"
 #include "kvscope/v1/control.grpc.pb.h"
 #include "model/Error.h"
 #include "service/BearerToken.h"
@@ -86,6 +87,8 @@ void RemoteSource::start() {
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 250);
   args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 250);
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
+  // Above any event the server sends (EventLimits.h), with room for GetState's whole-run reply.
+  args.SetMaxReceiveMessageSize(static_cast<int>(kClientReceiveLimitBytes));
   auto stubs = std::make_shared<Stubs>();
   stubs->channel = grpc::CreateCustomChannel(
       address_, tls_ ? grpc::SslCredentials(ssl) : grpc::InsecureChannelCredentials(), args);
