@@ -30,6 +30,8 @@ ServeOutputs::ServeOutputs(const ServeArgs& a) : sinks_{&hub_} {
   }
   if (!a.runs.empty()) {
     runs_ = std::make_unique<MarkedRunRecorder>(a.runs, logRun);
+    for (const auto& kept : runs_->recovered())
+      spdlog::warn("--runs {}: kept {}, the recording of a run a killed session left open", a.runs, kept);
     sinks_.push_back(runs_.get());
   }
   if (!a.metrics.empty()) {
