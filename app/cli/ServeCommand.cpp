@@ -89,6 +89,10 @@ Command addServe(CLI::App& app) {
       throw CLI::ValidationError("--runs", "needs --live or --router: only a live session has marked runs");
   });
   return [a] {
+    // A refused address is a usage error (exit 2), found before any file is opened or run started.
+    if (auto refused = KvscopeServer::listenRefusal(a->server)) throw UsageError(*refused);
+    if (!a->metrics.empty())
+      if (auto refused = MetricsHttpServer::listenRefusal(a->metrics, a->server.insecure)) throw UsageError(*refused);
     const sigset_t stop_signals = blockStopSignals();
     if (!a->replay.empty()) return serveReplay(*a, stop_signals);
     if (!a->live.empty()) return serveLive(*a, stop_signals);

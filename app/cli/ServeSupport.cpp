@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include "model/Error.h"
+#include "service/ListenAddress.h"
 
 namespace kvscope::cli {
 
@@ -46,6 +47,14 @@ void ServeOutputs::announce(const KvscopeServer& server) const {
   std::printf("listening on %s\n", server.address().c_str());
   if (metrics_server_) std::printf("metrics on http://%s/metrics\n", metrics_server_->address().c_str());
   std::fflush(stdout);
+  // Reachable from elsewhere with a token but no TLS: the token crosses the network in clear.
+  std::string host, why;
+  int port = 0;
+  if (server.tokenRequired() && !server.tls() && splitListenAddress(server.address(), &host, &port, &why) &&
+      !isLoopbackHost(host))
+    spdlog::warn("listening on {} with a token but without TLS: the token travels in clear; give --tls-cert and "
+                 "--tls-key, or listen on 127.0.0.1",
+                 server.address());
 }
 
 void ServeOutputs::close() {

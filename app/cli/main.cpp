@@ -47,6 +47,9 @@ int main(int argc, char** argv) {
   try {
     for (auto& [sub, run] : commands)
       if (sub->parsed()) return checkStdout(run());
+  } catch (const kvscope::UsageError& e) {
+    std::fprintf(stderr, "kvscope-cli: error: %s\n", e.what());
+    return 2;
   } catch (const kvscope::InputError& e) {
     std::fprintf(stderr, "kvscope-cli: error: %s\n", e.what());
     return 1;

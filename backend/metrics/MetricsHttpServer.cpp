@@ -186,19 +186,30 @@ MetricsHttpServer::MetricsHttpServer() : impl_(std::make_unique<Impl>()) {}
 
 MetricsHttpServer::~MetricsHttpServer() { stop(); }
 
+std::optional<std::string> MetricsHttpServer::listenRefusal(const std::string& listen, bool insecure) {
+  std::string host, message;
+  int port = 0;
+  if (!splitListenAddress(listen, &host, &port, &message)) return "metrics: --metrics " + message;
+  if (!isLoopbackHost(host) && !insecure)
+    return "metrics: refusing to listen on '" + listen +
+           "': the endpoint has no authentication, so anyone who can reach that address could read the run. "
+           "Listen on 127.0.0.1, or pass --insecure if the network is trusted";
+  return std::nullopt;
+}
+
 std::unique_ptr<MetricsHttpServer> MetricsHttpServer::start(const std::string& listen, bool insecure,
                                                             const RunMetrics& metrics, std::string* error) {
   const auto fail = [&](std::string why) -> std::unique_ptr<MetricsHttpServer> {
     if (error) *error = "metrics: " + std::move(why);
     return nullptr;
   };
+  if (auto refused = listenRefusal(listen, insecure)) {
+    if (error) *error = std::move(*refused);
+    return nullptr;
+  }
   std::string host, message;
   int requested_port = 0;
-  if (!splitListenAddress(listen, &host, &requested_port, &message)) return fail("--metrics " + message);
-  if (!isLoopbackHost(host) && !insecure)
-    return fail("refusing to listen on '" + listen +
-                "': the endpoint has no authentication, so anyone who can reach that address could read the run. "
-                "Listen on 127.0.0.1, or pass --insecure if the network is trusted");
+  splitListenAddress(listen, &host, &requested_port, &message);
 
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;

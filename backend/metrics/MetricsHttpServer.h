@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace kvscope {
@@ -30,6 +31,9 @@ class MetricsHttpServer {
   static std::unique_ptr<MetricsHttpServer> start(const std::string& listen, bool insecure, const RunMetrics& metrics,
                                                   std::string* error);
   ~MetricsHttpServer();  // stop()
+  // The listen address alone, before anything starts: malformed, or not loopback without
+  // `insecure`. The message (starting "metrics: ") start() would give, or nullopt. A usage error.
+  static std::optional<std::string> listenRefusal(const std::string& listen, bool insecure);
 
   int port() const { return port_; }                 // the bound port (the chosen one for port 0)
   std::string address() const { return address_; }  // HOST:PORT with the bound port

@@ -6,6 +6,7 @@
 // given a certificate and key.
 #include <atomic>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <grpcpp/server.h>
@@ -36,6 +37,9 @@ class KvscopeServer {
   static std::unique_ptr<KvscopeServer> start(const ServerOptions& options, TelemetryHub& hub, RunControl& run,
                                               std::string* error, LiveRouter* router = nullptr);
   ~KvscopeServer();  // shutdown()
+  // The listen address alone, before anything starts: malformed, or reachable from elsewhere with no
+  // token and no --insecure. The message start() would give, or nullopt. A usage error (exit 2).
+  static std::optional<std::string> listenRefusal(const ServerOptions& options);
 
   int port() const { return port_; }           // the bound port (the chosen one for "host:0"); 0 for unix:
   std::string address() const { return address_; }  // the listen address with the bound port

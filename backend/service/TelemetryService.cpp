@@ -208,6 +208,15 @@ grpc::ServerWriteReactor<grpc::ByteBuffer>* TelemetryService::Subscribe(grpc::Ca
     }
     kinds.insert(k);
   }
+  // A sequence number no run reaches (2^64-1, ...) is a client's bug, not "from the live edge": said
+  // so, rather than silently streaming from now. A number a little ahead is normal (a client
+  // resuming after the server restarted) and still starts at the live edge.
+  constexpr std::uint64_t kUnreachableSeq = std::uint64_t{1} << 62;
+  if (request.from_seq() >= kUnreachableSeq)
+    return new SubscribeReactor(grpc::Status(grpc::StatusCode::OUT_OF_RANGE,
+                                             "from_seq: " + std::to_string(request.from_seq()) +
+                                                 " is beyond any sequence number a run reaches (2^62); the newest is " +
+                                                 std::to_string(hub_.state().last_seq)));
   return new SubscribeReactor(hub_, request.from_seq(), std::move(kinds));
 }
 

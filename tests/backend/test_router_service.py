@@ -153,6 +153,17 @@ class RoutedCluster(unittest.TestCase):
             report(router_pb2.Observation())
         self.assertIn("observation 0: kind", empty.exception.details())
         self.assertEqual(report(good).applied, 1)
+        # Exactly one authorization header: a right one beside a wrong one is no way to guess (issue 14).
+        with self.assertRaises(grpc.RpcError) as two_headers:
+            router.Route(router_pb2.RouteRequest(request_id=1, session_id=1, turn=1, input_tokens=10),
+                         metadata=[("authorization", "Bearer guess")] + self.auth)
+        self.assertEqual(two_headers.exception.code(), grpc.StatusCode.UNAUTHENTICATED)
+        # A sequence number no run reaches is refused, not taken for "from now on".
+        with self.assertRaises(grpc.RpcError) as beyond:
+            next(iter(telemetry_pb2_grpc.TelemetryStub(self.channel).Subscribe(
+                telemetry_pb2.SubscribeRequest(from_seq=2**64 - 1), timeout=10)))
+        self.assertEqual(beyond.exception.code(), grpc.StatusCode.OUT_OF_RANGE)
+        self.assertIn("from_seq: 18446744073709551615", beyond.exception.details())
         # A live cluster runs at its own pace.
         with self.assertRaises(grpc.RpcError) as pause:
             control_pb2_grpc.ControlStub(self.channel).Pause(control_pb2.PauseRequest(), metadata=self.auth)
@@ -295,6 +306,17 @@ class HostileReports(unittest.TestCase):
             summary = json.loads(report.stdout)
             self.assertEqual(summary["aborted_requests"], 3)
             self.assertTrue(all(w["tokens_served"] >= 0 for w in summary["workers"]))
+
+    def test_token_without_tls_is_warned(self):
+        with tempfile.TemporaryDirectory() as d:
+            token_file = os.path.join(d, "token")
+            with open(token_file, "w") as f:
+                f.write("a-long-enough-token\n")
+            server, _ = serve_process.start_serve(
+                ARGS.cli, ["--router", "D0", "--listen", "0.0.0.0:0", "--token-file", token_file])
+            code, log = serve_process.stop_serve(server)
+            self.assertEqual(code, 0, log)
+            self.assertIn("without TLS: the token travels in clear", log)
 
     def check(self, address):
         ev = events_pb2.Event
