@@ -107,6 +107,8 @@ std::unique_ptr<KvscopeServer> KvscopeServer::start(const ServerOptions& options
 
   std::unique_ptr<KvscopeServer> server(new KvscopeServer());
   server->telemetry_ = std::make_unique<TelemetryService>(hub, &run);
+  // The token covers the run's stream too, unless the operator keeps it open (--open-telemetry).
+  server->telemetry_->guard(options.open_telemetry ? std::nullopt : token, options.max_subscribers);
   if (router) server->router_ = std::make_unique<RouterService>(*router, token);
   server->control_ = std::make_unique<ControlService>(run, hub, std::move(token));
   server->tls_ = !options.tls_cert.empty();

@@ -5,6 +5,7 @@
 // default: loopback only unless a token guards Control (or the operator says --insecure), TLS when
 // given a certificate and key.
 #include <atomic>
+#include <cstddef>
 #include <memory>
 #include <optional>
 #include <string>
@@ -27,6 +28,8 @@ struct ServerOptions {
   std::string token_file;                  // --token-file: Control calls need this bearer token
   std::string tls_cert, tls_key;           // --tls-cert/--tls-key: PEM files, both or neither
   bool insecure = false;                   // --insecure: allow a non-loopback address without a token
+  bool open_telemetry = false;             // --open-telemetry: Subscribe and GetState need no token
+  std::size_t max_subscribers = 256;       // --max-subscribers: Telemetry streams open at once
 };
 
 class KvscopeServer {

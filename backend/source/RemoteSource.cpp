@@ -300,7 +300,7 @@ void RemoteSource::subscribe(std::unique_lock<std::mutex>& lock) {
   subscribe_from_.reset();
   auto previous = std::move(subscription_);  // its onDone has run: nothing of it is in use
   Listener& listener = *this;  // a private base: converted here, where it is accessible
-  subscription_ = std::make_shared<TelemetrySubscription>(*stubs_->telemetry, from, listener);
+  subscription_ = std::make_shared<TelemetrySubscription>(*stubs_->telemetry, from, listener, authorization_);
   subscription_live_ = true;
   subscribed_from_ = from;
   poll_failures_ = 0;
@@ -394,7 +394,8 @@ void RemoteSource::call(Request request, bool control, Invoke invoke, Reply on_r
   auto c = std::make_shared<Call>();
   c->request = std::move(request);
   c->context.set_deadline(std::chrono::system_clock::now() + (control ? kControlDeadline : kStateDeadline));
-  if (control && !authorization_.empty()) c->context.AddMetadata("authorization", authorization_);
+  // Every call: the token guards Telemetry too (unless the server runs --open-telemetry).
+  if (!authorization_.empty()) c->context.AddMetadata("authorization", authorization_);
   std::shared_ptr<Stubs> stubs;
   {
     std::lock_guard lock(mutex_);

@@ -112,7 +112,14 @@ class RoutedCluster(unittest.TestCase):
         # Everything is in the telemetry stream, in order, with KVScope's sequence numbers.
         telemetry = telemetry_pb2_grpc.TelemetryStub(self.channel)
         kinds = {}
-        for message in telemetry.Subscribe(telemetry_pb2.SubscribeRequest(from_seq=0), timeout=10):
+        # --token-file guards the run's stream too (issue 14): no token, no events.
+        with self.assertRaises(grpc.RpcError) as anonymous:
+            next(iter(telemetry.Subscribe(telemetry_pb2.SubscribeRequest(from_seq=0), timeout=10)))
+        self.assertEqual(anonymous.exception.code(), grpc.StatusCode.UNAUTHENTICATED)
+        with self.assertRaises(grpc.RpcError) as anonymous_state:
+            telemetry.GetState(telemetry_pb2.GetStateRequest(), timeout=10)
+        self.assertEqual(anonymous_state.exception.code(), grpc.StatusCode.UNAUTHENTICATED)
+        for message in telemetry.Subscribe(telemetry_pb2.SubscribeRequest(from_seq=0), timeout=10, metadata=self.auth):
             if message.HasField("event"):
                 kind = message.event.WhichOneof("payload")
                 kinds[kind] = kinds.get(kind, 0) + 1
@@ -161,7 +168,7 @@ class RoutedCluster(unittest.TestCase):
         # A sequence number no run reaches is refused, not taken for "from now on".
         with self.assertRaises(grpc.RpcError) as beyond:
             next(iter(telemetry_pb2_grpc.TelemetryStub(self.channel).Subscribe(
-                telemetry_pb2.SubscribeRequest(from_seq=2**64 - 1), timeout=10)))
+                telemetry_pb2.SubscribeRequest(from_seq=2**64 - 1), timeout=10, metadata=self.auth)))
         self.assertEqual(beyond.exception.code(), grpc.StatusCode.OUT_OF_RANGE)
         self.assertIn("from_seq: 18446744073709551615", beyond.exception.details())
         # A live cluster runs at its own pace.
@@ -189,7 +196,8 @@ class RoutedCluster(unittest.TestCase):
             control.MarkRun(control_pb2.MarkRunRequest(action=events_pb2.RUN_MARK_ACTION_END), metadata=self.auth)
         self.assertEqual(nothing_open.exception.code(), grpc.StatusCode.FAILED_PRECONDITION)
 
-        first_seq = telemetry_pb2_grpc.TelemetryStub(self.channel).GetState(telemetry_pb2.GetStateRequest()).last_seq + 1
+        first_seq = telemetry_pb2_grpc.TelemetryStub(self.channel).GetState(
+            telemetry_pb2.GetStateRequest(), metadata=self.auth).last_seq + 1
         started = control.MarkRun(start, metadata=self.auth)
         self.assertEqual([(m.action, m.index, m.name) for m in started.applied],
                          [(events_pb2.RUN_MARK_ACTION_START, 1, "k200")])
@@ -199,7 +207,7 @@ class RoutedCluster(unittest.TestCase):
         self.assertEqual([(p.name, p.value) for p in ended.applied[0].parameters], [("K", "200"), ("seed", "3")])
         # Both markers are in the telemetry stream, with their author.
         stream = telemetry_pb2_grpc.TelemetryStub(self.channel).Subscribe(
-            telemetry_pb2.SubscribeRequest(from_seq=first_seq, kinds=["run_mark"]), timeout=10)
+            telemetry_pb2.SubscribeRequest(from_seq=first_seq, kinds=["run_mark"]), timeout=10, metadata=self.auth)
         marks = []
         for message in stream:
             marks.append(message.event.run_mark)
@@ -294,7 +302,8 @@ class HostileReports(unittest.TestCase):
             recording = os.path.join(d, "hostile.kvrec")
             # 100 blocks of 24 tokens per worker.
             server, address = serve_process.start_serve(
-                ARGS.cli, ["--router", "D0,D1", "--listen", "127.0.0.1:0", "--kv-capacity", "2400", "--record", recording])
+                ARGS.cli, ["--router", "D0,D1", "--listen", "127.0.0.1:0", "--kv-capacity", "2400", "--record", recording,
+                           "--max-subscribers", "2"])
             try:
                 self.check(address)
             finally:
@@ -318,9 +327,34 @@ class HostileReports(unittest.TestCase):
             self.assertEqual(code, 0, log)
             self.assertIn("without TLS: the token travels in clear", log)
 
+    def check_subscriber_limit(self, channel):
+        # Two streams open (--max-subscribers 2): a third is refused; once one leaves, there is room.
+        telemetry = telemetry_pb2_grpc.TelemetryStub(channel)
+        streams = [telemetry.Subscribe(telemetry_pb2.SubscribeRequest(from_seq=0), timeout=30) for _ in range(2)]
+        for stream in streams:
+            next(iter(stream))  # subscribed: RunStarted arrived
+        with self.assertRaises(grpc.RpcError) as full:
+            next(iter(telemetry.Subscribe(telemetry_pb2.SubscribeRequest(from_seq=0), timeout=10)))
+        self.assertEqual(full.exception.code(), grpc.StatusCode.RESOURCE_EXHAUSTED)
+        self.assertIn("--max-subscribers", full.exception.details())
+        streams[0].cancel()
+        deadline = time.time() + 10
+        while True:
+            try:
+                third = telemetry.Subscribe(telemetry_pb2.SubscribeRequest(from_seq=0), timeout=10)
+                next(iter(third))
+                third.cancel()
+                break
+            except grpc.RpcError as e:
+                self.assertEqual(e.code(), grpc.StatusCode.RESOURCE_EXHAUSTED)
+                self.assertLess(time.time(), deadline, "the cancelled stream never made room")
+                time.sleep(0.1)
+        streams[1].cancel()
+
     def check(self, address):
         ev = events_pb2.Event
         with grpc.insecure_channel(address) as channel:  # gRPC's default 4 MiB receive limit
+            self.check_subscriber_limit(channel)
             router = router_pb2_grpc.RouterStub(channel)
 
             def report(*observations):
