@@ -13,6 +13,7 @@
 
 #include <QFile>
 #include <QFileInfo>
+#include <QProcessEnvironment>
 #include <QTemporaryDir>
 #include <filesystem>
 
@@ -104,6 +105,28 @@ class TestCliOutputFiles : public QObject {
       RUN_EXPECT(serve, 1, QStringList{"serve", "--listen", "127.0.0.1:0", "--duration", "5", "--exit-when-done",
                                        "--record", target});
       QVERIFY2(serve.err.contains(QFile::encodeName(target) + ": is "), serve.err.constData());
+    }
+    expectUntouched(n);
+  }
+
+  // The console's exports go through the same check: `kvscope --screenshot` onto a FIFO or a
+  // device node is refused with the path named, the node left as it was.
+  void theConsoleExportRefusesThemToo() {
+    QTemporaryDir dir;
+    const Nodes n = makeNodes(dir);
+    for (const QString& target : {n.fifo, n.device}) {
+      if (target.isEmpty()) continue;
+      QProcess gui;
+      QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+      env.insert("QT_QPA_PLATFORM", "offscreen");
+      gui.setProcessEnvironment(env);
+      gui.start(QStringLiteral(KVSCOPE_GUI), {"--scenario", "e3-load-floor", "--screenshot", target, "--run-for", "5"});
+      QVERIFY(gui.waitForStarted(kTimeoutMs));
+      QVERIFY2(gui.waitForFinished(kTimeoutMs), "the console did not finish");
+      const QByteArray err = gui.readAllStandardError();
+      QCOMPARE(gui.exitStatus(), QProcess::NormalExit);
+      QVERIFY2(gui.exitCode() == 1, err.constData());
+      QVERIFY2(err.contains(QFile::encodeName(target) + ": is "), err.constData());
     }
     expectUntouched(n);
   }
