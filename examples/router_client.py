@@ -30,6 +30,11 @@ from kvscope.v1 import events_pb2, router_pb2, router_pb2_grpc
 BLOCK_SIZE_FALLBACK = 24
 
 
+# Receive limit above the largest message KVScope sends (kMaxEventBytes, core/events/EventLimits.h),
+# as KVScope's own clients set it; gRPC's default is 4 MiB.
+CHANNEL_OPTIONS = [("grpc.max_receive_message_length", 64 * 1024 * 1024)]
+
+
 def metadata(token):
     """Router calls carry the bearer token when the server has one (serve --token-file)."""
     return [("authorization", "Bearer " + token)] if token else []
@@ -78,7 +83,7 @@ def run(target, requests, sessions, token, seed=1, first_request=1, first_sessio
     """Routes `requests` turns of `sessions` sessions and reports them; returns what it saw.
     `outcome(reply)` may return an error message: that request failed (default: all complete)."""
     rng = random.Random(seed)
-    with grpc.insecure_channel(target) as channel:
+    with grpc.insecure_channel(target, options=CHANNEL_OPTIONS) as channel:
         stub = router_pb2_grpc.RouterStub(channel)
         cluster = stub.GetCluster(router_pb2.GetClusterRequest(), metadata=metadata(token))
         block_size = cluster.block_size or BLOCK_SIZE_FALLBACK

@@ -52,7 +52,7 @@ Command addExport(CLI::App& app) {
   sub->add_option("--format", *format, "csv, jsonl or chrome-trace")
       ->required()
       ->check(CLI::IsMember({"csv", "jsonl", "chrome-trace"}));
-  sub->add_option("-o,--output", *out, "The file to write")->required();
+  sub->add_option("-o,--output", *out, "The file to write (a regular file; - for standard output)")->required();
   return [path, format, out] {
     EventExporter::Format f;
     EventExporter::parseFormat(*format, f);

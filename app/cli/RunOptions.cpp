@@ -2,6 +2,7 @@
 
 #include "knobs/KnobRegistry.h"
 #include "model/Error.h"
+#include "sweep/AtomicFile.h"
 
 namespace kvscope::cli {
 
@@ -41,6 +42,11 @@ SimulationOptions toSimulationOptions(const RunArgs& a) {
   if (!a.replay.empty()) options.replay = a.replay == "open" ? ReplayMode::OpenLoop : ReplayMode::ClosedLoop;
   options.lenient = a.lenient;
   return options;
+}
+
+void checkOutputFile(const char* option, const std::string& path) {
+  std::string error;
+  if (!path.empty() && !AtomicFile::target(path, &error)) throw InputError(std::string(option) + " " + error);
 }
 
 }  // namespace kvscope::cli

@@ -27,5 +27,8 @@ struct RunArgs {
 void addRunOptions(CLI::App* sub, RunArgs& a);
 // Throws InputError for a malformed --set.
 SimulationOptions toSimulationOptions(const RunArgs& a);
+// Throws InputError ("--record PATH: is a FIFO, ...") unless `path` may be written as a file
+// (AtomicFile::target), before any work starts; an empty path (option not given) passes.
+void checkOutputFile(const char* option, const std::string& path);
 
 }  // namespace kvscope::cli

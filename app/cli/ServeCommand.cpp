@@ -46,10 +46,16 @@ Command addServe(CLI::App& app) {
                                           "cluster's router core (--router) over gRPC (Telemetry, Control, Router, health, reflection)");
   addRunOptions(sub, a->run);
   sub->add_option("--listen", a->server.listen, "ADDR:PORT to listen on (port 0: any free port)")->capture_default_str();
-  sub->add_option("--token-file", a->server.token_file, "Control calls need 'authorization: Bearer <token from this file>'");
+  sub->add_option("--token-file", a->server.token_file,
+                  "Control, Router and Telemetry calls need 'authorization: Bearer <token from this file>'");
   sub->add_option("--tls-cert", a->server.tls_cert, "PEM certificate for TLS");
   sub->add_option("--tls-key", a->server.tls_key, "PEM private key for TLS");
   sub->add_flag("--insecure", a->server.insecure, "Allow a non-loopback address without a token");
+  sub->add_flag("--open-telemetry", a->server.open_telemetry,
+                "With --token-file: let Telemetry (Subscribe, GetState) in without the token");
+  sub->add_option("--max-subscribers", a->server.max_subscribers, "Telemetry streams open at once; more are refused")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
   sub->add_option("--record", a->record, "Record the run to this .kvrec file");
   auto* runs = sub->add_option("--runs", a->runs,
                                "With --live or --router: write each run marked by `kvscope-cli mark` to DIR "
@@ -89,6 +95,10 @@ Command addServe(CLI::App& app) {
       throw CLI::ValidationError("--runs", "needs --live or --router: only a live session has marked runs");
   });
   return [a] {
+    // A refused address is a usage error (exit 2), found before any file is opened or run started.
+    if (auto refused = KvscopeServer::listenRefusal(a->server)) throw UsageError(*refused);
+    if (!a->metrics.empty())
+      if (auto refused = MetricsHttpServer::listenRefusal(a->metrics, a->server.insecure)) throw UsageError(*refused);
     const sigset_t stop_signals = blockStopSignals();
     if (!a->replay.empty()) return serveReplay(*a, stop_signals);
     if (!a->live.empty()) return serveLive(*a, stop_signals);

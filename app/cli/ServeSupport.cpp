@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include "model/Error.h"
+#include "service/ListenAddress.h"
 
 namespace kvscope::cli {
 
@@ -23,12 +24,15 @@ void logRun(const RecordedRun& r) {
 }  // namespace
 
 ServeOutputs::ServeOutputs(const ServeArgs& a) : sinks_{&hub_} {
+  checkOutputFile("--record", a.record);
   if (!a.record.empty()) {
     recorder_ = std::make_unique<EventRecorder>(a.record);
     sinks_.push_back(recorder_.get());
   }
   if (!a.runs.empty()) {
     runs_ = std::make_unique<MarkedRunRecorder>(a.runs, logRun);
+    for (const auto& kept : runs_->recovered())
+      spdlog::warn("--runs {}: kept {}, the recording of a run a killed session left open", a.runs, kept);
     sinks_.push_back(runs_.get());
   }
   if (!a.metrics.empty()) {
@@ -43,6 +47,14 @@ void ServeOutputs::announce(const KvscopeServer& server) const {
   std::printf("listening on %s\n", server.address().c_str());
   if (metrics_server_) std::printf("metrics on http://%s/metrics\n", metrics_server_->address().c_str());
   std::fflush(stdout);
+  // Reachable from elsewhere with a token but no TLS: the token crosses the network in clear.
+  std::string host, why;
+  int port = 0;
+  if (server.tokenRequired() && !server.tls() && splitListenAddress(server.address(), &host, &port, &why) &&
+      !isLoopbackHost(host))
+    spdlog::warn("listening on {} with a token but without TLS: the token travels in clear; give --tls-cert and "
+                 "--tls-key, or listen on 127.0.0.1",
+                 server.address());
 }
 
 void ServeOutputs::close() {

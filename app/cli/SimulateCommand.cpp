@@ -35,6 +35,8 @@ Command addSimulate(CLI::App& app) {
   sub->add_flag("--quiet", a->quiet, "No progress line");
   return [a] {
     SimulationOptions options = toSimulationOptions(a->run);
+    checkOutputFile("--events", a->events);
+    checkOutputFile("--record", a->record);
     Scenario scenario = Scenario::load(a->run.scenario);
     std::unique_ptr<EventExporter> events;
     if (!a->events.empty()) {

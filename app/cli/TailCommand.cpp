@@ -10,8 +10,10 @@
 #include "cli/CliCommands.h"
 #include "convert/EventConvert.h"
 #include "events/EventJson.h"
+#include "events/EventLimits.h"
 #include "kvscope/v1/telemetry.grpc.pb.h"
 #include "model/Error.h"
+#include "service/BearerToken.h"
 
 namespace kvscope::cli {
 
@@ -21,14 +23,24 @@ Command addTail(CLI::App& app) {
   auto from = std::make_shared<std::uint64_t>(0);
   auto kinds = std::make_shared<std::vector<std::string>>();
   auto limit = std::make_shared<std::uint64_t>(0);
+  auto token_file = std::make_shared<std::string>();
   sub->add_option("address", *address, "ADDR:PORT of `kvscope-cli serve`")->required();
   sub->add_option("--from-seq", *from, "First sequence number (0: from the start, as far as the server holds)");
   sub->add_option("--kinds", *kinds, "Only these event kinds (e.g. eviction crash link)");
   sub->add_option("--limit", *limit, "Stop after this many events (0: until the stream ends)");
-  return [address, from, kinds, limit] {
-    auto channel = grpc::CreateChannel(*address, grpc::InsecureChannelCredentials());
+  sub->add_option("--token-file", *token_file, "Send 'authorization: Bearer <token from this file>' (serve --token-file)");
+  return [address, from, kinds, limit, token_file] {
+    grpc::ChannelArguments args;
+    args.SetMaxReceiveMessageSize(static_cast<int>(kClientReceiveLimitBytes));  // above any event (EventLimits.h)
+    auto channel = grpc::CreateCustomChannel(*address, grpc::InsecureChannelCredentials(), args);
     auto stub = v1::Telemetry::NewStub(channel);
     grpc::ClientContext context;
+    if (!token_file->empty()) {
+      std::string why;
+      auto token = BearerToken::fromFile(*token_file, &why);
+      if (!token) throw InputError(why);
+      context.AddMetadata("authorization", token->authorization());
+    }
     v1::SubscribeRequest request;
     request.set_from_seq(*from);
     for (const auto& k : *kinds) request.add_kinds(k);

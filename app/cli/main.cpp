@@ -1,10 +1,22 @@
 // kvscope-cli: the headless side of KVScope (simulate, scenarios, policies, report, export, serve, tail, sweep,
 // compare, mark).
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <iostream>
 
 #include "cli/CliCommands.h"
 #include "model/Error.h"
+
+namespace {
+// What a command printed must have reached its reader: a full disk or a closed pipe behind stdout
+// fails the command (exit 1), as a failed write to a named file does.
+int checkStdout(int code) {
+  if (std::fflush(stdout) == 0 && !std::ferror(stdout)) return code;
+  std::fprintf(stderr, "kvscope-cli: error: cannot write to standard output: %s\n", std::strerror(errno));
+  return code == 0 ? 1 : code;
+}
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"kvscope-cli: KV-cache-aware routing on a simulated prefill/decode cluster", "kvscope-cli"};
@@ -34,7 +46,10 @@ int main(int argc, char** argv) {
   }
   try {
     for (auto& [sub, run] : commands)
-      if (sub->parsed()) return run();
+      if (sub->parsed()) return checkStdout(run());
+  } catch (const kvscope::UsageError& e) {
+    std::fprintf(stderr, "kvscope-cli: error: %s\n", e.what());
+    return 2;
   } catch (const kvscope::InputError& e) {
     std::fprintf(stderr, "kvscope-cli: error: %s\n", e.what());
     return 1;

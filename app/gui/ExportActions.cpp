@@ -1,13 +1,15 @@
 #include "gui/ExportActions.h"
 
+#include <QBuffer>
+#include <QFile>
 #include <QFileDialog>
 #include <QMenu>
 #include <QMessageBox>
-#include <QSaveFile>
 #include <QWidget>
 
 #include "gui/RunSession.h"
 #include "metrics/RunSummary.h"
+#include "sweep/AtomicFile.h"
 
 namespace kvscope {
 
@@ -29,15 +31,26 @@ void ExportActions::addTo(QMenu& menu) {
   });
 }
 
+namespace {
+// The one writer of files a user names (AtomicFile): whole or nothing, and only a regular file - a
+// device, FIFO or directory chosen in the dialog is refused, a symlink is followed (issue 14).
+bool writeWhole(const QString& path, const QByteArray& bytes, QString* error) {
+  std::string why;
+  if (AtomicFile::write(QFile::encodeName(path).toStdString(), bytes.toStdString(), &why)) return true;
+  if (error) *error = QObject::tr("cannot write %1").arg(QString::fromStdString(why));
+  return false;
+}
+}  // namespace
+
 bool ExportActions::saveWindowPng(const QString& path, QString* error) const {
   const QPixmap shot = window_.grab();
-  // QSaveFile: a failed write never leaves a half-written file under the name asked for.
-  QSaveFile file(path);
-  if (!file.open(QIODevice::WriteOnly) || !shot.save(&file, "PNG") || !file.commit()) {
-    if (error) *error = tr("cannot write %1: %2").arg(path, file.errorString());
+  QByteArray png;
+  QBuffer buffer(&png);
+  if (!buffer.open(QIODevice::WriteOnly) || !shot.save(&buffer, "PNG")) {
+    if (error) *error = tr("cannot write %1: the window did not encode as PNG").arg(path);
     return false;
   }
-  return true;
+  return writeWhole(path, png, error);
 }
 
 QString ExportActions::summaryCsv(const RunSummary& s) {
@@ -109,12 +122,7 @@ bool ExportActions::saveSummary(const QString& path, QString* error) const {
   RunSummary s = session_.store().summary();
   s.diagnosis = session_.store().findings();
   const QString text = path.endsWith(".md", Qt::CaseInsensitive) ? summaryMarkdown(s) : summaryCsv(s);
-  QSaveFile file(path);
-  if (!file.open(QIODevice::WriteOnly) || file.write(text.toUtf8()) < 0 || !file.commit()) {
-    if (error) *error = tr("cannot write %1: %2").arg(path, file.errorString());
-    return false;
-  }
-  return true;
+  return writeWhole(path, text.toUtf8(), error);
 }
 
 }  // namespace kvscope

@@ -1,14 +1,17 @@
 #include "export/EventExporter.h"
 #include "model/Overloaded.h"
 
+#include <cerrno>
 #include <cstdio>
-#include <filesystem>
+#include <cstring>
+#include <iostream>
 #include <map>
 
 #include <nlohmann/json.hpp>
 
 #include "events/EventJson.h"
 #include "model/Error.h"
+#include "sweep/AtomicFile.h"
 
 namespace kvscope {
 
@@ -126,14 +129,23 @@ class ChromeTraceExporter : public EventExporter {
 
 }  // namespace
 
-EventExporter::EventExporter(std::string path) : path_(std::move(path)), partial_(path_ + ".partial") {
-  out_.open(partial_, std::ios::binary | std::ios::trunc);
-  if (!out_) throw InputError(formatInputError(path_, 0, "", "cannot create the file"));
+EventExporter::EventExporter(std::string path) : path_(std::move(path)) {
+  if (path_ == "-") {
+    out_.rdbuf(std::cout.rdbuf());
+    return;
+  }
+  std::string error;
+  const auto target = AtomicFile::target(path_, &error);
+  if (!target) throw InputError(error);
+  partial_ = AtomicFile::partialPath(*target);
+  if (!file_.open(partial_, std::ios::out | std::ios::binary | std::ios::trunc))
+    throw InputError(formatInputError(path_, 0, "", "cannot create the file"));
+  out_.rdbuf(&file_);
 }
 
 EventExporter::~EventExporter() {
-  if (!finished_) {
-    out_.close();
+  if (!finished_ && !partial_.empty()) {
+    file_.close();
     std::remove(partial_.c_str());
   }
 }
@@ -159,14 +171,21 @@ std::unique_ptr<EventExporter> EventExporter::create(Format format, const std::s
 bool EventExporter::finish(std::string* error) {
   writeFooter();
   finished_ = true;
-  out_.close();
-  std::error_code ec;
-  if (!out_.good() || (std::filesystem::rename(partial_, path_, ec), ec)) {
-    if (error) *error = path_ + ": could not write the export" + (ec ? ": " + ec.message() : "");
+  out_.flush();
+  if (partial_.empty()) {  // standard output: a full disk or a closed pipe is a failed export
+    if (!out_.good() || std::fflush(stdout) != 0 || std::ferror(stdout)) {
+      if (error) *error = "standard output: could not write the export: " + std::string(std::strerror(errno));
+      return false;
+    }
+    return true;
+  }
+  const bool written = out_.good() && file_.close() != nullptr;
+  if (!written) {
+    if (error) *error = path_ + ": could not write the export";
     std::remove(partial_.c_str());
     return false;
   }
-  return true;
+  return AtomicFile::moveIntoPlace(partial_, path_, error);
 }
 
 }  // namespace kvscope

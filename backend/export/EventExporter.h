@@ -1,8 +1,11 @@
 #pragma once
 // Writers that turn an event stream into files people open elsewhere: CSV (a spreadsheet), JSON
 // lines (jq, pandas) and Chrome trace JSON (Perfetto / chrome://tracing). Each is an EventSink
-// that writes to `path.partial` and renames on finish(), so a failed export leaves nothing behind.
+// that writes to a hidden temporary beside the file and renames it on finish(), so a failed export
+// leaves nothing behind; the file must be a regular one (AtomicFile::target). Path "-" is standard
+// output, written as it goes; a failed write to it fails finish().
 #include <fstream>
+#include <ostream>
 #include <memory>
 #include <string>
 
@@ -23,10 +26,11 @@ class EventExporter : public EventSink {
  protected:
   explicit EventExporter(std::string path);
   virtual void writeFooter() {}
-  std::ofstream out_;
+  std::ostream out_{nullptr};  // the file's buffer, or standard output's
 
  private:
-  std::string path_, partial_;
+  std::filebuf file_;
+  std::string path_, partial_;  // partial_ empty for standard output
   bool finished_ = false;
 };
 

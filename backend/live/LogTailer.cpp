@@ -113,13 +113,25 @@ void LogTailer::pollFile(std::size_t index, File& f, bool first) {
       f.stats.error = std::string("cannot read: ") + std::strerror(errno);
       return;
     }
-    f.fd = ::open(f.path.c_str(), O_RDONLY | O_CLOEXEC);
+    // A log is a regular file. A FIFO nobody writes would block open(2) - and with it this thread and
+    // a SIGTERM's shutdown (issue 14) - and a device never ends: both are refused, checked again
+    // after a non-blocking open in case the name changed in between.
+    if (!S_ISREG(by_name.st_mode)) {
+      f.stats.error = "not a regular file (a FIFO, device or directory cannot be followed as a log)";
+      return;
+    }
+    f.fd = ::open(f.path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (f.fd < 0) {
       f.stats.error = std::string("cannot open: ") + std::strerror(errno);
       return;
     }
     struct stat st {};
-    ::fstat(f.fd, &st);
+    if (::fstat(f.fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+      ::close(f.fd);
+      f.fd = -1;
+      f.stats.error = "not a regular file (a FIFO, device or directory cannot be followed as a log)";
+      return;
+    }
     f.dev = st.st_dev;
     f.ino = st.st_ino;
     // A file there when tailing starts is history unless asked for; one that appears later is new.

@@ -100,7 +100,19 @@ ScrapeResult MetricsScraper::scrapeOnce(std::size_t i) {
   const auto deadline = began + ms(options_.deadline_ms);
   std::string body;
   bool too_big = false, too_slow = false;
-  const auto result = client.Get(
+  // The deadline covers the status line and headers too: a server sending them a byte at a time
+  // never trips the per-read timeout, and the body callback below only runs once they are in. A
+  // watchdog shuts the socket at the deadline (httplib's stop() is its thread-safe way to do so).
+  std::mutex watch_mutex;
+  std::condition_variable watch_wake;
+  bool answered = false, expired = false;
+  std::thread watchdog([&] {
+    std::unique_lock lock(watch_mutex);
+    if (watch_wake.wait_until(lock, deadline, [&] { return answered; })) return;
+    expired = true;
+    client.stop();
+  });
+  auto result = client.Get(
       url.path,
       [&](const char* data, std::size_t size) {
         if (body.size() + size > options_.max_body_bytes) return !(too_big = true);
@@ -108,6 +120,13 @@ ScrapeResult MetricsScraper::scrapeOnce(std::size_t i) {
         body.append(data, size);
         return true;
       });
+  {
+    std::lock_guard lock(watch_mutex);
+    answered = true;
+  }
+  watch_wake.notify_one();
+  watchdog.join();
+  too_slow = too_slow || expired;
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
   r.bytes = body.size();
   if (too_big)

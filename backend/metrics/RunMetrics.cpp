@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "model/Overloaded.h"
+#include "model/Saturating.h"
 
 namespace kvscope {
 
@@ -121,16 +122,16 @@ void RunMetrics::onEvent(const Event& e) {
                  [&](const SeedStarted& seed) { ++(seed.reseed ? s.reseeds : s.seeds); },
                  [&](const Eviction& ev) {
                    ++s.evictions;
-                   s.evicted_tokens += static_cast<std::uint64_t>(std::max<std::int64_t>(ev.tokens_freed, 0));
+                   addClamped(s.evicted_tokens, ev.tokens_freed);
                  },
                  [&](const LinkHealth& l) {
                    if (l.state != LinkState::Dead) return;
                    ++s.link_dead;
-                   s.aborted += static_cast<std::uint64_t>(std::max(l.aborted_requests, 0));
+                   addClamped(s.aborted, l.aborted_requests);
                  },
                  [&](const WorkerCrashed& c) {
                    ++s.crashes;
-                   s.aborted += static_cast<std::uint64_t>(std::max(c.aborted_requests, 0));
+                   addClamped(s.aborted, c.aborted_requests);
                  },
                  [&](const WorkerRestarted&) { ++s.restarts; },
                  [&](const Correction&) { ++s.corrections; },
@@ -144,8 +145,8 @@ void RunMetrics::onEvent(const Event& e) {
                    if (d.ttft >= 0) s.ttft.observe(timeToSeconds(d.ttft), kTtftBuckets);
                    if (d.worker >= 0) {
                      Worker& w = worker(d.worker);
-                     w.prompt_tokens += static_cast<std::uint64_t>(std::max<std::int64_t>(d.input_tokens, 0));
-                     w.generation_tokens += static_cast<std::uint64_t>(std::max<std::int64_t>(d.output_tokens, 0));
+                     addClamped(w.prompt_tokens, d.input_tokens);
+                     addClamped(w.generation_tokens, d.output_tokens);
                    }
                  },
                  [&](const PolicyChanged& p) { s.policy = escapeLabel(p.new_policy); },

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 
 namespace kvscope {
 
@@ -186,6 +187,8 @@ void KvrecReader::addProblem(KvrecProblem p) {
       stats_.truncated_at = p.offset;
       break;
     case KvrecProblem::Kind::DamagedIndex:
+    case KvrecProblem::Kind::OutOfOrder:  // counted as the run grows (keepInOrder)
+    case KvrecProblem::Kind::Concatenated:
       break;
   }
   problems_.push_back(std::move(p));
@@ -200,6 +203,20 @@ bool KvrecReader::advance(std::uint64_t& at, Parsed& f, std::optional<std::uint6
     Parsed after;
     std::uint64_t candidates = 0;
     const std::uint64_t next = findValid(at + 1, after, candidates);
+    // Another recording's header among the bad bytes: two files joined. This one ends there.
+    if (const void* m = ::memmem(base_ + at, next - at, kKvrecMagic.data(), kKvrecMagic.size())) {
+      const auto second = static_cast<std::uint64_t>(static_cast<const unsigned char*>(m) - base_);
+      KvrecProblem p;
+      p.kind = KvrecProblem::Kind::Concatenated;
+      p.offset = second;
+      p.message = "'" + path_ + "': another recording starts at byte " + std::to_string(second) +
+                  " (two files joined?); the last " + std::to_string(data_end_ - second) +
+                  " bytes are not part of this recording and are skipped";
+      stats_.concatenated = true;
+      addProblem(std::move(p));
+      data_end_ = second;
+      return false;
+    }
     if (!reported_.count(at)) {
       KvrecProblem p;
       p.offset = at;
@@ -274,6 +291,69 @@ bool KvrecReader::loadIndexFromTrailer() {
   return true;
 }
 
+std::optional<std::int64_t> KvrecReader::timeOfFrameAt(std::uint64_t at) const {
+  Parsed f;
+  if (at >= data_end_ || check(at, f) != Check::Ok || (f.flags & kKvrecFlagIndex)) return std::nullopt;
+  return f.time_us;
+}
+
+bool KvrecReader::keepInOrder(Order& order, std::uint64_t at, const Parsed& f) {
+  auto keep = [&] {
+    order.seq = f.seq;
+    order.time_us = f.time_us;
+    order.run.reset();
+    return true;
+  };
+  if (!order.seq) return keep();
+  const bool repeats = f.seq <= *order.seq;
+  if (!repeats && f.time_us >= order.time_us) return keep();
+  if (!repeats) {
+    // Time goes back with the seq in order: one of the two frames is wrong. When the next frame is
+    // behind the previous one too, that previous frame (already passed) was the one ahead of its
+    // neighbours: this one is kept, with a warning. Otherwise this one is the stray, skipped.
+    const auto after = timeOfFrameAt(at + kKvrecFrameHeaderSize + f.length);
+    if (after && *after < order.time_us && *after >= f.time_us) {
+      if (!reported_.count(at)) {
+        KvrecProblem p;
+        p.kind = KvrecProblem::Kind::OutOfOrder;
+        p.offset = at;
+        p.seq = f.seq;
+        p.message = "'" + path_ + "': time goes back at byte " + std::to_string(at) + " (seq " + std::to_string(f.seq) +
+                    ", " + std::to_string(f.time_us) + " us after " + std::to_string(order.time_us) +
+                    " us): the frame before (seq " + std::to_string(*order.seq) + ") was ahead of its neighbours";
+        addProblem(std::move(p));
+      }
+      return keep();
+    }
+  }
+  if (!order.run) {
+    order.run_counted = !reported_.count(at);
+    if (order.run_counted) {
+      KvrecProblem p;
+      p.kind = KvrecProblem::Kind::OutOfOrder;
+      p.offset = at;
+      p.seq = f.seq;
+      addProblem(std::move(p));
+      order.run = problems_.size() - 1;
+    } else {
+      order.run = std::numeric_limits<std::size_t>::max();  // reported by an earlier pass
+    }
+  }
+  if (!order.run_counted) return false;
+  KvrecProblem& p = problems_[*order.run];
+  ++p.skipped_frames;
+  ++stats_.out_of_order_frames;
+  p.message = "'" + path_ + "': " + std::to_string(p.skipped_frames) + (p.skipped_frames == 1 ? " frame" : " frames") +
+              " from byte " + std::to_string(p.offset) + " (seq " + std::to_string(*p.seq) +
+              (p.skipped_frames == 1 ? "" : " to " + std::to_string(f.seq)) + ") " +
+              (repeats ? "repeat or go back from seq " + std::to_string(*order.seq) +
+                             " (a duplicated part of the file, or a second recording)"
+                       : "go back in time (to " + std::to_string(f.time_us) + " us, after " +
+                             std::to_string(order.time_us) + " us)") +
+              "; skipped";
+  return false;
+}
+
 void KvrecReader::rebuildIndex() {
   stats_.index_rebuilt = true;
   const bool closed = data_end_ != size_;  // a trailer was there (its index damaged)
@@ -281,8 +361,9 @@ void KvrecReader::rebuildIndex() {
   std::optional<std::uint64_t> prev;
   Parsed f;
   std::uint64_t frames = 0;
+  Order order;
   while (advance(at, f, prev)) {
-    if (!(f.flags & kKvrecFlagIndex)) {
+    if (!(f.flags & kKvrecFlagIndex) && keepInOrder(order, at, f)) {
       // Keep the index sorted by time even for a file whose frames are not (a hand-made one).
       if ((f.flags & kKvrecFlagKeyframe) && (index_.empty() || f.time_us >= index_.back().time_us))
         index_.push_back(KvrecIndexEntry{f.time_us, f.seq, at});
@@ -312,7 +393,7 @@ bool KvrecReader::next(KvrecFrame& out) {
     const std::uint64_t at = pos_;
     pos_ += kKvrecFrameHeaderSize + f.length;
     prev_seq_ = f.seq;
-    if (f.flags & kKvrecFlagIndex) continue;
+    if ((f.flags & kKvrecFlagIndex) || !keepInOrder(order_, at, f)) continue;
     out.seq = f.seq;
     out.time_us = f.time_us;
     out.keyframe = (f.flags & kKvrecFlagKeyframe) != 0;
@@ -334,11 +415,13 @@ void KvrecReader::seek(std::int64_t time_us) {
   const auto k = keyframeAtOrBefore(time_us);
   pos_ = k ? k->offset : data_begin_;
   prev_seq_.reset();
+  order_ = Order{};
 }
 
 void KvrecReader::rewind() {
   pos_ = data_begin_;
   prev_seq_.reset();
+  order_ = Order{};
 }
 
 }  // namespace kvscope

@@ -4,6 +4,9 @@
 // offset (and seq when its header is plausible) and skipped by resynchronising at the next sync
 // marker whose frame validates; a recording cut short (crash, kill -9) is a truncated tail. The
 // keyframe index comes from the trailer, or from a full scan when the trailer is missing or damaged.
+// A frame whose seq does not follow the previous one's or whose time goes back (a duplicated chunk,
+// a hand-edited frame) is skipped and reported, one problem per run of them; a second recording
+// header (two files joined) ends the recording there, reported. Seek and the times cover the rest.
 // The file is mapped at its size at open; recordings are append-only, so a file still being
 // written is read up to that size (a file truncated by another process while open would fault).
 // One reader per thread: next() and seek() move its position; open several for parallel reads.
@@ -32,12 +35,15 @@ struct KvrecProblem {
     CorruptFrame,   // bytes skipped to resynchronise
     TruncatedTail,  // the recording ends inside a frame, or without its index (not closed)
     DamagedIndex,   // the trailer is there but its index is not usable; rebuilt by a scan
+    OutOfOrder,     // valid frames that repeat an earlier seq or go back in time: skipped
+    Concatenated,   // another recording's header follows: the rest of the file is not read
   };
   Kind kind = Kind::CorruptFrame;
   std::uint64_t offset = 0;
   std::optional<std::uint64_t> seq;   // a corrupt frame's seq, when its header is plausible
   std::uint64_t skipped_bytes = 0;    // CorruptFrame: bytes up to the next valid frame
-  std::uint64_t skipped_frames = 0;   // CorruptFrame: damaged frames (or runs of garbage) in them
+  std::uint64_t skipped_frames = 0;   // CorruptFrame: damaged frames (or runs of garbage) in them;
+                                      // OutOfOrder: the frames of the run
   std::string message;                // names the file, the byte offset and what was wrong
 };
 
@@ -49,6 +55,8 @@ struct KvrecStats {
   bool truncated = false;
   std::uint64_t truncated_at = 0;    // where the readable recording ends, when truncated
   bool index_rebuilt = false;
+  std::uint64_t out_of_order_frames = 0;  // skipped as repeats or going back in time (OutOfOrder)
+  bool concatenated = false;
 };
 
 class KvrecReader {
@@ -98,6 +106,17 @@ class KvrecReader {
   // Moves `at` to the next valid frame (parsed into f), reporting damage on the way; false at the end.
   bool advance(std::uint64_t& at, Parsed& f, std::optional<std::uint64_t> prev_seq);
   void addProblem(KvrecProblem p);
+  // The frames a pass keeps must follow each other: seq up, time not down. One per pass (the scan,
+  // next()), reset by seek() and rewind().
+  struct Order {
+    std::optional<std::uint64_t> seq;
+    std::int64_t time_us = 0;
+    std::optional<std::size_t> run;  // problems_ index of the open run of skipped frames
+    bool run_counted = false;        // the run is this pass's to count (not reported before)
+  };
+  // True when the frame at `at` is in order (it becomes the new reference); else reports it.
+  bool keepInOrder(Order& order, std::uint64_t at, const Parsed& f);
+  std::optional<std::int64_t> timeOfFrameAt(std::uint64_t at) const;  // a valid data frame's there
 
   std::string path_;
   const unsigned char* base_ = nullptr;
@@ -106,6 +125,7 @@ class KvrecReader {
   std::uint64_t data_end_ = 0;
   std::uint64_t pos_ = 0;
   std::optional<std::uint64_t> prev_seq_;  // of the last valid frame passed by next()
+  Order order_;                            // next()'s
   std::string metadata_;
   std::vector<KvrecIndexEntry> index_;
   std::int64_t first_time_ = 0;

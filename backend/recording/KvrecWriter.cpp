@@ -7,6 +7,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "sweep/AtomicFile.h"
+
 namespace kvscope {
 
 namespace {
@@ -33,8 +35,10 @@ std::unique_ptr<KvrecWriter> KvrecWriter::create(const std::string& path, std::s
   if (metadata.size() > kKvrecMaxPayload)
     return set("'" + path + "': run metadata of " + std::to_string(metadata.size()) + " bytes exceeds the " +
                std::to_string(kKvrecMaxPayload) + "-byte limit");
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return set(systemError(path, "cannot create recording"));
+  // A regular file only (a symlink is followed): never a device, FIFO or directory (issue 14).
+  std::string why;
+  const int fd = AtomicFile::openForWrite(path, &why);
+  if (fd < 0) return set("cannot create recording " + why);
   std::unique_ptr<KvrecWriter> w(new KvrecWriter(path, fd, options));
 
   // The header goes to the OS at once: a recording killed before its first flush still opens.

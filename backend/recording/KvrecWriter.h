@@ -23,7 +23,7 @@ struct KvrecWriterOptions {
 
 class KvrecWriter {
  public:
-  // Creates (or truncates) `path` and writes the header. nullptr with `*error` naming the file on failure.
+  // Creates (or truncates) `path` (a regular file, or a symlink to one) and writes the header. nullptr with `*error` naming the file on failure.
   static std::unique_ptr<KvrecWriter> create(const std::string& path, std::string_view metadata,
                                              std::string* error, const KvrecWriterOptions& options = {});
   ~KvrecWriter();  // closes (index + trailer) if close() was not called

@@ -1,6 +1,11 @@
 #include "recording/MarkedRunRecorder.h"
 
+#include <fcntl.h>
+#include <stdio.h>
+
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <regex>
 
@@ -25,6 +30,35 @@ bool holdsRuns(const fs::path& dir) {
     if (name == "runs.json" || std::regex_match(name, run_file)) return true;
   }
   return false;
+}
+
+// What a killed session left behind: its open run's recording (and perhaps a summary being written)
+// under a hidden ".NAME.partial" name, which this session would otherwise reuse and truncate. Each is
+// renamed to "recovered-STEM-N.EXT" (the recording is a readable one, cut short), never overwriting
+// anything; returns the new names.
+std::vector<std::string> recoverPartials(const fs::path& dir) {
+  static const std::regex partial(R"(\.((\d{3,}-.*|runs)\.(kvrec|json))\.partial)");
+  std::vector<std::string> recovered;
+  std::error_code ec;
+  std::vector<fs::path> found;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    std::smatch m;
+    const std::string name = entry.path().filename().string();
+    if (entry.is_regular_file(ec) && std::regex_match(name, m, partial)) found.push_back(entry.path());
+  }
+  for (const auto& from : found) {
+    const fs::path kept(from.filename().string().substr(1, from.filename().string().size() - 1 - 8));  // NAME
+    for (int n = 1; n < 1000; ++n) {
+      const fs::path to = dir / ("recovered-" + kept.stem().string() + "-" + std::to_string(n) + kept.extension().string());
+      if (::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) == 0) {
+        recovered.push_back(to.string());
+        break;
+      }
+      if (errno != EEXIST) throw InputError("--runs " + dir.string() + ": cannot keep " + from.filename().string() +
+                                            " (left by a session that was killed): " + std::strerror(errno));
+    }
+  }
+  return recovered;
 }
 
 // The "run" object of a run's summary, which runs.json lists too.
@@ -61,6 +95,7 @@ MarkedRunRecorder::MarkedRunRecorder(std::string dir, Completed completed)
   fs::remove(probe, ec);
   if (holdsRuns(dir_))
     throw InputError("--runs " + dir_ + ": already holds the runs of an earlier session; give an empty directory");
+  recovered_ = recoverPartials(dir_);
   writer_ = std::thread([this] { writerLoop(); });
 }
 
@@ -109,10 +144,16 @@ RecordedRun MarkedRunRecorder::finish(Finished& f) {
     out.error = error;
     return out;
   }
+  // Never over a file this session did not write (one put there since it started).
   std::error_code ec;
-  fs::rename(AtomicFile::partialPath(out.recording), out.recording, ec);
-  if (ec) {
-    out.error = out.recording + ": cannot rename into place: " + ec.message();
+  for (const auto& mine : {out.recording, out.summary})
+    if (fs::exists(fs::symlink_status(mine, ec))) {
+      out.error = mine + ": already exists (not written by this session); the run's recording stays at " +
+                  AtomicFile::partialPath(out.recording);
+      return out;
+    }
+  if (!AtomicFile::moveIntoPlace(AtomicFile::partialPath(out.recording), out.recording, &error)) {
+    out.error = error;
     return out;
   }
   const RunSummary& s = f.run.summary;

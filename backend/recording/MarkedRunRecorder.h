@@ -18,6 +18,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -39,7 +40,8 @@ class MarkedRunRecorder : public EventSink {
   using Completed = std::function<void(const RecordedRun&)>;
 
   // Creates `dir` when missing and checks it takes files; throws InputError naming it otherwise, or
-  // when it already holds an earlier session's runs (their numbers would be overwritten).
+  // when it already holds an earlier session's runs (their numbers would be overwritten). What a
+  // killed session left under hidden .partial names is kept as recovered-STEM-N.kvrec (recovered()).
   // `completed` runs on the writer thread once a run's files are in place (or failed).
   explicit MarkedRunRecorder(std::string dir, Completed completed = {});
   ~MarkedRunRecorder() override;  // close()
@@ -49,6 +51,9 @@ class MarkedRunRecorder : public EventSink {
   // Ends a run still open (as the session's end would), waits until every run's files are written.
   // False with the first error. Idempotent.
   bool close(std::string* error);
+
+  // The files kept from a killed session at construction (full paths), for the caller's log.
+  const std::vector<std::string>& recovered() const { return recovered_; }
 
   // "007-k200-flags": the index zero-padded, the name reduced to [A-Za-z0-9._-] (others '-'), capped.
   static std::string fileStem(std::uint32_t index, const std::string& name);
@@ -65,6 +70,7 @@ class MarkedRunRecorder : public EventSink {
 
   std::string dir_;
   Completed completed_;
+  std::vector<std::string> recovered_;
   MarkedRunSplitter splitter_;
   std::unique_ptr<EventRecorder> open_;  // the open run's recording
   std::uint64_t last_seq_ = 0;  // where a close() that ends an open run puts its end

@@ -71,6 +71,10 @@ std::optional<BearerToken> BearerToken::fromFile(const std::string& path, std::s
     if (text[i] < 0x21 || text[i] > 0x7e)
       return fail("the token must be one word of printable ASCII (no spaces or control characters)");
   }
+  // A short token falls to guessing; the message gives the rule, never the token's length.
+  if (end - begin < kMinTokenBytes)
+    return fail("the token is shorter than " + std::to_string(kMinTokenBytes) +
+                " characters; use a long random one (e.g. `openssl rand -hex 16`)");
   BearerToken token(text.substr(begin, end - begin));
   // Best effort: do not leave copies of the secret in freed heap memory.
   auto wipe = [](char* p, std::size_t n) {

@@ -2,6 +2,7 @@
 // The shared secret that guards Control (serve --token-file): read once from a file, then checked
 // against each call's `authorization: Bearer <token>` metadata in constant time. The token never
 // appears in an error message, a log line or a status: only the file's name does.
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -15,9 +16,13 @@ bool constantTimeEquals(std::string_view a, std::string_view b);
 
 class BearerToken {
  public:
+  static constexpr std::size_t kMinTokenBytes = 12;
+
+
   // The file holds one token; surrounding whitespace (a trailing newline from `echo`) is trimmed.
-  // An unreadable, empty or oversized file, or a token with characters HTTP/2 metadata cannot carry
-  // (spaces, control bytes, non-ASCII), gives nullopt and a message naming the file.
+  // An unreadable, empty or oversized file, a token shorter than kMinTokenBytes, or one with
+  // characters HTTP/2 metadata cannot carry (spaces, control bytes, non-ASCII), gives nullopt and a
+  // message naming the file.
   static std::optional<BearerToken> fromFile(const std::string& path, std::string* error);
 
   // `token` must be non-empty printable ASCII without spaces (checked by fromFile).

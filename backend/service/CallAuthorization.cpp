@@ -1,13 +1,15 @@
 #include "service/CallAuthorization.h"
 
+#include <iterator>
+
 namespace kvscope {
 
 bool callAuthorized(const std::optional<BearerToken>& token, const grpc::CallbackServerContext& ctx) {
   if (!token) return true;
-  bool ok = false;
+  // Exactly one authorization header: several on one call would let a client try many guesses per call.
   const auto [first, last] = ctx.client_metadata().equal_range("authorization");
-  for (auto it = first; it != last; ++it) ok |= token->accepts(std::string_view(it->second.data(), it->second.size()));
-  return ok;
+  if (first == last || std::next(first) != last) return false;
+  return token->accepts(std::string_view(first->second.data(), first->second.size()));
 }
 
 grpc::Status unauthenticatedStatus() {

@@ -1,4 +1,5 @@
 #include "service/ControlService.h"
+#include "model/NumberText.h"
 #include "service/CallAuthorization.h"
 
 #include <algorithm>
@@ -29,11 +30,7 @@ std::string echo(const std::string& name) {
   return name.substr(0, kMaxEchoedName) + "...";
 }
 
-std::string number(double v) {
-  std::ostringstream os;
-  os << v;
-  return os.str();
-}
+std::string number(double v) { return shortestText(v); }
 
 std::string validPolicies() {
   std::string out;

@@ -50,6 +50,20 @@ KvscopeServer::KvscopeServer() = default;
 
 KvscopeServer::~KvscopeServer() { shutdown(); }
 
+std::optional<std::string> KvscopeServer::listenRefusal(const ServerOptions& options) {
+  // A unix socket is reachable only through the file system of this machine: local like loopback.
+  if (startsWith(options.listen, "unix:") || startsWith(options.listen, "unix-abstract:")) return std::nullopt;
+  std::string host, message;
+  int port = 0;
+  if (!splitListenAddress(options.listen, &host, &port, &message)) return "--listen " + message;
+  if (!isLoopbackHost(host) && options.token_file.empty() && !options.insecure)
+    return "refusing to listen on '" + options.listen +
+           "' without a token: anyone who can reach that address could steer the run. Give --token-file FILE "
+           "(with --tls-cert/--tls-key so the token does not travel in clear), listen on 127.0.0.1, "
+           "or pass --insecure if the network is trusted";
+  return std::nullopt;
+}
+
 std::unique_ptr<KvscopeServer> KvscopeServer::start(const ServerOptions& options, TelemetryHub& hub, RunControl& run,
                                                     std::string* error, LiveRouter* router) {
   std::string message;
@@ -58,23 +72,17 @@ std::unique_ptr<KvscopeServer> KvscopeServer::start(const ServerOptions& options
     return nullptr;
   };
 
-  // A unix socket is reachable only through the file system of this machine: local like loopback.
+  if (auto refused = listenRefusal(options)) return fail(*refused);
   const bool unix_socket = startsWith(options.listen, "unix:") || startsWith(options.listen, "unix-abstract:");
   std::string host;
   int requested_port = 0;
-  if (!unix_socket && !splitListenAddress(options.listen, &host, &requested_port, &message))
-    return fail("--listen " + message);
+  if (!unix_socket) splitListenAddress(options.listen, &host, &requested_port, &message);
 
   std::optional<BearerToken> token;
   if (!options.token_file.empty()) {
     token = BearerToken::fromFile(options.token_file, &message);
     if (!token) return fail("--token-file: " + message);
   }
-  if (!unix_socket && !isLoopbackHost(host) && !token && !options.insecure)
-    return fail("refusing to listen on '" + options.listen +
-                "' without a token: anyone who can reach that address could steer the run. Give --token-file FILE "
-                "(with --tls-cert/--tls-key so the token does not travel in clear), listen on 127.0.0.1, "
-                "or pass --insecure if the network is trusted");
 
   std::shared_ptr<grpc::ServerCredentials> credentials = grpc::InsecureServerCredentials();
   if (options.tls_cert.empty() != options.tls_key.empty())
@@ -99,6 +107,8 @@ std::unique_ptr<KvscopeServer> KvscopeServer::start(const ServerOptions& options
 
   std::unique_ptr<KvscopeServer> server(new KvscopeServer());
   server->telemetry_ = std::make_unique<TelemetryService>(hub, &run);
+  // The token covers the run's stream too, unless the operator keeps it open (--open-telemetry).
+  server->telemetry_->guard(options.open_telemetry ? std::nullopt : token, options.max_subscribers);
   if (router) server->router_ = std::make_unique<RouterService>(*router, token);
   server->control_ = std::make_unique<ControlService>(run, hub, std::move(token));
   server->tls_ = !options.tls_cert.empty();

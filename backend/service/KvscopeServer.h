@@ -5,7 +5,9 @@
 // default: loopback only unless a token guards Control (or the operator says --insecure), TLS when
 // given a certificate and key.
 #include <atomic>
+#include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <grpcpp/server.h>
@@ -26,6 +28,8 @@ struct ServerOptions {
   std::string token_file;                  // --token-file: Control calls need this bearer token
   std::string tls_cert, tls_key;           // --tls-cert/--tls-key: PEM files, both or neither
   bool insecure = false;                   // --insecure: allow a non-loopback address without a token
+  bool open_telemetry = false;             // --open-telemetry: Subscribe and GetState need no token
+  std::size_t max_subscribers = 256;       // --max-subscribers: Telemetry streams open at once
 };
 
 class KvscopeServer {
@@ -36,6 +40,9 @@ class KvscopeServer {
   static std::unique_ptr<KvscopeServer> start(const ServerOptions& options, TelemetryHub& hub, RunControl& run,
                                               std::string* error, LiveRouter* router = nullptr);
   ~KvscopeServer();  // shutdown()
+  // The listen address alone, before anything starts: malformed, or reachable from elsewhere with no
+  // token and no --insecure. The message start() would give, or nullopt. A usage error (exit 2).
+  static std::optional<std::string> listenRefusal(const ServerOptions& options);
 
   int port() const { return port_; }           // the bound port (the chosen one for "host:0"); 0 for unix:
   std::string address() const { return address_; }  // the listen address with the bound port

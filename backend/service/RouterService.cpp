@@ -3,6 +3,7 @@
 #include <mutex>
 
 #include "convert/EventConvert.h"
+#include "events/EventLimits.h"
 #include "service/CallAuthorization.h"
 
 namespace kvscope {
@@ -187,6 +188,7 @@ bool RouterService::apply(const v1::Observation& observation, std::string* error
     case v1::Observation::kEvent: {
       Event e;
       if (!fromProto(observation.event(), &e, error)) return false;
+      capEventText(e.payload);  // a reason or traceback of any length becomes a bounded event
       return router_.observe(std::move(e.payload), error);
     }
     case v1::Observation::kBlocksStored: {

@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <atomic>
 #include <deque>
+#include <optional>
 #include <utility>
 #include <variant>
 #include <vector>
 
 #include "convert/EventConvert.h"
+#include "events/EventLimits.h"
 #include "kvscope/v1/events.pb.h"
 
 namespace kvscope {
@@ -242,7 +244,15 @@ TelemetryHub::~TelemetryHub() {
   core.subs.clear();
 }
 
-void TelemetryHub::onEvent(const Event& e) {
+void TelemetryHub::onEvent(const Event& event) {
+  // No event a subscriber cannot receive: text from outside (a log's traceback, a recording's frame)
+  // is cut to its limit here, whatever path it came by. A copy only for the rare event that needs it.
+  std::optional<Event> capped;
+  if (exceedsTextLimits(event.payload)) {
+    capped = event;
+    capEventText(capped->payload);
+  }
+  const Event& e = capped ? *capped : event;
   // Serialise once, outside the lock: every subscriber and the replay buffer share these bytes.
   toProto(e, &impl_->scratch);
   auto bytes = std::make_shared<std::string>();

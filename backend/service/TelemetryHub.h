@@ -64,8 +64,8 @@ class TelemetryHub : public EventSink {
   explicit TelemetryHub(Options options);
   ~TelemetryHub() override;
 
-  // The run's thread. Never blocks on a subscriber.
-  void onEvent(const Event& e) override;
+  // The run's thread. Never blocks on a subscriber. Free text over its limit is cut (EventLimits.h).
+  void onEvent(const Event& event) override;
 
   // Items from `from_seq` on (a Gap first when older events are no longer held), filtered to
   // `kinds` (event kind names as eventKindName(); empty = all). `notify` is called (from the run's

@@ -3,8 +3,11 @@
 #include <google/protobuf/io/coded_stream.h>
 #include <grpcpp/support/proto_buffer_reader.h>
 
+#include <malloc.h>
+
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -12,6 +15,7 @@
 #include <variant>
 
 #include "convert/EventConvert.h"
+#include "service/CallAuthorization.h"
 
 namespace kvscope {
 
@@ -23,6 +27,19 @@ std::vector<std::string> allKindNames(std::index_sequence<I...>) {
 }
 
 class SubscribeReactor;
+
+// Subscribers that leave free their queues, but glibc keeps the freed pages in its arenas: after
+// thousands left, hundreds of MB stayed with the process (issue 14). malloc_trim hands them back,
+// at most once a second however many leave.
+void giveMemoryBack() {
+  static std::atomic<std::int64_t> last_ns{0};
+  const std::int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                               std::chrono::steady_clock::now().time_since_epoch())
+                               .count();
+  std::int64_t last = last_ns.load();
+  if (now - last < 1'000'000'000 || !last_ns.compare_exchange_strong(last, now)) return;
+  ::malloc_trim(0);
+}
 
 // The lock around one reactor's state, shared with the hub's notify callback (which may run on
 // the run's thread at any moment, also while gRPC tears the call down, so it reaches the reactor
@@ -88,8 +105,11 @@ class SubscribeReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer>
       GateLock lock(*gate_);
       gate_->reactor = nullptr;  // a notify from now on finds no reactor
     }
+    const bool subscribed = sub_ != nullptr;
     if (sub_) sub_->close();
+    sub_.reset();
     delete this;
+    if (subscribed) giveMemoryBack();
   }
 
  private:
@@ -192,8 +212,19 @@ const std::vector<std::string>& TelemetryService::kindNames() {
   return names;
 }
 
-grpc::ServerWriteReactor<grpc::ByteBuffer>* TelemetryService::Subscribe(grpc::CallbackServerContext*,
+void TelemetryService::guard(std::optional<BearerToken> token, std::size_t max_subscribers) {
+  token_ = std::move(token);
+  max_subscribers_ = max_subscribers;
+}
+
+grpc::ServerWriteReactor<grpc::ByteBuffer>* TelemetryService::Subscribe(grpc::CallbackServerContext* context,
                                                                          const grpc::ByteBuffer* raw) {
+  if (!callAuthorized(token_, *context)) return new SubscribeReactor(unauthenticatedStatus());
+  // Each subscriber holds a queue and a thread's share of the run's fan-out: bounded, and said so.
+  if (hub_.subscribers() >= max_subscribers_)
+    return new SubscribeReactor(grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
+                                             "too many subscribers (" + std::to_string(max_subscribers_) +
+                                                 "); try again later, or raise serve --max-subscribers"));
   v1::SubscribeRequest request;
   if (!parseRequest(raw, &request))
     return new SubscribeReactor(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "malformed SubscribeRequest"));
@@ -208,11 +239,25 @@ grpc::ServerWriteReactor<grpc::ByteBuffer>* TelemetryService::Subscribe(grpc::Ca
     }
     kinds.insert(k);
   }
+  // A sequence number no run reaches (2^64-1, ...) is a client's bug, not "from the live edge": said
+  // so, rather than silently streaming from now. A number a little ahead is normal (a client
+  // resuming after the server restarted) and still starts at the live edge.
+  constexpr std::uint64_t kUnreachableSeq = std::uint64_t{1} << 62;
+  if (request.from_seq() >= kUnreachableSeq)
+    return new SubscribeReactor(grpc::Status(grpc::StatusCode::OUT_OF_RANGE,
+                                             "from_seq: " + std::to_string(request.from_seq()) +
+                                                 " is beyond any sequence number a run reaches (2^62); the newest is " +
+                                                 std::to_string(hub_.state().last_seq)));
   return new SubscribeReactor(hub_, request.from_seq(), std::move(kinds));
 }
 
 grpc::ServerUnaryReactor* TelemetryService::GetState(grpc::CallbackServerContext* context,
                                                      const v1::GetStateRequest*, v1::State* response) {
+  if (!callAuthorized(token_, *context)) {
+    auto* refused = context->DefaultReactor();
+    refused->Finish(unauthenticatedStatus());
+    return refused;
+  }
   // Whatever the hub has: an empty State before the run starts is an answer, not an error.
   const HubState s = hub_.state();
   if (s.has_snapshot) toProto(s.snapshot, response->mutable_snapshot());

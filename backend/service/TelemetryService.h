@@ -6,7 +6,11 @@
 // serialised once: the method is registered raw (ByteBuffer), and each message is framed as a
 // TelemetryMessage{event} around those bytes instead of being parsed and serialised again per
 // subscriber; the wire format is exactly the generated one. GetState answers from hub.state().
+#include <cstddef>
+#include <optional>
+
 #include "kvscope/v1/telemetry.grpc.pb.h"
+#include "service/BearerToken.h"
 #include "run/RunControl.h"
 #include "service/TelemetryHub.h"
 
@@ -19,6 +23,10 @@ class TelemetryService final
   // server this service is registered with.
   explicit TelemetryService(TelemetryHub& hub, const RunControl* control = nullptr);
 
+  // Who may subscribe (issue 14): with a token, only calls carrying it (as Control's); and at most
+  // `max_subscribers` at once, the next refused with RESOURCE_EXHAUSTED. Call before serving.
+  void guard(std::optional<BearerToken> token, std::size_t max_subscribers);
+
   grpc::ServerWriteReactor<grpc::ByteBuffer>* Subscribe(grpc::CallbackServerContext* context,
                                                         const grpc::ByteBuffer* request) override;
   grpc::ServerUnaryReactor* GetState(grpc::CallbackServerContext* context, const v1::GetStateRequest* request,
@@ -30,6 +38,8 @@ class TelemetryService final
  private:
   TelemetryHub& hub_;
   const RunControl* control_;
+  std::optional<BearerToken> token_;
+  std::size_t max_subscribers_ = 256;
 };
 
 }  // namespace kvscope

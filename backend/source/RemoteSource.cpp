@@ -8,6 +8,7 @@
 #include <variant>
 #include <vector>
 
+#include "events/EventLimits.h"
 #include "kvscope/v1/control.grpc.pb.h"
 #include "model/Error.h"
 #include "service/BearerToken.h"
@@ -86,6 +87,8 @@ void RemoteSource::start() {
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 250);
   args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 250);
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
+  // Above any event the server sends (EventLimits.h), with room for GetState's whole-run reply.
+  args.SetMaxReceiveMessageSize(static_cast<int>(kClientReceiveLimitBytes));
   auto stubs = std::make_shared<Stubs>();
   stubs->channel = grpc::CreateCustomChannel(
       address_, tls_ ? grpc::SslCredentials(ssl) : grpc::InsecureChannelCredentials(), args);
@@ -297,7 +300,7 @@ void RemoteSource::subscribe(std::unique_lock<std::mutex>& lock) {
   subscribe_from_.reset();
   auto previous = std::move(subscription_);  // its onDone has run: nothing of it is in use
   Listener& listener = *this;  // a private base: converted here, where it is accessible
-  subscription_ = std::make_shared<TelemetrySubscription>(*stubs_->telemetry, from, listener);
+  subscription_ = std::make_shared<TelemetrySubscription>(*stubs_->telemetry, from, listener, authorization_);
   subscription_live_ = true;
   subscribed_from_ = from;
   poll_failures_ = 0;
@@ -391,7 +394,8 @@ void RemoteSource::call(Request request, bool control, Invoke invoke, Reply on_r
   auto c = std::make_shared<Call>();
   c->request = std::move(request);
   c->context.set_deadline(std::chrono::system_clock::now() + (control ? kControlDeadline : kStateDeadline));
-  if (control && !authorization_.empty()) c->context.AddMetadata("authorization", authorization_);
+  // Every call: the token guards Telemetry too (unless the server runs --open-telemetry).
+  if (!authorization_.empty()) c->context.AddMetadata("authorization", authorization_);
   std::shared_ptr<Stubs> stubs;
   {
     std::lock_guard lock(mutex_);

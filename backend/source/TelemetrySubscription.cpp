@@ -4,9 +4,11 @@
 
 namespace kvscope {
 
-TelemetrySubscription::TelemetrySubscription(v1::Telemetry::Stub& stub, std::uint64_t from_seq, Listener& listener)
+TelemetrySubscription::TelemetrySubscription(v1::Telemetry::Stub& stub, std::uint64_t from_seq, Listener& listener,
+                                             const std::string& authorization)
     : listener_(listener) {
   request_.set_from_seq(from_seq);  // no kinds: the console shows every kind
+  if (!authorization.empty()) context_.AddMetadata("authorization", authorization);
   stub.async()->Subscribe(&context_, &request_, this);
 }
 

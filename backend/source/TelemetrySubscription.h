@@ -29,7 +29,9 @@ class TelemetrySubscription final : public grpc::ClientReadReactor<v1::Telemetry
     ~Listener() = default;
   };
 
-  TelemetrySubscription(v1::Telemetry::Stub& stub, std::uint64_t from_seq, Listener& listener);
+  // `authorization` ("Bearer <token>", or empty): a server with --token-file guards Telemetry too.
+  TelemetrySubscription(v1::Telemetry::Stub& stub, std::uint64_t from_seq, Listener& listener,
+                        const std::string& authorization = {});
 
   std::uint64_t fromSeq() const { return request_.from_seq(); }
   // Starts reading. Separate from the constructor so the owner can record the call first.

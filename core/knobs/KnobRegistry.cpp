@@ -1,4 +1,5 @@
 #include "knobs/KnobRegistry.h"
+#include "model/NumberText.h"
 
 #include <charconv>
 #include <cmath>
@@ -58,11 +59,7 @@ constexpr KnobSpec kSpecs[] = {
 };
 static_assert(std::size(kSpecs) == static_cast<std::size_t>(KnobId::Count));
 
-std::string formatValue(double v) {
-  std::ostringstream os;
-  os << v;
-  return os.str();
-}
+std::string formatValue(double v) { return shortestText(v); }
 
 }  // namespace
 

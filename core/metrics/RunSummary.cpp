@@ -85,6 +85,24 @@ std::string RunSummary::toTable() const {
     out += "      evidence:   " + f.evidence + "\n";
     out += "      suggestion: " + f.suggestion + "\n";
   }
+  return terminalSafe(out);
+}
+
+std::string terminalSafe(const std::string& text) {
+  // Names come from files and RPCs: an ESC (or any control byte but the newline) would reach the
+  // terminal as a command - it is shown as \xNN instead (issue 14).
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if ((u < 0x20 && c != '\n') || u == 0x7f) {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "\\x%02x", u);
+      out += hex;
+    } else {
+      out += c;
+    }
+  }
   return out;
 }
 

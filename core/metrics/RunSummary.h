@@ -47,4 +47,8 @@ struct RunSummary {
   std::string toTable() const;
 };
 
+// `text` with every control byte except the newline shown as \xNN: what toTable() prints, and
+// what any line carrying a name from a file or an RPC should pass through before a terminal.
+std::string terminalSafe(const std::string& text);
+
 }  // namespace kvscope

@@ -1,5 +1,6 @@
 #include "metrics/SummaryCollector.h"
 #include "model/Overloaded.h"
+#include "model/Saturating.h"
 
 #include <algorithm>
 
@@ -30,7 +31,7 @@ void SummaryCollector::onEvent(const Event& e) {
                  [&](const SeedStarted& s) { ++(s.reseed ? reseeds_ : seeds_); },
                  [&](const Eviction& ev) {
                    ++evictions_;
-                   eviction_tokens_ += ev.tokens_freed;
+                   addClamped(eviction_tokens_, ev.tokens_freed);
                    eviction_max_ = std::max<long long>(eviction_max_, ev.tokens_freed);
                    if (ev.session != 0) evicted_sessions_.add(ev.session);
                    if (ev.worker >= 0) ++worker(ev.worker).evictions;
@@ -38,11 +39,11 @@ void SummaryCollector::onEvent(const Event& e) {
                  [&](const LinkHealth& l) {
                    if (l.state != LinkState::Dead) return;
                    ++link_dead_;
-                   aborted_ += l.aborted_requests;
+                   addClamped(aborted_, l.aborted_requests);
                  },
                  [&](const WorkerCrashed& c) {
                    ++crashes_;
-                   aborted_ += c.aborted_requests;
+                   addClamped(aborted_, c.aborted_requests);
                  },
                  [&](const Correction&) { ++corrections_; },
                  [&](const RequestDone& d) {
@@ -53,7 +54,10 @@ void SummaryCollector::onEvent(const Event& e) {
                    }
                    e2e_.add(timeToSeconds(d.e2e));
                    if (d.ttft >= 0) ttft_.add(timeToSeconds(d.ttft));
-                   if (d.worker >= 0) worker(d.worker).tokens_served += d.input_tokens + d.output_tokens;
+                   if (d.worker >= 0) {
+                     addClamped(worker(d.worker).tokens_served, d.input_tokens);
+                     addClamped(worker(d.worker).tokens_served, d.output_tokens);
+                   }
                  },
                  [&](const PolicyChanged& p) { run_.policy = p.new_policy; },
                  [&](const Snapshot& s) {

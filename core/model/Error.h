@@ -11,6 +11,12 @@ struct InputError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A command line that cannot work as given (a refused listen address): exit 2 like CLI11's own
+// usage errors, where InputError is exit 1.
+struct UsageError : InputError {
+  using InputError::InputError;
+};
+
 // "FILE:LINE: field 'F': expected ..., got ..." (line 0 = no line, e.g. a whole-file problem).
 std::string formatInputError(const std::string& file, long line, const std::string& field,
                              const std::string& what);

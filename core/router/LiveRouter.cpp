@@ -4,8 +4,11 @@
 #include <chrono>
 #include <set>
 
+#include <absl/container/flat_hash_set.h>
+
 #include "model/Error.h"
 #include "model/Overloaded.h"
+#include "router/ObservationCheck.h"
 
 namespace kvscope {
 
@@ -78,6 +81,7 @@ void LiveRouter::init() {
   if (const auto r = knobs_.apply(spec_.knobs, "cluster"); !r.ok) throw InputError("cluster: " + r.error);
   router_.setPolicy(spec_.policy);
   for (std::size_t i = 0; i < loads_.size(); ++i) loads_[i].load.kv_capacity = spec_.workers[i].kv_capacity_tokens;
+  for (const auto& w : spec_.workers) capacity_.push_back(w.kv_capacity_tokens);
 }
 
 LiveRouter::~LiveRouter() { stop(); }
@@ -207,6 +211,8 @@ bool LiveRouter::observe(EventPayload payload, std::string* error) {
       },
       payload);
   if (!ok) return false;
+  // Worker indices are valid now, so each count can be held against its worker's capacity.
+  if (auto why = checkObservationNumbers(payload, {capacity_, maxRequestTokens()})) return fail(*why);
   std::lock_guard lock(mutex_);
   applyLocked(payload);
   publishLocked(std::move(payload));
@@ -278,6 +284,24 @@ bool LiveRouter::blocksStored(WorkerId worker, SessionId session, std::span<cons
   if (!checkWorker(worker, "blocks_stored.worker", error)) return false;
   std::lock_guard lock(mutex_);
   Load& l = loads_[static_cast<std::size_t>(worker)];
+  // The blocks the worker does not hold yet must fit in its pool: a router that stores and never
+  // removes (or lies) is refused, never shown holding more than the worker has.
+  const std::int64_t at_most = static_cast<std::int64_t>(hashes.size()) * spec_.block_size;  // hashes <= 2^16
+  if (l.load.kv_capacity > 0 && l.load.kv_used + at_most > l.load.kv_capacity) {  // counted only when it may matter
+    const PrefixIndex::WorkerMask bit = PrefixIndex::WorkerMask{1} << worker;
+    absl::flat_hash_set<BlockHash> fresh;
+    for (BlockHash h : hashes)
+      if ((router_.index().holders(h) & bit) == 0) fresh.insert(h);
+    const std::int64_t after = l.load.kv_used + static_cast<std::int64_t>(fresh.size()) * spec_.block_size;
+    if (after > l.load.kv_capacity) {
+      if (error)
+        *error = "blocks_stored.block_hashes: " + std::to_string(fresh.size()) + " new blocks would make " +
+                 spec_.workers[static_cast<std::size_t>(worker)].name + " hold " + std::to_string(after) +
+                 " tokens, over its KV capacity of " + std::to_string(l.load.kv_capacity) +
+                 " (report blocks_removed for the blocks it evicted)";
+      return false;
+    }
+  }
   // Occupancy counts a block once per worker, however often the router hears of it.
   l.load.kv_used += static_cast<std::int64_t>(router_.storeBlocks(worker, session, hashes)) * spec_.block_size;
   l.kv_peak = std::max(l.kv_peak, l.load.kv_used);
@@ -289,7 +313,8 @@ bool LiveRouter::blocksRemoved(WorkerId worker, std::span<const BlockHash> hashe
   if (!checkWorker(worker, "blocks_removed.worker", error)) return false;
   std::lock_guard lock(mutex_);
   Load& l = loads_[static_cast<std::size_t>(worker)];
-  l.load.kv_used -= static_cast<std::int64_t>(router_.removeBlocks(worker, hashes)) * spec_.block_size;
+  l.load.kv_used = std::max<std::int64_t>(
+      0, l.load.kv_used - static_cast<std::int64_t>(router_.removeBlocks(worker, hashes)) * spec_.block_size);
   return true;
 }
 

@@ -71,8 +71,9 @@ class LiveRouter final : public LiveRunControl {
   RouteResult route(const RouteInput& in);
 
   // An observed event (admission, seed, transfer, eviction, link, crash, restart, correction,
-  // request done). False with a message naming the field for a kind KVScope makes itself or a
-  // worker index outside the cluster; nothing is applied then.
+  // request done). False with a message naming the field for a kind KVScope makes itself, a
+  // worker index outside the cluster or a number out of range (ObservationCheck.h); nothing is
+  // applied then. blocksStored also refuses blocks that would overfill the worker's KV pool.
   bool observe(EventPayload payload, std::string* error);
   bool blocksStored(WorkerId worker, SessionId session, std::span<const BlockHash> hashes, std::string* error);
   bool blocksRemoved(WorkerId worker, std::span<const BlockHash> hashes, std::string* error);
@@ -126,6 +127,8 @@ class LiveRouter final : public LiveRunControl {
   void notifyKnobsLocked(const std::string& who);
   bool checkWorker(WorkerId w, const char* field, std::string* error) const;
   void applyLocked(const EventPayload& payload);
+  // The longest prompt (or output) an observation may state: what one RouteRequest can carry.
+  std::int64_t maxRequestTokens() const { return std::int64_t{kMaxBlockHashes} * spec_.block_size; }
   void finishRequestLocked(RequestId request);
   void setResidentLocked(SessionId session, WorkerId worker);
   KnobState knobStateLocked() const;
@@ -139,6 +142,7 @@ class LiveRouter final : public LiveRunControl {
   KnobRegistry knobs_;
   Router router_;
   std::vector<Load> loads_;
+  std::vector<std::int64_t> capacity_;  // per worker, KV tokens (ObservationCheck's limits)
   // Per worker, set by note*() without the lock: 1 = crashed since the last route(), 2 = restarted.
   std::unique_ptr<std::atomic<int>[]> noted_;
   void applyNotesLocked();

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "model/Error.h"
+#include "model/JsonKeys.h"
 #include "knobs/KnobRegistry.h"
 #include "router/RoutingPolicy.h"
 #include "scenario/Scenario.h"
@@ -21,10 +22,27 @@ json readJsonFile(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw InputError(formatInputError(path, 0, "", "cannot open the file"));
   try {
-    return json::parse(in, nullptr, /*allow_exceptions=*/true, /*ignore_comments=*/true);
+    return json::parse(in, rejectDuplicateKeys<json>(), /*allow_exceptions=*/true, /*ignore_comments=*/true);
   } catch (const json::parse_error& e) {
     throw InputError(formatInputError(path, 0, "", std::string("invalid JSON: ") + e.what()));
+  } catch (const DuplicateJsonKey& e) {
+    throw InputError(formatInputError(path, 0, e.key(), "given twice in one object; say it once"));
   }
+}
+
+// A scenario's "profile": a bundled profile's name, or a path relative to the scenario file that
+// stays below its folder (issue 14: "../../../../etc/passwd" must not be read). Returns what
+// HardwareProfile::load takes.
+std::string profilePath(const std::string& scenario_file, const std::string& value) {
+  if (value.find('/') == std::string::npos && value.find(".json") == std::string::npos) return value;  // a name
+  const fs::path given(value);
+  bool climbs = given.is_absolute();
+  for (const auto& part : given) climbs = climbs || part == "..";
+  if (climbs)
+    throw InputError(formatInputError(scenario_file, 0, "profile",
+                                      "'" + value + "' leaves the scenario's folder; give a bundled profile's name "
+                                      "(h200, h20) or a path below the scenario file's folder"));
+  return (fs::path(scenario_file).parent_path() / given).string();
 }
 
 // Field access that names the file and field on every mistake.
@@ -164,7 +182,7 @@ Scenario Scenario::load(const std::string& name_or_path) {
   s.file = path;
   s.name = f.text("name", fs::path(path).stem().string());
   s.description = f.text("description", "");
-  s.profile = HardwareProfile::load(f.text("profile", "h200"));
+  s.profile = HardwareProfile::load(profilePath(path, f.text("profile", "h200")));
 
   const Fields cluster = f.sub("cluster");
   checkKeys(cluster, {"prefill", "decode", "disaggregated"});

@@ -1,6 +1,7 @@
 #include "sweep/AtomicFile.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -10,13 +11,86 @@
 
 namespace kvscope {
 
+namespace {
+
+constexpr int kMaxSymlinks = 40;  // as the kernel's ELOOP limit
+
+const char* kindOf(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
+
+std::string refused(const std::string& path, mode_t mode) {
+  return path + ": is " + std::string(kindOf(mode)) +
+         ", not a regular file; give a file name (standard output is '-' where a command offers it)";
+}
+
+}  // namespace
+
 std::string AtomicFile::partialPath(const std::string& path) {
   const std::filesystem::path p(path);
   return (p.parent_path() / ("." + p.filename().string() + ".partial")).string();
 }
 
+std::optional<std::string> AtomicFile::target(const std::string& path, std::string* error) {
+  auto fail = [&](std::string why) -> std::optional<std::string> {
+    if (error) *error = std::move(why);
+    return std::nullopt;
+  };
+  if (path.empty()) return fail("no file name given");
+  std::filesystem::path p(path);
+  for (int hops = 0; hops <= kMaxSymlinks; ++hops) {
+    struct stat st {};
+    if (::lstat(p.c_str(), &st) != 0) {
+      if (errno == ENOENT) return p.string();  // a new file: created by the writer
+      return fail(path + ": cannot inspect: " + std::strerror(errno));
+    }
+    if (S_ISREG(st.st_mode)) return p.string();
+    if (!S_ISLNK(st.st_mode)) return fail(refused(path == p.string() ? path : path + " -> " + p.string(), st.st_mode));
+    // A symlink is followed, so the link itself is never replaced by the rename.
+    std::error_code ec;
+    const std::filesystem::path to = std::filesystem::read_symlink(p, ec);
+    if (ec) return fail(path + ": cannot read the symlink: " + ec.message());
+    p = to.is_absolute() ? to : p.parent_path() / to;
+  }
+  return fail(path + ": too many levels of symbolic links");
+}
+
+bool AtomicFile::moveIntoPlace(const std::string& tmp, const std::string& path, std::string* error) {
+  const auto to = target(path, error);
+  if (to && std::rename(tmp.c_str(), to->c_str()) == 0) return true;
+  if (to && error) *error = path + ": cannot rename into place: " + std::strerror(errno);
+  std::remove(tmp.c_str());
+  return false;
+}
+
+int AtomicFile::openForWrite(const std::string& path, std::string* error) {
+  const auto to = target(path, error);
+  if (!to) return -1;
+  // O_NONBLOCK: a FIFO put in place after the check must not hang the open (it fails with ENXIO).
+  const int fd = ::open(to->c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NONBLOCK, 0644);
+  if (fd < 0) {
+    if (error) *error = path + ": cannot create: " + std::strerror(errno);
+    return -1;
+  }
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    if (error) *error = refused(path, st.st_mode);
+    ::close(fd);
+    return -1;
+  }
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  return fd;
+}
+
 bool AtomicFile::write(const std::string& path, const std::string& content, std::string* error) {
-  const std::string tmp = partialPath(path);
+  const auto to = target(path, error);
+  if (!to) return false;
+  const std::string tmp = partialPath(*to);
   auto fail = [&](const char* what) {
     if (error) *error = path + ": " + what + ": " + std::strerror(errno);
     std::remove(tmp.c_str());
@@ -40,8 +114,7 @@ bool AtomicFile::write(const std::string& path, const std::string& content, std:
     return fail("cannot flush");
   }
   if (::close(fd) != 0) return fail("cannot close");
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) return fail("cannot rename into place");
-  return true;
+  return moveIntoPlace(tmp, path, error);
 }
 
 }  // namespace kvscope

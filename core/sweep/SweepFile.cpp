@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "model/Error.h"
+#include "model/JsonKeys.h"
 
 namespace kvscope {
 
@@ -66,10 +67,12 @@ SweepSpec SweepFile::load(const std::string& path) {
 SweepSpec SweepFile::parse(const std::string& text, const std::string& path) {
   ojson j;
   try {
-    j = ojson::parse(text, nullptr, /*allow_exceptions=*/true, /*ignore_comments=*/true);
+    j = ojson::parse(text, rejectDuplicateKeys<ojson>(), /*allow_exceptions=*/true, /*ignore_comments=*/true);
   } catch (const ojson::parse_error& e) {
     throw InputError(formatInputError(path, lineAt(text, e.byte > 0 ? e.byte - 1 : 0), "",
                                       std::string("invalid JSON: ") + e.what()));
+  } catch (const DuplicateJsonKey& e) {
+    throw InputError(formatInputError(path, 0, e.key(), "given twice in one object; say it once"));
   }
   SweepSpec s;
   s.file = path;

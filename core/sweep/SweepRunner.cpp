@@ -93,9 +93,7 @@ void SweepRunner::runOne(Job& job, const std::atomic<bool>& cancel, const std::f
   if (recorder && !recorder->close(&error)) throw InputError(error);
   recorder.reset();
   if (recorders_) {
-    std::error_code ec;
-    fs::rename(rec_tmp, rec_path, ec);
-    if (ec) throw InputError(rec_path + ": cannot rename into place: " + ec.message());
+    if (!AtomicFile::moveIntoPlace(rec_tmp, rec_path, &error)) throw InputError(error);
   }
   json j;
   j["sweep_run"] = runIdentity(point, job.seed);

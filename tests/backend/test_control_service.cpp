@@ -508,6 +508,8 @@ class TestControlService : public QObject {
     QVERIFY(fails(options("127.0.0.1:0", empty), "token file '" + empty + "': is empty"));
     const std::string spaced = writeFile("spaced-token", "two words\n");
     QVERIFY(fails(options("127.0.0.1:0", spaced), "printable ASCII"));
+    const std::string short_token = writeFile("short-token", "x\n");  // a token one can guess (issue 14)
+    QVERIFY(fails(options("127.0.0.1:0", short_token), "shorter than 12 characters"));
     QVERIFY(fails(options("nonsense"), "expected HOST:PORT"));
     QVERIFY(fails(options("::1:50051"), "brackets"));
     QVERIFY(fails(options("127.0.0.1:99999"), "0..65535"));

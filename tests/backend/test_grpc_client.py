@@ -90,7 +90,7 @@ class ServedRun(unittest.TestCase):
         # Paced at 50x: the 300 s start window of e3 takes 6 s of wall time, time to steer it.
         cls.server = subprocess.Popen(
             [ARGS.cli, "serve", "--scenario", "e3-load-floor", "--listen", "127.0.0.1:0", "--token-file", token_file,
-             "--speed", "50", "--duration", "1200"],
+             "--open-telemetry", "--speed", "50", "--duration", "1200"],  # the token guards Control only
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         line = cls.server.stdout.readline()
         if not line.startswith("listening on "):
@@ -211,7 +211,7 @@ class ServedReplay(unittest.TestCase):
             f.write(cls.token + "\n")
         # Real time: the 600 s recording outlasts the test, so the replay is still going when steered.
         cls.server, cls.address = start_serve(["--replay", cls.recording, "--listen", "127.0.0.1:0",
-                                               "--token-file", token_file, "--speed", "1"])
+                                               "--token-file", token_file, "--open-telemetry", "--speed", "1"])
         cls.channel = cls.grpc.insecure_channel(cls.address)
         cls.grpc.channel_ready_future(cls.channel).result(timeout=30)
         cls.telemetry = cls.telemetry_grpc.TelemetryStub(cls.channel)

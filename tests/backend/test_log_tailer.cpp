@@ -4,9 +4,14 @@
 // and truncating while it runs.
 #include <QtTest>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <mutex>
 
 #include "live/LogTailer.h"
@@ -159,6 +164,32 @@ class TestLogTailer : public QObject {
     tail.poll();
     QCOMPARE(l.texts(), QStringList{"hello"});
     QVERIFY(tail.stats()[0].error.empty());
+  }
+
+  // A log path that is a FIFO nobody writes (issue 14, item 7): refused with a reason, never waited
+  // on, so the other files are still followed and stop() (SIGTERM) is not held up.
+  void aFifoIsRefusedWithoutBlocking() {
+    QTemporaryDir dir;
+    const std::string fifo = dir.filePath("d0.log").toStdString();
+    QCOMPARE(::mkfifo(fifo.c_str(), 0644), 0);
+    const std::string path = dir.filePath("d1.log").toStdString();
+    append(path, "");
+    Lines l;
+    LogTailer tail({fifo, path}, fast(true), l.handler());
+    auto polled = std::async(std::launch::async, [&] {
+      tail.poll();
+      append(path, "still followed\n");
+      tail.poll();
+    });
+    if (polled.wait_for(std::chrono::seconds(5)) != std::future_status::ready) {
+      const int unblock = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK);  // let the blocked open return
+      polled.wait();
+      ::close(unblock);
+      QFAIL("poll() blocked on a FIFO nobody writes");
+    }
+    QCOMPARE(l.texts(), QStringList{"still followed"});
+    QVERIFY(!tail.stats()[0].open);
+    QVERIFY2(tail.stats()[0].error.find("not a regular file") != std::string::npos, tail.stats()[0].error.c_str());
   }
 
   void severalFilesAndIdle() {

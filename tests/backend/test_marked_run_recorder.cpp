@@ -197,6 +197,35 @@ class TestMarkedRunRecorder : public QObject {
     QCOMPARE(MarkedRunRecorder::fileStem(1000, std::string(200, 'x')).size(), std::size_t{5 + 48});
   }
 
+  // Issue 14, item 6: a session killed with a run open left its recording as a hidden .partial. A
+  // restart on the same directory keeps it (renamed, byte for byte) and never writes over it.
+  void aRestartKeepsWhatAKilledSessionLeft() {
+    QTemporaryDir tmp;
+    const fs::path dir(tmp.path().toStdString());
+    const std::string killed(91 * 1024, 'k');
+    std::ofstream(dir / ".001-k200.kvrec.partial", std::ios::binary) << killed;
+    std::ofstream(dir / ".runs.json.partial") << "[{\"index\": 1";
+    std::ofstream(dir / "recovered-001-k200-1.kvrec") << "an earlier recovery";
+    {
+      MarkedRunRecorder recorder(dir.string());
+      QCOMPARE(recorder.recovered().size(), std::size_t{2});
+      Session s(recorder);
+      s.at(0, RunStarted{});
+      s.at(1, start(1, "k200", {{"K", "200"}}));
+      s.done(2, 0, true);
+      std::string error;
+      QVERIFY2(recorder.close(&error), error.c_str());
+    }
+    std::ifstream in(dir / "recovered-001-k200-2.kvrec", std::ios::binary);
+    QCOMPARE(std::string(std::istreambuf_iterator<char>(in), {}), killed);
+    std::ifstream earlier(dir / "recovered-001-k200-1.kvrec");
+    QCOMPARE(std::string(std::istreambuf_iterator<char>(earlier), {}), std::string("an earlier recovery"));
+    QVERIFY(fs::exists(dir / "recovered-runs-1.json"));
+    QVERIFY(fs::file_size(dir / "001-k200.kvrec") > 0);
+    QVERIFY(!fs::exists(dir / ".001-k200.kvrec.partial"));
+    QCOMPARE(readJson(dir / "runs.json").size(), std::size_t{1});
+  }
+
   void refusesADirectoryItCannotUse() {
     QTemporaryDir tmp;
     const fs::path file = fs::path(tmp.path().toStdString()) / "plain-file";

@@ -8,7 +8,11 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "metrics/MetricsHttpServer.h"
 #include "metrics/RunMetrics.h"
@@ -23,9 +27,9 @@ struct Reply {
   std::string body;
 };
 
-// One HTTP/1.1 request on a fresh connection; the server closes it after the reply.
-Reply request(int port, const std::string& method, const std::string& path) {
-  Reply reply;
+// A connected TCP socket to 127.0.0.1:port, -1 on failure. With `timeout_s`, its reads and writes
+// give up after that long (a server that does not answer fails the test instead of hanging it).
+int connectTo(int port, int timeout_s = 0) {
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
@@ -33,8 +37,21 @@ Reply request(int port, const std::string& method, const std::string& path) {
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   if (fd < 0 || ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
     if (fd >= 0) ::close(fd);
-    return reply;
+    return -1;
   }
+  if (timeout_s > 0) {
+    const timeval tv{timeout_s, 0};
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+  }
+  return fd;
+}
+
+// One HTTP/1.1 request on a fresh connection; the server closes it after the reply.
+Reply request(int port, const std::string& method, const std::string& path, int timeout_s = 0) {
+  Reply reply;
+  const int fd = connectTo(port, timeout_s);
+  if (fd < 0) return reply;
   const std::string text = method + " " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
   ::send(fd, text.data(), text.size(), MSG_NOSIGNAL);
   std::string raw;
@@ -121,6 +138,66 @@ class TestMetricsHttpServer : public QObject {
     QVERIFY2(error.rfind("metrics: --metrics '9464': expected HOST:PORT", 0) == 0, error.c_str());
     QVERIFY(!MetricsHttpServer::start("127.0.0.1:99999", false, metrics, &error));
     QVERIFY2(error.find("0..65535") != std::string::npos, error.c_str());
+  }
+
+  // Issue 14: idle connections and clients that send their request a byte at a time hold nothing;
+  // a scrape is answered while they are connected (within 5 s: a generous bound, the answer is
+  // immediate), they are closed at the request deadline, and past kMaxConnections the oldest idle
+  // one makes room.
+  void answersWhileClientsSitIdleOrTrickle() {
+    RunMetrics metrics;
+    std::string error;
+    auto server = MetricsHttpServer::start("127.0.0.1:0", false, metrics, &error);
+    QVERIFY2(server, error.c_str());
+    const int port = server->port();
+    std::vector<int> idle;
+    for (int i = 0; i < 16; ++i) idle.push_back(connectTo(port, 30));
+    std::atomic<bool> stop{false};
+    std::vector<std::thread> tricklers;
+    for (int i = 0; i < 2; ++i)
+      tricklers.emplace_back([&, port] {
+        const int fd = connectTo(port);
+        const std::string text = "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ";
+        for (std::size_t k = 0; !stop && fd >= 0; ++k) {
+          if (::send(fd, text.data() + k % text.size(), 1, MSG_NOSIGNAL) != 1) break;
+          std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        }
+        if (fd >= 0) ::close(fd);
+      });
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    for (int round = 0; round < 3; ++round) {
+      const Reply r = request(port, "GET", "/metrics", 5);
+      QCOMPARE(r.status, 200);
+    }
+    // At the request deadline the server closes the idle ones (a read sees the end, not a timeout).
+    char byte;
+    QCOMPARE(::recv(idle.front(), &byte, 1, 0), ssize_t{0});
+    stop = true;
+    for (auto& t : tricklers) t.join();
+    for (int fd : idle) ::close(fd);
+
+    // More idle connections than the server keeps: the newest scrape still gets in.
+    idle.clear();
+    for (std::size_t i = 0; i < MetricsHttpServer::kMaxConnections + 36; ++i) idle.push_back(connectTo(port, 30));
+    QCOMPARE(request(port, "GET", "/metrics", 5).status, 200);
+    for (int fd : idle) ::close(fd);
+  }
+
+  // A request head that never ends is refused, not buffered without bound.
+  void anOversizedRequestIsRefused() {
+    RunMetrics metrics;
+    std::string error;
+    auto server = MetricsHttpServer::start("127.0.0.1:0", false, metrics, &error);
+    QVERIFY2(server, error.c_str());
+    const int fd = connectTo(server->port(), 5);
+    const std::string big = "GET /metrics HTTP/1.1\r\nX-Big: " + std::string(MetricsHttpServer::kMaxRequestBytes + 100, 'a');
+    ::send(fd, big.data(), big.size(), MSG_NOSIGNAL);
+    char buf[256];
+    const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+    ::close(fd);
+    QVERIFY(n > 12);
+    QCOMPARE(std::string(buf, 12), std::string("HTTP/1.1 431"));
+    QCOMPARE(request(server->port(), "GET", "/metrics", 5).status, 200);
   }
 
   // stop() right after start() returns (the accept loop is running by then), and twice is harmless.

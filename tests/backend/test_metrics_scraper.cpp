@@ -218,6 +218,41 @@ class TestMetricsScraper : public QObject {
     QCOMPARE(live.statuses()[0].reason, r.reason);
   }
 
+  // Issue 14, item 7: a worker that sends its status line and headers a byte at a time, each byte
+  // within the read timeout, is cut off at the deadline and marked unreachable (never waited on).
+  void headersDrippedAByteAtATimeHitTheDeadline() {
+    const int listener = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    QCOMPARE(::bind(listener, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+    QCOMPARE(::listen(listener, 4), 0);
+    ::getsockname(listener, reinterpret_cast<sockaddr*>(&a), &len);
+    std::atomic<bool> stop{false};
+    std::thread dripper([&] {
+      const int fd = ::accept(listener, nullptr, nullptr);
+      const std::string head = "HTTP/1.1 200 OK\r\nX-Drip: " + std::string(1000, 'x');
+      for (std::size_t i = 0; fd >= 0 && !stop && i < head.size(); ++i) {
+        if (::send(fd, head.data() + i, 1, MSG_NOSIGNAL) != 1) break;
+        std::this_thread::sleep_for(100ms);
+      }
+      if (fd >= 0) ::close(fd);
+    });
+    LiveCluster live(cluster(1), {});
+    live.start();
+    MetricsScraper scraper({target(0, "http://127.0.0.1:" + std::to_string(ntohs(a.sin_port)) + "/metrics")}, quick(), live);
+    const auto began = std::chrono::steady_clock::now();
+    const ScrapeResult r = scraper.scrapeOnce(0);
+    const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+    stop = true;
+    dripper.join();
+    ::close(listener);
+    QCOMPARE(int(r.health), int(WorkerHealth::Unreachable));
+    QVERIFY2(r.reason.find("no complete answer within 1.00 s") != std::string::npos, r.reason.c_str());
+    QVERIFY2(took < 2.5, qPrintable(QString::number(took)));
+  }
+
   void badUrl() {
     LiveCluster live(cluster(1), {});
     MetricsScraper scraper({target(0, "ftp://x/metrics")}, quick(), live);

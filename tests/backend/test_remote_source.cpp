@@ -60,10 +60,12 @@ struct Run {
   std::unique_ptr<SimulationRunner> runner;  // last: stopped and joined before the sinks go
 };
 
-std::unique_ptr<KvscopeServer> serve(Run& run, const std::string& listen = "127.0.0.1:0", std::string token_file = {}) {
+std::unique_ptr<KvscopeServer> serve(Run& run, const std::string& listen = "127.0.0.1:0", std::string token_file = {},
+                                     bool open_telemetry = false) {
   ServerOptions o;
   o.listen = listen;
   o.token_file = std::move(token_file);
+  o.open_telemetry = open_telemetry;
   std::string error;
   auto server = KvscopeServer::start(o, run.hub, *run.runner, &error);
   if (!server) qWarning("server: %s", error.c_str());
@@ -281,10 +283,27 @@ class TestRemoteSource : public QObject {
     QVERIFY(strictlyIncreasing(staged.all));
   }
 
+  // Issue 14: --token-file guards the run's stream too; --open-telemetry keeps it open.
+  void tokenGuardsTelemetryUnlessOpen() {
+    Run run(3600);
+    const std::string token_file = writeFile("token", QByteArray(kToken) + "\n");
+    auto guarded = serve(run, "127.0.0.1:0", token_file);
+    QVERIFY(guarded);
+    run.runner->start(20);
+    RemoteSource with(guarded->address(), token_file);
+    with.start();
+    QTRY_VERIFY2_WITH_TIMEOUT(running(with), qPrintable(describe(with.status())), kWaitMs);
+    RemoteSource without(guarded->address());
+    without.start();
+    QTRY_VERIFY2_WITH_TIMEOUT(without.status().detail.find("bearer token") != std::string::npos,
+                              qPrintable(describe(without.status())), kWaitMs);
+    QVERIFY(!running(without));
+  }
+
   void tokenGuardsControlNotTelemetry() {
     Run run(3600);
     const std::string token_file = writeFile("token", QByteArray(kToken) + "\n");
-    auto server = serve(run, "127.0.0.1:0", token_file);
+    auto server = serve(run, "127.0.0.1:0", token_file, /*open_telemetry=*/true);
     QVERIFY(server);
     QVERIFY(server->tokenRequired());
     run.runner->start(20);

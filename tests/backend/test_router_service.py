@@ -6,6 +6,7 @@ mode B, from the same kv-aware policy the simulator runs); a K=200 change made t
 reaches WatchKnobs and spreads the next 1,000 requests. The telemetry stream and the recording hold
 the decisions and observations; `report` on that recording names mode B. Bad input is refused
 with the field named, and nothing is applied after it."""
+import json
 import os
 import subprocess
 import sys
@@ -111,7 +112,14 @@ class RoutedCluster(unittest.TestCase):
         # Everything is in the telemetry stream, in order, with KVScope's sequence numbers.
         telemetry = telemetry_pb2_grpc.TelemetryStub(self.channel)
         kinds = {}
-        for message in telemetry.Subscribe(telemetry_pb2.SubscribeRequest(from_seq=0), timeout=10):
+        # --token-file guards the run's stream too (issue 14): no token, no events.
+        with self.assertRaises(grpc.RpcError) as anonymous:
+            next(iter(telemetry.Subscribe(telemetry_pb2.SubscribeRequest(from_seq=0), timeout=10)))
+        self.assertEqual(anonymous.exception.code(), grpc.StatusCode.UNAUTHENTICATED)
+        with self.assertRaises(grpc.RpcError) as anonymous_state:
+            telemetry.GetState(telemetry_pb2.GetStateRequest(), timeout=10)
+        self.assertEqual(anonymous_state.exception.code(), grpc.StatusCode.UNAUTHENTICATED)
+        for message in telemetry.Subscribe(telemetry_pb2.SubscribeRequest(from_seq=0), timeout=10, metadata=self.auth):
             if message.HasField("event"):
                 kind = message.event.WhichOneof("payload")
                 kinds[kind] = kinds.get(kind, 0) + 1
@@ -152,6 +160,17 @@ class RoutedCluster(unittest.TestCase):
             report(router_pb2.Observation())
         self.assertIn("observation 0: kind", empty.exception.details())
         self.assertEqual(report(good).applied, 1)
+        # Exactly one authorization header: a right one beside a wrong one is no way to guess (issue 14).
+        with self.assertRaises(grpc.RpcError) as two_headers:
+            router.Route(router_pb2.RouteRequest(request_id=1, session_id=1, turn=1, input_tokens=10),
+                         metadata=[("authorization", "Bearer guess")] + self.auth)
+        self.assertEqual(two_headers.exception.code(), grpc.StatusCode.UNAUTHENTICATED)
+        # A sequence number no run reaches is refused, not taken for "from now on".
+        with self.assertRaises(grpc.RpcError) as beyond:
+            next(iter(telemetry_pb2_grpc.TelemetryStub(self.channel).Subscribe(
+                telemetry_pb2.SubscribeRequest(from_seq=2**64 - 1), timeout=10, metadata=self.auth)))
+        self.assertEqual(beyond.exception.code(), grpc.StatusCode.OUT_OF_RANGE)
+        self.assertIn("from_seq: 18446744073709551615", beyond.exception.details())
         # A live cluster runs at its own pace.
         with self.assertRaises(grpc.RpcError) as pause:
             control_pb2_grpc.ControlStub(self.channel).Pause(control_pb2.PauseRequest(), metadata=self.auth)
@@ -177,7 +196,8 @@ class RoutedCluster(unittest.TestCase):
             control.MarkRun(control_pb2.MarkRunRequest(action=events_pb2.RUN_MARK_ACTION_END), metadata=self.auth)
         self.assertEqual(nothing_open.exception.code(), grpc.StatusCode.FAILED_PRECONDITION)
 
-        first_seq = telemetry_pb2_grpc.TelemetryStub(self.channel).GetState(telemetry_pb2.GetStateRequest()).last_seq + 1
+        first_seq = telemetry_pb2_grpc.TelemetryStub(self.channel).GetState(
+            telemetry_pb2.GetStateRequest(), metadata=self.auth).last_seq + 1
         started = control.MarkRun(start, metadata=self.auth)
         self.assertEqual([(m.action, m.index, m.name) for m in started.applied],
                          [(events_pb2.RUN_MARK_ACTION_START, 1, "k200")])
@@ -187,7 +207,7 @@ class RoutedCluster(unittest.TestCase):
         self.assertEqual([(p.name, p.value) for p in ended.applied[0].parameters], [("K", "200"), ("seed", "3")])
         # Both markers are in the telemetry stream, with their author.
         stream = telemetry_pb2_grpc.TelemetryStub(self.channel).Subscribe(
-            telemetry_pb2.SubscribeRequest(from_seq=first_seq, kinds=["run_mark"]), timeout=10)
+            telemetry_pb2.SubscribeRequest(from_seq=first_seq, kinds=["run_mark"]), timeout=10, metadata=self.auth)
         marks = []
         for message in stream:
             marks.append(message.event.run_mark)
@@ -268,6 +288,124 @@ class LiveClusterWithRouter(unittest.TestCase):
                 code, log = serve_process.stop_serve(server)
             self.assertEqual(code, 0, log)
             self.assertIn("serving the Router service", log)
+
+
+class HostileReports(unittest.TestCase):
+    """Issue 14, items 3 and 4: a Report observation with a huge text field becomes a bounded event
+    (cut with a marker) that a subscriber with gRPC's default limits still receives; numbers out of
+    range are refused with INVALID_ARGUMENT naming the observation's index and field, and nothing
+    after them is applied; stored blocks cannot overfill a worker."""
+
+    def test_hostile_observations(self):
+        import_stubs()
+        with tempfile.TemporaryDirectory() as d:
+            recording = os.path.join(d, "hostile.kvrec")
+            # 100 blocks of 24 tokens per worker.
+            server, address = serve_process.start_serve(
+                ARGS.cli, ["--router", "D0,D1", "--listen", "127.0.0.1:0", "--kv-capacity", "2400", "--record", recording,
+                           "--max-subscribers", "2"])
+            try:
+                self.check(address)
+            finally:
+                code, log = serve_process.stop_serve(server)
+            self.assertEqual(code, 0, log)
+            report = subprocess.run([ARGS.cli, "report", recording, "--format", "json"], capture_output=True, text=True,
+                                    timeout=60)
+            self.assertEqual(report.returncode, 0, report.stderr)
+            summary = json.loads(report.stdout)
+            self.assertEqual(summary["aborted_requests"], 3)
+            self.assertTrue(all(w["tokens_served"] >= 0 for w in summary["workers"]))
+
+    def test_token_without_tls_is_warned(self):
+        with tempfile.TemporaryDirectory() as d:
+            token_file = os.path.join(d, "token")
+            with open(token_file, "w") as f:
+                f.write("a-long-enough-token\n")
+            server, _ = serve_process.start_serve(
+                ARGS.cli, ["--router", "D0", "--listen", "0.0.0.0:0", "--token-file", token_file])
+            code, log = serve_process.stop_serve(server)
+            self.assertEqual(code, 0, log)
+            self.assertIn("without TLS: the token travels in clear", log)
+
+    def check_subscriber_limit(self, channel):
+        # Two streams open (--max-subscribers 2): a third is refused; once one leaves, there is room.
+        telemetry = telemetry_pb2_grpc.TelemetryStub(channel)
+        streams = [telemetry.Subscribe(telemetry_pb2.SubscribeRequest(from_seq=0), timeout=30) for _ in range(2)]
+        for stream in streams:
+            next(iter(stream))  # subscribed: RunStarted arrived
+        with self.assertRaises(grpc.RpcError) as full:
+            next(iter(telemetry.Subscribe(telemetry_pb2.SubscribeRequest(from_seq=0), timeout=10)))
+        self.assertEqual(full.exception.code(), grpc.StatusCode.RESOURCE_EXHAUSTED)
+        self.assertIn("--max-subscribers", full.exception.details())
+        streams[0].cancel()
+        deadline = time.time() + 10
+        while True:
+            try:
+                third = telemetry.Subscribe(telemetry_pb2.SubscribeRequest(from_seq=0), timeout=10)
+                next(iter(third))
+                third.cancel()
+                break
+            except grpc.RpcError as e:
+                self.assertEqual(e.code(), grpc.StatusCode.RESOURCE_EXHAUSTED)
+                self.assertLess(time.time(), deadline, "the cancelled stream never made room")
+                time.sleep(0.1)
+        streams[1].cancel()
+
+    def check(self, address):
+        ev = events_pb2.Event
+        with grpc.insecure_channel(address) as channel:  # gRPC's default 4 MiB receive limit
+            self.check_subscriber_limit(channel)
+            router = router_pb2_grpc.RouterStub(channel)
+
+            def report(*observations):
+                return router.Report(iter(observations))
+
+            # Nearly 4 MiB of traceback: applied, but as a capped event with a marker.
+            traceback = "Traceback (most recent call last):\n" + "x" * (4 * 1024 * 1024 - 8192) + "\nRuntimeError: boom"
+            crash = router_pb2.Observation(event=ev(crash=events_pb2.WorkerCrashed(worker=0, reason=traceback,
+                                                                                     aborted_requests=3)))
+            self.assertEqual(report(crash).applied, 1)
+            stream = telemetry_pb2_grpc.TelemetryStub(channel).Subscribe(
+                telemetry_pb2.SubscribeRequest(from_seq=0, kinds=["crash"]), timeout=10)
+            got = next(iter(stream)).event.crash
+            stream.cancel()
+            self.assertLessEqual(len(got.reason), 16 * 1024)
+            self.assertIn("bytes cut ...]", got.reason)
+            self.assertTrue(got.reason.endswith("RuntimeError: boom"))
+
+            good = router_pb2.Observation(event=ev(restart=events_pb2.WorkerRestarted(worker=0)))
+            SESSION = events_pb2.EVICTION_GRANULARITY_SESSION
+            bad = [
+                (ev(admission=events_pb2.Admission(request=1, session=1, worker=0, tokens=-5,
+                                                   result=events_pb2.ADMISSION_RESULT_ADMITTED,
+                                                   path=events_pb2.ROUTE_PATH_SEED)),
+                 "observation 1: admission.tokens: -5 is negative"),
+                (ev(eviction=events_pb2.Eviction(worker=0, session=1, tokens_freed=-2**63, granularity=SESSION)),
+                 "observation 1: eviction.tokens_freed: -9223372036854775808 is negative"),
+                (ev(crash=events_pb2.WorkerCrashed(worker=1, aborted_requests=-2**31)),
+                 "observation 1: crash.aborted_requests: -2147483648 is negative"),
+                (ev(request_done=events_pb2.RequestDone(request=1, session=1, worker=0, ttft_us=-7, e2e_us=10,
+                                                        path=events_pb2.ROUTE_PATH_DIRECT,
+                                                        status=events_pb2.REQUEST_STATUS_OK)),
+                 "observation 1: request_done.ttft_us: -7 is below -1"),
+                (ev(eviction=events_pb2.Eviction(worker=0, session=1, tokens_freed=10**9, granularity=SESSION)),
+                 "observation 1: eviction.tokens_freed: 1000000000 is over the worker's KV capacity (2400)"),
+            ]
+            for event, message in bad:
+                with self.assertRaises(grpc.RpcError) as refused:
+                    report(good, router_pb2.Observation(event=event), good)
+                self.assertEqual(refused.exception.code(), grpc.StatusCode.INVALID_ARGUMENT)
+                self.assertIn(message, refused.exception.details())
+
+            # 100 blocks fit D0's 2,400 tokens; the 101st is refused, naming the worker and its capacity.
+            self.assertEqual(report(router_pb2.Observation(blocks_stored=router_pb2.BlocksStored(
+                worker=0, session=1, block_hashes=list(range(1, 101))))).applied, 1)
+            with self.assertRaises(grpc.RpcError) as full:
+                report(router_pb2.Observation(blocks_stored=router_pb2.BlocksStored(
+                    worker=0, session=1, block_hashes=[101])))
+            self.assertEqual(full.exception.code(), grpc.StatusCode.INVALID_ARGUMENT)
+            self.assertIn("observation 0: blocks_stored.block_hashes: 1 new blocks would make D0 hold 2424 tokens, "
+                          "over its KV capacity of 2400", full.exception.details())
 
 
 if __name__ == "__main__":

@@ -136,6 +136,14 @@ class TestKnobRegistry : public QObject {
     QCOMPARE(q(back.changes[0].who), QStringLiteral("gui"));
   }
 
+  // The value in an out-of-range message is the one given, not a six-digit rounding of it (issue 14).
+  void outOfRangeShowsTheExactValue() {
+    KnobRegistry r;
+    const auto res = r.apply({{"K", 10000.000001}}, "t");
+    QVERIFY(!res.ok);
+    QVERIFY2(res.error.find("10000.000001 is out of range [0, 10000]") != std::string::npos, res.error.c_str());
+  }
+
   void applyEmptyMap() {
     KnobRegistry r;
     const auto res = r.apply({}, "x");

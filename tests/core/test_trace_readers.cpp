@@ -356,6 +356,17 @@ class TestTraceReaders : public QObject {
     QVERIFY2(empty.contains("found none"), qPrintable(empty));
   }
 
+  // A trace with no requests is an error, not a run of 0 requests (issue 14).
+  void emptyTraceIsAnError() {
+    QTemporaryDir dir;
+    const QString empty = errorOf(writeFile(dir, "empty.jsonl", ""));
+    QVERIFY2(empty.contains("the trace holds no requests (an empty file?)"), qPrintable(empty));
+    TraceOptions lenient;
+    lenient.lenient = true;
+    const QString bad = errorOf(writeFile(dir, "bad.jsonl", "{\"x\": 1}\n"), lenient);
+    QVERIFY2(bad.contains("all 1 records were malformed"), qPrintable(bad));
+  }
+
   void deepSubagentNesting() {
     QByteArray inner = R"({"t": 0, "type": "n", "in": 100, "out": 1, "hash_ids": [7]})";
     for (int i = 0; i < 40; ++i)

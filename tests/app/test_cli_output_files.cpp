@@ -1,0 +1,191 @@
+// Issue 14, item 1, end to end with the real binary: every command that writes a file a user named
+// writes a regular file only. A FIFO, a device node or a directory given as the target is refused
+// (exit 1, the path named) and left as it was, never replaced or blocked on; a symlink is followed;
+// `-` is standard output, and a failed write to standard output fails the command. The FIFO and the
+// device node are made by the test in its temp dir, never under /dev.
+#include <QtTest>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <QFile>
+#include <QFileInfo>
+#include <QProcessEnvironment>
+#include <QTemporaryDir>
+#include <filesystem>
+
+#include "support/CliRunner.h"
+
+using namespace kvscope::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+// kvscope-cli with its standard output replaced in the child: `redirect` runs there after QProcess
+// has set up its pipes. SIGPIPE is ignored so a closed pipe shows as a failed write (EPIPE).
+Run runWithStdout(const QStringList& args, const std::function<void()>& redirect) {
+  QProcess p;
+  p.setProgram(QStringLiteral(KVSCOPE_CLI));
+  p.setArguments(args);
+  p.setChildProcessModifier([redirect] {
+    ::signal(SIGPIPE, SIG_IGN);
+    redirect();
+  });
+  p.start();
+  Run r;
+  if (!p.waitForStarted(kTimeoutMs) || !p.waitForFinished(kTimeoutMs)) {
+    r.timedOut = true;
+    p.kill();
+    p.waitForFinished();
+  }
+  r.crashed = p.exitStatus() != QProcess::NormalExit;
+  r.code = p.exitCode();
+  r.err = p.readAllStandardError();
+  return r;
+}
+
+struct Nodes {
+  QString fifo, device, directory;
+};
+
+Nodes makeNodes(const QTemporaryDir& dir) {
+  Nodes n{dir.filePath("out.fifo"), dir.filePath("out.dev"), dir.filePath("out.dir")};
+  if (::mkfifo(QFile::encodeName(n.fifo).constData(), 0644) != 0) qFatal("mkfifo failed");
+  // /dev/null's numbers, in the temp dir; only root may make it (the test then checks the others).
+  if (::mknod(QFile::encodeName(n.device).constData(), S_IFCHR | 0666, makedev(1, 3)) != 0) n.device.clear();
+  fs::create_directory(n.directory.toStdString());
+  return n;
+}
+
+void expectUntouched(const Nodes& n) {
+  QCOMPARE(fs::status(n.fifo.toStdString()).type(), fs::file_type::fifo);
+  if (!n.device.isEmpty()) QCOMPARE(fs::status(n.device.toStdString()).type(), fs::file_type::character);
+  QVERIFY(fs::is_directory(n.directory.toStdString()));
+  QVERIFY(fs::is_empty(n.directory.toStdString()));
+}
+
+}  // namespace
+
+class TestCliOutputFiles : public QObject {
+  Q_OBJECT
+ private slots:
+  void initTestCase() {
+    QVERIFY(rec_dir_.isValid());
+    rec_ = rec_dir_.filePath("run.kvrec");
+    RUN_EXPECT(sim, 0, QStringList{"simulate", "--duration", "120", "--quiet", "--record", rec_});
+  }
+
+  void exportRefusesNodesThatAreNotFiles() {
+    QTemporaryDir dir;
+    const Nodes n = makeNodes(dir);
+    for (const QString& target : {n.fifo, n.device, n.directory}) {
+      if (target.isEmpty()) continue;
+      RUN_EXPECT(exp, 1, QStringList{"export", rec_, "--format", "csv", "-o", target});
+      QVERIFY2(exp.err.contains(QFile::encodeName(target) + ": is "), exp.err.constData());
+      QVERIFY2(exp.err.contains("not a regular file"), exp.err.constData());
+    }
+    expectUntouched(n);
+    QCOMPARE(QDir(dir.path()).entryList(QDir::AllEntries | QDir::Hidden | QDir::System | QDir::NoDotAndDotDot).size(),
+             n.device.isEmpty() ? 2 : 3);  // no temporary left beside them
+  }
+
+  void recordingsAndEventFilesRefuseThemBeforeAnyWork() {
+    QTemporaryDir dir;
+    const Nodes n = makeNodes(dir);
+    for (const QString& target : {n.fifo, n.device, n.directory}) {
+      if (target.isEmpty()) continue;
+      RUN_EXPECT(rec, 1, QStringList{"simulate", "--duration", "30", "--quiet", "--record", target});
+      QVERIFY2(rec.err.contains("--record " + QFile::encodeName(target) + ": is "), rec.err.constData());
+      QVERIFY(rec.out.isEmpty());
+      RUN_EXPECT(ev, 1, QStringList{"simulate", "--duration", "30", "--quiet", "--events", target});
+      QVERIFY2(ev.err.contains("--events " + QFile::encodeName(target)), ev.err.constData());
+      RUN_EXPECT(serve, 1, QStringList{"serve", "--listen", "127.0.0.1:0", "--duration", "5", "--exit-when-done",
+                                       "--record", target});
+      QVERIFY2(serve.err.contains(QFile::encodeName(target) + ": is "), serve.err.constData());
+    }
+    expectUntouched(n);
+  }
+
+  // The console's exports go through the same check: `kvscope --screenshot` onto a FIFO or a
+  // device node is refused with the path named, the node left as it was.
+  void theConsoleExportRefusesThemToo() {
+    QTemporaryDir dir;
+    const Nodes n = makeNodes(dir);
+    for (const QString& target : {n.fifo, n.device}) {
+      if (target.isEmpty()) continue;
+      QProcess gui;
+      QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+      env.insert("QT_QPA_PLATFORM", "offscreen");
+      gui.setProcessEnvironment(env);
+      gui.start(QStringLiteral(KVSCOPE_GUI), {"--scenario", "e3-load-floor", "--screenshot", target, "--run-for", "5"});
+      QVERIFY(gui.waitForStarted(kTimeoutMs));
+      QVERIFY2(gui.waitForFinished(kTimeoutMs), "the console did not finish");
+      const QByteArray err = gui.readAllStandardError();
+      QCOMPARE(gui.exitStatus(), QProcess::NormalExit);
+      QVERIFY2(gui.exitCode() == 1, err.constData());
+      QVERIFY2(err.contains(QFile::encodeName(target) + ": is "), err.constData());
+    }
+    expectUntouched(n);
+  }
+
+  void aSymlinkIsFollowedAndKept() {
+    QTemporaryDir dir;
+    const QString real = dir.filePath("real.jsonl"), link = dir.filePath("link.jsonl");
+    QVERIFY(QFile::link("real.jsonl", link));
+    RUN_EXPECT(exp, 0, QStringList{"export", rec_, "--format", "jsonl", "-o", link});
+    QVERIFY(QFileInfo(link).isSymLink());
+    QVERIFY(QFileInfo(real).size() > 1000);
+    const QString rec_link = dir.filePath("rec-link.kvrec");
+    QVERIFY(QFile::link("real.kvrec", rec_link));
+    RUN_EXPECT(sim, 0, QStringList{"simulate", "--duration", "30", "--quiet", "--record", rec_link});
+    QVERIFY(QFileInfo(rec_link).isSymLink());
+    RUN_EXPECT(rep, 0, QStringList{"report", dir.filePath("real.kvrec")});
+  }
+
+  void dashIsStandardOutput() {
+    RUN_EXPECT(exp, 0, QStringList{"export", rec_, "--format", "csv", "-o", "-"});
+    QVERIFY(exp.out.startsWith("seq,time_s,kind,"));
+    QVERIFY(!QFileInfo::exists("-"));
+  }
+
+  // `simulate > closed pipe` (and `> /dev/full`, opened only as the redirection's target) exits 1.
+  void aFailedWriteToStandardOutputFailsTheCommand() {
+    const QStringList sim{"simulate", "--duration", "30", "--quiet"};
+    const Run closed = runWithStdout(sim, [] {
+      int p[2];
+      if (::pipe(p) == 0) {
+        ::close(p[0]);
+        ::dup2(p[1], STDOUT_FILENO);
+      }
+    });
+    QVERIFY2(!closed.crashed && closed.code == 1, qPrintable(describe(sim, closed)));
+    QVERIFY2(closed.err.contains("cannot write to standard output"), closed.err.constData());
+    const QStringList exp{"export", rec_, "--format", "csv", "-o", "-"};
+    const Run closed_export = runWithStdout(exp, [] {
+      int p[2];
+      if (::pipe(p) == 0) {
+        ::close(p[0]);
+        ::dup2(p[1], STDOUT_FILENO);
+      }
+    });
+    QVERIFY2(!closed_export.crashed && closed_export.code == 1, qPrintable(describe(exp, closed_export)));
+    if (QFileInfo::exists("/dev/full")) {
+      const Run full = runWithStdout(sim, [] {
+        const int fd = ::open("/dev/full", O_WRONLY);
+        if (fd >= 0) ::dup2(fd, STDOUT_FILENO);
+      });
+      QVERIFY2(!full.crashed && full.code == 1, qPrintable(describe(sim, full)));
+      QVERIFY2(full.err.contains("cannot write to standard output"), full.err.constData());
+    }
+  }
+
+ private:
+  QTemporaryDir rec_dir_;
+  QString rec_;
+};
+
+QTEST_GUILESS_MAIN(TestCliOutputFiles)
+#include "test_cli_output_files.moc"
