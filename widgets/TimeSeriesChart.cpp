@@ -39,7 +39,17 @@ void TimeSeriesChart::clearSeries() {
   update();
 }
 
+// Cached: yOf() runs twice per column per series on every paint, and the left margin depends on
+// the y labels' widths (text measuring). Invalidated by a resize, a font change or a new y range.
 QRect TimeSeriesChart::plotRect() const {
+  const auto key = std::tuple(size(), y_min_, y_max_, font_generation_);
+  if (plot_cache_key_ == key) return plot_cache_;
+  plot_cache_ = computePlotRect();
+  plot_cache_key_ = key;
+  return plot_cache_;
+}
+
+QRect TimeSeriesChart::computePlotRect() const {
   const QFontMetrics fm = fontMetrics();
   const int top = fm.height() + kPad;
   const int bottom = 2 * fm.height() + kPad;
@@ -359,6 +369,7 @@ QString TimeSeriesChart::tooltipAt(const QPoint& pos) const {
 }
 
 bool TimeSeriesChart::event(QEvent* e) {
+  if (e->type() == QEvent::FontChange || e->type() == QEvent::StyleChange) ++font_generation_;
   if (e->type() == QEvent::ToolTip) {
     auto* help = static_cast<QHelpEvent*>(e);
     const QString text = tooltipAt(help->pos());

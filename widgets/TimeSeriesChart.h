@@ -9,6 +9,7 @@
 #include <QWidget>
 
 #include <optional>
+#include <tuple>
 #include <vector>
 
 #include "AxisTicks.h"
@@ -103,6 +104,7 @@ class TimeSeriesChart : public QWidget {
   void paintLegend(QPainter& p);
   void paintOverlays(QPainter& p, const QRect& plot);
   int leftMargin() const;
+  QRect computePlotRect() const;
   SimTime timeAt(double x) const;
   Threshold* thresholdNear(int y);
   QString tooltipAt(const QPoint& pos) const;
@@ -120,6 +122,9 @@ class TimeSeriesChart : public QWidget {
   QPoint drag_origin_;
   SimTime drag_from_ = 0, drag_to_ = 0;
   QString drag_label_;
+  mutable QRect plot_cache_;
+  mutable std::tuple<QSize, double, double, int> plot_cache_key_{QSize(-1, -1), 0, 0, -1};
+  int font_generation_ = 0;
 };
 
 }  // namespace kvscope

@@ -1,6 +1,8 @@
 #include "telemetry/WorkerStateTracker.h"
 
 #include <cstdio>
+#include <map>
+#include <optional>
 
 #include "telemetry/TelemetryStore.h"
 
@@ -32,11 +34,13 @@ std::string seconds(SimTime t) {
 
 bool startsWith(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
 
-long evictionsIn(const TelemetryStore& store, int worker, SimTime from, SimTime to) {
+// Evictions per worker in [from, to], in one pass over the window (not one per worker: a storm
+// holds thousands of them and this runs every frame).
+std::map<int, long> evictionsIn(const TelemetryStore& store, SimTime from, SimTime to) {
   const auto [first, last] = store.discreteRange(from, to);
-  long n = 0;
+  std::map<int, long> n;
   for (std::size_t i = first; i < last; ++i)
-    if (const auto* ev = std::get_if<Eviction>(&store.discreteEvents()[i].payload)) n += ev->worker == worker;
+    if (const auto* ev = std::get_if<Eviction>(&store.discreteEvents()[i].payload)) ++n[ev->worker];
   return n;
 }
 }  // namespace
@@ -74,6 +78,7 @@ std::vector<WorkerState> WorkerStateTracker::update(const TelemetryStore& store,
     out.push_back(std::move(s));
   }
   const double fair = eligible > 0 ? 1.0 / eligible : 1.0;
+  std::optional<std::map<int, long>> evictions;  // counted once, when a worker is evicting
   // A live cluster watched without its router reports no bindings at all: nothing to judge them by.
   bool bindings_known = false;
   for (const WorkerSeries& w : workers) bindings_known |= w.last_admitted >= 0;
@@ -121,8 +126,8 @@ std::vector<WorkerState> WorkerStateTracker::update(const TelemetryStore& store,
     } else if (w.last_eviction >= 0 && now - w.last_eviction <= options_.eviction_window) {
       s.kind = WorkerStateKind::Evicting;
       s.since = w.last_eviction;
-      std::snprintf(buf, sizeof buf, "evicting: %ld in %.0f s", evictionsIn(store, s.store_index, now - options_.eviction_window, now),
-                    timeToSeconds(options_.eviction_window));
+      if (!evictions) evictions = evictionsIn(store, now - options_.eviction_window, now);
+      std::snprintf(buf, sizeof buf, "evicting: %ld in %.0f s", (*evictions)[s.store_index], timeToSeconds(options_.eviction_window));
       s.cause = buf;
     } else if (bindings_known && s.recent_bindings == 0 && total == 0) {
       s.kind = WorkerStateKind::Idle;
