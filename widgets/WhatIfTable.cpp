@@ -21,7 +21,6 @@ WhatIfTable::WhatIfTable(QWidget* parent)
   table_->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   table_->setSelectionMode(QAbstractItemView::NoSelection);
-  table_->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addWidget(caption_);
@@ -84,7 +83,7 @@ void WhatIfTable::setPreview(const WhatIfResult* r, const QString& note) {
   table_->setVerticalHeaderLabels(names);
   int height = table_->horizontalHeader()->height() + 2 * table_->frameWidth();
   for (int i = 0; i < table_->rowCount(); ++i) height += table_->rowHeight(i);
-  table_->setFixedHeight(height);
+  table_->setMaximumHeight(height);  // may shrink (then scroll) rather than push the docks around
 }
 
 QString WhatIfTable::text() const {

@@ -96,9 +96,9 @@ void PanelDocks::applyDefaultLayout() {
     window_.splitDockWidget(links, latency, Qt::Vertical);
     window_.resizeDocks({knobs, diagnosis}, {3, 2}, Qt::Vertical);  // the knob list is the longer
   }
-  const int side = std::clamp(size.width() * 25 / 100, 300, 460);
+  const int side = std::clamp(size.width() * 27 / 100, 320, 500);
   window_.resizeDocks({knobs, links}, {side, std::clamp(size.width() * 26 / 100, 320, 520)}, Qt::Horizontal);
-  window_.resizeDocks({dock("decodeLoad"), timeline}, {decode_load_->sizeHint().height(), std::clamp(size.height() * 34 / 100, 250, 340)},
+  window_.resizeDocks({dock("decodeLoad"), timeline}, {decode_load_->sizeHint().height(), std::clamp(size.height() * 34 / 100, 270, 300)},
                       Qt::Vertical);
   if (size.height() >= 950)
     window_.resizeDocks({links, latency}, {links->widget()->minimumSizeHint().height() + 90, 420}, Qt::Vertical);
