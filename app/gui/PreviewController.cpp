@@ -60,7 +60,12 @@ void PreviewController::schedule() {
 void PreviewController::start() {
   auto* sim = dynamic_cast<EmbeddedSimulationSource*>(session_.source());
   const KnobEditModel::Change pending = knobs_.edits().edits();
-  if (!sim || (pending.knobs.empty() && !pending.policy)) return clear();
+  if (pending.knobs.empty() && !pending.policy) return clear();
+  if (!sim) {
+    clear();
+    table_.setPreview(nullptr, tr("No preview here: it forks a simulation run inside this console."));
+    return;
+  }
   const TelemetryStore& store = session_.store();
   ControlStep change{store.now(), pending.knobs, pending.policy};
   QString note;
