@@ -214,6 +214,9 @@ bool KvrecReader::advance(std::uint64_t& at, Parsed& f, std::optional<std::uint6
                   " bytes are not part of this recording and are skipped";
       stats_.concatenated = true;
       addProblem(std::move(p));
+      // A later pass stops at the new end and would see the bad frame at `at` as a truncated tail:
+      // it is the same damage, reported once.
+      reported_.insert(at);
       data_end_ = second;
       return false;
     }
