@@ -45,6 +45,9 @@ void MinMaxSeries::clear() {
 void MinMaxSeries::add(SimTime time, double value, double peak) {
   if (!std::isfinite(value)) return;
   if (!std::isfinite(peak) || peak < value) peak = value;
+  // The ring is searched by time: a sample stamped earlier than the newest (a source whose clock
+  // stepped back) is kept at the newest time rather than breaking the order.
+  if (!raw_.empty() && time < raw_.back().time) time = raw_.back().time;
   ++count_;
   raw_.push_back({time, static_cast<float>(value), static_cast<float>(peak)});
   if (raw_.size() > raw_capacity_) raw_.pop_front();

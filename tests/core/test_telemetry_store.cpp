@@ -18,6 +18,7 @@ class TelemetryStoreTest : public QObject {
   void decimationKeepsEveryColumnsMinAndMax_data();
   void decimationKeepsEveryColumnsMinAndMax();
   void longSeriesStayBoundedAndKeepTheirSpike();
+  void aSampleFromThePastKeepsTheOrder();
   void storeAgreesWithTheRunSummary();
   void boundedRingsDropTheOldest();
   void aSecondRunStartedStartsOver();
@@ -86,6 +87,17 @@ void TelemetryStoreTest::longSeriesStayBoundedAndKeepTheirSpike() {
   QCOMPARE(columns.size(), std::size_t{800});
   QVERIFY(std::all_of(columns.begin(), columns.end(), [](const EnvelopeColumn& c) { return c.present; }));
   QVERIFY(std::any_of(columns.begin(), columns.end(), [](const EnvelopeColumn& c) { return c.hi == 1.0; }));
+}
+
+// A source whose clock steps back must not break the time order the envelope searches by.
+void TelemetryStoreTest::aSampleFromThePastKeepsTheOrder() {
+  MinMaxSeries series;
+  series.add(secondsToTime(10), 1.0);
+  series.add(secondsToTime(5), 2.0);
+  series.add(secondsToTime(11), 3.0);
+  const auto& raw = series.raw();
+  QVERIFY(std::is_sorted(raw.begin(), raw.end(), [](const RawSample& a, const RawSample& b) { return a.time < b.time; }));
+  QCOMPARE(series.maxIn(0, secondsToTime(10)), 2.0);  // kept, at the newest time then
 }
 
 void TelemetryStoreTest::storeAgreesWithTheRunSummary() {
