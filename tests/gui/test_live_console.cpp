@@ -18,6 +18,8 @@
 #include "gui/RunSession.h"
 #include "gui/SourceFactory.h"
 #include "KvPoolPanel.h"
+#include "LinkHealthModel.h"
+#include "LinkHealthPanel.h"
 #include "gui/SourceMenu.h"
 #include "support/ChartTruth.h"
 #include "support/FakeSglangCluster.h"
@@ -95,6 +97,12 @@ class LiveConsoleTest : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(cell(window, "D1", DecodeLoadModel::State).startsWith("unreachable: "), 10000);
     QVERIFY2(cell(window, "D1", DecodeLoadModel::State).contains(" since "), qPrintable(cell(window, "D1", DecodeLoadModel::State)));
     QVERIFY(cell(window, "D1", DecodeLoadModel::State, Qt::ToolTipRole).contains("Connection"));
+    // Its Mooncake link is greyed out: state unknown, not "alive".
+    auto* links = qobject_cast<LinkHealthPanel*>(window.docks().panel("linkHealth"));
+    QVERIFY(links);
+    QTRY_VERIFY_WITH_TIMEOUT(links->model().data(links->model().index(0, 1), Qt::DisplayRole).toString().startsWith("unknown"), 10000);
+    QVERIFY(links->model().data(links->model().index(0, 1), Qt::ToolTipRole).toString().contains("D1 unreachable"));
+    QVERIFY(links->model().data(links->model().index(0, 0), Qt::DisplayRole).toString().startsWith("alive"));
     QCOMPARE(cell(window, "D0", DecodeLoadModel::State), QStringLiteral("ok"));
     // Knobs belong to a router section this file does not have; nothing to pause.
     QVERIFY(!window.session().source()->capabilities().knobs);
