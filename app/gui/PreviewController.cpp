@@ -106,6 +106,7 @@ void PreviewController::show(std::shared_ptr<WhatIfResult> result, std::uint64_t
   last_ = std::move(result);
   kv_.setPreview(last_.get());
   view_.setLookahead(horizon_);
+  view_.advanceLive(session_.store().now());  // the future in view now, not at the next frame
   emit previewShown();
 }
 
@@ -119,6 +120,7 @@ void PreviewController::clear() {
   kv_.setPendingKnobs(knobs_.edits().pendingKnobs());
   table_.setPreview(nullptr);
   view_.setLookahead(0);
+  view_.advanceLive(session_.store().now());
 }
 
 }  // namespace kvscope

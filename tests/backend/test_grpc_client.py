@@ -286,7 +286,7 @@ class ServedReplay(unittest.TestCase):
             # A client that subscribes from the reply's seq gets the same coherent start.
             late = Follower(self, from_seq=reply.seq)
             try:
-                seek_at = late.wait_for(lambda e: self.kind(e) == "run_control")
+                seek_at = late.wait_for(lambda e: self.kind(e) == "run_control" and e.run_control.action == pb.RUN_ACTION_SEEK)
                 got = late.snapshot()
                 self.assertEqual(self.kind(got[0]), "run_started")
                 self.assertEqual([e.seq for e in got[1:seek_at]], [e.seq for e in history])
