@@ -135,8 +135,10 @@ std::vector<EnvelopeColumn> MinMaxSeries::envelope(const ColumnGrid& grid, const
   return out;
 }
 
-// Sample i holds its value over [t_i, h_i): up to the next sample unless the pause to it is a gap,
-// the newest one up to options.hold_until. Each sample costs O(1) plus the columns it fills.
+// Sample i holds its value over [t_i, t_next]: up to and including the next sample's instant (a
+// step shows both values there, so a change that lands on a column edge still draws its riser)
+// unless the pause to it is a gap; the newest one up to options.hold_until. Each sample costs O(1)
+// plus the columns it fills.
 void MinMaxSeries::foldRaw(const ColumnGrid& grid, const EnvelopeOptions& options, SimTime gap,
                            std::vector<EnvelopeColumn>& out) const {
   auto it = std::lower_bound(raw_.begin(), raw_.end(), grid.from, [](const RawSample& s, SimTime t) { return s.time < t; });
@@ -148,7 +150,7 @@ void MinMaxSeries::foldRaw(const ColumnGrid& grid, const EnvelopeOptions& option
     if (options.hold) {
       if (i + 1 < raw_.size()) {
         const SimTime next = raw_[i + 1].time;
-        if (next - s.time <= gap) held_to = next;
+        if (next - s.time <= gap) held_to = next + 1;
       } else if (options.hold_until > s.time && options.hold_until - s.time <= gap) {
         held_to = options.hold_until + 1;  // hold_until itself still shows the value
       }
@@ -187,7 +189,7 @@ void MinMaxSeries::foldRollups(const ColumnGrid& grid, SimTime until, SimTime ga
   auto holdTo = [&](SimTime next_start) {
     if (!previous || next_start - previous->end > gap) return;
     const int first = grid.columnOf(std::max(previous->end, grid.from)) + 1;
-    const int last = grid.columnOf(std::min({next_start - 1, until - 1, grid.to}));
+    const int last = grid.columnOf(std::min({next_start, until - 1, grid.to}));  // as foldRaw: through the next start
     for (int c = first; c <= last; ++c) fold(out[static_cast<std::size_t>(c)], previous->last, previous->last, false);
   };
   for (std::size_t index = static_cast<std::size_t>(start - levels_.data()) + 1; index-- > 0;) {

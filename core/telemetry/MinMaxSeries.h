@@ -4,7 +4,8 @@
 // of a 24-hour run still shows the one-second spike to 100% KV use.
 //
 // envelope() is what a chart draws: per pixel column, the min and max of the value the gauge held
-// in that column's time. A gauge holds each sample until the next one (sample and hold); a pause
+// in that column's time. A gauge holds each sample until the next one, that instant included (a
+// step has both values where it happens, so every riser is drawn); a pause
 // between two samples longer than the gap threshold is a gap (no value), never a line across it.
 // Columns served by the raw ring are exact; columns older than the ring come from the rollups and
 // are marked inexact (a bucket is folded into every column it overlaps, so a spike is never lost).

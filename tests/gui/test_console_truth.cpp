@@ -261,7 +261,7 @@ class ConsoleTruthTest : public QObject {
       for (QDockWidget* dock : window.findChildren<QDockWidget*>()) qInfo() << dock->windowTitle() << dock->geometry();
     QCOMPARE(window.size(), size);
     SimulationOptions options;
-    options.duration_s = 600;
+    options.duration_s = 900;
     window.openSource(std::make_unique<EmbeddedSimulationSource>("e2-cold-d", options, 0));
     const TelemetryStore& store = window.session().store();
     QTRY_VERIFY_WITH_TIMEOUT(store.finished(), 60000);
@@ -308,6 +308,31 @@ class ConsoleTruthTest : public QObject {
     for (int r = 0; r < rows; ++r)
       if (table.rowViewportPosition(r) + table.rowHeight(r) > table.viewport()->height())
         problems << QStringLiteral("decode-load row %1 is below the fold").arg(r);
+    // The real window's charts, as laid out, are what their samples held (column by column, and
+    // one column per pixel of the plot as it is now).
+    for (TimeSeriesChart* chart : {&window.docks().kvPools().occupancyChart(), &window.docks().kvPools().sessionsChart()}) {
+      const double scale = chart == &window.docks().kvPools().occupancyChart() ? 100.0 : 1.0;
+      const WorkerGauge gauge = scale == 100.0 ? WorkerGauge::KvFraction : WorkerGauge::ResidentSessions;
+      for (int s = 0; s < chart->seriesCount(); ++s) {
+        const WorkerSeries* w = nullptr;
+        for (const WorkerSeries& x : store.workers())
+          if (QString::fromStdString(x.info.name) == chart->seriesName(s)) w = &x;
+        if (!w) continue;  // a preview ghost
+        std::vector<Sample> samples;
+        for (const RawSample& r : w->gauge(gauge).raw()) samples.push_back({r.time, r.value, r.peak});
+        const ColumnGrid g = chart->grid();
+        QCOMPARE(static_cast<int>(chart->drawnColumns(s).size()), g.columns);
+        const auto expected = bruteForce(samples, g, true, medianGap(samples), store.now(), scale);
+        for (int c = 0; c < g.columns; ++c) {
+          const auto& e = expected[static_cast<std::size_t>(c)];
+          const auto& d = chart->drawnColumns(s)[static_cast<std::size_t>(c)];
+          if (e.present != d.present || (e.present && (e.lo != d.lo || e.hi != d.hi)))
+            problems << QStringLiteral("%1 %2 column %3: drawn %4 %5..%6, samples %7 %8..%9")
+                            .arg(chart->seriesName(s)).arg(scale == 100.0 ? "KV" : "sessions").arg(c)
+                            .arg(d.present).arg(d.lo).arg(d.hi).arg(e.present).arg(e.lo).arg(e.hi);
+        }
+      }
+    }
     // Every timeline row (decode, prefill and link rows) without a scroll.
     auto* timeline = qobject_cast<EventTimelinePanel*>(window.docks().panel("timeline"));
     QVERIFY(timeline);

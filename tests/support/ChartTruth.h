@@ -1,7 +1,7 @@
 #pragma once
 // What a chart must draw, computed the slow and obvious way: per pixel column, the samples in it and
-// the value held into it from an earlier sample (a sample holds until the next one unless the pause
-// to it exceeds the gap threshold; the newest one up to `hold_until`). checkChart() compares a
+// the value held into it from an earlier sample (a sample holds until the next one, that instant
+// included, unless the pause to it exceeds the gap threshold; the newest one up to `hold_until`). checkChart() compares a
 // TimeSeriesChart's columns and its rendered pixels with that.
 #include <QtTest>
 
@@ -36,7 +36,7 @@ inline std::vector<EnvelopeColumn> bruteForce(const std::vector<Sample>& s, cons
       SimTime held_to = s[i].t;
       if (hold) {
         if (i + 1 < s.size()) {
-          if (s[i + 1].t - s[i].t <= gap) held_to = s[i + 1].t;
+          if (s[i + 1].t - s[i].t <= gap) held_to = s[i + 1].t + 1;  // through the next sample's instant
         } else if (hold_until > s[i].t && hold_until - s[i].t <= gap) {
           held_to = hold_until + 1;
         }
@@ -74,6 +74,18 @@ inline void checkChart(TimeSeriesChart& chart, const std::vector<Sample>& sample
     QVERIFY2(d.exact, qPrintable(at));
     QVERIFY2(e.lo == d.lo && e.hi == d.hi,
              qPrintable(QStringLiteral("%1: drawn %2..%3, samples %4..%5").arg(at).arg(d.lo).arg(d.hi).arg(e.lo).arg(e.hi)));
+  }
+  // Without a gap in the samples a gauge is one connected line: neighbouring columns touch (a step
+  // that lands on a column edge still has its riser).
+  const SimTime gap = medianGap(samples);
+  bool gapless = hold;
+  for (std::size_t i = 1; i < samples.size(); ++i) gapless = gapless && samples[i].t - samples[i - 1].t <= gap;
+  for (int c = 1; gapless && c < g.columns; ++c) {
+    const EnvelopeColumn& a = drawn[static_cast<std::size_t>(c - 1)];
+    const EnvelopeColumn& b = drawn[static_cast<std::size_t>(c)];
+    QVERIFY2(!a.present || !b.present || (a.lo <= b.hi && b.lo <= a.hi),
+             qPrintable(QStringLiteral("%1: columns %2 and %3 do not touch (%4..%5, %6..%7)").arg(where).arg(c - 1).arg(c)
+                            .arg(a.lo).arg(a.hi).arg(b.lo).arg(b.hi)));
   }
   // The pixels: in every column the series' colour covers exactly rows yOf(hi)..yOf(lo).
   const QImage image = chart.grab().toImage().convertToFormat(QImage::Format_RGB32);

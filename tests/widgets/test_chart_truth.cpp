@@ -68,6 +68,15 @@ class ChartTruthTest : public QObject {
       chart.setSeriesData(0, w.gauge(WorkerGauge::KvFraction), 100.0);
       checkChart(chart, kvSamples(log_.events, static_cast<WorkerId>(i)), true, store_.now(), 100.0, kInk,
                  QString::fromStdString(w.info.name));
+      // Resident sessions change in whole steps on whole seconds: risers on column edges.
+      std::vector<Sample> sessions;
+      for (const auto& [t, snap] : log_.all<Snapshot>())
+        for (const WorkerGauges& g : snap.workers)
+          if (g.worker == static_cast<WorkerId>(i)) sessions.push_back({t, static_cast<float>(g.resident_sessions), static_cast<float>(g.resident_sessions)});
+      chart.setFixedYRange(0, 20);
+      chart.setSeriesData(0, w.gauge(WorkerGauge::ResidentSessions));
+      checkChart(chart, sessions, true, store_.now(), 1.0, kInk, QString::fromStdString(w.info.name) + " sessions");
+      chart.setFixedYRange(0, 100);
     }
   }
 
@@ -112,6 +121,21 @@ class ChartTruthTest : public QObject {
     QCOMPARE(drawn.size(), std::size_t{2});
     QCOMPARE(drawn[0].label, QStringLiteral("K=200, rho=0.9, policy linear"));
     QCOMPARE(drawn[1].label, QStringLiteral("K=0"));
+  }
+
+  // A change exactly on a column edge: the column it starts holds both values, so the riser is drawn.
+  void aStepOnAColumnEdgeKeepsItsRiser() {
+    MinMaxSeries series;
+    for (int i = 0; i <= 100; ++i) series.add(secondsToTime(i), i < 50 ? 12.0 : 10.0);
+    const ColumnGrid g{0, secondsToTime(100), 100};  // column 50 starts at exactly 50 s
+    QCOMPARE(g.columnStart(50), secondsToTime(50));
+    EnvelopeOptions options;
+    options.hold_until = secondsToTime(100);
+    const auto columns = series.envelope(g, options);
+    QCOMPARE(columns[50].lo, 10.0);
+    QCOMPARE(columns[50].hi, 12.0);
+    QCOMPARE(columns[49].lo, 12.0);
+    QCOMPARE(columns[51].hi, 10.0);
   }
 
   void latencyPointsAreNotHeld() {
