@@ -1,5 +1,7 @@
 #include "DiagnosisPanel.h"
 
+#include <algorithm>
+
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QPushButton>
@@ -7,6 +9,7 @@
 #include <QScrollArea>
 #include <QSplitter>
 #include <QStackedWidget>
+#include <QStyle>
 #include <QTableView>
 #include <QVBoxLayout>
 
@@ -38,8 +41,8 @@ DiagnosisPanel::DiagnosisPanel(ViewState& view, QWidget* parent) : TelemetryPane
   table_->verticalHeader()->hide();
   QHeaderView* header = table_->horizontalHeader();
   header->setSectionResizeMode(QHeaderView::Interactive);
-  header->setSectionResizeMode(FindingsModel::Mode, QHeaderView::ResizeToContents);
-  header->setSectionResizeMode(FindingsModel::Window, QHeaderView::ResizeToContents);
+  // Mode and window are measured each time the findings change (fitColumns): ResizeToContents
+  // re-measures only on a later layout pass, and a screenshot taken before it showed "C - ...".
   header->setSectionResizeMode(FindingsModel::Name, QHeaderView::Stretch);
   // Evidence and suggestion are long: spelled out for the selected finding below, not squeezed here.
   table_->setColumnHidden(FindingsModel::Evidence, true);
@@ -101,8 +104,15 @@ DiagnosisPanel::DiagnosisPanel(ViewState& view, QWidget* parent) : TelemetryPane
   connect(table_, &QTableView::activated, this, &DiagnosisPanel::selectFinding);
   connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
           [this](const QModelIndex& current) { showDetails(current.row()); });
-  connect(model_, &QAbstractItemModel::modelReset, this, [this] { showDetails(table_->currentIndex().row()); });
-  connect(model_, &QAbstractItemModel::dataChanged, this, [this] { showDetails(table_->currentIndex().row()); });
+  connect(model_, &QAbstractItemModel::modelReset, this, [this] {
+    fitColumns();
+    showDetails(table_->currentIndex().row());
+  });
+  connect(model_, &QAbstractItemModel::dataChanged, this, [this] {
+    fitColumns();
+    showDetails(table_->currentIndex().row());
+  });
+  connect(model_, &QAbstractItemModel::rowsInserted, this, &DiagnosisPanel::fitColumns);
 }
 
 void DiagnosisPanel::refresh(const TelemetryStore& store) {
@@ -129,6 +139,19 @@ void DiagnosisPanel::recompute() {
   model_->setFindings(store_->findings());
   pages_->setCurrentIndex(model_->rowCount() == 0 ? 0 : 1);
   if (model_->rowCount() > 0 && !table_->currentIndex().isValid()) showDetails(-1);
+}
+
+// Every row's text, not only the rows in view (which is all Qt's own measuring looks at): a
+// finding below the fold of a short table still fits once scrolled to.
+void DiagnosisPanel::fitColumns() {
+  const QFontMetrics fm = table_->fontMetrics();
+  const int margin = 2 * table_->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, table_) + 8;
+  for (const int column : {int(FindingsModel::Mode), int(FindingsModel::Window)}) {
+    int width = table_->horizontalHeader()->sectionSizeHint(column);
+    for (int row = 0; row < model_->rowCount(); ++row)
+      width = std::max(width, fm.horizontalAdvance(model_->index(row, column).data().toString()) + margin);
+    table_->setColumnWidth(column, width);
+  }
 }
 
 void DiagnosisPanel::selectFinding(const QModelIndex& index) {

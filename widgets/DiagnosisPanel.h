@@ -52,6 +52,7 @@ class DiagnosisPanel : public TelemetryPanel {
 
  private:
   void recompute();
+  void fitColumns();
   void selectFinding(const QModelIndex& index);
   void showDetails(int row);
 

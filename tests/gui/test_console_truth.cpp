@@ -20,6 +20,8 @@
 
 #include "DecodeLoadModel.h"
 #include "DecodeLoadPanel.h"
+#include "DiagnosisPanel.h"
+#include "FindingsModel.h"
 #include "EventTimelinePanel.h"
 #include "EventTimelineView.h"
 #include "KnobsPanel.h"
@@ -299,6 +301,17 @@ class ConsoleTruthTest : public QObject {
           problems << QStringLiteral("header '%1' needs %2 px, has %3").arg(text).arg(need).arg(header->sectionSize(s));
       }
     }
+    // The diagnosis list's mode (with its workers) and window are never elided: they are what a
+    // glance at the list is for.
+    auto* diagnosis = qobject_cast<DiagnosisPanel*>(window.docks().panel("diagnosis"));
+    QVERIFY(diagnosis);
+    for (int r = 0; r < diagnosis->model()->rowCount(); ++r)
+      for (const int c : {int(FindingsModel::Mode), int(FindingsModel::Window)}) {
+        const QString text = diagnosis->model()->index(r, c).data().toString();
+        const int need = diagnosis->table()->fontMetrics().horizontalAdvance(text) + 2 * diagnosis->table()->style()->pixelMetric(QStyle::PM_FocusFrameHMargin) + 1;
+        if (need > diagnosis->table()->columnWidth(c))
+          problems << QStringLiteral("diagnosis cell '%1' needs %2 px, has %3").arg(text).arg(need).arg(diagnosis->table()->columnWidth(c));
+      }
     // Every decode worker in view, no scroll bar.
     QTableView& table = window.docks().decodeLoad().table();
     const int rows = table.model()->rowCount();

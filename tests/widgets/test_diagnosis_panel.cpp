@@ -153,6 +153,38 @@ class TestDiagnosisPanel : public QObject {
     QCOMPARE(windows.count(), 2);
   }
 
+  // A finding whose workers grow (C - D0, then C - D0, D1, D2) keeps its row, and its mode and
+  // window are re-measured at once: never elided to "C - ...".
+  void modeAndWindowFitAsTheFindingsGrow() {
+    ViewState view;
+    DiagnosisPanel panel(view);
+    panel.resize(420, 150);  // a short list: the second finding is below the fold
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    Finding b;
+    b.mode = "B";
+    b.name = "Cold-D / overlap pinning";
+    b.window_start_s = 0.8;
+    b.window_end_s = 900;
+    b.subjects = {"D2"};
+    Finding c;
+    c.mode = "C";
+    c.name = "Evict storm (session-level eviction)";
+    c.window_start_s = 249.5;
+    c.window_end_s = 300;
+    c.subjects = {"D0"};
+    panel.model()->setFindings({b, c});
+    c.subjects = {"D0", "D1", "D2"};
+    c.window_end_s = 845.9;
+    panel.model()->setFindings({b, c});
+    // Measured at once: a shot (or a look) taken before the next layout pass must not elide them.
+    for (const int column : {int(FindingsModel::Mode), int(FindingsModel::Window)}) {
+      const QString text = panel.model()->index(1, column).data().toString();
+      QVERIFY2(panel.table()->fontMetrics().horizontalAdvance(text) < panel.table()->columnWidth(column),
+               qPrintable(QStringLiteral("'%1' in %2 px").arg(text).arg(panel.table()->columnWidth(column))));
+    }
+  }
+
   void emptyRunSaysNothingWasFound() {
     TelemetryStore store;
     RunStarted run;
