@@ -91,20 +91,18 @@ void PreviewController::start() {
     QMetaObject::invokeMethod(
         app,
         [guard, result, generation, note] {
-          if (!guard) return;
-          guard->table_.setPreview(nullptr);  // replaced below; keeps the note in step
-          guard->show(result, generation);
-          guard->table_.setPreview(result.get(), note);
+          if (guard) guard->show(result, generation, note);
         },
         Qt::QueuedConnection);
   }).detach();
 }
 
-void PreviewController::show(std::shared_ptr<WhatIfResult> result, std::uint64_t generation) {
-  if (generation != generation_) return;  // a newer fork is on its way
+void PreviewController::show(std::shared_ptr<WhatIfResult> result, std::uint64_t generation, const QString& note) {
+  if (generation != generation_) return;  // a newer fork is on its way: its table, not this one
   running_.reset();
   last_ = std::move(result);
   kv_.setPreview(last_.get());
+  table_.setPreview(last_.get(), note);
   view_.setLookahead(horizon_);
   view_.advanceLive(session_.store().now());  // the future in view now, not at the next frame
   emit previewShown();

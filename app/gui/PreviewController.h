@@ -38,7 +38,7 @@ class PreviewController : public QObject {
  private:
   void schedule();
   void start();
-  void show(std::shared_ptr<WhatIfResult> result, std::uint64_t generation);
+  void show(std::shared_ptr<WhatIfResult> result, std::uint64_t generation, const QString& note);
   void clear();
 
   RunSession& session_;
