@@ -10,6 +10,7 @@
 #include "knobs/KnobRegistry.h"
 #include "router/RoutingPolicy.h"
 #include "scenario/Scenario.h"
+#include "model/ResourceDir.h"
 
 namespace kvscope {
 
@@ -109,12 +110,13 @@ void checkKeys(const Fields& f, std::initializer_list<const char*> allowed) {
 }  // namespace
 
 std::string Scenario::scenarioDir() {
-  if (const char* env = std::getenv("KVSCOPE_SCENARIO_DIR")) return env;
-  return KVSCOPE_SCENARIO_DIR;
+  if (const char* env = std::getenv("KVSCOPE_SCENARIO_DIR"); env && *env) return env;
+  return resourcePath("scenarios");
 }
 
 std::vector<std::string> Scenario::bundledNames() {
   std::vector<std::string> names;
+  if (!std::getenv("KVSCOPE_SCENARIO_DIR") && resourceDir().empty()) return names;  // load() says where it looked
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(scenarioDir(), ec))
     if (entry.path().extension() == ".json") names.push_back(entry.path().stem().string());

@@ -66,8 +66,8 @@ class TestCli : public QObject {
 
  private slots:
   void initTestCase() {
-    QVERIFY2(QFileInfo(QStringLiteral(KVSCOPE_CLI)).isExecutable(),
-             "kvscope-cli is not built at " KVSCOPE_CLI " (build the kvscope-cli target first)");
+    QVERIFY2(QFileInfo(KVSCOPE_CLI).isExecutable(),
+             qPrintable("kvscope-cli is not built at " + KVSCOPE_CLI + " (build the kvscope-cli target first)"));
     QVERIFY(tmp_.isValid());
     QVERIFY(writeFile(tmp_.filePath("bad-line2.jsonl"), kBadMooncake));
   }
@@ -477,7 +477,7 @@ class TestCli : public QObject {
   // ---- real data ----------------------------------------------------------------------------------
 
   void replaysTheRealAgenticTraces() {
-    const QString dir = QStringLiteral(KVSCOPE_SHARED_DATA_DIR "/traces/kv-cache-tester");
+    const QString dir = QString::fromStdString(sharedDataPath("traces/kv-cache-tester"));
     if (!QFileInfo(dir).isDir()) QSKIP(qPrintable("no traces at " + dir));
     RUN_EXPECT(r, 0, QStringList({"simulate", "--quiet", "--scenario", "e3-load-floor", "--duration", "600", "--trace", dir,
                                "--format", "json"}));

@@ -21,6 +21,8 @@
 #include <thread>
 #include <vector>
 
+#include "support/BuildTree.h"
+
 namespace {
 
 // Accepts any number of connections and sends each the start of an HTTP answer, one byte every
@@ -83,7 +85,7 @@ class TestCliLiveShutdown : public QObject {
 
     QProcess serve;
     serve.setProcessChannelMode(QProcess::MergedChannels);
-    serve.start(QStringLiteral(KVSCOPE_CLI), {"serve", "--live", cluster.fileName(), "--listen", "127.0.0.1:0"});
+    serve.start(KVSCOPE_CLI, {"serve", "--live", cluster.fileName(), "--listen", "127.0.0.1:0"});
     QVERIFY(serve.waitForStarted(10000));
     QByteArray out;
     QElapsedTimer started;

@@ -28,7 +28,7 @@ namespace {
 // has set up its pipes. SIGPIPE is ignored so a closed pipe shows as a failed write (EPIPE).
 Run runWithStdout(const QStringList& args, const std::function<void()>& redirect) {
   QProcess p;
-  p.setProgram(QStringLiteral(KVSCOPE_CLI));
+  p.setProgram(KVSCOPE_CLI);
   p.setArguments(args);
   p.setChildProcessModifier([redirect] {
     ::signal(SIGPIPE, SIG_IGN);
@@ -120,7 +120,7 @@ class TestCliOutputFiles : public QObject {
       QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
       env.insert("QT_QPA_PLATFORM", "offscreen");
       gui.setProcessEnvironment(env);
-      gui.start(QStringLiteral(KVSCOPE_GUI), {"--scenario", "e3-load-floor", "--screenshot", target, "--run-for", "5"});
+      gui.start(KVSCOPE_GUI, {"--scenario", "e3-load-floor", "--screenshot", target, "--run-for", "5"});
       QVERIFY(gui.waitForStarted(kTimeoutMs));
       QVERIFY2(gui.waitForFinished(kTimeoutMs), "the console did not finish");
       const QByteArray err = gui.readAllStandardError();

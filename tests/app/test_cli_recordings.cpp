@@ -77,7 +77,7 @@ class TestCliRecordings : public QObject {
     QTemporaryDir dir;
     const QString rec = dir.filePath("killed.kvrec");
     QProcess serve;
-    serve.start(QStringLiteral(KVSCOPE_CLI), {"serve", "--scenario", "e3-load-floor", "--listen", "127.0.0.1:0",
+    serve.start(KVSCOPE_CLI, {"serve", "--scenario", "e3-load-floor", "--listen", "127.0.0.1:0",
                                               "--speed", "200", "--record", rec});
     QVERIFY(serve.waitForStarted(kTimeoutMs));
     QTRY_VERIFY_WITH_TIMEOUT(serve.canReadLine() || serve.readAllStandardOutput().contains("listening"), 30000);

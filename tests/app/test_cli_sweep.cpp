@@ -55,7 +55,7 @@ class TestCliSweep : public QObject {
 
  private slots:
   void initTestCase() {
-    QVERIFY2(QFileInfo(QStringLiteral(KVSCOPE_CLI)).isExecutable(), "kvscope-cli is not built at " KVSCOPE_CLI);
+    QVERIFY2(QFileInfo(KVSCOPE_CLI).isExecutable(), qPrintable("kvscope-cli is not built at " + KVSCOPE_CLI));
     QVERIFY(tmp_.isValid());
   }
 
@@ -251,7 +251,7 @@ class TestCliSweep : public QObject {
     const QStringList args{"sweep", "--scenario", "e3-load-floor", "--grid", "K=0,100,200,300", "--seeds", "30",
                            "--jobs", "2", "--out", out};
     QProcess p;
-    p.start(QStringLiteral(KVSCOPE_CLI), args);
+    p.start(KVSCOPE_CLI, args);
     QVERIFY(p.waitForStarted(kTimeoutMs));
     // Wait until some runs are done and others running, then Ctrl+C.
     QTRY_VERIFY_WITH_TIMEOUT(QDir(out).entryList({"*-seed*.json"}, QDir::Files).size() >= 2, 60000);

@@ -268,7 +268,7 @@ class TestLiveSession : public QObject {
     FakeSglang fake;
     const std::string cluster = clusterFile(dir, fake);
     QProcess p;
-    p.setProgram(QStringLiteral(KVSCOPE_CLI));
+    p.setProgram(KVSCOPE_CLI);
     const QString kvrec = dir.filePath("cli.kvrec");
     p.setArguments({"serve", "--live", QString::fromStdString(cluster), "--listen", "127.0.0.1:0", "--record", kvrec});
     p.start();

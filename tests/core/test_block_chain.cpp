@@ -10,13 +10,15 @@
 
 #include "trace/BlockChain.h"
 #include "trace/TraceLoader.h"
+#include "support/BuildTree.h"
 
 using namespace kvscope;
+using kvscope::test::sharedDataPath;
 
 namespace {
 
 std::string tracePath(const QString& rel) {
-  return (QStringLiteral(KVSCOPE_SHARED_DATA_DIR "/traces/") + rel).toStdString();
+  return sharedDataPath("traces/" + rel.toStdString());
 }
 
 std::vector<BlockHash> expand(const PromptLayout& p, int block_size) {

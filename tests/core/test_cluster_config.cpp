@@ -6,6 +6,7 @@
 
 #include "live/ClusterConfigLoader.h"
 #include "model/Error.h"
+#include "model/ResourceDir.h"
 
 using namespace kvscope;
 
@@ -107,7 +108,7 @@ class TestClusterConfig : public QObject {
   }
 
   void bundledExample() {
-    const ClusterConfig c = ClusterConfigLoader::load(KVSCOPE_SCENARIO_DIR "/../clusters/lab-1p3d.yaml");
+    const ClusterConfig c = ClusterConfigLoader::load(resourcePath("clusters/lab-1p3d.yaml"));
     QCOMPARE(c.name, std::string("lab-1p3d"));
     QCOMPARE(c.workers.size(), std::size_t(4));
     QCOMPARE(c.workers[3].mooncake_address, std::string("10.99.91.49:15295"));

@@ -8,6 +8,7 @@
 #include "run/WorkloadFactory.h"
 #include "sim/ClusterSimulator.h"
 #include "support/SimHarness.h"
+#include "support/BuildTree.h"
 
 using namespace kvscope;
 using namespace kvscope::test;
@@ -25,7 +26,7 @@ std::string streamOf(const Scenario& s, std::uint64_t seed) {
   sim.finish(true);
   return dump.text;
 }
-const std::string kData = KVSCOPE_SHARED_DATA_DIR;
+const std::string kData = sharedDataDir();
 }  // namespace
 
 class TestSimulator : public QObject {

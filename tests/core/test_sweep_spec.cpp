@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "model/Error.h"
+#include "model/ResourceDir.h"
 #include "run/SimulationRun.h"
 #include "sweep/AtomicFile.h"
 #include "sweep/RunSummaryJson.h"
@@ -172,7 +173,7 @@ class TestSweepSpec : public QObject {
   }
 
   void bundledExampleValidates() {
-    const std::string path = std::string(KVSCOPE_SCENARIO_DIR) + "/../sweeps/e3-k-vs-policy.json";
+    const std::string path = resourcePath("sweeps/e3-k-vs-policy.json");
     const SweepSpec s = SweepFile::load(path);
     QCOMPARE(errorOf([&] { s.validate(); }), QString());
     QCOMPARE(s.points().size(), std::size_t(8));
@@ -182,7 +183,7 @@ class TestSweepSpec : public QObject {
 
   void scenarioBesideTheSweepFile() {
     QTemporaryDir dir;
-    QVERIFY(QFile::copy(QString(KVSCOPE_SCENARIO_DIR) + "/e3-load-floor.json", dir.filePath("mine.json")));
+    QVERIFY(QFile::copy(QString::fromStdString(resourcePath("scenarios/e3-load-floor.json")), dir.filePath("mine.json")));
     std::ofstream(dir.filePath("s.json").toStdString()) << "{ \"scenario\": \"mine.json\", \"grid\": { \"K\": [0] }, \"seeds\": 1 }";
     const SweepSpec s = SweepFile::load(dir.filePath("s.json").toStdString());
     QCOMPARE(QString::fromStdString(s.scenario), dir.filePath("mine.json"));

@@ -11,13 +11,15 @@
 
 #include "model/Error.h"
 #include "trace/TraceLoader.h"
+#include "support/BuildTree.h"
 
 using namespace kvscope;
+using kvscope::test::sharedDataPath;
 
 namespace {
 
 std::string tracePath(const QString& rel) {
-  return (QStringLiteral(KVSCOPE_SHARED_DATA_DIR "/traces/") + rel).toStdString();
+  return sharedDataPath("traces/" + rel.toStdString());
 }
 
 std::string writeFile(const QTemporaryDir& dir, const QString& name, const QByteArray& content) {

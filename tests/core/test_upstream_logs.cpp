@@ -15,9 +15,11 @@
 #include "live/MooncakeLogMapper.h"
 #include "live/SchedulerLogReader.h"
 
-#ifndef KVSCOPE_UPSTREAM_LOGS_DIR
-#error "KVSCOPE_UPSTREAM_LOGS_DIR must name tests/data/upstream_logs"
-#endif
+#include "support/BuildTree.h"
+
+namespace {
+const std::string kUpstreamLogs = kvscope::test::testDataPath("upstream_logs");
+}
 
 using namespace kvscope;
 
@@ -175,8 +177,8 @@ class TestUpstreamLogs : public QObject {
  private slots:
   void sglangSchedulerLog() {
     QString error;
-    const auto lines = load(KVSCOPE_UPSTREAM_LOGS_DIR "/sglang_scheduler.log",
-                            KVSCOPE_UPSTREAM_LOGS_DIR "/sglang_scheduler.expected", error);
+    const auto lines = load(kUpstreamLogs + "/sglang_scheduler.log",
+                            kUpstreamLogs + "/sglang_scheduler.expected", error);
     QVERIFY2(!lines.empty(), qPrintable(error));
     const LiveAddressBook book = labBook();
     int total = 0, recognised = 0, correct = 0, folded = 0, crashes = 0;
@@ -226,8 +228,8 @@ class TestUpstreamLogs : public QObject {
 
   void mooncakeTransferEngineLog() {
     QString error;
-    const auto lines = load(KVSCOPE_UPSTREAM_LOGS_DIR "/mooncake_transfer_engine.log",
-                            KVSCOPE_UPSTREAM_LOGS_DIR "/mooncake_transfer_engine.expected", error);
+    const auto lines = load(kUpstreamLogs + "/mooncake_transfer_engine.log",
+                            kUpstreamLogs + "/mooncake_transfer_engine.expected", error);
     QVERIFY2(!lines.empty(), qPrintable(error));
     const LiveAddressBook book = labBook();
     int total = 0, recognised = 0, correct = 0;

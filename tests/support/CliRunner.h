@@ -4,6 +4,8 @@
 #include <QString>
 #include <QStringList>
 
+#include "support/BuildTree.h"
+
 namespace kvscope::test {
 
 constexpr int kTimeoutMs = 120000;
@@ -18,13 +20,13 @@ struct Run {
 
 inline Run runCli(const QStringList& args) {
   QProcess p;
-  p.setProgram(QStringLiteral(KVSCOPE_CLI));
+  p.setProgram(KVSCOPE_CLI);
   p.setArguments(args);
   p.start();
   Run r;
   if (!p.waitForStarted(kTimeoutMs)) {
     r.crashed = true;
-    r.err = "could not start " KVSCOPE_CLI;
+    r.err = ("could not start " + KVSCOPE_CLI).toUtf8();
     return r;
   }
   p.closeWriteChannel();

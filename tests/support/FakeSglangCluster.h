@@ -17,10 +17,12 @@
 
 #include <httplib.h>
 
+#include "support/BuildTree.h"
+
 namespace kvscope::test {
 
 inline std::string readSharedFixture(const char* name) {
-  std::ifstream in(std::string(KVSCOPE_SHARED_DATA_DIR "/fixtures/") + name, std::ios::binary);
+  std::ifstream in(sharedDataPath(std::string("fixtures/") + name), std::ios::binary);
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
