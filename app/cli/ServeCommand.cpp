@@ -10,6 +10,7 @@
 #include "model/Error.h"
 #include "recording/RecordingReplay.h"
 #include "run/SimulationRunner.h"
+#include "run/WhatIfForecaster.h"
 
 namespace kvscope::cli {
 
@@ -108,12 +109,17 @@ Command addServe(CLI::App& app) {
     auto prepared = prepareRun(Scenario::load(a->run.scenario), toSimulationOptions(a->run));
     ServeOutputs out(*a);
     const std::string scenario = prepared.scenario.name;
-    SimulationRunner runner(std::move(prepared.scenario), std::move(prepared.workload), out.sinks());
+    // Control.Preview forks the run from its start: the forecaster keeps a copy of it and, as the
+    // first sink, every knob and policy change the run takes.
+    WhatIfForecaster forecaster(prepared);
+    std::vector<EventSink*> sinks = out.sinks();
+    sinks.insert(sinks.begin(), &forecaster);
+    SimulationRunner runner(std::move(prepared.scenario), std::move(prepared.workload), sinks);
     // The run starts first, so a control call never waits on a run that has not begun; events
     // before the first subscriber stay in the hub's replay buffer.
     runner.start(a->speed);
     std::string error;
-    auto server = KvscopeServer::start(a->server, out.hub(), runner, &error);
+    auto server = KvscopeServer::start(a->server, out.hub(), runner, &error, nullptr, &forecaster);
     if (!server) {
       runner.stop();
       runner.waitFinished();

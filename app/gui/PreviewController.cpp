@@ -3,30 +3,17 @@
 #include <QCoreApplication>
 #include <QPointer>
 
-#include <thread>
-
 #include "KnobsPanel.h"
 #include "KvPoolPanel.h"
 #include "ViewState.h"
 #include "WhatIfTable.h"
 #include "gui/RunSession.h"
 #include "run/WhatIfPreview.h"
-#include "source/EmbeddedSimulationSource.h"
+#include "source/Source.h"
 
 namespace kvscope {
 
 namespace {
-// The run's knob and policy changes so far, one step per instant, for the fork to replay.
-std::vector<ControlStep> history(const TelemetryStore& store) {
-  std::vector<ControlStep> steps;
-  for (const Event& e : store.controlChanges()) {
-    if (steps.empty() || steps.back().time != e.time) steps.push_back(ControlStep{e.time, {}, {}});
-    if (const auto* k = std::get_if<KnobChanged>(&e.payload)) steps.back().knobs[k->name] = k->new_value;
-    if (const auto* p = std::get_if<PolicyChanged>(&e.payload)) steps.back().policy = p->new_policy;
-  }
-  return steps;
-}
-
 QString describe(const ControlStep& change) {
   QStringList parts;
   for (const auto& [name, value] : change.knobs) parts << QStringLiteral("%1=%2").arg(QString::fromStdString(name)).arg(value);
@@ -58,12 +45,12 @@ void PreviewController::schedule() {
 }
 
 void PreviewController::start() {
-  auto* sim = dynamic_cast<EmbeddedSimulationSource*>(session_.source());
+  Source* source = session_.source();
   const KnobEditModel::Change pending = knobs_.edits().edits();
   if (pending.knobs.empty() && !pending.policy) return clear();
-  if (!sim) {
+  if (!source || !source->capabilities().preview) {
     clear();
-    table_.setPreview(nullptr, tr("No preview here: it forks a simulation run inside this console."));
+    table_.setPreview(nullptr, tr("No preview here: it forks a simulation (embedded, or served by kvscope-cli serve)."));
     return;
   }
   const TelemetryStore& store = session_.store();
@@ -78,28 +65,33 @@ void PreviewController::start() {
   running_ = std::make_shared<std::atomic<bool>>(false);
   const std::uint64_t generation = ++generation_;
   table_.setComputing(tr("Previewing %1 over the next %2 simulated min...").arg(describe(change)).arg(timeToSeconds(horizon_) / 60, 0, 'f', 0));
-  // The fork owns copies of what it reads: the source may be replaced while it runs.
-  auto run = std::make_shared<PreparedRun>(sim->prepared());
-  auto steps = history(store);
-  const SimTime now = store.now(), horizon = horizon_;
-  std::thread([run, steps = std::move(steps), change, now, horizon, cancel = running_, guard = QPointer<PreviewController>(this),
-               generation, note] {
-    auto result = std::make_shared<WhatIfResult>(WhatIfPreview(*run, steps).run(now, horizon, change, cancel.get()));
-    if (result->cancelled) return;
-    QCoreApplication* app = QCoreApplication::instance();
-    if (!app) return;
-    QMetaObject::invokeMethod(
-        app,
-        [guard, result, generation, note] {
-          if (guard) guard->show(result, generation, note);
-        },
-        Qt::QueuedConnection);
-  }).detach();
+  // The source forks on a thread of its own (embedded) or on the server (served); the answer comes
+  // back here through the event loop, and only if this controller still exists.
+  source->preview(change, horizon_, running_,
+                  [guard = QPointer<PreviewController>(this), generation, note](std::shared_ptr<WhatIfResult> result,
+                                                                                  std::string error) {
+                    if (result && result->cancelled) return;
+                    QCoreApplication* app = QCoreApplication::instance();
+                    if (!app) return;
+                    QMetaObject::invokeMethod(
+                        app,
+                        [guard, result, generation, note, error] {
+                          if (guard) guard->show(result, generation, note, QString::fromStdString(error));
+                        },
+                        Qt::QueuedConnection);
+                  });
 }
 
-void PreviewController::show(std::shared_ptr<WhatIfResult> result, std::uint64_t generation, const QString& note) {
+void PreviewController::show(std::shared_ptr<WhatIfResult> result, std::uint64_t generation, const QString& note,
+                             const QString& error) {
   if (generation != generation_) return;  // a newer fork is on its way: its table, not this one
   running_.reset();
+  if (!result) {  // refused or failed (a served run's answer): say why, draw nothing
+    last_.reset();
+    kv_.setPreview(nullptr);
+    table_.setPreview(nullptr, tr("No preview: %1").arg(error));
+    return;
+  }
   last_ = std::move(result);
   kv_.setPreview(last_.get());
   table_.setPreview(last_.get(), note);

@@ -1,8 +1,8 @@
 #pragma once
-// The knobs panel's what-if preview: while a knob or policy change is pending on an embedded
-// simulation, forks the run at its current time and plays the next minutes (default 10) without
-// and with the change on a worker thread (never the GUI thread), then draws both futures as ghosts
-// on the KV and sessions charts and their numbers in the knobs panel. A newer pending value cancels
+// The knobs panel's what-if preview: while a knob or policy change is pending on a simulation
+// (embedded, or served by `kvscope-cli serve`), has the source fork the run at its current time and
+// play the next minutes (default 10) without and with the change, off the GUI thread, then draws
+// both futures as ghosts on the KV and sessions charts and their numbers in the knobs panel. A newer pending value cancels
 // the fork in flight; Apply or Revert clears the preview.
 #include <QObject>
 #include <QTimer>
@@ -38,7 +38,7 @@ class PreviewController : public QObject {
  private:
   void schedule();
   void start();
-  void show(std::shared_ptr<WhatIfResult> result, std::uint64_t generation, const QString& note);
+  void show(std::shared_ptr<WhatIfResult> result, std::uint64_t generation, const QString& note, const QString& error);
   void clear();
 
   RunSession& session_;

@@ -60,6 +60,33 @@ std::string truncateUtf8(const std::string& s, std::size_t max) {
   return s.substr(0, cut);
 }
 
+// SetKnobs' and Preview's changes as the core takes them, or the first refusal naming its field.
+std::string knobChanges(const google::protobuf::RepeatedPtrField<v1::KnobValue>& in, std::map<std::string, double>* out) {
+  for (int i = 0; i < in.size(); ++i) {
+    const auto& change = in.Get(i);
+    const std::string field = "changes[" + std::to_string(i) + "]";
+    if (change.name().size() > kMaxEchoedName)
+      return field + ".name: unknown knob '" + echo(change.name()) + "'; valid knobs: " + KnobRegistry::validNames();
+    // A scratch registry gives exactly the core's verdict and message (unknown name, range, NaN,
+    // whole numbers) without touching the run; the run's registry checks again when it applies.
+    KnobRegistry scratch;
+    const auto check = scratch.apply({{change.name(), change.value()}}, {});
+    if (!check.ok) return field + ": " + check.error;
+    // A map would silently keep one of two values for the same knob: refuse the ambiguity.
+    if (!out->emplace(change.name(), change.value()).second)
+      return field + ".name: knob '" + change.name() + "' is given more than once";
+  }
+  return {};
+}
+
+bool knownPolicy(const std::string& name) {
+  const auto names = policyNames();
+  return std::find(names.begin(), names.end(), std::string_view(name)) != names.end();
+}
+
+// Preview's look-ahead: long enough for a slow effect, short enough to stay a preview.
+constexpr double kDefaultPreviewHorizonS = 600, kMaxPreviewHorizonS = 3600;
+
 constexpr const char* kCannotPace = "a live cluster runs at its own pace: it cannot be paused, resumed or sped up";
 
 }  // namespace
@@ -81,12 +108,14 @@ std::string controlAuthor(const std::string& requested, const std::string& peer)
 }
 
 ControlService::ControlService(RunControl& run, const TelemetryHub& hub, CallAuthorization auth,
-                               std::function<void(const std::string&)> log)
+                               const WhatIfForecaster* forecaster, std::function<void(const std::string&)> log)
     : run_(run), hub_(hub), auth_(std::move(auth)), log_(std::move(log)) {
   worker_ = std::thread([this] { workerLoop(); });
+  if (forecaster) previews_ = std::make_unique<PreviewQueue>(*forecaster);
 }
 
 ControlService::~ControlService() {
+  previews_.reset();
   {
     std::lock_guard lock(mutex_);
     stopping_ = true;
@@ -161,22 +190,8 @@ grpc::ServerUnaryReactor* ControlService::SetKnobs(grpc::CallbackServerContext* 
     return finish(reactor, StatusCode::INVALID_ARGUMENT,
                   "changes: empty; give at least one knob (valid knobs: " + KnobRegistry::validNames() + ")");
   std::map<std::string, double> changes;
-  for (int i = 0; i < request->changes_size(); ++i) {
-    const auto& change = request->changes(i);
-    const std::string field = "changes[" + std::to_string(i) + "]";
-    if (change.name().size() > kMaxEchoedName)
-      return finish(reactor, StatusCode::INVALID_ARGUMENT,
-                    field + ".name: unknown knob '" + echo(change.name()) + "'; valid knobs: " + KnobRegistry::validNames());
-    // A scratch registry gives exactly the core's verdict and message (unknown name, range, NaN,
-    // whole numbers) without touching the run; the run's registry checks again when it applies.
-    KnobRegistry scratch;
-    const auto check = scratch.apply({{change.name(), change.value()}}, {});
-    if (!check.ok) return finish(reactor, StatusCode::INVALID_ARGUMENT, field + ": " + check.error);
-    // A map would silently keep one of two values for the same knob: refuse the ambiguity.
-    if (!changes.emplace(change.name(), change.value()).second)
-      return finish(reactor, StatusCode::INVALID_ARGUMENT,
-                    field + ".name: knob '" + change.name() + "' is given more than once");
-  }
+  if (std::string error = knobChanges(request->changes(), &changes); !error.empty())
+    return finish(reactor, StatusCode::INVALID_ARGUMENT, error);
   std::string what = "SetKnobs";
   for (const auto& [name, value] : changes) what += " " + name + "=" + number(value);
   run_.applyKnobs(std::move(changes), author(*ctx, request->who(), what),
@@ -199,8 +214,7 @@ grpc::ServerUnaryReactor* ControlService::SetPolicy(grpc::CallbackServerContext*
   if (!allowed) return reactor;
   if (!run_.canChangeKnobs()) return finish(reactor, StatusCode::FAILED_PRECONDITION, replayRefusal("policy"));
   const std::string& name = request->policy();
-  const auto names = policyNames();
-  if (std::find(names.begin(), names.end(), std::string_view(name)) == names.end())
+  if (!knownPolicy(name))
     return finish(reactor, StatusCode::INVALID_ARGUMENT,
                   "policy: unknown policy '" + echo(name) + "'; valid policies: " + validPolicies());
   // The policy before the change, for the response. RunControl reports only success, so this is
@@ -333,6 +347,43 @@ grpc::ServerUnaryReactor* ControlService::MarkRun(grpc::CallbackServerContext* c
     for (const auto& m : result.marks) toProto(m, response->add_applied());
     reactor->Finish(Status::OK);
   });
+  return reactor;
+}
+
+}  // namespace kvscope
+
+namespace kvscope {
+
+grpc::ServerUnaryReactor* ControlService::Preview(grpc::CallbackServerContext* ctx, const v1::PreviewRequest* request,
+                                                  v1::PreviewResponse* response) {
+  bool allowed = false;
+  auto* reactor = begin(ctx, &allowed);
+  if (!allowed) return reactor;
+  if (!previews_)
+    return finish(reactor, StatusCode::FAILED_PRECONDITION,
+                  "preview: only a simulation can be forked; this server replays a recording or watches a live cluster");
+  ControlStep change;
+  if (std::string error = knobChanges(request->changes(), &change.knobs); !error.empty())
+    return finish(reactor, StatusCode::INVALID_ARGUMENT, error);
+  if (!request->policy().empty()) {
+    if (!knownPolicy(request->policy()))
+      return finish(reactor, StatusCode::INVALID_ARGUMENT,
+                    "policy: unknown policy '" + echo(request->policy()) + "'; valid policies: " + validPolicies());
+    change.policy = request->policy();
+  }
+  if (change.empty())
+    return finish(reactor, StatusCode::INVALID_ARGUMENT,
+                  "changes, policy: both empty; give a knob change or a policy to preview (valid knobs: " +
+                      KnobRegistry::validNames() + ")");
+  const double horizon = request->horizon_s() == 0 ? kDefaultPreviewHorizonS : request->horizon_s();
+  if (!(horizon >= 1 && horizon <= kMaxPreviewHorizonS))  // NaN fails too
+    return finish(reactor, StatusCode::INVALID_ARGUMENT,
+                  "horizon_s: " + number(request->horizon_s()) + " is out of range [1, " + number(kMaxPreviewHorizonS) +
+                      "] (0 = " + number(kDefaultPreviewHorizonS) + ")");
+  if (!previews_->submit(ctx, reactor, std::move(change), secondsToTime(horizon), response))
+    return finish(reactor, StatusCode::RESOURCE_EXHAUSTED,
+                  "preview: " + std::to_string(PreviewQueue::kMaxWaiting) +
+                      " previews are already waiting; try again when one has finished");
   return reactor;
 }
 

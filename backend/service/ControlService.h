@@ -15,6 +15,7 @@
 #include "kvscope/v1/control.grpc.pb.h"
 #include "run/RunControl.h"
 #include "service/CallAuthorization.h"
+#include "service/PreviewQueue.h"
 
 namespace kvscope {
 
@@ -28,9 +29,10 @@ class ControlService final : public v1::Control::CallbackService {
   // With a token, every call needs `authorization: Bearer <token>` (UNAUTHENTICATED otherwise,
   // before the request is even looked at; RESOURCE_EXHAUSTED while the caller is locked out for
   // failing too often). Each change handed to the run is also a line in `log`, with the caller's
-  // label, address and admission. `run` and `hub` must outlive the service.
+  // label, address and admission. `run` and `hub` must outlive the service, and so must
+  // `forecaster`, given for a simulation: it answers Preview (FAILED_PRECONDITION without one).
   ControlService(RunControl& run, const TelemetryHub& hub, CallAuthorization auth = {},
-                 std::function<void(const std::string&)> log = {});
+                 const WhatIfForecaster* forecaster = nullptr, std::function<void(const std::string&)> log = {});
   // Runs what the worker still holds (each finishes a call), then joins it. Shut the gRPC server
   // down first: it waits for those calls.
   ~ControlService() override;
@@ -51,6 +53,8 @@ class ControlService final : public v1::Control::CallbackService {
                                  v1::SeekResponse* response) override;
   grpc::ServerUnaryReactor* MarkRun(grpc::CallbackServerContext* ctx, const v1::MarkRunRequest* request,
                                     v1::MarkRunResponse* response) override;
+  grpc::ServerUnaryReactor* Preview(grpc::CallbackServerContext* ctx, const v1::PreviewRequest* request,
+                                    v1::PreviewResponse* response) override;
 
  private:
   // The call's reactor, already finished with UNAUTHENTICATED when the token is missing or wrong.
@@ -71,7 +75,8 @@ class ControlService final : public v1::Control::CallbackService {
   std::condition_variable wake_;
   std::deque<std::function<void()>> tasks_;
   bool stopping_ = false;
-  std::thread worker_;  // last: started once everything it reads exists
+  std::thread worker_;  // started once everything it reads exists
+  std::unique_ptr<PreviewQueue> previews_;  // simulations only; last: its thread stops first
 };
 
 // Who made a change, as KnobChanged/PolicyChanged/RunControlChanged carry it: the request's own label (capped in

@@ -65,7 +65,7 @@ std::optional<std::string> KvscopeServer::listenRefusal(const ServerOptions& opt
 }
 
 std::unique_ptr<KvscopeServer> KvscopeServer::start(const ServerOptions& options, TelemetryHub& hub, RunControl& run,
-                                                    std::string* error, LiveRouter* router) {
+                                                    std::string* error, LiveRouter* router, const WhatIfForecaster* forecaster) {
   std::string message;
   const auto fail = [&](std::string why) -> std::unique_ptr<KvscopeServer> {
     if (error) *error = std::move(why);
@@ -113,7 +113,7 @@ std::unique_ptr<KvscopeServer> KvscopeServer::start(const ServerOptions& options
   // The token covers the run's stream too, unless the operator keeps it open (--open-telemetry).
   server->telemetry_->guard(options.open_telemetry ? CallAuthorization() : guarded, options.max_subscribers);
   if (router) server->router_ = std::make_unique<RouterService>(*router, guarded);
-  server->control_ = std::make_unique<ControlService>(run, hub, guarded, options.log);
+  server->control_ = std::make_unique<ControlService>(run, hub, guarded, forecaster, options.log);
   server->tls_ = !options.tls_cert.empty();
   server->token_required_ = !options.token_file.empty();
 

@@ -24,6 +24,7 @@ class RouterService;
 class RunControl;
 class TelemetryHub;
 class TelemetryService;
+class WhatIfForecaster;
 
 struct ServerOptions {
   std::string listen = "127.0.0.1:50051";  // HOST:PORT, [IPV6]:PORT or unix:PATH; port 0 = any free port
@@ -43,9 +44,11 @@ class KvscopeServer {
  public:
   // Checks the options, reads the token and TLS files, binds and starts serving. On failure returns
   // nullptr and a message naming the option or file. `hub` and `run` must outlive the server.
-  // With a `router` (a real cluster's, usually also `run`), the Router service is served too.
+  // With a `router` (a real cluster's, usually also `run`), the Router service is served too; with a
+  // `forecaster` (a simulation's, fed by its event stream), Control.Preview answers what-ifs.
   static std::unique_ptr<KvscopeServer> start(const ServerOptions& options, TelemetryHub& hub, RunControl& run,
-                                              std::string* error, LiveRouter* router = nullptr);
+                                              std::string* error, LiveRouter* router = nullptr,
+                                              const WhatIfForecaster* forecaster = nullptr);
   ~KvscopeServer();  // shutdown()
   // The listen address alone, before anything starts: malformed, or reachable from elsewhere with no
   // token and no --insecure. The message start() would give, or nullopt. A usage error (exit 2).

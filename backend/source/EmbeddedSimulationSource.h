@@ -5,6 +5,7 @@
 
 #include "run/SimulationRun.h"
 #include "run/SimulationRunner.h"
+#include "run/WhatIfForecaster.h"
 #include "source/RunControlSource.h"
 
 namespace kvscope {
@@ -16,12 +17,15 @@ class EmbeddedSimulationSource : public RunControlSource {
   ~EmbeddedSimulationSource() override;
 
   std::string description() const override;
+  SourceCapabilities capabilities() const override;
   void start() override;
   void stop() override;
+  // On a thread of its own; forks at `change.time` (at most the newest time the run has reached).
+  void preview(ControlStep change, SimTime horizon, std::shared_ptr<std::atomic<bool>> cancel, PreviewDone done) override;
 
   SimulationRunner& runner() { return *runner_; }
   // The scenario and workload the run started from (what a what-if preview replays).
-  const PreparedRun& prepared() const { return *prepared_; }
+  const PreparedRun& prepared() const { return forecaster_->prepared(); }
 
  protected:
   RunControl* control() const override { return runner_.get(); }
@@ -30,7 +34,8 @@ class EmbeddedSimulationSource : public RunControlSource {
  private:
   std::string scenario_name_;
   double speed_;
-  std::unique_ptr<PreparedRun> prepared_;
+  // Shared with previews in flight, which may outlive this source (the console replaced it).
+  std::shared_ptr<WhatIfForecaster> forecaster_;
   std::unique_ptr<SimulationRunner> runner_;
 };
 

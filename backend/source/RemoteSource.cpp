@@ -8,6 +8,7 @@
 #include <variant>
 #include <vector>
 
+#include "convert/PreviewConvert.h"
 #include "events/EventLimits.h"
 #include "kvscope/v1/control.grpc.pb.h"
 #include "model/Error.h"
@@ -72,7 +73,7 @@ std::string RemoteSource::description() const { return "server " + address_; }
 
 SourceCapabilities RemoteSource::capabilities() const {
   std::lock_guard lock(mutex_);
-  return {true, true, seek_refusal_.empty(), true};
+  return {true, true, seek_refusal_.empty(), true, true};
 }
 
 void RemoteSource::start() {
@@ -538,6 +539,31 @@ void RemoteSource::setPolicy(std::string name, KnobsDone done) {
        },
        [done = std::move(done)](const grpc::Status& status, const v1::SetPolicyResponse&) {
          done(status.ok(), status.error_message());
+       });
+}
+
+void RemoteSource::preview(ControlStep change, SimTime horizon, std::shared_ptr<std::atomic<bool>> cancel,
+                           PreviewDone done) {
+  v1::PreviewRequest request;
+  for (const auto& [name, value] : change.knobs) {
+    auto* knob = request.add_changes();
+    knob->set_name(name);
+    knob->set_value(value);
+  }
+  if (change.policy) request.set_policy(*change.policy);
+  request.set_horizon_s(timeToSeconds(horizon));
+  request.set_who(RunControlSource::author());
+  call<v1::PreviewResponse>(std::move(request), true,
+       [](Stubs& s, grpc::ClientContext* c, const v1::PreviewRequest* q, v1::PreviewResponse* r, auto cb) {
+         s.control->async()->Preview(c, q, r, std::move(cb));
+       },
+       [cancel = std::move(cancel), done = std::move(done)](const grpc::Status& status, const v1::PreviewResponse& response) {
+         if (cancel && cancel->load()) return;  // a newer pending value asked for another one
+         if (!status.ok()) return done(nullptr, status.error_message());
+         auto result = std::make_shared<WhatIfResult>();
+         std::string error;
+         if (!fromProto(response, result.get(), &error)) return done(nullptr, "the server's preview is malformed: " + error);
+         done(std::move(result), {});
        });
 }
 

@@ -58,6 +58,9 @@ class RemoteSource final : public Source, private TelemetrySubscription::Listene
   bool seek(SimTime time, std::string* error) override;
   void applyKnobs(std::map<std::string, double> changes, KnobsDone done) override;
   void setPolicy(std::string name, KnobsDone done) override;
+  // Control.Preview: the server forks the run at its own current time (`change.time` is not sent).
+  // A server that cannot (a replay, a live cluster) says so through `done`.
+  void preview(ControlStep change, SimTime horizon, std::shared_ptr<std::atomic<bool>> cancel, PreviewDone done) override;
 
   // The from_seq of the newest Subscribe call (diagnostics, tests).
   std::uint64_t subscribedFrom() const;

@@ -69,6 +69,15 @@ std::string applyStep(ClusterSimulator& sim, const ControlStep& step, const std:
 
 }  // namespace
 
+void appendControlStep(std::vector<ControlStep>& steps, const Event& e) {
+  const auto* k = std::get_if<KnobChanged>(&e.payload);
+  const auto* p = std::get_if<PolicyChanged>(&e.payload);
+  if (!k && !p) return;
+  if (steps.empty() || steps.back().time != e.time) steps.push_back(ControlStep{e.time, {}, {}});
+  if (k) steps.back().knobs[k->name] = k->new_value;
+  if (p) steps.back().policy = p->new_policy;
+}
+
 WhatIfPreview::WhatIfPreview(const PreparedRun& run, std::vector<ControlStep> history)
     : run_(run), history_(std::move(history)) {}
 

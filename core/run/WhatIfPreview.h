@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "events/Event.h"
 #include "metrics/RunSummary.h"
 #include "model/Ids.h"
 #include "run/SimulationRun.h"
@@ -26,6 +27,10 @@ struct ControlStep {
   std::optional<std::string> policy;
   bool empty() const { return knobs.empty() && !policy; }
 };
+
+// Adds a KnobChanged or PolicyChanged event to `steps` (one step per instant; other events are
+// ignored): the history a preview replays, built from a run's event stream.
+void appendControlStep(std::vector<ControlStep>& steps, const Event& e);
 
 struct WhatIfFuture {
   std::vector<std::string> workers;  // decode workers, in run order

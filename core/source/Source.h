@@ -3,6 +3,7 @@
 // AbstractStream): the embedded simulation, a remote `kvscope-cli serve`, a recording, later the
 // live cluster. Producers fill the staging buffer on their own thread; the GUI drains it on its
 // frame timer and polls status(). Control results come back through callbacks on any thread.
+#include <atomic>
 #include <functional>
 #include <map>
 #include <memory>
@@ -12,6 +13,7 @@
 #include "events/Event.h"
 #include "knobs/KnobRegistry.h"
 #include "model/Ids.h"
+#include "run/WhatIfPreview.h"
 #include "source/StagingBuffer.h"
 
 namespace kvscope {
@@ -21,6 +23,7 @@ struct SourceCapabilities {
   bool speed = false;
   bool seek = false;   // recordings only
   bool knobs = false;  // knob and policy changes
+  bool preview = false;  // what-if previews (a simulation, embedded or served)
 };
 
 enum class SourceState { Starting, Connecting, Running, Paused, Finished, Disconnected, Failed };
@@ -67,6 +70,16 @@ class Source {
   virtual void setPolicy(std::string name, KnobsDone done) {
     (void)name;
     done(false, "this source takes no policy changes");
+  }
+
+  // A what-if preview of `change` over the next `horizon`, forked at `change.time` (an embedded run;
+  // a served run forks at its own current time). `done` runs once, on any thread, with the result or
+  // the reason there is none; setting `*cancel` drops a preview nobody waits for any more (`done`
+  // may then never run).
+  using PreviewDone = std::function<void(std::shared_ptr<WhatIfResult> result, std::string error)>;
+  virtual void preview(ControlStep change, SimTime horizon, std::shared_ptr<std::atomic<bool>> cancel, PreviewDone done) {
+    (void)change, (void)horizon, (void)cancel;
+    done(nullptr, "no preview here: only a simulation can be forked");
   }
 
   // The whole run's discrete events (evictions, seeds, crashes, link changes, ...) when they are

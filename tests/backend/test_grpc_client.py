@@ -195,6 +195,39 @@ class ServedRun(unittest.TestCase):
         self.assertLess(change_time, 300e6)
         self.assertGreater(bindings[0] + bindings[1], 3 * bindings[2], bindings)
 
+    def test_6_preview_forks_the_run_and_changes_nothing(self):
+        state = lambda: {k.name: k.value for k in
+                         self.telemetry.GetState(self.telemetry_pb2.GetStateRequest(), timeout=10).knobs}
+        before = state()
+        request = self.control_pb2.PreviewRequest(changes=[self.knobs_pb2.KnobValue(name="K", value=50)],
+                                                  horizon_s=120, who="python-test")
+        reply = self.control.Preview(request, metadata=self.auth(), timeout=60)
+        self.assertEqual(reply.to_us - reply.from_us, 120_000_000)
+        self.assertGreater(reply.wall_ms, 0)
+        for future in (reply.baseline, reply.changed):
+            self.assertEqual(future.error, "")
+            self.assertEqual(list(future.workers), ["D0", "D1", "D2"])
+            self.assertEqual((len(future.kv), len(future.sessions)), (3, 3))
+            for i, series in enumerate(list(future.kv) + list(future.sessions)):
+                self.assertTrue(series.time_us, "series %d is empty" % i)
+                self.assertEqual(len(series.time_us), len(series.value))
+                self.assertEqual(len(series.time_us), len(series.peak))
+                self.assertEqual(list(series.time_us), sorted(series.time_us))
+                self.assertTrue(reply.from_us <= series.time_us[0] and series.time_us[-1] <= reply.to_us)
+            for series in future.kv:
+                self.assertTrue(all(0 <= v <= 1.0001 for v in series.value), list(series.value)[:5])
+            self.assertEqual(sum(w.share for w in future.horizon.workers if w.role == "decode") > 0,
+                             sum(w.bindings for w in future.horizon.workers) > 0)
+        self.assertEqual(state(), before)  # a preview is not a change
+        bad = self.control_pb2.PreviewRequest(changes=[self.knobs_pb2.KnobValue(name="K", value=50)], horizon_s=7200)
+        with self.assertRaises(self.grpc.RpcError) as caught:
+            self.control.Preview(bad, metadata=self.auth(), timeout=10)
+        self.assertEqual(caught.exception.code(), self.grpc.StatusCode.INVALID_ARGUMENT)
+        self.assertIn("horizon_s", caught.exception.details())
+        with self.assertRaises(self.grpc.RpcError) as caught:
+            self.control.Preview(request, timeout=10)
+        self.assertEqual(caught.exception.code(), self.grpc.StatusCode.UNAUTHENTICATED)
+
 
 class ServedReplay(unittest.TestCase):
     """`kvscope-cli serve --replay` around a recording that `simulate --record` wrote."""
@@ -307,6 +340,13 @@ class ServedReplay(unittest.TestCase):
             self.assertTrue(all(e.time_us >= target for e in after), [e.time_us for e in after][:10])
         finally:
             follower.close()
+
+    def test_6_preview_needs_a_simulation(self):
+        request = self.control_pb2.PreviewRequest(changes=[self.knobs_pb2.KnobValue(name="K", value=50)])
+        with self.assertRaises(self.grpc.RpcError) as caught:
+            self.control.Preview(request, metadata=self.auth(), timeout=10)
+        self.assertEqual(caught.exception.code(), self.grpc.StatusCode.FAILED_PRECONDITION)
+        self.assertIn("only a simulation", caught.exception.details())
 
     def test_5_replay_rules_on_the_command_line(self):
         both = subprocess.run([ARGS.cli, "serve", "--replay", self.recording, "--scenario", "e3-load-floor"],

@@ -66,6 +66,34 @@ void settleAt(MainWindow& window, SimTime time) {
   QCOMPARE(store.now(), time);
   window.docks().refresh(store, true);
 }
+// Sets K=200 pending on a paused e2-cold-d at >= 40 s and checks what the preview shows: D2, cold
+// while K is 0, gets a larger share with the change; the table says so; the ghosts are drawn in a
+// view that reaches into the future.
+void checkColdDecodePreview(MainWindow& window) {
+  const TelemetryStore& store = window.session().store();
+  QSignalSpy shown(&window.preview(), &PreviewController::previewShown);
+  KnobsPanel& knobs = window.docks().knobs();
+  QVERIFY(knobs.setPendingValue("K", 200));
+  QTRY_VERIFY_WITH_TIMEOUT(shown.count() >= 1, 60000);
+  const WhatIfResult* r = window.preview().last();
+  QVERIFY(r);
+  auto share = [](const RunSummary& s, const char* worker) {
+    for (const auto& w : s.workers)
+      if (w.id == worker) return w.share;
+    return -1.0;
+  };
+  QVERIFY2(share(r->with.horizon, "D2") > share(r->without.horizon, "D2") + 0.1,
+           qPrintable(QStringLiteral("%1 vs %2").arg(share(r->with.horizon, "D2")).arg(share(r->without.horizon, "D2"))));
+  QVERIFY(knobs.previewTable().text().contains("D2 share"));
+  window.docks().refresh(store, true);
+  TimeSeriesChart& kv = window.docks().kvPools().occupancyChart();
+  QVERIFY(window.view().to() >= r->to - secondsToTime(1));
+  int ghost_columns = 0;
+  for (int s = 0; s < kv.seriesCount(); ++s)
+    if (kv.seriesName(s).endsWith("with the change"))
+      for (const EnvelopeColumn& c : kv.drawnColumns(s)) ghost_columns += c.present;
+  QVERIFY(ghost_columns > 10);
+}
 }  // namespace
 
 class ConsoleTruthTest : public QObject {
@@ -149,29 +177,10 @@ class ConsoleTruthTest : public QObject {
     const TelemetryStore& store = window.session().store();
     QTRY_VERIFY_WITH_TIMEOUT(store.now() >= secondsToTime(40), 60000);
     window.togglePause();
-    QSignalSpy shown(&window.preview(), &PreviewController::previewShown);
+    checkColdDecodePreview(window);
+    if (QTest::currentTestFailed()) return;
     KnobsPanel& knobs = window.docks().knobs();
-    QVERIFY(knobs.setPendingValue("K", 200));
-    QTRY_VERIFY_WITH_TIMEOUT(shown.count() >= 1, 60000);
-    const WhatIfResult* r = window.preview().last();
-    QVERIFY(r);
-    auto share = [](const RunSummary& s, const char* worker) {
-      for (const auto& w : s.workers)
-        if (w.id == worker) return w.share;
-      return -1.0;
-    };
-    QVERIFY2(share(r->with.horizon, "D2") > share(r->without.horizon, "D2") + 0.1,
-             qPrintable(QStringLiteral("%1 vs %2").arg(share(r->with.horizon, "D2")).arg(share(r->without.horizon, "D2"))));
-    QVERIFY(knobs.previewTable().text().contains("D2 share"));
-    // The ghosts are drawn, in the view (which now reaches into the future).
-    window.docks().refresh(store, true);
     TimeSeriesChart& kv = window.docks().kvPools().occupancyChart();
-    QVERIFY(window.view().to() >= r->to - secondsToTime(1));
-    int ghost_columns = 0;
-    for (int s = 0; s < kv.seriesCount(); ++s)
-      if (kv.seriesName(s).endsWith("with the change"))
-        for (const EnvelopeColumn& c : kv.drawnColumns(s)) ghost_columns += c.present;
-    QVERIFY(ghost_columns > 10);
 
     // Drag the rho line down by 40 px: rho becomes a pending value below the run's.
     const double rho_before = store.knobs().at("rho");
@@ -193,6 +202,38 @@ class ConsoleTruthTest : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(store.knobs().at("K") == 200.0, 30000);
     QTRY_VERIFY_WITH_TIMEOUT(!window.preview().last(), 10000);
     QCOMPARE(window.view().lookahead(), SimTime{0});
+  }
+
+  // The same on a simulation served by `kvscope-cli serve`: the server forks its own run
+  // (Control.Preview) and the console draws what comes back.
+  void previewOfAServedSimulation() {
+    QProcess server;
+    server.start(KVSCOPE_CLI, {"serve", "--scenario", "e2-cold-d", "--speed", "40", "--listen", "127.0.0.1:0"});
+    QVERIFY(server.waitForStarted());
+    QByteArray line;
+    QTRY_VERIFY_WITH_TIMEOUT((line += server.readAllStandardOutput()).contains('\n'), 60000);
+    line = line.left(line.indexOf('\n'));
+    QVERIFY2(line.startsWith("listening on "), line.constData());
+    SourceSpec spec;
+    spec.kind = SourceSpec::Remote;
+    spec.target = line.mid(13).trimmed().toStdString();
+    {
+      MainWindow window;
+      window.resize(1600, 1000);
+      window.show();
+      QVERIFY(QTest::qWaitForWindowExposed(&window));
+      window.openSource(makeSource(spec));
+      const TelemetryStore& store = window.session().store();
+      QTRY_VERIFY_WITH_TIMEOUT(store.now() >= secondsToTime(40), 60000);
+      window.togglePause();
+      checkColdDecodePreview(window);
+      if (QTest::currentTestFailed()) return;
+      // Nothing changed on the server: a preview is not a change.
+      QCOMPARE(store.knobs().at("K"), 0.0);
+      QVERIFY(window.docks().knobs().previewTable().text().contains("same seed"));
+    }
+    server.terminate();
+    QVERIFY(server.waitForFinished(30000));
   }
 
   void screenshotSummaryNamesWhatSimulateFinds_data() {
