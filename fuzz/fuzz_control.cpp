@@ -144,6 +144,8 @@ const Method kMethods[] = {
     {"/kvscope.v1.Control/SetSpeed", parsesAs<v1::SetSpeedRequest>},
     {"/kvscope.v1.Control/Seek", parsesAs<v1::SeekRequest>},
     {"/kvscope.v1.Control/MarkRun", parsesAs<v1::MarkRunRequest>},
+    // Without a forecaster (a fork costs seconds): its checks before FAILED_PRECONDITION only.
+    {"/kvscope.v1.Control/Preview", parsesAs<v1::PreviewRequest>},
 };
 
 void checkKnobs(const KnobRegistry& knobs) {
