@@ -188,7 +188,7 @@ class SyntheticEventSource::Generator {
     if (second % 90 == 45) {
       const double old_k = k_;
       k_ = k_ == 0 ? 200 : 0;
-      emit(out, t, KnobChanged{"K", old_k, k_, "bench"});
+      emit(out, t, KnobChanged{"K", old_k, k_, "bench", {}});
     }
   }
 

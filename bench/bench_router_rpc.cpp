@@ -142,7 +142,9 @@ int main(int argc, char** argv) {
   LiveRouter router(cluster(o), {&hub});
   StoredBlocks stored(o.sessions);
   std::string error;
-  auto server = KvscopeServer::start(ServerOptions{"127.0.0.1:0", "", "", "", false}, hub, router, &error, &router);
+  ServerOptions options;
+  options.listen = "127.0.0.1:0";  // any free port, no token
+  auto server = KvscopeServer::start(options, hub, router, &error, &router);
   if (!server) {
     std::fprintf(stderr, "%s\n", error.c_str());
     return 1;

@@ -75,15 +75,15 @@ std::vector<Sample> makeSamples() {
   full("correction", Correction{10, 13, 14, 100, 2000, 1900, CorrectionFault::Drop});
   full("request_done", RequestDone{15, 16, 4, 11, RoutePath::Transient, RequestStatus::Failed, 150'000, 2'500'000, 8000,
                                    300, "KVTransferError: Decode instance could be dead"});
-  full("knob", KnobChanged{"K", 100, 200, "grpc:127.0.0.1:5000"});
-  full("policy", PolicyChanged{"linear", "kv-aware", "console"});
+  full("knob", KnobChanged{"K", 100, 200, "grpc:127.0.0.1:5000", {"127.0.0.1:5000", "token"}});
+  full("policy", PolicyChanged{"linear", "kv-aware", "console", {"[::1]:6000", "open"}});
   full("snapshot", Snapshot{{{1, 500, 1000, 900, 2, 3, 4, 5, 6, true}, {63, 7, 8, 9, 10, 11, 12, 13, 14, true}},
                             {{1, 2, 3, 4, LinkState::Suspect}, {3, 63, 5, 6, LinkState::Dead}}});
   full("run_finished", RunFinished{true});
-  full("run_control", RunControlChanged{RunAction::Seek, 25, 305'000'000, "grpc:127.0.0.1:5000"});
+  full("run_control", RunControlChanged{RunAction::Seek, 25, 305'000'000, "grpc:127.0.0.1:5000", {"127.0.0.1:5000", "open"}});
   full("health", WorkerHealthChanged{"P0", WorkerHealth::Unreachable, "GET http://10.0.0.7:30000/metrics: timed out"});
   full("run_mark", RunMarked{RunMarkAction::End, 3, "K=200 seed 2 \xC3\xBC", {{"K", "200"}, {"flags", "--a=1 --b"}},
-                             "kvscope-cli mark"});
+                             "kvscope-cli mark", {"unix:/run/kvscope.sock", "token"}});
 
   // Edge values: none/-1 markers, false flags, empty strings and lists, extreme integers, odd doubles.
   edge("route/none eligible",
@@ -103,7 +103,7 @@ std::vector<Sample> makeSamples() {
   edge("snapshot/empty", ev(6, 7, Snapshot{}));
   edge("snapshot/dead worker", ev(7, 8, Snapshot{{{0, 0, 0, 0, 0, 0, 0, 0, 0, false}}, {{0, 0, 0, 0, LinkState::Alive}}}));
   edge("run_finished/stopped", ev(8, 9, RunFinished{false}));
-  edge("knob/negative zero and huge", ev(9, 10, KnobChanged{"rho", -0.0, 1e308, ""}));
+  edge("knob/negative zero and huge", ev(9, 10, KnobChanged{"rho", -0.0, 1e308, "", {}}));
 
   // Every value of every enum.
   for (auto p : {RoutePath::Direct, RoutePath::Seed, RoutePath::Reseed, RoutePath::Transient, RoutePath::Local}) {
@@ -123,11 +123,11 @@ std::vector<Sample> makeSamples() {
   for (auto f : {CorrectionFault::Crash, CorrectionFault::Drop, CorrectionFault::None})
     edge(std::string("correction/") + toString(f), ev(27, 27, Correction{0, 1, 2, 3, 4, 5, f}));
   for (auto a : {RunAction::Paused, RunAction::Resumed, RunAction::Speed, RunAction::Seek})
-    edge(std::string("run_control/") + toString(a), ev(29, 29, RunControlChanged{a, 0, 0, ""}));
+    edge(std::string("run_control/") + toString(a), ev(29, 29, RunControlChanged{a, 0, 0, "", {}}));
   for (auto h : {WorkerHealth::Unknown, WorkerHealth::Ok, WorkerHealth::Degraded, WorkerHealth::Unreachable})
     edge(std::string("health/") + toString(h), ev(31, 31, WorkerHealthChanged{"D0", h, ""}));
   for (auto a : {RunMarkAction::Start, RunMarkAction::End})
-    edge(std::string("run_mark/") + toString(a), ev(30, 30, RunMarked{a, 0, "", {}, ""}));
+    edge(std::string("run_mark/") + toString(a), ev(30, 30, RunMarked{a, 0, "", {}, "", {}}));
   for (auto r : {WorkerRole::Prefill, WorkerRole::Decode, WorkerRole::Unified})
     edge(std::string("run_started/role ") + toString(r), ev(28, 28, RunStarted{"s", "p", 1, "h", {{"W", r, 1}}, {{"P", r, 2}}, 0.5, {}}));
   return s;
@@ -368,7 +368,7 @@ class TestEventConvert : public QObject {
     QCOMPARE(r.knobs[0].first, std::string("K"));
 
     v1::KnobChanged k;
-    toProto(KnobChanged{"epsilon", 1, 2, "me"}, &k);
+    toProto(KnobChanged{"epsilon", 1, 2, "me", {}}, &k);
     KnobChanged kc;
     QVERIFY(fromProto(k, &kc, &error));
     QCOMPARE(kc.name, std::string("epsilon"));

@@ -45,7 +45,7 @@ class Session {
 };
 
 RunMarked start(std::uint32_t index, std::string name, std::vector<std::pair<std::string, std::string>> parameters) {
-  return RunMarked{RunMarkAction::Start, index, std::move(name), std::move(parameters), "sweep.sh"};
+  return RunMarked{RunMarkAction::Start, index, std::move(name), std::move(parameters), "sweep.sh", {}};
 }
 
 Snapshot gauges(std::int64_t kv_used) {
@@ -108,17 +108,17 @@ class TestMarkedRunRecorder : public QObject {
     s.at(1, gauges(10));
     s.done(1.5, 0, true);  // before any run: in no run's files
     s.at(2, start(1, "k200", {{"K", "200"}, {"flags", "--x=1"}}));
-    s.at(2.1, KnobChanged{"K", 0, 200, "sweep.sh"});
+    s.at(2.1, KnobChanged{"K", 0, 200, "sweep.sh", {}});
     s.done(3, 0, true);
     s.done(4, 1, true);
     s.done(5, 1, false);
     s.at(5.5, gauges(20));
     // The script died and started the next run: the open run ends at this start.
     s.at(6, start(2, "k 400/x", {{"K", "400"}}));
-    s.at(6.1, KnobChanged{"K", 200, 400, "sweep.sh"});
+    s.at(6.1, KnobChanged{"K", 200, 400, "sweep.sh", {}});
     s.done(7, 0, true);
     s.done(8, 1, true);
-    s.at(9, RunMarked{RunMarkAction::End, 2, "k 400/x", {{"K", "400"}}, "sweep.sh"});
+    s.at(9, RunMarked{RunMarkAction::End, 2, "k 400/x", {{"K", "400"}}, "sweep.sh", {}});
     s.done(9.5, 0, true);  // between runs
     s.at(10, start(3, "cut-short", {}));
     s.done(11, 0, true);

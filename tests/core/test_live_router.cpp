@@ -131,7 +131,7 @@ class LiveRouterTest : public QObject {
     LiveRouter router(threeWorkers(), {&c});
     const std::size_t before = c.events.size();
     const EventPayload bad[] = {Admission{1, 1, 3, AdmissionResult::Admitted, RoutePath::Seed, 10},
-                                SeedStarted{1, 1, 4, 0, 10, false}, KnobChanged{"K", 0, 200, "sneaky"}};
+                                SeedStarted{1, 1, 4, 0, 10, false}, KnobChanged{"K", 0, 200, "sneaky", {}}};
     std::string error;
     QVERIFY(!router.observe(bad[which], &error));
     QVERIFY2(QString::fromStdString(error).contains(field), error.c_str());

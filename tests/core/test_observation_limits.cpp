@@ -66,7 +66,7 @@ class TestObservationLimits : public QObject {
     std::get<RequestDone>(done).error = huge;
     QVERIFY(capEventText(done));
     QVERIFY(std::get<RequestDone>(done).error.find("bytes cut") != std::string::npos);
-    EventPayload knob = KnobChanged{huge, 1, 2, huge};
+    EventPayload knob = KnobChanged{huge, 1, 2, huge, {}};
     QVERIFY(capEventText(knob));
     QVERIFY(std::get<KnobChanged>(knob).who.size() <= kMaxLabelBytes);
     EventPayload fine = Eviction{0, 1, 100};

@@ -15,9 +15,9 @@ using kvscope::test::LockedEventLog;
 namespace {
 
 RunMarkRequest start(std::string name, std::vector<std::pair<std::string, std::string>> params = {}) {
-  return {RunMarkAction::Start, std::move(name), std::move(params), "script"};
+  return {RunMarkAction::Start, std::move(name), std::move(params), "script", {}};
 }
-RunMarkRequest end(std::string name = {}) { return {RunMarkAction::End, std::move(name), {}, "script"}; }
+RunMarkRequest end(std::string name = {}) { return {RunMarkAction::End, std::move(name), {}, "script", {}}; }
 
 RequestDone done(RequestId id, WorkerId w, bool ok = true) {
   return {id, id, 1, w, RoutePath::Direct, ok ? RequestStatus::Ok : RequestStatus::Failed, ok ? 10'000 : -1, 50'000,
@@ -39,7 +39,7 @@ Snapshot gauges(std::int64_t used) {
 
 RunMarked marker(RunMarkAction a, std::uint32_t index, std::string name,
                  std::vector<std::pair<std::string, std::string>> params = {}, std::string who = "script") {
-  return {a, index, std::move(name), std::move(params), std::move(who)};
+  return {a, index, std::move(name), std::move(params), std::move(who), {}};
 }
 
 struct SplitRecorder {
@@ -160,7 +160,7 @@ class RunMarksTest : public QObject {
     s.feed(0, session());
     s.feed(1'000'000, gauges(100));
     s.feed(1'500'000, done(1, 0));  // before any run: in no run's stream
-    s.feed(2'000'000, KnobChanged{"K", 0, 200, "console"});
+    s.feed(2'000'000, KnobChanged{"K", 0, 200, "console", {}});
     s.feed(2'100'000, gauges(300));
     s.feed(3'000'000, marker(RunMarkAction::Start, 1, "k200", {{"K", "200"}}));
     s.feed(3'500'000, done(2, 0));
@@ -168,7 +168,7 @@ class RunMarksTest : public QObject {
     s.feed(4'200'000, gauges(500));
     s.feed(5'000'000, marker(RunMarkAction::End, 1, "k200", {{"K", "200"}}));
     s.feed(5'500'000, done(4, 1));  // between runs
-    s.feed(6'000'000, PolicyChanged{"kv-aware", "linear", "console"});
+    s.feed(6'000'000, PolicyChanged{"kv-aware", "linear", "console", {}});
     s.feed(7'000'000, marker(RunMarkAction::Start, 2, "linear"));
     s.feed(8'000'000, done(5, 1));
     s.feed(9'000'000, RunFinished{false});  // the session stops with run 2 open

@@ -29,7 +29,7 @@ namespace {
 void mark(LiveSession& session, RunMarkAction action, std::string name,
           std::vector<std::pair<std::string, std::string>> params = {}) {
   RunMarkResult result;
-  session.markRun(RunMarkRequest{action, std::move(name), std::move(params), "sweep.sh"},
+  session.markRun(RunMarkRequest{action, std::move(name), std::move(params), "sweep.sh", {}},
                   [&](RunMarkResult r) { result = std::move(r); });
   QVERIFY2(result.error.empty(), result.error.c_str());
 }

@@ -311,7 +311,7 @@ class TestEventTimeline : public QObject {
       if (crash.seq == 0 && t > crash_at) {
         crash = Event{seq++, crash_at, WorkerCrashed{2, "AssertionError: seq_len - pre_len == req.extend_input_len", 7}};
         store.ingest(crash);
-        store.ingest(Event{seq++, crash_at, KnobChanged{"K", 0, 200, "test"}});
+        store.ingest(Event{seq++, crash_at, KnobChanged{"K", 0, 200, "test", {}}});
       }
       store.ingest(Event{seq++, t, Eviction{static_cast<WorkerId>(i % 4), static_cast<SessionId>(i + 1), (i % 97) * 1000,
                                              EvictionGranularity::Session, 1}});

@@ -74,7 +74,7 @@ void startRun(TelemetryStore& store, double k = 0) {
 }
 
 void knobChanged(TelemetryStore& store, const std::string& name, double from, double to) {
-  store.ingest(Event{store.lastSeq() + 1, store.now() + 1000, KnobChanged{name, from, to, "test"}});
+  store.ingest(Event{store.lastSeq() + 1, store.now() + 1000, KnobChanged{name, from, to, "test", {}}});
 }
 
 struct Fixture {

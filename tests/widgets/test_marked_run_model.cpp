@@ -20,7 +20,7 @@ using Params = std::vector<std::pair<std::string, std::string>>;
 using M = MarkedRunTableModel;
 
 RunMarked startOf(std::uint32_t index, std::string name, Params params) {
-  return RunMarked{RunMarkAction::Start, index, std::move(name), std::move(params), "sweep.sh"};
+  return RunMarked{RunMarkAction::Start, index, std::move(name), std::move(params), "sweep.sh", {}};
 }
 
 MarkedRun runOf(std::uint32_t index, std::string name, Params params, long total, long failed, double ttft_p99,
