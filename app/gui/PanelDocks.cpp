@@ -39,7 +39,8 @@ PanelDocks::PanelDocks(QMainWindow& window, ViewState& view, QMenu& view_menu)
   addDock(diagnosis, tr("Diagnosis"), "diagnosis", Qt::LeftDockWidgetArea);
   links_ = new LinkHealthPanel(view_, &window_);
   addDock(links_, tr("Mooncake links"), "linkHealth", Qt::RightDockWidgetArea);
-  addDock(new LatencyPanel(view_, &window_), tr("Latency and failures"), "latency", Qt::RightDockWidgetArea);
+  latency_ = new LatencyPanel(view_, &window_);
+  addDock(latency_, tr("Latency and failures"), "latency", Qt::RightDockWidgetArea);
   replay_ = new ReplayControlsPanel(view_, &window_);
   replay_dock_ = addDock(replay_, tr("Replay"), "replay", Qt::BottomDockWidgetArea);
   addDock(new EventTimelinePanel(view_, &window_), tr("Event timeline"), "timeline", Qt::BottomDockWidgetArea);
@@ -151,6 +152,11 @@ void PanelDocks::refresh(const TelemetryStore& store, bool force) {
     else p->refresh(store);
     seen = {store.revision(), view_.from(), view_.to(), visible};
   }
+}
+
+void PanelDocks::setPreview(const WhatIfResult* preview) {
+  kv_pools_->setPreview(preview);
+  latency_->setPreview(preview);
 }
 
 }  // namespace kvscope

@@ -26,6 +26,8 @@
 #include "EventTimelineView.h"
 #include "KnobsPanel.h"
 #include "KvPoolPanel.h"
+#include "LatencyPanel.h"
+#include "TimeSeriesChart.h"
 #include "WhatIfTable.h"
 #include "gui/PreviewController.h"
 #include "run/WhatIfPreview.h"
@@ -93,6 +95,13 @@ void checkColdDecodePreview(MainWindow& window) {
     if (kv.seriesName(s).endsWith("with the change"))
       for (const EnvelopeColumn& c : kv.drawnColumns(s)) ghost_columns += c.present;
   QVERIFY(ghost_columns > 10);
+  // The futures' finished requests on the latency chart, as points.
+  TimeSeriesChart& latency = window.docks().latency().chart();
+  int latency_ghosts = 0;
+  for (int s = 0; s < latency.seriesCount(); ++s)
+    if (latency.seriesName(s).endsWith("with the change"))
+      for (const EnvelopeColumn& c : latency.drawnColumns(s)) latency_ghosts += c.present;
+  QVERIFY2(latency_ghosts > 10, qPrintable(QString::number(latency_ghosts)));
 }
 }  // namespace
 
@@ -202,6 +211,26 @@ class ConsoleTruthTest : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(store.knobs().at("K") == 200.0, 30000);
     QTRY_VERIFY_WITH_TIMEOUT(!window.preview().last(), 10000);
     QCOMPARE(window.view().lookahead(), SimTime{0});
+  }
+
+  // While the run goes on, a shown preview is forked again once the run has moved a tenth of the
+  // horizon past it: the look ahead starts near the present, not where the change was first typed.
+  void aPreviewFollowsARunningRun() {
+    MainWindow window;
+    window.resize(1280, 800);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    window.openSource(std::make_unique<EmbeddedSimulationSource>("e3-load-floor", SimulationOptions{}, 40));
+    const TelemetryStore& store = window.session().store();
+    QTRY_VERIFY_WITH_TIMEOUT(store.now() >= secondsToTime(20), 60000);
+    QSignalSpy shown(&window.preview(), &PreviewController::previewShown);
+    QVERIFY(window.docks().knobs().setPendingValue("session_soft_cap", 6));
+    QTRY_VERIFY_WITH_TIMEOUT(shown.count() >= 1, 60000);
+    const SimTime first = window.preview().last()->from;
+    QTRY_VERIFY_WITH_TIMEOUT(shown.count() >= 2, 60000);
+    const SimTime second = window.preview().last()->from;
+    QVERIFY2(second >= first + secondsToTime(60), qPrintable(QStringLiteral("%1 then %2").arg(first).arg(second)));
+    QVERIFY(second <= store.now());
   }
 
   // The same on a simulation served by `kvscope-cli serve`: the server forks its own run
