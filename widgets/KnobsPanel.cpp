@@ -20,7 +20,6 @@
 
 #include "KnobSlider.h"
 #include "PaletteTint.h"
-#include "WhatIfTable.h"
 #include "knobs/KnobRegistry.h"
 #include "router/RoutingPolicy.h"
 #include "source/Source.h"
@@ -122,9 +121,6 @@ KnobsPanel::KnobsPanel(ViewState& view, QWidget* parent) : TelemetryPanel(view, 
   buttons->addWidget(revert_);
   buttons->addWidget(apply_);
   layout->addLayout(buttons);
-  preview_ = new WhatIfTable(this);
-  preview_->setObjectName(QStringLiteral("whatIf"));
-  layout->addWidget(preview_);
   connect(apply_, &QPushButton::clicked, this, &KnobsPanel::apply);
   connect(revert_, &QPushButton::clicked, this, &KnobsPanel::revert);
 
@@ -151,7 +147,7 @@ QWidget* KnobsPanel::buildKnobGroups() {
     name_width = std::max(name_width, metrics.horizontalAdvance(fromView(s.name)));
     unit_width = std::max(unit_width, metrics.horizontalAdvance(unitText(s)));
   }
-  const int field_width = metrics.horizontalAdvance(QStringLiteral("000000000")) + 12;  // 1e8 tokens/s fits
+  const int field_width = metrics.horizontalAdvance(QStringLiteral("000000")) + 10;  // wider when the dock is
 
   for (std::string_view key : group_keys) {
     KnobGroup group;
@@ -160,9 +156,10 @@ QWidget* KnobsPanel::buildKnobGroups() {
                                          : tr("Read by %1").arg(fromView(key).replace(QLatin1Char(','), QStringLiteral(", ")));
     group.box = new QGroupBox(group.title, container);
     auto* grid = new QGridLayout(group.box);
+    // Two columns, so the list fits a side dock 320 px wide: the unit sits under its field, right
+    // of the slider (a third column made the list scroll sideways at 1280x800).
     grid->setColumnMinimumWidth(0, name_width);
-    grid->setColumnMinimumWidth(1, field_width);
-    grid->setColumnMinimumWidth(2, unit_width);
+    grid->setColumnMinimumWidth(1, std::max(field_width, unit_width));
     grid->setColumnStretch(1, 1);
     int line = 0;
     for (const KnobSpec& s : KnobRegistry::specs()) {
@@ -196,9 +193,9 @@ QWidget* KnobsPanel::buildKnobGroups() {
       row.slider->setToolTip(tooltip + (row.slider->logarithmic() ? tr("<br/>Logarithmic slider.") : QString()));
       grid->addWidget(label, line, 0);
       grid->addWidget(row.field, line, 1);
-      grid->addWidget(unit, line, 2);
-      grid->addWidget(row.slider, line + 1, 0, 1, 3);
-      grid->addWidget(row.message, line + 2, 1, 1, 2);
+      grid->addWidget(row.slider, line + 1, 0);
+      grid->addWidget(unit, line + 1, 1, Qt::AlignRight | Qt::AlignVCenter);
+      grid->addWidget(row.message, line + 2, 0, 1, 2);
       line += 3;
       connect(row.field, &QLineEdit::textEdited, this, [this, &row](const QString& text) { onFieldEdited(row, text); });
       connect(row.slider, &KnobSlider::knobValueChosen, this, [this, &row](double value) {

@@ -24,6 +24,7 @@ class DecodeLoadPanel;
 class LatencyPanel;
 class LinkHealthPanel;
 class ReplayControlsPanel;
+class WhatIfPanel;
 struct WhatIfResult;
 
 class PanelDocks : public QObject {
@@ -43,6 +44,9 @@ class PanelDocks : public QObject {
   ReplayControlsPanel& replay() const { return *replay_; }
   DecodeLoadPanel& decodeLoad() const { return *decode_load_; }
   LatencyPanel& latency() const { return *latency_; }
+  WhatIfPanel& whatIf() const { return *what_if_; }
+  // Brings the what-if dock to the front (a preview is on its way).
+  void raiseWhatIf();
   // Draws a what-if preview's futures on every chart that shows them (null: none).
   void setPreview(const WhatIfResult* preview);
   const std::vector<TelemetryPanel*>& panels() const { return panels_; }
@@ -58,6 +62,7 @@ class PanelDocks : public QObject {
   DecodeLoadPanel* decode_load_ = nullptr;
   LinkHealthPanel* links_ = nullptr;
   LatencyPanel* latency_ = nullptr;
+  WhatIfPanel* what_if_ = nullptr;
   KnobsPanel* knobs_ = nullptr;
   ReplayControlsPanel* replay_ = nullptr;
   Source* source_ = nullptr;  // for its workers' health (a live cluster's), read each frame

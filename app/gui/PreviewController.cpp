@@ -6,6 +6,7 @@
 #include "KnobsPanel.h"
 #include "KvPoolPanel.h"
 #include "ViewState.h"
+#include "WhatIfPanel.h"
 #include "WhatIfTable.h"
 #include "gui/PanelDocks.h"
 #include "gui/RunSession.h"
@@ -30,7 +31,7 @@ PreviewController::PreviewController(RunSession& session, ViewState& view, Panel
       docks_(docks),
       knobs_(docks.knobs()),
       kv_(docks.kvPools()),
-      table_(docks.knobs().previewTable()) {
+      table_(docks.whatIf().table()) {
   debounce_.setSingleShot(true);
   debounce_.setInterval(150);  // a dragged slider or line settles before a fork starts
   connect(&debounce_, &QTimer::timeout, this, [this] { start(false); });
@@ -74,8 +75,10 @@ void PreviewController::start(bool renew) {
   running_ = std::make_shared<std::atomic<bool>>(false);
   const std::uint64_t generation = ++generation_;
   // A renewal keeps the old table and ghosts in view until the new ones arrive.
-  if (!renew)
+  if (!renew) {
+    docks_.raiseWhatIf();
     table_.setComputing(tr("Previewing %1 over the next %2 simulated min...").arg(describe(change)).arg(timeToSeconds(horizon_) / 60, 0, 'f', 0));
+  }
   // The source forks on a thread of its own (embedded) or on the server (served); the answer comes
   // back here through the event loop, and only if this controller still exists.
   source->preview(change, horizon_, running_,

@@ -28,6 +28,7 @@
 #include "KvPoolPanel.h"
 #include "LatencyPanel.h"
 #include "TimeSeriesChart.h"
+#include "WhatIfPanel.h"
 #include "WhatIfTable.h"
 #include "gui/PreviewController.h"
 #include "run/WhatIfPreview.h"
@@ -86,7 +87,7 @@ void checkColdDecodePreview(MainWindow& window) {
   };
   QVERIFY2(share(r->with.horizon, "D2") > share(r->without.horizon, "D2") + 0.1,
            qPrintable(QStringLiteral("%1 vs %2").arg(share(r->with.horizon, "D2")).arg(share(r->without.horizon, "D2"))));
-  QVERIFY(knobs.previewTable().text().contains("D2 share"));
+  QVERIFY(window.docks().whatIf().table().text().contains("D2 share"));
   window.docks().refresh(store, true);
   TimeSeriesChart& kv = window.docks().kvPools().occupancyChart();
   QVERIFY(window.view().to() >= r->to - secondsToTime(1));
@@ -259,7 +260,7 @@ class ConsoleTruthTest : public QObject {
       if (QTest::currentTestFailed()) return;
       // Nothing changed on the server: a preview is not a change.
       QCOMPARE(store.knobs().at("K"), 0.0);
-      QVERIFY(window.docks().knobs().previewTable().text().contains("same seed"));
+      QVERIFY(window.docks().whatIf().table().text().contains("same seed"));
     }
     server.terminate();
     QVERIFY(server.waitForFinished(30000));
