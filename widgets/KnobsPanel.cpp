@@ -154,14 +154,20 @@ QWidget* KnobsPanel::buildKnobGroups() {
     group.policies = splitPolicies(key);
     group.title = group.policies.empty() ? tr("Admission, transfers and pools (every policy)")
                                          : tr("Read by %1").arg(fromView(key).replace(QLatin1Char(','), QStringLiteral(", ")));
-    group.box = new QGroupBox(group.title, container);
+    group.box = new QGroupBox(container);
     auto* grid = new QGridLayout(group.box);
+    group.heading = new QLabel(group.title, group.box);
+    group.heading->setWordWrap(true);
+    QFont bold = group.heading->font();
+    bold.setBold(true);
+    group.heading->setFont(bold);
+    grid->addWidget(group.heading, 0, 0, 1, 2);
     // Two columns, so the list fits a side dock 320 px wide: the unit sits under its field, right
     // of the slider (a third column made the list scroll sideways at 1280x800).
     grid->setColumnMinimumWidth(0, name_width);
     grid->setColumnMinimumWidth(1, std::max(field_width, unit_width));
     grid->setColumnStretch(1, 1);
-    int line = 0;
+    int line = 1;  // under the heading
     for (const KnobSpec& s : KnobRegistry::specs()) {
       if (s.policies != key) continue;
       KnobRow& row = rows_.emplace_back();
@@ -425,7 +431,7 @@ void KnobsPanel::renderGroups() {
     // Still editable: an operator may set a policy's knobs before switching to it.
     const QString title =
         read ? group.title : tr("%1 (inactive under %2)").arg(group.title, QString::fromStdString(policy));
-    if (group.box->title() != title) group.box->setTitle(title);
+    if (group.heading->text() != title) group.heading->setText(title);
   }
 }
 

@@ -56,6 +56,7 @@ class KnobsPanel : public TelemetryPanel {
   };
   struct KnobGroup {
     QGroupBox* box = nullptr;
+    QLabel* heading = nullptr;  // wraps, unlike a group box title, so the list fits a narrow dock
     std::vector<std::string> policies;  // empty: read whatever the policy ("all")
     QString title;
   };

@@ -352,6 +352,17 @@ class ConsoleTruthTest : public QObject {
       if (w->width() < min.width() || w->height() < min.height())
         problems << QStringLiteral("%1 is %2x%3, below its minimum %4x%5").arg(dock->windowTitle()).arg(w->width()).arg(w->height()).arg(min.width()).arg(min.height());
     }
+    // No list scrolls sideways (the knob list did at 1280x800, cutting its fields off), with the
+    // knobs in front where they share a tab with the diagnosis.
+    if (auto* knobs = window.findChild<QDockWidget*>(QStringLiteral("knobsDock"))) knobs->raise();
+    QCoreApplication::processEvents();
+    for (QScrollArea* area : window.findChildren<QScrollArea*>()) {
+      if (!area->isVisible() || area->visibleRegion().isEmpty() || !area->widget()) continue;
+      if (area->horizontalScrollBar()->isVisible())
+        problems << QStringLiteral("a list scrolls sideways: %1 px of content in %2 px")
+                        .arg(area->widget()->minimumSizeHint().width())
+                        .arg(area->viewport()->width());
+    }
     // No visible label or header section narrower than its text.
     for (QLabel* label : window.findChildren<QLabel*>()) {
       if (!label->isVisible() || label->visibleRegion().isEmpty() || label->wordWrap() || label->textFormat() == Qt::RichText) continue;
