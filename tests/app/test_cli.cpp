@@ -477,8 +477,7 @@ class TestCli : public QObject {
   // ---- real data ----------------------------------------------------------------------------------
 
   void replaysTheRealAgenticTraces() {
-    const QString dir = QString::fromStdString(sharedDataPath("traces/kv-cache-tester"));
-    if (!QFileInfo(dir).isDir()) QSKIP(qPrintable("no traces at " + dir));
+    const QString dir = QString::fromStdString(testDataPath("traces/kv-cache-tester"));  // 13 real sessions
     RUN_EXPECT(r, 0, QStringList({"simulate", "--quiet", "--scenario", "e3-load-floor", "--duration", "600", "--trace", dir,
                                "--format", "json"}));
     QString error;
