@@ -256,6 +256,14 @@ class TestCli : public QObject {
     QVERIFY2(QString::fromUtf8(r.out).contains(expected), qPrintable(describe(args, r)));
   }
 
+  // The version and the git revision it was built from (12 hex digits, "-dirty" with uncommitted
+  // changes), or "unknown" when built outside a git checkout.
+  void versionNamesTheRevision() {
+    RUN_EXPECT(r, 0, QStringList{"--version"});
+    const QRegularExpression line(R"(^kvscope-cli \d+\.\d+\.\d+ \(git ([0-9a-f]{12}(-dirty)?|unknown)\)\n$)");
+    QVERIFY2(line.match(QString::fromUtf8(r.out)).hasMatch(), qPrintable(describe({"--version"}, r)));
+  }
+
   // Bad input: exit 1, nothing on stdout, one message on stderr naming what to fix.
   void badInputExit1_data() {
     QTest::addColumn<QStringList>("args");
