@@ -230,12 +230,12 @@ void ClusterSimulator::restartWorker(WorkerId wid) {
 void ClusterSimulator::snapshot() {
   Snapshot snap;
   for (const auto& w : ctx_.workers) {
-    snap.workers.push_back(WorkerGauges{w->id, w->pool.used(), w->pool.capacity(), w->pool.peakSinceReset(),
+    snap.workers.push_back(WorkerGauges{w->id, w->pool.heldTokens(), w->pool.capacity(), w->pool.heldPeakSinceReset(),
                                         static_cast<std::int32_t>(w->running.size() + w->joining.size()),
                                         static_cast<std::int32_t>(w->prefill_queue.size() + w->space_waiters.size() +
                                                                   w->seed_slot_waiters.size()),
                                         w->pool.residentSessions(), ctx_.router.assignedSessions(w->id), w->pending_seeds,
-                                        w->alive});
+                                        w->alive, w->pool.evictableTokens()});
     w->pool.resetPeak();
   }
   for (std::size_t p = 0; p < ctx_.links.size(); ++p)
