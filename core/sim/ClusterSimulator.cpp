@@ -175,6 +175,7 @@ void ClusterSimulator::completeRequest(SimRequest& r) {
                         ctx_.now - r.arrival, r.input, r.output, {}});
   r.stage = RequestStage::Finishing;
   ++r.attempt;
+  ctx_.router.release(r.id);
   const SimTime lag = std::max<SimTime>(1, ctx_.worker(r.worker).last_iteration);
   ctx_.agenda.push(ctx_.now + lag, SimEventType::Commit, r.id);
   turnEnded(r);
@@ -184,6 +185,7 @@ void ClusterSimulator::failRequest(RequestId id, const std::string& error) {
   SimRequest* r = ctx_.find(id);
   if (!r) return;
   const WorkerId w = r->worker;
+  ctx_.router.release(id);
   seeds_.detach(*r);
   decode_.remove(*r);
   if (r->stage != RequestStage::Finishing) {
