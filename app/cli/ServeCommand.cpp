@@ -96,6 +96,8 @@ Command addServe(CLI::App& app) {
       throw CLI::ValidationError("--runs", "needs --live or --router: only a live session has marked runs");
   });
   return [a] {
+    // Control changes (with the caller's address and admission) and lockouts of failing addresses.
+    a->server.log = [](const std::string& line) { spdlog::info("{}", line); };
     // A refused address is a usage error (exit 2), found before any file is opened or run started.
     if (auto refused = KvscopeServer::listenRefusal(a->server)) throw UsageError(*refused);
     if (!a->metrics.empty())

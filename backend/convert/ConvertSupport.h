@@ -120,6 +120,20 @@ inline bool decodePrefill(std::int32_t value, bool allow_none, std::int32_t* out
   return decodeIndex(value, allow_none, kMaxWirePrefill, out, field, error);
 }
 
+// A change's origin (ChangeAuthor.h) into and out of the `origin` field every operator-change message
+// has; an in-process change (no origin) leaves the field unset.
+template <class Message>
+void toProto(const ChangeOrigin& in, Message* out) {
+  if (!in.remote()) return;
+  auto* origin = out->mutable_origin();
+  origin->set_peer(in.peer);
+  origin->set_identity(in.identity);
+}
+template <class Message>
+ChangeOrigin originFromProto(const Message& in) {
+  return in.has_origin() ? ChangeOrigin{in.origin().peer(), in.origin().identity()} : ChangeOrigin{};
+}
+
 // A process-lifetime pointer for a score component name (EventConvert.cpp explains why); nullptr
 // when the name is refused (too long, or the table is full).
 const char* internComponentName(std::string_view name);

@@ -178,6 +178,7 @@ void payloadToProto(const EventPayload& payload, v1::Event* out) {
             p->set_speed(c.speed);
             p->set_target_us(c.target);
             p->set_who(c.who);
+            toProto(c.origin, p);
           },
           [&](const RunMarked& m) { toProto(m, out->mutable_run_mark()); },
           [&](const WorkerHealthChanged& h) {
@@ -320,6 +321,7 @@ bool decode(const v1::RunControlChanged& in, RunControlChanged* out, std::string
   out->speed = in.speed();
   out->target = in.target_us();
   out->who = in.who();
+  out->origin = originFromProto(in);
   return decodeEnum(in.action(), &out->action, "action", error);
 }
 
@@ -328,6 +330,7 @@ bool decode(const v1::RunMarked& in, RunMarked* out, std::string* error) {
   out->index = in.index();
   out->name = in.name();
   out->who = in.who();
+  out->origin = originFromProto(in);
   if (in.name().size() > kMaxRunNameBytes) return fail(error, "name: ", in.name().size(), " bytes, at most ", kMaxRunNameBytes);
   if (static_cast<std::size_t>(in.parameters_size()) > kMaxRunParameters)
     return fail(error, "parameters: ", in.parameters_size(), " entries, at most ", kMaxRunParameters);
@@ -374,6 +377,7 @@ void toProto(const RunMarked& in, v1::RunMarked* out) {
     param->set_value(value);
   }
   out->set_who(in.who);
+  toProto(in.origin, out);
 }
 
 void toProto(const Event& in, v1::Event* out) {

@@ -157,10 +157,11 @@ void toProto(const KnobChanged& in, v1::KnobChanged* out) {
   out->set_old_value(in.old_value);
   out->set_new_value(in.new_value);
   out->set_who(in.who);
+  toProto(in.origin, out);
 }
 
 bool fromProto(const v1::KnobChanged& in, KnobChanged* out, std::string*) {
-  *out = KnobChanged{in.name(), in.old_value(), in.new_value(), in.who()};
+  *out = KnobChanged{in.name(), in.old_value(), in.new_value(), in.who(), originFromProto(in)};
   return true;
 }
 
@@ -168,10 +169,11 @@ void toProto(const PolicyChanged& in, v1::PolicyChanged* out) {
   out->set_old_policy(in.old_policy);
   out->set_new_policy(in.new_policy);
   out->set_who(in.who);
+  toProto(in.origin, out);
 }
 
 bool fromProto(const v1::PolicyChanged& in, PolicyChanged* out, std::string*) {
-  *out = PolicyChanged{in.old_policy(), in.new_policy(), in.who()};
+  *out = PolicyChanged{in.old_policy(), in.new_policy(), in.who(), originFromProto(in)};
   return true;
 }
 

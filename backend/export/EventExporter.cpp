@@ -96,10 +96,13 @@ class ChromeTraceExporter : public EventExporter {
                              {{"reason", l.reason}, {"aborted", l.aborted_requests}});
                    },
                    [&](const KnobChanged& k) {
-                     instant(e, kLinksPid, "knob " + k.name, {{"old", k.old_value}, {"new", k.new_value}, {"who", k.who}});
+                     json args{{"old", k.old_value}, {"new", k.new_value}, {"who", k.who}};
+                     if (k.origin.remote()) args.update({{"peer", k.origin.peer}, {"identity", k.origin.identity}});
+                     instant(e, kLinksPid, "knob " + k.name, std::move(args));
                    },
                    [&](const RunControlChanged& c) {
                      json args{{"speed", c.speed}, {"who", c.who}};
+                     if (c.origin.remote()) args.update({{"peer", c.origin.peer}, {"identity", c.origin.identity}});
                      if (c.action == RunAction::Seek) args["target_us"] = c.target;
                      instant(e, kLinksPid, std::string("run ") + toString(c.action), std::move(args));
                    },

@@ -220,17 +220,17 @@ std::vector<LiveLogStats> LiveSession::logStats() const {
   return out;
 }
 
-void LiveSession::applyKnobs(std::map<std::string, double> changes, std::string who,
+void LiveSession::applyKnobs(std::map<std::string, double> changes, ChangeAuthor author,
                              std::function<void(KnobRegistry::Result)> done) {
-  if (router_) return router_->applyKnobs(std::move(changes), std::move(who), std::move(done));
+  if (router_) return router_->applyKnobs(std::move(changes), std::move(author), std::move(done));
   KnobRegistry::Result r;
   r.ok = false;
   r.error = "a live cluster's knobs belong to its router: add a `router:` section to the cluster file";
   done(std::move(r));
 }
 
-void LiveSession::setPolicy(std::string name, std::string who, std::function<void(bool ok)> done) {
-  if (router_) return router_->setPolicy(std::move(name), std::move(who), std::move(done));
+void LiveSession::setPolicy(std::string name, ChangeAuthor author, std::function<void(bool ok)> done) {
+  if (router_) return router_->setPolicy(std::move(name), std::move(author), std::move(done));
   done(false);
 }
 

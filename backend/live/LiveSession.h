@@ -60,9 +60,9 @@ class LiveSession : public LiveRunControl {
 
   // RunControl
   bool canChangeKnobs() const override { return router_ != nullptr; }  // the knobs are the router's
-  void applyKnobs(std::map<std::string, double> changes, std::string who,
+  void applyKnobs(std::map<std::string, double> changes, ChangeAuthor author,
                   std::function<void(KnobRegistry::Result)> done) override;
-  void setPolicy(std::string name, std::string who, std::function<void(bool ok)> done) override;
+  void setPolicy(std::string name, ChangeAuthor author, std::function<void(bool ok)> done) override;
   SimTime simTime() const override { return cluster_->now(); }
 
  protected:

@@ -63,7 +63,7 @@ void RecordingReplay::stop() {
   wake_.notify_all();
 }
 
-void RecordingReplay::applyKnobs(std::map<std::string, double>, std::string,
+void RecordingReplay::applyKnobs(std::map<std::string, double>, ChangeAuthor,
                                  std::function<void(KnobRegistry::Result)> done) {
   KnobRegistry::Result refused;
   refused.ok = false;
@@ -71,40 +71,40 @@ void RecordingReplay::applyKnobs(std::map<std::string, double>, std::string,
   done(std::move(refused));
 }
 
-void RecordingReplay::setPolicy(std::string, std::string, std::function<void(bool)> done) { done(false); }
+void RecordingReplay::setPolicy(std::string, ChangeAuthor, std::function<void(bool)> done) { done(false); }
 
-std::uint64_t RecordingReplay::enqueue(RunAction action, SimTime target, std::string who) {
-  commands_.push_back(RunControlChanged{action, speed_.load(), target, std::move(who)});
+std::uint64_t RecordingReplay::enqueue(RunAction action, SimTime target, ChangeAuthor author) {
+  commands_.push_back(RunControlChanged{action, speed_.load(), target, std::move(author.who), std::move(author.origin)});
   wake_.notify_all();
   return ++queued_;
 }
 
-void RecordingReplay::pause(std::string who) {
+void RecordingReplay::pause(ChangeAuthor author) {
   std::unique_lock lock(mutex_);
-  if (!pause_requested_) enqueue(RunAction::Paused, 0, std::move(who));
+  if (!pause_requested_) enqueue(RunAction::Paused, 0, std::move(author));
   pause_requested_ = true;
   if (!started_) return;
   // Paused only counts once the Paused event is out and the thread waits.
   wake_.wait(lock, [&] { return (paused_.load() && done_ == queued_) || exited_; });
 }
 
-void RecordingReplay::resume(std::string who) {
+void RecordingReplay::resume(ChangeAuthor author) {
   std::lock_guard lock(mutex_);
   if (!pause_requested_) return;
   pause_requested_ = false;
   reanchor_ = true;
-  enqueue(RunAction::Resumed, 0, std::move(who));
+  enqueue(RunAction::Resumed, 0, std::move(author));
 }
 
-void RecordingReplay::setSpeed(double speed, std::string who) {
+void RecordingReplay::setSpeed(double speed, ChangeAuthor author) {
   std::lock_guard lock(mutex_);
   if (speed == speed_.load()) return;
   speed_ = speed;
   reanchor_ = true;
-  enqueue(RunAction::Speed, 0, std::move(who));
+  enqueue(RunAction::Speed, 0, std::move(author));
 }
 
-bool RecordingReplay::seek(SimTime time, std::string who, std::string* error) {
+bool RecordingReplay::seek(SimTime time, ChangeAuthor author, std::string* error) {
   if (time < 0 || time > end_) {
     if (error)
       *error = "time " + std::to_string(time) + " us is outside the recording [0, " + std::to_string(end_) + "] us";
@@ -115,7 +115,7 @@ bool RecordingReplay::seek(SimTime time, std::string who, std::string* error) {
     if (error) *error = "the replay has stopped";
     return false;
   }
-  const std::uint64_t ticket = enqueue(RunAction::Seek, time, std::move(who));
+  const std::uint64_t ticket = enqueue(RunAction::Seek, time, std::move(author));
   if (started_) wake_.wait(lock, [&] { return done_ >= ticket || exited_; });
   return true;
 }

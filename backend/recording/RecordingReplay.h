@@ -46,17 +46,17 @@ class RecordingReplay : public RunControl {
   bool atEnd() const { return at_end_.load(); }  // every event published (until a seek back)
 
   bool canChangeKnobs() const override { return false; }
-  void applyKnobs(std::map<std::string, double> changes, std::string who,
+  void applyKnobs(std::map<std::string, double> changes, ChangeAuthor author,
                   std::function<void(KnobRegistry::Result)> done) override;
-  void setPolicy(std::string name, std::string who, std::function<void(bool ok)> done) override;
+  void setPolicy(std::string name, ChangeAuthor author, std::function<void(bool ok)> done) override;
 
-  void pause(std::string who) override;  // returns once the thread stands still between events
-  void resume(std::string who) override;
-  void setSpeed(double speed, std::string who) override;  // x the recorded time; 0 = as fast as possible
+  void pause(ChangeAuthor author) override;  // returns once the thread stands still between events
+  void resume(ChangeAuthor author) override;
+  void setSpeed(double speed, ChangeAuthor author) override;  // x the recorded time; 0 = as fast as possible
 
   bool canSeek() const override { return true; }
   // Returns once the restated run is published (false with `error` outside [0, endTime()]).
-  bool seek(SimTime time, std::string who, std::string* error) override;
+  bool seek(SimTime time, ChangeAuthor author, std::string* error) override;
   SimTime endTime() const override { return end_; }
 
   bool paused() const override { return paused_.load(); }
@@ -67,7 +67,7 @@ class RecordingReplay : public RunControl {
   void scan(const std::string& path);
   void loop();
   // Queues a control change for the thread (mutex held); returns its ticket.
-  std::uint64_t enqueue(RunAction action, SimTime target, std::string who);
+  std::uint64_t enqueue(RunAction action, SimTime target, ChangeAuthor author);
   void apply(RunControlChanged change);  // thread: publish it, seeking first for a Seek
   // Thread: publishes RunStarted and every event before `time`, then positions the player at the
   // first event at or after it.

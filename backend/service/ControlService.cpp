@@ -107,9 +107,9 @@ std::string controlAuthor(const std::string& requested, const std::string& peer)
   return who;
 }
 
-ControlService::ControlService(RunControl& run, const TelemetryHub& hub, std::optional<BearerToken> token,
-                               const WhatIfForecaster* forecaster)
-    : run_(run), hub_(hub), token_(std::move(token)) {
+ControlService::ControlService(RunControl& run, const TelemetryHub& hub, CallAuthorization auth,
+                               const WhatIfForecaster* forecaster, std::function<void(const std::string&)> log)
+    : run_(run), hub_(hub), auth_(std::move(auth)), log_(std::move(log)) {
   worker_ = std::thread([this] { workerLoop(); });
   if (forecaster) previews_ = std::make_unique<PreviewQueue>(*forecaster);
 }
@@ -126,9 +126,17 @@ ControlService::~ControlService() {
 
 grpc::ServerUnaryReactor* ControlService::begin(grpc::CallbackServerContext* ctx, bool* allowed) const {
   auto* reactor = ctx->DefaultReactor();
-  *allowed = callAuthorized(token_, *ctx);
-  if (!*allowed) reactor->Finish(unauthenticatedStatus());
+  grpc::Status status = auth_.check(*ctx);
+  *allowed = status.ok();
+  if (!*allowed) reactor->Finish(std::move(status));
   return reactor;
+}
+
+ChangeAuthor ControlService::author(const grpc::CallbackServerContext& ctx, const std::string& who,
+                                    const std::string& what) const {
+  ChangeAuthor a(controlAuthor(who, ctx.peer()), auth_.origin(ctx));
+  if (log_) log_("control: " + what + " by '" + a.who + "' from " + a.origin.peer + " (" + a.origin.identity + ")");
+  return a;
 }
 
 void ControlService::onWorker(std::function<void()> fn) {
@@ -184,7 +192,9 @@ grpc::ServerUnaryReactor* ControlService::SetKnobs(grpc::CallbackServerContext* 
   std::map<std::string, double> changes;
   if (std::string error = knobChanges(request->changes(), &changes); !error.empty())
     return finish(reactor, StatusCode::INVALID_ARGUMENT, error);
-  run_.applyKnobs(std::move(changes), controlAuthor(request->who(), ctx->peer()),
+  std::string what = "SetKnobs";
+  for (const auto& [name, value] : changes) what += " " + name + "=" + number(value);
+  run_.applyKnobs(std::move(changes), author(*ctx, request->who(), what),
                   [reactor, response](KnobRegistry::Result result) {
                     if (!result.ok) {
                       reactor->Finish(Status(StatusCode::INVALID_ARGUMENT, result.error));
@@ -211,8 +221,8 @@ grpc::ServerUnaryReactor* ControlService::SetPolicy(grpc::CallbackServerContext*
   // read here; two concurrent SetPolicy calls may both report the same old policy (the events in
   // the telemetry stream are exact).
   std::string before = hub_.state().policy;
-  std::string who = controlAuthor(request->who(), ctx->peer());
-  run_.setPolicy(name, who, [reactor, response, name, before = std::move(before), who](bool ok) {
+  ChangeAuthor who = author(*ctx, request->who(), "SetPolicy " + name);
+  run_.setPolicy(name, who, [reactor, response, name, before = std::move(before), who = who.who](bool ok) {
     if (!ok) {
       reactor->Finish(Status(StatusCode::INVALID_ARGUMENT, "policy: the run refused policy '" + name + "'"));
       return;
@@ -234,7 +244,7 @@ grpc::ServerUnaryReactor* ControlService::Pause(grpc::CallbackServerContext* ctx
   auto* reactor = begin(ctx, &allowed);
   if (!allowed) return reactor;
   if (!run_.canPace()) return finish(reactor, StatusCode::FAILED_PRECONDITION, kCannotPace);
-  onWorker([this, reactor, response, who = controlAuthor(request->who(), ctx->peer())]() mutable {
+  onWorker([this, reactor, response, who = author(*ctx, request->who(), "Pause")]() mutable {
     run_.pause(std::move(who));  // returns once the run stands still between events
     response->set_sim_time_us(run_.simTime());
     reactor->Finish(Status::OK);
@@ -248,7 +258,7 @@ grpc::ServerUnaryReactor* ControlService::Resume(grpc::CallbackServerContext* ct
   auto* reactor = begin(ctx, &allowed);
   if (!allowed) return reactor;
   if (!run_.canPace()) return finish(reactor, StatusCode::FAILED_PRECONDITION, kCannotPace);
-  onWorker([this, reactor, response, who = controlAuthor(request->who(), ctx->peer())]() mutable {
+  onWorker([this, reactor, response, who = author(*ctx, request->who(), "Resume")]() mutable {
     run_.resume(std::move(who));
     response->set_sim_time_us(run_.simTime());
     reactor->Finish(Status::OK);
@@ -267,7 +277,7 @@ grpc::ServerUnaryReactor* ControlService::SetSpeed(grpc::CallbackServerContext* 
     return finish(reactor, StatusCode::INVALID_ARGUMENT,
                   "speed: " + number(speed) + " is out of range [0, " + number(kMaxControlSpeed) +
                       "] x real time (0 = as fast as possible)");
-  onWorker([this, reactor, response, speed, who = controlAuthor(request->who(), ctx->peer())]() mutable {
+  onWorker([this, reactor, response, speed, who = author(*ctx, request->who(), "SetSpeed " + number(speed))]() mutable {
     run_.setSpeed(speed, std::move(who));
     response->set_speed(run_.speed());
     reactor->Finish(Status::OK);
@@ -288,7 +298,7 @@ grpc::ServerUnaryReactor* ControlService::Seek(grpc::CallbackServerContext* ctx,
   if (time < 0 || time > end)
     return finish(reactor, StatusCode::OUT_OF_RANGE,
                   "time_us: " + std::to_string(time) + " is outside the recording [0, " + std::to_string(end) + "] us");
-  onWorker([this, reactor, response, time, who = controlAuthor(request->who(), ctx->peer())]() mutable {
+  onWorker([this, reactor, response, time, who = author(*ctx, request->who(), "Seek " + std::to_string(time) + " us")]() mutable {
     std::string error;
     if (!run_.seek(time, std::move(who), &error)) {
       reactor->Finish(Status(StatusCode::FAILED_PRECONDITION, "seek: " + error));
@@ -324,7 +334,10 @@ grpc::ServerUnaryReactor* ControlService::MarkRun(grpc::CallbackServerContext* c
   for (const auto& p : request->parameters()) mark.parameters.emplace_back(p.name(), p.value());
   if (std::string error = RunMarkBook::validate(mark); !error.empty())
     return finish(reactor, StatusCode::INVALID_ARGUMENT, error);  // names and values already bounded
-  mark.who = controlAuthor(request->who(), ctx->peer());
+  ChangeAuthor who = author(*ctx, request->who(),
+                            std::string("MarkRun ") + (mark.action == RunMarkAction::Start ? "start" : "end") + " '" + mark.name + "'");
+  mark.who = std::move(who.who);
+  mark.origin = std::move(who.origin);
   run_.markRun(std::move(mark), [reactor, response](RunMarkResult result) {
     if (!result.error.empty()) {
       reactor->Finish(Status(result.preconditionFailed ? StatusCode::FAILED_PRECONDITION : StatusCode::INVALID_ARGUMENT,

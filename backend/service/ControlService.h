@@ -14,7 +14,7 @@
 
 #include "kvscope/v1/control.grpc.pb.h"
 #include "run/RunControl.h"
-#include "service/BearerToken.h"
+#include "service/CallAuthorization.h"
 #include "service/PreviewQueue.h"
 
 namespace kvscope {
@@ -27,10 +27,12 @@ inline constexpr double kMaxControlSpeed = 10000;
 class ControlService final : public v1::Control::CallbackService {
  public:
   // With a token, every call needs `authorization: Bearer <token>` (UNAUTHENTICATED otherwise,
-  // before the request is even looked at). `run` and `hub` must outlive the service, and so must
+  // before the request is even looked at; RESOURCE_EXHAUSTED while the caller is locked out for
+  // failing too often). Each change handed to the run is also a line in `log`, with the caller's
+  // label, address and admission. `run` and `hub` must outlive the service, and so must
   // `forecaster`, given for a simulation: it answers Preview (FAILED_PRECONDITION without one).
-  ControlService(RunControl& run, const TelemetryHub& hub, std::optional<BearerToken> token = std::nullopt,
-                 const WhatIfForecaster* forecaster = nullptr);
+  ControlService(RunControl& run, const TelemetryHub& hub, CallAuthorization auth = {},
+                 const WhatIfForecaster* forecaster = nullptr, std::function<void(const std::string&)> log = {});
   // Runs what the worker still holds (each finishes a call), then joins it. Shut the gRPC server
   // down first: it waits for those calls.
   ~ControlService() override;
@@ -57,13 +59,17 @@ class ControlService final : public v1::Control::CallbackService {
  private:
   // The call's reactor, already finished with UNAUTHENTICATED when the token is missing or wrong.
   grpc::ServerUnaryReactor* begin(grpc::CallbackServerContext* ctx, bool* allowed) const;
+  // The request's label (controlAuthor) with where the call came from, as the run's events carry it;
+  // logged with `what` the call asks for.
+  ChangeAuthor author(const grpc::CallbackServerContext& ctx, const std::string& who, const std::string& what) const;
   // Runs `fn` on the worker thread (RunControl calls that may wait for the run's thread).
   void onWorker(std::function<void()> fn);
   void workerLoop();
 
   RunControl& run_;
   const TelemetryHub& hub_;
-  std::optional<BearerToken> token_;
+  CallAuthorization auth_;
+  std::function<void(const std::string&)> log_;
 
   std::mutex mutex_;
   std::condition_variable wake_;
@@ -75,6 +81,7 @@ class ControlService final : public v1::Control::CallbackService {
 
 // Who made a change, as KnobChanged/PolicyChanged/RunControlChanged carry it: the request's own label (capped in
 // length, control characters replaced) or else "grpc:" and the peer's address ("grpc:127.0.0.1:53012").
+// The label proves nothing; the events' ChangeOrigin says where the call really came from.
 std::string controlAuthor(const std::string& requested, const std::string& peer);
 
 }  // namespace kvscope

@@ -106,11 +106,14 @@ std::unique_ptr<KvscopeServer> KvscopeServer::start(const ServerOptions& options
   });
 
   std::unique_ptr<KvscopeServer> server(new KvscopeServer());
+  // One count of failures per address for every service: a guesser cannot spread its guesses over them.
+  server->throttle_ = std::make_shared<AuthFailureThrottle>(options.auth_throttle);
+  const CallAuthorization guarded(token, server->throttle_, options.log);
   server->telemetry_ = std::make_unique<TelemetryService>(hub, &run);
   // The token covers the run's stream too, unless the operator keeps it open (--open-telemetry).
-  server->telemetry_->guard(options.open_telemetry ? std::nullopt : token, options.max_subscribers);
-  if (router) server->router_ = std::make_unique<RouterService>(*router, token);
-  server->control_ = std::make_unique<ControlService>(run, hub, std::move(token), forecaster);
+  server->telemetry_->guard(options.open_telemetry ? CallAuthorization() : guarded, options.max_subscribers);
+  if (router) server->router_ = std::make_unique<RouterService>(*router, guarded);
+  server->control_ = std::make_unique<ControlService>(run, hub, guarded, forecaster, options.log);
   server->tls_ = !options.tls_cert.empty();
   server->token_required_ = !options.token_file.empty();
 

@@ -6,12 +6,14 @@
 // given a certificate and key.
 #include <atomic>
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 
 #include <grpcpp/server.h>
 
+#include "service/AuthFailureThrottle.h"
 #include "service/ListenAddress.h"  // isLoopbackHost, splitListenAddress: the listen-address rules
 
 namespace kvscope {
@@ -31,6 +33,11 @@ struct ServerOptions {
   bool insecure = false;                   // --insecure: allow a non-loopback address without a token
   bool open_telemetry = false;             // --open-telemetry: Subscribe and GetState need no token
   std::size_t max_subscribers = 256;       // --max-subscribers: Telemetry streams open at once
+  // How an address that keeps failing the token is slowed down, across all services (tests shorten it).
+  AuthFailureThrottle::Policy auth_throttle;
+  // The server's log: each control change with its caller's label, address and admission, and each
+  // lockout of a failing address. Called from gRPC threads; empty: not logged.
+  std::function<void(const std::string&)> log;
 };
 
 class KvscopeServer {
@@ -47,6 +54,7 @@ class KvscopeServer {
   // token and no --insecure. The message start() would give, or nullopt. A usage error (exit 2).
   static std::optional<std::string> listenRefusal(const ServerOptions& options);
 
+  const AuthFailureThrottle& authThrottle() const { return *throttle_; }
   int port() const { return port_; }           // the bound port (the chosen one for "host:0"); 0 for unix:
   std::string address() const { return address_; }  // the listen address with the bound port
   bool tls() const { return tls_; }
@@ -61,6 +69,7 @@ class KvscopeServer {
  private:
   KvscopeServer();
 
+  std::shared_ptr<AuthFailureThrottle> throttle_;
   std::unique_ptr<TelemetryService> telemetry_;
   std::unique_ptr<ControlService> control_;
   std::unique_ptr<RouterService> router_;

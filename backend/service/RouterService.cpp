@@ -108,8 +108,7 @@ class WatchKnobsReactor final : public grpc::ServerWriteReactor<v1::KnobUpdate> 
 
 }  // namespace
 
-RouterService::RouterService(LiveRouter& router, std::optional<BearerToken> token)
-    : router_(router), token_(std::move(token)) {
+RouterService::RouterService(LiveRouter& router, CallAuthorization auth) : router_(router), auth_(std::move(auth)) {
   const auto& workers = router_.spec().workers;
   for (std::size_t i = 0; i < workers.size(); ++i) worker_index_[workers[i].name] = static_cast<WorkerId>(i);
 }
@@ -117,7 +116,7 @@ RouterService::RouterService(LiveRouter& router, std::optional<BearerToken> toke
 grpc::ServerUnaryReactor* RouterService::GetCluster(grpc::CallbackServerContext* ctx, const v1::GetClusterRequest*,
                                                     v1::Cluster* response) {
   auto* reactor = ctx->DefaultReactor();
-  if (!callAuthorized(token_, *ctx)) return finish(reactor, unauthenticatedStatus());
+  if (auto status = auth_.check(*ctx); !status.ok()) return finish(reactor, std::move(status));
   const LiveClusterSpec& spec = router_.spec();
   // One conversion of worker lists (RunStarted's), so names and roles read the same everywhere.
   RunStarted run;
@@ -142,7 +141,7 @@ grpc::ServerUnaryReactor* RouterService::GetCluster(grpc::CallbackServerContext*
 grpc::ServerUnaryReactor* RouterService::Route(grpc::CallbackServerContext* ctx, const v1::RouteRequest* request,
                                                v1::RouteReply* response) {
   auto* reactor = ctx->DefaultReactor();
-  if (!callAuthorized(token_, *ctx)) return finish(reactor, unauthenticatedStatus());
+  if (auto status = auth_.check(*ctx); !status.ok()) return finish(reactor, std::move(status));
   auto invalid = [&](const std::string& why) { return finish(reactor, Status(StatusCode::INVALID_ARGUMENT, why)); };
   if (request->block_hashes_size() > LiveRouter::kMaxBlockHashes)
     return invalid("block_hashes: " + std::to_string(request->block_hashes_size()) + " hashes, at most " +
@@ -210,24 +209,24 @@ bool RouterService::apply(const v1::Observation& observation, std::string* error
 }
 
 grpc::ServerReadReactor<v1::Observation>* RouterService::Report(grpc::CallbackServerContext* ctx, v1::ReportSummary* response) {
-  if (!callAuthorized(token_, *ctx)) {
+  if (auto status = auth_.check(*ctx); !status.ok()) {
     struct Refused final : grpc::ServerReadReactor<v1::Observation> {
-      Refused() { Finish(unauthenticatedStatus()); }
+      explicit Refused(grpc::Status s) { Finish(std::move(s)); }
       void OnDone() override { delete this; }
     };
-    return new Refused;
+    return new Refused(std::move(status));
   }
   return new ReportReactor(*this, response);
 }
 
 grpc::ServerWriteReactor<v1::KnobUpdate>* RouterService::WatchKnobs(grpc::CallbackServerContext* ctx,
                                                                    const v1::WatchKnobsRequest*) {
-  if (!callAuthorized(token_, *ctx)) {
+  if (auto status = auth_.check(*ctx); !status.ok()) {
     struct Refused final : grpc::ServerWriteReactor<v1::KnobUpdate> {
-      Refused() { Finish(unauthenticatedStatus()); }
+      explicit Refused(grpc::Status s) { Finish(std::move(s)); }
       void OnDone() override { delete this; }
     };
-    return new Refused;
+    return new Refused(std::move(status));
   }
   return new WatchKnobsReactor(router_);
 }

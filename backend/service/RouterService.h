@@ -10,14 +10,14 @@
 
 #include "kvscope/v1/router.grpc.pb.h"
 #include "router/LiveRouter.h"
-#include "service/BearerToken.h"
+#include "service/CallAuthorization.h"
 
 namespace kvscope {
 
 class RouterService final : public v1::Router::CallbackService {
  public:
   // `router` must outlive the service.
-  RouterService(LiveRouter& router, std::optional<BearerToken> token = std::nullopt);
+  RouterService(LiveRouter& router, CallAuthorization auth = {});
 
   grpc::ServerUnaryReactor* GetCluster(grpc::CallbackServerContext* ctx, const v1::GetClusterRequest* request,
                                        v1::Cluster* response) override;
@@ -32,7 +32,7 @@ class RouterService final : public v1::Router::CallbackService {
 
  private:
   LiveRouter& router_;
-  std::optional<BearerToken> token_;
+  CallAuthorization auth_;
   absl::flat_hash_map<std::string, WorkerId> worker_index_;  // decode worker name -> index
 };
 

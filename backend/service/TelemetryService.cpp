@@ -212,14 +212,14 @@ const std::vector<std::string>& TelemetryService::kindNames() {
   return names;
 }
 
-void TelemetryService::guard(std::optional<BearerToken> token, std::size_t max_subscribers) {
-  token_ = std::move(token);
+void TelemetryService::guard(CallAuthorization auth, std::size_t max_subscribers) {
+  auth_ = std::move(auth);
   max_subscribers_ = max_subscribers;
 }
 
 grpc::ServerWriteReactor<grpc::ByteBuffer>* TelemetryService::Subscribe(grpc::CallbackServerContext* context,
                                                                          const grpc::ByteBuffer* raw) {
-  if (!callAuthorized(token_, *context)) return new SubscribeReactor(unauthenticatedStatus());
+  if (auto status = auth_.check(*context); !status.ok()) return new SubscribeReactor(std::move(status));
   // Each subscriber holds a queue and a thread's share of the run's fan-out: bounded, and said so.
   if (hub_.subscribers() >= max_subscribers_)
     return new SubscribeReactor(grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
@@ -253,9 +253,9 @@ grpc::ServerWriteReactor<grpc::ByteBuffer>* TelemetryService::Subscribe(grpc::Ca
 
 grpc::ServerUnaryReactor* TelemetryService::GetState(grpc::CallbackServerContext* context,
                                                      const v1::GetStateRequest*, v1::State* response) {
-  if (!callAuthorized(token_, *context)) {
+  if (auto status = auth_.check(*context); !status.ok()) {
     auto* refused = context->DefaultReactor();
-    refused->Finish(unauthenticatedStatus());
+    refused->Finish(std::move(status));
     return refused;
   }
   // Whatever the hub has: an empty State before the run starts is an answer, not an error.

@@ -10,7 +10,7 @@
 #include <optional>
 
 #include "kvscope/v1/telemetry.grpc.pb.h"
-#include "service/BearerToken.h"
+#include "service/CallAuthorization.h"
 #include "run/RunControl.h"
 #include "service/TelemetryHub.h"
 
@@ -25,7 +25,7 @@ class TelemetryService final
 
   // Who may subscribe (issue 14): with a token, only calls carrying it (as Control's); and at most
   // `max_subscribers` at once, the next refused with RESOURCE_EXHAUSTED. Call before serving.
-  void guard(std::optional<BearerToken> token, std::size_t max_subscribers);
+  void guard(CallAuthorization auth, std::size_t max_subscribers);
 
   grpc::ServerWriteReactor<grpc::ByteBuffer>* Subscribe(grpc::CallbackServerContext* context,
                                                         const grpc::ByteBuffer* request) override;
@@ -38,7 +38,7 @@ class TelemetryService final
  private:
   TelemetryHub& hub_;
   const RunControl* control_;
-  std::optional<BearerToken> token_;
+  CallAuthorization auth_;
   std::size_t max_subscribers_ = 256;
 };
 

@@ -9,6 +9,7 @@
 #include <variant>
 #include <vector>
 
+#include "events/ChangeAuthor.h"
 #include "model/Ids.h"
 
 namespace kvscope {
@@ -178,12 +179,14 @@ struct KnobChanged {
   double old_value = 0;
   double new_value = 0;
   std::string who;
+  ChangeOrigin origin;  // where a remote change came from, as the server saw it (ChangeAuthor.h)
 };
 
 struct PolicyChanged {
   std::string old_policy;
   std::string new_policy;
   std::string who;
+  ChangeOrigin origin;
 };
 
 // Pause, resume, a new pace or a seek, so every applied control change is in the stream with its
@@ -193,6 +196,7 @@ struct RunControlChanged {
   double speed = 0;    // the pace in effect after the change (x real time; 0 = as fast as possible)
   SimTime target = 0;  // Seek: the time sought (the event's own time is when it was applied)
   std::string who;
+  ChangeOrigin origin;
 };
 
 // A live sweep's run marker (issue 5 section 4). The lab's sweep scripts restart the cluster with new
@@ -205,6 +209,7 @@ struct RunMarked {
   std::string name;
   std::vector<std::pair<std::string, std::string>> parameters;  // as the script gave them, in order
   std::string who;
+  ChangeOrigin origin;
 };
 
 // A live worker's health changed (a scrape failed, answered garbage or slowly, or recovered). In the

@@ -18,6 +18,12 @@ json candidatesJson(const RouteDecision& d) {
   }
   return out;
 }
+
+// A remote change's origin beside its label: {"origin": {"peer": ..., "identity": ...}}; absent for a
+// change made in this process, so those lines read as before.
+void addOrigin(json& j, const ChangeOrigin& origin) {
+  if (origin.remote()) j["origin"] = {{"peer", origin.peer}, {"identity", origin.identity}};
+}
 }  // namespace
 
 json eventToJson(const Event& e) {
@@ -80,8 +86,12 @@ json eventToJson(const Event& e) {
           },
           [&](const KnobChanged& k) {
             j.update({{"name", k.name}, {"old", k.old_value}, {"new", k.new_value}, {"who", k.who}});
+            addOrigin(j, k.origin);
           },
-          [&](const PolicyChanged& p) { j.update({{"old", p.old_policy}, {"new", p.new_policy}, {"who", p.who}}); },
+          [&](const PolicyChanged& p) {
+            j.update({{"old", p.old_policy}, {"new", p.new_policy}, {"who", p.who}});
+            addOrigin(j, p.origin);
+          },
           [&](const Snapshot& s) {
             for (const auto& g : s.workers)
               j["workers"].push_back({{"worker", g.worker}, {"kv_used", g.kv_used}, {"kv_capacity", g.kv_capacity},
@@ -96,12 +106,14 @@ json eventToJson(const Event& e) {
           [&](const RunFinished& f) { j["completed"] = f.completed; },
           [&](const RunControlChanged& c) {
             j.update({{"action", toString(c.action)}, {"speed", c.speed}, {"target_us", c.target}, {"who", c.who}});
+            addOrigin(j, c.origin);
           },
           [&](const RunMarked& m) {
             // [[name, value], ...]: a JSON object would lose the order the sweep script gave them in.
             json params = json::array();
             for (const auto& [k, v] : m.parameters) params.push_back({k, v});
             j.update({{"action", toString(m.action)}, {"index", m.index}, {"name", m.name}, {"who", m.who}});
+            addOrigin(j, m.origin);
             j["parameters"] = params;
           },
           [&](const WorkerHealthChanged& h) {

@@ -33,13 +33,13 @@ bool forEachText(P& payload, F&& f) {
                    } else if constexpr (std::is_same_v<T, RequestDone>) {
                      reason(r.error);
                    } else if constexpr (std::is_same_v<T, KnobChanged>) {
-                     label(r.name), label(r.who);
+                     label(r.name), label(r.who), label(r.origin.peer), label(r.origin.identity);
                    } else if constexpr (std::is_same_v<T, PolicyChanged>) {
-                     label(r.old_policy), label(r.new_policy), label(r.who);
+                     label(r.old_policy), label(r.new_policy), label(r.who), label(r.origin.peer), label(r.origin.identity);
                    } else if constexpr (std::is_same_v<T, RunControlChanged>) {
-                     label(r.who);
+                     label(r.who), label(r.origin.peer), label(r.origin.identity);
                    } else if constexpr (std::is_same_v<T, RunMarked>) {
-                     label(r.name), label(r.who);
+                     label(r.name), label(r.who), label(r.origin.peer), label(r.origin.identity);
                      for (auto& [name, value] : r.parameters) label(name), label(value);
                    } else if constexpr (std::is_same_v<T, WorkerHealthChanged>) {
                      label(r.worker), reason(r.reason);

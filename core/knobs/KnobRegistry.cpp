@@ -105,7 +105,7 @@ std::string KnobRegistry::validNames() {
   return out;
 }
 
-KnobRegistry::Result KnobRegistry::apply(const std::map<std::string, double>& changes, const std::string& who) {
+KnobRegistry::Result KnobRegistry::apply(const std::map<std::string, double>& changes, const ChangeAuthor& author) {
   Result r;
   for (const auto& [name, value] : changes) {
     const auto id = find(name);
@@ -130,7 +130,7 @@ KnobRegistry::Result KnobRegistry::apply(const std::map<std::string, double>& ch
   for (const auto& [name, value] : changes) {
     const auto id = *find(name);
     double& slot = values_[static_cast<std::size_t>(id)];
-    if (slot != value) r.changes.push_back(KnobChanged{name, slot, value, who});
+    if (slot != value) r.changes.push_back(KnobChanged{name, slot, value, author.who, author.origin});
     slot = value;
   }
   return r;

@@ -25,13 +25,13 @@ class KnobRegistry {
 
   // Validates every change first; applies all of them or none. On error returns a message naming the
   // field and the valid range (or listing the valid knob names) and leaves the values untouched.
-  // On success returns one KnobChanged per value that actually changed, tagged with `who`.
+  // On success returns one KnobChanged per value that actually changed, tagged with the author (label and origin).
   struct Result {
     bool ok = true;
     std::string error;
     std::vector<KnobChanged> changes;
   };
-  Result apply(const std::map<std::string, double>& changes, const std::string& who);
+  Result apply(const std::map<std::string, double>& changes, const ChangeAuthor& author);
 
   // Parses "NAME=VALUE" (as given to --set) into the map; returns an error message on bad syntax.
   static std::optional<std::string> parseAssignment(std::string_view text, std::map<std::string, double>& into);

@@ -373,27 +373,27 @@ void LiveRouter::unwatchKnobs(int id) {
   watchers_.erase(id);
 }
 
-void LiveRouter::applyKnobs(std::map<std::string, double> changes, std::string who,
+void LiveRouter::applyKnobs(std::map<std::string, double> changes, ChangeAuthor author,
                             std::function<void(KnobRegistry::Result)> done) {
   KnobRegistry::Result result;
   {
     std::lock_guard lock(mutex_);
-    result = knobs_.apply(changes, who);
+    result = knobs_.apply(changes, author);
     for (const KnobChanged& c : result.changes) publishLocked(c);
-    if (result.ok && !result.changes.empty()) notifyKnobsLocked(who);
+    if (result.ok && !result.changes.empty()) notifyKnobsLocked(author.who);
   }
   done(std::move(result));
 }
 
-void LiveRouter::setPolicy(std::string name, std::string who, std::function<void(bool ok)> done) {
+void LiveRouter::setPolicy(std::string name, ChangeAuthor author, std::function<void(bool ok)> done) {
   bool ok = false;
   {
     std::lock_guard lock(mutex_);
     const std::string old(router_.policyName());
     ok = router_.setPolicy(name);
     if (ok && old != name) {
-      publishLocked(PolicyChanged{old, name, who});
-      notifyKnobsLocked(who);
+      publishLocked(PolicyChanged{old, name, author.who, author.origin});
+      notifyKnobsLocked(author.who);
     }
   }
   done(ok);

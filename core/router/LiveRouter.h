@@ -100,9 +100,9 @@ class LiveRouter final : public LiveRunControl {
 
   // RunControl
   bool canChangeKnobs() const override { return true; }
-  void applyKnobs(std::map<std::string, double> changes, std::string who,
+  void applyKnobs(std::map<std::string, double> changes, ChangeAuthor author,
                   std::function<void(KnobRegistry::Result)> done) override;
-  void setPolicy(std::string name, std::string who, std::function<void(bool ok)> done) override;
+  void setPolicy(std::string name, ChangeAuthor author, std::function<void(bool ok)> done) override;
   SimTime simTime() const override { return now(); }
 
  protected:

@@ -11,11 +11,11 @@ namespace kvscope {
 class LiveRunControl : public RunControl {
  public:
   bool canPace() const override { return false; }
-  void pause(std::string) override {}
-  void resume(std::string) override {}
-  void setSpeed(double, std::string) override {}
+  void pause(ChangeAuthor) override {}
+  void resume(ChangeAuthor) override {}
+  void setSpeed(double, ChangeAuthor) override {}
   bool canSeek() const override { return false; }
-  bool seek(SimTime, std::string, std::string* error) override {
+  bool seek(SimTime, ChangeAuthor, std::string* error) override {
     if (error) *error = "a live cluster cannot seek";
     return false;
   }

@@ -45,7 +45,7 @@ void MarkedRunSplitter::closeRun(const Event& marker, const RunMarked& end, bool
 void MarkedRunSplitter::onEvent(const Event& e) {
   if (const auto* m = std::get_if<RunMarked>(&e.payload)) {
     if (m->action == RunMarkAction::Start) {
-      if (open_start_) closeRun(e, runEnd(*open_start_, m->who), true);
+      if (open_start_) closeRun(e, runEnd(*open_start_, ChangeAuthor(m->who, m->origin)), true);
       openRun(e, *m);
     } else if (open_start_ && open_start_->index == m->index) {
       closeRun(e, *m, m->who != kRunEndedBySession);

@@ -1,8 +1,8 @@
 #pragma once
 // What an operator can do to a run, whatever drives it (an embedded simulation, a recording in
 // replay): change knobs and policy, pause, resume, change speed, seek. Calls come from any thread;
-// results are reported through callbacks, never by blocking the caller. `who` names the author of
-// a change; every change that takes effect appears in the run's event stream with it
+// results are reported through callbacks, never by blocking the caller. `author` names who made
+// a change (and, for a remote call, where it came from: ChangeAuthor.h); every change that takes effect appears in the run's event stream with it
 // (KnobChanged, PolicyChanged, RunControlChanged), a call that changes nothing adds no event.
 #include <functional>
 #include <map>
@@ -21,19 +21,19 @@ class RunControl {
   // Knob and policy changes need a live run; a recording cannot change what happened.
   virtual bool canChangeKnobs() const = 0;
   // All-or-nothing; `done` runs once the change is applied (or refused), on the run's own thread.
-  virtual void applyKnobs(std::map<std::string, double> changes, std::string who,
+  virtual void applyKnobs(std::map<std::string, double> changes, ChangeAuthor author,
                           std::function<void(KnobRegistry::Result)> done) = 0;
-  virtual void setPolicy(std::string name, std::string who, std::function<void(bool ok)> done) = 0;
+  virtual void setPolicy(std::string name, ChangeAuthor author, std::function<void(bool ok)> done) = 0;
 
   // A real cluster runs at its own pace: pause, resume and speed mean nothing there.
   virtual bool canPace() const { return true; }
-  virtual void pause(std::string who) = 0;  // returns once the run stands still between events
-  virtual void resume(std::string who) = 0;
-  virtual void setSpeed(double speed, std::string who) = 0;  // x real time; 0 = as fast as possible
+  virtual void pause(ChangeAuthor author) = 0;  // returns once the run stands still between events
+  virtual void resume(ChangeAuthor author) = 0;
+  virtual void setSpeed(double speed, ChangeAuthor author) = 0;  // x real time; 0 = as fast as possible
 
   // Seeking is for recordings; a live simulation cannot go back in time.
   virtual bool canSeek() const = 0;
-  virtual bool seek(SimTime time, std::string who, std::string* error) = 0;
+  virtual bool seek(SimTime time, ChangeAuthor author, std::string* error) = 0;
   virtual SimTime endTime() const = 0;
 
   // Run markers split a live session into the runs of a sweep; a simulation or a replay is one run

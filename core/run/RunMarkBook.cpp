@@ -27,10 +27,11 @@ bool isRunNameChar(char c) {
          c == '.';
 }
 
-RunMarked runEnd(const RunMarked& start, std::string who) {
+RunMarked runEnd(const RunMarked& start, ChangeAuthor author) {
   RunMarked end = start;
   end.action = RunMarkAction::End;
-  end.who = std::move(who);
+  end.who = std::move(author.who);
+  end.origin = std::move(author.origin);
   return end;
 }
 
@@ -73,25 +74,26 @@ RunMarkResult RunMarkBook::mark(RunMarkRequest request) {
       result.preconditionFailed = true;
       return result;
     }
-    result.marks.push_back(runEnd(*open_, std::move(request.who)));
+    result.marks.push_back(runEnd(*open_, ChangeAuthor(std::move(request.who), std::move(request.origin))));
     open_.reset();
     return result;
   }
-  if (open_) result.marks.push_back(runEnd(*open_, request.who));
+  if (open_) result.marks.push_back(runEnd(*open_, ChangeAuthor(request.who, request.origin)));
   RunMarked start;
   start.action = RunMarkAction::Start;
   start.index = next_index_++;
   start.name = std::move(request.name);
   start.parameters = std::move(request.parameters);
   start.who = std::move(request.who);
+  start.origin = std::move(request.origin);
   open_ = start;
   result.marks.push_back(std::move(start));
   return result;
 }
 
-std::optional<RunMarked> RunMarkBook::closeOpen(std::string who) {
+std::optional<RunMarked> RunMarkBook::closeOpen(ChangeAuthor author) {
   if (!open_) return std::nullopt;
-  RunMarked end = runEnd(*open_, std::move(who));
+  RunMarked end = runEnd(*open_, std::move(author));
   open_.reset();
   return end;
 }

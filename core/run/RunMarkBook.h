@@ -25,13 +25,14 @@ inline constexpr const char* kRunEndedBySession = "session end";
 // Letters, digits, '_', '-', '.': what a parameter name may hold and what a run's file name keeps.
 bool isRunNameChar(char c);
 // The end marker of a run: its start's index, name and parameters, with who ended it.
-RunMarked runEnd(const RunMarked& start, std::string who);
+RunMarked runEnd(const RunMarked& start, ChangeAuthor author);
 
 struct RunMarkRequest {
   RunMarkAction action = RunMarkAction::Start;
   std::string name;  // required for a start; an end may leave it empty ("whatever is open")
   std::vector<std::pair<std::string, std::string>> parameters;  // a start's only
   std::string who;
+  ChangeOrigin origin;  // a remote request's address and admission, as the server saw them
 };
 
 struct RunMarkResult {
@@ -48,7 +49,7 @@ class RunMarkBook {
   // The markers a request adds (not yet in any stream: the caller publishes them in order).
   RunMarkResult mark(RunMarkRequest request);
   // The end marker for a run still open when the session stops.
-  std::optional<RunMarked> closeOpen(std::string who);
+  std::optional<RunMarked> closeOpen(ChangeAuthor author);
 
   const std::optional<RunMarked>& open() const { return open_; }
 

@@ -22,17 +22,17 @@ void SimulationRunner::start(double speed) {
   thread_ = std::thread([this] { loop(); });
 }
 
-void SimulationRunner::pause(std::string who) {
+void SimulationRunner::pause(ChangeAuthor author) {
   std::unique_lock lock(mutex_);
-  if (!pause_requested_) announce(RunAction::Paused, std::move(who));
+  if (!pause_requested_) announce(RunAction::Paused, std::move(author));
   pause_requested_ = true;
   wake_.notify_all();
   wake_.wait(lock, [&] { return paused_.load() || finished_.load(); });
 }
 
-void SimulationRunner::resume(std::string who) {
+void SimulationRunner::resume(ChangeAuthor author) {
   std::lock_guard lock(mutex_);
-  if (pause_requested_) announce(RunAction::Resumed, std::move(who));
+  if (pause_requested_) announce(RunAction::Resumed, std::move(author));
   pause_requested_ = false;
   reanchor_ = true;
   wake_.notify_all();
@@ -46,11 +46,11 @@ void SimulationRunner::step() {
   wake_.wait(lock, [&] { return steps_ == 0 || finished_.load(); });
 }
 
-void SimulationRunner::setSpeed(double speed, std::string who) {
+void SimulationRunner::setSpeed(double speed, ChangeAuthor author) {
   std::lock_guard lock(mutex_);
   const bool changed = speed != speed_.load();
   speed_ = speed;
-  if (changed) announce(RunAction::Speed, std::move(who));
+  if (changed) announce(RunAction::Speed, std::move(author));
   reanchor_ = true;
   wake_.notify_all();
 }
@@ -73,42 +73,43 @@ void SimulationRunner::post(std::function<void(ClusterSimulator&)> fn) {
   wake_.notify_all();
 }
 
-void SimulationRunner::applyKnobs(std::map<std::string, double> changes, std::string who,
+void SimulationRunner::applyKnobs(std::map<std::string, double> changes, ChangeAuthor author,
                                   std::function<void(KnobRegistry::Result)> done) {
-  post([changes = std::move(changes), who = std::move(who), done = std::move(done)](ClusterSimulator& sim) {
-    done(sim.applyKnobs(changes, who));
+  post([changes = std::move(changes), author = std::move(author), done = std::move(done)](ClusterSimulator& sim) {
+    done(sim.applyKnobs(changes, author));
   });
 }
 
-void SimulationRunner::setPolicy(std::string name, std::string who, std::function<void(bool)> done) {
-  post([name = std::move(name), who = std::move(who), done = std::move(done)](ClusterSimulator& sim) {
-    done(sim.setPolicy(name, who));
+void SimulationRunner::setPolicy(std::string name, ChangeAuthor author, std::function<void(bool)> done) {
+  post([name = std::move(name), author = std::move(author), done = std::move(done)](ClusterSimulator& sim) {
+    done(sim.setPolicy(name, author));
   });
 }
 
-std::future<KnobRegistry::Result> SimulationRunner::applyKnobs(std::map<std::string, double> changes, std::string who) {
+std::future<KnobRegistry::Result> SimulationRunner::applyKnobs(std::map<std::string, double> changes, ChangeAuthor author) {
   auto promise = std::make_shared<std::promise<KnobRegistry::Result>>();
   auto future = promise->get_future();
-  applyKnobs(std::move(changes), std::move(who), [promise](KnobRegistry::Result r) { promise->set_value(std::move(r)); });
+  applyKnobs(std::move(changes), std::move(author), [promise](KnobRegistry::Result r) { promise->set_value(std::move(r)); });
   return future;
 }
 
-std::future<bool> SimulationRunner::setPolicy(std::string name, std::string who) {
+std::future<bool> SimulationRunner::setPolicy(std::string name, ChangeAuthor author) {
   auto promise = std::make_shared<std::promise<bool>>();
   auto future = promise->get_future();
-  setPolicy(std::move(name), std::move(who), [promise](bool ok) { promise->set_value(ok); });
+  setPolicy(std::move(name), std::move(author), [promise](bool ok) { promise->set_value(ok); });
   return future;
 }
 
-void SimulationRunner::announce(RunAction action, std::string who) {
+void SimulationRunner::announce(RunAction action, ChangeAuthor author) {
   if (finished_) return;  // nothing runs any more: there is nothing to pause, resume or pace
   // Published by the simulation thread, between events, so it is ordered with the run's own events.
-  commands_.push_back([change = RunControlChanged{action, speed_.load(), 0, std::move(who)}](ClusterSimulator& sim) {
+  commands_.push_back([change = RunControlChanged{action, speed_.load(), 0, std::move(author.who), std::move(author.origin)}](
+                           ClusterSimulator& sim) {
     sim.publishRunControl(change);
   });
 }
 
-bool SimulationRunner::seek(SimTime, std::string, std::string* error) {
+bool SimulationRunner::seek(SimTime, ChangeAuthor, std::string* error) {
   if (error) *error = "a live simulation cannot seek; seek works on recordings (serve --replay)";
   return false;
 }

@@ -25,10 +25,10 @@ class SimulationRunner : public RunControl {
   ~SimulationRunner();  // stops and joins
 
   void start(double speed = 0);           // 0 = as fast as possible
-  void pause(std::string who) override;   // returns once the simulation thread has stopped between events
-  void resume(std::string who) override;
+  void pause(ChangeAuthor author) override;   // returns once the simulation thread has stopped between events
+  void resume(ChangeAuthor author) override;
   void step();                            // while paused: process exactly one event
-  void setSpeed(double speed, std::string who) override;  // 0 = as fast as possible
+  void setSpeed(double speed, ChangeAuthor author) override;  // 0 = as fast as possible
   void stop();                            // ends the run early (RunFinished{completed=false})
   void waitFinished();
 
@@ -38,23 +38,23 @@ class SimulationRunner : public RunControl {
   double speed() const override { return speed_.load(); }
   SimTime endTime() const override { return end_time_; }
   bool canSeek() const override { return false; }
-  bool seek(SimTime, std::string who, std::string* error) override;
+  bool seek(SimTime, ChangeAuthor author, std::string* error) override;
   bool canChangeKnobs() const override { return true; }
 
   // Runs `fn` on the simulation thread between events (at once when the run is over).
   void post(std::function<void(ClusterSimulator&)> fn);
-  void applyKnobs(std::map<std::string, double> changes, std::string who,
+  void applyKnobs(std::map<std::string, double> changes, ChangeAuthor author,
                   std::function<void(KnobRegistry::Result)> done) override;
-  void setPolicy(std::string name, std::string who, std::function<void(bool ok)> done) override;
-  std::future<KnobRegistry::Result> applyKnobs(std::map<std::string, double> changes, std::string who);
-  std::future<bool> setPolicy(std::string name, std::string who);
+  void setPolicy(std::string name, ChangeAuthor author, std::function<void(bool ok)> done) override;
+  std::future<KnobRegistry::Result> applyKnobs(std::map<std::string, double> changes, ChangeAuthor author);
+  std::future<bool> setPolicy(std::string name, ChangeAuthor author);
 
  private:
   void loop();
   void runCommands(std::unique_lock<std::mutex>& lock);
   void anchor();
   // Queues the event for the simulation thread (mutex held); dropped once the run has finished.
-  void announce(RunAction action, std::string who);
+  void announce(RunAction action, ChangeAuthor author);
 
   Scenario scenario_;
   std::unique_ptr<ClusterSimulator> sim_;

@@ -30,16 +30,16 @@ ClusterSimulator::ClusterSimulator(const Scenario& scenario, Workload workload, 
   admission_.crash = [this](WorkerId w, const std::string& reason) { crashWorker(w, reason); };
 }
 
-KnobRegistry::Result ClusterSimulator::applyKnobs(const std::map<std::string, double>& changes, const std::string& who) {
-  auto result = ctx_.knobs.apply(changes, who);
+KnobRegistry::Result ClusterSimulator::applyKnobs(const std::map<std::string, double>& changes, const ChangeAuthor& author) {
+  auto result = ctx_.knobs.apply(changes, author);
   for (const auto& c : result.changes) ctx_.publish(c);
   return result;
 }
 
-bool ClusterSimulator::setPolicy(std::string_view name, const std::string& who) {
+bool ClusterSimulator::setPolicy(std::string_view name, const ChangeAuthor& author) {
   const std::string old(ctx_.router.policyName());
   if (!ctx_.router.setPolicy(name)) return false;
-  if (old != name) ctx_.publish(PolicyChanged{old, std::string(name), who});
+  if (old != name) ctx_.publish(PolicyChanged{old, std::string(name), author.who, author.origin});
   return true;
 }
 

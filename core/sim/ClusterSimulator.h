@@ -23,8 +23,8 @@ class ClusterSimulator {
 
   // Validated all-or-nothing; every applied change becomes a KnobChanged event. Takes effect on the
   // next decision.
-  KnobRegistry::Result applyKnobs(const std::map<std::string, double>& changes, const std::string& who);
-  bool setPolicy(std::string_view name, const std::string& who);
+  KnobRegistry::Result applyKnobs(const std::map<std::string, double>& changes, const ChangeAuthor& author);
+  bool setPolicy(std::string_view name, const ChangeAuthor& author);
   // A pause, resume or speed change made by whoever drives the simulation, into the stream at now().
   void publishRunControl(RunControlChanged change) { ctx_.publish(std::move(change)); }
 
