@@ -15,6 +15,10 @@ Run it against `kvscope-cli serve --router D0,D1,D2` (stubs from the build: buil
 
     PYTHONPATH=build/python examples/router_client.py --target 127.0.0.1:50051 --requests 200
 
+Installed from the .deb, the stubs and this file are in /usr/share/kvscope:
+
+    PYTHONPATH=/usr/share/kvscope/python /usr/share/kvscope/examples/router_client.py --target 127.0.0.1:50051
+
 Here the "cluster" is pretend: each routed request is admitted, stores its blocks and completes
 with a made-up latency. A real router reports what its workers actually did.
 """

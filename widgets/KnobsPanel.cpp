@@ -20,7 +20,6 @@
 
 #include "KnobSlider.h"
 #include "PaletteTint.h"
-#include "WhatIfTable.h"
 #include "knobs/KnobRegistry.h"
 #include "router/RoutingPolicy.h"
 #include "source/Source.h"
@@ -122,9 +121,6 @@ KnobsPanel::KnobsPanel(ViewState& view, QWidget* parent) : TelemetryPanel(view, 
   buttons->addWidget(revert_);
   buttons->addWidget(apply_);
   layout->addLayout(buttons);
-  preview_ = new WhatIfTable(this);
-  preview_->setObjectName(QStringLiteral("whatIf"));
-  layout->addWidget(preview_);
   connect(apply_, &QPushButton::clicked, this, &KnobsPanel::apply);
   connect(revert_, &QPushButton::clicked, this, &KnobsPanel::revert);
 
@@ -151,20 +147,27 @@ QWidget* KnobsPanel::buildKnobGroups() {
     name_width = std::max(name_width, metrics.horizontalAdvance(fromView(s.name)));
     unit_width = std::max(unit_width, metrics.horizontalAdvance(unitText(s)));
   }
-  const int field_width = metrics.horizontalAdvance(QStringLiteral("000000000")) + 12;  // 1e8 tokens/s fits
+  const int field_width = metrics.horizontalAdvance(QStringLiteral("000000")) + 10;  // wider when the dock is
 
   for (std::string_view key : group_keys) {
     KnobGroup group;
     group.policies = splitPolicies(key);
     group.title = group.policies.empty() ? tr("Admission, transfers and pools (every policy)")
                                          : tr("Read by %1").arg(fromView(key).replace(QLatin1Char(','), QStringLiteral(", ")));
-    group.box = new QGroupBox(group.title, container);
+    group.box = new QGroupBox(container);
     auto* grid = new QGridLayout(group.box);
+    group.heading = new QLabel(group.title, group.box);
+    group.heading->setWordWrap(true);
+    QFont bold = group.heading->font();
+    bold.setBold(true);
+    group.heading->setFont(bold);
+    grid->addWidget(group.heading, 0, 0, 1, 2);
+    // Two columns, so the list fits a side dock 320 px wide: the unit sits under its field, right
+    // of the slider (a third column made the list scroll sideways at 1280x800).
     grid->setColumnMinimumWidth(0, name_width);
-    grid->setColumnMinimumWidth(1, field_width);
-    grid->setColumnMinimumWidth(2, unit_width);
+    grid->setColumnMinimumWidth(1, std::max(field_width, unit_width));
     grid->setColumnStretch(1, 1);
-    int line = 0;
+    int line = 1;  // under the heading
     for (const KnobSpec& s : KnobRegistry::specs()) {
       if (s.policies != key) continue;
       KnobRow& row = rows_.emplace_back();
@@ -196,9 +199,9 @@ QWidget* KnobsPanel::buildKnobGroups() {
       row.slider->setToolTip(tooltip + (row.slider->logarithmic() ? tr("<br/>Logarithmic slider.") : QString()));
       grid->addWidget(label, line, 0);
       grid->addWidget(row.field, line, 1);
-      grid->addWidget(unit, line, 2);
-      grid->addWidget(row.slider, line + 1, 0, 1, 3);
-      grid->addWidget(row.message, line + 2, 1, 1, 2);
+      grid->addWidget(row.slider, line + 1, 0);
+      grid->addWidget(unit, line + 1, 1, Qt::AlignRight | Qt::AlignVCenter);
+      grid->addWidget(row.message, line + 2, 0, 1, 2);
       line += 3;
       connect(row.field, &QLineEdit::textEdited, this, [this, &row](const QString& text) { onFieldEdited(row, text); });
       connect(row.slider, &KnobSlider::knobValueChosen, this, [this, &row](double value) {
@@ -428,7 +431,7 @@ void KnobsPanel::renderGroups() {
     // Still editable: an operator may set a policy's knobs before switching to it.
     const QString title =
         read ? group.title : tr("%1 (inactive under %2)").arg(group.title, QString::fromStdString(policy));
-    if (group.box->title() != title) group.box->setTitle(title);
+    if (group.heading->text() != title) group.heading->setText(title);
   }
 }
 

@@ -19,7 +19,6 @@ class QPushButton;
 namespace kvscope {
 
 class KnobSlider;
-class WhatIfTable;
 class Source;
 
 class KnobsPanel : public TelemetryPanel {
@@ -38,8 +37,6 @@ class KnobsPanel : public TelemetryPanel {
   // typed into the knob's field. False for an unknown knob or a read-only panel.
   bool setPendingValue(const std::string& knob, double value);
   const KnobEditModel& edits() const { return model_; }
-  // Where a what-if preview shows its numbers (under the Apply button).
-  WhatIfTable& previewTable() { return *preview_; }
   // Applies what is pending, as the Apply button does.
   void applyEdits() { apply(); }
 
@@ -59,6 +56,7 @@ class KnobsPanel : public TelemetryPanel {
   };
   struct KnobGroup {
     QGroupBox* box = nullptr;
+    QLabel* heading = nullptr;  // wraps, unlike a group box title, so the list fits a narrow dock
     std::vector<std::string> policies;  // empty: read whatever the policy ("all")
     QString title;
   };
@@ -104,7 +102,6 @@ class KnobsPanel : public TelemetryPanel {
   QLabel* status_ = nullptr;
   QPushButton* apply_ = nullptr;
   QPushButton* revert_ = nullptr;
-  WhatIfTable* preview_ = nullptr;
 };
 
 }  // namespace kvscope

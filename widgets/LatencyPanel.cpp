@@ -10,6 +10,7 @@
 #include "KvPoolPanel.h"
 #include "ViewState.h"
 #include "TimeSeriesChart.h"
+#include "run/WhatIfPreview.h"
 #include "telemetry/TelemetryStore.h"
 
 namespace kvscope {
@@ -39,6 +40,14 @@ LatencyPanel::LatencyPanel(ViewState& view, QWidget* parent)
   // One point per finished request: nothing to hold between two of them.
   chart_->addSeries(tr("TTFT"), QColor(0x1f, 0x77, 0xb4), TimeSeriesChart::Style::Points);
   chart_->addSeries(tr("E2E"), QColor(0xff, 0x7f, 0x0e), TimeSeriesChart::Style::Points);
+  // Series 2-5: a preview's futures, drawn only while one is shown.
+  for (const bool with : {false, true})
+    for (const auto& [name, rgb] : {std::pair{tr("TTFT"), QColor(0x1f, 0x77, 0xb4)}, std::pair{tr("E2E"), QColor(0xff, 0x7f, 0x0e)}}) {
+      QColor color = rgb;
+      color.setAlpha(with ? 160 : 70);
+      chart_->addSeries(name + (with ? tr(" with the change") : tr(" without the change")), color,
+                        TimeSeriesChart::Style::GhostPoints);
+    }
   auto* top = new QHBoxLayout;
   top->addWidget(new QLabel(tr("Window:"), this));
   top->addWidget(window_);
@@ -48,6 +57,19 @@ LatencyPanel::LatencyPanel(ViewState& view, QWidget* parent)
   layout->addLayout(top);
   layout->addWidget(table_);
   layout->addWidget(chart_, 1);
+}
+
+void LatencyPanel::setPreview(const WhatIfResult* preview) {
+  if (!preview) preview_.reset();
+  else preview_ = std::array<MinMaxSeries, 4>{preview->without.ttft, preview->without.e2e, preview->with.ttft, preview->with.e2e};
+  drawPreview();
+}
+
+void LatencyPanel::drawPreview() {
+  for (int g = 0; g < 4; ++g) {
+    if (preview_) chart_->setSeriesData(2 + g, (*preview_)[static_cast<std::size_t>(g)]);
+    else chart_->clearSeriesData(2 + g);
+  }
 }
 
 double LatencyPanel::windowSeconds() const { return window_->currentData().toDouble(); }
@@ -67,6 +89,7 @@ void LatencyPanel::refresh(const TelemetryStore& store) {
   chart_->setHoldUntil(store.now());
   chart_->setSeriesData(0, store.ttftSeries());
   chart_->setSeriesData(1, store.e2eSeries());
+  drawPreview();
   chart_->setMarkers(knobMarkers(store, view().from(), view().to()));
   // Percentiles sort the window's samples: about four times a second is plenty to read them.
   if (since_table_.isValid() && since_table_.elapsed() < 250 && !store.finished()) return;

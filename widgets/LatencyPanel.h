@@ -3,7 +3,11 @@
 // and the TTFT/E2E envelopes over time.
 #include <QElapsedTimer>
 
+#include <array>
+#include <optional>
+
 #include "TelemetryPanel.h"
+#include "telemetry/MinMaxSeries.h"
 
 class QComboBox;
 class QLabel;
@@ -12,6 +16,7 @@ class QTableWidget;
 namespace kvscope {
 
 class TimeSeriesChart;
+struct WhatIfResult;
 
 class LatencyPanel : public TelemetryPanel {
   Q_OBJECT
@@ -22,13 +27,21 @@ class LatencyPanel : public TelemetryPanel {
   double windowSeconds() const;
   void setWindowSeconds(double seconds);
   QTableWidget& table() { return *table_; }
+  // A what-if preview's finished requests, as faint points without the change and stronger ones
+  // with it (null: none).
+  void setPreview(const WhatIfResult* preview);
+  TimeSeriesChart& chart() { return *chart_; }
 
  private:
+  void drawPreview();
+
   QComboBox* window_;
   QTableWidget* table_;
   QLabel* failures_;
   TimeSeriesChart* chart_;
   QElapsedTimer since_table_;
+  // Without / with the change: TTFT and E2E each (copies: the preview may be replaced meanwhile).
+  std::optional<std::array<MinMaxSeries, 4>> preview_;
 };
 
 }  // namespace kvscope

@@ -84,7 +84,7 @@ double TimeSeriesChart::valueAtY(int y) const {
 void TimeSeriesChart::setSeriesData(int index, const MinMaxSeries& data, double scale) {
   Series& s = series_[static_cast<std::size_t>(index)];
   EnvelopeOptions options;
-  options.hold = s.style != Style::Points;
+  options.hold = s.style != Style::Points && s.style != Style::GhostPoints;
   options.hold_until = hold_until_;
   s.columns = data.envelope(grid(), options);
   s.max = 0;
@@ -216,11 +216,11 @@ void TimeSeriesChart::paintEvent(QPaintEvent*) {
   // Ghosts (a preview's futures) under the real series; each column one filled run of pixels.
   for (const Style pass : {Style::Ghost, Style::Gauge}) {
     for (const Series& s : series_) {
-      if ((s.style == Style::Ghost) != (pass == Style::Ghost)) continue;
+      if (isGhost(s.style) != (pass == Style::Ghost)) continue;
       QColor color = s.color;
-      if (s.style == Style::Ghost && color.alpha() == 255) color.setAlpha(120);
+      if (isGhost(s.style) && color.alpha() == 255) color.setAlpha(120);
       // A finding's workers stand out: the others fade.
-      if (s.style != Style::Ghost && !view_.highlightedWorkers().isEmpty() && !view_.isHighlighted(s.name)) color.setAlpha(60);
+      if (!isGhost(s.style) && !view_.highlightedWorkers().isEmpty() && !view_.isHighlighted(s.name)) color.setAlpha(60);
       const int n = std::min(static_cast<int>(s.columns.size()), plot.width());
       for (int c = 0; c < n; ++c) {
         const EnvelopeColumn& col = s.columns[static_cast<std::size_t>(c)];
@@ -279,7 +279,7 @@ void TimeSeriesChart::paintLegend(QPainter& p) {
   // Right-aligned: swatch + name per series, then the thresholds as dashes.
   std::vector<std::pair<QString, QColor>> entries;
   for (const Series& s : series_)
-    if (s.style != Style::Ghost) entries.emplace_back(s.name, s.color);
+    if (!isGhost(s.style)) entries.emplace_back(s.name, s.color);
   int x = width() - kPad;
   for (auto it = thresholds_.rbegin(); it != thresholds_.rend(); ++it) {
     const int w = fm.horizontalAdvance(it->label);
@@ -363,7 +363,7 @@ QString TimeSeriesChart::tooltipAt(const QPoint& pos) const {
                     : col.lo == col.hi ? QString::number(col.lo, 'g', 4)
                                        : QStringLiteral("%1 to %2").arg(col.lo, 0, 'g', 4).arg(col.hi, 0, 'g', 4);
     if (col.present && !col.exact) value += tr(" (rolled up)");
-    text += QStringLiteral("\n%1%2: %3").arg(s.name, s.style == Style::Ghost ? tr(" (preview)") : QString(), value);
+    text += QStringLiteral("\n%1%2: %3").arg(s.name, isGhost(s.style) ? tr(" (preview)") : QString(), value);
   }
   return text;
 }

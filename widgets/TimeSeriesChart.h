@@ -27,7 +27,10 @@ class TimeSeriesChart : public QWidget {
     SimTime time = 0;
     QString label;
   };
-  enum class Style { Gauge, Points, Ghost };
+  // Ghost and GhostPoints: a what-if preview's future, drawn faint and under the real series, held
+  // like a gauge or as points like a latency.
+  enum class Style { Gauge, Points, Ghost, GhostPoints };
+  static bool isGhost(Style s) { return s == Style::Ghost || s == Style::GhostPoints; }
 
   TimeSeriesChart(ViewState& view, const QString& title, QWidget* parent = nullptr);
 

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <iostream>
 
+#include "BuildInfo.h"
 #include "cli/CliCommands.h"
 #include "model/Error.h"
 
@@ -20,7 +21,7 @@ int checkStdout(int code) {
 
 int main(int argc, char** argv) {
   CLI::App app{"kvscope-cli: KV-cache-aware routing on a simulated prefill/decode cluster", "kvscope-cli"};
-  app.set_version_flag("--version", std::string("kvscope-cli ") + KVSCOPE_VERSION);
+  app.set_version_flag("--version", "kvscope-cli " + kvscope::versionLine());
   app.require_subcommand(1);
   std::vector<std::pair<CLI::App*, kvscope::cli::Command>> commands;
   auto add = [&](auto adder) {

@@ -83,7 +83,7 @@ void MainWindow::buildMenus() {
   QMenu* run = menuBar()->addMenu(tr("&Run"));
   QMenu* view = menuBar()->addMenu(tr("&View"));
   docks_ = new PanelDocks(*this, *view_, *view);
-  preview_ = new PreviewController(*session_, *view_, docks_->knobs(), docks_->kvPools(), docks_->knobs().previewTable(), this);
+  preview_ = new PreviewController(*session_, *view_, *docks_, this);
   runs_ = new RunsDock(*this, *session_, *view_, *view);  // a live sweep's runs, once one is marked
   source_menu_ = new SourceMenu(*this, *file);
   file->addAction(tr("New s&weep..."), this, [this] { showSweepWindow(); });

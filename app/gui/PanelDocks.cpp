@@ -14,6 +14,7 @@
 #include "KnobsPanel.h"
 #include "KvPoolPanel.h"
 #include "LatencyPanel.h"
+#include "WhatIfPanel.h"
 #include "LinkHealthModel.h"
 #include "LinkHealthPanel.h"
 #include "ReplayControlsPanel.h"
@@ -39,7 +40,10 @@ PanelDocks::PanelDocks(QMainWindow& window, ViewState& view, QMenu& view_menu)
   addDock(diagnosis, tr("Diagnosis"), "diagnosis", Qt::LeftDockWidgetArea);
   links_ = new LinkHealthPanel(view_, &window_);
   addDock(links_, tr("Mooncake links"), "linkHealth", Qt::RightDockWidgetArea);
-  addDock(new LatencyPanel(view_, &window_), tr("Latency and failures"), "latency", Qt::RightDockWidgetArea);
+  latency_ = new LatencyPanel(view_, &window_);
+  addDock(latency_, tr("Latency and failures"), "latency", Qt::RightDockWidgetArea);
+  what_if_ = new WhatIfPanel(view_, &window_);
+  addDock(what_if_, tr("What-if preview"), "whatIf", Qt::RightDockWidgetArea);
   replay_ = new ReplayControlsPanel(view_, &window_);
   replay_dock_ = addDock(replay_, tr("Replay"), "replay", Qt::BottomDockWidgetArea);
   addDock(new EventTimelinePanel(view_, &window_), tr("Event timeline"), "timeline", Qt::BottomDockWidgetArea);
@@ -78,6 +82,7 @@ void PanelDocks::applyDefaultLayout() {
   QDockWidget* diagnosis = dock("diagnosis");
   QDockWidget* links = dock("linkHealth");
   QDockWidget* latency = dock("latency");
+  QDockWidget* what_if = dock("whatIf");
   QDockWidget* timeline = dock("timeline");
   QDockWidget* inspector = dock("decisions");
   window_.splitDockWidget(replay_dock_, timeline, Qt::Vertical);  // a slim bar above the timeline
@@ -96,6 +101,9 @@ void PanelDocks::applyDefaultLayout() {
     window_.splitDockWidget(links, latency, Qt::Vertical);
     window_.resizeDocks({knobs, diagnosis}, {3, 2}, Qt::Vertical);  // the knob list is the longer
   }
+  // The what-if numbers behind the links until a preview brings them to the front.
+  window_.tabifyDockWidget(links, what_if);
+  links->raise();
   const int side = std::clamp(size.width() * 27 / 100, 320, 500);
   window_.resizeDocks({knobs, links}, {side, std::clamp(size.width() * 26 / 100, 320, 520)}, Qt::Horizontal);
   window_.resizeDocks({dock("decodeLoad"), timeline}, {decode_load_->sizeHint().height(), std::clamp(size.height() * 34 / 100, 270, 300)},
@@ -151,6 +159,18 @@ void PanelDocks::refresh(const TelemetryStore& store, bool force) {
     else p->refresh(store);
     seen = {store.revision(), view_.from(), view_.to(), visible};
   }
+}
+
+void PanelDocks::raiseWhatIf() {
+  if (QDockWidget* dock = window_.findChild<QDockWidget*>(QStringLiteral("whatIfDock"))) {
+    dock->show();
+    dock->raise();
+  }
+}
+
+void PanelDocks::setPreview(const WhatIfResult* preview) {
+  kv_pools_->setPreview(preview);
+  latency_->setPreview(preview);
 }
 
 }  // namespace kvscope

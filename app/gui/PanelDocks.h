@@ -21,8 +21,11 @@ class Source;
 class KnobsPanel;
 class KvPoolPanel;
 class DecodeLoadPanel;
+class LatencyPanel;
 class LinkHealthPanel;
 class ReplayControlsPanel;
+class WhatIfPanel;
+struct WhatIfResult;
 
 class PanelDocks : public QObject {
   Q_OBJECT
@@ -40,6 +43,12 @@ class PanelDocks : public QObject {
   KnobsPanel& knobs() const { return *knobs_; }
   ReplayControlsPanel& replay() const { return *replay_; }
   DecodeLoadPanel& decodeLoad() const { return *decode_load_; }
+  LatencyPanel& latency() const { return *latency_; }
+  WhatIfPanel& whatIf() const { return *what_if_; }
+  // Brings the what-if dock to the front (a preview is on its way).
+  void raiseWhatIf();
+  // Draws a what-if preview's futures on every chart that shows them (null: none).
+  void setPreview(const WhatIfResult* preview);
   const std::vector<TelemetryPanel*>& panels() const { return panels_; }
   TelemetryPanel* panel(const QString& object_name) const;
 
@@ -52,6 +61,8 @@ class PanelDocks : public QObject {
   KvPoolPanel* kv_pools_ = nullptr;
   DecodeLoadPanel* decode_load_ = nullptr;
   LinkHealthPanel* links_ = nullptr;
+  LatencyPanel* latency_ = nullptr;
+  WhatIfPanel* what_if_ = nullptr;
   KnobsPanel* knobs_ = nullptr;
   ReplayControlsPanel* replay_ = nullptr;
   Source* source_ = nullptr;  // for its workers' health (a live cluster's), read each frame

@@ -6,7 +6,9 @@
 #include "KnobsPanel.h"
 #include "KvPoolPanel.h"
 #include "ViewState.h"
+#include "WhatIfPanel.h"
 #include "WhatIfTable.h"
+#include "gui/PanelDocks.h"
 #include "gui/RunSession.h"
 #include "run/WhatIfPreview.h"
 #include "source/Source.h"
@@ -22,12 +24,20 @@ QString describe(const ControlStep& change) {
 }
 }  // namespace
 
-PreviewController::PreviewController(RunSession& session, ViewState& view, KnobsPanel& knobs, KvPoolPanel& kv,
-                                     WhatIfTable& table, QObject* parent)
-    : QObject(parent), session_(session), view_(view), knobs_(knobs), kv_(kv), table_(table) {
+PreviewController::PreviewController(RunSession& session, ViewState& view, PanelDocks& docks, QObject* parent)
+    : QObject(parent),
+      session_(session),
+      view_(view),
+      docks_(docks),
+      knobs_(docks.knobs()),
+      kv_(docks.kvPools()),
+      table_(docks.whatIf().table()) {
   debounce_.setSingleShot(true);
   debounce_.setInterval(150);  // a dragged slider or line settles before a fork starts
-  connect(&debounce_, &QTimer::timeout, this, &PreviewController::start);
+  connect(&debounce_, &QTimer::timeout, this, [this] { start(false); });
+  staleness_.setInterval(500);
+  connect(&staleness_, &QTimer::timeout, this, &PreviewController::refreshIfStale);
+  staleness_.start();
   connect(&knobs_, &KnobsPanel::editsChanged, this, &PreviewController::schedule);
   connect(&session_, &RunSession::sourceChanged, this, &PreviewController::clear);
 }
@@ -44,7 +54,7 @@ void PreviewController::schedule() {
   debounce_.start();
 }
 
-void PreviewController::start() {
+void PreviewController::start(bool renew) {
   Source* source = session_.source();
   const KnobEditModel::Change pending = knobs_.edits().edits();
   if (pending.knobs.empty() && !pending.policy) return clear();
@@ -64,7 +74,11 @@ void PreviewController::start() {
   if (running_) running_->store(true);  // a newer value: the old fork's answer is of no use
   running_ = std::make_shared<std::atomic<bool>>(false);
   const std::uint64_t generation = ++generation_;
-  table_.setComputing(tr("Previewing %1 over the next %2 simulated min...").arg(describe(change)).arg(timeToSeconds(horizon_) / 60, 0, 'f', 0));
+  // A renewal keeps the old table and ghosts in view until the new ones arrive.
+  if (!renew) {
+    docks_.raiseWhatIf();
+    table_.setComputing(tr("Previewing %1 over the next %2 simulated min...").arg(describe(change)).arg(timeToSeconds(horizon_) / 60, 0, 'f', 0));
+  }
   // The source forks on a thread of its own (embedded) or on the server (served); the answer comes
   // back here through the event loop, and only if this controller still exists.
   source->preview(change, horizon_, running_,
@@ -88,16 +102,22 @@ void PreviewController::show(std::shared_ptr<WhatIfResult> result, std::uint64_t
   running_.reset();
   if (!result) {  // refused or failed (a served run's answer): say why, draw nothing
     last_.reset();
-    kv_.setPreview(nullptr);
+    docks_.setPreview(nullptr);
     table_.setPreview(nullptr, tr("No preview: %1").arg(error));
     return;
   }
   last_ = std::move(result);
-  kv_.setPreview(last_.get());
+  docks_.setPreview(last_.get());
   table_.setPreview(last_.get(), note);
   view_.setLookahead(horizon_);
   view_.advanceLive(session_.store().now());  // the future in view now, not at the next frame
   emit previewShown();
+}
+
+void PreviewController::refreshIfStale() {
+  // Only a shown preview, with nothing else on its way, is renewed.
+  if (!last_ || running_ || debounce_.isActive()) return;
+  if (session_.store().now() - last_->from >= horizon_ / 10) start(true);
 }
 
 void PreviewController::clear() {
@@ -106,7 +126,7 @@ void PreviewController::clear() {
   running_.reset();
   ++generation_;
   last_.reset();
-  kv_.setPreview(nullptr);
+  docks_.setPreview(nullptr);
   kv_.setPendingKnobs(knobs_.edits().pendingKnobs());
   table_.setPreview(nullptr);
   view_.setLookahead(0);

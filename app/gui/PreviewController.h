@@ -3,7 +3,8 @@
 // (embedded, or served by `kvscope-cli serve`), has the source fork the run at its current time and
 // play the next minutes (default 10) without and with the change, off the GUI thread, then draws
 // both futures as ghosts on the KV and sessions charts and their numbers in the knobs panel. A newer pending value cancels
-// the fork in flight; Apply or Revert clears the preview.
+// the fork in flight; Apply or Revert clears the preview. While the run goes on, the preview is
+// forked again once the run has moved a tenth of the horizon past it, so it stays a look ahead.
 #include <QObject>
 #include <QTimer>
 
@@ -16,6 +17,7 @@ namespace kvscope {
 
 class KnobsPanel;
 class KvPoolPanel;
+class PanelDocks;
 class RunSession;
 class ViewState;
 class WhatIfTable;
@@ -24,8 +26,7 @@ struct WhatIfResult;
 class PreviewController : public QObject {
   Q_OBJECT
  public:
-  PreviewController(RunSession& session, ViewState& view, KnobsPanel& knobs, KvPoolPanel& kv, WhatIfTable& table,
-                    QObject* parent = nullptr);
+  PreviewController(RunSession& session, ViewState& view, PanelDocks& docks, QObject* parent = nullptr);
   ~PreviewController() override;
 
   void setHorizon(SimTime horizon) { horizon_ = horizon; }
@@ -37,16 +38,20 @@ class PreviewController : public QObject {
 
  private:
   void schedule();
-  void start();
+  void start(bool renew);
   void show(std::shared_ptr<WhatIfResult> result, std::uint64_t generation, const QString& note, const QString& error);
   void clear();
 
   RunSession& session_;
   ViewState& view_;
+  PanelDocks& docks_;
   KnobsPanel& knobs_;
   KvPoolPanel& kv_;
   WhatIfTable& table_;
+  void refreshIfStale();
+
   QTimer debounce_;
+  QTimer staleness_;
   SimTime horizon_ = secondsToTime(600);
   std::shared_ptr<std::atomic<bool>> running_;  // the fork in flight's cancel flag
   std::uint64_t generation_ = 0;

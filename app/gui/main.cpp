@@ -9,6 +9,7 @@
 
 #include <cstdio>
 
+#include "BuildInfo.h"
 #include "gui/MainWindow.h"
 #include "gui/ScreenshotRunner.h"
 #include "gui/SourceFactory.h"
@@ -117,7 +118,7 @@ QSize parseSize(const QString& text) {
 int main(int argc, char** argv) {
   if (wantsTextOnly(argc, argv)) {
     QCoreApplication app(argc, argv);
-    QCoreApplication::setApplicationVersion(KVSCOPE_VERSION);
+    QCoreApplication::setApplicationVersion(QString::fromStdString(kvscope::versionLine()));
     QCommandLineParser args;
     describe(args);
     args.process(app);  // prints and exits
@@ -126,7 +127,7 @@ int main(int argc, char** argv) {
   QApplication app(argc, argv);
   QApplication::setOrganizationName("KVScope");
   QApplication::setApplicationName("kvscope");
-  QApplication::setApplicationVersion(KVSCOPE_VERSION);
+  QApplication::setApplicationVersion(QString::fromStdString(kvscope::versionLine()));
 
   QCommandLineParser args;
   describe(args);

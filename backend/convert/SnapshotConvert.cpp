@@ -64,6 +64,7 @@ void toProto(const Snapshot& in, v1::Snapshot* out) {
     p->set_bindings(g.bindings);
     p->set_pending_seeds(g.pending_seeds);
     p->set_alive(g.alive);
+    p->set_kv_evictable(g.kv_evictable);
   }
   out->mutable_links()->Reserve(static_cast<int>(in.links.size()));
   for (const auto& l : in.links) {
@@ -91,6 +92,7 @@ bool fromProto(const v1::Snapshot& in, Snapshot* out, std::string* error) {
     g.kv_used = p.kv_used();
     g.kv_capacity = p.kv_capacity();
     g.kv_peak = p.kv_peak();
+    g.kv_evictable = p.kv_evictable();
     g.running = p.running();
     g.queued = p.queued();
     g.resident_sessions = p.resident_sessions();

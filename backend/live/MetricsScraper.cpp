@@ -143,8 +143,10 @@ ScrapeResult MetricsScraper::scrapeOnce(std::size_t i) {
 
   const Exposition exposition = ExpositionParser().parse(body);
   const SglangMetrics metrics = SglangMetricsMapper::map(exposition);
+  std::string stale;
   if (metrics.any()) {
-    SglangUpdate update = t.tracker.update(metrics);
+    SglangUpdate update = t.tracker.update(metrics, asked_at);
+    stale = update.staleReason();
     if (update.gauges) cluster_.setGauges(*update.gauges, asked_at);
     if (!update.events.empty()) cluster_.post(std::move(update.events));
     r.applied = true;
@@ -159,6 +161,7 @@ ScrapeResult MetricsScraper::scrapeOnce(std::size_t i) {
     return done(WorkerHealth::Degraded, metrics.notes.empty() ? std::string("no SGLang metrics") : metrics.notes.front());
   if (r.seconds * 1000 > options_.slow_ms)
     return done(WorkerHealth::Degraded, "slow: /metrics answered in " + seconds(r.seconds));
+  if (!stale.empty()) return done(WorkerHealth::Degraded, stale);
   return done(WorkerHealth::Ok, "");
 }
 

@@ -203,6 +203,8 @@ std::string RunMetrics::render() const {
         [](const WorkerGauges& g) {
           return g.kv_capacity > 0 ? static_cast<double>(g.kv_used) / static_cast<double>(g.kv_capacity) : 0.0;
         });
+  gauge("kvscope_kv_evictable_tokens", "KV cache tokens held by the unlocked, evictable radix cache (as sglang:kv_evictable_tokens).",
+        [](const WorkerGauges& g) { return std::int64_t{g.kv_evictable}; });
   gauge("kvscope_kv_peak_tokens", "Highest KV cache tokens in use since the previous snapshot (spikes survive).",
         [](const WorkerGauges& g) { return std::int64_t{g.kv_peak}; });
   gauge("kvscope_num_running_reqs", "Requests running (as sglang:num_running_reqs).",

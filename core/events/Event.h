@@ -222,6 +222,10 @@ struct WorkerHealthChanged {
 
 struct WorkerGauges {
   WorkerId worker = kNoWorker;
+  // KV tokens as SGLang's scheduler counts them (issue 13 section 3), live and simulated alike:
+  // kv_used is upstream's num_used_tokens (= max_total - available - evictable: tokens locked by
+  // requests or held by streaming sessions), kv_evictable its kv_evictable_tokens (unlocked radix
+  // cache, freed on demand); the pool's free room is kv_capacity - kv_used - kv_evictable.
   std::int64_t kv_used = 0;
   std::int64_t kv_capacity = 0;
   std::int64_t kv_peak = 0;  // highest kv_used since the previous snapshot (so spikes survive)
@@ -231,6 +235,7 @@ struct WorkerGauges {
   std::int32_t bindings = 0;   // sessions bound to this worker by the router
   std::int32_t pending_seeds = 0;
   bool alive = true;
+  std::int64_t kv_evictable = 0;  // 0 also when the worker does not export it (SGLang before v0.5.11)
 };
 
 struct LinkGauges {

@@ -97,7 +97,8 @@ json eventToJson(const Event& e) {
               j["workers"].push_back({{"worker", g.worker}, {"kv_used", g.kv_used}, {"kv_capacity", g.kv_capacity},
                                       {"kv_peak", g.kv_peak}, {"running", g.running}, {"queued", g.queued},
                                       {"resident_sessions", g.resident_sessions}, {"bindings", g.bindings},
-                                      {"pending_seeds", g.pending_seeds}, {"alive", g.alive}});
+                                      {"pending_seeds", g.pending_seeds}, {"alive", g.alive},
+                                      {"kv_evictable", g.kv_evictable}});
             for (const auto& l : s.links)
               j["links"].push_back({{"prefill", l.prefill}, {"worker", l.worker}, {"queue_depth", l.queue_depth},
                                     {"bytes_in_flight", l.bytes_in_flight}, {"state", toString(l.state)}});

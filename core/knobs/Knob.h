@@ -29,6 +29,12 @@ enum class KnobId : std::uint8_t {
   BalanceRelThreshold,
   OverlapScoreWeight,
   RouterTemperature,
+  EvictionIntervalS,
+  MaxTreeSize,
+  DynamoCostForm,
+  PrefillLoadScale,
+  OverlapScoreCredit,
+  DecodeActiveRequestWeight,
   Count
 };
 

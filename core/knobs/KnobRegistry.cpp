@@ -46,16 +46,35 @@ constexpr KnobSpec kSpecs[] = {
      "Unified cost model: prefill tokens per second (7000 on H20)"},
     {KnobId::OverloadFactor, "overload_factor", "ratio", 1, 1000, 2.0, false, "unified",
      "Unified affinity gates: max ratio to the average ongoing tokens and to the best cost"},
+    // sglang-cache-aware: the CLI defaults of sgl-router/py_src/sglang_router/router_args.py
+    // (RouterArgs @ e46dcd87adca58ec70831ad7cb01a3892b2c9e50).
     {KnobId::CacheThreshold, "cache_threshold", "fraction", 0, 1, 0.3, false, "sglang-cache-aware",
-     "SGLang cache-aware: route by longest match only if match rate exceeds this"},
+     "SGLang cache-aware: route to the tree's matched worker only if the match rate exceeds this, else to the smallest tree"},
     {KnobId::BalanceAbsThreshold, "balance_abs_threshold", "requests", 0, 100000, 64, false, "sglang-cache-aware",
      "SGLang cache-aware: imbalance needs max - min load above this"},
     {KnobId::BalanceRelThreshold, "balance_rel_threshold", "ratio", 1, 1000, 1.5, false, "sglang-cache-aware",
      "SGLang cache-aware: imbalance needs max load above min * this"},
+    // dynamo-kv: lib/llm/src/kv_router/scheduler.rs @ db19bd2a659d4cb04998fb4101cd0dbfbbeba9d4.
     {KnobId::OverlapScoreWeight, "overlap_score_weight", "ratio", 0, 1000, 1.0, false, "dynamo-kv",
-     "Dynamo KV router: weight of prefill blocks in overlap_score_weight * prefill_blocks + decode_blocks"},
+     "Dynamo KV router: weight of prefill blocks in overlap_score_weight * prefill_blocks + decode_blocks (aggregated "
+     "serving; the decode router of disaggregated serving uses 0)"},
     {KnobId::RouterTemperature, "router_temperature", "ratio", 0, 1000, 0.0, false, "dynamo-kv",
-     "Dynamo KV router: softmax temperature over the negated logits (0 = deterministic argmin)"},
+     "Dynamo KV router: softmax temperature over the negated logits (0 = the minimum; ties by smaller tree, then random)"},
+    {KnobId::EvictionIntervalS, "eviction_interval", "s", 0, 86400, 120, true, "sglang-cache-aware",
+     "SGLang cache-aware: seconds between trims of the router's approximate tree (0 = never)"},
+    {KnobId::MaxTreeSize, "max_tree_size", "blocks", 1, 1e12, 67108864, true, "sglang-cache-aware",
+     "SGLang cache-aware: a worker's part of the approximate tree is trimmed (LRU leaves) to this size (upstream "
+     "counts characters of text, KVScope blocks)"},
+    {KnobId::DynamoCostForm, "dynamo_cost_form", "form", 0, 1, 0, true, "dynamo-kv",
+     "Dynamo KV router cost: 0 = overlap_score_weight * prefill_blocks + decode_blocks (scheduler.rs), 1 = the newer "
+     "prefill_load_scale * max(0, prefill_blocks - overlap_score_credit * overlap) + decode_blocks + "
+     "decode_active_request_weight * active_requests (lib/kv-router selector/default.rs, PR #9267)"},
+    {KnobId::PrefillLoadScale, "prefill_load_scale", "ratio", 0, 1000, 1.0, false, "dynamo-kv",
+     "Dynamo KV router, newer cost form: weight of the prefill term"},
+    {KnobId::OverlapScoreCredit, "overlap_score_credit", "ratio", 0, 1000, 1.0, false, "dynamo-kv",
+     "Dynamo KV router, newer cost form: cached blocks credited against the prefill blocks (0 in disaggregated decode routing)"},
+    {KnobId::DecodeActiveRequestWeight, "decode_active_request_weight", "blocks", 0, 1e6, 0.0, false, "dynamo-kv",
+     "Dynamo KV router, newer cost form: blocks charged per request the router tracks on the worker"},
 };
 static_assert(std::size(kSpecs) == static_cast<std::size_t>(KnobId::Count));
 

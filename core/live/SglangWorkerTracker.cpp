@@ -40,9 +40,20 @@ std::optional<double> SglangWorkerTracker::quantile(const std::vector<std::pair<
   return lower;
 }
 
+std::string SglangUpdate::staleReason() const {
+  if (!stale_for_s) return {};
+  char buf[160];
+  std::snprintf(buf, sizeof buf,
+                "stale: gauges unchanged for %.0f s (SGLang sets them when it logs a batch; an idle worker keeps its last ones)",
+                *stale_for_s);
+  return buf;
+}
+
 double SglangWorkerTracker::increase(std::optional<double>& previous, std::optional<double> now, const char* name,
                                      std::vector<std::string>& notes) {
   if (!now) return 0;
+  // A labelled series appears with its first increment: after the first scrape, absent was 0.
+  if (!previous && seen_) previous = 0.0;
   double delta = 0;
   if (previous) {
     delta = *now - *previous;
@@ -60,6 +71,7 @@ IntervalLatency SglangWorkerTracker::interval(std::optional<LatencyHistogram>& p
                                               const std::optional<LatencyHistogram>& now) {
   IntervalLatency out;
   if (!now) return out;
+  if (!previous && seen_) previous = LatencyHistogram{};  // first observed after we started watching
   if (previous && now->count >= previous->count) {
     std::map<double, double> before(previous->buckets.begin(), previous->buckets.end());
     std::vector<std::pair<double, double>> delta;
@@ -80,9 +92,18 @@ IntervalLatency SglangWorkerTracker::interval(std::optional<LatencyHistogram>& p
   return out;
 }
 
-SglangUpdate SglangWorkerTracker::update(const SglangMetrics& m) {
+SglangUpdate SglangWorkerTracker::update(const SglangMetrics& m, SimTime now) {
   SglangUpdate u;
   u.notes = m.notes;
+  // The gauges the scheduler sets in log_stats (capacity is a constant and left out).
+  std::vector<std::optional<double>> frozen{m.token_usage, m.num_used_tokens, m.kv_available_tokens,
+                                            m.kv_evictable_tokens, m.num_running_reqs, m.num_queue_reqs,
+                                            m.gen_throughput, m.cache_hit_rate, m.num_decode_prealloc_queue_reqs,
+                                            m.num_decode_transfer_queue_reqs, m.num_prefill_bootstrap_queue_reqs,
+                                            m.num_prefill_inflight_queue_reqs, m.pending_prealloc_token_usage};
+  if (!seen_ || frozen != frozen_) changed_at_ = now;
+  frozen_ = std::move(frozen);
+  if (seen_ && now - changed_at_ >= kStaleAfter) u.stale_for_s = timeToSeconds(now - changed_at_);
   if (ref_.role != WorkerRole::Prefill) {
     WorkerGauges g;
     g.worker = ref_.worker;
@@ -92,10 +113,15 @@ SglangUpdate SglangWorkerTracker::update(const SglangMetrics& m) {
     else if (m.num_used_tokens && m.token_usage && *m.token_usage > 0)
       capacity = clampTokens(std::round(*m.num_used_tokens / *m.token_usage));
     g.kv_capacity = capacity;
+    // Upstream's num_used_tokens (every version) excludes the evictable radix cache, as the twin's
+    // kv_used does; kv_used_tokens (v0.5.11+) is the same count for the full-attention pool.
     if (m.num_used_tokens)
       g.kv_used = clampTokens(*m.num_used_tokens);
+    else if (m.kv_used_tokens)
+      g.kv_used = clampTokens(*m.kv_used_tokens);
     else if (m.token_usage && capacity > 0)
       g.kv_used = clampTokens(std::round(*m.token_usage * static_cast<double>(capacity)));
+    if (m.kv_evictable_tokens) g.kv_evictable = clampTokens(*m.kv_evictable_tokens);
     g.kv_peak = g.kv_used;  // one sample per scrape: the peak between scrapes is not exported
     g.running = clampCount(m.num_running_reqs.value_or(0));
     g.queued = clampCount(m.num_queue_reqs.value_or(0));
@@ -147,8 +173,15 @@ SglangUpdate SglangWorkerTracker::update(const SglangMetrics& m) {
       u.notes.push_back(reason + " (the decode worker is unknown: no link event)");
     }
   }
+  u.retracted = increase(retracted_, m.num_retracted_requests_total, "num_retracted_requests_total", u.notes);
+  u.prompt_tokens = increase(prompt_tokens_, m.prompt_tokens_total, "prompt_tokens_total", u.notes);
+  u.cached_tokens = increase(cached_tokens_, m.cached_tokens_total, "cached_tokens_total", u.notes);
   u.ttft = interval(ttft_, m.ttft);
   u.e2e = interval(e2e_, m.e2e);
+  u.itl = interval(itl_, m.itl);
+  u.queue_time = interval(queue_time_, m.queue_time);
+  u.kv_transfer_ms = interval(kv_transfer_ms_, m.kv_transfer_latency_hist);
+  seen_ = true;
   return u;
 }
 

@@ -1,9 +1,13 @@
 #pragma once
 // Turns successive scrapes of one SGLang worker into what the event stream carries (issue 5
-// section 2): the worker's gauges for the next Snapshot, and events for the failures its counters
-// count. A counter's first value is history from before KVScope watched, so it only sets the
-// baseline; each later increase becomes events on the worker's P/D link. TTFT and E2E histograms
-// are differenced too, giving the latency of the requests finished since the previous scrape.
+// section 2, issue 13 section 3): the worker's gauges for the next Snapshot, and events for the
+// failures its counters count. On the first scrape a counter's value is history from before
+// KVScope watched, so it only sets the baseline; a labelled counter (prometheus_client prints a
+// labelled series only once it was incremented) that first appears on a later scrape counts from
+// 0, so the first failure on a worker is not lost. Each increase becomes events on the worker's
+// P/D link. Histograms are differenced the same way, giving the latency of the requests finished
+// since the previous scrape. SGLang sets its scheduler gauges only when it logs a batch, so an idle
+// worker's gauges stay frozen at their last values: unchanged for kStaleAfter, they are stale.
 #include <optional>
 #include <string>
 #include <vector>
@@ -35,17 +39,27 @@ struct SglangUpdate {
   std::optional<WorkerGauges> gauges;  // serving workers only (a Snapshot has no prefill gauges)
   std::vector<EventPayload> events;
   std::vector<std::string> notes;
-  IntervalLatency ttft, e2e;
+  IntervalLatency ttft, e2e, itl, queue_time, kv_transfer_ms;
+  double retracted = 0;                 // requests retracted (decode out of memory) since the previous scrape
+  double prompt_tokens = 0, cached_tokens = 0;  // since the previous scrape: prompt tokens, of which cached
+  // The scheduler's gauges have not changed for this long (>= kStaleAfter): they are the values of
+  // its last batch log, not the worker's state now.
+  std::optional<double> stale_for_s;
+  std::string staleReason() const;
 };
 
 class SglangWorkerTracker {
  public:
   // At most this many TransferFinished events per scrape, however far the counter jumped.
   static constexpr int kMaxEventsPerScrape = 100;
+  // A busy scheduler logs a decode batch every decode_log_interval (40) iterations, well under a
+  // second, and gen_throughput alone changes with each log; 30 s without any change is idleness.
+  static constexpr SimTime kStaleAfter = 30'000'000;
 
   explicit SglangWorkerTracker(LiveWorkerRef ref) : ref_(std::move(ref)) {}
 
-  SglangUpdate update(const SglangMetrics& m);
+  // `now`: when the scrape was asked for (the run's clock), for staleness.
+  SglangUpdate update(const SglangMetrics& m, SimTime now = 0);
   const LiveWorkerRef& ref() const { return ref_; }
 
   // The q-quantile (0..1) of a cumulative histogram; nullopt when it holds no observation.
@@ -58,8 +72,11 @@ class SglangWorkerTracker {
   IntervalLatency interval(std::optional<LatencyHistogram>& previous, const std::optional<LatencyHistogram>& now);
 
   LiveWorkerRef ref_;
-  std::optional<double> transfer_failed_, bootstrap_failed_;
-  std::optional<LatencyHistogram> ttft_, e2e_;
+  bool seen_ = false;  // a scrape was read: a series absent then starts from 0
+  std::optional<double> transfer_failed_, bootstrap_failed_, retracted_, prompt_tokens_, cached_tokens_;
+  std::optional<LatencyHistogram> ttft_, e2e_, itl_, queue_time_, kv_transfer_ms_;
+  std::vector<std::optional<double>> frozen_;  // the scheduler gauges of the previous scrape
+  SimTime changed_at_ = 0;
 };
 
 }  // namespace kvscope

@@ -160,6 +160,7 @@ LiveRouter::RouteResult LiveRouter::route(const RouteInput& in) {
       setResidentLocked(in.session, chosen);
     }
     router_.bind(in.session, chosen);
+    router_.track(in.request, chosen, in.hashes, in.input_tokens);
     in_flight_[in.request] = InFlight{chosen, Stage::Routed, out.path == RoutePath::Seed || out.path == RoutePath::Reseed};
     ++loads_[static_cast<std::size_t>(chosen)].load.queued;
   }
@@ -220,6 +221,7 @@ bool LiveRouter::observe(EventPayload payload, std::string* error) {
 }
 
 void LiveRouter::finishRequestLocked(RequestId request) {
+  router_.release(request);
   const auto it = in_flight_.find(request);
   if (it == in_flight_.end()) return;
   WorkerLoad& l = loads_[static_cast<std::size_t>(it->second.worker)].load;

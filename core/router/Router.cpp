@@ -1,12 +1,14 @@
 #include "router/Router.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace kvscope {
 
 Router::Router(int num_workers, int block_size, const KnobRegistry& knobs, std::uint64_t seed)
     : num_workers_(num_workers), block_size_(block_size), knobs_(knobs), policy_(makePolicy("kv-aware")),
-      assigned_(static_cast<std::size_t>(num_workers), 0), rng_(seed ^ 0x726f75746572ULL) {}
+      assigned_(static_cast<std::size_t>(num_workers), 0), active_(num_workers),
+      tree_blocks_(static_cast<std::size_t>(num_workers), 0), rng_(seed ^ 0x726f75746572ULL) {}
 
 bool Router::setPolicy(std::string_view name) {
   auto p = makePolicy(name);
@@ -19,12 +21,36 @@ void Router::decide(const RouteRequest& request, std::span<const WorkerLoad> loa
   index_.match(request.hashes, request.session, num_workers_, match_);
   WorkerId bound = boundWorker(request.session);
   if (bound != kNoWorker && !loads[static_cast<std::size_t>(bound)].alive) bound = kNoWorker;
-  const RouteContext ctx{request, loads, match_, block_size_, bound, knobs_, decisions_++, rng_.uniform01()};
+  RouteContext ctx{request, loads, match_, block_size_, bound, knobs_, decisions_++, rng_.uniform01()};
+  ctx.active = &active_;
+  ctx.tree_blocks = tree_blocks_;
+  ctx.disaggregated = disaggregated_;
   out.request = request.id;
   out.session = request.session;
   out.turn = request.turn;
   out.candidates.clear();
   policy_->decide(ctx, out);
+  if (out.chosen != kNoWorker) policy_->routed(ctx, out.chosen);
+}
+
+void Router::track(RequestId request, WorkerId worker, std::span<const BlockHash> hashes, std::int64_t input_tokens) {
+  if (worker < 0 || worker >= num_workers_) return;
+  // Dynamo's new_tokens: the prompt minus what the indexer says the worker has cached.
+  index_.match(hashes, 0, num_workers_, track_match_);
+  const std::int64_t cached = static_cast<std::int64_t>(track_match_.prefix_blocks[static_cast<std::size_t>(worker)]) * block_size_;
+  active_.add(request, worker, hashes, std::max<std::int64_t>(0, input_tokens - cached));
+}
+
+std::size_t Router::storeBlocks(WorkerId worker, SessionId session, std::span<const BlockHash> hashes) {
+  const std::size_t n = index_.stored(worker, session, hashes);
+  tree_blocks_[static_cast<std::size_t>(worker)] += static_cast<std::int64_t>(n);
+  return n;
+}
+
+std::size_t Router::removeBlocks(WorkerId worker, std::span<const BlockHash> hashes) {
+  const std::size_t n = index_.removed(worker, hashes);
+  tree_blocks_[static_cast<std::size_t>(worker)] -= static_cast<std::int64_t>(n);
+  return n;
 }
 
 int Router::nextRetry(const RouteDecision& d, int pos) const {
@@ -64,9 +90,12 @@ WorkerId Router::boundWorker(SessionId session) const {
 }
 
 void Router::onBlocksStored(WorkerId worker, SessionId session, std::span<const BlockHash> hashes) {
-  index_.stored(worker, session, hashes);
+  storeBlocks(worker, session, hashes);
 }
-void Router::onBlocksRemoved(WorkerId worker, std::span<const BlockHash> hashes) { index_.removed(worker, hashes); }
-void Router::onWorkerCleared(WorkerId worker) { index_.clearWorker(worker); }
+void Router::onBlocksRemoved(WorkerId worker, std::span<const BlockHash> hashes) { removeBlocks(worker, hashes); }
+void Router::onWorkerCleared(WorkerId worker) {
+  index_.clearWorker(worker);
+  tree_blocks_[static_cast<std::size_t>(worker)] = 0;
+}
 
 }  // namespace kvscope

@@ -43,10 +43,18 @@ class Router : public KvEventListener {
   int blockSize() const { return block_size_; }
 
   // KV events from a real cluster's router (LiveRouter), counting the blocks whose holder changed.
-  std::size_t storeBlocks(WorkerId worker, SessionId session, std::span<const BlockHash> hashes) {
-    return index_.stored(worker, session, hashes);
-  }
-  std::size_t removeBlocks(WorkerId worker, std::span<const BlockHash> hashes) { return index_.removed(worker, hashes); }
+  std::size_t storeBlocks(WorkerId worker, SessionId session, std::span<const BlockHash> hashes);
+  std::size_t removeBlocks(WorkerId worker, std::span<const BlockHash> hashes);
+
+  // The requests the router tracks per worker (Dynamo's ActiveSequences): sent to `worker` (again
+  // on a retry elsewhere), prefilled, finished or failed.
+  void track(RequestId request, WorkerId worker, std::span<const BlockHash> hashes, std::int64_t input_tokens);
+  void prefillDone(RequestId request) { active_.prefillDone(request); }
+  void release(RequestId request) { active_.free(request); }
+  const ActiveSequences& active() const { return active_; }
+  // Disaggregated serving: the router picks the decode worker (Dynamo's decode router then scores
+  // by load alone). Aggregated: it picks the instance that prefills too.
+  void setDisaggregated(bool d) { disaggregated_ = d; }
 
   // KV events from the cluster.
   void onBlocksStored(WorkerId worker, SessionId session, std::span<const BlockHash> hashes) override;
@@ -62,6 +70,10 @@ class Router : public KvEventListener {
   PrefixIndex::Match match_;
   absl::flat_hash_map<SessionId, WorkerId> bindings_;
   std::vector<int> assigned_;
+  ActiveSequences active_;
+  std::vector<std::int64_t> tree_blocks_;
+  PrefixIndex::Match track_match_;
+  bool disaggregated_ = true;
   std::uint64_t decisions_ = 0;
   SplitMix64 rng_;
 };

@@ -9,6 +9,7 @@
 
 #include "events/Event.h"
 #include "knobs/KnobRegistry.h"
+#include "router/ActiveSequences.h"
 #include "router/PrefixIndex.h"
 
 namespace kvscope {
@@ -32,6 +33,7 @@ struct RouteRequest {
   std::int32_t turn = 1;
   std::int32_t input_tokens = 0;
   std::span<const BlockHash> hashes;  // the prompt's blocks in the router's block size
+  SimTime now = 0;                     // when it is routed (the approximate tree's clock)
 };
 
 struct RouteContext {
@@ -43,6 +45,10 @@ struct RouteContext {
   const KnobRegistry& knobs;
   std::uint64_t decision_index = 0;      // how many decisions the router made before this one
   double uniform = 0.0;                  // a uniform draw in [0, 1) for stochastic policies
+  // The router's own view (Dynamo's ActiveSequences): requests it routed and has not seen finish.
+  const ActiveSequences* active = nullptr;
+  std::span<const std::int64_t> tree_blocks;  // blocks the prefix index holds per worker (Dynamo's tree size)
+  bool disaggregated = true;                  // the router picks the decode worker of a P/D pair
 };
 
 class RoutingPolicy {
@@ -55,6 +61,9 @@ class RoutingPolicy {
   // Fills the decision: who asked, under which policy, every candidate ranked best first (rank()),
   // and `out.chosen` = the first eligible one (kNoWorker when none).
   void decide(const RouteContext& ctx, RouteDecision& out) const;
+  // The router routed the request to `chosen`: policies with state of their own (SGLang's
+  // approximate tree) record it here.
+  virtual void routed(const RouteContext&, WorkerId /*chosen*/) {}
 
  protected:
   // Appends one candidate per worker (dead ones ineligible, ranked last), best first.

@@ -24,7 +24,7 @@ void AdmissionFlow::fillLoads() {
 
 void AdmissionFlow::route(SimRequest& r) {
   fillLoads();
-  const RouteRequest request{r.id, r.session, r.turn, static_cast<std::int32_t>(r.input), r.hashes};
+  const RouteRequest request{r.id, r.session, r.turn, static_cast<std::int32_t>(r.input), r.hashes, ctx_.now};
   ctx_.router.decide(request, loads_, r.decision);
   ctx_.publish(r.decision);
   if (r.decision.chosen == kNoWorker) {
@@ -47,6 +47,7 @@ RoutePath AdmissionFlow::choosePath(const SimRequest& r, WorkerId wid) const {
 
 void AdmissionFlow::attempt(SimRequest& r, WorkerId w) {
   r.worker = w;
+  ctx_.router.track(r.id, w, r.hashes, r.input);  // the router's view of the worker's load (Dynamo)
   r.path = choosePath(r, w);
   r.stage = RequestStage::Routing;
   ++r.attempt;

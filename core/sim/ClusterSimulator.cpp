@@ -175,6 +175,7 @@ void ClusterSimulator::completeRequest(SimRequest& r) {
                         ctx_.now - r.arrival, r.input, r.output, {}});
   r.stage = RequestStage::Finishing;
   ++r.attempt;
+  ctx_.router.release(r.id);
   const SimTime lag = std::max<SimTime>(1, ctx_.worker(r.worker).last_iteration);
   ctx_.agenda.push(ctx_.now + lag, SimEventType::Commit, r.id);
   turnEnded(r);
@@ -184,6 +185,7 @@ void ClusterSimulator::failRequest(RequestId id, const std::string& error) {
   SimRequest* r = ctx_.find(id);
   if (!r) return;
   const WorkerId w = r->worker;
+  ctx_.router.release(id);
   seeds_.detach(*r);
   decode_.remove(*r);
   if (r->stage != RequestStage::Finishing) {
@@ -230,12 +232,12 @@ void ClusterSimulator::restartWorker(WorkerId wid) {
 void ClusterSimulator::snapshot() {
   Snapshot snap;
   for (const auto& w : ctx_.workers) {
-    snap.workers.push_back(WorkerGauges{w->id, w->pool.used(), w->pool.capacity(), w->pool.peakSinceReset(),
+    snap.workers.push_back(WorkerGauges{w->id, w->pool.heldTokens(), w->pool.capacity(), w->pool.heldPeakSinceReset(),
                                         static_cast<std::int32_t>(w->running.size() + w->joining.size()),
                                         static_cast<std::int32_t>(w->prefill_queue.size() + w->space_waiters.size() +
                                                                   w->seed_slot_waiters.size()),
                                         w->pool.residentSessions(), ctx_.router.assignedSessions(w->id), w->pending_seeds,
-                                        w->alive});
+                                        w->alive, w->pool.evictableTokens()});
     w->pool.resetPeak();
   }
   for (std::size_t p = 0; p < ctx_.links.size(); ++p)

@@ -88,6 +88,7 @@ void DecodeScheduler::onIteration(WorkerId id) {
     w.prefill_queue.erase(std::find(w.prefill_queue.begin(), w.prefill_queue.end(), rid));
     r->first_token = ctx_.now;
     r->stage = RequestStage::Running;
+    ctx_.router.prefillDone(rid);
     if (r->output <= 1) {
       ctx_.completed(*r);
     } else {

@@ -13,6 +13,28 @@ KvPool::KvPool(WorkerId worker, std::int64_t capacity_tokens, int block_size, Ev
 void KvPool::addUsed(std::int64_t delta) {
   used_ += delta;
   peak_ = std::max(peak_, used_);
+  notePeak();
+}
+
+void KvPool::notePeak() { held_peak_ = std::max(held_peak_, heldTokens()); }
+
+void KvPool::pin(BlockHash h) {
+  if (pins_[h]++ == 0) pinned_tokens_ += block_size_;
+}
+
+void KvPool::unpin(BlockHash h) {
+  auto it = pins_.find(h);
+  if (it == pins_.end()) return;
+  if (--it->second == 0) {
+    pins_.erase(it);
+    pinned_tokens_ -= block_size_;
+  }
+}
+
+void KvPool::pinChain(const SessionChain& chain, int sign) {
+  for (BlockHash h : chain.blocks) sign > 0 ? pin(h) : unpin(h);
+  pinned_tokens_ += sign * chain.tail_tokens;
+  notePeak();
 }
 
 std::int64_t KvPool::matchPrefixTokens(std::span<const BlockHash> hashes) const {
@@ -136,20 +158,26 @@ KvPool::EvictionReport KvPool::trimOneSession() {
   return report;
 }
 
-void KvPool::reserve(std::int64_t tokens) { addUsed(tokens); }
-void KvPool::unreserve(std::int64_t tokens) { addUsed(-tokens); }
+void KvPool::reserve(std::int64_t tokens) {
+  reserved_ += tokens;
+  addUsed(tokens);
+}
+void KvPool::unreserve(std::int64_t tokens) {
+  reserved_ -= tokens;
+  addUsed(-tokens);
+}
 
 void KvPool::lock(SessionId session) {
   auto [it, inserted] = sessions_.try_emplace(session);
   if (inserted) it->second.lru = lru_.insert(lru_.end(), session);
-  ++it->second.locks;
+  if (it->second.locks++ == 0) pinChain(it->second, +1);
   touch(session, it->second);
 }
 
 void KvPool::unlock(SessionId session) {
   auto it = sessions_.find(session);
   if (it == sessions_.end()) return;
-  if (it->second.locks > 0) --it->second.locks;
+  if (it->second.locks > 0 && --it->second.locks == 0) pinChain(it->second, -1);
   // A chain that never committed anything (the turn failed) leaves nothing behind.
   if (it->second.locks == 0 && it->second.blocks.empty() && it->second.tail_tokens == 0) {
     lru_.erase(it->second.lru);
@@ -165,6 +193,8 @@ void KvPool::commit(SessionId session, std::span<const BlockHash> prompt, std::i
   std::size_t m = 0;
   while (m < n && chain.blocks[m] == prompt[m]) ++m;
   std::vector<BlockHash> removed;
+  const bool locked = chain.locks > 0;
+  if (locked) pinChain(chain, -1);  // re-pinned below with the new chain
   for (std::size_t i = chain.blocks.size(); i > m; --i) dropBlockRef(chain.blocks[i - 1], removed);
   if (listener_ && !removed.empty()) listener_->onBlocksRemoved(worker_, removed);
   chain.blocks.resize(m);
@@ -178,6 +208,7 @@ void KvPool::commit(SessionId session, std::span<const BlockHash> prompt, std::i
   const std::int64_t tail = std::max<std::int64_t>(0, committed_tokens - hashed);
   addUsed(tail - chain.tail_tokens);
   chain.tail_tokens = tail;
+  if (locked) pinChain(chain, +1);
   touch(session, chain);
 }
 
@@ -194,7 +225,8 @@ void KvPool::clear() {
   block_refs_.clear();
   sessions_.clear();
   lru_.clear();
-  used_ = 0;  // the requests holding reservations die with the worker (the peak stays reported)
+  pins_.clear();
+  used_ = reserved_ = pinned_tokens_ = 0;  // the requests holding reservations die with the worker (the peak stays reported)
   if (listener_) listener_->onWorkerCleared(worker_);
 }
 

@@ -40,7 +40,20 @@ class KvPool {
   std::int64_t used() const { return used_; }
   std::int64_t freeTokens() const { return capacity_ - used_; }
   std::int64_t peakSinceReset() const { return peak_; }
-  void resetPeak() { peak_ = used_; }
+  void resetPeak() {
+    peak_ = used_;
+    held_peak_ = heldTokens();
+  }
+  // What SGLang's scheduler would report for this pool (issue 13 section 3): upstream's
+  // num_used_tokens is max_total - available - evictable, so the radix cache's unlocked entries
+  // are not "used". With block-level eviction an idle session's turns sit in the radix cache and
+  // are evictable; with session-level eviction they are held by the streaming session (neither
+  // free nor evictable, so inside num_used_tokens) until release_session frees them.
+  std::int64_t evictableTokens() const {
+    return granularity_ == EvictionGranularity::Block ? used_ - reserved_ - pinned_tokens_ : 0;
+  }
+  std::int64_t heldTokens() const { return used_ - evictableTokens(); }  // upstream's num_used_tokens
+  std::int64_t heldPeakSinceReset() const { return held_peak_; }
   int blockSize() const { return block_size_; }
   EvictionGranularity granularity() const { return granularity_; }
 
@@ -93,6 +106,12 @@ class KvPool {
   std::int64_t trimChain(SessionChain& chain, std::int64_t want_tokens);
   void dropBlockRef(BlockHash h, std::vector<BlockHash>& removed);
   void addUsed(std::int64_t delta);
+  // A locked chain's blocks and tail are pinned (not evictable); a block shared by several locked
+  // chains is pinned once.
+  void pin(BlockHash h);
+  void unpin(BlockHash h);
+  void pinChain(const SessionChain& chain, int sign);
+  void notePeak();
 
   WorkerId worker_;
   std::int64_t capacity_;
@@ -103,6 +122,10 @@ class KvPool {
 
   std::int64_t used_ = 0;
   std::int64_t peak_ = 0;
+  std::int64_t reserved_ = 0;       // in-flight reservations (always locked)
+  std::int64_t pinned_tokens_ = 0;  // blocks and tails of locked chains, each block once
+  std::int64_t held_peak_ = 0;
+  absl::flat_hash_map<BlockHash, std::int32_t> pins_;  // pinned block -> locked chains holding it
   absl::flat_hash_map<BlockHash, std::int32_t> block_refs_;  // resident block -> sessions referencing it
   absl::flat_hash_map<SessionId, SessionChain> sessions_;
   std::list<SessionId> lru_;

@@ -75,6 +75,7 @@ void SeedPipeline::onPrefillDone(SimRequest& r) {
   cache.makeRoom(r.input - cache.matchPrefixTokens(r.hashes), cache.capacity());
   cache.commit(r.session, r.hashes, r.input);
   r.prefill_done = true;
+  ctx_.router.prefillDone(r.id);
   if (r.prealloc_done) enqueueTransfer(r);
 }
 

@@ -48,7 +48,9 @@ struct SimContext {
   std::function<void(SimRequest&)> completed;  // last token sent (status ok)
 
   SimContext(const Scenario& s, std::uint64_t seed)
-      : scenario(s), profile(s.profile), router(s.decode_workers, s.block_size, knobs, seed), rng(seed ^ 0x73696dULL) {}
+      : scenario(s), profile(s.profile), router(s.decode_workers, s.block_size, knobs, seed), rng(seed ^ 0x73696dULL) {
+    router.setDisaggregated(s.disaggregated);
+  }
 
   template <class Payload>
   void publish(Payload&& p) {

@@ -256,6 +256,14 @@ class TestCli : public QObject {
     QVERIFY2(QString::fromUtf8(r.out).contains(expected), qPrintable(describe(args, r)));
   }
 
+  // The version and the git revision it was built from (12 hex digits, "-dirty" with uncommitted
+  // changes), or "unknown" when built outside a git checkout.
+  void versionNamesTheRevision() {
+    RUN_EXPECT(r, 0, QStringList{"--version"});
+    const QRegularExpression line(R"(^kvscope-cli \d+\.\d+\.\d+ \(git ([0-9a-f]{12}(-dirty)?|unknown)\)\n$)");
+    QVERIFY2(line.match(QString::fromUtf8(r.out)).hasMatch(), qPrintable(describe({"--version"}, r)));
+  }
+
   // Bad input: exit 1, nothing on stdout, one message on stderr naming what to fix.
   void badInputExit1_data() {
     QTest::addColumn<QStringList>("args");
@@ -477,8 +485,7 @@ class TestCli : public QObject {
   // ---- real data ----------------------------------------------------------------------------------
 
   void replaysTheRealAgenticTraces() {
-    const QString dir = QString::fromStdString(sharedDataPath("traces/kv-cache-tester"));
-    if (!QFileInfo(dir).isDir()) QSKIP(qPrintable("no traces at " + dir));
+    const QString dir = QString::fromStdString(testDataPath("traces/kv-cache-tester"));  // 13 real sessions
     RUN_EXPECT(r, 0, QStringList({"simulate", "--quiet", "--scenario", "e3-load-floor", "--duration", "600", "--trace", dir,
                                "--format", "json"}));
     QString error;

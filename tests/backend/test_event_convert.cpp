@@ -77,7 +77,7 @@ std::vector<Sample> makeSamples() {
                                    300, "KVTransferError: Decode instance could be dead"});
   full("knob", KnobChanged{"K", 100, 200, "grpc:127.0.0.1:5000", {"127.0.0.1:5000", "token"}});
   full("policy", PolicyChanged{"linear", "kv-aware", "console", {"[::1]:6000", "open"}});
-  full("snapshot", Snapshot{{{1, 500, 1000, 900, 2, 3, 4, 5, 6, true}, {63, 7, 8, 9, 10, 11, 12, 13, 14, true}},
+  full("snapshot", Snapshot{{{1, 500, 1000, 900, 2, 3, 4, 5, 6, true, 250}, {63, 7, 8, 9, 10, 11, 12, 13, 14, true, 15}},
                             {{1, 2, 3, 4, LinkState::Suspect}, {3, 63, 5, 6, LinkState::Dead}}});
   full("run_finished", RunFinished{true});
   full("run_control", RunControlChanged{RunAction::Seek, 25, 305'000'000, "grpc:127.0.0.1:5000", {"127.0.0.1:5000", "open"}});

@@ -26,7 +26,8 @@ std::string streamOf(const Scenario& s, std::uint64_t seed) {
   sim.finish(true);
   return dump.text;
 }
-const std::string kData = sharedDataDir();
+// The real samples in tests/data/traces (tests/data/README.md).
+const std::string kData = testDataDir();
 }  // namespace
 
 class TestSimulator : public QObject {
@@ -45,23 +46,31 @@ class TestSimulator : public QObject {
   void realTraces_data() {
     QTest::addColumn<QString>("trace");
     QTest::addColumn<bool>("open_loop");
-    QTest::newRow("mooncake conversation") << "/traces/conversation_trace.jsonl" << true;
-    QTest::newRow("mooncake synthetic") << "/traces/synthetic_trace.jsonl" << true;
-    QTest::newRow("agentic sessions") << "/traces/kv-cache-tester" << false;
-    QTest::newRow("azure code") << "/traces/AzureLLMInferenceTrace_code.csv" << true;
+    QTest::addColumn<long>("requests");
+    // Every request of the file arrives and ends (completed or failed) within the run: 600 lines or
+    // rows each (their last arrival is at 201 s, 166 s and 262 s), and the 226 turns of the 19
+    // agentic sessions (python3 over the files: every non-subagent request, nested ones too).
+    QTest::newRow("mooncake conversation") << "/traces/conversation_trace_600.jsonl" << true << 600L;
+    QTest::newRow("mooncake synthetic") << "/traces/synthetic_trace_600.jsonl" << true << 600L;
+    QTest::newRow("agentic sessions") << "/traces/kv-cache-tester" << false << 226L;
+    QTest::newRow("azure code") << "/traces/AzureLLMInferenceTrace_code_600.csv" << true << 600L;
   }
   void realTraces() {
     QFETCH(QString, trace);
     QFETCH(bool, open_loop);
+    QFETCH(long, requests);
     EventLog log;
     SimulationOptions o;
     o.trace = kData + trace.toStdString();
+    // Long enough for the slowest session to end: trace_0001's turns span 5418 s of its own clock
+    // (in the scenario's hour, 195 of the 226 turns are sent).
+    o.duration_s = 4 * 3600;
     const auto s = simulate("e3-load-floor", [&](Scenario& sc) {
       sc.workload.replay = open_loop ? ReplayMode::OpenLoop : ReplayMode::ClosedLoop;
       sc.workload.session_start_window_s = 600;
     }, o, &log);
     qInfo() << trace << "requests" << s.total << "completed" << s.completed << "failure" << s.failure_rate;
-    QVERIFY(s.total > 500);
+    QCOMPARE(s.total, requests);
     QVERIFY(s.completed > 100);
     QCOMPARE(s.total, static_cast<long>(log.all<RequestDone>().size()));
     // Every served request went through a routing decision with scored candidates.
@@ -73,7 +82,7 @@ class TestSimulator : public QObject {
     // and D's pools must see those shared blocks, so seeds transfer less than the full prompt.
     EventLog log;
     SimulationOptions o;
-    o.trace = kData + "/traces/conversation_trace.jsonl";
+    o.trace = kData + "/traces/conversation_trace_600.jsonl";
     o.duration_s = 300;
     simulate("e3-load-floor", [](Scenario& s) { s.workload.replay = ReplayMode::OpenLoop; }, o, &log);
     long partial = 0, seeds = 0;

@@ -1,8 +1,10 @@
-// Trace readers against the real public traces on disk (counts and values checked with python3), and
-// against malformed files: strict mode names file, line or field path and field; lenient mode skips.
+// Trace readers against the real public samples in tests/data/traces (counts and values checked with
+// python3 over the same files), the whole public traces when KVSCOPE_TRACE_DIR names them, and
+// malformed files: strict mode names file, line or field path and field; lenient mode skips.
 #include <QtTest>
 
 #include <algorithm>
+#include <filesystem>
 #include <cmath>
 #include <fstream>
 #include <random>
@@ -14,12 +16,13 @@
 #include "support/BuildTree.h"
 
 using namespace kvscope;
-using kvscope::test::sharedDataPath;
+using kvscope::test::fullTraceDir;
+using kvscope::test::testDataPath;
 
 namespace {
 
 std::string tracePath(const QString& rel) {
-  return sharedDataPath("traces/" + rel.toStdString());
+  return testDataPath("traces/" + rel.toStdString());
 }
 
 std::string writeFile(const QTemporaryDir& dir, const QString& name, const QByteArray& content) {
@@ -101,8 +104,9 @@ class TestTraceReaders : public QObject {
     QTest::addColumn<int>("firstInput");
     QTest::addColumn<int>("firstOutput");
     QTest::addColumn<double>("lastStart");
-    QTest::newRow("conversation") << "conversation_trace.jsonl" << 12031 << 6758 << 500 << 3536.999;
-    QTest::newRow("synthetic") << "synthetic_trace.jsonl" << 3993 << 40160 << 6 << 1022.025;
+    // The first 600 lines of each trace (tests/data/README.md); python3's json module on the same files.
+    QTest::newRow("conversation") << "conversation_trace_600.jsonl" << 600 << 6758 << 500 << 200.999;
+    QTest::newRow("synthetic") << "synthetic_trace_600.jsonl" << 600 << 40160 << 6 << 165.837;
   }
 
   void mooncake() {
@@ -111,7 +115,107 @@ class TestTraceReaders : public QObject {
     QFETCH(int, firstInput);
     QFETCH(int, firstOutput);
     QFETCH(double, lastStart);
-    const Workload w = loadTrace(tracePath(file), {});
+    checkMooncake(tracePath(file), requests, firstInput, firstOutput, lastStart);
+  }
+
+  // The whole traces (upstream's files, by their git blob ids in tests/data/README.md): the same checks
+  // over every line, with the values python3 gave on them.
+  void mooncakeWhole_data() {
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<int>("requests");
+    QTest::addColumn<int>("firstInput");
+    QTest::addColumn<int>("firstOutput");
+    QTest::addColumn<double>("lastStart");
+    QTest::newRow("conversation") << "conversation_trace.jsonl" << 12031 << 6758 << 500 << 3536.999;
+    QTest::newRow("synthetic") << "synthetic_trace.jsonl" << 3993 << 40160 << 6 << 1022.025;
+  }
+
+  void mooncakeWhole() {
+    QFETCH(QString, file);
+    QFETCH(int, requests);
+    QFETCH(int, firstInput);
+    QFETCH(int, firstOutput);
+    QFETCH(double, lastStart);
+    const std::string path = wholeTrace(file);
+    if (path.empty()) QSKIP("KVSCOPE_TRACE_DIR is not set (the folder holding Mooncake's whole traces)");
+    QVERIFY2(std::filesystem::exists(path), wholeTraceMissing(path).constData());
+    checkMooncake(path, requests, firstInput, firstOutput, lastStart);
+  }
+
+  void azure_data() {
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<int>("rows");
+    QTest::addColumn<int>("firstContext");
+    QTest::addColumn<int>("firstGenerated");
+    QTest::addColumn<double>("span");
+    // The header and the first 600 rows. Spans: 18:15:46.6805900 .. 18:18:14.8697200 and
+    // 18:17:03.9799600 .. 18:21:25.6159590.
+    QTest::newRow("conv") << "AzureLLMInferenceTrace_conv_600.csv" << 600 << 374 << 44 << 148.18913;
+    QTest::newRow("code") << "AzureLLMInferenceTrace_code_600.csv" << 600 << 4808 << 10 << 261.635999;
+  }
+
+  void azure() {
+    QFETCH(QString, file);
+    QFETCH(int, rows);
+    QFETCH(int, firstContext);
+    QFETCH(int, firstGenerated);
+    QFETCH(double, span);
+    checkAzure(file, tracePath(file), rows, firstContext, firstGenerated, span);
+  }
+
+  void azureWhole_data() {
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<int>("rows");
+    QTest::addColumn<int>("firstContext");
+    QTest::addColumn<int>("firstGenerated");
+    QTest::addColumn<double>("span");
+    // Spans: 18:15:46.6805900 .. 19:14:08.4025270 and 18:17:03.9799600 .. 19:14:19.9280160.
+    QTest::newRow("conv") << "AzureLLMInferenceTrace_conv.csv" << 19366 << 374 << 44 << 3501.721937;
+    QTest::newRow("code") << "AzureLLMInferenceTrace_code.csv" << 8819 << 4808 << 10 << 3435.948056;
+  }
+
+  void azureWhole() {
+    QFETCH(QString, file);
+    QFETCH(int, rows);
+    QFETCH(int, firstContext);
+    QFETCH(int, firstGenerated);
+    QFETCH(double, span);
+    const std::string path = wholeTrace(file);
+    if (path.empty()) QSKIP("KVSCOPE_TRACE_DIR is not set (the folder holding Azure's whole 2023 traces)");
+    QVERIFY2(std::filesystem::exists(path), wholeTraceMissing(path).constData());
+    checkAzure(file, path, rows, firstContext, firstGenerated, span);
+  }
+
+  // Whatever number of sessions the folder holds (upstream's 739, or a subset): every file is one
+  // top-level session, and none of their records is malformed.
+  void kvCacheTesterWhole() {
+    const std::string path = wholeTrace("kv-cache-tester");
+    if (path.empty()) QSKIP("KVSCOPE_TRACE_DIR is not set (the folder holding kv-cache-tester/)");
+    QVERIFY2(std::filesystem::is_directory(path), wholeTraceMissing(path).constData());
+    std::size_t files = 0;
+    for (const auto& e : std::filesystem::directory_iterator(path)) files += e.path().extension() == ".json";
+    const Workload w = loadTrace(path, {});
+    QCOMPARE(w.skipped_records, std::size_t(0));
+    std::size_t top = 0;
+    for (const auto& s : w.sessions) top += s.source.find('#') == std::string::npos;
+    QCOMPARE(top, files);
+  }
+
+ private:
+  // A file of the whole traces in KVSCOPE_TRACE_DIR, or "" when that is unset. A set variable that
+  // lacks the file is a failure (wholeTraceMissing), not a skip: the user asked for these traces.
+  static std::string wholeTrace(const QString& name) {
+    const std::string dir = fullTraceDir();
+    return dir.empty() ? std::string() : dir + "/" + name.toStdString();
+  }
+  static QByteArray wholeTraceMissing(const std::string& path) {
+    return "KVSCOPE_TRACE_DIR=" + QByteArray::fromStdString(fullTraceDir()) + " holds no " +
+           QByteArray::fromStdString(std::filesystem::path(path).filename().string());
+  }
+
+  static void checkMooncake(const std::string& path, int requests, int firstInput, int firstOutput, double lastStart) {
+    const bool conversation = std::filesystem::path(path).filename().string().starts_with("conv");
+    const Workload w = loadTrace(path, {});
     QCOMPARE(w.sessions.size(), std::size_t(requests));
     QCOMPARE(w.skipped_records, std::size_t(0));
     const Turn& first = w.sessions.front().turns.front();
@@ -126,30 +230,15 @@ class TestTraceReaders : public QObject {
       QCOMPARE(p.source_block_size, 512);
       QCOMPARE(p.source_hashes.size(), std::size_t((p.input_tokens + 511) / 512));  // README: 100% of rows
       QCOMPARE(p.session_scope, first.prompt.session_scope);  // ids are global across the trace
-      if (file.startsWith("conv")) QCOMPARE(p.source_hashes.front(), std::uint64_t(0));  // README
+      if (conversation) QCOMPARE(p.source_hashes.front(), std::uint64_t(0));  // README
     }
-    const std::uint64_t second_id = file.startsWith("conv") ? 14 : 80;
+    const std::uint64_t second_id = conversation ? 14 : 80;
     QCOMPARE(w.sessions[1].turns[0].prompt.source_hashes[1], second_id);
   }
 
-  void azure_data() {
-    QTest::addColumn<QString>("file");
-    QTest::addColumn<int>("rows");
-    QTest::addColumn<int>("firstContext");
-    QTest::addColumn<int>("firstGenerated");
-    QTest::addColumn<double>("span");
-    // Spans: 18:15:46.6805900 .. 19:14:08.4025270 and 18:17:03.9799600 .. 19:14:19.9280160.
-    QTest::newRow("conv") << "AzureLLMInferenceTrace_conv.csv" << 19366 << 374 << 44 << 3501.721937;
-    QTest::newRow("code") << "AzureLLMInferenceTrace_code.csv" << 8819 << 4808 << 10 << 3435.948056;
-  }
-
-  void azure() {
-    QFETCH(QString, file);
-    QFETCH(int, rows);
-    QFETCH(int, firstContext);
-    QFETCH(int, firstGenerated);
-    QFETCH(double, span);
-    const Workload w = loadTrace(tracePath(file), {});
+  static void checkAzure(const QString& file, const std::string& path, int rows, int firstContext, int firstGenerated,
+                         double span) {
+    const Workload w = loadTrace(path, {});
     QCOMPARE(w.sessions.size(), std::size_t(rows));
     QCOMPARE(w.skipped_records, std::size_t(0));
     QCOMPARE(w.sessions.front().start_s, 0.0);
@@ -166,21 +255,24 @@ class TestTraceReaders : public QObject {
     if (file.contains("conv")) QVERIFY(std::abs(w.sessions[1].start_s - 4.314579) < 1e-6);  // :50.9951690
   }
 
+ private slots:
   void kvCacheTesterDirectory() {
     TraceOptions options;
     options.first_session_id = 1000;
     const Workload w = loadTrace(tracePath("kv-cache-tester"), options);
     QCOMPARE(w.skipped_records, std::size_t(0));
-    QCOMPARE(w.sessions.size(), std::size_t(170));
-    QCOMPARE(w.turnCount(), std::size_t(2013));  // python3: every non-subagent request, nested ones too
+    // python3 over the 13 files: 13 sessions and 6 sub-agents (0277 has 4, 0291 has 2); 226 turns,
+    // every non-subagent request, nested ones too.
+    QCOMPARE(w.sessions.size(), std::size_t(19));
+    QCOMPARE(w.turnCount(), std::size_t(226));
     std::set<SessionId> ids;
     int top = 0;
     for (const auto& s : w.sessions) {
       ids.insert(s.id);
-      QVERIFY(s.id >= 1000 && s.id < 1170);
+      QVERIFY(s.id >= 1000 && s.id < 1019);
       if (s.source.find('#') == std::string::npos) ++top;
     }
-    QCOMPARE(top, 164);
+    QCOMPARE(top, 13);
     QCOMPARE(ids.size(), w.sessions.size());
     // Files are read in name order, so the first file's session takes the first id.
     QCOMPARE(bySource(w, "/trace_0001.json")->id, SessionId(1000));

@@ -5,6 +5,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QtTest>
 
 #include "DecodeLoadModel.h"
@@ -197,6 +198,13 @@ void ConsoleTest::screenshotModeWritesThePng() {
   QVERIFY(help.waitForFinished(30000));
   QCOMPARE(help.exitCode(), 0);
   QVERIFY(help.readAllStandardOutput().contains("--screenshot"));
+  // Nor does --version, which names the git revision (or "unknown" outside a git checkout).
+  help.start(KVSCOPE_GUI, {"--version"});
+  QVERIFY(help.waitForFinished(30000));
+  QCOMPARE(help.exitCode(), 0);
+  const QString version = QString::fromUtf8(help.readAllStandardOutput());
+  QVERIFY2(QRegularExpression(R"(^kvscope \d+\.\d+\.\d+ \(git ([0-9a-f]{12}(-dirty)?|unknown)\)\n$)").match(version).hasMatch(),
+           qPrintable(version));
 }
 
 namespace {

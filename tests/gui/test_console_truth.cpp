@@ -26,6 +26,9 @@
 #include "EventTimelineView.h"
 #include "KnobsPanel.h"
 #include "KvPoolPanel.h"
+#include "LatencyPanel.h"
+#include "TimeSeriesChart.h"
+#include "WhatIfPanel.h"
 #include "WhatIfTable.h"
 #include "gui/PreviewController.h"
 #include "run/WhatIfPreview.h"
@@ -84,7 +87,7 @@ void checkColdDecodePreview(MainWindow& window) {
   };
   QVERIFY2(share(r->with.horizon, "D2") > share(r->without.horizon, "D2") + 0.1,
            qPrintable(QStringLiteral("%1 vs %2").arg(share(r->with.horizon, "D2")).arg(share(r->without.horizon, "D2"))));
-  QVERIFY(knobs.previewTable().text().contains("D2 share"));
+  QVERIFY(window.docks().whatIf().table().text().contains("D2 share"));
   window.docks().refresh(store, true);
   TimeSeriesChart& kv = window.docks().kvPools().occupancyChart();
   QVERIFY(window.view().to() >= r->to - secondsToTime(1));
@@ -93,6 +96,13 @@ void checkColdDecodePreview(MainWindow& window) {
     if (kv.seriesName(s).endsWith("with the change"))
       for (const EnvelopeColumn& c : kv.drawnColumns(s)) ghost_columns += c.present;
   QVERIFY(ghost_columns > 10);
+  // The futures' finished requests on the latency chart, as points.
+  TimeSeriesChart& latency = window.docks().latency().chart();
+  int latency_ghosts = 0;
+  for (int s = 0; s < latency.seriesCount(); ++s)
+    if (latency.seriesName(s).endsWith("with the change"))
+      for (const EnvelopeColumn& c : latency.drawnColumns(s)) latency_ghosts += c.present;
+  QVERIFY2(latency_ghosts > 10, qPrintable(QString::number(latency_ghosts)));
 }
 }  // namespace
 
@@ -204,6 +214,26 @@ class ConsoleTruthTest : public QObject {
     QCOMPARE(window.view().lookahead(), SimTime{0});
   }
 
+  // While the run goes on, a shown preview is forked again once the run has moved a tenth of the
+  // horizon past it: the look ahead starts near the present, not where the change was first typed.
+  void aPreviewFollowsARunningRun() {
+    MainWindow window;
+    window.resize(1280, 800);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    window.openSource(std::make_unique<EmbeddedSimulationSource>("e3-load-floor", SimulationOptions{}, 40));
+    const TelemetryStore& store = window.session().store();
+    QTRY_VERIFY_WITH_TIMEOUT(store.now() >= secondsToTime(20), 60000);
+    QSignalSpy shown(&window.preview(), &PreviewController::previewShown);
+    QVERIFY(window.docks().knobs().setPendingValue("session_soft_cap", 6));
+    QTRY_VERIFY_WITH_TIMEOUT(shown.count() >= 1, 60000);
+    const SimTime first = window.preview().last()->from;
+    QTRY_VERIFY_WITH_TIMEOUT(shown.count() >= 2, 60000);
+    const SimTime second = window.preview().last()->from;
+    QVERIFY2(second >= first + secondsToTime(60), qPrintable(QStringLiteral("%1 then %2").arg(first).arg(second)));
+    QVERIFY(second <= store.now());
+  }
+
   // The same on a simulation served by `kvscope-cli serve`: the server forks its own run
   // (Control.Preview) and the console draws what comes back.
   void previewOfAServedSimulation() {
@@ -230,7 +260,7 @@ class ConsoleTruthTest : public QObject {
       if (QTest::currentTestFailed()) return;
       // Nothing changed on the server: a preview is not a change.
       QCOMPARE(store.knobs().at("K"), 0.0);
-      QVERIFY(window.docks().knobs().previewTable().text().contains("same seed"));
+      QVERIFY(window.docks().whatIf().table().text().contains("same seed"));
     }
     server.terminate();
     QVERIFY(server.waitForFinished(30000));
@@ -321,6 +351,17 @@ class ConsoleTruthTest : public QObject {
       const QSize min = w->minimumSizeHint().expandedTo(w->minimumSize());
       if (w->width() < min.width() || w->height() < min.height())
         problems << QStringLiteral("%1 is %2x%3, below its minimum %4x%5").arg(dock->windowTitle()).arg(w->width()).arg(w->height()).arg(min.width()).arg(min.height());
+    }
+    // No list scrolls sideways (the knob list did at 1280x800, cutting its fields off), with the
+    // knobs in front where they share a tab with the diagnosis.
+    if (auto* knobs = window.findChild<QDockWidget*>(QStringLiteral("knobsDock"))) knobs->raise();
+    QCoreApplication::processEvents();
+    for (QScrollArea* area : window.findChildren<QScrollArea*>()) {
+      if (!area->isVisible() || area->visibleRegion().isEmpty() || !area->widget()) continue;
+      if (area->horizontalScrollBar()->isVisible())
+        problems << QStringLiteral("a list scrolls sideways: %1 px of content in %2 px")
+                        .arg(area->widget()->minimumSizeHint().width())
+                        .arg(area->viewport()->width());
     }
     // No visible label or header section narrower than its text.
     for (QLabel* label : window.findChildren<QLabel*>()) {

@@ -2,6 +2,7 @@
 // Where a test finds the programs and data it uses, from the folder of its own executable (build/tests),
 // so no absolute path is compiled into a test: build/bin holds kvscope and kvscope-cli, and CMake
 // links build/tests/data to the repo's tests/data at configure time.
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 
@@ -18,9 +19,13 @@ inline QString kvscopeGui() { return QString::fromStdString((testExeDir().parent
 inline std::string testDataDir() { return (testExeDir() / "data").string(); }
 inline std::string testDataPath(const std::string& rel) { return testDataDir() + "/" + rel; }
 
-// The public traces and /metrics samples (a link CMake makes; see tests/CMakeLists.txt).
-inline std::string sharedDataDir() { return (testExeDir() / "shared-data").string(); }
-inline std::string sharedDataPath(const std::string& rel) { return sharedDataDir() + "/" + rel; }
+// The whole public traces, which the repo does not hold (tests/data/README.md says where they come
+// from): the folder KVSCOPE_TRACE_DIR names, or "" when it is unset. Tests that need them skip
+// with a message when it is "".
+inline std::string fullTraceDir() {
+  const char* dir = std::getenv("KVSCOPE_TRACE_DIR");
+  return dir && *dir ? std::string(dir) : std::string();
+}
 
 }  // namespace kvscope::test
 

@@ -17,16 +17,9 @@
 
 #include <httplib.h>
 
-#include "support/BuildTree.h"
+#include "support/Fixtures.h"
 
 namespace kvscope::test {
-
-inline std::string readSharedFixture(const char* name) {
-  std::ifstream in(sharedDataPath(std::string("fixtures/") + name), std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 inline void appendTo(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::app) << text; }
 
@@ -47,7 +40,7 @@ class FakeSglangCluster {
  public:
   // `dir` holds the cluster file and the logs (each starts with a line of history).
   explicit FakeSglangCluster(std::string dir, bool with_router = false) : dir_(std::move(dir)) {
-    const std::string body = readSharedFixture("sglang_metrics_sample.txt");
+    const std::string body = fixture("sglang_metrics_sample.txt");
     server_.Get("/metrics", [body](const httplib::Request&, httplib::Response& r) { r.set_content(body, "text/plain"); });
     port_ = server_.bind_to_any_port("127.0.0.1");
     thread_ = std::thread([this] { server_.listen_after_bind(); });

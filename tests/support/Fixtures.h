@@ -1,7 +1,9 @@
 #pragma once
-// The real public samples in the test data folder (fixtures/) (SGLang's and vLLM's /metrics), read whole.
+// The real public /metrics samples in tests/data/fixtures/ (SGLang's and vLLM's, copied whole; their
+// provenance is in tests/data/README.md), read whole. A missing file is an error, not an empty body.
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 
 #include "support/BuildTree.h"
@@ -9,7 +11,9 @@
 namespace kvscope::test {
 
 inline std::string fixture(const char* name) {
-  std::ifstream in(sharedDataPath(std::string("fixtures/") + name), std::ios::binary);
+  const std::string path = testDataPath(std::string("fixtures/") + name);
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read the test fixture " + path);
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();

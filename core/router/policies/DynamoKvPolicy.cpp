@@ -8,42 +8,74 @@
 namespace kvscope {
 
 void DynamoKvPolicy::rank(const RouteContext& ctx, RouteDecision& out) const {
-
-  const double weight = ctx.knobs.get(KnobId::OverlapScoreWeight);
+  const bool newer = ctx.knobs.getInt(KnobId::DynamoCostForm) == 1;
   const double temperature = ctx.knobs.get(KnobId::RouterTemperature);
-  const auto request_blocks = static_cast<std::int64_t>(ctx.request.hashes.size());
-  const std::int64_t block_size = std::max(1, ctx.block_size);
+  const double block_size = std::max(1, ctx.block_size);
+  const std::int64_t isl = std::max<std::int32_t>(0, ctx.request.input_tokens);
   const auto n = static_cast<WorkerId>(ctx.workers.size());
+  // The decode router of disaggregated serving: no overlap credit, no prefill tracking.
+  const double weight = ctx.disaggregated ? 0.0 : ctx.knobs.get(KnobId::OverlapScoreWeight);
+  const double credit = ctx.disaggregated ? 0.0 : ctx.knobs.get(KnobId::OverlapScoreCredit);
+  const double scale = ctx.knobs.get(KnobId::PrefillLoadScale);
+  const double per_request = ctx.knobs.get(KnobId::DecodeActiveRequestWeight);
 
-  std::vector<double> logits(ctx.workers.size());
-  double lo = std::numeric_limits<double>::infinity();
-  double hi = -std::numeric_limits<double>::infinity();
-  WorkerId argmin = kNoWorker;
+  std::vector<double> logits(ctx.workers.size(), 0.0);
+  double lo = std::numeric_limits<double>::infinity(), hi = -lo;
   for (WorkerId w = 0; w < n; ++w) {
-    const std::int64_t held = w < kMaxWorkers ? ctx.match.prefix_blocks[w] : 0;
-    const std::int64_t prefill_blocks = std::max<std::int64_t>(0, request_blocks - held);
-    // Dynamo counts a worker's active blocks; whole blocks only, as its block manager does.
-    const std::int64_t decode_blocks = ctx.workers[w].kv_used / block_size;
-    logits[w] = weight * static_cast<double>(prefill_blocks) + static_cast<double>(decode_blocks);
+    const std::int64_t overlap = w < kMaxWorkers ? ctx.match.prefix_blocks[w] : 0;
+    const bool tracked = ctx.active && w < static_cast<WorkerId>(ctx.workers.size());
+    const std::int64_t active_tokens = tracked && !ctx.disaggregated ? ctx.active->activeTokens(w) : 0;
+    const double decode_blocks =
+        tracked ? static_cast<double>(ctx.active->activeBlocks(w) + ctx.active->newBlocks(w, ctx.request.hashes))
+                : static_cast<double>(ctx.request.hashes.size());
+    const std::int32_t requests = tracked ? ctx.active->activeRequests(w) : 0;
+    double prefill_blocks, logit;
+    if (!newer) {
+      const std::int64_t new_tokens = std::max<std::int64_t>(0, isl - overlap * static_cast<std::int64_t>(block_size));
+      prefill_blocks = static_cast<double>(new_tokens + active_tokens) / block_size;
+      logit = weight * prefill_blocks + decode_blocks;
+    } else {
+      const double raw = static_cast<double>(isl + active_tokens) / block_size;
+      prefill_blocks = std::max(0.0, raw - credit * static_cast<double>(overlap));
+      logit = scale * prefill_blocks + decode_blocks + per_request * requests;
+    }
+    logits[w] = logit;
     CandidateScore c;
     c.worker = w;
     c.eligible = ctx.workers[w].alive;
-    c.score = logits[w];
-    c.add("prefill_blocks", static_cast<double>(prefill_blocks));
-    c.add("decode_blocks", static_cast<double>(decode_blocks));
-    c.add("logit", logits[w]);
+    c.score = logit;
+    c.add("prefill_blocks", prefill_blocks);
+    c.add("decode_blocks", decode_blocks);
+    c.add("overlap_blocks", static_cast<double>(overlap));
+    c.add("tree_blocks", w < static_cast<WorkerId>(ctx.tree_blocks.size()) ? static_cast<double>(ctx.tree_blocks[w]) : 0);
     out.candidates.push_back(c);
     if (!c.eligible) continue;
-    lo = std::min(lo, logits[w]);
-    hi = std::max(hi, logits[w]);
-    if (argmin == kNoWorker || logits[w] < logits[argmin]) argmin = w;
+    lo = std::min(lo, logit);
+    hi = std::max(hi, logit);
   }
 
-  // Dynamo's softmax_sample: logits min-max normalised to [0, 1] over the candidates (all equal ->
-  // uniform), probabilities softmax(-normalised / T), the draw picks by inverse CDF with `<=`.
   std::vector<double> probability(ctx.workers.size(), 0.0);
-  WorkerId picked = argmin;
-  if (argmin != kNoWorker && temperature > 0) {
+  WorkerId picked = kNoWorker;
+  if (lo <= hi && temperature <= 0) {
+    // softmax_sample at temperature 0 returns every worker at the minimum; select_worker then
+    // prefers the smaller tree and draws uniformly among equal trees.
+    std::vector<WorkerId> tied;
+    for (WorkerId w = 0; w < n; ++w)
+      if (ctx.workers[w].alive && logits[w] == lo) tied.push_back(w);
+    const auto tree = [&](WorkerId w) {
+      return w < static_cast<WorkerId>(ctx.tree_blocks.size()) ? ctx.tree_blocks[w] : 0;
+    };
+    const bool same_tree =
+        std::all_of(tied.begin(), tied.end(), [&](WorkerId w) { return tree(w) == tree(tied.front()); });
+    if (tied.size() == 1 || !same_tree) {
+      picked = *std::min_element(tied.begin(), tied.end(), [&](WorkerId a, WorkerId b) { return tree(a) < tree(b); });
+    } else {
+      const auto i = std::min(tied.size() - 1, static_cast<std::size_t>(ctx.uniform * static_cast<double>(tied.size())));
+      picked = tied[i];
+    }
+    probability[picked] = 1.0;
+  } else if (lo <= hi) {
+    // softmax over -(logit - min) / ((max - min) x T); all equal -> uniform; inverse CDF with `<=`.
     double sum = 0;
     for (WorkerId w = 0; w < n; ++w) {
       if (!ctx.workers[w].alive) continue;
@@ -52,7 +84,6 @@ void DynamoKvPolicy::rank(const RouteContext& ctx, RouteDecision& out) const {
     }
     double cdf = 0;
     WorkerId last_alive = kNoWorker;
-    picked = kNoWorker;
     for (WorkerId w = 0; w < n; ++w) {
       if (!ctx.workers[w].alive) continue;
       probability[w] /= sum;
@@ -60,10 +91,7 @@ void DynamoKvPolicy::rank(const RouteContext& ctx, RouteDecision& out) const {
       last_alive = w;
       if (picked == kNoWorker && ctx.uniform <= cdf) picked = w;
     }
-    // Rounding can leave the CDF just under the draw; the last candidate takes the remainder.
-    if (picked == kNoWorker) picked = last_alive;
-  } else if (argmin != kNoWorker) {
-    probability[argmin] = 1.0;
+    if (picked == kNoWorker) picked = last_alive;  // rounding left the CDF just under the draw
   }
   for (CandidateScore& c : out.candidates) c.add("probability", probability[c.worker]);
 

@@ -1,0 +1,54 @@
+#include "router/ActiveSequences.h"
+
+namespace kvscope {
+
+void ActiveSequences::add(RequestId request, WorkerId worker, std::span<const BlockHash> hashes,
+                          std::int64_t prefill_tokens) {
+  if (worker < 0 || static_cast<std::size_t>(worker) >= workers_.size()) return;
+  free(request);
+  Worker& w = workers_[static_cast<std::size_t>(worker)];
+  for (BlockHash h : hashes) ++w.blocks[h];
+  w.prefill_tokens += prefill_tokens;
+  ++w.requests;
+  requests_.emplace(request, Tracked{worker, {hashes.begin(), hashes.end()}, prefill_tokens});
+}
+
+void ActiveSequences::prefillDone(RequestId request) {
+  auto it = requests_.find(request);
+  if (it == requests_.end()) return;
+  workers_[static_cast<std::size_t>(it->second.worker)].prefill_tokens -= it->second.prefill_tokens;
+  it->second.prefill_tokens = 0;
+}
+
+void ActiveSequences::free(RequestId request) {
+  auto it = requests_.find(request);
+  if (it == requests_.end()) return;
+  Worker& w = workers_[static_cast<std::size_t>(it->second.worker)];
+  for (BlockHash h : it->second.hashes) {
+    auto b = w.blocks.find(h);
+    if (b != w.blocks.end() && --b->second <= 0) w.blocks.erase(b);
+  }
+  w.prefill_tokens -= it->second.prefill_tokens;
+  --w.requests;
+  requests_.erase(it);
+}
+
+void ActiveSequences::clearWorker(WorkerId worker) {
+  if (worker < 0 || static_cast<std::size_t>(worker) >= workers_.size()) return;
+  for (auto it = requests_.begin(); it != requests_.end();) {
+    if (it->second.worker == worker)
+      requests_.erase(it++);
+    else
+      ++it;
+  }
+  workers_[static_cast<std::size_t>(worker)] = Worker{};
+}
+
+std::int64_t ActiveSequences::newBlocks(WorkerId w, std::span<const BlockHash> hashes) const {
+  const Worker& worker = at(w);
+  std::int64_t n = 0;
+  for (BlockHash h : hashes) n += !worker.blocks.contains(h);
+  return n;
+}
+
+}  // namespace kvscope

@@ -1,0 +1,50 @@
+#pragma once
+// What Dynamo's KV router knows of each worker's load (issue 13 section 4): the requests it routed
+// there and has not seen finish, as lib/llm/src/kv_router/sequence.rs (ActiveSequences) keeps them
+// - the distinct blocks of their prompts (a block shared by two requests counts once) and the
+// prompt tokens still to prefill (a request's new tokens, isl - overlap x block_size, until its
+// prefill completes). Not the worker's resident KV: a finished request's blocks leave the count
+// even though the engine keeps them cached.
+#include <span>
+#include <vector>
+
+#include <absl/container/flat_hash_map.h>
+
+#include "model/Ids.h"
+
+namespace kvscope {
+
+class ActiveSequences {
+ public:
+  explicit ActiveSequences(int num_workers) : workers_(static_cast<std::size_t>(num_workers)) {}
+
+  // A request routed to `worker` (moved there if it was tracked elsewhere).
+  void add(RequestId request, WorkerId worker, std::span<const BlockHash> hashes, std::int64_t prefill_tokens);
+  void prefillDone(RequestId request);
+  void free(RequestId request);
+  void clearWorker(WorkerId worker);
+
+  std::int64_t activeBlocks(WorkerId w) const { return static_cast<std::int64_t>(at(w).blocks.size()); }
+  std::int64_t activeTokens(WorkerId w) const { return at(w).prefill_tokens; }  // prompt tokens still to prefill
+  std::int32_t activeRequests(WorkerId w) const { return at(w).requests; }
+  // Blocks of `hashes` this worker's tracked requests do not hold yet (sequence.rs new_blocks).
+  std::int64_t newBlocks(WorkerId w, std::span<const BlockHash> hashes) const;
+
+ private:
+  struct Worker {
+    absl::flat_hash_map<BlockHash, std::int32_t> blocks;  // block -> tracked requests holding it
+    std::int64_t prefill_tokens = 0;
+    std::int32_t requests = 0;
+  };
+  struct Tracked {
+    WorkerId worker = kNoWorker;
+    std::vector<BlockHash> hashes;
+    std::int64_t prefill_tokens = 0;  // 0 once prefilled
+  };
+  const Worker& at(WorkerId w) const { return workers_[static_cast<std::size_t>(w)]; }
+
+  std::vector<Worker> workers_;
+  absl::flat_hash_map<RequestId, Tracked> requests_;
+};
+
+}  // namespace kvscope
