@@ -20,5 +20,7 @@ Command addTail(CLI::App& app);
 Command addSweep(CLI::App& app);
 Command addCompare(CLI::App& app);
 Command addMark(CLI::App& app);
+Command addImport(CLI::App& app);
+Command addLogs(CLI::App& app);
 
 }  // namespace kvscope::cli

@@ -39,6 +39,8 @@ int main(int argc, char** argv) {
   add(kvscope::cli::addSweep);
   add(kvscope::cli::addCompare);
   add(kvscope::cli::addMark);
+  add(kvscope::cli::addImport);
+  add(kvscope::cli::addLogs);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -5,10 +5,13 @@
 
 namespace kvscope {
 
-LiveCluster::LiveCluster(RunStarted run, std::vector<EventSink*> sinks)
-    : run_(std::move(run)), sinks_(std::move(sinks)), t0_(std::chrono::steady_clock::now()) {
+LiveCluster::LiveCluster(RunStarted run, std::vector<EventSink*> sinks) : LiveCluster(std::move(run), std::move(sinks), {}) {}
+
+LiveCluster::LiveCluster(RunStarted run, std::vector<EventSink*> sinks, Clock clock)
+    : run_(std::move(run)), sinks_(std::move(sinks)), t0_(std::chrono::steady_clock::now()), clock_(std::move(clock)) {
   gauges_.resize(run_.workers.size());
   crashed_at_.assign(run_.workers.size(), -1);
+  last_batch_at_.assign(run_.workers.size(), -1);
   for (std::size_t i = 0; i < run_.workers.size(); ++i) {
     gauges_[i].worker = static_cast<WorkerId>(i);
     gauges_[i].kv_capacity = run_.workers[i].kv_capacity_tokens;
@@ -24,11 +27,13 @@ std::vector<std::string> LiveCluster::workerNames() const {
 }
 
 SimTime LiveCluster::now() const {
+  if (clock_) return clock_();
   return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0_).count();
 }
 
 std::uint64_t LiveCluster::emitLocked(EventPayload payload) {
-  // Sinks expect time to never go back; the steady clock guarantees it, max() keeps it so.
+  // Sinks expect time to never go back; the steady clock guarantees it, max() keeps it so (a log
+  // clock can step back when the host's clock did).
   last_time_ = std::max(last_time_, now());
   Event e{++seq_, last_time_, std::move(payload)};
   // A worker that crashed is down until its /metrics answers again.
@@ -77,6 +82,7 @@ void LiveCluster::setGauges(const WorkerGauges& g, SimTime asked_at) {
   if (crashed_at >= 0 && asked_at <= crashed_at) return;  // an answer from before the crash
   const bool was_down = crashed_at >= 0;
   crashed_at = -1;
+  last_batch_at_[static_cast<std::size_t>(g.worker)] = -1;  // /metrics speaks for the worker now
   const std::int32_t bindings = slot.bindings, resident = slot.resident_sessions;
   slot = g;
   slot.kv_peak = std::max(g.kv_peak, g.kv_used);
@@ -91,6 +97,14 @@ void LiveCluster::setBatchGauges(WorkerId worker, const BatchGauges& b) {
   std::lock_guard lock(mutex_);
   if (worker < 0 || static_cast<std::size_t>(worker) >= gauges_.size()) return;
   WorkerGauges& g = gauges_[static_cast<std::size_t>(worker)];
+  // A batch line after the crash in the worker's own log: it runs again (the line comes from the
+  // restarted scheduler; the log is in order, so it cannot predate the crash).
+  if (SimTime& crashed_at = crashed_at_[static_cast<std::size_t>(worker)]; crashed_at >= 0) {
+    crashed_at = -1;
+    g.alive = true;
+    if (started_ && !finished_) emitLocked(WorkerRestarted{worker});
+  }
+  last_batch_at_[static_cast<std::size_t>(worker)] = now();
   const auto count = [](std::int64_t v) { return static_cast<std::int32_t>(std::min<std::int64_t>(v, 1'000'000'000)); };
   if (b.running_req >= 0) g.running = count(b.running_req);
   if (b.queue_req >= 0) g.queued = count(b.queue_req);
@@ -123,6 +137,13 @@ void LiveCluster::setHealth(std::size_t index, WorkerHealth health, std::string 
 void LiveCluster::snapshot() {
   std::lock_guard lock(mutex_);
   if (!started_ || finished_) return;
+  const SimTime t = now();
+  for (std::size_t i = 0; i < gauges_.size(); ++i)
+    if (last_batch_at_[i] >= 0 && t - last_batch_at_[i] > secondsToTime(kBatchQuietS)) {
+      gauges_[i].running = 0;  // its KV stays: the cache is still resident
+      gauges_[i].queued = 0;
+      last_batch_at_[i] = -1;
+    }
   emitLocked(Snapshot{gauges_, {}});
   for (auto& g : gauges_) g.kv_peak = g.kv_used;  // the peak is per snapshot interval
 }

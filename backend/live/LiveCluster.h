@@ -7,6 +7,7 @@
 // and each worker's health as the adapters last saw it (reachable, degraded, unreachable + why).
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -25,8 +26,13 @@ struct LiveWorkerStatus {
 
 class LiveCluster {
  public:
+  // Run time now, in microseconds since start(). A live session runs on the steady clock; an
+  // import of old logs runs on the logs' own clock (LogImporter sets it before each post).
+  using Clock = std::function<SimTime()>;
+
   // `run` describes the cluster (workers, prefill); its scenario names the session.
   LiveCluster(RunStarted run, std::vector<EventSink*> sinks);
+  LiveCluster(RunStarted run, std::vector<EventSink*> sinks, Clock clock);
 
   void start();  // emits RunStarted; call once, before any post()
   void finish(bool completed);  // emits a last Snapshot and RunFinished
@@ -39,12 +45,16 @@ class LiveCluster {
   // `asked_at` is when the scrape began (now() then): an answer to a request sent after the
   // worker's crash means it runs again (WorkerRestarted); one sent before proves nothing.
   void setGauges(const WorkerGauges& gauges, SimTime asked_at);
-  // A serving worker's load from a batch log line (only the fields the line carries).
+  // A serving worker's load from a batch log line (only the fields the line carries). A batch line
+  // after the worker's crash means it runs again (WorkerRestarted).
   void setBatchGauges(WorkerId worker, const BatchGauges& batch);
   // The health a scraper saw for a worker (any role), by the index in `workerNames()`.
   void setHealth(std::size_t index, WorkerHealth health, std::string reason);
-  // Emits a Snapshot of every serving worker's newest gauges.
+  // Emits a Snapshot of every serving worker's newest gauges. A worker whose load comes from batch
+  // lines alone and has printed none for kBatchQuietS is idle: SGLang prints a decode line every
+  // decode_log_interval (40) iterations while it runs, and nothing when it has no batch.
   void snapshot();
+  static constexpr SimTime kBatchQuietS = 10;
 
   SimTime now() const;
   std::vector<LiveWorkerStatus> statuses() const;
@@ -59,12 +69,14 @@ class LiveCluster {
   RunStarted run_;
   std::vector<EventSink*> sinks_;
   std::chrono::steady_clock::time_point t0_;
+  Clock clock_;  // empty: the steady clock since t0_
   mutable std::mutex mutex_;
   std::uint64_t seq_ = 0;
   SimTime last_time_ = 0;
   bool started_ = false, finished_ = false;
   std::vector<WorkerGauges> gauges_;  // by serving WorkerId
   std::vector<SimTime> crashed_at_;   // by serving WorkerId; -1 = up
+  std::vector<SimTime> last_batch_at_;  // by serving WorkerId: the newest batch line; -1 = none since a scrape
   std::vector<LiveWorkerStatus> status_;
 };
 

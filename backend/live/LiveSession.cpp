@@ -2,55 +2,19 @@
 
 #include <chrono>
 
-#include "live/LogEventMapper.h"
-#include "live/MooncakeLogMapper.h"
-#include "live/SchedulerLogReader.h"
+#include "live/LiveClusterLayout.h"
 
 namespace kvscope {
-
-struct LiveSession::LogFile {
-  std::string path;
-  std::string worker;  // "" for a client log
-  SchedulerLogReader reader;
-  std::unique_ptr<LogEventMapper> mapper;
-  std::unique_ptr<MooncakeLogMapper> mooncake;  // a Mooncake transfer-engine log (the reader is unused)
-  std::unique_ptr<MooncakeLogMapper> inline_mooncake;  // Mooncake's glog lines inside a scheduler log
-};
 
 LiveSession::LiveSession(ClusterConfig config, std::vector<EventSink*> sinks)
     : LiveSession(std::move(config), std::move(sinks), Options{}) {}
 
 LiveSession::LiveSession(ClusterConfig config, std::vector<EventSink*> sinks, Options options)
     : config_(std::move(config)), options_(options) {
-  RunStarted run;
-  run.scenario = "live " + config_.name;
-  run.profile = "live";
-  std::vector<LiveWorkerRef> refs;
-  std::int32_t prefills = 0;
-  WorkerId serving = 0;
-  for (const auto& w : config_.workers) {
-    LiveWorkerRef r;
-    r.name = w.id;
-    r.role = w.role;
-    r.kv_capacity = w.kv_capacity_tokens;
-    if (w.role == WorkerRole::Prefill) {
-      r.prefill = prefills++;
-      run.prefill.push_back({w.id, w.role, w.kv_capacity_tokens});
-      if (!w.bootstrap_address.empty()) book_.prefill_by_address[w.bootstrap_address] = r.prefill;
-    } else {
-      r.worker = serving++;
-      run.workers.push_back({w.id, w.role, w.kv_capacity_tokens});
-      if (w.role == WorkerRole::Decode) book_.decode_workers.push_back(r.worker);
-      if (!w.mooncake_address.empty()) book_.decode_by_address[w.mooncake_address] = r.worker;
-    }
-    refs.push_back(std::move(r));
-  }
-  // A decode log line names no P; with one P (the lab's 1P+3D) that is the one. A prefill line
-  // without an address names its D only when there is a single D.
-  for (auto& r : refs) {
-    r.peer_prefill = prefills == 1 ? 0 : -1;
-    r.peer_decode = book_.decode_workers.size() == 1 ? book_.decode_workers.front() : kNoWorker;
-  }
+  LiveClusterLayout layout = LiveClusterLayout::of(config_);
+  book_ = std::move(layout.book);
+  RunStarted run = layout.run;  // a copy: statusIndex() below reads the layout's
+  const std::vector<LiveWorkerRef>& refs = layout.refs;
   if (config_.router) {
     // The run's policy and knobs are the router's: the console shows and edits them.
     LiveClusterSpec spec;
@@ -77,36 +41,19 @@ LiveSession::LiveSession(ClusterConfig config, std::vector<EventSink*> sinks, Op
   // Status indices follow LiveCluster::workerNames(): serving workers, then prefill workers.
   std::vector<ScrapeTarget> targets;
   std::vector<std::string> paths;
+  const auto follow = [&](const std::string& path, WorkerLogFeed::Kind kind, std::optional<LiveWorkerRef> worker) {
+    logs_.push_back(std::make_unique<WorkerLogFeed>(path, kind, std::move(worker), &book_));
+    paths.push_back(path);
+  };
   for (std::size_t i = 0; i < config_.workers.size(); ++i) {
     const auto& w = config_.workers[i];
     const LiveWorkerRef& r = refs[i];
-    const std::size_t status = r.role == WorkerRole::Prefill ? cluster_->run().workers.size() + static_cast<std::size_t>(r.prefill)
-                                                             : static_cast<std::size_t>(r.worker);
-    if (!w.metrics_url.empty()) targets.push_back({r, w.metrics_url, status});
-    for (const auto& path : w.logs) {
-      auto f = std::make_unique<LogFile>();
-      f->path = path;
-      f->worker = w.id;
-      f->mapper = std::make_unique<LogEventMapper>(r, &book_);
-      logs_.push_back(std::move(f));
-      paths.push_back(path);
-    }
+    if (!w.metrics_url.empty()) targets.push_back({r, w.metrics_url, layout.statusIndex(r)});
+    for (const auto& path : w.logs) follow(path, WorkerLogFeed::Kind::Scheduler, r);
     // The worker's Mooncake engine says itself what it thinks of its links (issue 13 section 2).
-    for (const auto& path : w.mooncake_logs) {
-      auto f = std::make_unique<LogFile>();
-      f->path = path;
-      f->worker = w.id;
-      f->mooncake = std::make_unique<MooncakeLogMapper>(r, &book_);
-      logs_.push_back(std::move(f));
-      paths.push_back(path);
-    }
+    for (const auto& path : w.mooncake_logs) follow(path, WorkerLogFeed::Kind::Mooncake, r);
   }
-  for (const auto& path : config_.client_logs) {
-    auto f = std::make_unique<LogFile>();
-    f->path = path;
-    logs_.push_back(std::move(f));
-    paths.push_back(path);
-  }
+  for (const auto& path : config_.client_logs) follow(path, WorkerLogFeed::Kind::Client, std::nullopt);
   options_.scrape.interval_ms = static_cast<int>(config_.scrape_interval_s * 1000);
   options_.tail.from_start = config_.logs_from_start;
   scraper_ = std::make_unique<MetricsScraper>(std::move(targets), options_.scrape, *cluster_);
@@ -117,44 +64,21 @@ LiveSession::LiveSession(ClusterConfig config, std::vector<EventSink*> sinks, Op
 
 LiveSession::~LiveSession() { stop(); }
 
-void LiveSession::apply(LogFile& f, std::vector<LogRecord> records) {
-  for (auto& r : records) {
-    if (!f.mapper) {  // a client log: only its failed requests mean something
-      if (r.kind != LogLineKind::ClientGenerateError) continue;
-      RequestDone d;
-      d.status = RequestStatus::Failed;
-      d.error = "RuntimeError: generate stream ended before producing any token";
-      cluster_->post(std::move(d));
-      continue;
-    }
-    if (r.kind == LogLineKind::MooncakeGlog) {  // the engine shares the worker's stderr
-      if (!f.inline_mooncake) f.inline_mooncake = std::make_unique<MooncakeLogMapper>(f.mapper->ref(), &book_);
-      LogMapping m = f.inline_mooncake->feed(r.message);
-      if (!m.events.empty()) cluster_->post(std::move(m.events));
-      continue;
-    }
-    LogMapping m = f.mapper->map(r);
-    if (m.gauges) cluster_->setBatchGauges(f.mapper->ref().worker, *m.gauges);
-    if (!m.events.empty()) cluster_->post(std::move(m.events));
-  }
+void LiveSession::apply(WorkerLogFeed& f, std::vector<LogItem> items) {
+  for (const LogItem& item : items) f.apply(item, *cluster_);
 }
 
 void LiveSession::onLine(std::size_t file, std::string_view line) {
   std::lock_guard lock(logs_mutex_);
-  LogFile& f = *logs_.at(file);
-  if (f.mooncake) {
-    LogMapping m = f.mooncake->feed(line);
-    if (!m.events.empty()) cluster_->post(std::move(m.events));
-    return;
-  }
-  apply(f, f.reader.feed(line));
+  WorkerLogFeed& f = *logs_.at(file);
+  apply(f, f.read(line));
 }
 
 void LiveSession::onIdle(std::size_t file) {
   // A traceback's end is only known when the next line arrives, or when the file goes quiet.
   std::lock_guard lock(logs_mutex_);
-  LogFile& f = *logs_.at(file);
-  apply(f, f.reader.flush());
+  WorkerLogFeed& f = *logs_.at(file);
+  apply(f, f.flush());
 }
 
 void LiveSession::start() {
@@ -191,7 +115,7 @@ void LiveSession::stop() {
   tailer_->stop();
   {
     std::lock_guard lock(logs_mutex_);
-    for (auto& f : logs_) apply(*f, f->reader.flush());
+    for (auto& f : logs_) apply(*f, f->flush());
   }
   closeOpenRun();
   cluster_->finish(false);
@@ -204,17 +128,8 @@ std::vector<LiveLogStats> LiveSession::logStats() const {
   std::lock_guard lock(logs_mutex_);
   std::vector<LiveLogStats> out;
   for (std::size_t i = 0; i < logs_.size(); ++i) {
-    const LogFile& f = *logs_[i];
-    LiveLogStats s{f.path, f.worker, tails.at(i), f.reader.counts(), f.reader.unknownShapes().top(kLogShapesShown), false};
-    if (f.mooncake) {
-      const MooncakeLineCounts& c = f.mooncake->counts();
-      s.lines = {c.lines, c.known, c.unknown + c.not_glog, 0, 0};
-      s.unknown_shapes = f.mooncake->unknownShapes().top(kLogShapesShown);
-      s.mooncake = true;
-    }
-    if (f.inline_mooncake)
-      for (const auto& shape : f.inline_mooncake->unknownShapes().top(kLogShapesShown))
-        if (s.unknown_shapes.size() < kLogShapesShown) s.unknown_shapes.push_back(shape);
+    LiveLogStats s = logs_[i]->stats(kLogShapesShown);
+    s.tail = tails.at(i);
     out.push_back(std::move(s));
   }
   return out;

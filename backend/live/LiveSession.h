@@ -20,6 +20,7 @@
 #include "live/LogTailer.h"
 #include "live/MetricsScraper.h"
 #include "live/SchedulerLogReader.h"
+#include "live/WorkerLogFeed.h"
 #include "router/LiveRouter.h"
 #include "run/LiveRunControl.h"
 
@@ -27,15 +28,6 @@ namespace kvscope {
 
 // How many unknown-line shapes a file's stats carry (the most frequent first).
 inline constexpr std::size_t kLogShapesShown = 3;
-
-struct LiveLogStats {
-  std::string path;
-  std::string worker;  // "" for a client log
-  TailFileStats tail;
-  LogLineCounts lines;  // a Mooncake log: unknown counts its non-glog lines too
-  std::vector<LineShapeCounter::Shape> unknown_shapes;  // "12 lines like ..." (LineShapeCounter::describe)
-  bool mooncake = false;  // a Mooncake transfer-engine log (the cluster file's mooncake_logs)
-};
 
 class LiveSession : public LiveRunControl {
  public:
@@ -69,10 +61,9 @@ class LiveSession : public LiveRunControl {
   void publishMark(const RunMarked& mark) override;
 
  private:
-  struct LogFile;
   void onLine(std::size_t file, std::string_view line);
   void onIdle(std::size_t file);
-  void apply(LogFile& f, std::vector<LogRecord> records);
+  void apply(WorkerLogFeed& f, std::vector<LogItem> items);
 
   ClusterConfig config_;
   Options options_;
@@ -92,7 +83,7 @@ class LiveSession : public LiveRunControl {
   std::unique_ptr<LiveCluster> cluster_;
   std::unique_ptr<LiveRouter> router_;  // after cluster_: it posts there, so it goes first
   std::unique_ptr<MetricsScraper> scraper_;
-  std::vector<std::unique_ptr<LogFile>> logs_;
+  std::vector<std::unique_ptr<WorkerLogFeed>> logs_;
   std::unique_ptr<LogTailer> tailer_;
   mutable std::mutex logs_mutex_;  // the tailer's thread vs logStats()
   std::thread snapshots_;

@@ -20,6 +20,7 @@ std::string pct(double v) { return fmt("%.1f%%", v * 100); }
 constexpr double kCascadeFailureRate = 0.30;   // "healthy to 80% failure within minutes"
 constexpr double kColdShare = 0.02;            // "one D has 0 bindings" (allowing a stray spill)
 constexpr long kColdMinBindings = 100;
+constexpr long kColdMinBusySnapshots = 30;     // load shares from gauges: half a minute of 1-s snapshots
 constexpr double kStormMeanTokens = 20000;     // "30-90K-token releases"
 constexpr double kEarlyWindowS = 60;           // "the first 30-60 s"
 constexpr double kEarlyFailureRate = 0.20;
@@ -42,6 +43,11 @@ void DiagnosisEngine::onEvent(const Event& e) {
                    names_.clear();
                    for (const auto& w : r.workers) names_.push_back(w.name);
                    bindings_.assign(r.workers.size(), 0);
+                   decode_.clear();
+                   for (const auto& w : r.workers) decode_.push_back(w.role == WorkerRole::Decode);
+                   running_sum_.assign(r.workers.size(), 0);
+                   cluster_running_sum_.assign(r.workers.size(), 0);
+                   busy_snapshots_.assign(r.workers.size(), 0);
                  },
                  [&](const RouteDecision&) {
                    if (first_arrival_ < 0) first_arrival_ = t;
@@ -90,9 +96,11 @@ void DiagnosisEngine::onEvent(const Event& e) {
                      b->failed += failed;
                      b->transfer_errors += transfer;
                    }
+                   if (!failed) ++ok_requests_;
                    if (!failed && d.ttft >= 0) ttft_.add(timeToSeconds(d.ttft));
                  },
                  [&](const Snapshot& s) {
+                   addLoad(t, s);
                    if (first_arrival_ < 0 || t - first_arrival_ > kEarlyWindowS / 2) return;
                    int seeds = 0;
                    for (const auto& g : s.workers) seeds += g.pending_seeds;
@@ -150,7 +158,8 @@ std::optional<Finding> DiagnosisEngine::cascade() const {
                " in-flight requests aborted, " + std::to_string(transfer_errors) +
                " 'Decode instance could be dead' errors; failure rate peaked at " + pct(worst) + " (" +
                std::to_string(worst_failed) + "/" + std::to_string(worst_done) + ") in " +
-               fmt("%.0f", static_cast<double>(worst_at) * kBucketS) + "-" + fmt("%.0f s", static_cast<double>(worst_at + 6) * kBucketS);
+               fmt("%.0f", static_cast<double>(worst_at) * kBucketS) + "-" + fmt("%.0f s", static_cast<double>(worst_at + 6) * kBucketS) +
+               (ok_requests_ == 0 ? " (no successful request is on record, e.g. logs name only failures: the rate counts failures alone)" : "");
   f.fix_knobs = {{"admission_backoff_ms", 2000}, {"admission_jitter_ms", 2000}, {"pending_seed_budget", 1}};
   f.suggestion = "set admission_backoff_ms + admission_jitter_ms and a pending_seed_budget (the real fix: backoff + "
                  "per-D seed budget, decouple heartbeat from admission); softened by seed_min_turn_id=2, "
@@ -158,9 +167,62 @@ std::optional<Finding> DiagnosisEngine::cascade() const {
   return f;
 }
 
+void DiagnosisEngine::addLoad(double t, const Snapshot& s) {
+  // A snapshot is busy when the decode workers that are up run at least one request each on
+  // average: then a balanced router would have given every one of them some.
+  double total = 0;
+  std::size_t up = 0;
+  for (const auto& g : s.workers) {
+    const auto w = static_cast<std::size_t>(g.worker);
+    if (g.worker < 0 || w >= decode_.size() || !decode_[w] || !g.alive) continue;
+    total += g.running;
+    ++up;
+  }
+  if (up < 2 || total < static_cast<double>(up)) return;
+  if (first_busy_ < 0) first_busy_ = t;
+  for (const auto& g : s.workers) {
+    const auto w = static_cast<std::size_t>(g.worker);
+    if (g.worker < 0 || w >= decode_.size() || !decode_[w] || !g.alive) continue;
+    running_sum_[w] += g.running;
+    cluster_running_sum_[w] += total;
+    ++busy_snapshots_[w];
+  }
+}
+
+std::optional<Finding> DiagnosisEngine::coldDecodeByLoad() const {
+  std::string table, cold;
+  std::vector<std::string> cold_workers;
+  long snapshots = 0;
+  for (std::size_t w = 0; w < running_sum_.size(); ++w) {
+    if (busy_snapshots_[w] < kColdMinBusySnapshots) continue;  // down most of the run, or never busy
+    snapshots = std::max(snapshots, busy_snapshots_[w]);
+    const double share = running_sum_[w] / cluster_running_sum_[w];
+    table += (table.empty() ? "" : " / ") + name(static_cast<WorkerId>(w)) + " " + pct(share);
+    if (share < kColdShare) {
+      cold += (cold.empty() ? "" : ", ") + name(static_cast<WorkerId>(w)) + " " + pct(share);
+      cold_workers.push_back(name(static_cast<WorkerId>(w)));
+    }
+  }
+  if (cold.empty()) return std::nullopt;
+  Finding f;
+  f.mode = "B";
+  f.name = "Cold-D / overlap pinning";
+  f.subjects = cold_workers;
+  f.window_start_s = std::max(0.0, first_busy_);
+  f.window_end_s = end_;
+  f.evidence = "no routing decisions recorded; share of running requests (the workers' own gauges) over " +
+               std::to_string(snapshots) + " busy snapshots: " + table + "; starving: " + cold +
+               " (a D that gets no new sessions while the others run full)";
+  f.fix_knobs = {{"K", 200}};  // E3's value
+  f.suggestion = "raise the load-floor bonus K (E3 used K=200) as the mitigation; the real fix is the "
+                 "exclusive-overlap policy (count only session-owned blocks)";
+  return f;
+}
+
 std::optional<Finding> DiagnosisEngine::coldDecode() const {
   long total = 0;
   for (long b : bindings_) total += b;
+  if (total == 0) return coldDecodeByLoad();
   if (total < kColdMinBindings || bindings_.size() < 2) return std::nullopt;
   std::string table, cold;
   std::vector<std::string> cold_workers;

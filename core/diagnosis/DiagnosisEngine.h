@@ -44,6 +44,8 @@ class DiagnosisEngine : public EventSink {
   void onCrash(double t, const WorkerCrashed& c);
   std::optional<Finding> cascade() const;
   std::optional<Finding> coldDecode() const;
+  std::optional<Finding> coldDecodeByLoad() const;
+  void addLoad(double t, const Snapshot& s);
   std::optional<Finding> evictStorm() const;
   std::optional<Finding> reseedStorm() const;
   std::vector<Finding> invariantCrash() const;
@@ -54,9 +56,17 @@ class DiagnosisEngine : public EventSink {
   static constexpr double kFixBeforeCrashS = 1.0;       // a correction this close before a crash caused it
   std::vector<std::string> names_;
   std::vector<long> bindings_;
+  std::vector<bool> decode_;  // by serving WorkerId: a decode worker (cold-D concerns them only)
+  // Without routing decisions (a live cluster without our router, an import of logs) the workers'
+  // own running-request gauges say where the load went: by WorkerId, the running requests summed
+  // over the busy snapshots the worker was up in, and the cluster's total in those same snapshots.
+  std::vector<double> running_sum_, cluster_running_sum_;
+  std::vector<long> busy_snapshots_;
+  double first_busy_ = -1;
   std::vector<Bucket> by_arrival_;  // failures bucketed by the request's arrival time
   std::vector<Bucket> by_end_;      // ... and by the time it ended
   long dead_ = 0, dead_aborted_ = 0;
+  long ok_requests_ = 0;  // none in a log import: the logs name only the requests that failed
   double first_dead_ = 0, last_dead_ = 0;
   std::map<WorkerId, int> dead_per_worker_;
   std::map<std::pair<std::int32_t, WorkerId>, int> dead_per_link_;

@@ -78,6 +78,11 @@ LogMapping MooncakeLogMapper::map(const MooncakeLogRecord& r) {
 
 LogMapping MooncakeLogMapper::feed(std::string_view line) {
   const MooncakeLogRecord r = MooncakeLogParser::parse(line);
+  count(r);
+  return map(r);
+}
+
+void MooncakeLogMapper::count(const MooncakeLogRecord& r) {
   ++counts_.lines;
   if (r.kind == MooncakeLineKind::NotGlog) ++counts_.not_glog;
   else if (r.kind == MooncakeLineKind::Unknown) {
@@ -85,7 +90,6 @@ LogMapping MooncakeLogMapper::feed(std::string_view line) {
     shapes_.add(r.message);
   }
   else ++counts_.known;
-  return map(r);
 }
 
 }  // namespace kvscope

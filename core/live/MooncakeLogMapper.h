@@ -32,8 +32,10 @@ class MooncakeLogMapper {
   MooncakeLogMapper(LiveWorkerRef worker, const LiveAddressBook* book) : ref_(std::move(worker)), book_(book) {}
 
   LogMapping map(const MooncakeLogRecord& r);
-  // parse + map + count, for a log file's lines.
+  // parse + count + map, for a log file's lines.
   LogMapping feed(std::string_view line);
+  // Adds a parsed line to the counts (feed() does it; a reader that parses first calls it itself).
+  void count(const MooncakeLogRecord& r);
   const MooncakeLineCounts& counts() const { return counts_; }
   const LineShapeCounter& unknownShapes() const { return shapes_; }  // glog lines of no known message
   const LiveWorkerRef& ref() const { return ref_; }

@@ -79,9 +79,23 @@ std::vector<WorkerState> WorkerStateTracker::update(const TelemetryStore& store,
   }
   const double fair = eligible > 0 ? 1.0 / eligible : 1.0;
   std::optional<std::map<int, long>> evictions;  // counted once, when a worker is evicting
-  // A live cluster watched without its router reports no bindings at all: nothing to judge them by.
+  // A live cluster watched without its router (or an import of its logs) reports no bindings at
+  // all: then the workers' own running-request gauges say where the load went in the window.
   bool bindings_known = false;
   for (const WorkerSeries& w : workers) bindings_known |= w.last_admitted >= 0;
+  std::vector<double> load(out.size(), 0);
+  double load_total = 0;
+  const bool judge_load = !bindings_known && eligible > 1 && now >= options_.window;
+  if (judge_load) {
+    constexpr int kSamples = 24;  // evenly over the window: a mean, whatever the snapshot rate
+    for (std::size_t k = 0; k < out.size(); ++k) {
+      const WorkerSeries& w = workers[static_cast<std::size_t>(out[k].store_index)];
+      if (!w.alive || startsWith(health_text[k], "unreachable")) continue;
+      for (int i = 1; i <= kSamples; ++i)
+        load[k] += w.gauge(WorkerGauge::Running).valueAt(window_start + options_.window * i / kSamples, 0) / kSamples;
+      load_total += load[k];
+    }
+  }
   char buf[256];
   for (std::size_t k = 0; k < out.size(); ++k) {
     WorkerState& s = out[k];
@@ -95,6 +109,8 @@ std::vector<WorkerState> WorkerStateTracker::update(const TelemetryStore& store,
     const bool starved = s.recent_bindings == 0 && w.latest.running == 0 && w.latest.resident_sessions == 0 &&
                          running_elsewhere > 0 && now - std::max<SimTime>(0, w.last_admitted) >= options_.window;
     const bool judged_low = total >= options_.min_bindings_to_judge && s.recent_share < options_.cold_fraction * fair;
+    // Busy enough that every D would run one request were the load balanced, and this one far below.
+    const bool load_cold = judge_load && w.alive && load_total >= eligible && load[k] / load_total < options_.cold_fraction * fair;
     if (!w.alive) {
       s.kind = WorkerStateKind::Crashed;
       s.since = w.crashed_at;
@@ -108,6 +124,12 @@ std::vector<WorkerState> WorkerStateTracker::update(const TelemetryStore& store,
       s.kind = WorkerStateKind::Restarted;
       s.since = w.restarted_at;
       s.cause = "crashed " + seconds(w.crashed_at) + ", restarted " + seconds(w.restarted_at);
+    } else if (load_cold) {
+      s.kind = WorkerStateKind::Cold;
+      s.since = window_start;
+      std::snprintf(buf, sizeof buf, "cold: runs %.1f%% of the requests in %.0f s (fair %.0f%%)",
+                    100 * load[k] / load_total, window_s, 100 * fair);
+      s.cause = buf;
     } else if (bindings_known && eligible > 1 && (judged_zero || judged_low || starved)) {
       s.kind = WorkerStateKind::Cold;
       s.since = std::max<SimTime>(0, w.last_admitted);

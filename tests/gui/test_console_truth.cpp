@@ -175,6 +175,55 @@ class ConsoleTruthTest : public QObject {
     }
   }
 
+  // A run imported from its logs (tests/data/import_run): the replay shows what the logs say, the
+  // diagnosis names the crash, the link failure and the cold D, and the worker strip shows D1
+  // crashed then restarted and D2 cold by the workers' own running-request gauges (no bindings are
+  // known from logs).
+  void anImportedRunShowsItsFailures() {
+    QTemporaryDir dir;
+    const QString recording = dir.filePath("import.kvrec");
+    RUN_EXPECT(imp, 0, {"import", "--cluster", QString::fromStdString(testDataPath("import_run/cluster.yaml")), "-o", recording});
+    MainWindow window;
+    window.resize(1600, 1000);
+    window.show();
+    SourceSpec spec;
+    spec.kind = SourceSpec::Recording;
+    spec.target = recording.toStdString();
+    spec.speed = 0;
+    window.openSource(makeSource(spec));
+    const TelemetryStore& store = window.session().store();
+    QTRY_VERIFY_WITH_TIMEOUT(store.finished(), 60000);
+    window.session().source()->pause();
+    const auto stateAt = [&](double t_s) {
+      std::string error;
+      if (!window.session().source()->seek(secondsToTime(t_s), &error)) return QStringList{QString::fromStdString(error)};
+      window.session().drainNow();
+      window.docks().refresh(store, true);
+      QStringList states;
+      const DecodeLoadModel& load = window.docks().decodeLoad().model();
+      for (int row = 0; row < load.rowCount(); ++row)
+        states << QString::fromStdString(load.state(row).worker + " " + toString(load.state(row).kind));
+      states.sort();
+      return states;
+    };
+    QCOMPARE(stateAt(330), (QStringList{"D0 ok", "D1 crashed", "D2 cold"}));
+    QCOMPARE(stateAt(400), (QStringList{"D0 ok", "D1 restarted", "D2 cold"}));
+    QCOMPARE(stateAt(599), (QStringList{"D0 ok", "D1 ok", "D2 cold"}));
+    auto* diagnosis = qobject_cast<DiagnosisPanel*>(window.docks().panel("diagnosis"));
+    QVERIFY(diagnosis);
+    QStringList shown;
+    for (const Finding& f : diagnosis->model()->findings()) {
+      QStringList subjects;
+      for (const auto& x : f.subjects) subjects << QString::fromStdString(x);
+      shown << QString::fromStdString(f.mode) + " " + subjects.join(',');
+    }
+    QCOMPARE(shown, (QStringList{"A P0->D0", "B D2", "D D1"}));
+    // The link the logs failed is what the links panel last heard about it.
+    const LinkSeries* link = store.link(0, 0);
+    QVERIFY(link);
+    QVERIFY2(QString::fromStdString(link->last_failure).contains("Decode instance could be dead"), link->last_failure.c_str());
+  }
+
   // A pending K on e2-cold-d while sessions still join: the preview forks the run, draws both
   // futures as ghosts and says the cold D gets bindings with the change; the rho line dragged on
   // the KV chart becomes a pending value; Apply commits and the preview goes away.

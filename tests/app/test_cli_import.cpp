@@ -1,0 +1,191 @@
+// `kvscope-cli import` and `kvscope-cli logs`, end to end with the real binary on a multi-file log
+// set in upstream's formats (tests/data/import_run: P0's scheduler and Mooncake logs, D0-D2's
+// scheduler logs; make_logs.py says what happens in them and where each line's format comes from).
+#include <QtTest>
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTemporaryDir>
+
+#include "support/CliRunner.h"
+
+using namespace kvscope::test;
+
+namespace {
+
+QString runDir() { return QString::fromStdString(testDataPath("import_run")); }
+QString runFile(const QString& name) { return runDir() + "/" + name; }
+
+// mode -> subjects, from `report --format json`.
+QMap<QString, QStringList> findings(const QByteArray& json) {
+  QMap<QString, QStringList> out;
+  for (const auto& f : QJsonDocument::fromJson(json).object().value("diagnosis").toArray()) {
+    QStringList subjects;
+    for (const auto& s : f.toObject().value("subjects").toArray()) subjects << s.toString();
+    out[f.toObject().value("mode").toString()] = subjects;
+  }
+  return out;
+}
+
+QString copyWith(const QTemporaryDir& dir, const QString& from, const QString& name, const QByteArray& extra_line, int at) {
+  QFile in(from);
+  if (!in.open(QIODevice::ReadOnly)) return {};
+  QList<QByteArray> lines = in.readAll().split('\n');
+  lines.insert(at, extra_line);
+  const QString path = dir.filePath(name);
+  QFile out(path);
+  if (!out.open(QIODevice::WriteOnly)) return {};
+  out.write(lines.join('\n'));
+  return path;
+}
+
+}  // namespace
+
+class TestCliImport : public QObject {
+  Q_OBJECT
+ private slots:
+  // The crash, the link failure and the cold D of the log set, named by the report of the recording.
+  void importNamesTheRunsFailures() {
+    QTemporaryDir dir;
+    const QString rec = dir.filePath("run.kvrec");
+    RUN_EXPECT(imp, 0, QStringList{"import", "--cluster", runFile("cluster.yaml"), "-o", rec});
+    QVERIFY(QFileInfo(rec).size() > 1000);
+    QVERIFY(!QFileInfo::exists(dir.filePath(".run.kvrec.partial")));
+    // Every line of the set is one the parsers know (the traceback folded into its crash).
+    QVERIFY2(imp.err.contains("p0.log: 637 lines, 637 known, 0 unknown, 0 malformed"), imp.err.constData());
+    QVERIFY2(imp.err.contains("d1.log: 364 lines, 359 known, 0 unknown, 0 malformed, 5 traceback"), imp.err.constData());
+    QVERIFY2(imp.err.contains("2026-08-20 09:00:00.000 to 2026-08-20 09:09:59.000"), imp.err.constData());
+    RUN_EXPECT(rep, 0, QStringList{"report", rec, "--format", "json"});
+    const auto f = findings(rep.out);
+    QVERIFY2(f.contains("A") && f.contains("B") && f.contains("D"), rep.out.constData());
+    QCOMPARE(f["A"], QStringList{"P0->D0"});
+    QCOMPARE(f["B"], QStringList{"D2"});
+    QCOMPARE(f["D"], QStringList{"D1"});
+    const QJsonObject summary = QJsonDocument::fromJson(rep.out).object();
+    QCOMPARE(summary.value("worker_crashes").toInt(), 1);
+    QCOMPARE(summary.value("corrections").toInt(), 1);
+    // D1's restarted scheduler printed again: the recording says it came back.
+    const QString jsonl = dir.filePath("events.jsonl");
+    RUN_EXPECT(exp, 0, QStringList{"export", rec, "--format", "jsonl", "-o", jsonl});
+    QFile events(jsonl);
+    QVERIFY(events.open(QIODevice::ReadOnly));
+    int restarts = 0, snapshots = 0;
+    for (const QByteArray& line : events.readAll().split('\n')) {
+      const QJsonObject e = QJsonDocument::fromJson(line).object();
+      if (e.value("kind").toString() == "restart") {
+        ++restarts;
+        QCOMPARE(e.value("worker").toInt(), 1);
+        // The first batch line of the restarted scheduler is at 09:06:00 (360 s).
+        QVERIFY(e.value("t_us").toDouble() >= 360e6 && e.value("t_us").toDouble() < 362e6);
+      }
+      snapshots += e.value("kind").toString() == "snapshot";
+    }
+    QCOMPARE(restarts, 1);
+    QVERIFY2(snapshots >= 599 && snapshots <= 601, qPrintable(QString::number(snapshots)));
+  }
+
+  // Files named on the command line: no address book, so a transfer failure names no D pair, but the
+  // crash and the cold D need none.
+  void filesOnTheCommandLine() {
+    QTemporaryDir dir;
+    const QString rec = dir.filePath("run.kvrec");
+    RUN_EXPECT(imp, 0, QStringList{"import", "--log", "P0=" + runFile("p0.log"), "--log", "D0=" + runFile("d0.log"),
+                                   "--log", "D1=" + runFile("d1.log"), "--log", "D2=" + runFile("d2.log"),
+                                   "--mooncake-log", "P0=" + runFile("p0-mooncake.log"), "-o", rec});
+    RUN_EXPECT(rep, 0, QStringList{"report", rec, "--format", "json"});
+    const auto f = findings(rep.out);
+    QCOMPARE(f.value("B"), QStringList{"D2"});
+    QCOMPARE(f.value("D"), QStringList{"D1"});
+    RUN_EXPECT(bad, 2, QStringList{"import", "--log", runFile("d0.log"), "-o", rec});
+    QVERIFY2(bad.err.contains("expected WORKER=PATH"), bad.err.constData());
+  }
+
+  // --from/--to keep the window only; the recording starts at --from.
+  void aWindow() {
+    QTemporaryDir dir;
+    const QString rec = dir.filePath("run.kvrec");
+    RUN_EXPECT(imp, 0, QStringList{"import", "--cluster", runFile("cluster.yaml"), "--from", "2026-08-20 09:04:00",
+                                   "--to", "2026-08-20T09:06:30", "-o", rec});
+    QVERIFY2(imp.err.contains("outside --from/--to left out"), imp.err.constData());
+    RUN_EXPECT(rep, 0, QStringList{"report", rec, "--format", "json"});
+    const QJsonObject summary = QJsonDocument::fromJson(rep.out).object();
+    QVERIFY2(qAbs(summary.value("sim_seconds").toDouble() - 150) < 1.5, rep.out.constData());
+    QVERIFY(findings(rep.out).contains("D"));   // the crash at 09:04:59 is inside
+    QVERIFY(!findings(rep.out).contains("A"));  // the link failure at 09:07 is not
+    RUN_EXPECT(empty, 1, QStringList{"import", "--cluster", runFile("cluster.yaml"), "--from", "2027-01-01 00:00:00", "-o", rec});
+    QVERIFY2(empty.err.contains("no line of the logs falls inside"), empty.err.constData());
+    RUN_EXPECT(badTime, 2, QStringList{"import", "--cluster", runFile("cluster.yaml"), "--from", "09:04", "-o", rec});
+    RUN_EXPECT(backwards, 2, QStringList{"import", "--cluster", runFile("cluster.yaml"), "--from", "2026-08-20 09:05:00",
+                                         "--to", "2026-08-20 09:04:00", "-o", rec});
+  }
+
+  // A malformed line is counted; --strict stops at it, names file and line, and writes nothing.
+  void malformedLinesAndStrict() {
+    QTemporaryDir dir;
+    const QString d0 = copyWith(dir, runFile("d0.log"), "d0.log",
+                                "[2026-08-20 09:00:05 TP0] Decode batch, #running-req: x1, #token: 5, token usage: 0.10, "
+                                "cuda graph: True, gen throughput (token/s): 1.00, #queue-req: 0",
+                                3);
+    QVERIFY(!d0.isEmpty());
+    const QString rec = dir.filePath("run.kvrec");
+    RUN_EXPECT(lenient, 0, QStringList{"import", "--log", "D0=" + d0, "--log", "D2=" + runFile("d2.log"), "-o", rec});
+    QVERIFY2(lenient.err.contains("400 lines, 399 known, 0 unknown, 1 malformed"), lenient.err.constData());
+    QVERIFY(QFile::remove(rec));
+    RUN_EXPECT(strict, 1, QStringList{"import", "--strict", "--log", "D0=" + d0, "--log", "D2=" + runFile("d2.log"), "-o", rec});
+    QVERIFY2(strict.err.contains("d0.log:4: field '#running-req'"), strict.err.constData());
+    QVERIFY(!QFileInfo::exists(rec));
+    QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden).filter("partial").size(), 0);
+  }
+
+  // Files that cannot be ordered or read: exit 1, the file named, nothing written.
+  void unreadableOrUnorderable() {
+    QTemporaryDir dir;
+    const QString rec = dir.filePath("run.kvrec");
+    QFile untimed(dir.filePath("untimed.log"));
+    QVERIFY(untimed.open(QIODevice::WriteOnly));
+    untimed.write("[TP0] Decode batch, #running-req: 3, #token: 500, token usage: 0.10, cuda graph: True, gen throughput "
+                  "(token/s): 1.00, #queue-req: 0\n");
+    untimed.close();
+    RUN_EXPECT(alone, 0, QStringList{"import", "--log", "D0=" + untimed.fileName(), "-o", rec});
+    RUN_EXPECT(mixed, 1, QStringList{"import", "--log", "D0=" + untimed.fileName(), "--log", "D1=" + runFile("d1.log"),
+                                     "-o", dir.filePath("mixed.kvrec")});
+    QVERIFY2(mixed.err.contains("untimed.log") && mixed.err.contains("no line carries a time"), mixed.err.constData());
+    QVERIFY(!QFileInfo::exists(dir.filePath("mixed.kvrec")));
+    RUN_EXPECT(missing, 1, QStringList{"import", "--log", "D0=" + dir.filePath("nope.log"), "-o", dir.filePath("m.kvrec")});
+    QVERIFY2(missing.err.contains("nope.log"), missing.err.constData());
+  }
+
+  // `logs`: one JSON object per record, with what it maps to.
+  void logsPrintsEachRecord() {
+    RUN_EXPECT(run, 0, QStringList{"logs", "--worker", "D1", "--cluster", runFile("cluster.yaml"), runFile("d1.log")});
+    int batches = 0, crashes = 0, lines = 0;
+    for (const QByteArray& line : run.out.split('\n')) {
+      if (line.isEmpty()) continue;
+      ++lines;
+      QJsonParseError error;
+      const QJsonObject r = QJsonDocument::fromJson(line, &error).object();
+      QVERIFY2(error.error == QJsonParseError::NoError, line.constData());
+      if (r.value("kind").toString() == "decode_batch") {
+        ++batches;
+        QVERIFY(r.value("gauges").toObject().contains("running-req"));
+      }
+      if (r.value("kind").toString() == "scheduler_exception") {
+        ++crashes;
+        QCOMPARE(r.value("line").toInt(), 199);  // where the traceback starts
+        const QJsonObject e = r.value("events").toArray().first().toObject();
+        QCOMPARE(e.value("kind").toString(), QString("crash"));
+        QCOMPARE(e.value("worker").toInt(), 1);  // D1, by the cluster file
+      }
+    }
+    QCOMPARE(crashes, 1);
+    QCOMPARE(batches, 356);
+    QCOMPARE(lines, 359);  // 364 lines, 5 of them the traceback folded into the crash
+  }
+};
+
+QTEST_GUILESS_MAIN(TestCliImport)
+#include "test_cli_import.moc"
