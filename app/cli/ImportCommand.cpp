@@ -68,13 +68,14 @@ LiveWorkerConfig& workerNamed(ClusterConfig& config, const std::string& name) {
   return config.workers.back();
 }
 
-void addNamedFiles(ClusterConfig& config, const std::vector<std::string>& specs, bool mooncake, const char* option) {
+void addNamedFiles(ClusterConfig& config, const std::vector<std::string>& specs,
+                   std::vector<std::string> LiveWorkerConfig::*files, const char* option) {
   for (const auto& spec : specs) {
     const auto eq = spec.find('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size())
       throw UsageError(std::string(option) + " '" + spec + "': expected WORKER=PATH (e.g. D0=decode0.log)");
     LiveWorkerConfig& w = workerNamed(config, spec.substr(0, eq));
-    (mooncake ? w.mooncake_logs : w.logs).push_back(spec.substr(eq + 1));
+    (w.*files).push_back(spec.substr(eq + 1));
   }
 }
 
@@ -134,7 +135,7 @@ nlohmann::json batchGaugesJson(const BatchGauges& b) {
 
 struct FileArgs {
   std::string cluster;
-  std::vector<std::string> logs, mooncake_logs, client_logs;
+  std::vector<std::string> logs, mooncake_logs, client_logs, scrapes;
 };
 
 void addFileOptions(CLI::App* sub, FileArgs& a) {
@@ -144,12 +145,19 @@ void addFileOptions(CLI::App* sub, FileArgs& a) {
   sub->add_option("--client-log", a.client_logs, "The benchmark client's log (its failed requests); repeatable");
 }
 
+void addScrapeOption(CLI::App* sub, FileArgs& a) {
+  sub->add_option("--metrics", a.scrapes,
+                  "A worker's saved /metrics scrapes, WORKER=PATH: each answer after a line with its time "
+                  "('2026-08-20 09:00:01' or Unix seconds, e.g. from `date '+%F %T'; curl .../metrics` in a loop); repeatable");
+}
+
 ClusterConfig clusterOf(const FileArgs& a) {
   ClusterConfig config;
   if (!a.cluster.empty()) config = ClusterConfigLoader::load(a.cluster);
   else config.name = "logs";
-  addNamedFiles(config, a.logs, false, "--log");
-  addNamedFiles(config, a.mooncake_logs, true, "--mooncake-log");
+  addNamedFiles(config, a.logs, &LiveWorkerConfig::logs, "--log");
+  addNamedFiles(config, a.mooncake_logs, &LiveWorkerConfig::mooncake_logs, "--mooncake-log");
+  addNamedFiles(config, a.scrapes, &LiveWorkerConfig::metrics_scrapes, "--metrics");
   for (const auto& p : a.client_logs) config.client_logs.push_back(p);
   return config;
 }
@@ -181,6 +189,7 @@ Command addImport(CLI::App& app) {
   auto strict = std::make_shared<bool>(false);
   auto year = std::make_shared<int>(0);
   addFileOptions(sub, *files);
+  addScrapeOption(sub, *files);
   sub->add_option("-o,--output", *out, "The recording to write (.kvrec; written whole or not at all)")->required();
   sub->add_option("--from", *from, "Start of the window, log time 'YYYY-MM-DD HH:MM:SS[.fff]' (default: the first line)");
   sub->add_option("--to", *to, "End of the window, log time (default: the last line)");
@@ -231,8 +240,10 @@ Command addImport(CLI::App& app) {
       }
     }
     if (!AtomicFile::moveIntoPlace(partial, *target, &error)) throw InputError(error);
-    std::fprintf(stderr, "kvscope-cli: read %zu files:\n", result.files.size());
+    std::fprintf(stderr, "kvscope-cli: read %zu files:\n", result.files.size() + result.scrape_files.size());
     printFileStats(result.files);
+    for (const auto& f : result.scrape_files)
+      std::fprintf(stderr, "  %-4s %s: %ld scrapes, %ld with SGLang metrics\n", f.worker.c_str(), f.path.c_str(), f.scrapes, f.applied);
     std::fprintf(stderr, "kvscope-cli: wrote %llu events, log time %s to %s (%.1f s), to %s\n",
                  static_cast<unsigned long long>(result.events), logTimeText(result.first_us).c_str(),
                  logTimeText(result.last_us).c_str(), static_cast<double>(result.last_us - result.first_us) / 1e6, out->c_str());

@@ -9,7 +9,11 @@
 #include <fstream>
 #include <queue>
 
+#include "live/ExpositionParser.h"
 #include "live/LiveClusterLayout.h"
+#include "live/SavedScrapeReader.h"
+#include "live/SglangMetricsMapper.h"
+#include "live/SglangWorkerTracker.h"
 #include "model/Error.h"
 
 namespace kvscope {
@@ -42,9 +46,14 @@ std::int64_t inYear(std::int64_t time_us, int year) {
 struct LogImporter::File {
   struct Timed {
     std::int64_t time_us;
-    LogItem item;
+    LogItem item;        // a log record, or
+    std::string scrape;  // a saved /metrics answer (scrapes_ files)
   };
-  std::unique_ptr<WorkerLogFeed> feed;
+  std::unique_ptr<WorkerLogFeed> feed;  // a log file's, or
+  std::unique_ptr<SavedScrapeReader> scrapes;
+  std::unique_ptr<SglangWorkerTracker> tracker;
+  std::size_t status_index = 0;
+  long applied = 0;
   std::ifstream in;
   std::uint64_t size = 0, read = 0;
   long line = 0;
@@ -61,7 +70,7 @@ int LogImporter::defaultYear() const {
   // The scheduler logs' own year: the first timed line of each, the earliest of them.
   std::optional<std::int64_t> earliest;
   for (const auto& f : files_) {
-    if (f->feed->kind() == WorkerLogFeed::Kind::Mooncake) continue;
+    if (!f->feed || f->feed->kind() == WorkerLogFeed::Kind::Mooncake) continue;
     std::ifstream in(f->feed->path(), std::ios::binary);
     std::string line;
     for (long n = 0; n < kYearScanLines && std::getline(in, line); ++n) {
@@ -77,6 +86,23 @@ int LogImporter::defaultYear() const {
 }
 
 bool LogImporter::fill(File& f) {
+  if (f.scrapes) {
+    if (!f.ready.empty() || f.eof) return !f.ready.empty();
+    auto s = f.scrapes->next();
+    if (!s) {
+      f.eof = true;
+      return false;
+    }
+    f.read = f.scrapes->bytesRead();
+    std::int64_t t = s->time_us;
+    if (f.last_us && t < *f.last_us) {
+      ++result_.clock_steps;
+      t = *f.last_us;
+    }
+    f.last_us = t;
+    f.ready.push_back({t, LogItem{}, std::move(s->body)});
+    return true;
+  }
   std::string line;
   while (f.ready.empty() && !f.eof) {
     std::vector<LogItem> items;
@@ -116,10 +142,10 @@ bool LogImporter::fill(File& f) {
       f.last_us = t;
       for (LogItem& early : f.before_first_time) {
         ++result_.untimed;
-        f.ready.push_back({*t, std::move(early)});
+        f.ready.push_back({*t, std::move(early), {}});
       }
       f.before_first_time.clear();
-      f.ready.push_back({*t, std::move(item)});
+      f.ready.push_back({*t, std::move(item), {}});
     }
   }
   if (f.ready.empty() && !f.before_first_time.empty()) {
@@ -129,10 +155,27 @@ bool LogImporter::fill(File& f) {
                                         "no line carries a time, so its lines cannot be ordered against the other "
                                         "files' (SGLang's default log prefix has the time; import the file alone "
                                         "or with a prefix that has it)"));
-    for (LogItem& early : f.before_first_time) f.ready.push_back({options_.from_us.value_or(0), std::move(early)});
+    for (LogItem& early : f.before_first_time) f.ready.push_back({options_.from_us.value_or(0), std::move(early), {}});
     f.before_first_time.clear();
   }
   return !f.ready.empty();
+}
+
+void LogImporter::applyScrape(File& f, const std::string& body, LiveCluster& cluster) {
+  // What MetricsScraper does with an answer, on the log clock (LiveCluster::now() is the scrape's time).
+  const Exposition exposition = ExpositionParser().parse(body);
+  const SglangMetrics metrics = SglangMetricsMapper::map(exposition);
+  if (!metrics.any()) {
+    cluster.setHealth(f.status_index, WorkerHealth::Degraded, "saved scrape holds no SGLang metrics");
+    return;
+  }
+  ++f.applied;
+  const SimTime now = cluster.now();
+  SglangUpdate update = f.tracker->update(metrics, now);
+  if (update.gauges) cluster.setGauges(*update.gauges, now);
+  if (!update.events.empty()) cluster.post(std::move(update.events));
+  const std::string stale = update.staleReason();
+  cluster.setHealth(f.status_index, stale.empty() ? WorkerHealth::Ok : WorkerHealth::Degraded, stale);
 }
 
 LogImportResult LogImporter::run(const std::vector<EventSink*>& sinks) {
@@ -150,6 +193,14 @@ LogImportResult LogImporter::run(const std::vector<EventSink*>& sinks) {
     const LiveWorkerConfig& w = config_.workers[i];
     for (const auto& path : w.logs) open(path, WorkerLogFeed::Kind::Scheduler, layout.refs[i]);
     for (const auto& path : w.mooncake_logs) open(path, WorkerLogFeed::Kind::Mooncake, layout.refs[i]);
+    for (const auto& path : w.metrics_scrapes) {
+      auto f = std::make_unique<File>();
+      f->scrapes = std::make_unique<SavedScrapeReader>(path);
+      f->size = f->scrapes->size();
+      f->tracker = std::make_unique<SglangWorkerTracker>(layout.refs[i]);
+      f->status_index = layout.statusIndex(layout.refs[i]);
+      files_.push_back(std::move(f));
+    }
   }
   for (const auto& path : config_.client_logs) open(path, WorkerLogFeed::Kind::Client, std::nullopt);
   if (files_.empty()) throw InputError("nothing to import: the cluster names no log file");
@@ -198,7 +249,8 @@ LogImportResult LogImporter::run(const std::vector<EventSink*>& sinks) {
       }
       now = t - t0;
       result_.last_us = t;
-      f.feed->apply(rec.item, cluster);
+      if (f.scrapes) applyScrape(f, rec.scrape, cluster);
+      else f.feed->apply(rec.item, cluster);
     }
     if (!f.ready.empty() || fill(f)) heads.emplace(f.ready.front().time_us, i);
   }
@@ -212,7 +264,10 @@ LogImportResult LogImporter::run(const std::vector<EventSink*>& sinks) {
     for (const auto& f : files_) total += f->size;
     options_.progress(total, total);
   }
-  for (const auto& f : files_) result_.files.push_back(f->feed->stats(kShapesShown));
+  for (const auto& f : files_) {
+    if (f->feed) result_.files.push_back(f->feed->stats(kShapesShown));
+    else result_.scrape_files.push_back({f->scrapes->path(), f->tracker->ref().name, f->scrapes->scrapes(), f->applied});
+  }
   if (!started) throw InputError("no line of the logs falls inside the window given by --from/--to");
   cluster.finish(true);
   result_.events = cluster.events();

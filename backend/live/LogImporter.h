@@ -1,8 +1,9 @@
 #pragma once
 // A past run's logs as a recording (`kvscope-cli import`): the workers' scheduler logs, their
-// Mooncake transfer-engine logs and the benchmark client's log, read from the start, merged across
-// files by the time each line carries, mapped by the same WorkerLogFeed a live session uses, and
-// posted to a LiveCluster that runs on the logs' clock instead of the wall clock. The batch lines'
+// Mooncake transfer-engine logs, the benchmark client's log and saved /metrics scrapes
+// (SavedScrapeReader), read from the start, merged across files by the time each line carries, mapped by the same WorkerLogFeed a live session uses, and
+// posted to a LiveCluster that runs on the logs' clock instead of the wall clock. A scrape goes
+// through the SglangWorkerTracker a live scraper uses (counters become events, gauges the worker's). The batch lines'
 // gauges become a Snapshot every `snapshot_interval_s` of log time. Sinks (a recorder, a
 // diagnosis) see the stream a live session would have produced had it watched the run.
 //
@@ -35,6 +36,11 @@ struct LogImportOptions {
 
 struct LogImportResult {
   std::vector<LiveLogStats> files;
+  struct Scrapes {
+    std::string path, worker;
+    long scrapes = 0, applied = 0;  // applied: held SGLang metrics
+  };
+  std::vector<Scrapes> scrape_files;
   std::int64_t first_us = -1, last_us = -1;  // the log time the recording covers
   std::uint64_t events = 0;
   long outside = 0;     // records outside the window
@@ -57,6 +63,7 @@ class LogImporter {
  private:
   struct File;
   bool fill(File& f);  // reads until `f` has a timed record ready; false at its end
+  void applyScrape(File& f, const std::string& body, LiveCluster& cluster);
   int defaultYear() const;
 
   ClusterConfig config_;

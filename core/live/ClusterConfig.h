@@ -18,6 +18,7 @@ struct LiveWorkerConfig {
   std::string metrics_url;         // http://HOST:PORT/metrics; "" = not scraped
   std::vector<std::string> logs;   // scheduler log files (absolute, or relative to the cluster file)
   std::vector<std::string> mooncake_logs;  // the worker's Mooncake transfer-engine (glog) log files, same rules
+  std::vector<std::string> metrics_scrapes;  // saved /metrics answers, each after a time line (import only)
   std::string bootstrap_address;   // prefill: the HOST:PORT decode logs name it by (bootstrap_addr)
   std::string mooncake_address;    // decode: the Mooncake session HOST:PORT prefill logs name it by
   std::int64_t kv_capacity_tokens = 0;  // used until /metrics reports max_total_num_tokens

@@ -87,7 +87,7 @@ void checkAddress(const Node& n, const std::string& value) {
 }
 
 LiveWorkerConfig worker(const Node& n, const std::string& file) {
-  n.onlyKeys({"id", "role", "metrics", "logs", "mooncake_logs", "bootstrap", "mooncake", "kv_capacity_tokens"});
+  n.onlyKeys({"id", "role", "metrics", "logs", "mooncake_logs", "metrics_scrapes", "bootstrap", "mooncake", "kv_capacity_tokens"});
   LiveWorkerConfig w;
   w.line = n.line();
   if (!n.node["id"]) n.fail("expected an 'id' (e.g. D0)");
@@ -109,6 +109,8 @@ LiveWorkerConfig worker(const Node& n, const std::string& file) {
     for (auto& l : n.child("logs").texts()) w.logs.push_back(resolve(file, l));
   if (n.node["mooncake_logs"])
     for (auto& l : n.child("mooncake_logs").texts()) w.mooncake_logs.push_back(resolve(file, l));
+  if (n.node["metrics_scrapes"])
+    for (auto& l : n.child("metrics_scrapes").texts()) w.metrics_scrapes.push_back(resolve(file, l));
   if (n.node["bootstrap"]) {
     const Node b = n.child("bootstrap");
     if (w.role != WorkerRole::Prefill) b.fail("expected only on a prefill worker (decode logs name P by it)");
@@ -122,8 +124,8 @@ LiveWorkerConfig worker(const Node& n, const std::string& file) {
     checkAddress(m, w.mooncake_address);
   }
   if (n.node["kv_capacity_tokens"]) w.kv_capacity_tokens = static_cast<std::int64_t>(n.child("kv_capacity_tokens").number(0, 1e12));
-  if (w.metrics_url.empty() && w.logs.empty() && w.mooncake_logs.empty())
-    n.fail("expected 'metrics' or 'logs' (or 'mooncake_logs'): otherwise nothing is watched on " + w.id);
+  if (w.metrics_url.empty() && w.logs.empty() && w.mooncake_logs.empty() && w.metrics_scrapes.empty())
+    n.fail("expected 'metrics' or 'logs' (or 'mooncake_logs', 'metrics_scrapes'): otherwise nothing is watched on " + w.id);
   return w;
 }
 

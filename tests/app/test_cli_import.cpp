@@ -159,6 +159,55 @@ class TestCliImport : public QObject {
     QVERIFY2(missing.err.contains("nope.log"), missing.err.constData());
   }
 
+  // Saved /metrics scrapes (upstream's text, tests/data/upstream_metrics) after time lines: their
+  // gauges reach the snapshots and a counter's rise becomes an event at the scrape's time.
+  void savedScrapes() {
+    QTemporaryDir dir;
+    const auto read = [](const QString& name) {
+      QFile f(QString::fromStdString(testDataPath("upstream_metrics/" + name.toStdString())));
+      return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+    };
+    const QByteArray first = read("sglang_decode_old.prom"), second = read("sglang_decode_old_2.prom");
+    QVERIFY(!first.isEmpty() && !second.isEmpty());
+    const QString scrapes = dir.filePath("d0.prom");
+    QFile out(scrapes);
+    QVERIFY(out.open(QIODevice::WriteOnly));
+    // `date '+%F %T'`, then Unix seconds (`date +%s.%N`): 1787216415.5 is 2026-08-20 09:00:15.5 UTC.
+    out.write("2026-08-20 09:00:10\n" + first + "1787216415.5\n" + second);
+    out.close();
+    const QString rec = dir.filePath("run.kvrec");
+    RUN_EXPECT(imp, 0, QStringList{"import", "--log", "P0=" + runFile("p0.log"), "--log", "D0=" + runFile("d0.log"),
+                                   "--metrics", "D0=" + scrapes, "-o", rec});
+    QVERIFY2(imp.err.contains("d0.prom: 2 scrapes, 2 with SGLang metrics"), imp.err.constData());
+    const QString jsonl = dir.filePath("events.jsonl");
+    RUN_EXPECT(exp, 0, QStringList{"export", rec, "--format", "jsonl", "-o", jsonl});
+    QFile events(jsonl);
+    QVERIFY(events.open(QIODevice::ReadOnly));
+    bool rose = false, capacity = false;
+    for (const QByteArray& line : events.readAll().split('\n')) {
+      const QJsonObject e = QJsonDocument::fromJson(line).object();
+      const double t = e.value("t_us").toDouble();
+      if (e.value("kind").toString() == "transfer_end" && e.value("reason").toString().contains("num_transfer_failed_reqs_total rose by 1")) {
+        QCOMPARE(t, 15.5e6);
+        rose = true;
+      }
+      // max_total_num_tokens from the first scrape is D0's capacity from then on.
+      if (e.value("kind").toString() == "snapshot" && t == 11e6)
+        capacity = e.value("workers").toArray().first().toObject().value("kv_capacity").toInteger() == 444725;
+    }
+    QVERIFY(rose);
+    QVERIFY(capacity);
+    // Exposition text before any time line: which file, which line, what was expected.
+    QFile bad(dir.filePath("bad.prom"));
+    QVERIFY(bad.open(QIODevice::WriteOnly));
+    bad.write(first);
+    bad.close();
+    RUN_EXPECT(untimed, 1, QStringList{"import", "--log", "D0=" + runFile("d0.log"), "--metrics", "D0=" + bad.fileName(),
+                                       "-o", dir.filePath("bad.kvrec")});
+    QVERIFY2(untimed.err.contains("bad.prom:1:") && untimed.err.contains("expected the time of the scrape"), untimed.err.constData());
+    QVERIFY(!QFileInfo::exists(dir.filePath("bad.kvrec")));
+  }
+
   // `logs`: one JSON object per record, with what it maps to.
   void logsPrintsEachRecord() {
     RUN_EXPECT(run, 0, QStringList{"logs", "--worker", "D1", "--cluster", runFile("cluster.yaml"), runFile("d1.log")});
