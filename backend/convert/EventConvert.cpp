@@ -171,7 +171,11 @@ void payloadToProto(const EventPayload& payload, v1::Event* out) {
           [&](const KnobChanged& k) { toProto(k, out->mutable_knob()); },
           [&](const PolicyChanged& p) { toProto(p, out->mutable_policy()); },
           [&](const Snapshot& s) { toProto(s, out->mutable_snapshot()); },
-          [&](const RunFinished& f) { out->mutable_run_finished()->set_completed(f.completed); },
+          [&](const RunFinished& f) {
+            auto* m = out->mutable_run_finished();
+            m->set_completed(f.completed);
+            for (const auto& n : f.notes) m->add_notes(n);
+          },
           [&](const RunControlChanged& c) {
             auto* p = out->mutable_run_control();
             p->set_action(enumToProto(c.action));
@@ -312,8 +316,13 @@ bool decode(const v1::RequestDone& in, RequestDone* out, std::string* error) {
          decodeEnum(in.path(), &out->path, "path", error) && decodeEnum(in.status(), &out->status, "status", error);
 }
 
-bool decode(const v1::RunFinished& in, RunFinished* out, std::string*) {
+bool decode(const v1::RunFinished& in, RunFinished* out, std::string* error) {
   out->completed = in.completed();
+  if (static_cast<std::size_t>(in.notes_size()) > RunFinished::kMaxNotes) {
+    if (error) *error = "field 'notes': expected at most " + std::to_string(RunFinished::kMaxNotes) + ", got " + std::to_string(in.notes_size());
+    return false;
+  }
+  out->notes.assign(in.notes().begin(), in.notes().end());
   return true;
 }
 

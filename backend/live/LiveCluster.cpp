@@ -54,11 +54,12 @@ void LiveCluster::start() {
   emitLocked(run_);
 }
 
-void LiveCluster::finish(bool completed) {
+void LiveCluster::finish(bool completed, std::vector<std::string> notes) {
   std::lock_guard lock(mutex_);
   if (!started_ || finished_) return;
   emitLocked(Snapshot{gauges_, {}});
-  emitLocked(RunFinished{completed});
+  if (notes.size() > RunFinished::kMaxNotes) notes.resize(RunFinished::kMaxNotes);
+  emitLocked(RunFinished{completed, std::move(notes)});
   finished_ = true;
 }
 

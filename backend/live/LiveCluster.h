@@ -35,7 +35,8 @@ class LiveCluster {
   LiveCluster(RunStarted run, std::vector<EventSink*> sinks, Clock clock);
 
   void start();  // emits RunStarted; call once, before any post()
-  void finish(bool completed);  // emits a last Snapshot and RunFinished
+  // Emits a last Snapshot and RunFinished, with what the adapters could not use (`notes`).
+  void finish(bool completed, std::vector<std::string> notes = {});
 
   // Any thread. Events after finish() are dropped. Returns the event's sequence number (0 when dropped).
   std::uint64_t post(EventPayload payload);

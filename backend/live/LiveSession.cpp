@@ -118,7 +118,13 @@ void LiveSession::stop() {
     for (auto& f : logs_) apply(*f, f->flush());
   }
   closeOpenRun();
-  cluster_->finish(false);
+  std::vector<std::string> notes;
+  {
+    std::lock_guard lock(logs_mutex_);
+    for (const auto& f : logs_)
+      for (auto& n : WorkerLogFeed::notes(f->stats(kLogShapesShown))) notes.push_back(std::move(n));
+  }
+  cluster_->finish(false, std::move(notes));
 }
 
 void LiveSession::publishMark(const RunMarked& mark) { cluster_->post(mark); }

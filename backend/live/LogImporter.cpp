@@ -269,7 +269,10 @@ LogImportResult LogImporter::run(const std::vector<EventSink*>& sinks) {
     else result_.scrape_files.push_back({f->scrapes->path(), f->tracker->ref().name, f->scrapes->scrapes(), f->applied});
   }
   if (!started) throw InputError("no line of the logs falls inside the window given by --from/--to");
-  cluster.finish(true);
+  std::vector<std::string> notes;
+  for (const auto& s : result_.files)
+    for (auto& n : WorkerLogFeed::notes(s)) notes.push_back(std::move(n));
+  cluster.finish(true, std::move(notes));
   result_.events = cluster.events();
   return result_;
 }

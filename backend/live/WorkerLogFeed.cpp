@@ -1,5 +1,7 @@
 #include "live/WorkerLogFeed.h"
 
+#include <filesystem>
+
 #include "model/Overloaded.h"
 
 namespace kvscope {
@@ -74,6 +76,16 @@ std::optional<std::int64_t> WorkerLogFeed::timeOf(const LogItem& item) {
                         },
                     },
                     item);
+}
+
+std::vector<std::string> WorkerLogFeed::notes(const LiveLogStats& s) {
+  std::vector<std::string> out;
+  const std::string name = std::filesystem::path(s.path).filename().string();
+  if (s.lines.malformed > 0)
+    out.push_back(name + ": " + std::to_string(s.lines.malformed) + " of " + std::to_string(s.lines.lines) +
+                  " lines malformed (a known format with a bad field)");
+  for (const auto& shape : s.unknown_shapes) out.push_back(name + ": " + LineShapeCounter::describe(shape));
+  return out;
 }
 
 LiveLogStats WorkerLogFeed::stats(std::size_t shapes) const {

@@ -252,7 +252,12 @@ struct Snapshot {
 };
 
 struct RunFinished {
+  RunFinished(bool done = true, std::vector<std::string> source_notes = {}) : completed(done), notes(std::move(source_notes)) {}
   bool completed = true;  // false when stopped early
+  // What the source read but could not use, for the report: a log import's or a live session's
+  // unknown line shapes and malformed lines ("d0.log: 12 lines like \"Xyz batch. #foo: <n>\"").
+  std::vector<std::string> notes;
+  static constexpr std::size_t kMaxNotes = 64;
 };
 
 using EventPayload =

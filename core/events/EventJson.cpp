@@ -103,7 +103,10 @@ json eventToJson(const Event& e) {
               j["links"].push_back({{"prefill", l.prefill}, {"worker", l.worker}, {"queue_depth", l.queue_depth},
                                     {"bytes_in_flight", l.bytes_in_flight}, {"state", toString(l.state)}});
           },
-          [&](const RunFinished& f) { j["completed"] = f.completed; },
+          [&](const RunFinished& f) {
+            j["completed"] = f.completed;
+            if (!f.notes.empty()) j["notes"] = f.notes;
+          },
           [&](const RunControlChanged& c) {
             j.update({{"action", toString(c.action)}, {"speed", c.speed}, {"target_us", c.target}, {"who", c.who}});
             addOrigin(j, c.origin);

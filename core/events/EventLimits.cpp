@@ -43,6 +43,8 @@ bool forEachText(P& payload, F&& f) {
                      for (auto& [name, value] : r.parameters) label(name), label(value);
                    } else if constexpr (std::is_same_v<T, WorkerHealthChanged>) {
                      label(r.worker), reason(r.reason);
+                   } else if constexpr (std::is_same_v<T, RunFinished>) {
+                     for (auto& n : r.notes) reason(n);
                    }
                  },
              },

@@ -44,6 +44,7 @@ nlohmann::json RunSummary::toJson() const {
   j["corrections"] = corrections;
   j["token_imbalance"] = token_imbalance ? nlohmann::json(*token_imbalance) : nlohmann::json(nullptr);
   j["skipped_records"] = skipped_records;
+  if (!source_notes.empty()) j["source_notes"] = source_notes;
   j["diagnosis"] = nlohmann::json::array();
   for (const auto& f : diagnosis)
     j["diagnosis"].push_back({{"mode", f.mode}, {"name", f.name}, {"subjects", f.subjects},
@@ -77,6 +78,10 @@ std::string RunSummary::toTable() const {
   out += "link-dead events " + std::to_string(link_dead_events) + "  aborted requests " + std::to_string(aborted_requests) +
          "  worker crashes " + std::to_string(worker_crashes) + "  corrections " + std::to_string(corrections) + "\n";
   out += "token imbalance (max/min served) " + (token_imbalance ? fmt("%.2fx", *token_imbalance) : std::string("inf (a worker served nothing)")) + "\n";
+  if (!source_notes.empty()) {
+    out += "\nthe source could not use:\n";
+    for (const auto& n : source_notes) out += "  " + n + "\n";
+  }
   out += diagnosis.empty() ? "\ndiagnosis: no known failure mode found\n" : "\ndiagnosis:\n";
   for (const auto& f : diagnosis) {
     std::string subjects;

@@ -41,6 +41,7 @@ struct RunSummary {
   long link_dead_events = 0, aborted_requests = 0, worker_crashes = 0, corrections = 0;
   std::optional<double> token_imbalance;  // max/min tokens served across workers; none when one served nothing
   long skipped_records = 0;
+  std::vector<std::string> source_notes;  // what the run's source could not use (RunFinished::notes)
   std::vector<Finding> diagnosis;
 
   nlohmann::json toJson() const;

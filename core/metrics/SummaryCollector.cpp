@@ -21,6 +21,7 @@ void SummaryCollector::onEvent(const Event& e) {
                    workers_.assign(r.workers.size(), PerWorker{});
                    for (std::size_t i = 0; i < r.workers.size(); ++i) workers_[i].info = r.workers[i];
                  },
+                 [&](const RunFinished& f) { source_notes_ = f.notes; },
                  [&](const Admission& a) {
                    if (a.result != AdmissionResult::Admitted || a.worker < 0) return;
                    auto& w = worker(a.worker);
@@ -78,6 +79,7 @@ RunSummary SummaryCollector::summary() const {
   s.policy = run_.policy;
   s.seed = run_.seed;
   s.sim_seconds = timeToSeconds(last_time_);
+  s.source_notes = source_notes_;
   s.total = total_;
   s.failed = failed_;
   s.completed = total_ - failed_;

@@ -31,6 +31,7 @@ class SummaryCollector : public EventSink {
 
   RunStarted run_;
   std::vector<PerWorker> workers_;
+  std::vector<std::string> source_notes_;  // RunFinished's
   LatencySample e2e_, ttft_;
   long total_ = 0, failed_ = 0;
   long evictions_ = 0;

@@ -79,7 +79,7 @@ std::vector<Sample> makeSamples() {
   full("policy", PolicyChanged{"linear", "kv-aware", "console", {"[::1]:6000", "open"}});
   full("snapshot", Snapshot{{{1, 500, 1000, 900, 2, 3, 4, 5, 6, true, 250}, {63, 7, 8, 9, 10, 11, 12, 13, 14, true, 15}},
                             {{1, 2, 3, 4, LinkState::Suspect}, {3, 63, 5, 6, LinkState::Dead}}});
-  full("run_finished", RunFinished{true});
+  full("run_finished", RunFinished{true, {"d0.log: 12 lines like \"Xyz batch. #foo: <n>\"", "p0.log: 1 malformed line"}});
   full("run_control", RunControlChanged{RunAction::Seek, 25, 305'000'000, "grpc:127.0.0.1:5000", {"127.0.0.1:5000", "open"}});
   full("health", WorkerHealthChanged{"P0", WorkerHealth::Unreachable, "GET http://10.0.0.7:30000/metrics: timed out"});
   full("run_mark", RunMarked{RunMarkAction::End, 3, "K=200 seed 2 \xC3\xBC", {{"K", "200"}, {"flags", "--a=1 --b"}},
