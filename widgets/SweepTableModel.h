@@ -1,6 +1,7 @@
 #pragma once
-// A sweep as a table: one row per grid point, the main metrics as "mean ± 95% CI" across seeds, then
-// the change against the baseline, the paired test's p-value and its verdict for one focus metric.
+// A sweep as a table: one row per grid point, the main metrics as "mean [95% CI]" across seeds (log
+// scale: never below zero), then the change against the baseline, the sign-flip test's p-value and
+// its verdict with n and the smallest p n allows, for one focus metric.
 // Rows exist from the start (the grid is known); cells fill in as runs finish. A Qt view over core's
 // plain SweepData/SweepAnalysis: it is given data, it never fetches any.
 #include <QAbstractTableModel>
