@@ -42,7 +42,7 @@ int SweepTableModel::rowCount(const QModelIndex& parent) const {
 }
 
 int SweepTableModel::columnCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : verdictColumn() + 1;
+  return parent.isValid() ? 0 : FirstMetricColumn + static_cast<int>(mainMetrics().size());
 }
 
 const SweepMetric* SweepTableModel::metric(const std::string& key) const {
@@ -92,7 +92,7 @@ QString SweepTableModel::display(int row, int column) const {
   if (column == RunsColumn)
     return QStringLiteral("%1/%2").arg(p < analysis_.runs_done.size() ? analysis_.runs_done[p] : 0).arg(data_.seeds.size());
   const int metric_index = column - FirstMetricColumn;
-  if (metric_index < static_cast<int>(mainMetrics().size())) {
+  if (metric_index >= 0 && metric_index < static_cast<int>(mainMetrics().size())) {
     const std::string& key = mainMetrics()[static_cast<std::size_t>(metric_index)];
     const MetricCell* c = cell(row, key);
     const SweepMetric* m = metric(key);
@@ -122,7 +122,7 @@ QString SweepTableModel::tooltip(int row, int column) const {
   std::string key = focus_;
   if (metric_index >= 0 && metric_index < static_cast<int>(mainMetrics().size()))
     key = mainMetrics()[static_cast<std::size_t>(metric_index)];
-  else if (column < FirstMetricColumn)
+  else if (column < ChangeColumn)
     return tr("Double-click a cell to replay a run of this point");
   const MetricCell* c = cell(row, key);
   const SweepMetric* m = metric(key);
@@ -169,7 +169,7 @@ QVariant SweepTableModel::data(const QModelIndex& index, int role) const {
 
 QVariant SweepTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
   if (orientation != Qt::Horizontal || section < 0 || section >= columnCount()) return {};
-  if (role == Qt::ToolTipRole && section >= changeColumn())
+  if (role == Qt::ToolTipRole && section >= ChangeColumn && section <= VerdictColumn)
     return tr("Of the metric chosen for the plot: change of the mean against the baseline point, the exact sign-flip "
               "test's p-value on the per-seed pairs, and its verdict. n pairs can never give p below 2/2^n (min p): "
               "when that is above the level the verdict says how many seeds it needs instead of \"significant\"");
@@ -177,7 +177,7 @@ QVariant SweepTableModel::headerData(int section, Qt::Orientation orientation, i
   if (section == PointColumn) return tr("Grid point");
   if (section == RunsColumn) return tr("Runs");
   const int metric_index = section - FirstMetricColumn;
-  if (metric_index < static_cast<int>(mainMetrics().size())) {
+  if (metric_index >= 0 && metric_index < static_cast<int>(mainMetrics().size())) {
     const std::string& key = mainMetrics()[static_cast<std::size_t>(metric_index)];
     const SweepMetric* m = metric(key);
     return m ? QString::fromStdString(m->label) : QString::fromStdString(key);
