@@ -109,6 +109,7 @@ QString SweepTableModel::display(int row, int column) const {
     return c->change_pct ? QStringLiteral("%1%2%").arg(*c->change_pct >= 0 ? QStringLiteral("+") : QString()).arg(*c->change_pct, 0, 'f', 1) : QString();
   if (!c->comparison) return {};
   const PairedComparison& cmp = *c->comparison;
+  if (cmp.pairs == 0) return column == verdictColumn() ? QString::fromStdString(cmp.verdictText()) : QString();
   if (column == pValueColumn()) return QString::number(cmp.p_value, 'g', 3);
   // The verdict with what it rests on: how many pairs, and the smallest p they could ever give.
   return QStringLiteral("%1 (n=%2, min p %3)")

@@ -56,6 +56,8 @@ PairedComparison PairedComparison::compare(std::span<const double> baseline, std
 
 std::string PairedComparison::verdictText() const {
   if (verdict != Verdict::NeedsMoreSeeds) return std::string(toString(verdict));
+  // A metric one side never has (token imbalance with an idle worker): no pair to test at all.
+  if (pairs == 0) return "no pairs (a side has no value)";
   std::string t = "needs >= " + std::to_string(seeds_needed) + " seeds";
   if (differing < pairs) t += " that differ (" + std::to_string(differing) + " of " + std::to_string(pairs) + " do)";
   return t;
@@ -76,6 +78,7 @@ std::string PairedComparison::testText() const {
 std::string PairedComparison::summary() const {
   std::string out = "n=" + std::to_string(pairs) + " pairs";
   if (differing < pairs) out += " (" + std::to_string(differing) + " differ)";
+  if (pairs == 0) return out + " -> " + verdictText();
   if (test == PairedTest::None) return out + ": no pair differs -> " + verdictText();
   out += ", " + testText() + ": p=" + pText(p_value) + " (smallest possible " + pText(smallest_p) + " with " +
          std::to_string(differing) + " pairs), Wilcoxon p=" + pText(wilcoxon_p) + (wilcoxon_exact ? "" : " (normal approx.)");

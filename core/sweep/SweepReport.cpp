@@ -82,25 +82,28 @@ std::string SweepReport::meanCell(std::size_t p, std::size_t m) const {
 std::string SweepReport::changeCell(std::size_t p, std::size_t m) const {
   if (p == data_.baseline) return "baseline";
   const MetricCell& c = a_.cells[p][m];
-  if (!c.change_pct) return c.values.empty() ? "-" : "n/a (baseline 0)";
+  if (!c.change_pct) {
+    if (c.values.empty()) return "-";
+    return a_.cells[data_.baseline][m].values.empty() ? "n/a (no baseline value)" : "n/a (baseline 0)";
+  }
   return fmt("%+.1f%%", *c.change_pct);
 }
 
 std::string SweepReport::pCell(std::size_t p, std::size_t m) const {
   const auto& cmp = a_.cells[p][m].comparison;
-  if (!cmp) return "-";
+  if (!cmp || cmp->pairs == 0) return "-";
   return pText(cmp->p_value);
 }
 
 std::string SweepReport::smallestPCell(std::size_t p, std::size_t m) const {
   const auto& cmp = a_.cells[p][m].comparison;
-  if (!cmp) return "-";
+  if (!cmp || cmp->pairs == 0) return "-";
   return pText(cmp->smallest_p);
 }
 
 std::string SweepReport::wilcoxonCell(std::size_t p, std::size_t m) const {
   const auto& cmp = a_.cells[p][m].comparison;
-  if (!cmp) return "-";
+  if (!cmp || cmp->pairs == 0) return "-";
   return pText(cmp->wilcoxon_p) + (cmp->wilcoxon_exact ? "" : " (approx.)");
 }
 
@@ -116,6 +119,7 @@ std::string SweepReport::testCell(std::size_t p, std::size_t m) const {
   if (p == data_.baseline) return "-";
   const auto& cmp = a_.cells[p][m].comparison;
   if (!cmp) return data_.paired ? "-" : "unpaired: no test";
+  if (cmp->pairs == 0) return "-";
   return cmp->test == PairedTest::None ? std::string("- (no pair differs)") : cmp->testText();
 }
 

@@ -297,6 +297,10 @@ class TestStats : public QObject {
     // Two pairs, opposite ways: still no claim, and the text says how many it needs.
     const PairedComparison two = PairedComparison::compare(std::vector<double>{1, 2}, std::vector<double>{3, 1}, 0.05);
     QCOMPARE(str(two.verdict), str(Verdict::NeedsMoreSeeds));
+    // No pairs at all (a metric one side never had): no claim, and the text says why.
+    const PairedComparison none = PairedComparison::compare(std::vector<double>{}, std::vector<double>{}, 0.05);
+    QCOMPARE(str(none.verdict), str(Verdict::NeedsMoreSeeds));
+    QCOMPARE(QString::fromStdString(none.verdictText()), QString("no pairs (a side has no value)"));
     // Identical runs: nothing differs, p = 1, not significant (more seeds like these would not change it).
     const PairedComparison same = PairedComparison::compare(base6, base6, 0.05);
     QCOMPARE(str(same.verdict), str(Verdict::NotSignificant));

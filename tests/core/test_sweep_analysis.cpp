@@ -139,6 +139,19 @@ class TestSweepAnalysis : public QObject {
     QVERIFY(csv[0].endsWith(",level,ci_scale,pairs,differing,smallest_p,wilcoxon_p,seeds_needed,verdict_text,diff_ci_low,diff_ci_high"));
   }
 
+  void aMetricTheBaselineNeverHadHasNoPairs() {
+    // Token imbalance is undefined while a worker served nothing: the baseline has no value on any seed.
+    SweepData d = twoPolicies(6);
+    for (auto& run : d.runs[0]) run->token_imbalance.reset();
+    const SweepAnalysis a = SweepAnalysis::of(d);
+    const std::size_t m = a.metricIndex("token_imbalance");
+    QCOMPARE(a.cells[1][m].comparison->pairs, 0);
+    const QString md = QString::fromStdString(SweepReport(d, a).markdown());
+    QVERIFY2(md.contains("| policy=unified | 6 | 2.000x [2.000x, 2.000x] | n/a (no baseline value) | 0 | - | - | - | - | "
+                         "no pairs (a side has no value) |"),
+             qPrintable(md));
+  }
+
   void intervalsOfPositiveMetricsStayAboveZero() {
     // E2E mean 0.1, 0.1, 5 s over three seeds: a Student interval would reach -5.9 s.
     SweepData d = twoPolicies(3);
