@@ -1,6 +1,8 @@
 #pragma once
 // One metric, baseline against candidate, over the same seeds: what the seeds let us claim, and
-// nothing more. The small API every report uses (sweep, compare, the Sweep window, calibrate check).
+// nothing more. The small API every report uses (sweep, compare, the Sweep window) and the one a
+// `calibrate check` calls: compare() on the per-seed values of two policies or knob settings,
+// summary() for the line it prints, and MeanInterval::ofPositive for a prediction's seed spread.
 //
 // - The verdict rests on the exact sign-flip test of the paired differences (SignFlipTest: all 2^n
 //   sign patterns up to 20 differing pairs, a fixed-seed sample of 100,000 beyond). Its smallest
