@@ -122,7 +122,7 @@ void SweepPlot::rebuild() {
   }
   const SweepMetric& metric = analysis_.metrics[m];
   const double scale = metric.kind == SweepMetric::Kind::Fraction ? 100 : 1;  // fractions read as %
-  chart_->setTitle(tr("%1 against %2 (mean, 95% CI across seeds)").arg(QString::fromStdString(metric.label),
+  chart_->setTitle(tr("%1 against %2 (mean, log-scale 95% CI across seeds)").arg(QString::fromStdString(metric.label),
                                                                       QString::fromStdString(axis)));
 
   // Group points by the values of every other axis; each group is a line over the plotted knob.
@@ -151,13 +151,15 @@ void SweepPlot::rebuild() {
       if (c.values.empty()) continue;  // not run yet
       const double x = data_.points[p].knobs.at(axis);
       const double y = c.interval.mean * scale;
-      // One seed has no interval: the band collapses onto the mean rather than vanishing.
-      const double half = c.interval.hasInterval() ? c.interval.half_width * scale : 0;
+      // One seed has no interval: the band collapses onto the mean rather than vanishing. The
+      // interval is the log-scale one (never below zero, wider above the mean).
+      const double lo = c.interval.hasInterval() ? c.interval.low() * scale : y;
+      const double hi = c.interval.hasInterval() ? c.interval.high() * scale : y;
       mean << QPointF(x, y);
-      lower << QPointF(x, y - half);
-      upper << QPointF(x, y + half);
+      lower << QPointF(x, lo);
+      upper << QPointF(x, hi);
       x_lo = std::min(x_lo, x), x_hi = std::max(x_hi, x);
-      y_lo = std::min(y_lo, y - half), y_hi = std::max(y_hi, y + half);
+      y_lo = std::min(y_lo, lo), y_hi = std::max(y_hi, hi);
     }
     if (mean.isEmpty()) continue;
     const QColor color = kColors[g % std::size(kColors)];

@@ -42,7 +42,7 @@ int SweepTableModel::rowCount(const QModelIndex& parent) const {
 }
 
 int SweepTableModel::columnCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : verdictColumn() + 1;
+  return parent.isValid() ? 0 : FirstMetricColumn + static_cast<int>(mainMetrics().size());
 }
 
 const SweepMetric* SweepTableModel::metric(const std::string& key) const {
@@ -92,14 +92,15 @@ QString SweepTableModel::display(int row, int column) const {
   if (column == RunsColumn)
     return QStringLiteral("%1/%2").arg(p < analysis_.runs_done.size() ? analysis_.runs_done[p] : 0).arg(data_.seeds.size());
   const int metric_index = column - FirstMetricColumn;
-  if (metric_index < static_cast<int>(mainMetrics().size())) {
+  if (metric_index >= 0 && metric_index < static_cast<int>(mainMetrics().size())) {
     const std::string& key = mainMetrics()[static_cast<std::size_t>(metric_index)];
     const MetricCell* c = cell(row, key);
     const SweepMetric* m = metric(key);
     if (!c || !m || c->values.empty()) return {};
     const MeanInterval& i = c->interval;
     if (!i.hasInterval()) return QString::fromStdString(m->format(i.mean));
-    return QString::fromStdString(m->format(i.mean)) + QStringLiteral(" ± ") + QString::fromStdString(m->format(i.half_width));
+    return QStringLiteral("%1 [%2, %3]").arg(QString::fromStdString(m->format(i.mean)), QString::fromStdString(m->format(i.low())),
+                                             QString::fromStdString(m->format(i.high())));
   }
   if (p == data_.baseline) return column == changeColumn() ? tr("baseline") : QString();
   const MetricCell* c = cell(row, focus_);
@@ -107,9 +108,14 @@ QString SweepTableModel::display(int row, int column) const {
   if (column == changeColumn())
     return c->change_pct ? QStringLiteral("%1%2%").arg(*c->change_pct >= 0 ? QStringLiteral("+") : QString()).arg(*c->change_pct, 0, 'f', 1) : QString();
   if (!c->comparison) return {};
-  if (column == pValueColumn())
-    return std::isnan(c->comparison->p_value) ? QString() : QString::number(c->comparison->p_value, 'g', 3);
-  return QString::fromUtf8(toString(c->comparison->verdict).data(), static_cast<qsizetype>(toString(c->comparison->verdict).size()));
+  const PairedComparison& cmp = *c->comparison;
+  if (cmp.pairs == 0) return column == verdictColumn() ? QString::fromStdString(cmp.verdictText()) : QString();
+  if (column == pValueColumn()) return QString::number(cmp.p_value, 'g', 3);
+  // The verdict with what it rests on: how many pairs, and the smallest p they could ever give.
+  return QStringLiteral("%1 (n=%2, min p %3)")
+      .arg(QString::fromStdString(cmp.verdictText()))
+      .arg(cmp.pairs)
+      .arg(QString::number(cmp.smallest_p, 'g', 3));
 }
 
 QString SweepTableModel::tooltip(int row, int column) const {
@@ -117,25 +123,20 @@ QString SweepTableModel::tooltip(int row, int column) const {
   std::string key = focus_;
   if (metric_index >= 0 && metric_index < static_cast<int>(mainMetrics().size()))
     key = mainMetrics()[static_cast<std::size_t>(metric_index)];
-  else if (column < FirstMetricColumn)
+  else if (column < ChangeColumn)
     return tr("Double-click a cell to replay a run of this point");
   const MetricCell* c = cell(row, key);
   const SweepMetric* m = metric(key);
   if (!c || !m || c->values.empty()) return tr("no run of this point has finished yet");
   QString text = QStringLiteral("%1: n = %2").arg(QString::fromStdString(m->label)).arg(c->interval.n);
-  if (c->interval.hasInterval())
-    text += tr(", 95% CI [%1, %2]").arg(QString::fromStdString(m->format(c->interval.low())),
-                                       QString::fromStdString(m->format(c->interval.high())));
-  if (c->change_pct) text += tr("\nchange vs baseline: %1%").arg(*c->change_pct, 0, 'f', 1);
-  if (c->comparison) {
-    const auto test = toString(c->comparison->test);
-    const auto verdict = toString(c->comparison->verdict);
-    text += tr("\n%1 over %2 pairs: p = %3, %4")
-                .arg(QString::fromUtf8(test.data(), static_cast<qsizetype>(test.size())))
-                .arg(c->comparison->pairs)
-                .arg(c->comparison->p_value, 0, 'g', 3)
-                .arg(QString::fromUtf8(verdict.data(), static_cast<qsizetype>(verdict.size())));
+  if (c->interval.hasInterval()) {
+    const auto scale = toString(c->interval.scale);
+    text += tr(", 95% CI [%1, %2] (%3)")
+                .arg(QString::fromStdString(m->format(c->interval.low())), QString::fromStdString(m->format(c->interval.high())),
+                     QString::fromUtf8(scale.data(), static_cast<qsizetype>(scale.size())));
   }
+  if (c->change_pct) text += tr("\nchange vs baseline: %1%").arg(*c->change_pct, 0, 'f', 1);
+  if (c->comparison) text += QLatin1Char('\n') + QString::fromStdString(c->comparison->summary());
   return text + tr("\nDouble-click to replay the median run");
 }
 
@@ -169,14 +170,15 @@ QVariant SweepTableModel::data(const QModelIndex& index, int role) const {
 
 QVariant SweepTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
   if (orientation != Qt::Horizontal || section < 0 || section >= columnCount()) return {};
-  if (role == Qt::ToolTipRole && section >= changeColumn())
-    return tr("Of the metric chosen for the plot: change of the mean against the baseline point, the paired test's "
-              "p-value across seeds, and its verdict");
+  if (role == Qt::ToolTipRole && section >= ChangeColumn && section <= VerdictColumn)
+    return tr("Of the metric chosen for the plot: change of the mean against the baseline point, the exact sign-flip "
+              "test's p-value on the per-seed pairs, and its verdict. n pairs can never give p below 2/2^n (min p): "
+              "when that is above the level the verdict says how many seeds it needs instead of \"significant\"");
   if (role != Qt::DisplayRole) return {};
   if (section == PointColumn) return tr("Grid point");
   if (section == RunsColumn) return tr("Runs");
   const int metric_index = section - FirstMetricColumn;
-  if (metric_index < static_cast<int>(mainMetrics().size())) {
+  if (metric_index >= 0 && metric_index < static_cast<int>(mainMetrics().size())) {
     const std::string& key = mainMetrics()[static_cast<std::size_t>(metric_index)];
     const SweepMetric* m = metric(key);
     return m ? QString::fromStdString(m->label) : QString::fromStdString(key);
@@ -184,7 +186,7 @@ QVariant SweepTableModel::headerData(int section, Qt::Orientation orientation, i
   const SweepMetric* focus = metric(focus_);
   const QString name = focus ? QString::fromStdString(focus->label) : QString::fromStdString(focus_);
   if (section == changeColumn()) return tr("Δ %1").arg(name);  // against the baseline row (tooltip)
-  if (section == pValueColumn()) return tr("p");
+  if (section == pValueColumn()) return tr("p (sign-flip)");
   return tr("Verdict");
 }
 

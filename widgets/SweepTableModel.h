@@ -1,6 +1,7 @@
 #pragma once
-// A sweep as a table: one row per grid point, the main metrics as "mean ± 95% CI" across seeds, then
-// the change against the baseline, the paired test's p-value and its verdict for one focus metric.
+// A sweep as a table: one row per grid point; for one focus metric the change against the baseline,
+// the sign-flip test's p-value and its verdict with n and the smallest p n allows; then the main
+// metrics as "mean [95% CI]" across seeds (log scale: never below zero).
 // Rows exist from the start (the grid is known); cells fill in as runs finish. A Qt view over core's
 // plain SweepData/SweepAnalysis: it is given data, it never fetches any.
 #include <QAbstractTableModel>
@@ -25,7 +26,9 @@ class SweepTableModel : public QAbstractTableModel {
     RecordingsRole,  // QStringList: every finished run's recording of the point, in seed order
     PointRole,       // int: the grid point's index
   };
-  enum Column { PointColumn, RunsColumn, FirstMetricColumn };
+  // The focus metric's change, p and verdict come right after the runs: the verdict is what a reader
+  // looks for, and it stays in view however wide the metric columns' intervals make the table.
+  enum Column { PointColumn, RunsColumn, ChangeColumn, PValueColumn, VerdictColumn, FirstMetricColumn };
 
   explicit SweepTableModel(QObject* parent = nullptr);
 
@@ -39,9 +42,9 @@ class SweepTableModel : public QAbstractTableModel {
   const SweepAnalysis& analysis() const { return analysis_; }
   // The metrics shown as columns, in order (SweepMetric keys).
   static const std::vector<std::string>& mainMetrics();
-  int changeColumn() const { return FirstMetricColumn + static_cast<int>(mainMetrics().size()); }
-  int pValueColumn() const { return changeColumn() + 1; }
-  int verdictColumn() const { return changeColumn() + 2; }
+  int changeColumn() const { return ChangeColumn; }
+  int pValueColumn() const { return PValueColumn; }
+  int verdictColumn() const { return VerdictColumn; }
 
   int rowCount(const QModelIndex& parent = {}) const override;
   int columnCount(const QModelIndex& parent = {}) const override;

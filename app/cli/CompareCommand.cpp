@@ -30,7 +30,9 @@ Command addCompare(CLI::App& app) {
   auto* sub = app.add_subcommand(
       "compare",
       "The sweep's tables from recordings (.kvrec): runs with the same scenario, policy and knobs form a point "
-      "(named by what differs), runs pair up by seed when every point has the same seeds (else unpaired: no test); "
+      "(named by what differs), runs pair up by seed when every point has the same seeds (else unpaired: no test; "
+      "paired: the exact sign-flip test, its n and smallest possible p, \"needs >= k seeds\" when n cannot reach "
+      "the level); "
       "the first recording's point is the baseline. Each recording is summarised as `report` does.");
   sub->add_option("recordings", a->recordings, "The .kvrec files (at least two)")->required()->expected(2, 100000);
   sub->add_option("--level", a->level, "Significance level of the verdicts")

@@ -83,9 +83,10 @@ Command addSweep(CLI::App& app) {
   auto* sub = app.add_subcommand(
       "sweep",
       "Run a grid of policies and knob values over the same seeds (paired runs), in parallel, and write "
-      "DIR/summary.md, summary.csv and summary.json: per grid point each metric as mean ± 95% CI across seeds, the "
-      "change against the baseline in %, a paired test (Wilcoxon signed-rank, or a paired bootstrap with 3-5 seeds) "
-      "and its verdict; a per-D bindings table; a two-policy table when only the policy varies. Each run is kept as "
+      "DIR/summary.md, summary.csv and summary.json: per grid point each metric as mean [95% CI] across seeds (log "
+      "scale, never below 0), the change against the baseline in %, the exact sign-flip test on the per-seed pairs "
+      "(Wilcoxon p beside it) with n and the smallest p n allows, and its verdict (\"needs >= 6 seeds\" at 0.05 when "
+      "fewer pairs differ); a per-D bindings table; a two-policy table when only the policy varies. Each run is kept as "
       "DIR/<point>-seed<k>.kvrec and .json. Ctrl+C stops cleanly; --resume runs only what is missing.");
   sub->add_option("file", a->file,
                   "A sweep file (JSON with comments: scenario, grid, seeds, baseline, knobs, duration_s, jobs, level) "

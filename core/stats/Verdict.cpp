@@ -6,7 +6,7 @@ std::string_view toString(Verdict v) {
   switch (v) {
     case Verdict::Significant: return "significant";
     case Verdict::NotSignificant: return "not significant";
-    case Verdict::TooFewSeeds: return "too few seeds";
+    case Verdict::NeedsMoreSeeds: return "needs more seeds";
   }
   return "?";
 }

@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "stats/SignFlipTest.h"
+
 namespace kvscope {
 
 namespace {
@@ -77,6 +79,15 @@ WilcoxonResult WilcoxonSignedRank::test(std::span<const double> differences) {
       if (w >= wp) greater += counts[w];
     }
     r.p_value = std::min(1.0, 2.0 * std::min(less, greater) / total);
+    return r;
+  }
+  if (n <= kExactTiesMaxN) {
+    // Tied ranks: the null distribution of the signed rank sum, counted over every sign pattern of
+    // these very (average) ranks.
+    std::vector<double> signed_ranks(d.size());
+    for (std::size_t i = 0; i < d.size(); ++i) signed_ranks[i] = d[i] > 0 ? rank[i] : -rank[i];
+    r.exact = true;
+    r.p_value = SignFlipTest::twoSidedP(signed_ranks);
     return r;
   }
   const double mean = nn * (nn + 1) / 4.0;

@@ -8,7 +8,11 @@
 //   and negative differences; the statistic is W = min(W+, W-).
 // - Exact p-value when there are no ties and n <= kExactMaxN: the null distribution of W+ (every
 //   sign pattern equally likely) is enumerated by a DP over ranks, p = 2 * min(P(W+ <= w+), P(W+ >= w+)),
-//   capped at 1. (Unlike scipy, zeros do not force the approximation: they are dropped first.)
+//   capped at 1. Unlike scipy 1.10, zeros do not force the approximation: they are dropped first, so
+//   six non-zero pairs of one sign give 2/64 = 0.0625 and never the approximation's 0.046.
+// - Ties and n <= kExactTiesMaxN: exact over every sign pattern of the average ranks (the
+//   permutation distribution; scipy.stats.permutation_test on the signed ranks). scipy 1.10's
+//   "exact" ignores ties and its approximation is poor at such n.
 // - Otherwise the normal approximation: mean n(n+1)/4, variance n(n+1)(2n+1)/24 - sum(t^3 - t)/48
 //   over tie groups of size t, continuity correction 0.5 towards the mean.
 // - All differences zero: n = 0, p = 1 (no evidence of any difference).
@@ -23,13 +27,14 @@ struct WilcoxonResult {
   double statistic = 0;  // min(W+, W-)
   double p_value = 1;
   bool exact = false;    // exact enumeration (else the normal approximation)
-  bool ties = false;     // some |d| tied (forces the approximation)
+  bool ties = false;     // some |d| tied (exact by enumeration up to kExactTiesMaxN, else approximated)
   double z = 0;          // the approximation's z (0 when exact)
 };
 
 class WilcoxonSignedRank {
  public:
   static constexpr int kExactMaxN = 50;  // 2^50 sign patterns still count exactly in a double
+  static constexpr int kExactTiesMaxN = 20;  // sign patterns of tied ranks enumerated (SignFlipTest)
 
   // Differences d_i = x_i - y_i of paired observations.
   static WilcoxonResult test(std::span<const double> differences);

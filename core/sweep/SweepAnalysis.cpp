@@ -38,7 +38,9 @@ SweepAnalysis SweepAnalysis::of(const SweepData& data) {
       MetricCell& c = a.cells[p][m];
       for (const auto& v : values[p][m])
         if (v) c.values.push_back(*v);
-      c.interval = MeanInterval::of(c.values);
+      // Every sweep metric is a latency, rate, count or ratio: its interval stays above zero.
+      const bool positive = std::all_of(c.values.begin(), c.values.end(), [](double v) { return v >= 0; });
+      c.interval = positive ? MeanInterval::ofPositive(c.values) : MeanInterval::of(c.values);
     }
   }
   for (std::size_t p = 0; p < np; ++p) {

@@ -1,6 +1,7 @@
 #pragma once
 // The numbers behind a sweep's tables: per grid point and metric, the mean with its 95% interval
-// across seeds, the change against the baseline point in percent, and the paired test on the seeds
+// across seeds (log scale: the metrics are never negative, nor are their intervals), the change
+// against the baseline point in percent, and the paired comparison on the seeds
 // both points ran; per point and decode worker, the mean bindings, share and unique sessions.
 #include <optional>
 #include <string>

@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "stats/PairedBootstrap.h"
+#include "stats/SignFlipTest.h"
 #include "sweep/AtomicFile.h"
 
 namespace kvscope {
@@ -35,6 +35,33 @@ std::string csvField(const std::string& s) {
 
 nlohmann::json numberOrNull(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
 
+// A paired comparison for a program: the old fields (name, pairs, mean_difference, p_value, verdict)
+// as before, then what section 4's verdicts add.
+nlohmann::json comparisonJson(const PairedComparison& c) {
+  nlohmann::json j = {{"name", toString(c.test)},
+                      {"pairs", c.pairs},
+                      {"mean_difference", c.mean_difference},
+                      {"p_value", numberOrNull(c.p_value)},
+                      {"verdict", toString(c.verdict)},
+                      {"verdict_text", c.verdictText()},
+                      {"description", c.testText()},
+                      {"differing", c.differing},
+                      {"smallest_p", c.smallest_p},
+                      {"seeds_needed", c.seeds_needed},
+                      {"level", c.level},
+                      {"wilcoxon_p", numberOrNull(c.wilcoxon_p)},
+                      {"wilcoxon_exact", c.wilcoxon_exact},
+                      {"summary", c.summary()}};
+  if (c.difference_ci)
+    j["difference_ci95"] = {{"low", c.difference_ci->ci_low},
+                            {"high", c.difference_ci->ci_high},
+                            {"method", "percentile bootstrap"},
+                            {"resamples", c.difference_ci->resamples}};
+  else
+    j["difference_ci95"] = nullptr;
+  return j;
+}
+
 const char* kTwoPolicyMetrics[] = {"e2e_mean_s", "e2e_p50_s", "e2e_p90_s", "ttft_p90_s", "errors"};
 
 }  // namespace
@@ -45,8 +72,7 @@ std::string SweepReport::meanCell(std::size_t p, std::size_t m) const {
   if (c.values.empty()) return "-";
   std::string out = metric.format(c.interval.mean);
   if (c.interval.hasInterval()) {
-    std::string hw = metric.format(c.interval.half_width);
-    out += " ± " + hw;
+    out += " [" + metric.format(c.interval.low()) + ", " + metric.format(c.interval.high()) + "]";
   } else {
     out += " (n=1, no interval)";
   }
@@ -56,35 +82,52 @@ std::string SweepReport::meanCell(std::size_t p, std::size_t m) const {
 std::string SweepReport::changeCell(std::size_t p, std::size_t m) const {
   if (p == data_.baseline) return "baseline";
   const MetricCell& c = a_.cells[p][m];
-  if (!c.change_pct) return c.values.empty() ? "-" : "n/a (baseline 0)";
+  if (!c.change_pct) {
+    if (c.values.empty()) return "-";
+    return a_.cells[data_.baseline][m].values.empty() ? "n/a (no baseline value)" : "n/a (baseline 0)";
+  }
   return fmt("%+.1f%%", *c.change_pct);
 }
 
 std::string SweepReport::pCell(std::size_t p, std::size_t m) const {
   const auto& cmp = a_.cells[p][m].comparison;
-  if (!cmp) return "-";
-  // No resample as extreme as what was seen: the bootstrap only bounds p by its resolution.
-  const double floor = 1.0 / (PairedBootstrap::kDefaultResamples + 1);
-  if (cmp->test == PairedTest::Bootstrap && cmp->p_value <= floor * (1 + 1e-9)) return "≤ " + pText(floor);
+  if (!cmp || cmp->pairs == 0) return "-";
   return pText(cmp->p_value);
+}
+
+std::string SweepReport::smallestPCell(std::size_t p, std::size_t m) const {
+  const auto& cmp = a_.cells[p][m].comparison;
+  if (!cmp || cmp->pairs == 0) return "-";
+  return pText(cmp->smallest_p);
+}
+
+std::string SweepReport::wilcoxonCell(std::size_t p, std::size_t m) const {
+  const auto& cmp = a_.cells[p][m].comparison;
+  if (!cmp || cmp->pairs == 0) return "-";
+  return pText(cmp->wilcoxon_p) + (cmp->wilcoxon_exact ? "" : " (approx.)");
+}
+
+std::string SweepReport::pairsCell(std::size_t p, std::size_t m) const {
+  const auto& cmp = a_.cells[p][m].comparison;
+  if (!cmp) return "-";
+  std::string out = std::to_string(cmp->pairs);
+  if (cmp->differing < cmp->pairs) out += " (" + std::to_string(cmp->differing) + " differ)";
+  return out;
 }
 
 std::string SweepReport::testCell(std::size_t p, std::size_t m) const {
   if (p == data_.baseline) return "-";
   const auto& cmp = a_.cells[p][m].comparison;
   if (!cmp) return data_.paired ? "-" : "unpaired: no test";
-  std::string t(toString(cmp->test));
-  if (cmp->test == PairedTest::Bootstrap) t += ", " + std::to_string(cmp->pairs) + " pairs";
-  return t;
+  if (cmp->pairs == 0) return "-";
+  return cmp->test == PairedTest::None ? std::string("- (no pair differs)") : cmp->testText();
 }
 
 std::string SweepReport::verdictCell(std::size_t p, std::size_t m) const {
   if (p == data_.baseline) return "-";
   const auto& cmp = a_.cells[p][m].comparison;
   if (!cmp) return data_.paired ? "-" : "unpaired";
-  std::string v(toString(cmp->verdict));
-  if (cmp->verdict == Verdict::TooFewSeeds) v += " (" + std::to_string(cmp->pairs) + " pairs)";
-  return v;
+  return cmp->verdictText();
 }
 
 std::string SweepReport::perWorkerTable() const {
@@ -111,13 +154,14 @@ std::string SweepReport::twoPolicyTable() const {
   const std::size_t b = data_.baseline, o = *a_.two_policy_other;
   const std::string bn = data_.points[b].policy, on = data_.points[o].policy;
   std::string out = "## " + on + " vs " + bn + "\n\n";
-  out += "| metric | " + bn + " (baseline) | " + on + " | change % | test | p | verdict |\n";
-  out += "|---|---:|---:|---:|---|---:|---|\n";
+  out += "| metric | " + bn + " (baseline) | " + on + " | change % | pairs | test | p | smallest p | Wilcoxon p | verdict |\n";
+  out += "|---|---:|---:|---:|---:|---|---:|---:|---:|---|\n";
   for (const char* key : kTwoPolicyMetrics) {
     const std::size_t m = a_.metricIndex(key);
     if (m >= a_.metrics.size()) continue;
     out += "| " + a_.metrics[m].label + " | " + meanCell(b, m) + " | " + meanCell(o, m) + " | " + changeCell(o, m) +
-           " | " + testCell(o, m) + " | " + pCell(o, m) + " | " + verdictCell(o, m) + " |\n";
+           " | " + pairsCell(o, m) + " | " + testCell(o, m) + " | " + pCell(o, m) + " | " + smallestPCell(o, m) + " | " +
+           wilcoxonCell(o, m) + " | " + verdictCell(o, m) + " |\n";
   }
   return out + "\n";
 }
@@ -128,23 +172,29 @@ std::string SweepReport::markdown() const {
   std::string seeds;
   for (auto s : data_.seeds) seeds += (seeds.empty() ? "" : ", ") + std::to_string(s);
   out += "- seeds: " + seeds + (data_.paired ? " (paired: every point ran the same seeds)" : " (unpaired)") + "\n";
-  out += "- cells: mean ± half-width of the 95% confidence interval across seeds (Student t)\n";
-  out += "- change: against the baseline's mean; test and verdict at level " + fmt("%g", data_.level) +
-         ", on the per-seed pairs: Wilcoxon signed-rank when the pairs allow it to reach the level "
-         "(at least 6 non-zero pairs at 0.05), else a paired bootstrap (" +
-         std::to_string(PairedBootstrap::kDefaultResamples) +
-         " resamples, fixed seed; weaker evidence from 3-5 seeds); fewer than 3 pairs: too few seeds to claim anything\n";
+  out += "- cells: mean [95% confidence interval] across seeds, on a log scale (mean ×/÷ exp(t·SE/mean)): "
+         "these metrics are never negative and neither is the interval\n";
+  const int needed = SignFlipTest::pairsNeeded(data_.level);
+  out += "- change: against the baseline's mean. Test on the per-seed pairs, two-sided: the exact sign-flip "
+         "permutation test of the mean difference (all 2^n sign patterns up to " +
+         std::to_string(SignFlipTest::kExactMaxPairs) + " differing pairs, else " +
+         std::to_string(SignFlipTest::kSamples) + " sampled from seed " + std::to_string(SignFlipTest::kSeed) +
+         "); pairs with no difference are dropped. Wilcoxon signed-rank p beside it (exact up to 20 tied / 50 "
+         "untied pairs). n pairs can give no p below 2/2^n (\"smallest p\"): at level " +
+         fmt("%g", data_.level) + " a verdict needs >= " + std::to_string(needed) +
+         " differing pairs; with fewer it says so instead of \"significant\"\n";
   for (const auto& n : data_.notes) out += "- " + n + "\n";
   out += "\n";
   out += twoPolicyTable();
   out += perWorkerTable();
   for (std::size_t m = 0; m < a_.metrics.size(); ++m) {
     out += "## " + a_.metrics[m].label + "\n\n";
-    out += "| point | runs | mean ± 95% CI | change | test | p | verdict |\n|---|---:|---:|---:|---|---:|---|\n";
+    out += "| point | runs | mean [95% CI] | change | pairs | test | p | smallest p | Wilcoxon p | verdict |\n"
+           "|---|---:|---:|---:|---:|---|---:|---:|---:|---|\n";
     for (std::size_t p = 0; p < data_.points.size(); ++p)
       out += "| " + data_.points[p].label() + " | " + std::to_string(a_.cells[p][m].values.size()) + " | " +
-             meanCell(p, m) + " | " + changeCell(p, m) + " | " + testCell(p, m) + " | " + pCell(p, m) + " | " +
-             verdictCell(p, m) + " |\n";
+             meanCell(p, m) + " | " + changeCell(p, m) + " | " + pairsCell(p, m) + " | " + testCell(p, m) + " | " +
+             pCell(p, m) + " | " + smallestPCell(p, m) + " | " + wilcoxonCell(p, m) + " | " + verdictCell(p, m) + " |\n";
     out += "\n";
   }
   return out;
@@ -156,7 +206,9 @@ std::string SweepReport::csv() const {
   if (!data_.points.empty())
     for (const auto& [axis, value] : data_.points.front().coords) axes.push_back(axis);
   for (const auto& axis : axes) out += "," + csvField(axis);
-  out += ",metric,runs,mean,ci_low,ci_high,change_pct,test,p_value,verdict,level\n";
+  // New columns go at the end: spreadsheets and scripts that read the old ones by position still work.
+  out += ",metric,runs,mean,ci_low,ci_high,change_pct,test,p_value,verdict,level,ci_scale,pairs,differing,"
+         "smallest_p,wilcoxon_p,seeds_needed,verdict_text,diff_ci_low,diff_ci_high\n";
   for (std::size_t p = 0; p < data_.points.size(); ++p)
     for (std::size_t m = 0; m < a_.metrics.size(); ++m) {
       const MetricCell& c = a_.cells[p][m];
@@ -172,7 +224,14 @@ std::string SweepReport::csv() const {
       out += "," + (c.comparison ? csvField(std::string(toString(c.comparison->test))) : "");
       out += "," + (c.comparison ? num(c.comparison->p_value) : "");
       out += "," + (c.comparison ? std::string(toString(c.comparison->verdict)) : "");
-      out += "," + fmt("%g", data_.level) + "\n";
+      out += "," + fmt("%g", data_.level);
+      out += "," + (c.interval.hasInterval() ? std::string(toString(c.interval.scale)) : std::string());
+      const auto& cmp = c.comparison;
+      out += "," + (cmp ? std::to_string(cmp->pairs) : "") + "," + (cmp ? std::to_string(cmp->differing) : "");
+      out += "," + (cmp ? num(cmp->smallest_p) : "") + "," + (cmp ? num(cmp->wilcoxon_p) : "");
+      out += "," + (cmp ? std::to_string(cmp->seeds_needed) : "") + "," + (cmp ? csvField(cmp->verdictText()) : "");
+      out += "," + (cmp && cmp->difference_ci ? num(cmp->difference_ci->ci_low) : "");
+      out += "," + (cmp && cmp->difference_ci ? num(cmp->difference_ci->ci_high) : "") + "\n";
     }
   return out;
 }
@@ -209,13 +268,10 @@ nlohmann::json SweepReport::json() const {
       jm["mean"] = c.values.empty() ? json(nullptr) : json(c.interval.mean);
       jm["ci95_low"] = c.interval.hasInterval() ? json(c.interval.low()) : json(nullptr);
       jm["ci95_high"] = c.interval.hasInterval() ? json(c.interval.high()) : json(nullptr);
+      jm["ci95_scale"] = c.interval.hasInterval() ? json(toString(c.interval.scale)) : json(nullptr);
       jm["change_pct"] = c.change_pct ? json(*c.change_pct) : json(nullptr);
       if (c.comparison)
-        jm["test"] = {{"name", toString(c.comparison->test)},
-                      {"pairs", c.comparison->pairs},
-                      {"mean_difference", c.comparison->mean_difference},
-                      {"p_value", numberOrNull(c.comparison->p_value)},
-                      {"verdict", toString(c.comparison->verdict)}};
+        jm["test"] = comparisonJson(*c.comparison);
       else
         jm["test"] = nullptr;
       jp["metrics"][a_.metrics[m].key] = jm;
@@ -243,7 +299,8 @@ nlohmann::json SweepReport::json() const {
                            {"other_mean", numberOrNull(c.interval.mean)},
                            {"change_pct", c.change_pct ? json(*c.change_pct) : json(nullptr)},
                            {"p_value", c.comparison ? numberOrNull(c.comparison->p_value) : json(nullptr)},
-                           {"verdict", c.comparison ? json(toString(c.comparison->verdict)) : json("unpaired")}});
+                           {"verdict", c.comparison ? json(toString(c.comparison->verdict)) : json("unpaired")},
+                           {"test", c.comparison ? comparisonJson(*c.comparison) : json(nullptr)}});
     }
     j["two_policy"] = t;
   }

@@ -28,6 +28,9 @@ class SweepReport {
   std::string pCell(std::size_t point, std::size_t metric) const;
   std::string verdictCell(std::size_t point, std::size_t metric) const;
   std::string testCell(std::size_t point, std::size_t metric) const;
+  std::string smallestPCell(std::size_t point, std::size_t metric) const;
+  std::string wilcoxonCell(std::size_t point, std::size_t metric) const;
+  std::string pairsCell(std::size_t point, std::size_t metric) const;
   std::string perWorkerTable() const;
   std::string twoPolicyTable() const;
 

@@ -2,7 +2,7 @@
 // over 3 seeds writes every run and the three summaries, the tables hold the runs' own numbers, a
 // run's summary is what `simulate` prints for the same scenario, knobs and seed, a rerun with
 // --resume does no work and touches no run file; unified vs lmetric over 5 seeds gives the two-policy
-// table with verdicts; `compare` on the recordings gives the same numbers; bad input fails before any
+// table with verdicts that say "needs >= 6 seeds"; `compare` on the recordings gives the same numbers; bad input fails before any
 // run, creating nothing; Ctrl+C stops cleanly and --resume finishes.
 #include <QtTest>
 
@@ -96,13 +96,19 @@ class TestCliSweep : public QObject {
       }
       QVERIFY(near(e2e["mean"].toDouble(), sum / 3));
       QVERIFY(e2e["ci95_low"].toDouble() <= e2e["mean"].toDouble() && e2e["mean"].toDouble() <= e2e["ci95_high"].toDouble());
+      QVERIFY(e2e["ci95_low"].toDouble() > 0);  // a latency's interval stays above zero
+      QCOMPARE(e2e["ci95_scale"].toString(), QString("log scale"));
       if (p == 0) {
         QVERIFY(e2e["test"].isNull());  // the baseline
       } else {
         const QJsonObject test = e2e["test"].toObject();
         QCOMPARE(test["pairs"].toInt(), 3);
-        QCOMPARE(test["name"].toString(), QString("paired bootstrap"));  // 3 seeds: Wilcoxon could never reach 0.05
-        QCOMPARE(test["verdict"].toString(), test["p_value"].toDouble() < 0.05 ? QString("significant") : QString("not significant"));
+        // 3 seeds: the exact test can never go below 2/8 = 0.25, so no verdict but "needs >= 6 seeds".
+        QCOMPARE(test["name"].toString(), QString("sign-flip (exact)"));
+        QVERIFY(test["p_value"].toDouble() >= 0.25);
+        QCOMPARE(test["smallest_p"].toDouble(), 0.25);
+        QCOMPARE(test["verdict"].toString(), QString("needs more seeds"));
+        QCOMPARE(test["verdict_text"].toString(), QString("needs >= 6 seeds"));
       }
     }
     const QString md = QString::fromUtf8(readAll(out + "/summary.md"));
@@ -167,8 +173,10 @@ class TestCliSweep : public QObject {
         QCOMPARE(verdict, QString("not significant"));  // no errors either way: no difference
         continue;
       }
-      QVERIFY2(verdict == "significant" || verdict == "not significant", qPrintable(verdict));
-      QCOMPARE(verdict == "significant", row["p_value"].toDouble() < 0.05);
+      // 5 seeds: the smallest p they allow is 2/32 = 0.0625, never below 0.05.
+      QCOMPARE(row["test"].toObject()["smallest_p"].toDouble(), 0.0625);
+      QCOMPARE(verdict, QString("needs more seeds"));
+      QVERIFY(row["p_value"].toDouble() >= 0.0625);
       const double change = (row["other_mean"].toDouble() - row["baseline_mean"].toDouble()) /
                             std::abs(row["baseline_mean"].toDouble()) * 100;
       QVERIFY(near(row["change_pct"].toDouble(), change));
@@ -190,6 +198,8 @@ class TestCliSweep : public QObject {
     }
     RUN_EXPECT(cmpMd, 0, QStringList{"compare"} + recs);
     QVERIFY(cmpMd.out.contains("## unified vs lmetric"));
+    QVERIFY(cmpMd.out.contains("| needs >= 6 seeds |"));
+    QVERIFY(!cmpMd.out.contains("| significant |"));
     // Unpaired: a seed missing on one side.
     RUN_EXPECT(unpaired, 0, QStringList{"compare"} + recs.mid(0, 9));
     QVERIFY2(unpaired.out.contains("unpaired"), unpaired.out.left(600).constData());
@@ -230,7 +240,8 @@ class TestCliSweep : public QObject {
     QVERIFY2(r.out.contains("2 grid points x 2 seeds = 4 runs: 4 ran now"), r.out.constData());
     QVERIFY(QFileInfo::exists(out + "/K=200-seed9.kvrec"));
     // Two seeds: the table says there are too few to claim anything.
-    QVERIFY(readAll(out + "/summary.md").contains("too few seeds (2 pairs)"));
+    QVERIFY(readAll(out + "/summary.md").contains("| 2 | sign-flip (exact, 4 patterns) | 0.500 | 0.500 |"));
+    QVERIFY(readAll(out + "/summary.md").contains("needs >= 6 seeds"));
     // The grid in the file and on the command line: a usage error.
     RUN_EXPECT(both, 2, QStringList{"sweep", file, "--grid", "K=1,2", "--out", out});
 

@@ -18,6 +18,7 @@ namespace {
 // QCOMPARE prints these by name.
 QString str(PairedTest t) { return QString::fromUtf8(toString(t).data(), static_cast<qsizetype>(toString(t).size())); }
 QString str(Verdict v) { return QString::fromUtf8(toString(v).data(), static_cast<qsizetype>(toString(v).size())); }
+QString str(MeanInterval::Scale s) { return QString::fromUtf8(toString(s).data(), static_cast<qsizetype>(toString(s).size())); }
 
 RunSummary summary(const std::string& policy, std::uint64_t seed, double e2e_mean, long failed = 0) {
   RunSummary s;
@@ -72,8 +73,9 @@ class TestSweepAnalysis : public QObject {
     QVERIFY(!base.change_pct && !base.comparison);  // the baseline is not compared with itself
     // unified mean = 9 + 1.01 * 2.5 = 11.525: (11.525 - 12.5) / 12.5 = -7.8%.
     QVERIFY(std::abs(*other.change_pct - (-7.8)) < 1e-9);
-    QCOMPARE(str(other.comparison->test), str(PairedTest::WilcoxonExact));
-    QCOMPARE(other.comparison->p_value, 0.03125);  // 6 of 6 seeds better
+    QCOMPARE(str(other.comparison->test), str(PairedTest::SignFlipExact));
+    QCOMPARE(other.comparison->p_value, 0.03125);  // 6 of 6 seeds better: 2/2^6
+    QCOMPARE(other.comparison->wilcoxon_p, 0.03125);
     QCOMPARE(str(other.comparison->verdict), str(Verdict::Significant));
     QVERIFY(a.two_policy_other.has_value());
     QCOMPARE(*a.two_policy_other, std::size_t(1));
@@ -91,7 +93,8 @@ class TestSweepAnalysis : public QObject {
     const std::size_t m = a.metricIndex("e2e_mean_s");
     QCOMPARE(a.cells[1][m].values.size(), std::size_t(5));
     QCOMPARE(a.cells[1][m].comparison->pairs, 5);
-    QCOMPARE(str(a.cells[1][m].comparison->test), str(PairedTest::Bootstrap));  // 5 pairs cannot reach 0.05
+    QCOMPARE(str(a.cells[1][m].comparison->test), str(PairedTest::SignFlipExact));
+    QCOMPARE(str(a.cells[1][m].comparison->verdict), str(Verdict::NeedsMoreSeeds));  // 5 pairs cannot reach 0.05
     QCOMPARE(a.runs_done[1], std::size_t(5));
   }
 
@@ -99,11 +102,75 @@ class TestSweepAnalysis : public QObject {
     const SweepData d = twoPolicies(2);
     const SweepAnalysis a = SweepAnalysis::of(d);
     const std::size_t m = a.metricIndex("e2e_mean_s");
-    QCOMPARE(str(a.cells[1][m].comparison->verdict), str(Verdict::TooFewSeeds));
+    QCOMPARE(str(a.cells[1][m].comparison->verdict), str(Verdict::NeedsMoreSeeds));
     const SweepReport r(d, a);
-    QVERIFY(QString::fromStdString(r.markdown()).contains("too few seeds (2 pairs)"));
+    QVERIFY(QString::fromStdString(r.markdown()).contains("| needs >= 6 seeds |"));
     QCOMPARE(QString::fromStdString(r.json()["points"][1]["metrics"]["e2e_mean_s"]["test"]["verdict"].get<std::string>()),
-             QString("too few seeds"));
+             QString("needs more seeds"));
+  }
+
+  // The case: 3 seeds, every one better. A bootstrap said "significant, p=0.0001"; three
+  // pairs can give no p below 2/8 = 0.25 (scipy.stats.permutation_test((d,), np.mean,
+  // permutation_type="samples", n_resamples=np.inf) -> 0.25; scipy.stats.wilcoxon(d) -> 0.25).
+  void threeSeedsOfOneSignNeedSixSeeds() {
+    const SweepData d = twoPolicies(3);
+    const SweepAnalysis a = SweepAnalysis::of(d);
+    const SweepReport r(d, a);
+    const QString md = QString::fromStdString(r.markdown());
+    QVERIFY2(!md.contains("| significant |"), qPrintable(md));
+    // E2E mean: the point, pairs, test, p, smallest p, Wilcoxon p, verdict.
+    QVERIFY2(md.contains("| policy=unified | 3 | 10.010 [") &&
+                 md.contains("| -9.0% | 3 | sign-flip (exact, 8 patterns) | 0.250 | 0.250 | 0.250 | needs >= 6 seeds |"),
+             qPrintable(md));
+    QVERIFY(md.contains("a verdict needs >= 6 differing pairs"));
+    const nlohmann::json t = r.json()["points"][1]["metrics"]["e2e_mean_s"]["test"];
+    // The fields other code reads are still there, with the same names.
+    QCOMPARE(t["pairs"].get<int>(), 3);
+    QCOMPARE(t["p_value"].get<double>(), 0.25);
+    QCOMPARE(QString::fromStdString(t["name"].get<std::string>()), QString("sign-flip (exact)"));
+    QCOMPARE(t["smallest_p"].get<double>(), 0.25);
+    QCOMPARE(t["seeds_needed"].get<int>(), 6);
+    QCOMPARE(QString::fromStdString(t["verdict_text"].get<std::string>()), QString("needs >= 6 seeds"));
+    QVERIFY(t["difference_ci95"].is_null());
+    const nlohmann::json row = r.json()["two_policy"]["rows"][0];
+    QCOMPARE(QString::fromStdString(row["verdict"].get<std::string>()), QString("needs more seeds"));
+    QCOMPARE(row["test"]["smallest_p"].get<double>(), 0.25);
+    const QStringList csv = QString::fromStdString(r.csv()).split('\n', Qt::SkipEmptyParts);
+    QVERIFY(csv[0].endsWith(",level,ci_scale,pairs,differing,smallest_p,wilcoxon_p,seeds_needed,verdict_text,diff_ci_low,diff_ci_high"));
+  }
+
+  void aMetricTheBaselineNeverHadHasNoPairs() {
+    // Token imbalance is undefined while a worker served nothing: the baseline has no value on any seed.
+    SweepData d = twoPolicies(6);
+    for (auto& run : d.runs[0]) run->token_imbalance.reset();
+    const SweepAnalysis a = SweepAnalysis::of(d);
+    const std::size_t m = a.metricIndex("token_imbalance");
+    QCOMPARE(a.cells[1][m].comparison->pairs, 0);
+    const QString md = QString::fromStdString(SweepReport(d, a).markdown());
+    QVERIFY2(md.contains("| policy=unified | 6 | 2.000x [2.000x, 2.000x] | n/a (no baseline value) | 0 | - | - | - | - | "
+                         "no pairs (a side has no value) |"),
+             qPrintable(md));
+  }
+
+  void intervalsOfPositiveMetricsStayAboveZero() {
+    // E2E mean 0.1, 0.1, 5 s over three seeds: a Student interval would reach -5.9 s.
+    SweepData d = twoPolicies(3);
+    d.runs[0][0]->e2e_s.mean = 0.1;
+    d.runs[0][1]->e2e_s.mean = 0.1;
+    d.runs[0][2]->e2e_s.mean = 5.0;
+    const SweepAnalysis a = SweepAnalysis::of(d);
+    for (const auto& point : a.cells)
+      for (const MetricCell& c : point)
+        if (c.interval.hasInterval()) {
+          QCOMPARE(str(c.interval.scale), QString("log scale"));
+          QVERIFY(c.interval.low() >= 0);
+        }
+    const MetricCell& c = a.cells[0][a.metricIndex("e2e_mean_s")];
+    QVERIFY(MeanInterval::of(c.values).low() < -5);
+    QVERIFY(c.interval.low() > 0);
+    const nlohmann::json j = SweepReport(d, a).json()["points"][0]["metrics"]["e2e_mean_s"];
+    QVERIFY(j["ci95_low"].get<double>() > 0);
+    QCOMPARE(QString::fromStdString(j["ci95_scale"].get<std::string>()), QString("log scale"));
   }
 
   void formats() {
@@ -112,7 +179,7 @@ class TestSweepAnalysis : public QObject {
     const SweepReport r(d, a);
     const QString md = QString::fromStdString(r.markdown());
     QVERIFY(md.contains("## unified vs lmetric"));
-    QVERIFY(md.contains("| E2E mean (s) | 11.000 ± "));  // lmetric over seeds 1..3: 10, 11, 12
+    QVERIFY(md.contains("| E2E mean (s) | 11.000 [8.776, 13.787] | "));  // lmetric over seeds 1..3: 10, 11, 12
     QVERIFY(md.contains("## Per-D bindings"));
     QVERIFY(md.contains("| policy=unified | 60.0 | 60.0% | 10.0 | 40.0 | 40.0% | 8.0 |"));
     const QStringList csv = QString::fromStdString(r.csv()).split('\n', Qt::SkipEmptyParts);
@@ -121,8 +188,9 @@ class TestSweepAnalysis : public QObject {
     const nlohmann::json j = r.json();
     QCOMPARE(j["two_policy"]["rows"].size(), std::size_t(5));
     QCOMPARE(j["points"][0]["metrics"]["e2e_mean_s"]["mean"].get<double>(), 11.0);
-    // 11 +- t(0.975, 2) * 1 / sqrt(3) = 11 +- 2.4841377...
-    QVERIFY(std::abs(j["points"][0]["metrics"]["e2e_mean_s"]["ci95_high"].get<double>() - 13.484137657) < 1e-6);
+    // Log scale: 11 * exp(t * SE / 11), t = scipy.stats.t.ppf(0.975, 2), SE = 1 / sqrt(3) -> 13.786997996550284
+    // (the Student interval's 13.484137657 is 11 + t * SE).
+    QVERIFY(std::abs(j["points"][0]["metrics"]["e2e_mean_s"]["ci95_high"].get<double>() - 13.786997996550284) < 1e-6);
   }
 
   void noTwoPolicyTableWhenMoreVaries() {

@@ -71,13 +71,15 @@ void SweepViewsTest::modelFillsInRunByRun() {
   QCOMPARE(changed.count(), 4);
   QCOMPARE(model.index(1, SweepTableModel::RunsColumn).data().toString(), QStringLiteral("2/2"));
 
-  // Every main metric reads "mean ± half-width" with the core's numbers.
+  // Every main metric reads "mean [low, high]" with the core's numbers (the log-scale interval).
   const SweepAnalysis analysis = SweepAnalysis::of(outcome_.data);
   const std::size_t e2e = analysis.metricIndex("e2e_mean_s");
   const MetricCell& cell = analysis.cells[1][e2e];
   QCOMPARE(cell.values.size(), std::size_t(2));
-  const QString expected = QString::fromStdString(analysis.metrics[e2e].format(cell.interval.mean)) + QStringLiteral(" ± ") +
-                           QString::fromStdString(analysis.metrics[e2e].format(cell.interval.half_width));
+  const QString expected = QString::fromStdString(analysis.metrics[e2e].format(cell.interval.mean)) + QStringLiteral(" [") +
+                           QString::fromStdString(analysis.metrics[e2e].format(cell.interval.low())) + QStringLiteral(", ") +
+                           QString::fromStdString(analysis.metrics[e2e].format(cell.interval.high())) + QStringLiteral("]");
+  QVERIFY(cell.interval.low() >= 0);
   QCOMPARE(model.index(1, SweepTableModel::FirstMetricColumn).data().toString(), expected);
   QVERIFY(model.headerData(SweepTableModel::FirstMetricColumn, Qt::Horizontal).toString().startsWith("E2E mean"));
 
@@ -86,7 +88,13 @@ void SweepViewsTest::modelFillsInRunByRun() {
   QVERIFY(cell.change_pct.has_value());
   QCOMPARE(model.index(1, model.changeColumn()).data().toString(),
            QStringLiteral("%1%2%").arg(*cell.change_pct >= 0 ? "+" : "").arg(*cell.change_pct, 0, 'f', 1));
-  QCOMPARE(model.index(1, model.verdictColumn()).data().toString(), QStringLiteral("too few seeds"));
+  // Two pairs can never give p below 2/4 = 0.5: the verdict says what it needs, n and that floor.
+  QCOMPARE(model.index(1, model.verdictColumn()).data().toString(), QStringLiteral("needs >= 6 seeds (n=2, min p 0.5)"));
+  const QString tip = model.index(1, model.verdictColumn()).data(Qt::ToolTipRole).toString();
+  QVERIFY2(tip.contains("n=2 pairs, sign-flip (exact, 4 patterns)") && tip.contains("smallest possible 0.5 with 2 pairs") &&
+               tip.contains("needs >= 6 seeds at level 0.05"),
+           qPrintable(tip));
+  QCOMPARE(model.headerData(model.pValueColumn(), Qt::Horizontal).toString(), QStringLiteral("p (sign-flip)"));
   model.setFocusMetric("ttft_p90_s");
   QVERIFY(model.headerData(model.changeColumn(), Qt::Horizontal).toString().contains("TTFT p90"));
 }
