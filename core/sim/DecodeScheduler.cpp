@@ -190,7 +190,9 @@ std::int64_t DecodeScheduler::retract(DecodeWorker& w, RunningSlot& slot) {
     w.retracted.push_back(r.id);
   } else {
     // A plain instance (_extend_requests_to_queue): back to the waiting queue, to be prefilled
-    // again, prompt and output so far, over whatever prefix the cache still holds.
+    // again, prompt and output so far, over whatever prefix the cache still holds. Like a new
+    // request, it counts as in the scheduler again once its prefill is queued.
+    if (auto it = w.in_scheduler.find(r.session); it != w.in_scheduler.end() && --it->second <= 0) w.in_scheduler.erase(it);
     w.pool.lock(r.session);
     r.locked = true;
     r.cached = w.pool.cachedTokensFor(r.session, r.hashes, r.input);
