@@ -20,7 +20,7 @@ namespace {
 constexpr double kSpeeds[] = {0.25, 0.5, 1, 2, 5, 10, 25, 50, 100};
 constexpr TimelineKind kJumpKinds[] = {TimelineKind::Crash,      TimelineKind::LinkDead,       TimelineKind::Eviction,
                                        TimelineKind::Reseed,     TimelineKind::TransferFailed, TimelineKind::Correction,
-                                       TimelineKind::KnobChange, TimelineKind::PolicyChange};
+                                       TimelineKind::Retraction, TimelineKind::KnobChange, TimelineKind::PolicyChange};
 // Lands a little before the event so it is replayed (and selectable) right after the seek.
 constexpr SimTime kLeadIn = secondsToTime(1);
 }  // namespace

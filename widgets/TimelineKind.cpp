@@ -44,6 +44,7 @@ int timelineKindSeverity(TimelineKind k) {
     case TimelineKind::Correction: return 8;
     case TimelineKind::TransferFailed: return 7;
     case TimelineKind::LinkSuspect: return 6;
+    case TimelineKind::Retraction: return 6;
     case TimelineKind::Restart: return 5;
     case TimelineKind::Eviction: return 4;  // over the reseed it causes: its size tells the storm
     case TimelineKind::Reseed: return 3;
@@ -71,6 +72,7 @@ std::optional<TimelineKind> timelineKindOf(const Event& e) {
   }
   if (const auto* t = std::get_if<TransferFinished>(&p); t && !t->ok) return TimelineKind::TransferFailed;
   if (std::holds_alternative<Correction>(p)) return TimelineKind::Correction;
+  if (std::holds_alternative<Retraction>(p)) return TimelineKind::Retraction;
   if (std::holds_alternative<KnobChanged>(p)) return TimelineKind::KnobChange;
   if (std::holds_alternative<PolicyChanged>(p)) return TimelineKind::PolicyChange;
   return std::nullopt;
@@ -88,6 +90,7 @@ QString timelineKindLabel(TimelineKind kind) {
     case TimelineKind::LinkAlive: return tr("Link alive again");
     case TimelineKind::TransferFailed: return tr("Failed transfers");
     case TimelineKind::Correction: return tr("Streaming-session corrections");
+    case TimelineKind::Retraction: return tr("Decode retractions (KV ran out)");
     case TimelineKind::KnobChange: return tr("Knob changes");
     case TimelineKind::PolicyChange: return tr("Policy changes");
     case TimelineKind::Count: break;
@@ -107,6 +110,7 @@ const char* timelineKindKey(TimelineKind kind) {
     case TimelineKind::LinkAlive: return "link-alive";
     case TimelineKind::TransferFailed: return "transfer-failed";
     case TimelineKind::Correction: return "correction";
+    case TimelineKind::Retraction: return "retraction";
     case TimelineKind::KnobChange: return "knob";
     case TimelineKind::PolicyChange: return "policy";
     case TimelineKind::Count: break;
@@ -127,6 +131,7 @@ QColor timelineKindColor(TimelineKind kind) {
     case TimelineKind::LinkAlive: return QColor(0x7C, 0xB3, 0x42);       // light green
     case TimelineKind::TransferFailed: return QColor(0x8D, 0x6E, 0x63);  // brown
     case TimelineKind::Correction: return QColor(0x00, 0xAC, 0xC1);      // cyan
+    case TimelineKind::Retraction: return QColor(0xC0, 0xCA, 0x33);      // lime
     case TimelineKind::KnobChange: return QColor(0x5C, 0x6B, 0xC0);      // indigo
     case TimelineKind::PolicyChange: return QColor(0x00, 0x89, 0x7B);    // teal
     case TimelineKind::Count: break;
@@ -198,6 +203,10 @@ void paintTimelineGlyph(QPainter& p, TimelineKind kind, QPointF c, qreal r, cons
       filled();
       polygon({c + QPointF(0, -r), c + QPointF(r, 0), c + QPointF(0, r), c + QPointF(-r, 0)});
       break;
+    case TimelineKind::Retraction:  // a hollow diamond: a correction's shape, for the other scheduler fix-up
+      hollow();
+      polygon({c + QPointF(0, -r), c + QPointF(r, 0), c + QPointF(0, r), c + QPointF(-r, 0)});
+      break;
     case TimelineKind::KnobChange:
     case TimelineKind::PolicyChange:
       p.setPen(QPen(fill, 2, kind == TimelineKind::KnobChange ? Qt::DashLine : Qt::SolidLine));
@@ -250,6 +259,13 @@ QString describeTimelineEvent(const Event& e, const TelemetryStore* store) {
         .arg(c->request)
         .arg(c->session)
         .arg(latin(toString(c->fault)));
+  if (const auto* r = std::get_if<Retraction>(&p))
+    return tr("Decode out of memory on %1 at %2\n%3 request(s) retracted, %4 tokens freed\nnew_token_ratio %5 -> %6")
+        .arg(workerName(r->worker, store), at)
+        .arg(r->requests.size())
+        .arg(tokens(r->tokens_freed))
+        .arg(r->new_token_ratio_before, 0, 'f', 4)
+        .arg(r->new_token_ratio_after, 0, 'f', 4);
   if (const auto* k = std::get_if<KnobChanged>(&p))
     return tr("Knob %1: %2 -> %3 at %4 (by %5)")
         .arg(q(k->name))

@@ -28,6 +28,7 @@ enum class TimelineKind : int {
   LinkAlive,
   TransferFailed,
   Correction,
+  Retraction,    // decode ran out of KV and took requests out of its batch
   KnobChange,    // drawn as a line across all rows
   PolicyChange,  // drawn as a line across all rows
   Count

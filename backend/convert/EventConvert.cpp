@@ -1,6 +1,7 @@
 #include "convert/EventConvert.h"
 #include "model/Overloaded.h"
 
+#include <cmath>
 #include <mutex>
 #include <set>
 #include <string_view>
@@ -25,6 +26,7 @@ namespace convert {
 namespace {
 constexpr std::size_t kMaxInternedNames = 4096;
 constexpr std::size_t kMaxComponentNameLength = 128;
+constexpr int kMaxRetractedRequests = 65536;
 }  // namespace
 
 const char* internComponentName(std::string_view name) {
@@ -190,6 +192,14 @@ void payloadToProto(const EventPayload& payload, v1::Event* out) {
             p->set_worker(h.worker);
             p->set_health(enumToProto(h.health));
             p->set_reason(h.reason);
+          },
+          [&](const Retraction& r) {
+            auto* p = out->mutable_retraction();
+            p->set_worker(r.worker);
+            for (RequestId id : r.requests) p->add_requests(id);
+            p->set_tokens_freed(r.tokens_freed);
+            p->set_new_token_ratio_before(r.new_token_ratio_before);
+            p->set_new_token_ratio_after(r.new_token_ratio_after);
           },
       },
       payload);
@@ -359,6 +369,19 @@ bool decode(const v1::WorkerHealthChanged& in, WorkerHealthChanged* out, std::st
   return decodeEnum(in.health(), &out->health, "health", error);
 }
 
+bool decode(const v1::Retraction& in, Retraction* out, std::string* error) {
+  // A batch holds at most max_running_requests; a stream claiming more is not one the twin wrote.
+  if (in.requests_size() > kMaxRetractedRequests)
+    return fail(error, "requests: ", in.requests_size(), " entries, at most ", kMaxRetractedRequests);
+  out->requests.assign(in.requests().begin(), in.requests().end());
+  out->tokens_freed = in.tokens_freed();
+  out->new_token_ratio_before = in.new_token_ratio_before();
+  out->new_token_ratio_after = in.new_token_ratio_after();
+  if (!std::isfinite(out->new_token_ratio_before) || !std::isfinite(out->new_token_ratio_after))
+    return fail(error, "new_token_ratio: not a finite number");
+  return decodeWorker(in.worker(), true, &out->worker, "worker", error);
+}
+
 // The payloads with a public fromProto go through it (same validation, one implementation).
 bool decode(const v1::RunStarted& in, RunStarted* out, std::string* error) { return fromProto(in, out, error); }
 bool decode(const v1::KnobChanged& in, KnobChanged* out, std::string* error) { return fromProto(in, out, error); }
@@ -420,6 +443,7 @@ bool fromProto(const v1::Event& in, Event* out, std::string* error) {
     case P::kRunControl: ok = decodePayload<RunControlChanged>(in.run_control(), &payload, error); break;
     case P::kRunMark: ok = decodePayload<RunMarked>(in.run_mark(), &payload, error); break;
     case P::kHealth: ok = decodePayload<WorkerHealthChanged>(in.health(), &payload, error); break;
+    case P::kRetraction: ok = decodePayload<Retraction>(in.retraction(), &payload, error); break;
     case P::PAYLOAD_NOT_SET:
       // Also what a kind added by a newer build looks like (an unknown field to this one).
       return fail(error, "event seq ", in.seq(), " has no payload (empty, or a kind this build does not know)");

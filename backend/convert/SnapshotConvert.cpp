@@ -65,6 +65,8 @@ void toProto(const Snapshot& in, v1::Snapshot* out) {
     p->set_pending_seeds(g.pending_seeds);
     p->set_alive(g.alive);
     p->set_kv_evictable(g.kv_evictable);
+    p->set_retracted_total(g.retracted_total);
+    p->set_kv_capacity_violations(g.kv_capacity_violations);
   }
   out->mutable_links()->Reserve(static_cast<int>(in.links.size()));
   for (const auto& l : in.links) {
@@ -93,6 +95,8 @@ bool fromProto(const v1::Snapshot& in, Snapshot* out, std::string* error) {
     g.kv_capacity = p.kv_capacity();
     g.kv_peak = p.kv_peak();
     g.kv_evictable = p.kv_evictable();
+    g.retracted_total = p.retracted_total();
+    g.kv_capacity_violations = p.kv_capacity_violations();
     g.running = p.running();
     g.queued = p.queued();
     g.resident_sessions = p.resident_sessions();

@@ -83,6 +83,11 @@ class ChromeTraceExporter : public EventExporter {
                    [&](const Eviction& v) {
                      instant(e, pid(v.worker), "eviction", {{"tokens_freed", v.tokens_freed}, {"session", v.session}});
                    },
+                   [&](const Retraction& r) {
+                     instant(e, pid(r.worker), "retraction",
+                             {{"requests", r.requests}, {"tokens_freed", r.tokens_freed},
+                              {"new_token_ratio", {r.new_token_ratio_before, r.new_token_ratio_after}}});
+                   },
                    [&](const WorkerCrashed& c) {
                      instant(e, pid(c.worker), "crash", {{"reason", c.reason}, {"aborted", c.aborted_requests}});
                    },

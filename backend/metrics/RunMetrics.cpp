@@ -135,6 +135,13 @@ void RunMetrics::onEvent(const Event& e) {
                  },
                  [&](const WorkerRestarted&) { ++s.restarts; },
                  [&](const Correction&) { ++s.corrections; },
+                 [&](const Retraction& r) {
+                   ++s.retractions;
+                   if (r.worker < 0) return;
+                   Worker& w = worker(r.worker);
+                   addClamped(w.retracted, r.requests.size());
+                   w.last_retracted = r.requests.size();
+                 },
                  [&](const RequestDone& d) {
                    ++s.requests;
                    if (d.status != RequestStatus::Ok) {
@@ -220,6 +227,10 @@ std::string RunMetrics::render() const {
   gauge("kvscope_worker_up", "1 while the worker is alive, 0 after a crash until its restart.",
         [](const WorkerGauges& g) { return std::int64_t{g.alive ? 1 : 0}; });
 
+  family(out, "kvscope_num_retracted_reqs", "gauge",
+         "Requests the latest decode retraction took out of the batch (as sglang:num_retracted_reqs).");
+  for (std::size_t i = 0; i < s.workers.size(); ++i) sample(out, "kvscope_num_retracted_reqs", labels[i], s.workers[i].last_retracted);
+
   // Per-worker counters.
   const auto perWorker = [&](std::string_view name, std::string_view help, auto value_of) {
     family(out, name, "counter", help);
@@ -227,6 +238,9 @@ std::string RunMetrics::render() const {
   };
   perWorker("kvscope_bindings_total", "Admitted requests bound to the worker (the summary's bindings).",
             [](const Worker& w) { return w.bindings; });
+  perWorker("kvscope_num_retracted_requests_total",
+            "Requests retracted from the decode batch when KV ran out (as sglang:num_retracted_requests_total).",
+            [](const Worker& w) { return w.retracted; });
   perWorker("kvscope_prompt_tokens_total", "Input tokens of the requests the worker completed.",
             [](const Worker& w) { return w.prompt_tokens; });
   perWorker("kvscope_generation_tokens_total", "Output tokens of the requests the worker completed.",
@@ -246,6 +260,8 @@ std::string RunMetrics::render() const {
   counter(out, "kvscope_worker_crashes_total", "Worker crashes.", s.crashes);
   counter(out, "kvscope_worker_restarts_total", "Worker restarts after a crash.", s.restarts);
   counter(out, "kvscope_corrections_total", "Streaming-session extend_input_len corrections.", s.corrections);
+  counter(out, "kvscope_retractions_total", "Decode out-of-memory events (\"Decode out of memory happened\"), each retracting requests.",
+          s.retractions);
 
   // Latency histograms of completed requests.
   const auto histogram = [&](std::string_view name, std::string_view help, const auto& h, const auto& bounds) {

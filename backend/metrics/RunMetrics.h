@@ -44,6 +44,7 @@ class RunMetrics : public EventSink {
     std::string name, role;  // label values, escaped once when the worker is first seen
     std::uint64_t bindings = 0;
     std::uint64_t prompt_tokens = 0, generation_tokens = 0;
+    std::uint64_t retracted = 0, last_retracted = 0;  // requests retracted: all, and by the latest retraction
     bool has_gauges = false;  // a Snapshot reported this worker
     WorkerGauges gauges;
   };
@@ -61,6 +62,7 @@ class RunMetrics : public EventSink {
     std::uint64_t evictions = 0, evicted_tokens = 0;
     std::uint64_t seeds = 0, reseeds = 0, direct = 0;
     std::uint64_t link_dead = 0, aborted = 0, crashes = 0, restarts = 0, corrections = 0;
+    std::uint64_t retractions = 0;  // decode out-of-memory events
     Histogram<kTtftBuckets.size()> ttft;
     Histogram<kE2eBuckets.size()> e2e;
   };

@@ -103,7 +103,8 @@ const char* eventKindName(const EventPayload& p) {
                  [](const RunFinished&) { return "run_finished"; },
                  [](const RunControlChanged&) { return "run_control"; },
                  [](const RunMarked&) { return "run_mark"; },
-                 [](const WorkerHealthChanged&) { return "health"; }},
+                 [](const WorkerHealthChanged&) { return "health"; },
+                 [](const Retraction&) { return "retraction"; }},
       p);
 }
 

@@ -132,6 +132,17 @@ struct Eviction {
   std::int32_t sessions_hit = 0;
 };
 
+// A decode worker found no KV for its batch's next token, even after evicting idle cache, and took
+// requests out of the batch to make room (SGLang's retract_decode: "Decode out of memory happened.
+// #retracted_reqs: N, #new_token_ratio: a -> b"). The requests resume when room comes back.
+struct Retraction {
+  WorkerId worker = kNoWorker;
+  std::vector<RequestId> requests;  // in the order retracted
+  std::int64_t tokens_freed = 0;
+  double new_token_ratio_before = 0;
+  double new_token_ratio_after = 0;
+};
+
 struct LinkHealth {
   std::int32_t prefill = 0;
   WorkerId worker = kNoWorker;
@@ -236,6 +247,9 @@ struct WorkerGauges {
   std::int32_t pending_seeds = 0;
   bool alive = true;
   std::int64_t kv_evictable = 0;  // 0 also when the worker does not export it (SGLang before v0.5.11)
+  std::int64_t retracted_total = 0;  // requests retracted so far (sglang:num_retracted_requests_total)
+  // Times the simulated pool held more than its capacity (a simulator bug; always 0 when live).
+  std::int64_t kv_capacity_violations = 0;
 };
 
 struct LinkGauges {
@@ -264,7 +278,7 @@ using EventPayload =
     std::variant<RunStarted, RouteDecision, Admission, SeedStarted, TransferStarted, TransferFinished,
                  Eviction, LinkHealth, WorkerCrashed, WorkerRestarted, Correction, RequestDone,
                  KnobChanged, PolicyChanged, Snapshot, RunFinished, RunControlChanged, RunMarked,
-                 WorkerHealthChanged>;
+                 WorkerHealthChanged, Retraction>;
 
 struct Event {
   std::uint64_t seq = 0;

@@ -98,7 +98,8 @@ json eventToJson(const Event& e) {
                                       {"kv_peak", g.kv_peak}, {"running", g.running}, {"queued", g.queued},
                                       {"resident_sessions", g.resident_sessions}, {"bindings", g.bindings},
                                       {"pending_seeds", g.pending_seeds}, {"alive", g.alive},
-                                      {"kv_evictable", g.kv_evictable}});
+                                      {"kv_evictable", g.kv_evictable}, {"retracted_total", g.retracted_total},
+                                      {"kv_capacity_violations", g.kv_capacity_violations}});
             for (const auto& l : s.links)
               j["links"].push_back({{"prefill", l.prefill}, {"worker", l.worker}, {"queue_depth", l.queue_depth},
                                     {"bytes_in_flight", l.bytes_in_flight}, {"state", toString(l.state)}});
@@ -121,6 +122,11 @@ json eventToJson(const Event& e) {
           },
           [&](const WorkerHealthChanged& h) {
             j.update({{"worker", h.worker}, {"health", toString(h.health)}, {"reason", h.reason}});
+          },
+          [&](const Retraction& r) {
+            j.update({{"worker", r.worker}, {"requests", r.requests}, {"tokens_freed", r.tokens_freed},
+                      {"new_token_ratio_before", r.new_token_ratio_before},
+                      {"new_token_ratio_after", r.new_token_ratio_after}});
           },
       },
       e.payload);

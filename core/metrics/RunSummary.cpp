@@ -32,7 +32,7 @@ nlohmann::json RunSummary::toJson() const {
   for (const auto& w : workers)
     j["workers"].push_back({{"id", w.id}, {"role", w.role}, {"bindings", w.bindings}, {"share", w.share},
                             {"sessions", w.sessions}, {"kv_peak_frac", w.kv_peak_frac}, {"evictions", w.evictions},
-                            {"tokens_served", w.tokens_served}});
+                            {"tokens_served", w.tokens_served}, {"retractions", w.retractions}});
   j["evictions"] = {{"count", eviction_count}, {"mean_tokens", eviction_mean_tokens}, {"max_tokens", eviction_max_tokens},
                     {"sessions_hit", eviction_sessions_hit}};
   j["seeds"] = seeds;
@@ -42,6 +42,8 @@ nlohmann::json RunSummary::toJson() const {
   j["aborted_requests"] = aborted_requests;
   j["worker_crashes"] = worker_crashes;
   j["corrections"] = corrections;
+  j["retractions"] = {{"requests", retractions}, {"events", retraction_events}};
+  j["kv_capacity_violations"] = kv_capacity_violations;
   j["token_imbalance"] = token_imbalance ? nlohmann::json(*token_imbalance) : nlohmann::json(nullptr);
   j["skipped_records"] = skipped_records;
   if (!source_notes.empty()) j["source_notes"] = source_notes;
@@ -77,6 +79,17 @@ std::string RunSummary::toTable() const {
          std::to_string(direct_appends) + "\n";
   out += "link-dead events " + std::to_string(link_dead_events) + "  aborted requests " + std::to_string(aborted_requests) +
          "  worker crashes " + std::to_string(worker_crashes) + "  corrections " + std::to_string(corrections) + "\n";
+  out += "retractions " + std::to_string(retractions) + " requests in " + std::to_string(retraction_events) +
+         " decode out-of-memory events";
+  if (retractions > 0) {
+    std::string per;
+    for (const auto& w : workers)
+      if (w.retractions > 0) per += (per.empty() ? "" : ", ") + w.id + " " + std::to_string(w.retractions);
+    out += " (" + per + ")";
+  }
+  out += "\n";
+  if (kv_capacity_violations > 0)
+    out += "KV POOL OVER CAPACITY " + std::to_string(kv_capacity_violations) + " times: a simulator bug, the numbers above are not physical\n";
   out += "token imbalance (max/min served) " + (token_imbalance ? fmt("%.2fx", *token_imbalance) : std::string("inf (a worker served nothing)")) + "\n";
   if (!source_notes.empty()) {
     out += "\nthe source could not use:\n";

@@ -21,6 +21,7 @@ struct WorkerSummary {
   double kv_peak_frac = 0;
   long evictions = 0;
   long long tokens_served = 0;
+  long retractions = 0;  // requests the worker retracted from its decode batch
 };
 
 struct RunSummary {
@@ -39,6 +40,10 @@ struct RunSummary {
   long eviction_sessions_hit = 0;
   long seeds = 0, reseeds = 0, direct_appends = 0;
   long link_dead_events = 0, aborted_requests = 0, worker_crashes = 0, corrections = 0;
+  // Decode out of memory: requests retracted, and the retraction events that took them.
+  long retractions = 0, retraction_events = 0;
+  // Times a simulated KV pool held more than its capacity, as the last snapshots said (a simulator bug).
+  long long kv_capacity_violations = 0;
   std::optional<double> token_imbalance;  // max/min tokens served across workers; none when one served nothing
   long skipped_records = 0;
   std::vector<std::string> source_notes;  // what the run's source could not use (RunFinished::notes)

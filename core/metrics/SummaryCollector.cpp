@@ -47,6 +47,11 @@ void SummaryCollector::onEvent(const Event& e) {
                    addClamped(aborted_, c.aborted_requests);
                  },
                  [&](const Correction&) { ++corrections_; },
+                 [&](const Retraction& r) {
+                   ++retraction_events_;
+                   addClamped(retractions_, static_cast<long>(r.requests.size()));
+                   if (r.worker >= 0) addClamped(worker(r.worker).retractions, static_cast<long>(r.requests.size()));
+                 },
                  [&](const RequestDone& d) {
                    ++total_;
                    if (d.status != RequestStatus::Ok) {
@@ -66,6 +71,7 @@ void SummaryCollector::onEvent(const Event& e) {
                      if (g.kv_capacity <= 0) continue;
                      auto& w = worker(g.worker);
                      w.kv_peak_frac = std::max(w.kv_peak_frac, static_cast<double>(g.kv_peak) / static_cast<double>(g.kv_capacity));
+                     w.capacity_violations = std::max(w.capacity_violations, static_cast<long long>(g.kv_capacity_violations));
                    }
                  },
                  [](const auto&) {},
@@ -99,6 +105,8 @@ RunSummary SummaryCollector::summary() const {
     ws.kv_peak_frac = w.kv_peak_frac;
     ws.evictions = w.evictions;
     ws.tokens_served = w.tokens_served;
+    ws.retractions = w.retractions;
+    s.kv_capacity_violations += w.capacity_violations;
     s.workers.push_back(ws);
     max_served = std::max(max_served, w.tokens_served);
     min_served = min_served < 0 ? w.tokens_served : std::min(min_served, w.tokens_served);
@@ -115,6 +123,8 @@ RunSummary SummaryCollector::summary() const {
   s.aborted_requests = aborted_;
   s.worker_crashes = crashes_;
   s.corrections = corrections_;
+  s.retractions = retractions_;
+  s.retraction_events = retraction_events_;
   return s;
 }
 

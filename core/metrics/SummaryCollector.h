@@ -26,6 +26,8 @@ class SummaryCollector : public EventSink {
     double kv_peak_frac = 0;
     long evictions = 0;
     long long tokens_served = 0;
+    long retractions = 0;
+    long long capacity_violations = 0;  // the worker's cumulative count in its latest snapshot
   };
   PerWorker& worker(WorkerId w);
 
@@ -37,6 +39,7 @@ class SummaryCollector : public EventSink {
   long evictions_ = 0;
   long long eviction_tokens_ = 0, eviction_max_ = 0;
   DistinctCount evicted_sessions_;
+  long retractions_ = 0, retraction_events_ = 0;
   long seeds_ = 0, reseeds_ = 0, direct_ = 0, link_dead_ = 0, aborted_ = 0, crashes_ = 0, corrections_ = 0;
   SimTime last_time_ = 0;
 };

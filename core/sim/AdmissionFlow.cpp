@@ -111,8 +111,15 @@ void AdmissionFlow::onAdmitRpc(SimRequest& r, WorkerId wid) {
   // pool and evicts LRU leaves synchronously in the allocator, exactly as much as it needs.
   const bool radix = w.pool.granularity() == EvictionGranularity::Block;
   const std::int64_t limit = radix ? w.pool.capacity() : ctx_.pressureLimit(w);
-  if (radix) w.pool.makeRoom(need, limit);
-  const bool fits = w.pool.fits(need, limit);
+  // A turn prefilled here is scheduled at once, so it must also leave the output reservation its
+  // scheduler keeps (DecodeScheduler::roomFor); a seed's prealloc checks its own rule later.
+  bool fits = false;
+  if (r.path == RoutePath::Direct || r.path == RoutePath::Local) {
+    fits = decode_.roomFor(w, r, need, limit, /*evict=*/false);
+  } else {
+    if (radix) w.pool.makeRoom(need, limit);
+    fits = w.pool.fits(need, limit);
+  }
   if (!fits && r.path == RoutePath::Local) {
     admit(r, wid, need, /*forced=*/true);  // a plain instance queues the request until room frees up
     return;

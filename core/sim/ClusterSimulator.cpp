@@ -229,6 +229,17 @@ void ClusterSimulator::restartWorker(WorkerId wid) {
   for (std::size_t p = 0; p < ctx_.prefill.size(); ++p) seeds_.onLinkRecover(static_cast<std::int32_t>(p), wid);
 }
 
+std::vector<ClusterSimulator::PoolCheck> ClusterSimulator::poolChecks() const {
+  std::vector<PoolCheck> out;
+  for (const auto& w : ctx_.workers)
+    out.push_back(PoolCheck{ctx_.workerName(w->id), w->pool.capacity(), w->pool.peakEver(), w->pool.capacityViolations(),
+                            w->retractions});
+  for (const auto& p : ctx_.prefill)
+    out.push_back(PoolCheck{"P" + std::to_string(p->id), p->pool.capacity(), p->pool.peakEver(),
+                            p->pool.capacityViolations(), 0});
+  return out;
+}
+
 void ClusterSimulator::snapshot() {
   Snapshot snap;
   for (const auto& w : ctx_.workers) {
@@ -237,7 +248,8 @@ void ClusterSimulator::snapshot() {
                                         static_cast<std::int32_t>(w->prefill_queue.size() + w->space_waiters.size() +
                                                                   w->seed_slot_waiters.size()),
                                         w->pool.residentSessions(), ctx_.router.assignedSessions(w->id), w->pending_seeds,
-                                        w->alive, w->pool.evictableTokens()});
+                                        w->alive, w->pool.evictableTokens(), w->retractions,
+                                        w->pool.capacityViolations()});
     w->pool.resetPeak();
   }
   for (std::size_t p = 0; p < ctx_.links.size(); ++p)

@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "model/Workload.h"
 #include "scenario/Scenario.h"
@@ -44,6 +45,17 @@ class ClusterSimulator {
   const KnobRegistry& knobs() const { return ctx_.knobs; }
   std::string_view policy() const { return ctx_.router.policyName(); }
   const Workload& workload() const { return workload_; }
+
+  // Every KV pool's capacity, the most it ever held, the changes that took it over capacity (a
+  // simulator bug, asserted in debug builds) and the requests its worker retracted.
+  struct PoolCheck {
+    std::string worker;  // "D0", "I2", "P1"
+    std::int64_t capacity = 0;
+    std::int64_t peak = 0;
+    std::int64_t violations = 0;
+    std::int64_t retractions = 0;
+  };
+  std::vector<PoolCheck> poolChecks() const;
 
  private:
   void dispatch(const SimEvent& e);

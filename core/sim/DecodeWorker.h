@@ -8,6 +8,7 @@
 
 #include "sim/KvPool.h"
 #include "sim/MooncakeLink.h"
+#include "sim/NewTokenRatio.h"
 #include "sim/PrefillWorker.h"
 
 namespace kvscope {
@@ -16,6 +17,7 @@ struct RunningSlot {
   RequestId id = 0;         // 0 = left the batch during this iteration (removed at its end)
   std::int32_t remaining = 0;
   std::int32_t generated = 0;
+  std::int32_t kv = 0;  // decode-growth tokens reserved so far (one per started decode step)
 };
 
 struct DecodeWorker {
@@ -31,11 +33,14 @@ struct DecodeWorker {
   std::vector<RunningSlot> joining;       // first token produced this iteration; decode from the next
   std::deque<RequestId> space_waiters;    // waiting for room in the pool (seeds, local requests)
   std::deque<RequestId> seed_slot_waiters;  // router-side: waiting for the pending-seed budget
+  std::deque<RequestId> retracted;        // retracted from the batch, waiting for room to resume
   absl::flat_hash_map<SessionId, int> in_scheduler;  // requests per session not yet committed here
 
   std::int64_t context_tokens = 0;          // sum of context lengths in the batch
   std::int64_t pending_prefill_tokens = 0;  // local prefill still queued
   std::int32_t pending_seeds = 0;
+  NewTokenRatio new_token_ratio;
+  std::int64_t retractions = 0;  // requests retracted so far (upstream's num_retracted_requests_total)
 
   bool iterating = false;
   std::int32_t epoch = 0;                   // bumped by a crash so stale iteration events are ignored

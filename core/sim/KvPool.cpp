@@ -1,6 +1,7 @@
 #include "sim/KvPool.h"
 
 #include <algorithm>
+#include <cassert>
 #include <limits>
 
 namespace kvscope {
@@ -13,6 +14,11 @@ KvPool::KvPool(WorkerId worker, std::int64_t capacity_tokens, int block_size, Ev
 void KvPool::addUsed(std::int64_t delta) {
   used_ += delta;
   peak_ = std::max(peak_, used_);
+  peak_ever_ = std::max(peak_ever_, used_);
+  if (used_ > capacity_) {
+    ++violations_;
+    assert(!"KvPool: more tokens in use than the pool's capacity");
+  }
   notePeak();
 }
 
@@ -198,6 +204,8 @@ void KvPool::commit(SessionId session, std::span<const BlockHash> prompt, std::i
   for (std::size_t i = chain.blocks.size(); i > m; --i) dropBlockRef(chain.blocks[i - 1], removed);
   if (listener_ && !removed.empty()) listener_->onBlocksRemoved(worker_, removed);
   chain.blocks.resize(m);
+  addUsed(-chain.tail_tokens);  // the old tail goes before the new blocks come (no transient overshoot)
+  chain.tail_tokens = 0;
   for (std::size_t i = m; i < prompt.size(); ++i) {
     auto [ref, fresh] = block_refs_.try_emplace(prompt[i], 0);
     if (ref->second++ == 0) addUsed(block_size_);
@@ -205,11 +213,42 @@ void KvPool::commit(SessionId session, std::span<const BlockHash> prompt, std::i
   }
   if (listener_ && prompt.size() > m) listener_->onBlocksStored(worker_, session, prompt.subspan(m));
   const std::int64_t hashed = static_cast<std::int64_t>(prompt.size()) * block_size_;
-  const std::int64_t tail = std::max<std::int64_t>(0, committed_tokens - hashed);
-  addUsed(tail - chain.tail_tokens);
-  chain.tail_tokens = tail;
+  chain.tail_tokens = std::max<std::int64_t>(0, committed_tokens - hashed);
+  addUsed(chain.tail_tokens);
   if (locked) pinChain(chain, +1);
   touch(session, chain);
+}
+
+void KvPool::commitWithin(SessionId session, std::span<const BlockHash> prompt, std::int64_t committed_tokens) {
+  std::int64_t growth = commitGrowth(session, prompt, committed_tokens);
+  if (growth > 0 && !fits(growth, capacity_)) {
+    makeRoom(growth, capacity_);
+    growth = commitGrowth(session, prompt, committed_tokens);
+  }
+  while (growth > 0 && !fits(growth, capacity_) && committed_tokens > 0) {
+    committed_tokens = std::max<std::int64_t>(0, committed_tokens - (used_ + growth - capacity_));
+    prompt = prompt.first(std::min(prompt.size(), static_cast<std::size_t>(committed_tokens / block_size_)));
+    growth = commitGrowth(session, prompt, committed_tokens);
+  }
+  commit(session, prompt, committed_tokens);
+}
+
+std::int64_t KvPool::commitGrowth(SessionId session, std::span<const BlockHash> prompt,
+                                  std::int64_t committed_tokens) const {
+  std::int64_t growth = 0;
+  std::size_t m = 0;
+  if (auto it = sessions_.find(session); it != sessions_.end()) {
+    const SessionChain& chain = it->second;
+    const std::size_t n = std::min(chain.blocks.size(), prompt.size());
+    while (m < n && chain.blocks[m] == prompt[m]) ++m;
+    for (std::size_t i = m; i < chain.blocks.size(); ++i)
+      if (auto ref = block_refs_.find(chain.blocks[i]); ref != block_refs_.end() && ref->second == 1) growth -= block_size_;
+    growth -= chain.tail_tokens;
+  }
+  for (std::size_t i = m; i < prompt.size(); ++i)
+    if (!block_refs_.contains(prompt[i])) growth += block_size_;
+  const std::int64_t hashed = static_cast<std::int64_t>(prompt.size()) * block_size_;
+  return growth + std::max<std::int64_t>(0, committed_tokens - hashed);
 }
 
 std::int64_t KvPool::release(SessionId session) {

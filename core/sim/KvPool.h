@@ -40,6 +40,11 @@ class KvPool {
   std::int64_t used() const { return used_; }
   std::int64_t freeTokens() const { return capacity_ - used_; }
   std::int64_t peakSinceReset() const { return peak_; }
+  // The invariant every change is checked against: a pool never holds more than its capacity (a
+  // real allocator cannot hand out slots it does not have). A violation is a logic error of the
+  // simulator: an assertion in debug builds, and counted (and reported in the snapshots) always.
+  std::int64_t peakEver() const { return peak_ever_; }
+  std::int64_t capacityViolations() const { return violations_; }
   void resetPeak() {
     peak_ = used_;
     held_peak_ = heldTokens();
@@ -53,6 +58,8 @@ class KvPool {
     return granularity_ == EvictionGranularity::Block ? used_ - reserved_ - pinned_tokens_ : 0;
   }
   std::int64_t heldTokens() const { return used_ - evictableTokens(); }  // upstream's num_used_tokens
+  // PrefillAdder's `available_size() + evictable_size()`: room an admission may count on.
+  std::int64_t availableTokens() const { return freeTokens() + evictableTokens(); }
   std::int64_t heldPeakSinceReset() const { return held_peak_; }
   int blockSize() const { return block_size_; }
   EvictionGranularity granularity() const { return granularity_; }
@@ -86,6 +93,11 @@ class KvPool {
   // the rest of `committed_tokens` (the prompt's last partial block and the output). Replaces the
   // previous chain and reports the newly referenced blocks to the listener.
   void commit(SessionId session, std::span<const BlockHash> prompt, std::int64_t committed_tokens);
+  // `commit`, making room for what it adds and, when even eviction leaves too little, keeping fewer
+  // of the turn's tokens (from the end): the pool never goes over its capacity.
+  void commitWithin(SessionId session, std::span<const BlockHash> prompt, std::int64_t committed_tokens);
+  // Tokens `commit` would add to the pool (negative when it frees some).
+  std::int64_t commitGrowth(SessionId session, std::span<const BlockHash> prompt, std::int64_t committed_tokens) const;
   // Drops a session's chain (session-level release). Returns the tokens freed.
   std::int64_t release(SessionId session);
   // Crash: everything gone.
@@ -125,6 +137,8 @@ class KvPool {
   std::int64_t reserved_ = 0;       // in-flight reservations (always locked)
   std::int64_t pinned_tokens_ = 0;  // blocks and tails of locked chains, each block once
   std::int64_t held_peak_ = 0;
+  std::int64_t peak_ever_ = 0;
+  std::int64_t violations_ = 0;
   absl::flat_hash_map<BlockHash, std::int32_t> pins_;  // pinned block -> locked chains holding it
   absl::flat_hash_map<BlockHash, std::int32_t> block_refs_;  // resident block -> sessions referencing it
   absl::flat_hash_map<SessionId, SessionChain> sessions_;

@@ -52,8 +52,7 @@ void SeedPipeline::dispatch(SimRequest& r) {
   r.reserved = std::max<std::int64_t>(1, r.input - r.cached);
   ctx_.publish(SeedStarted{r.id, r.session, r.prefill, r.worker, r.reserved, r.path == RoutePath::Reseed});
   r.stage = RequestStage::Prealloc;
-  if (!w.pool.fits(r.reserved, w.pool.capacity())) w.pool.makeRoom(r.reserved, w.pool.capacity());
-  if (w.pool.fits(r.reserved, w.pool.capacity())) {
+  if (decode_.roomFor(w, r, r.reserved, w.pool.capacity(), /*evict=*/true)) {
     w.pool.reserve(r.reserved);
     r.prealloc_done = true;
     r.stage = RequestStage::Seeding;
@@ -72,8 +71,7 @@ void SeedPipeline::dispatch(SimRequest& r) {
 
 void SeedPipeline::onPrefillDone(SimRequest& r) {
   KvPool& cache = ctx_.prefill[static_cast<std::size_t>(r.prefill)]->pool;
-  cache.makeRoom(r.input - cache.matchPrefixTokens(r.hashes), cache.capacity());
-  cache.commit(r.session, r.hashes, r.input);
+  cache.commitWithin(r.session, r.hashes, r.input);
   r.prefill_done = true;
   ctx_.router.prefillDone(r.id);
   if (r.prealloc_done) enqueueTransfer(r);

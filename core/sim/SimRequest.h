@@ -16,6 +16,7 @@ enum class RequestStage : std::uint8_t {
   Prefilling,       // in D's scheduler, prefilling its uncached tokens locally
   Running,          // decoding in D's batch
   Finishing,        // last token sent; D commits the turn one iteration later
+  Retracted,        // taken out of the batch when decode ran out of KV; waits to resume (NewTokenRatio.h)
 };
 
 struct SimRequest {
@@ -42,6 +43,7 @@ struct SimRequest {
   std::int64_t prefill_remaining = 0;  // local prefill still to do on D
   std::int64_t transfer_bytes = 0;
   SimTime first_token = -1;
+  std::int32_t generated = 0;  // tokens produced before a retraction (0 until one happens)
   SimTime transfer_enqueued = 0;
   bool locked = false;        // holds a lock on its session's chain on `worker`
   bool seed_slot = false;     // counts against the D's pending-seed budget

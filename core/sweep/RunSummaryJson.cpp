@@ -39,6 +39,7 @@ RunSummary RunSummaryJson::fromJson(const nlohmann::json& j) {
     ws.kv_peak_frac = w.at("kv_peak_frac").get<double>();
     ws.evictions = w.at("evictions").get<long>();
     ws.tokens_served = w.at("tokens_served").get<long long>();
+    ws.retractions = w.value("retractions", 0L);  // absent in summaries written before retractions existed
     s.workers.push_back(ws);
   }
   const auto& ev = j.at("evictions");
@@ -53,6 +54,11 @@ RunSummary RunSummaryJson::fromJson(const nlohmann::json& j) {
   s.aborted_requests = j.at("aborted_requests").get<long>();
   s.worker_crashes = j.at("worker_crashes").get<long>();
   s.corrections = j.at("corrections").get<long>();
+  if (j.contains("retractions")) {
+    s.retractions = j.at("retractions").at("requests").get<long>();
+    s.retraction_events = j.at("retractions").at("events").get<long>();
+  }
+  s.kv_capacity_violations = j.value("kv_capacity_violations", 0LL);
   if (!j.at("token_imbalance").is_null()) s.token_imbalance = j.at("token_imbalance").get<double>();
   s.skipped_records = j.at("skipped_records").get<long>();
   for (const auto& f : j.at("diagnosis")) {

@@ -32,6 +32,7 @@ void TelemetryStore::clear() {
 
 bool TelemetryStore::isDiscrete(const EventPayload& p) {
   return std::visit(Overloaded{[](const Eviction&) { return true; }, [](const SeedStarted&) { return true; },
+                               [](const Retraction&) { return true; },
                                [](const LinkHealth&) { return true; }, [](const WorkerCrashed&) { return true; },
                                [](const WorkerRestarted&) { return true; }, [](const Correction&) { return true; },
                                [](const KnobChanged&) { return true; }, [](const PolicyChanged&) { return true; },
@@ -238,6 +239,7 @@ int TelemetryStore::rowOf(const Event& e) const {
     return -1;
   };
   return std::visit(Overloaded{[&](const Eviction& x) { return workerRow(x.worker); },
+                               [&](const Retraction& x) { return workerRow(x.worker); },
                                [&](const SeedStarted& x) { return workerRow(x.worker); },
                                [&](const WorkerCrashed& x) { return workerRow(x.worker); },
                                [&](const WorkerRestarted& x) { return workerRow(x.worker); },

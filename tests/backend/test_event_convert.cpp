@@ -21,6 +21,7 @@
 #include "events/EventJson.h"
 #include "knobs/KnobRegistry.h"
 #include "router/RoutingPolicy.h"
+#include "sim/NewTokenRatio.h"
 
 using namespace kvscope;
 namespace pb = google::protobuf;
@@ -77,9 +78,10 @@ std::vector<Sample> makeSamples() {
                                    300, "KVTransferError: Decode instance could be dead"});
   full("knob", KnobChanged{"K", 100, 200, "grpc:127.0.0.1:5000", {"127.0.0.1:5000", "token"}});
   full("policy", PolicyChanged{"linear", "kv-aware", "console", {"[::1]:6000", "open"}});
-  full("snapshot", Snapshot{{{1, 500, 1000, 900, 2, 3, 4, 5, 6, true, 250}, {63, 7, 8, 9, 10, 11, 12, 13, 14, true, 15}},
+  full("snapshot", Snapshot{{{1, 500, 1000, 900, 2, 3, 4, 5, 6, true, 250, 17, 1}, {63, 7, 8, 9, 10, 11, 12, 13, 14, true, 15, 16, 2}},
                             {{1, 2, 3, 4, LinkState::Suspect}, {3, 63, 5, 6, LinkState::Dead}}});
   full("run_finished", RunFinished{true, {"d0.log: 12 lines like \"Xyz batch. #foo: <n>\"", "p0.log: 1 malformed line"}});
+  full("retraction", Retraction{3, {9'000'000'001, 42}, 31'000, 0.7, 0.2857});
   full("run_control", RunControlChanged{RunAction::Seek, 25, 305'000'000, "grpc:127.0.0.1:5000", {"127.0.0.1:5000", "open"}});
   full("health", WorkerHealthChanged{"P0", WorkerHealth::Unreachable, "GET http://10.0.0.7:30000/metrics: timed out"});
   full("run_mark", RunMarked{RunMarkAction::End, 3, "K=200 seed 2 \xC3\xBC", {{"K", "200"}, {"flags", "--a=1 --b"}},
@@ -103,6 +105,7 @@ std::vector<Sample> makeSamples() {
   edge("snapshot/empty", ev(6, 7, Snapshot{}));
   edge("snapshot/dead worker", ev(7, 8, Snapshot{{{0, 0, 0, 0, 0, 0, 0, 0, 0, false}}, {{0, 0, 0, 0, LinkState::Alive}}}));
   edge("run_finished/stopped", ev(8, 9, RunFinished{false}));
+  edge("retraction/ratio at its floor", ev(10, 11, Retraction{0, {1}, 0, NewTokenRatio::minimum(), 1.0}));
   edge("knob/negative zero and huge", ev(9, 10, KnobChanged{"rho", -0.0, 1e308, "", {}}));
 
   // Every value of every enum.
