@@ -23,6 +23,7 @@ namespace {
 constexpr std::int64_t kMicros = 1'000'000;
 constexpr long kProgressLines = 4096;
 constexpr long kYearScanLines = 2000;
+constexpr std::int64_t kMaxQuiet = 3600 * kMicros;
 
 std::int64_t yearOf(std::int64_t clock_s) {
   using namespace std::chrono;
@@ -242,11 +243,20 @@ LogImportResult LogImporter::run(const std::vector<EventSink*>& sinks) {
         cluster.start();
         started = true;
       }
-      // The gauges the batch lines left are what a scrape at each interval would have seen.
-      for (; next_snapshot <= t; next_snapshot += interval) {
-        now = next_snapshot - t0;
-        cluster.snapshot();
+      // The gauges the batch lines left are what a scrape at each interval would have seen. A gap of
+      // more than kMaxQuiet between two records (a quiet night, a clock set forward by years) gets
+      // snapshots for its first kMaxQuiet only, then from the record on.
+      const auto snapshotsUntil = [&](std::int64_t until) {
+        for (; next_snapshot <= until; next_snapshot += interval) {
+          now = next_snapshot - t0;
+          cluster.snapshot();
+        }
+      };
+      if (t - next_snapshot > kMaxQuiet) {
+        snapshotsUntil(std::max(result_.last_us, t0) + kMaxQuiet);
+        next_snapshot = t - (t - next_snapshot) % interval;
       }
+      snapshotsUntil(t);
       now = t - t0;
       result_.last_us = t;
       if (f.scrapes) applyScrape(f, rec.scrape, cluster);

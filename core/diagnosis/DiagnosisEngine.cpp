@@ -204,15 +204,20 @@ std::optional<Finding> DiagnosisEngine::coldDecodeByLoad() const {
     }
   }
   if (cold.empty()) return std::nullopt;
+  return coldFinding(std::move(cold_workers), first_busy_,
+                     "no routing decisions recorded; share of running requests (the workers' own gauges) over " +
+                         std::to_string(snapshots) + " busy snapshots: " + table + "; starving: " + cold +
+                         " (a D that gets no new sessions while the others run full)");
+}
+
+Finding DiagnosisEngine::coldFinding(std::vector<std::string> subjects, double start_s, std::string evidence) const {
   Finding f;
   f.mode = "B";
   f.name = "Cold-D / overlap pinning";
-  f.subjects = cold_workers;
-  f.window_start_s = std::max(0.0, first_busy_);
+  f.subjects = std::move(subjects);
+  f.window_start_s = std::max(0.0, start_s);
   f.window_end_s = end_;
-  f.evidence = "no routing decisions recorded; share of running requests (the workers' own gauges) over " +
-               std::to_string(snapshots) + " busy snapshots: " + table + "; starving: " + cold +
-               " (a D that gets no new sessions while the others run full)";
+  f.evidence = std::move(evidence);
   f.fix_knobs = {{"K", 200}};  // E3's value
   f.suggestion = "raise the load-floor bonus K (E3 used K=200) as the mitigation; the real fix is the "
                  "exclusive-overlap policy (count only session-owned blocks)";
@@ -237,18 +242,9 @@ std::optional<Finding> DiagnosisEngine::coldDecode() const {
     coldest = std::min(coldest, share);
   }
   if (cold.empty()) return std::nullopt;
-  Finding f;
-  f.mode = "B";
-  f.name = "Cold-D / overlap pinning";
-  f.subjects = cold_workers;
-  f.window_start_s = std::max(0.0, first_arrival_);
-  f.window_end_s = end_;
-  f.evidence = "bindings " + table + " of " + std::to_string(total) + "; starving: " + cold +
-               " (shared boilerplate counts as overlap, so new sessions follow the first warm D)";
-  f.fix_knobs = {{"K", 200}};  // E3's value
-  f.suggestion = "raise the load-floor bonus K (E3 used K=200) as the mitigation; the real fix is the "
-                 "exclusive-overlap policy (count only session-owned blocks)";
-  return f;
+  return coldFinding(std::move(cold_workers), first_arrival_,
+                     "bindings " + table + " of " + std::to_string(total) + "; starving: " + cold +
+                         " (shared boilerplate counts as overlap, so new sessions follow the first warm D)");
 }
 
 std::optional<Finding> DiagnosisEngine::evictStorm() const {

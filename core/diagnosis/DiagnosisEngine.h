@@ -45,6 +45,7 @@ class DiagnosisEngine : public EventSink {
   std::optional<Finding> cascade() const;
   std::optional<Finding> coldDecode() const;
   std::optional<Finding> coldDecodeByLoad() const;
+  Finding coldFinding(std::vector<std::string> subjects, double start_s, std::string evidence) const;
   void addLoad(double t, const Snapshot& s);
   std::optional<Finding> evictStorm() const;
   std::optional<Finding> reseedStorm() const;

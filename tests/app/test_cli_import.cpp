@@ -211,6 +211,24 @@ class TestCliImport : public QObject {
     QVERIFY(!QFileInfo::exists(dir.filePath("bad.kvrec")));
   }
 
+  // Two records years apart (a host clock set forward): snapshots for the gap's first hour, not for years.
+  void aLongGap() {
+    QTemporaryDir dir;
+    QFile log(dir.filePath("d0.log"));
+    QVERIFY(log.open(QIODevice::WriteOnly));
+    for (const char* when : {"2026-08-20 09:00:00", "2031-01-01 00:00:00"})
+      log.write(QByteArray("[") + when + " TP0] Decode batch, #running-req: 3, #token: 500, token usage: 0.10, cuda graph: "
+                "True, gen throughput (token/s): 1.00, #queue-req: 0\n");
+    log.close();
+    const QString rec = dir.filePath("run.kvrec"), jsonl = dir.filePath("events.jsonl");
+    RUN_EXPECT(imp, 0, QStringList{"import", "--log", "D0=" + log.fileName(), "-o", rec});
+    RUN_EXPECT(exp, 0, QStringList{"export", rec, "--format", "jsonl", "-o", jsonl});
+    QFile events(jsonl);
+    QVERIFY(events.open(QIODevice::ReadOnly));
+    const int snapshots = static_cast<int>(events.readAll().count("\"kind\":\"snapshot\""));
+    QVERIFY2(snapshots >= 3600 && snapshots <= 3602, qPrintable(QString::number(snapshots)));
+  }
+
   // `logs`: one JSON object per record, with what it maps to.
   void logsPrintsEachRecord() {
     RUN_EXPECT(run, 0, QStringList{"logs", "--worker", "D1", "--cluster", runFile("cluster.yaml"), runFile("d1.log")});

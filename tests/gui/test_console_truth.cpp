@@ -61,6 +61,19 @@ QString findingKey(const QString& mode, const QStringList& subjects, double star
   return QStringLiteral("%1 [%2] %3-%4").arg(mode, subjects.join(',')).arg(start, 0, 'f', 1).arg(end, 0, 'f', 1);
 }
 
+// Replays `recording` as fast as it reads, to its end, paused there.
+void replayWhole(MainWindow& window, const QString& recording) {
+  window.resize(1600, 1000);
+  window.show();
+  SourceSpec spec;
+  spec.kind = SourceSpec::Recording;
+  spec.target = recording.toStdString();
+  spec.speed = 0;
+  window.openSource(makeSource(spec));
+  QTRY_VERIFY_WITH_TIMEOUT(window.session().store().finished(), 60000);
+  window.session().source()->pause();
+}
+
 // A seek returns once the restated run is staged (the replay is paused: nothing follows it); one
 // frame takes it in.
 void settleAt(MainWindow& window, SimTime time) {
@@ -121,16 +134,9 @@ class ConsoleTruthTest : public QObject {
     const std::vector<Event> events = readAll(recording);
 
     MainWindow window;
-    window.resize(1600, 1000);
-    window.show();
-    SourceSpec spec;
-    spec.kind = SourceSpec::Recording;
-    spec.target = recording.toStdString();
-    spec.speed = 0;
-    window.openSource(makeSource(spec));
+    replayWhole(window, recording);
+    if (QTest::currentTestFailed()) return;
     const TelemetryStore& store = window.session().store();
-    QTRY_VERIFY_WITH_TIMEOUT(store.finished(), 60000);
-    window.session().source()->pause();
     // Backwards to 400 s, then forwards to 1200 s: each time the whole run up to there.
     for (const double target_s : {400.0, 1200.0}) {
       const SimTime target = secondsToTime(target_s);
@@ -184,16 +190,9 @@ class ConsoleTruthTest : public QObject {
     const QString recording = dir.filePath("import.kvrec");
     RUN_EXPECT(imp, 0, {"import", "--cluster", QString::fromStdString(testDataPath("import_run/cluster.yaml")), "-o", recording});
     MainWindow window;
-    window.resize(1600, 1000);
-    window.show();
-    SourceSpec spec;
-    spec.kind = SourceSpec::Recording;
-    spec.target = recording.toStdString();
-    spec.speed = 0;
-    window.openSource(makeSource(spec));
+    replayWhole(window, recording);
+    if (QTest::currentTestFailed()) return;
     const TelemetryStore& store = window.session().store();
-    QTRY_VERIFY_WITH_TIMEOUT(store.finished(), 60000);
-    window.session().source()->pause();
     const auto stateAt = [&](double t_s) {
       std::string error;
       if (!window.session().source()->seek(secondsToTime(t_s), &error)) return QStringList{QString::fromStdString(error)};
