@@ -17,6 +17,7 @@
 #include "live/ClusterConfigLoader.h"
 #include "live/LiveClusterLayout.h"
 #include "live/LogImporter.h"
+#include "live/SavedScrapeReader.h"
 #include "model/Error.h"
 #include "recording/EventRecorder.h"
 #include "sweep/AtomicFile.h"
@@ -25,21 +26,12 @@ namespace kvscope::cli {
 
 namespace {
 
-// "2026-08-20 09:14:02", "2026-08-20T09:14:02.250": the logs' own clock, as SGLang prints it.
+// "2026-08-20 09:14:02", "2026-08-20T09:14:02.250" (or Unix seconds): the logs' own clock, read as a
+// saved scrape's time line is.
 std::int64_t parseLogTime(const std::string& text, const char* option) {
-  int y = 0, mo = 0, d = 0, h = 0, mi = 0, s = 0, used = 0;
-  char sep = 0;
-  if (std::sscanf(text.c_str(), "%4d-%2d-%2d%c%2d:%2d:%2d%n", &y, &mo, &d, &sep, &h, &mi, &s, &used) != 7 ||
-      (sep != ' ' && sep != 'T') || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || s > 60)
-    throw UsageError(std::string(option) + " '" + text + "': expected a log time like '2026-08-20 09:14:02'");
-  double fraction = 0;
-  const std::string rest = text.substr(static_cast<std::size_t>(used));
-  if (!rest.empty() && (rest[0] != '.' || std::sscanf(rest.c_str(), "%lf", &fraction) != 1))
-    throw UsageError(std::string(option) + " '" + text + "': expected nothing or '.fraction' after the seconds");
-  using namespace std::chrono;
-  const sys_days day{year{y} / month{static_cast<unsigned>(mo)} / std::chrono::day{static_cast<unsigned>(d)}};
-  const std::int64_t secs = day.time_since_epoch().count() * 86400LL + h * 3600 + mi * 60 + s;
-  return secs * 1'000'000 + static_cast<std::int64_t>(fraction * 1e6);
+  const auto t = SavedScrapeReader::parseTimeLine(text);
+  if (!t) throw UsageError(std::string(option) + " '" + text + "': expected a log time like '2026-08-20 09:14:02'");
+  return *t;
 }
 
 std::string logTimeText(std::int64_t us) {

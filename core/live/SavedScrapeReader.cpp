@@ -21,7 +21,7 @@ bool digits(std::string_view s, std::size_t from, std::size_t n, int& out) {
 // ".fff..." -> microseconds; `s` starts at the dot. False on anything but digits after it.
 bool fraction(std::string_view s, std::int64_t& us) {
   us = 0;
-  if (s.size() < 2) return false;
+  if (s.size() < 2 || s[0] != '.') return false;
   std::int64_t scale = 100000;
   for (std::size_t i = 1; i < s.size(); ++i) {
     if (s[i] < '0' || s[i] > '9') return false;

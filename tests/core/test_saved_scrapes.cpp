@@ -24,7 +24,7 @@ class TestSavedScrapes : public QObject {
     QCOMPARE(SavedScrapeReader::parseTimeLine("1787216401"), std::optional<std::int64_t>(t));
     QCOMPARE(SavedScrapeReader::parseTimeLine("1787216401.000123"), std::optional<std::int64_t>(t + 123));
     for (const char* not_time : {"", "2026-08-20", "2026-13-20 09:00:01", "2026-08-20 09:00:01 x", "17872x",
-                                 "sglang:num_running_reqs 3", "# TYPE x gauge", "-5", "2026-08-20 25:00:00"})
+                                 "sglang:num_running_reqs 3", "# TYPE x gauge", "-5", "2026-08-20 25:00:00", "09:04", "1787216401,5"})
       QVERIFY2(!SavedScrapeReader::parseTimeLine(not_time), not_time);
   }
 
