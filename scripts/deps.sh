@@ -8,6 +8,8 @@ packages=(
   xvfb xauth imagemagick  # screenshots of the real window
   libabsl-dev nlohmann-json3-dev libcli11-dev
   libboost-math-dev  # Boost.Math: Student t quantiles for the sweep's confidence intervals
+  libeigen3-dev  # calibrate profile: least-squares fits of the hardware profile
+  libnlopt-dev  # calibrate fit: derivative-free search of scenario parameters
   libbenchmark-dev
   libprotobuf-dev protobuf-compiler libgrpc++-dev libgrpc-dev protobuf-compiler-grpc
   libxxhash-dev libspdlog-dev python3-grpcio python3-protobuf
