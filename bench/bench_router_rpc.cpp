@@ -8,9 +8,12 @@
 //
 // --floor 1 sends GetCluster (which does nothing but answer) on the same schedule instead: gRPC's own
 // round trip on this machine, so the gap to Route is what the router adds.
+// --unix 1 serves on a Unix domain socket (serve's --listen unix:PATH, for a router on the same host)
+// instead of TCP loopback.
 //
-//   bench_router_rpc [--rate 5000] [--seconds 10] [--blocks 2000] [--clients 2] [--workers 3] [--floor 1]
+//   bench_router_rpc [--rate 5000] [--seconds 10] [--blocks 2000] [--clients 2] [--workers 3] [--floor 1] [--unix 1]
 #include <grpcpp/grpcpp.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -38,6 +41,7 @@ struct Options {
   double rate = 5000, seconds = 10;
   int blocks = 2000, clients = 2, workers = 3, sessions = 400;
   bool floor = false;
+  bool unix_socket = false;
 };
 
 double pct(std::vector<double> v, double q) {
@@ -109,8 +113,9 @@ int main(int argc, char** argv) {
     else if (flag == "--clients") o.clients = std::max(1, static_cast<int>(v));
     else if (flag == "--workers") o.workers = static_cast<int>(v);
     else if (flag == "--floor") o.floor = v != 0;
+    else if (flag == "--unix") o.unix_socket = v != 0;
     else {
-      std::fprintf(stderr, "usage: %s [--rate N] [--seconds S] [--blocks N] [--clients N] [--workers N] [--floor 1]\n",
+      std::fprintf(stderr, "usage: %s [--rate N] [--seconds S] [--blocks N] [--clients N] [--workers N] [--floor 1] [--unix 1]\n",
                    argv[0]);
       return 2;
     }
@@ -144,12 +149,23 @@ int main(int argc, char** argv) {
   std::string error;
   ServerOptions options;
   options.listen = "127.0.0.1:0";  // any free port, no token
+  std::string socket_dir;
+  if (o.unix_socket) {
+    char dir[] = "/tmp/bench_router_rpc.XXXXXX";
+    if (!::mkdtemp(dir)) {
+      std::perror("mkdtemp");
+      return 1;
+    }
+    socket_dir = dir;
+    options.listen = "unix:" + socket_dir + "/router.sock";
+  }
   auto server = KvscopeServer::start(options, hub, router, &error, &router);
   if (!server) {
     std::fprintf(stderr, "%s\n", error.c_str());
     return 1;
   }
-  const std::string target = "127.0.0.1:" + std::to_string(server->port());
+  const std::string target = o.unix_socket ? options.listen : "127.0.0.1:" + std::to_string(server->port());
+  const char* transport = o.unix_socket ? "a Unix socket" : "loopback";
   std::vector<std::vector<double>> latencies(static_cast<std::size_t>(o.clients));
   std::atomic<long> late{0}, failed{0};
   const auto start = Clock::now() + std::chrono::milliseconds(200);
@@ -194,9 +210,13 @@ int main(int argc, char** argv) {
   const double wall = std::chrono::duration<double>(Clock::now() - start).count();
   std::vector<double> all;
   for (const auto& l : latencies) all.insert(all.end(), l.begin(), l.end());
-  print(o.floor ? "GetCluster round trip on loopback (gRPC's floor)" : "Route round trip on loopback", all);
+  print((std::string(o.floor ? "GetCluster round trip (gRPC's floor)" : "Route round trip") + " on " + transport).c_str(), all);
   std::printf("achieved %.0f requests/s over %.1f s; %ld sent late (> 1 ms behind schedule), %ld failed\n",
               static_cast<double>(all.size()) / wall, wall, late.load(), failed.load());
   server->shutdown();
+  if (!socket_dir.empty()) {
+    std::remove((socket_dir + "/router.sock").c_str());
+    ::rmdir(socket_dir.c_str());
+  }
   return failed.load() == 0 ? 0 : 1;
 }

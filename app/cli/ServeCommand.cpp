@@ -46,7 +46,7 @@ Command addServe(CLI::App& app) {
   auto* sub = app.add_subcommand("serve", "Serve a simulation, a recording (--replay), a real cluster (--live) or a real "
                                           "cluster's router core (--router) over gRPC (Telemetry, Control, Router, health, reflection)");
   addRunOptions(sub, a->run);
-  sub->add_option("--listen", a->server.listen, "ADDR:PORT to listen on (port 0: any free port)")->capture_default_str();
+  sub->add_option("--listen", a->server.listen, "ADDR:PORT to listen on (port 0: any free port), or unix:PATH for a Unix domain socket (local like loopback)")->capture_default_str();
   sub->add_option("--token-file", a->server.token_file,
                   "Control, Router and Telemetry calls need 'authorization: Bearer <token from this file>'");
   sub->add_option("--tls-cert", a->server.tls_cert, "PEM certificate for TLS");

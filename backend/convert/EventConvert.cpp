@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "convert/ConvertSupport.h"
+#include "events/EventLimits.h"
 #include "run/RunMarkBook.h"
 
 namespace kvscope {
@@ -26,7 +27,6 @@ namespace convert {
 namespace {
 constexpr std::size_t kMaxInternedNames = 4096;
 constexpr std::size_t kMaxComponentNameLength = 128;
-constexpr int kMaxRetractedRequests = 65536;
 }  // namespace
 
 const char* internComponentName(std::string_view name) {

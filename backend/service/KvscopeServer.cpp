@@ -1,6 +1,10 @@
 #include "service/KvscopeServer.h"
 
+#include <sys/stat.h>
+
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <fstream>
 #include <mutex>
 #include <optional>
@@ -130,6 +134,17 @@ std::unique_ptr<KvscopeServer> KvscopeServer::start(const ServerOptions& options
   if (!server->server_ || (!unix_socket && bound_port == 0))
     return fail("cannot listen on '" + options.listen +
                 "': the address is in use, not one of this machine's, or the TLS key does not match the certificate");
+
+  // The socket file is the whole access control of a Unix socket: only this user may connect,
+  // whatever the umask left (an abstract socket has no file).
+  if (startsWith(options.listen, "unix:")) {
+    std::string path = options.listen.substr(5);
+    if (startsWith(path, "//")) path.erase(0, 2);  // unix:///abs/path
+    if (::chmod(path.c_str(), S_IRUSR | S_IWUSR) != 0) {
+      server->server_->Shutdown();
+      return fail("cannot restrict the socket '" + path + "' to its owner: " + std::strerror(errno));
+    }
+  }
 
   if (auto* health = server->server_->GetHealthCheckService()) {
     health->SetServingStatus(true);

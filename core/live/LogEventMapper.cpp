@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <charconv>
 
+#include "events/EventLimits.h"
+
 namespace kvscope {
 
 namespace {
@@ -174,6 +176,18 @@ LogMapping LogEventMapper::map(const LogRecord& r) {
       d.status = RequestStatus::Failed;
       d.error = "RuntimeError: generate stream ended before producing any token";
       m.events.push_back(std::move(d));
+      break;
+    }
+    case LogLineKind::DecodeOutOfMemory: {
+      if (ref_.role == WorkerRole::Prefill || r.affected <= 0) break;
+      Retraction x;
+      x.worker = ref_.worker;
+      // The line counts the retracted requests but names none: each is request 0, the id a log
+      // line that names no request gets everywhere here (numericId), so counts and sums hold.
+      x.requests.assign(static_cast<std::size_t>(std::min<int>(r.affected, kMaxRetractedRequests)), RequestId{0});
+      x.new_token_ratio_before = std::max(0.0, r.ratio_before);
+      x.new_token_ratio_after = std::max(0.0, r.ratio_after);
+      m.events.push_back(std::move(x));
       break;
     }
     case LogLineKind::MooncakeGlog:  // the consumer's MooncakeLogMapper maps it

@@ -31,6 +31,7 @@ const char* toString(LogLineKind k) {
     case LogLineKind::DecodeBatch: return "decode_batch";
     case LogLineKind::PrefillBatch: return "prefill_batch";
     case LogLineKind::ClientGenerateError: return "client_generate_error";
+    case LogLineKind::DecodeOutOfMemory: return "decode_out_of_memory";
   }
   return "?";
 }
@@ -266,6 +267,28 @@ void parseLostConnection(std::string_view msg, LogRecord& r) {
   r.affected = static_cast<int>(*count);
 }
 
+// A decode worker ran out of KV while decoding and retracted requests to its waiting queue
+// (scheduler.py get_new_batch_decode / update_running_batch):
+//   "Decode out of memory happened. #retracted_reqs: 2, #new_token_ratio: 0.4000 -> 0.7000"
+// 2024's tp_worker.py wrote "decode out of memory happened, " before the same two fields.
+void parseDecodeOutOfMemory(std::string_view msg, LogRecord& r) {
+  r.kind = LogLineKind::DecodeOutOfMemory;
+  Fields f{r};
+  const std::int64_t n = f.integer(msg, "#retracted_reqs: ", "retracted_reqs");
+  if (f.failed) return;
+  if (n > 100'000'000) return f.fail("retracted_reqs", "a request count", std::to_string(n));
+  r.affected = static_cast<int>(n);
+  const auto at = msg.find("#new_token_ratio: ");
+  if (at == std::string_view::npos) return;  // the count is what matters; the ratio is extra
+  const std::string_view ratios = trim(msg.substr(at + 18));
+  const auto arrow = ratios.find(" -> ");
+  const auto before = toDouble(trim(ratios.substr(0, arrow)));
+  const auto after = arrow == std::string_view::npos ? std::nullopt : toDouble(trim(ratios.substr(arrow + 4)));
+  if (!before || !after || *before < 0 || *after < 0) return f.fail("new_token_ratio", "'A -> B' (two ratios)", ratios);
+  r.ratio_before = *before;
+  r.ratio_after = *after;
+}
+
 // "#running-req: 3, #token: 100, token usage: 0.10, cuda graph: True, gen throughput (token/s): 12.5"
 // Keys come from scheduler_metrics_mixin.py (log_prefill_stats / log_decode_stats) and its older
 // homes (scheduler.py, tp_worker.py) and pool_stats (the hybrid pools); unknown keys are skipped.
@@ -367,6 +390,7 @@ void classify(std::string_view msg, LogRecord& r, bool prefixed) {
   if (msg.starts_with("Lost connection with prefill instance") || msg.starts_with("Losing connection with prefill instance"))
     return parseLostConnection(msg, r);
   if (msg.starts_with("Decode batch") || msg.starts_with("Prefill batch")) return parseBatchLine(msg, r);
+  if (istarts(msg, "Decode out of memory happened")) return parseDecodeOutOfMemory(msg, r);
   // decode.py _ensure_prefill_info: the decode gave up on a prefill's bootstrap server and aborted
   // the requests waiting on it.
   if (msg.starts_with("Could not fetch prefill parallel info from ")) {

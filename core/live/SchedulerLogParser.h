@@ -36,6 +36,7 @@ enum class LogLineKind : std::uint8_t {
   DecodeBatch,         // Decode batch, #running-req: N, ...
   PrefillBatch,        // Prefill batch. #new-seq: N, ...
   ClientGenerateError, // RuntimeError: generate stream ended before producing any token
+  DecodeOutOfMemory,   // Decode out of memory happened. #retracted_reqs: N, #new_token_ratio: a -> b
 };
 const char* toString(LogLineKind);
 
@@ -94,8 +95,10 @@ struct LogRecord {
   // KvPollTimeout (also set on a TransferFailed whose exception is a KVPoll timeout)
   double seconds = -1;
   std::string poll_state;       // "WaitingForInput", "Bootstrapping", ...
-  // LostConnection
+  // LostConnection; DecodeOutOfMemory: the requests retracted
   int affected = -1;
+  // DecodeOutOfMemory: the scheduler's new_token_ratio before and after the retraction
+  double ratio_before = -1, ratio_after = -1;
   BatchGauges batch;
 };
 

@@ -8,6 +8,7 @@ the decisions and observations; `report` on that recording names mode B. Bad inp
 with the field named, and nothing is applied after it."""
 import json
 import os
+import stat
 import subprocess
 import sys
 import tempfile
@@ -288,6 +289,32 @@ class LiveClusterWithRouter(unittest.TestCase):
                 code, log = serve_process.stop_serve(server)
             self.assertEqual(code, 0, log)
             self.assertIn("serving the Router service", log)
+
+
+class UnixSocketListener(unittest.TestCase):
+    """Issue 17 section 2: `serve --router --listen unix:PATH`, for a router on the same host. Python's
+    grpcio connects to the socket, routes and reports; the socket file is only its owner's and goes
+    away with the server."""
+
+    def test_route_over_a_unix_socket(self):
+        import_stubs()
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "router.sock")
+            server, address = serve_process.start_serve(ARGS.cli, ["--router", "D0,D1,D2", "--listen", "unix:" + path])
+            try:
+                self.assertEqual(address, "unix:" + path)
+                mode = os.stat(path).st_mode
+                self.assertTrue(stat.S_ISSOCK(mode))
+                self.assertEqual(mode & (stat.S_IWGRP | stat.S_IWOTH), 0, oct(mode))  # no one else may connect
+                run = router_client.run(address, 200, 20, None, seed=5)
+                self.assertEqual(len(run["routed"]), 200)
+                with grpc.insecure_channel(address) as channel:
+                    got = router_pb2_grpc.RouterStub(channel).GetCluster(router_pb2.GetClusterRequest())
+                    self.assertEqual([w.name for w in got.workers], ["D0", "D1", "D2"])
+            finally:
+                code, log = serve_process.stop_serve(server)
+            self.assertEqual(code, 0, log)
+            self.assertFalse(os.path.exists(path), "the socket file outlived the server")
 
 
 class HostileReports(unittest.TestCase):

@@ -264,6 +264,8 @@ class TestSchedulerLog : public QObject {
     QTest::newRow("kvpoll secs") << "[2025-06-01 12:00:06] Request 9 timed out after soons in KVPoll.Bootstrapping" << "seconds";
     QTest::newRow("pool tokens") << "[2025-06-01 12:00:05 TP0] Decode batch, #running-req: 1, #full token: x" << "#full token";
     QTest::newRow("hit rate") << "[2025-06-01 12:00:05 TP0] Prefill batch. #new-seq: 1, cache hit rate: lots" << "cache hit rate";
+    QTest::newRow("retracted word") << "[2025-06-01 12:00:05 TP0] Decode out of memory happened. #retracted_reqs: some, #new_token_ratio: 0.1 -> 0.2" << "retracted_reqs";
+    QTest::newRow("ratio arrow") << "[2025-06-01 12:00:05 TP0] Decode out of memory happened. #retracted_reqs: 1, #new_token_ratio: 0.1 0.2" << "new_token_ratio";
     QTest::newRow("losing no count") << "[2025-06-01 12:00:07] Losing connection with prefill instance (bootstrap_addr: a:1), affected many requests" << "affected";
   }
   void malformed() {
@@ -272,6 +274,31 @@ class TestSchedulerLog : public QObject {
     const LogRecord r = SchedulerLogParser::parse(line.toStdString());
     QCOMPARE(r.kind, LogLineKind::Malformed);
     QVERIFY2(QString::fromStdString(r.problem).startsWith("field '" + field + "'"), r.problem.c_str());
+  }
+
+  // A decode worker out of KV retracts requests: the count becomes one Retraction on that D (no
+  // request ids in the line); a prefill's line or a retraction of none is no event.
+  void decodeOutOfMemory() {
+    const LiveAddressBook b = book();
+    LogEventMapper d1(worker("D1", WorkerRole::Decode, 1), &b);
+    const LogRecord now = parse("[2025-03-07 21:49:33 TP13] Decode out of memory happened. #retracted_reqs: 3, #new_token_ratio: 0.1474 -> 0.1845");
+    QCOMPARE(now.kind, LogLineKind::DecodeOutOfMemory);
+    QCOMPARE(now.affected, 3);
+    QCOMPARE(now.ratio_before, 0.1474);
+    QCOMPARE(now.ratio_after, 0.1845);
+    const auto x = eventsOf<Retraction>(d1.map(now));
+    QCOMPARE(x.size(), std::size_t(1));
+    QCOMPARE(x[0].worker, 1);
+    QCOMPARE(x[0].requests.size(), std::size_t(3));
+    QCOMPARE(x[0].new_token_ratio_after, 0.1845);
+    // 2024's tp_worker.py: lower case and a comma; a line without the ratio still counts.
+    const LogRecord old = parse("[2024-03-01 10:00:00 TP0] decode out of memory happened, #retracted_reqs: 1, #new_token_ratio: 0.9998 -> 1.0000");
+    QCOMPARE(old.kind, LogLineKind::DecodeOutOfMemory);
+    QCOMPARE(old.affected, 1);
+    QCOMPARE(parse("[2025-06-01 12:00:05] Decode out of memory happened. #retracted_reqs: 2").affected, 2);
+    QVERIFY(d1.map(parse("[2025-06-01 12:00:05] Decode out of memory happened. #retracted_reqs: 0, #new_token_ratio: 0.5 -> 0.5")).events.empty());
+    LogEventMapper p0(worker("P0", WorkerRole::Prefill, 0), &b);
+    QVERIFY(p0.map(now).events.empty());
   }
 
   void garbageNeverThrows() {

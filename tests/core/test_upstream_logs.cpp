@@ -103,6 +103,8 @@ std::string events(const LogMapping& m) {
       add(d->status == RequestStatus::Failed ? "request(failed)" : "request(ok)");
     else if (const auto* c = std::get_if<WorkerCrashed>(&e))
       add("crash(D" + std::to_string(c->worker) + ")");
+    else if (const auto* x = std::get_if<Retraction>(&e))
+      add("retraction(D" + std::to_string(x->worker) + " x" + std::to_string(x->requests.size()) + ")");
     else
       add("other");
   }
@@ -154,6 +156,7 @@ std::string describe(const LogRecord& r) {
   s("rid", r.rid), s("room", r.bootstrap_room), s("remote", r.remote), s("state", r.poll_state);
   if (r.seconds >= 0) out += " secs=" + num(r.seconds);
   if (r.affected >= 0) out += " affected=" + std::to_string(r.affected);
+  if (r.ratio_before >= 0) out += " ratio=" + num(r.ratio_before) + "->" + num(r.ratio_after);
   if (r.aborted) out += " aborted";
   s("problem", r.problem);
   return out;
