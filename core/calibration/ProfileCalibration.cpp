@@ -11,6 +11,9 @@ namespace kvscope {
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+// SGLang's kv_transfer_speed_gb_s is bytes / 1024^3 / seconds (python/sglang/srt/observability/
+// req_time_stats.py, compute_and_observe_kv_transfer_metrics, sgl-project/sglang at 602413bc).
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 std::string num(double v, int digits = 4) {
   if (!std::isfinite(v)) return "-";
@@ -309,23 +312,23 @@ void fitTransfer(const ProfileSamples& samples, const CalibrationInputs& inputs,
   ConstantFit bw = constant("link_bandwidth_bytes_per_s", r.base.link_bandwidth_bytes_per_s, "");
   if (t.hist_count > 0) {
     bw.source = "kv_transfer_speed_gb_s histogram in the saved scrapes: growth of _sum over growth of _count (the "
-                "mean of the per-transfer speeds), GB taken as 1e9 bytes";
-    bw.estimate = t.hist_sum_gb_s / t.hist_count * 1e9;
+                "mean of the per-transfer speeds), GB = 2^30 bytes as upstream computes it";
+    bw.estimate = t.hist_sum_gb_s / t.hist_count * kGiB;
     bw.quality.samples = static_cast<long>(t.hist_count);
     bw.warnings.push_back("a histogram's _sum and _count give the mean only: no standard error");
   } else if (!t.gauge_gb_s.empty()) {
     bw.source = "kv_transfer_speed_gb_s gauge in the saved scrapes (the last transfer's speed; each new value one "
-                "transfer), mean, GB taken as 1e9 bytes";
+                "transfer), mean, GB = 2^30 bytes as upstream computes it";
     double sum = 0;
     for (double v : t.gauge_gb_s) sum += v;
     const double n = static_cast<double>(t.gauge_gb_s.size());
     const double mean = sum / n;
     double ss = 0;
     for (double v : t.gauge_gb_s) ss += (v - mean) * (v - mean);
-    bw.estimate = mean * 1e9;
+    bw.estimate = mean * kGiB;
     bw.quality.samples = static_cast<long>(n);
     if (n > 1) {
-      bw.quality.residual_sd = std::sqrt(ss / (n - 1)) * 1e9;
+      bw.quality.residual_sd = std::sqrt(ss / (n - 1)) * kGiB;
       bw.std_error = bw.quality.residual_sd / std::sqrt(n);
     }
   } else {

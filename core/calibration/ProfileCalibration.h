@@ -8,7 +8,7 @@
 //   decode iteration time = decode_iteration_base_s + per_request_s x #running-req
 //                           + per_context_token_s x #token                  (Decode batch lines)
 //   prefill batch time    = prefill_overhead_s + #new-token / prefill_tokens_per_s  (Prefill batch lines)
-//   link_bandwidth_bytes_per_s = mean kv_transfer_speed_gb_s x 1e9           (saved /metrics scrapes)
+//   link_bandwidth_bytes_per_s = mean kv_transfer_speed_gb_s x 2^30          (saved /metrics scrapes)
 // A constant the data do not pin down keeps the base profile's value, with a warning saying why.
 #include <limits>
 #include <string>

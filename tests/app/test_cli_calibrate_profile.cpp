@@ -67,6 +67,31 @@ class TestCliCalibrateProfile : public QObject {
     QCOMPARE(cal_obj.value("prefill_lines").toObject().value("method").toString(), QString("input_throughput"));
   }
 
+  // --metrics: saved scrapes (a time line before each /metrics answer) of a prefill worker whose
+  // kv_transfer_speed_gb_s histogram grows by 40 transfers and 120 GB/s summed: 3 GiB/s.
+  void bandwidthFromSavedScrapes() {
+    QTemporaryDir dir;
+    const QString d0 = writeLines(dir, "d0.log", decodeLog(TrueProfile{}, ProfileLogOptions{}));
+    std::vector<std::string> prom;
+    const std::pair<int, int> scrapes[] = {{30, 10}, {90, 30}, {150, 50}};
+    int second = 0;
+    for (const auto& [sum, count] : scrapes) {
+      prom.push_back("2026-08-20 09:00:0" + std::to_string(second++));
+      prom.push_back("# TYPE sglang:kv_transfer_speed_gb_s histogram");
+      const std::string labels = "engine_type=\"prefill\",model_name=\"m\",tp_rank=\"0\"";
+      prom.push_back("sglang:kv_transfer_speed_gb_s_bucket{" + labels + ",le=\"+Inf\"} " + std::to_string(count));
+      prom.push_back("sglang:kv_transfer_speed_gb_s_sum{" + labels + "} " + std::to_string(sum));
+      prom.push_back("sglang:kv_transfer_speed_gb_s_count{" + labels + "} " + std::to_string(count));
+    }
+    const QString p0 = writeLines(dir, "p0.prom", prom);
+    const QString out = dir.filePath("bw.json");
+    RUN_EXPECT(cal, 0, QStringList{"calibrate", "profile", d0, "--metrics", "P0=" + p0, "-o", out});
+    const kvscope::HardwareProfile p = kvscope::HardwareProfile::load(out.toStdString());
+    QVERIFY2(std::fabs(p.link_bandwidth_bytes_per_s - 3.0 * 1073741824.0) < 1, qPrintable(QString::number(p.link_bandwidth_bytes_per_s)));
+    RUN_EXPECT(gone, 1, QStringList{"calibrate", "profile", d0, "--metrics", "P0=" + dir.filePath("none.prom"), "-o", out});
+    QVERIFY2(gone.err.contains("none.prom"), gone.err.constData());
+  }
+
   void badInputWritesNothing() {
     QTemporaryDir dir;
     ProfileLogOptions o;
