@@ -46,7 +46,12 @@ LinearFit ProfileFit::leastSquares(const std::vector<double>& X, std::size_t col
   const Eigen::VectorXd pred = A * coef;
   const Eigen::VectorXd res = b - pred;
   const double ss_res = res.squaredNorm();
-  const double ss_tot = (b.array() - b.mean()).matrix().squaredNorm();
+  // R^2 about y's mean when a column is constant (an intercept); otherwise the model goes through the
+  // origin and R^2 is about zero (1 - SS_res / sum y^2), as for any regression without an intercept.
+  bool intercept = false;
+  for (Eigen::Index j = 0; j < k && !intercept; ++j)
+    intercept = A.col(j).maxCoeff() == A.col(j).minCoeff();
+  const double ss_tot = intercept ? (b.array() - b.mean()).matrix().squaredNorm() : b.squaredNorm();
   const double dof = static_cast<double>(n - k);
   const double sigma2 = ss_res / dof;
   fit.quality.residual_sd = std::sqrt(sigma2);

@@ -12,7 +12,8 @@ namespace kvscope {
 
 // How well one least-squares fit describes its samples.
 struct FitQuality {
-  double r2 = std::numeric_limits<double>::quiet_NaN();           // 1 - SS_res / SS_tot (about y's mean)
+  // 1 - SS_res / SS_tot: SS_tot about y's mean when a column is constant (an intercept), else about 0
+  double r2 = std::numeric_limits<double>::quiet_NaN();
   double residual_sd = std::numeric_limits<double>::quiet_NaN();  // sqrt(SS_res / (n - k))
   long samples = 0;
 };

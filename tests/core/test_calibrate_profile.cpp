@@ -117,6 +117,29 @@ class TestCalibrateProfile : public QObject {
     checkRecovered(r, "prefill_overhead_s", truth.prefill_overhead_s);
   }
 
+  // No input throughput and whole-second times (SGLang's default logging): gaps are summed over
+  // windows of >= 10 s of consecutive saturated batches. The rate is still found (within 5 % here);
+  // the overhead is not pinned down as well, and both carry the whole-seconds warning.
+  void prefillFromWholeSeconds() {
+    const TrueProfile truth;
+    ProfileLogOptions o;
+    o.prefill_throughput = false;
+    o.millis = false;
+    o.queued_share = 1.0;
+    o.prefill_lines = 3000;
+    ProfileSamples s;
+    feed(s, test::decodeLog(truth, o), "d0.log");
+    feed(s, test::prefillLog(truth, o), "u0.log");
+    const CalibrationResult r = ProfileCalibration::fit(s, HardwareProfile::load("h200"), inputsNamed({"d0.log", "u0.log"}));
+    QCOMPARE(r.prefill_method, PrefillMethod::LineGapsSeconds);
+    checkRecovered(r, "prefill_tokens_per_s", truth.prefill_tokens_per_s);
+    const ConstantFit& over = get(r, "prefill_overhead_s");
+    qInfo().noquote() << describe(over);
+    QVERIFY2(hasWarning(over, "whole seconds"), qPrintable(describe(over)));
+    QVERIFY2(hasWarning(get(r, "prefill_tokens_per_s"), "whole seconds"), qPrintable(describe(over)));
+    QVERIFY(r.prefill_samples_used > 50);
+  }
+
   // Every batch has 32 running requests: base and per-request cannot be separated. They keep the
   // base profile's values with a warning; the per-token term (whose regressor does vary) is fitted.
   void constantBatchSizeWarns() {

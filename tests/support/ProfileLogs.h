@@ -36,17 +36,21 @@ struct ProfileLogOptions {
   std::uint64_t seed = 15;
   int fixed_running = 0;             // > 0: every decode line has this many running requests
   bool prefill_throughput = true;    // false: a unified worker's prefill lines (no input throughput)
+  bool millis = true;                // false: whole-second times (SGLANG_LOG_MS unset, upstream's default)
+  double queued_share = 0.9;         // prefill batches that leave requests queued (the next follows at once)
   long kv_pool_tokens = 850000;
 };
 
-inline std::string logTime(double t_s) {
-  // 2026-08-20 09:00:00 + t_s, with milliseconds.
-  const auto ms = static_cast<std::int64_t>(std::llround(t_s * 1000));
+inline std::string logTime(double t_s, bool millis = true) {
+  // 2026-08-20 09:00:00 + t_s, with milliseconds, or truncated to the second as asctime is.
+  const auto ms = static_cast<std::int64_t>(std::floor(t_s * 1000));
   const std::int64_t s = 9 * 3600 + ms / 1000;
   char buf[64];
   std::snprintf(buf, sizeof buf, "2026-08-20 %02lld:%02lld:%02lld.%03lld", static_cast<long long>(s / 3600 % 24),
                 static_cast<long long>(s / 60 % 60), static_cast<long long>(s % 60), static_cast<long long>(ms % 1000));
-  return buf;
+  std::string text = buf;
+  if (!millis) text.resize(text.size() - 4);
+  return text;
 }
 
 // A decode worker's log: Decode batch lines over a spread of batch sizes (1..256, log-uniform) and
@@ -78,8 +82,9 @@ inline std::vector<std::string> decodeLog(const TrueProfile& p, const ProfileLog
   return out;
 }
 
-// A prefill worker's log: batches of 256..16384 new tokens (log-uniform); nine in ten leave requests
-// queued (#queue-req > 0, the next batch follows at once), the rest are followed by 0-2 s idle.
+// A prefill worker's log: batches of 256..16384 new tokens (log-uniform); `queued_share` of them (nine
+// in ten) leave requests queued (#queue-req > 0, the next batch follows at once), the rest are
+// followed by 0-2 s idle.
 inline std::vector<std::string> prefillLog(const TrueProfile& p, const ProfileLogOptions& o) {
   std::mt19937_64 rng(o.seed + 1);
   std::uniform_real_distribution<double> u(0, 1);
@@ -92,7 +97,7 @@ inline std::vector<std::string> prefillLog(const TrueProfile& p, const ProfileLo
   for (int i = 0; i < o.prefill_lines; ++i) {
     const long tokens = std::lround(std::exp(std::log(256.0) + u(rng) * std::log(16384.0 / 256.0)));
     const long cached = std::lround(u(rng) * 20000);
-    const int queue = u(rng) < 0.9 ? 1 + static_cast<int>(u(rng) * 8) : 0;
+    const int queue = u(rng) < o.queued_share ? 1 + static_cast<int>(u(rng) * 8) : 0;
     double gap = 0;
     if (i > 0) {
       gap = (p.prefill_overhead_s + static_cast<double>(prev_tokens) / p.prefill_tokens_per_s) * std::max(0.5, noise(rng));
@@ -103,7 +108,7 @@ inline std::vector<std::string> prefillLog(const TrueProfile& p, const ProfileLo
     int n = std::snprintf(buf, sizeof buf,
                           "[%s TP0] Prefill batch, #new-seq: %d, #new-token: %ld, #cached-token: %ld, token usage: %.2f, "
                           "#running-req: 0, #queue-req: %d, ",
-                          logTime(t).c_str(), 1 + static_cast<int>(u(rng) * 4), tokens, cached, u(rng) * 0.5, queue);
+                          logTime(t, o.millis).c_str(), 1 + static_cast<int>(u(rng) * 4), tokens, cached, u(rng) * 0.5, queue);
     if (o.prefill_throughput)
       std::snprintf(buf + n, sizeof buf - static_cast<std::size_t>(n),
                     "#prealloc-req: %d, #inflight-req: %d, input throughput (token/s): %.2f, ", static_cast<int>(u(rng) * 4),
