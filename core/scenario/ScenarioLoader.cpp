@@ -139,9 +139,15 @@ HardwareProfile HardwareProfile::load(const std::string& name_or_path) {
       "prefill_overhead_s", "decode_iteration_base_s", "decode_iteration_per_request_s",
       "decode_iteration_per_context_token_s", "chunked_prefill_tokens", "max_running_requests",
       "link_bandwidth_bytes_per_s", "link_probe_interval_s", "admission_rpc_s", "worker_restart_s"};
-  for (const auto& [key, value] : j.items())
+  // "calibration": what `kvscope-cli calibrate profile` fitted and how well (read by people, not here).
+  for (const auto& [key, value] : j.items()) {
+    if (key == "calibration") {
+      if (!value.is_object()) f.fail("calibration", "expected an object (written by `kvscope-cli calibrate profile`)");
+      continue;
+    }
     if (std::none_of(std::begin(kKeys), std::end(kKeys), [&](const char* k) { return key == k; }))
       f.fail(key.c_str(), "unknown profile constant");
+  }
   for (const char* key : kKeys)
     if (!j.contains(key)) f.fail(key, "missing: a profile states every constant");
   HardwareProfile p;

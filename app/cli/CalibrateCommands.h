@@ -1,0 +1,13 @@
+#pragma once
+// The subcommands under `kvscope-cli calibrate` (issue 15). Each registers itself on the `calibrate`
+// group and returns what runs it; CalibrateCommand.cpp's addCalibrate lists them and runs the one
+// that parsed. One function per subcommand, each in its own file where it is large, so that adding
+// one is a line here and a line in that list.
+#include "cli/CliCommands.h"
+
+namespace kvscope::cli {
+
+// `calibrate profile LOG... [--metrics W=SCRAPES]... [--base PROFILE] -o profile.json`
+Command addCalibrateProfile(CLI::App& calibrate);
+
+}  // namespace kvscope::cli
