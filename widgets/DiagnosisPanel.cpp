@@ -47,6 +47,10 @@ DiagnosisPanel::DiagnosisPanel(ViewState& view, QWidget* parent) : TelemetryPane
   // Evidence and suggestion are long: spelled out for the selected finding below, not squeezed here.
   table_->setColumnHidden(FindingsModel::Evidence, true);
   table_->setColumnHidden(FindingsModel::Suggestion, true);
+  // A narrow dock wraps a long failure mode ("Evict storm (session-level eviction)") onto a second
+  // line of its row rather than cutting it.
+  table_->setWordWrap(true);
+  table_->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
 
   // The table elides; the selected finding is spelled out in full below it.
   details_ = new QLabel(this);
@@ -80,14 +84,19 @@ DiagnosisPanel::DiagnosisPanel(ViewState& view, QWidget* parent) : TelemetryPane
   fix_buttons->addWidget(apply_fix_);
   details_layout->addLayout(fix_buttons);
 
-  // A run shows a handful of findings at most: the evidence gets as much room as the list.
-  auto* split = new QSplitter(Qt::Vertical, this);
-  split->addWidget(table_);
-  split->addWidget(details_box);
-  split->setStretchFactor(0, 1);
-  split->setStretchFactor(1, 1);
-  split->setSizes({200, 200});
-  split->setChildrenCollapsible(false);
+  // A run shows a handful of findings at most: the list gets what its rows need (fitRows), the
+  // evidence the rest, until the operator moves the divider.
+  split_ = new QSplitter(Qt::Vertical, this);
+  split_->addWidget(table_);
+  split_->addWidget(details_box);
+  split_->setStretchFactor(0, 1);
+  split_->setStretchFactor(1, 1);
+  split_->setSizes({200, 200});
+  split_->setChildrenCollapsible(false);
+  connect(split_, &QSplitter::splitterMoved, this, [this] { split_by_hand_ = true; });
+  // The failure mode's width decides its wrapping, hence the rows' heights: refit when it changes.
+  connect(table_->horizontalHeader(), &QHeaderView::sectionResized, this, [this] { fitRows(); });
+  auto* split = split_;
 
   pages_ = new QStackedWidget(this);
   pages_->addWidget(empty_);
@@ -104,7 +113,10 @@ DiagnosisPanel::DiagnosisPanel(ViewState& view, QWidget* parent) : TelemetryPane
   connect(table_, &QTableView::activated, this, &DiagnosisPanel::selectFinding);
   connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
           [this](const QModelIndex& current) { showDetails(current.row()); });
-  connect(model_, &QAbstractItemModel::modelReset, this, [this] {
+  // The page follows the model, whoever set its findings.
+  const auto showPage = [this] { pages_->setCurrentIndex(model_->rowCount() == 0 ? 0 : 1); };
+  connect(model_, &QAbstractItemModel::modelReset, this, [this, showPage] {
+    showPage();
     fitColumns();
     showDetails(table_->currentIndex().row());
   });
@@ -112,7 +124,10 @@ DiagnosisPanel::DiagnosisPanel(ViewState& view, QWidget* parent) : TelemetryPane
     fitColumns();
     showDetails(table_->currentIndex().row());
   });
-  connect(model_, &QAbstractItemModel::rowsInserted, this, &DiagnosisPanel::fitColumns);
+  connect(model_, &QAbstractItemModel::rowsInserted, this, [this, showPage] {
+    showPage();
+    fitColumns();
+  });
 }
 
 void DiagnosisPanel::refresh(const TelemetryStore& store) {
@@ -137,7 +152,6 @@ void DiagnosisPanel::recompute() {
   computed_ = StoreMark{store_, store_->revision(), store_->now()};
   ++recomputations_;
   model_->setFindings(store_->findings());
-  pages_->setCurrentIndex(model_->rowCount() == 0 ? 0 : 1);
   if (model_->rowCount() > 0 && !table_->currentIndex().isValid()) showDetails(-1);
 }
 
@@ -152,6 +166,26 @@ void DiagnosisPanel::fitColumns() {
       width = std::max(width, fm.horizontalAdvance(model_->index(row, column).data().toString()) + margin);
     table_->setColumnWidth(column, width);
   }
+  fitRows();
+}
+
+void DiagnosisPanel::fitRows() {
+  if (split_by_hand_ || model_->rowCount() == 0) return;
+  // What the table draws besides its rows (header, frame), as laid out when it has been.
+  int rows = table_->isVisible() ? table_->height() - table_->viewport()->height()
+                                 : table_->horizontalHeader()->sizeHint().height() + 2 * table_->frameWidth();
+  table_->resizeRowsToContents();
+  for (int row = 0; row < model_->rowCount(); ++row) rows += table_->rowHeight(row);
+  const int total = split_->height() - split_->handleWidth();  // setSizes shares out what the handle leaves
+  // The evidence keeps room for three lines and the fix buttons; the list never less than half.
+  const int details_min = 3 * details_->fontMetrics().lineSpacing() + preview_fix_->sizeHint().height() + 12;
+  const int list = std::min(rows, std::max(total - details_min, total / 2));
+  split_->setSizes({list, total - list});
+}
+
+void DiagnosisPanel::resizeEvent(QResizeEvent* event) {
+  TelemetryPanel::resizeEvent(event);
+  fitRows();
 }
 
 void DiagnosisPanel::selectFinding(const QModelIndex& index) {

@@ -16,7 +16,9 @@
 class QLabel;
 class QPushButton;
 class QModelIndex;
+class QResizeEvent;
 class QStackedWidget;
+class QSplitter;
 class QTableView;
 
 namespace kvscope {
@@ -53,6 +55,8 @@ class DiagnosisPanel : public TelemetryPanel {
  private:
   void recompute();
   void fitColumns();
+  void fitRows();
+  void resizeEvent(QResizeEvent* event) override;
   void selectFinding(const QModelIndex& index);
   void showDetails(int row);
 
@@ -60,6 +64,8 @@ class DiagnosisPanel : public TelemetryPanel {
   QStackedWidget* pages_ = nullptr;
   QLabel* empty_ = nullptr;
   QTableView* table_ = nullptr;
+  QSplitter* split_ = nullptr;
+  bool split_by_hand_ = false;  // the operator dragged the list/evidence divider: keep it
   QLabel* details_ = nullptr;
   QPushButton* preview_fix_ = nullptr;
   QPushButton* apply_fix_ = nullptr;

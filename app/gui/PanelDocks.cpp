@@ -99,7 +99,8 @@ void PanelDocks::applyDefaultLayout() {
   } else {
     window_.splitDockWidget(knobs, diagnosis, Qt::Vertical);
     window_.splitDockWidget(links, latency, Qt::Vertical);
-    window_.resizeDocks({knobs, diagnosis}, {3, 2}, Qt::Vertical);  // the knob list is the longer
+    // Even: the knob list scrolls, while a finding hidden below the fold is one nobody reads.
+    window_.resizeDocks({knobs, diagnosis}, {1, 1}, Qt::Vertical);
   }
   // The what-if numbers behind the links until a preview brings them to the front.
   window_.tabifyDockWidget(links, what_if);

@@ -185,6 +185,37 @@ class TestDiagnosisPanel : public QObject {
     }
   }
 
+  // A narrow, short dock (the side column at 1280x800-1600x1000): every finding is in view, a long
+  // failure mode wraps onto a second line instead of being cut, and the evidence keeps some room.
+  void everyFindingInViewInANarrowDock() {
+    ViewState view;
+    DiagnosisPanel panel(view);
+    panel.resize(345, 230);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    std::vector<Finding> findings(3);
+    const char* names[] = {"Cold-D / overlap pinning", "Evict storm (session-level eviction)", "Reseed storm (seed budget)"};
+    for (int i = 0; i < 3; ++i) {
+      findings[i].mode = std::string(1, char('B' + i));
+      findings[i].name = names[i];
+      findings[i].window_start_s = 249.5;
+      findings[i].window_end_s = 848.5;
+      findings[i].subjects = {"D0", "D1"};
+    }
+    panel.model()->setFindings(findings);
+    QTableView* table = panel.table();
+    QTRY_VERIFY(table->rowHeight(1) > 0);
+    const QString evict = panel.model()->index(1, FindingsModel::Name).data().toString();
+    QVERIFY(table->fontMetrics().horizontalAdvance(evict) > table->columnWidth(FindingsModel::Name));  // too wide for a line
+    QVERIFY2(table->rowHeight(1) >= 2 * table->fontMetrics().lineSpacing(), "the long name is not wrapped");
+    for (int row = 0; row < 3; ++row) {
+      const int bottom = table->rowViewportPosition(row) + table->rowHeight(row);
+      QVERIFY2(bottom <= table->viewport()->height(),
+               qPrintable(QStringLiteral("row %1 ends at %2 of %3 px").arg(row).arg(bottom).arg(table->viewport()->height())));
+    }
+    QVERIFY(table->height() < panel.height() - 60);  // the evidence below is not squeezed out
+  }
+
   void emptyRunSaysNothingWasFound() {
     TelemetryStore store;
     RunStarted run;
