@@ -22,5 +22,6 @@ Command addCompare(CLI::App& app);
 Command addMark(CLI::App& app);
 Command addImport(CLI::App& app);
 Command addLogs(CLI::App& app);
+Command addCalibrate(CLI::App& app);
 
 }  // namespace kvscope::cli

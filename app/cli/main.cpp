@@ -1,5 +1,5 @@
 // kvscope-cli: the headless side of KVScope (simulate, scenarios, policies, report, export, serve, tail, sweep,
-// compare, mark).
+// compare, mark, import, logs, calibrate).
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -41,6 +41,7 @@ int main(int argc, char** argv) {
   add(kvscope::cli::addMark);
   add(kvscope::cli::addImport);
   add(kvscope::cli::addLogs);
+  add(kvscope::cli::addCalibrate);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
