@@ -1,5 +1,6 @@
 // `kvscope-cli calibrate fit`: the scenario parameters that make the twin reproduce measured
 // metrics (ScenarioFitter), written as a loadable scenario with a "calibration" record.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -15,6 +16,8 @@
 #include "sweep/SweepSpec.h"
 
 namespace kvscope::cli {
+
+using nlohmann::json;
 
 namespace {
 
@@ -48,7 +51,7 @@ std::string progressLine(const FitProgress& p) {
 
 std::string errorText(const MetricError& e) {
   if (!std::isfinite(e.predicted)) return "n/a";
-  return e.share ? fmt("%+.3f pts", e.relative()) : fmt("%+.1f%%", 100 * e.relative());
+  return e.share ? fmt("%+.1f pts", 100 * e.relative()) : fmt("%+.1f%%", 100 * e.relative());
 }
 
 void printResult(const ScenarioFitter& fitter, const FitResult& r) {
@@ -57,22 +60,27 @@ void printResult(const ScenarioFitter& fitter, const FitResult& r) {
   for (std::size_t i = 0; i < o.params.size(); ++i)
     std::printf("  %-20s = %-10.4g (range [%g, %g], start %g)\n", o.params[i].name.c_str(), r.values[i], o.params[i].lo,
                 o.params[i].hi, r.start[i]);
-  std::printf("\ntarget vs fitted (fitted = mean over %zu seeds; error = fitted / target - 1, shares in share points):\n",
+  std::printf("\ntarget vs fitted (fitted = mean over %zu seeds; error = fitted / target - 1; shares in %%, their errors in "
+              "percentage points):\n",
               o.seeds.size());
   std::printf("%-12s %-18s %12s %12s %12s\n", "row", "metric", "target", "fitted", "error");
-  for (const auto& e : r.errors)
-    std::printf("%-12s %-18s %12.3f %12s %12s\n", e.row.c_str(), e.metric.c_str(), e.measured,
-                std::isfinite(e.predicted) ? fmt("%.3f", e.predicted).c_str() : "n/a", errorText(e).c_str());
+  for (const auto& e : r.errors) {
+    const char* f = e.share ? "%.1f%%" : "%.3f";  // shares in %, their errors in percentage points
+    const double k = e.share ? 100 : 1;
+    std::printf("%-12s %-18s %12s %12s %12s\n", e.row.c_str(), e.metric.c_str(), fmt(f, k * e.measured).c_str(),
+                std::isfinite(e.predicted) ? fmt(f, k * e.predicted).c_str() : "n/a", errorText(e).c_str());
+  }
   std::printf("\nobjective (sum of squared log ratios and share differences): %.5g after %d evaluations (%d simulated); %s\n",
               r.objective, r.evaluations, r.simulated, r.stop_reason.c_str());
   if (!r.sensitivity.empty()) {
     std::printf("\nsensitivity (each parameter stepped from the fit, the others kept; change of each metric):\n");
     for (const auto& s : r.sensitivity) {
-      std::printf("  %s %g -> %g (%+.0f%%):", s.param.c_str(), s.from, s.to, s.from != 0 ? 100 * (s.to / s.from - 1) : 0.0);
+      const std::string step = s.from != 0 ? fmt("%+.0f%%", 100 * (s.to / s.from - 1)) : "a tenth of the range from 0";
+      std::printf("  %s %g -> %g (%s):", s.param.c_str(), s.from, s.to, step.c_str());
       for (const auto& c : s.changes) {
         const bool share = c.metric.rfind("decode_share", 0) == 0;
         std::printf(" %s.%s %s", c.row.c_str(), c.metric.c_str(),
-                    share ? fmt("%+.3f pts", c.change).c_str() : fmt("%+.1f%%", 100 * c.change).c_str());
+                    share ? fmt("%+.1f pts", 100 * c.change).c_str() : fmt("%+.1f%%", 100 * c.change).c_str());
       }
       std::printf("\n");
     }
@@ -174,9 +182,14 @@ Command addCalibrateFit(CLI::App& calibrate) {
                      "kvscope-cli: warning: %s has no effect on any target metric (largest change %.2g%% for a step "
                      "%g -> %g): its fitted value is arbitrary; drop it from --fit\n",
                      s.param.c_str(), 100 * s.largest, s.from, s.to);
-    const std::string text = "// Calibrated by `kvscope-cli calibrate fit` (see \"calibration\" below: target, fitted "
-                             "parameters, errors, seeds).\n" +
-                             fitter.calibratedScenario(result, name).dump(2) + "\n";
+    std::string source = target.source;  // on one comment line
+    std::replace(source.begin(), source.end(), '\n', ' ');
+    const json scenario = fitter.calibratedScenario(result, name);
+    const std::string text = "// Calibrated by `kvscope-cli calibrate fit` from " +
+                             scenario["calibration"]["base_scenario"].get<std::string>() +
+                             (source.empty() ? std::string() : " to: " + source) +
+                             ".\n// The \"calibration\" object holds the target, the fitted parameters, the errors and the seeds.\n" +
+                             scenario.dump(2) + "\n";
     std::string error;
     if (!AtomicFile::write(a->out, text, &error)) throw InputError(error);
     std::printf("\nwrote %s (scenario \"%s\")\n", a->out.c_str(), name.c_str());

@@ -70,19 +70,24 @@ std::string CalibrationCheck::table(const CheckResult& r, const std::string& sce
   std::string out = "calibrate check: scenario " + scenario + " against " + target.file +
                     (target.source.empty() ? "" : " (" + target.source + ")") + "\n";
   out += "n = " + std::to_string(r.seeds) + " seeds (" + r.seed_list +
-         "); predicted = mean over the seeds [95% CI, log scale]; shares in share points\n\n";
+         "); predicted = mean over the seeds [95% CI, log scale]; shares in %, their errors in percentage points\n\n";
   char line[512];
   std::snprintf(line, sizeof line, "%-12s %-18s %12s %12s %-24s %10s\n", "row", "metric", "measured", "predicted",
                 "95% CI (log scale)", "error");
   out += line;
   for (const auto& m : r.metrics) {
-    const char* f = m.share ? "%.3f" : "%.3f";
-    const std::string pred = m.predicted.n > 0 ? fmt(f, m.predicted.mean) : "n/a";
+    // Shares print as percentages, their errors in percentage points.
+    const double k = m.share ? 100 : 1;
+    const char* f = m.share ? "%.1f%%" : "%.3f";
+    const std::string pred = m.predicted.n > 0 ? fmt(f, k * m.predicted.mean) : "n/a";
     const std::string err = m.predicted.n == 0 ? "n/a"
-                            : m.share          ? fmt("%+.3f", m.error()) + " pts"
+                            : m.share          ? fmt("%+.1f pts", 100 * m.error())
                                                : pct(m.error());
+    MeanInterval ci = m.predicted;
+    ci.lower *= k;
+    ci.upper *= k;
     std::snprintf(line, sizeof line, "%-12s %-18s %12s %12s %-24s %10s\n", m.row.c_str(), m.metric.c_str(),
-                  fmt(f, m.measured).c_str(), pred.c_str(), interval(m.predicted, f).c_str(), err.c_str());
+                  fmt(f, k * m.measured).c_str(), pred.c_str(), interval(ci, f).c_str(), err.c_str());
     out += line;
   }
   if (!r.pairs.empty()) {

@@ -243,6 +243,10 @@ FitResult ScenarioFitter::run(const std::atomic<bool>& cancel, const std::functi
 json ScenarioFitter::calibratedScenario(const FitResult& result, const std::string& name) const {
   json j = candidateJson(result.values);
   j["name"] = name;
+  // What a scenario list shows: that this is a fit, and of what.
+  j["description"] = "Calibrated " + base_.value("name", std::string("scenario")) + " (calibrate fit" +
+                     (target_.source.empty() ? std::string(")") : " to " + target_.source + ")") + ": " +
+                     base_.value("description", std::string());
   if (options_.duration_s) j["duration_s"] = *options_.duration_s;
   json cal;
   cal["base_scenario"] = base_.value("name", std::filesystem::path(file_).stem().string());
