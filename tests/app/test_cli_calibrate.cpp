@@ -36,10 +36,10 @@ QByteArray readAll(const QString& path) {
   return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
 }
 
-// The calibrated scenario starts with a comment line (the loader allows comments; QJsonDocument not).
+// The calibrated scenario starts with comment lines (the loader allows comments; QJsonDocument not).
 QJsonObject readScenario(const QString& path) {
   QByteArray text = readAll(path);
-  if (text.startsWith("//")) text = text.mid(text.indexOf('\n') + 1);
+  while (text.startsWith("//")) text = text.mid(text.indexOf('\n') + 1);
   return QJsonDocument::fromJson(text).object();
 }
 
@@ -78,6 +78,7 @@ class TestCliCalibrate : public QObject {
                           "wrote"})
       QVERIFY2(text.contains(s), qPrintable(QString(s) + " missing in:\n" + text));
     QVERIFY2(r.err.contains("ETA"), r.err.constData());  // not a terminal: plain progress lines
+    QVERIFY(readAll(out).startsWith("// Calibrated by `kvscope-cli calibrate fit` from unified-vs-lmetric to: test.\n"));
     const QJsonObject j = readScenario(out);
     QCOMPARE(j["name"].toString(), QString("fitted"));
     QCOMPARE(j["duration_s"].toDouble(), 300.0);
