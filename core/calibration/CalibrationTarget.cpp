@@ -221,6 +221,7 @@ void CalibrationTarget::merge(const CalibrationTarget& other) {
     rows.push_back(r);
   }
   if (!other.source.empty()) source += (source.empty() ? "" : "; ") + other.source;
+  file += " + " + other.file;  // what a report names as the target
 }
 
 }  // namespace kvscope

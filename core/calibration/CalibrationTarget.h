@@ -25,7 +25,7 @@ struct TargetRow {
 
 struct CalibrationTarget {
   std::string source;  // where the numbers come from (free text)
-  std::string file;    // the file it was read from
+  std::string file;    // the file it was read from ("A + B" after merge)
   std::vector<TargetRow> rows;
 
   // The metric names a row may hold: e2e_{mean,p50,p90,p99}_s, ttft_{mean,p50,p90,p99}_s,
