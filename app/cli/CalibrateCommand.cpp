@@ -1,5 +1,6 @@
-// `kvscope-cli calibrate` (issue 15): the group, which runs whichever subcommand parsed, and
-// `calibrate profile` (section 1: a hardware profile fitted from the workers' logs). The fitting
+// `kvscope-cli calibrate` (issue 15, docs/calibration.md): the group, which runs whichever subcommand
+// parsed, and `calibrate profile` (section 1: a hardware profile fitted from the workers' logs); `fit`
+// and `check` are in their own files. The fitting
 // itself is Qt- and CLI-free in core/calibration (ProfileCalibration); here only options, files and
 // what is printed.
 #include <cstdio>
@@ -16,7 +17,8 @@
 namespace kvscope::cli {
 
 Command addCalibrate(CLI::App& app) {
-  auto* group = app.add_subcommand("calibrate", "Fit the simulator's constants to what a real cluster printed");
+  auto* group = app.add_subcommand(
+      "calibrate", "Fit the simulated cluster to a real one (profile: from its logs; fit: to measured results) and check its predictions");
   group->require_subcommand(1);
   auto commands = std::make_shared<std::vector<std::pair<CLI::App*, Command>>>();
   auto add = [&](Command (*adder)(CLI::App&)) {
@@ -25,6 +27,8 @@ Command addCalibrate(CLI::App& app) {
     commands->emplace_back(group->get_subcommands({})[before], std::move(run));
   };
   add(addCalibrateProfile);
+  add(addCalibrateFit);
+  add(addCalibrateCheck);
   return [commands]() -> int {
     for (auto& [sub, run] : *commands)
       if (sub->parsed()) return run();

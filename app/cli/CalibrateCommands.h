@@ -9,5 +9,9 @@ namespace kvscope::cli {
 
 // `calibrate profile LOG... [--metrics W=SCRAPES]... [--base PROFILE] -o profile.json`
 Command addCalibrateProfile(CLI::App& calibrate);
+// `calibrate fit --scenario S --target T --fit NAME=LO:HI... --seeds N -o S.calibrated.json`
+Command addCalibrateFit(CLI::App& calibrate);
+// `calibrate check --scenario S.calibrated.json --target T [--seeds N]`
+Command addCalibrateCheck(CLI::App& calibrate);
 
 }  // namespace kvscope::cli

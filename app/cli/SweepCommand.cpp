@@ -1,7 +1,5 @@
 // `kvscope-cli sweep`: a grid of policies and knob values over paired seeds on the simulated cluster,
 // run in parallel, each run recorded, then the lab's tables with intervals and paired verdicts.
-#include <signal.h>
-#include <unistd.h>
 
 #include <atomic>
 #include <cmath>
@@ -12,6 +10,7 @@
 #include <thread>
 
 #include "cli/CliCommands.h"
+#include "cli/ProgressLoop.h"
 #include "knobs/KnobRegistry.h"
 #include "model/Error.h"
 #include "recording/KvrecSweepRecorder.h"
@@ -39,21 +38,12 @@ struct SweepArgs {
   bool quiet = false;
 };
 
-std::string clock(double s) {
-  if (!std::isfinite(s) || s < 0) return "--:--";
-  const long t = std::lround(s);
-  char buf[32];
-  if (t >= 3600) std::snprintf(buf, sizeof buf, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
-  else std::snprintf(buf, sizeof buf, "%ld:%02ld", t / 60, t % 60);
-  return buf;
-}
-
 std::string progressLine(const SweepProgress& p) {
   char buf[256];
   const double pct = p.to_run > 0 ? 100.0 * p.work_done / static_cast<double>(p.to_run) : 100.0;
   std::snprintf(buf, sizeof buf, "sweep: %zu/%zu runs done (%zu running, %zu reused, %zu failed) %3.0f%%  elapsed %s  ETA %s",
-                p.finished + p.reused, p.total, p.running, p.reused, p.failed, pct, clock(p.elapsed_s).c_str(),
-                p.eta_s ? clock(*p.eta_s).c_str() : "--:--");
+                p.finished + p.reused, p.total, p.running, p.reused, p.failed, pct, clockText(p.elapsed_s).c_str(),
+                p.eta_s ? clockText(*p.eta_s).c_str() : "--:--");
   return buf;
 }
 
@@ -119,13 +109,6 @@ Command addSweep(CLI::App& app) {
     if (fs::exists(a->out, ec) && !fs::is_directory(a->out, ec))
       throw InputError("--out " + a->out + ": exists and is not a directory");
 
-    // SIGINT/SIGTERM go only to the sigtimedwait below (every thread inherits the mask).
-    sigset_t stop;
-    sigemptyset(&stop);
-    sigaddset(&stop, SIGINT);
-    sigaddset(&stop, SIGTERM);
-    pthread_sigmask(SIG_BLOCK, &stop, nullptr);
-
     SweepRunner runner(spec, a->out, [](const std::string& path) { return std::make_unique<KvrecSweepRecorder>(path); });
     runner.setResume(a->resume);
     std::mutex mutex;
@@ -136,54 +119,17 @@ Command addSweep(CLI::App& app) {
       latest = p;
       changed = true;
     });
-    std::atomic<bool> cancel{false}, finished{false};
     SweepOutcome outcome;
-    std::exception_ptr failure;
-    std::thread worker([&] {
-      try {
-        outcome = runner.run(cancel);
-      } catch (...) {
-        failure = std::current_exception();
-      }
-      finished = true;
-    });
-    const bool tty = isatty(STDERR_FILENO);
-    const auto start = std::chrono::steady_clock::now();
-    double last_plain = -1e9;
-    std::string last_line;
-    auto show = [&](bool final) {
-      if (a->quiet) return;
+    ProgressLoop loop;
+    loop.quiet = a->quiet;
+    loop.stopping = "stopping the running runs";
+    loop.poll = [&]() -> std::optional<std::string> {
       std::lock_guard lock(mutex);
-      if (!changed && !final) return;
+      if (!changed) return std::nullopt;
       changed = false;
-      const std::string line = progressLine(latest);
-      if (tty) {
-        std::fprintf(stderr, "\r%-110s%s", line.c_str(), final ? "\n" : "");
-      } else {
-        // Not a terminal: a plain line when the count of finished runs moves, and at most every 10 s
-        // otherwise.
-        const double now = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        const bool moved = line.substr(0, line.find('(')) != last_line.substr(0, last_line.find('('));
-        if (line != last_line && (moved || now - last_plain >= 10)) {
-          std::fprintf(stderr, "%s\n", line.c_str());
-          last_plain = now;
-          last_line = line;
-        }
-      }
-      std::fflush(stderr);
+      return progressLine(latest);
     };
-    const timespec tick{0, 250 * 1000 * 1000};
-    while (!finished.load()) {
-      const int sig = sigtimedwait(&stop, nullptr, &tick);
-      if (sig > 0 && !cancel.load()) {
-        cancel = true;
-        std::fprintf(stderr, "%skvscope-cli: interrupted: stopping the running runs...\n", tty && !a->quiet ? "\n" : "");
-      }
-      show(false);
-    }
-    worker.join();
-    if (failure) std::rethrow_exception(failure);
-    show(true);
+    loop.run([&](const std::atomic<bool>& cancel) { outcome = runner.run(cancel); });
 
     for (const auto& e : outcome.errors) std::fprintf(stderr, "kvscope-cli: error: run failed: %s\n", e.c_str());
     const std::size_t done = outcome.ran + outcome.reused;

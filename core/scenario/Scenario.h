@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "events/Event.h"
 #include "scenario/HardwareProfile.h"
 #include "workload/SyntheticAgenticGenerator.h"
@@ -44,6 +46,12 @@ struct Scenario {
 
   // NAME (a bundled scenario) or a path to a .json file. Throws InputError naming file and field.
   static Scenario load(const std::string& name_or_path);
+  // The pieces of load(), for a caller that edits the JSON before it becomes a scenario (calibrate
+  // fit): the file NAME_OR_PATH means, its JSON (comments allowed), and the scenario of a JSON object
+  // (relative paths in it resolve against `path`'s folder; errors name `path`).
+  static std::string resolve(const std::string& name_or_path);
+  static nlohmann::json readJson(const std::string& path);
+  static Scenario fromJson(const nlohmann::json& j, const std::string& path);
   static std::vector<std::string> bundledNames();
   static std::string scenarioDir();
 };

@@ -170,7 +170,7 @@ HardwareProfile HardwareProfile::load(const std::string& name_or_path) {
   return p;
 }
 
-Scenario Scenario::load(const std::string& name_or_path) {
+std::string Scenario::resolve(const std::string& name_or_path) {
   std::string path = name_or_path;
   if (!fs::exists(path) && path.find('/') == std::string::npos) {
     const std::string bundled = (fs::path(scenarioDir()) / (name_or_path + ".json")).string();
@@ -181,11 +181,24 @@ Scenario Scenario::load(const std::string& name_or_path) {
     for (const auto& n : bundledNames()) names += (names.empty() ? "" : ", ") + n;
     throw InputError("unknown scenario '" + name_or_path + "': not a file and not a bundled scenario (" + names + ")");
   }
-  const json j = readJsonFile(path);
+  return path;
+}
+
+nlohmann::json Scenario::readJson(const std::string& path) { return readJsonFile(path); }
+
+Scenario Scenario::load(const std::string& name_or_path) {
+  const std::string path = resolve(name_or_path);
+  return fromJson(readJsonFile(path), path);
+}
+
+Scenario Scenario::fromJson(const nlohmann::json& j, const std::string& path) {
   if (!j.is_object()) throw InputError(formatInputError(path, 0, "", "expected a JSON object"));
   Fields f{path, j, ""};
+  // "calibration": what `kvscope-cli calibrate fit` fitted this scenario to (its target, values and
+  // errors). A record for the reader; nothing in it changes the run.
   checkKeys(f, {"name", "description", "profile", "cluster", "block_size", "eviction", "correction_fault", "policy",
-                "knobs", "duration_s", "seed", "snapshot_interval_s", "workload"});
+                "knobs", "duration_s", "seed", "snapshot_interval_s", "workload", "calibration"});
+  if (f.has("calibration") && !j["calibration"].is_object()) f.fail("calibration", "expected an object");
   Scenario s;
   s.file = path;
   s.name = f.text("name", fs::path(path).stem().string());

@@ -1,0 +1,111 @@
+// `kvscope-cli calibrate check`: what a (calibrated) scenario predicts for measurements it was not
+// fitted to, with the seed-to-seed spread, against the measured values (CalibrationCheck).
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <mutex>
+
+#include "calibration/CalibrationCheck.h"
+#include "cli/CalibrateCommands.h"
+#include "cli/ProgressLoop.h"
+#include "model/Error.h"
+#include "run/SimulationRun.h"
+#include "sweep/SweepSpec.h"
+
+namespace kvscope::cli {
+
+namespace {
+struct CheckArgs {
+  std::string scenario;
+  std::vector<std::string> targets;
+  std::vector<std::string> pairs;
+  std::string seeds = "5";
+  std::optional<double> duration;
+  unsigned jobs = 0;
+  bool quiet = false;
+};
+}  // namespace
+
+Command addCalibrateCheck(CLI::App& calibrate) {
+  auto a = std::make_shared<CheckArgs>();
+  auto* sub = calibrate.add_subcommand(
+      "check",
+      "Run the target's policies (with their knobs) on a scenario, typically one `calibrate fit` wrote, over n seeds, "
+      "and print per metric the prediction (mean over seeds, 95% CI on the log scale) against the measured value with "
+      "the relative error; for --pair A:B, the predicted relative difference A/B-1 (mean of the paired per-seed "
+      "ratios, Student t CI) against the measured one.");
+  sub->add_option("--scenario", a->scenario, "The scenario (a calibrated scenario file, or any scenario)")->required();
+  sub->add_option("--target", a->targets,
+                  "Measured metrics, as `calibrate fit --target` reads them (repeatable: the rows of every file)")
+      ->required();
+  sub->add_option("--pair", a->pairs, "A:B, two row labels of the targets: compare the predicted A vs B difference "
+                                      "with the measured one (repeatable; default: the two rows when there are two)");
+  sub->add_option("--seeds", a->seeds, "N (seeds 1..N) or a list 3,7,11 (default 5)");
+  sub->add_option("--duration", a->duration, "Simulated seconds of every run (default: the scenario's)")
+      ->check(CLI::Range(1.0, 2.6e6).description("in [1, 30 days]"));
+  sub->add_option("--jobs,-j", a->jobs, "Runs at once (default: the number of cores)")
+      ->check(CLI::Range(1u, 1024u).description("in [1, 1024]"));
+  sub->add_flag("--quiet", a->quiet, "No progress line");
+  return [a] {
+    CalibrationTarget target = CalibrationTarget::load(a->targets.front());
+    for (std::size_t i = 1; i < a->targets.size(); ++i) target.merge(CalibrationTarget::load(a->targets[i]));
+    std::vector<std::pair<std::string, std::string>> pairs;
+    for (const auto& p : a->pairs) {
+      const auto colon = p.find(':');
+      if (colon == std::string::npos || colon == 0 || colon + 1 == p.size())
+        throw InputError("--pair " + p + ": expected A:B, two row labels of the targets");
+      pairs.emplace_back(p.substr(0, colon), p.substr(colon + 1));
+    }
+    if (a->pairs.empty() && target.rows.size() == 2) pairs.emplace_back(target.rows[0].label, target.rows[1].label);
+    const Scenario scenario = Scenario::load(a->scenario);
+    for (const auto& row : target.rows) {  // every row must run before any work
+      SimulationOptions o;
+      o.policy = row.policy;
+      o.knobs = row.knobs;
+      o.duration_s = a->duration;
+      prepareRun(scenario, o);
+    }
+    const CandidateRuns runs(SweepSpec::parseSeeds(a->seeds), a->duration, a->jobs);
+
+    std::mutex mutex;
+    double fraction = 0;
+    bool changed = false;
+    const auto start = std::chrono::steady_clock::now();
+    ProgressLoop loop;
+    loop.quiet = a->quiet;
+    loop.stopping = "stopping the runs";
+    loop.poll = [&]() -> std::optional<std::string> {
+      std::lock_guard lock(mutex);
+      if (!changed) return std::nullopt;
+      changed = false;
+      const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      const std::size_t total = target.rows.size() * runs.seeds().size();
+      char buf[200];
+      std::snprintf(buf, sizeof buf, "calibrate check: %.0f/%zu runs (%3.0f%%)  elapsed %s  ETA %s", fraction * total,
+                    total, 100 * fraction, clockText(elapsed).c_str(),
+                    fraction > 0.01 ? clockText(elapsed * (1 - fraction) / fraction).c_str() : "--:--");
+      return std::string(buf);
+    };
+    CheckResult result;
+    bool cancelled = false;
+    loop.run([&](const std::atomic<bool>& cancel) {
+      try {
+        result = CalibrationCheck::run(scenario, target, pairs, runs, cancel, [&](double f) {
+          std::lock_guard lock(mutex);
+          fraction = f;
+          changed = true;
+        });
+      } catch (const RunsCancelled&) {
+        cancelled = true;
+      }
+    });
+    if (cancelled) {
+      std::fprintf(stderr, "kvscope-cli: calibrate check interrupted: no result\n");
+      return 130;
+    }
+    std::fputs(CalibrationCheck::table(result, scenario.name, target).c_str(), stdout);
+    return 0;
+  };
+}
+
+}  // namespace kvscope::cli

@@ -1,0 +1,78 @@
+#include "cli/ProgressLoop.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <exception>
+#include <thread>
+
+namespace kvscope::cli {
+
+std::string clockText(double s) {
+  if (!std::isfinite(s) || s < 0) return "--:--";
+  const long t = std::lround(s);
+  char buf[32];
+  if (t >= 3600) std::snprintf(buf, sizeof buf, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
+  else std::snprintf(buf, sizeof buf, "%ld:%02ld", t / 60, t % 60);
+  return buf;
+}
+
+bool ProgressLoop::run(const std::function<void(const std::atomic<bool>&)>& work) const {
+  // SIGINT/SIGTERM go only to the sigtimedwait below (every thread inherits the mask).
+  sigset_t stop;
+  sigemptyset(&stop);
+  sigaddset(&stop, SIGINT);
+  sigaddset(&stop, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop, nullptr);
+
+  std::atomic<bool> cancel{false}, finished{false};
+  std::exception_ptr failure;
+  std::thread worker([&] {
+    try {
+      work(cancel);
+    } catch (...) {
+      failure = std::current_exception();
+    }
+    finished = true;
+  });
+  const bool tty = isatty(STDERR_FILENO);
+  const auto start = std::chrono::steady_clock::now();
+  double last_plain = -1e9;
+  std::string last_line, latest;
+  auto show = [&](bool final) {
+    if (quiet) return;
+    const auto polled = poll ? poll() : std::nullopt;
+    if (polled) latest = *polled;
+    if ((!polled && !final) || latest.empty()) return;
+    if (tty) {
+      std::fprintf(stderr, "\r%-110s%s", latest.c_str(), final ? "\n" : "");
+    } else {
+      const double now = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      const bool moved = latest.substr(0, latest.find('(')) != last_line.substr(0, last_line.find('('));
+      if (latest != last_line && (moved || now - last_plain >= 10)) {
+        std::fprintf(stderr, "%s\n", latest.c_str());
+        last_plain = now;
+        last_line = latest;
+      }
+    }
+    std::fflush(stderr);
+  };
+  const timespec tick{0, 250 * 1000 * 1000};
+  while (!finished.load()) {
+    const int sig = sigtimedwait(&stop, nullptr, &tick);
+    if (sig > 0 && !cancel.load()) {
+      cancel = true;
+      std::fprintf(stderr, "%skvscope-cli: interrupted: %s...\n", tty && !quiet ? "\n" : "", stopping.c_str());
+    }
+    show(false);
+  }
+  worker.join();
+  if (failure) std::rethrow_exception(failure);
+  show(true);
+  return cancel.load();
+}
+
+}  // namespace kvscope::cli

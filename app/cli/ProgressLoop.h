@@ -1,0 +1,27 @@
+#pragma once
+// The long commands' foreground loop (sweep, calibrate fit, calibrate check): the work runs on a
+// thread while this one shows a progress line on stderr and waits for Ctrl+C. On a terminal the line
+// is redrawn in place (\r); otherwise a plain line is printed when its count moves (the text before
+// its first '(') and at most every 10 s else. SIGINT/SIGTERM set the cancel flag the work watches,
+// once, with a message; the work decides what to keep.
+#include <atomic>
+#include <functional>
+#include <optional>
+#include <string>
+
+namespace kvscope::cli {
+
+// "1:05" or "1:02:03"; "--:--" for an unknown time.
+std::string clockText(double seconds);
+
+struct ProgressLoop {
+  bool quiet = false;
+  std::string stopping;  // what the interrupt message says is happening ("stopping the running runs")
+  // The current progress line, or nullopt when nothing changed since the last call.
+  std::function<std::optional<std::string>()> poll;
+
+  // Runs `work(cancel)` on a thread until it returns; rethrows what it threw. True when interrupted.
+  bool run(const std::function<void(const std::atomic<bool>& cancel)>& work) const;
+};
+
+}  // namespace kvscope::cli

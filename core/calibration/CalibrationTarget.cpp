@@ -1,0 +1,227 @@
+#include "calibration/CalibrationTarget.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "knobs/KnobRegistry.h"
+#include "model/Error.h"
+#include "router/RoutingPolicy.h"
+
+namespace kvscope {
+
+using nlohmann::json;
+
+namespace {
+
+// The 1-based line of byte offset `pos` in `text`: nlohmann reports where parsing stopped as a byte.
+long lineOf(const std::string& text, std::size_t pos) {
+  pos = std::min(pos, text.size());
+  return 1 + static_cast<long>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(pos), '\n'));
+}
+
+[[noreturn]] void fail(const std::string& file, const std::string& field, const std::string& what) {
+  throw InputError(formatInputError(file, 0, field, what));
+}
+
+double positive(const std::string& file, const std::string& field, const json& v) {
+  if (!v.is_number()) fail(file, field, "expected a number, got " + v.dump());
+  const double d = v.get<double>();
+  if (!std::isfinite(d) || d <= 0) fail(file, field, "expected a measured value > 0, got " + v.dump());
+  return d;
+}
+
+void checkPolicy(const std::string& file, const std::string& field, const std::string& policy) {
+  if (makePolicy(policy)) return;
+  std::string names;
+  for (auto n : policyNames()) names += (names.empty() ? "" : ", ") + std::string(n);
+  fail(file, field, "unknown policy \"" + policy + "\"; expected one of: " + names);
+}
+
+std::vector<double> shares(const std::string& file, const std::string& field, const json& v) {
+  if (!v.is_array() || v.empty()) fail(file, field, "expected a non-empty array of shares in [0, 1], got " + v.dump());
+  std::vector<double> out;
+  double sum = 0;
+  for (const auto& s : v) {
+    if (!s.is_number() || s.get<double>() < 0 || s.get<double>() > 1)
+      fail(file, field, "expected shares in [0, 1] (0.467, not 46.7%), got " + s.dump());
+    out.push_back(s.get<double>());
+    sum += out.back();
+  }
+  if (std::abs(sum - 1) > 0.02) fail(file, field, "the shares add up to " + std::to_string(sum) + ", not 1");
+  return out;
+}
+
+TargetRow rowFromTable(const std::string& file, const std::string& label, const json& r) {
+  const std::string where = "policies." + label;
+  if (!r.is_object()) fail(file, where, "expected an object of metric: value");
+  TargetRow row;
+  row.label = label;
+  row.policy = label;
+  for (const auto& [key, value] : r.items()) {
+    const std::string field = where + "." + key;
+    if (key == "policy") {
+      if (!value.is_string()) fail(file, field, "expected a policy name");
+      row.policy = value.get<std::string>();
+    } else if (key == "knobs") {
+      if (!value.is_object()) fail(file, field, "expected an object of knob: value");
+      for (const auto& [k, v] : value.items()) {
+        if (!v.is_number()) fail(file, field + "." + k, "expected a number, got " + v.dump());
+        row.knobs[k] = v.get<double>();
+      }
+      KnobRegistry check;
+      for (const auto& [k, v] : row.knobs)
+        if (const auto res = check.apply({{k, v}}, "target"); !res.ok) fail(file, field + "." + k, res.error);
+    } else if (key == "decode_shares") {
+      row.decode_shares = shares(file, field, value);
+    } else if (key == "note" || key == "comment") {
+      // free text beside the numbers
+    } else {
+      const auto& names = CalibrationTarget::metricNames();
+      if (std::find(names.begin(), names.end(), key) == names.end()) {
+        std::string list;
+        for (const auto& n : names) list += n + ", ";
+        fail(file, field, "unknown metric; expected one of: " + list + "decode_shares (or policy, knobs, note)");
+      }
+      row.metrics[key] = positive(file, field, value);
+    }
+  }
+  checkPolicy(file, where + ".policy", row.policy);
+  if (row.metrics.empty() && row.decode_shares.empty()) fail(file, where, "no metric to reproduce");
+  return row;
+}
+
+// `kvscope-cli report --format json`: one recorded run; its latency metrics, token imbalance and
+// decode shares become one row named after its policy.
+CalibrationTarget fromReport(const json& j, const std::string& file) {
+  CalibrationTarget t;
+  t.file = file;
+  t.source = "report of a recorded run" + (j.contains("scenario") ? " (" + j["scenario"].dump() + ")" : std::string());
+  RunSummary run;
+  try {
+    run.policy = j.at("policy").get<std::string>();
+    for (const char* d : {"e2e_s", "ttft_s"}) {
+      auto& s = std::string(d) == "e2e_s" ? run.e2e_s : run.ttft_s;
+      s.mean = j.at(d).at("mean").get<double>();
+      s.p50 = j.at(d).at("p50").get<double>();
+      s.p90 = j.at(d).at("p90").get<double>();
+      s.p99 = j.at(d).at("p99").get<double>();
+    }
+    if (j.contains("token_imbalance") && !j["token_imbalance"].is_null())
+      run.token_imbalance = j["token_imbalance"].get<double>();
+    for (const auto& w : j.at("workers")) {
+      WorkerSummary ws;
+      ws.role = w.at("role").get<std::string>();
+      ws.share = w.at("share").get<double>();
+      run.workers.push_back(ws);
+    }
+  } catch (const json::exception& e) {
+    fail(file, "", std::string("not a `kvscope-cli report --format json` summary: ") + e.what());
+  }
+  checkPolicy(file, "policy", run.policy);
+  TargetRow row;
+  row.label = run.policy;
+  row.policy = run.policy;
+  for (const char* m : {"e2e_mean_s", "e2e_p50_s", "e2e_p90_s", "ttft_p90_s", "token_imbalance"})
+    if (const auto v = CalibrationTarget::metricOf(run, m); v && *v > 0) row.metrics[m] = *v;
+  row.decode_shares = CalibrationTarget::decodeSharesOf(run);
+  if (row.metrics.empty()) fail(file, "", "the report holds no positive latency (no request completed?)");
+  t.rows.push_back(row);
+  return t;
+}
+
+}  // namespace
+
+const std::vector<std::string>& CalibrationTarget::metricNames() {
+  static const std::vector<std::string> names{"e2e_mean_s", "e2e_p50_s", "e2e_p90_s",  "e2e_p99_s",      "ttft_mean_s",
+                                              "ttft_p50_s", "ttft_p90_s", "ttft_p99_s", "token_imbalance"};
+  return names;
+}
+
+std::optional<double> CalibrationTarget::metricOf(const RunSummary& run, const std::string& metric) {
+  if (metric == "token_imbalance") return run.token_imbalance;
+  const bool e2e = metric.rfind("e2e_", 0) == 0;
+  const SampleSummary& s = e2e ? run.e2e_s : run.ttft_s;
+  const std::string stat = metric.substr(e2e ? 4 : 5);
+  if (stat == "mean_s") return s.mean;
+  if (stat == "p50_s") return s.p50;
+  if (stat == "p90_s") return s.p90;
+  if (stat == "p99_s") return s.p99;
+  return std::nullopt;
+}
+
+std::vector<double> CalibrationTarget::decodeSharesOf(const RunSummary& run) {
+  std::vector<double> out;
+  for (const auto& w : run.workers)
+    if (w.role == "decode" || w.role == "unified") out.push_back(w.share);
+  return out;
+}
+
+CalibrationTarget CalibrationTarget::load(const std::string& file) {
+  std::ifstream in(file);
+  if (!in) throw InputError(formatInputError(file, 0, "", "cannot open the file"));
+  std::stringstream buf;
+  buf << in.rdbuf();
+  const std::string text = buf.str();
+  json j;
+  try {
+    j = json::parse(text, nullptr, /*allow_exceptions=*/true, /*ignore_comments=*/true);
+  } catch (const json::parse_error& e) {
+    throw InputError(formatInputError(file, lineOf(text, e.byte == 0 ? 0 : e.byte - 1), "",
+                                      std::string("invalid JSON: ") + e.what()));
+  }
+  return fromJson(j, file);
+}
+
+CalibrationTarget CalibrationTarget::fromJson(const json& j, const std::string& file) {
+  if (!j.is_object()) fail(file, "", "expected a JSON object (a target table or a report --format json)");
+  if (!j.contains("policies") && j.contains("e2e_s") && j.contains("workers")) return fromReport(j, file);
+  CalibrationTarget t;
+  t.file = file;
+  for (const auto& [key, value] : j.items())
+    if (key != "source" && key != "policies" && key != "note")
+      fail(file, key, "unknown field; expected source, policies, note");
+  if (j.contains("source")) {
+    if (!j["source"].is_string()) fail(file, "source", "expected a string");
+    t.source = j["source"].get<std::string>();
+  }
+  if (!j.contains("policies") || !j["policies"].is_object() || j["policies"].empty())
+    fail(file, "policies", "expected an object of policy: {metric: value} with at least one policy");
+  for (const auto& [label, row] : j["policies"].items()) t.rows.push_back(rowFromTable(file, label, row));
+  return t;
+}
+
+json CalibrationTarget::toJson() const {
+  json j;
+  j["source"] = source;
+  json rows_j = json::object();
+  for (const auto& r : rows) {
+    json row(r.metrics);
+    if (r.policy != r.label) row["policy"] = r.policy;
+    if (!r.knobs.empty()) row["knobs"] = r.knobs;
+    if (!r.decode_shares.empty()) row["decode_shares"] = r.decode_shares;
+    rows_j[r.label] = row;
+  }
+  j["policies"] = rows_j;
+  return j;
+}
+
+const TargetRow* CalibrationTarget::row(const std::string& label) const {
+  for (const auto& r : rows)
+    if (r.label == label) return &r;
+  return nullptr;
+}
+
+void CalibrationTarget::merge(const CalibrationTarget& other) {
+  for (const auto& r : other.rows) {
+    if (row(r.label)) fail(other.file, "policies." + r.label, "this row is also in " + file + "; a label may appear once");
+    rows.push_back(r);
+  }
+  if (!other.source.empty()) source += (source.empty() ? "" : "; ") + other.source;
+  file += " + " + other.file;  // what a report names as the target
+}
+
+}  // namespace kvscope
