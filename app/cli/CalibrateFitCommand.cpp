@@ -14,6 +14,7 @@
 #include "model/Error.h"
 #include "sweep/AtomicFile.h"
 #include "sweep/SweepSpec.h"
+#include "model/NumberText.h"
 
 namespace kvscope::cli {
 
@@ -36,22 +37,16 @@ struct FitArgs {
   bool quiet = false;
 };
 
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
-
 std::string progressLine(const FitProgress& p) {
-  const std::string best = p.best_objective ? fmt("%.4g", *p.best_objective) : "--";
+  const std::string best = p.best_objective ? formatNumber("%.4g", *p.best_objective) : "--";
   return "calibrate fit: " + std::to_string(p.evaluations) + "/" + std::to_string(p.budget) + " evaluations (" +
-         p.phase + ", best objective " + best + ", current " + fmt("%.0f%%", 100 * p.current) + ")  elapsed " +
+         p.phase + ", best objective " + best + ", current " + formatNumber("%.0f%%", 100 * p.current) + ")  elapsed " +
          clockText(p.elapsed_s) + "  ETA " + (p.eta_s ? clockText(*p.eta_s) : "--:--");
 }
 
 std::string errorText(const MetricError& e) {
   if (!std::isfinite(e.predicted)) return "n/a";
-  return e.share ? fmt("%+.1f pts", 100 * e.relative()) : fmt("%+.1f%%", 100 * e.relative());
+  return e.share ? formatNumber("%+.1f pts", 100 * e.relative()) : formatNumber("%+.1f%%", 100 * e.relative());
 }
 
 void printResult(const ScenarioFitter& fitter, const FitResult& r) {
@@ -67,20 +62,20 @@ void printResult(const ScenarioFitter& fitter, const FitResult& r) {
   for (const auto& e : r.errors) {
     const char* f = e.share ? "%.1f%%" : "%.3f";  // shares in %, their errors in percentage points
     const double k = e.share ? 100 : 1;
-    std::printf("%-12s %-18s %12s %12s %12s\n", e.row.c_str(), e.metric.c_str(), fmt(f, k * e.measured).c_str(),
-                std::isfinite(e.predicted) ? fmt(f, k * e.predicted).c_str() : "n/a", errorText(e).c_str());
+    std::printf("%-12s %-18s %12s %12s %12s\n", e.row.c_str(), e.metric.c_str(), formatNumber(f, k * e.measured).c_str(),
+                std::isfinite(e.predicted) ? formatNumber(f, k * e.predicted).c_str() : "n/a", errorText(e).c_str());
   }
   std::printf("\nobjective (sum of squared log ratios and share differences): %.5g after %d evaluations (%d simulated); %s\n",
               r.objective, r.evaluations, r.simulated, r.stop_reason.c_str());
   if (!r.sensitivity.empty()) {
     std::printf("\nsensitivity (each parameter stepped from the fit, the others kept; change of each metric):\n");
     for (const auto& s : r.sensitivity) {
-      const std::string step = s.from != 0 ? fmt("%+.0f%%", 100 * (s.to / s.from - 1)) : "a tenth of the range from 0";
+      const std::string step = s.from != 0 ? formatNumber("%+.0f%%", 100 * (s.to / s.from - 1)) : "a tenth of the range from 0";
       std::printf("  %s %g -> %g (%s):", s.param.c_str(), s.from, s.to, step.c_str());
       for (const auto& c : s.changes) {
         const bool share = c.metric.rfind("decode_share", 0) == 0;
         std::printf(" %s.%s %s", c.row.c_str(), c.metric.c_str(),
-                    share ? fmt("%+.1f pts", 100 * c.change).c_str() : fmt("%+.1f%%", 100 * c.change).c_str());
+                    share ? formatNumber("%+.1f pts", 100 * c.change).c_str() : formatNumber("%+.1f%%", 100 * c.change).c_str());
       }
       std::printf("\n");
     }
@@ -143,7 +138,7 @@ Command addCalibrateFit(CLI::App& calibrate) {
     std::printf("calibrate fit: scenario %s against %s%s: %zu rows x %zu seeds per evaluation, duration %s, %s, "
                 "budget %d evaluations\n",
                 fitter.scenarioFile().c_str(), target.file.c_str(), target.source.empty() ? "" : (" (" + target.source + ")").c_str(),
-                target.rows.size(), o.seeds.size(), a->duration ? fmt("%g s", *a->duration).c_str() : "the scenario's",
+                target.rows.size(), o.seeds.size(), a->duration ? formatNumber("%g s", *a->duration).c_str() : "the scenario's",
                 o.algorithm.c_str(), o.max_evaluations);
     std::fflush(stdout);
 

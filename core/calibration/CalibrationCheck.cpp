@@ -4,20 +4,16 @@
 #include <cstdio>
 
 #include "model/Error.h"
+#include "model/NumberText.h"
 
 namespace kvscope {
 
 namespace {
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
 std::string interval(const MeanInterval& m, const char* f) {
   if (!m.hasInterval()) return "(no interval: n < 2)";
-  return "[" + fmt(f, m.lower) + ", " + fmt(f, m.upper) + "]";
+  return "[" + formatNumber(f, m.lower) + ", " + formatNumber(f, m.upper) + "]";
 }
-std::string pct(double v) { return std::isfinite(v) ? fmt("%+.1f%%", 100 * v) : "n/a"; }
+std::string pct(double v) { return std::isfinite(v) ? formatNumber("%+.1f%%", 100 * v) : "n/a"; }
 }  // namespace
 
 CheckResult CalibrationCheck::run(const Scenario& scenario, const CalibrationTarget& target,
@@ -79,15 +75,15 @@ std::string CalibrationCheck::table(const CheckResult& r, const std::string& sce
     // Shares print as percentages, their errors in percentage points.
     const double k = m.share ? 100 : 1;
     const char* f = m.share ? "%.1f%%" : "%.3f";
-    const std::string pred = m.predicted.n > 0 ? fmt(f, k * m.predicted.mean) : "n/a";
+    const std::string pred = m.predicted.n > 0 ? formatNumber(f, k * m.predicted.mean) : "n/a";
     const std::string err = m.predicted.n == 0 ? "n/a"
-                            : m.share          ? fmt("%+.1f pts", 100 * m.error())
+                            : m.share          ? formatNumber("%+.1f pts", 100 * m.error())
                                                : pct(m.error());
     MeanInterval ci = m.predicted;
     ci.lower *= k;
     ci.upper *= k;
     std::snprintf(line, sizeof line, "%-12s %-18s %12s %12s %-24s %10s\n", m.row.c_str(), m.metric.c_str(),
-                  fmt(f, k * m.measured).c_str(), pred.c_str(), interval(ci, f).c_str(), err.c_str());
+                  formatNumber(f, k * m.measured).c_str(), pred.c_str(), interval(ci, f).c_str(), err.c_str());
     out += line;
   }
   if (!r.pairs.empty()) {
@@ -102,7 +98,7 @@ std::string CalibrationCheck::table(const CheckResult& r, const std::string& sce
                                  : "(no interval: n < 2)";
       std::snprintf(line, sizeof line, "%-24s %-14s %10s %10s %-22s %12s\n", (p.a + " vs " + p.b).c_str(),
                     p.metric.c_str(), pct(p.measured).c_str(), p.predicted.n ? pct(p.predicted.mean).c_str() : "n/a",
-                    ci.c_str(), p.predicted.n ? fmt("%+.1f pts", 100 * (p.predicted.mean - p.measured)).c_str() : "n/a");
+                    ci.c_str(), p.predicted.n ? formatNumber("%+.1f pts", 100 * (p.predicted.mean - p.measured)).c_str() : "n/a");
       out += line;
     }
   }

@@ -5,16 +5,12 @@
 #include <cstdio>
 
 #include "metrics/Percentiles.h"
+#include "model/NumberText.h"
 
 namespace kvscope {
 
 namespace {
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
-std::string pct(double v) { return fmt("%.1f%%", v * 100); }
+std::string pct(double v) { return formatNumber("%.1f%%", v * 100); }
 
 // The cheat sheet's thresholds, made numeric.
 constexpr double kCascadeFailureRate = 0.30;   // "healthy to 80% failure within minutes"
@@ -158,7 +154,7 @@ std::optional<Finding> DiagnosisEngine::cascade() const {
                " in-flight requests aborted, " + std::to_string(transfer_errors) +
                " 'Decode instance could be dead' errors; failure rate peaked at " + pct(worst) + " (" +
                std::to_string(worst_failed) + "/" + std::to_string(worst_done) + ") in " +
-               fmt("%.0f", static_cast<double>(worst_at) * kBucketS) + "-" + fmt("%.0f s", static_cast<double>(worst_at + 6) * kBucketS) +
+               formatNumber("%.0f", static_cast<double>(worst_at) * kBucketS) + "-" + formatNumber("%.0f s", static_cast<double>(worst_at + 6) * kBucketS) +
                (ok_requests_ == 0 ? " (no successful request is on record, e.g. logs name only failures: the rate counts failures alone)" : "");
   f.fix_knobs = {{"admission_backoff_ms", 2000}, {"admission_jitter_ms", 2000}, {"pending_seed_budget", 1}};
   f.suggestion = "set admission_backoff_ms + admission_jitter_ms and a pending_seed_budget (the real fix: backoff + "
@@ -259,9 +255,9 @@ std::optional<Finding> DiagnosisEngine::evictStorm() const {
   f.window_start_s = first_eviction_;
   f.window_end_s = last_eviction_;
   const double minutes = std::max(1.0, (last_eviction_ - first_eviction_) / 60);
-  f.evidence = std::to_string(session_evictions_) + " session-level evictions (" + fmt("%.1f", session_evictions_ / minutes) +
-               "/min), mean " + fmt("%.0f", mean) + " tokens freed each, " + std::to_string(evicted_sessions_.count()) +
-               " sessions hit; " + std::to_string(reseeds_) + " reseeds; TTFT p99 " + fmt("%.2f s", d.p99);
+  f.evidence = std::to_string(session_evictions_) + " session-level evictions (" + formatNumber("%.1f", session_evictions_ / minutes) +
+               "/min), mean " + formatNumber("%.0f", mean) + " tokens freed each, " + std::to_string(evicted_sessions_.count()) +
+               " sessions hit; " + std::to_string(reseeds_) + " reseeds; TTFT p99 " + formatNumber("%.2f s", d.p99);
   f.suggestion = "switch to block-level eviction (eviction: block) - the real fix; mitigations: session_soft_cap, "
                  "direct_max_uncached_tokens";
   return f;
@@ -285,7 +281,7 @@ std::optional<Finding> DiagnosisEngine::reseedStorm() const {
   f.name = "Reseed storm (turn-1 seeds all at once)";
   f.window_start_s = first_arrival_;
   f.window_end_s = first_arrival_ + kEarlyWindowS;
-  f.evidence = "requests arriving in the first " + fmt("%.0f s", kEarlyWindowS) + " failed at " + pct(early) + " (" +
+  f.evidence = "requests arriving in the first " + formatNumber("%.0f s", kEarlyWindowS) + " failed at " + pct(early) + " (" +
                std::to_string(early_failed) + "/" + std::to_string(early_done) + "), later ones at " + pct(late) + "; " +
                std::to_string(seeds_early_) + " seeds started in that window, peak " + std::to_string(peak_pending_seeds_early_) +
                " concurrent seeds and transfer queue depth " + std::to_string(peak_link_queue_early_) + " in the first 30 s";
@@ -304,7 +300,7 @@ std::vector<Finding> DiagnosisEngine::invariantCrash() const {
     f.subjects = {name(c.worker)};
     f.window_start_s = fix ? fix->t : c.t;
     f.window_end_s = c.t;
-    f.evidence = name(c.worker) + " exited at " + fmt("%.1f s", c.t) + " with " + c.reason;
+    f.evidence = name(c.worker) + " exited at " + formatNumber("%.1f s", c.t) + " with " + c.reason;
     if (fix)
       f.evidence += ", right after 'Correcting streaming-session extend_input_len from " + std::to_string(fix->fill) +
                     " to 0 (fill_len=" + std::to_string(fix->fill) + ", prefix_len=" + std::to_string(fix->prefix) + ")'";

@@ -1,4 +1,5 @@
 #include "metrics/RunSummary.h"
+#include "model/NumberText.h"
 
 #include <cstdio>
 
@@ -9,11 +10,6 @@ namespace kvscope {
 namespace {
 nlohmann::json dist(const SampleSummary& d) {
   return {{"mean", d.mean}, {"p50", d.p50}, {"p90", d.p90}, {"p99", d.p99}};
-}
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
 }
 }  // namespace
 
@@ -58,14 +54,14 @@ nlohmann::json RunSummary::toJson() const {
 std::string RunSummary::toTable() const {
   std::string out;
   out += "scenario " + scenario + "  policy " + policy + "  seed " + std::to_string(seed) + "  simulated " +
-         fmt("%.0f s", sim_seconds) + " in " + fmt("%.2f s", wall_seconds) + "\n\n";
+         formatNumber("%.0f s", sim_seconds) + " in " + formatNumber("%.2f s", wall_seconds) + "\n\n";
   out += "requests  " + std::to_string(total) + " total, " + std::to_string(completed) + " completed, " +
-         std::to_string(failed) + " failed (" + fmt("%.1f%%", failure_rate * 100) + ")";
+         std::to_string(failed) + " failed (" + formatNumber("%.1f%%", failure_rate * 100) + ")";
   if (skipped_records > 0) out += ", " + std::to_string(skipped_records) + " malformed records skipped";
   out += "\n";
   out += "              mean      p50      p90      p99\n";
-  out += "E2E (s)  " + fmt("%9.3f", e2e_s.mean) + fmt("%9.3f", e2e_s.p50) + fmt("%9.3f", e2e_s.p90) + fmt("%9.3f", e2e_s.p99) + "\n";
-  out += "TTFT (s) " + fmt("%9.3f", ttft_s.mean) + fmt("%9.3f", ttft_s.p50) + fmt("%9.3f", ttft_s.p90) + fmt("%9.3f", ttft_s.p99) + "\n\n";
+  out += "E2E (s)  " + formatNumber("%9.3f", e2e_s.mean) + formatNumber("%9.3f", e2e_s.p50) + formatNumber("%9.3f", e2e_s.p90) + formatNumber("%9.3f", e2e_s.p99) + "\n";
+  out += "TTFT (s) " + formatNumber("%9.3f", ttft_s.mean) + formatNumber("%9.3f", ttft_s.p50) + formatNumber("%9.3f", ttft_s.p90) + formatNumber("%9.3f", ttft_s.p99) + "\n\n";
   out += "worker  role     bindings   share  sessions  kv peak  evictions\n";
   for (const auto& w : workers) {
     char line[160];
@@ -73,7 +69,7 @@ std::string RunSummary::toTable() const {
                   w.bindings, w.share * 100, w.sessions, w.kv_peak_frac * 100, w.evictions);
     out += line;
   }
-  out += "\nevictions " + std::to_string(eviction_count) + " (mean " + fmt("%.0f", eviction_mean_tokens) + " tokens, max " +
+  out += "\nevictions " + std::to_string(eviction_count) + " (mean " + formatNumber("%.0f", eviction_mean_tokens) + " tokens, max " +
          std::to_string(eviction_max_tokens) + ", " + std::to_string(eviction_sessions_hit) + " sessions hit)\n";
   out += "seeds " + std::to_string(seeds) + "  reseeds " + std::to_string(reseeds) + "  direct appends " +
          std::to_string(direct_appends) + "\n";
@@ -90,7 +86,7 @@ std::string RunSummary::toTable() const {
   out += "\n";
   if (kv_capacity_violations > 0)
     out += "KV POOL OVER CAPACITY " + std::to_string(kv_capacity_violations) + " times: a simulator bug, the numbers above are not physical\n";
-  out += "token imbalance (max/min served) " + (token_imbalance ? fmt("%.2fx", *token_imbalance) : std::string("inf (a worker served nothing)")) + "\n";
+  out += "token imbalance (max/min served) " + (token_imbalance ? formatNumber("%.2fx", *token_imbalance) : std::string("inf (a worker served nothing)")) + "\n";
   if (!source_notes.empty()) {
     out += "\nthe source could not use:\n";
     for (const auto& n : source_notes) out += "  " + n + "\n";
@@ -99,7 +95,7 @@ std::string RunSummary::toTable() const {
   for (const auto& f : diagnosis) {
     std::string subjects;
     for (const auto& w : f.subjects) subjects += (subjects.empty() ? " - " : ", ") + w;
-    out += "  [" + f.mode + "] " + f.name + subjects + "  (" + fmt("%.0f", f.window_start_s) + "-" + fmt("%.0f s", f.window_end_s) + ")\n";
+    out += "  [" + f.mode + "] " + f.name + subjects + "  (" + formatNumber("%.0f", f.window_start_s) + "-" + formatNumber("%.0f s", f.window_end_s) + ")\n";
     out += "      evidence:   " + f.evidence + "\n";
     out += "      suggestion: " + f.suggestion + "\n";
   }

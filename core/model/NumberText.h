@@ -17,4 +17,11 @@ inline std::string shortestText(double v) {
   return ec == std::errc() ? std::string(buf, end) : std::string(buf);
 }
 
+// One number through a printf format ("%.1f%%", "%+.3f"): the reports' and tables' one helper.
+inline std::string formatNumber(const char* format, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, v);
+  return buf;
+}
+
 }  // namespace kvscope

@@ -8,21 +8,16 @@
 
 #include "stats/SignFlipTest.h"
 #include "sweep/AtomicFile.h"
+#include "model/NumberText.h"
 
 namespace kvscope {
 
 namespace {
 
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
-
 std::string pText(double p) {
   if (std::isnan(p)) return "-";
-  if (p < 0.001) return fmt("%.1e", p);
-  return fmt("%.3f", p);
+  if (p < 0.001) return formatNumber("%.1e", p);
+  return formatNumber("%.3f", p);
 }
 
 // A CSV field: quoted when it holds a comma, a quote or a newline.
@@ -86,7 +81,7 @@ std::string SweepReport::changeCell(std::size_t p, std::size_t m) const {
     if (c.values.empty()) return "-";
     return a_.cells[data_.baseline][m].values.empty() ? "n/a (no baseline value)" : "n/a (baseline 0)";
   }
-  return fmt("%+.1f%%", *c.change_pct);
+  return formatNumber("%+.1f%%", *c.change_pct);
 }
 
 std::string SweepReport::pCell(std::size_t p, std::size_t m) const {
@@ -141,8 +136,8 @@ std::string SweepReport::perWorkerTable() const {
   for (std::size_t p = 0; p < data_.points.size(); ++p) {
     out += "| " + data_.points[p].label() + " |";
     for (const auto& w : a_.workers[p])
-      out += w.present ? " " + fmt("%.1f", w.bindings) + " | " + fmt("%.1f%%", w.share * 100) + " | " +
-                             fmt("%.1f", w.sessions) + " |"
+      out += w.present ? " " + formatNumber("%.1f", w.bindings) + " | " + formatNumber("%.1f%%", w.share * 100) + " | " +
+                             formatNumber("%.1f", w.sessions) + " |"
                        : " - | - | - |";
     out += "\n";
   }
@@ -181,7 +176,7 @@ std::string SweepReport::markdown() const {
          std::to_string(SignFlipTest::kSamples) + " sampled from seed " + std::to_string(SignFlipTest::kSeed) +
          "); pairs with no difference are dropped. Wilcoxon signed-rank p beside it (exact up to 20 tied / 50 "
          "untied pairs). n pairs can give no p below 2/2^n (\"smallest p\"): at level " +
-         fmt("%g", data_.level) + " a verdict needs >= " + std::to_string(needed) +
+         formatNumber("%g", data_.level) + " a verdict needs >= " + std::to_string(needed) +
          " differing pairs; with fewer it says so instead of \"significant\"\n";
   for (const auto& n : data_.notes) out += "- " + n + "\n";
   out += "\n";
@@ -215,7 +210,7 @@ std::string SweepReport::csv() const {
       out += csvField(data_.points[p].label());
       for (std::size_t i = 0; i < axes.size(); ++i)
         out += "," + csvField(i < data_.points[p].coords.size() ? data_.points[p].coords[i].second : "");
-      auto num = [](double v) { return std::isfinite(v) ? fmt("%.10g", v) : std::string(); };
+      auto num = [](double v) { return std::isfinite(v) ? formatNumber("%.10g", v) : std::string(); };
       out += "," + a_.metrics[m].key + "," + std::to_string(c.values.size());
       out += "," + (c.values.empty() ? "" : num(c.interval.mean));
       out += "," + (c.interval.hasInterval() ? num(c.interval.low()) : "");
@@ -224,7 +219,7 @@ std::string SweepReport::csv() const {
       out += "," + (c.comparison ? csvField(std::string(toString(c.comparison->test))) : "");
       out += "," + (c.comparison ? num(c.comparison->p_value) : "");
       out += "," + (c.comparison ? std::string(toString(c.comparison->verdict)) : "");
-      out += "," + fmt("%g", data_.level);
+      out += "," + formatNumber("%g", data_.level);
       out += "," + (c.interval.hasInterval() ? std::string(toString(c.interval.scale)) : std::string());
       const auto& cmp = c.comparison;
       out += "," + (cmp ? std::to_string(cmp->pairs) : "") + "," + (cmp ? std::to_string(cmp->differing) : "");

@@ -159,6 +159,28 @@ class TestCliCalibrate : public QObject {
     QVERIFY(cal["evaluations"].toInt() >= 1 && cal["evaluations"].toInt() < 500);
   }
 
+  // The target may be `report --format json` of a real recording: checked against the scenario and
+  // seed that recorded it, the prediction is the recording's own numbers (error 0), every metric.
+  void aRecordedRunsReportIsATarget() {
+    const QString rec = path("run.kvrec");
+    RUN_EXPECT(sim, 0, QStringList{"simulate", "--scenario", "e2-cold-d", "--seed", "1", "--duration", "300",
+                                   "--record", rec, "--quiet"});
+    RUN_EXPECT(report, 0, QStringList{"report", rec, "--format", "json"});
+    QVERIFY(writeFile(path("report.json"), report.out));
+    RUN_EXPECT(r, 0, QStringList{"calibrate", "check", "--scenario", "e2-cold-d", "--target", path("report.json"),
+                                 "--seeds", "1", "--duration", "300"});
+    const QString text = QString::fromUtf8(r.out);
+    QVERIFY2(text.contains("n = 1 seeds (1)"), qPrintable(text));
+    int rows = 0;
+    const QRegularExpression metric_row(R"(^kv-aware\s+(e2e_|ttft_|token_|decode_share))");
+    for (const QString& line : text.split('\n')) {
+      if (!metric_row.match(line).hasMatch()) continue;
+      ++rows;
+      QVERIFY2(line.trimmed().endsWith("+0.0%") || line.trimmed().endsWith("+0.0 pts"), qPrintable(line));
+    }
+    QVERIFY2(rows >= 4, qPrintable(text));
+  }
+
   void calibrateNeedsASubcommand() {
     RUN_EXPECT(r, 2, QStringList{"calibrate"});
     Q_UNUSED(r);
