@@ -28,12 +28,13 @@ struct CheckArgs {
 
 Command addCalibrateCheck(CLI::App& calibrate) {
   auto a = std::make_shared<CheckArgs>();
-  auto* sub = calibrate.add_subcommand(
-      "check",
-      "Run the target's policies (with their knobs) on a scenario, typically one `calibrate fit` wrote, over n seeds, "
-      "and print per metric the prediction (mean over seeds, 95% CI on the log scale) against the measured value with "
-      "the relative error; for --pair A:B, the predicted relative difference A/B-1 (mean of the paired per-seed "
-      "ratios, Student t CI) against the measured one.");
+  auto* sub = calibrate.add_subcommand("check", "Predict measured metrics with a (calibrated) scenario and print predicted vs measured");
+  sub->footer(
+      "Runs the target's policies (with their knobs) on the scenario, typically one `calibrate fit` wrote, over n\n"
+      "seeds, and prints per metric the prediction (mean over the seeds, 95% CI on the log scale) against the\n"
+      "measured value with the relative error; for --pair A:B, the predicted relative difference A/B-1 (mean of\n"
+      "the paired per-seed ratios, Student t CI) against the measured one.\n"
+      "  kvscope-cli calibrate check --scenario lab-004 --target resources/calibration/lab-004-unified.target.json");
   sub->add_option("--scenario", a->scenario, "The scenario (a calibrated scenario file, or any scenario)")->required();
   sub->add_option("--target", a->targets,
                   "Measured metrics, as `calibrate fit --target` reads them (repeatable: the rows of every file)")

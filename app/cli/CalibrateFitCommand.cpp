@@ -86,13 +86,15 @@ void printResult(const ScenarioFitter& fitter, const FitResult& r) {
 
 Command addCalibrateFit(CLI::App& calibrate) {
   auto a = std::make_shared<FitArgs>();
-  auto* sub = calibrate.add_subcommand(
-      "fit",
-      "Find scenario parameters that reproduce measured metrics: every candidate runs each policy of the target on the "
-      "same seeds (paired, so the search is deterministic); the objective is the sum of squared log ratios "
-      "predicted/measured (differences for decode shares); NLopt's derivative-free search within the --fit ranges. "
-      "Prints target vs fitted per metric, the parameters and each one's sensitivity, and writes a loadable scenario "
-      "with a \"calibration\" record. Ctrl+C stops and writes the best point so far.");
+  auto* sub = calibrate.add_subcommand("fit", "Find the scenario parameters that reproduce measured metrics (NLopt, paired seeds)");
+  sub->footer(
+      "Every candidate runs each policy of the target on the same seeds (paired, so the search is deterministic);\n"
+      "the objective is the sum of squared log ratios predicted/measured (differences for decode shares), searched\n"
+      "by NLopt's derivative-free methods within the --fit ranges. Prints target vs fitted per metric, the parameters\n"
+      "and each one's sensitivity, and writes a loadable scenario with a \"calibration\" record. Ctrl+C stops and\n"
+      "writes the best point so far.\n"
+      "  kvscope-cli calibrate fit --scenario unified-vs-lmetric --target resources/calibration/lab-004-fit.target.json \\\n"
+      "      --fit sessions=16:128 --fit context_scale=0.5:3 --fit output_scale=0.5:3 --seeds 3 -o lab-004.json");
   sub->add_option("--scenario", a->scenario, "The scenario to fit (bundled name or file)")->required();
   sub->add_option("--target", a->target,
                   "The measured metrics: {\"source\": ..., \"policies\": {POLICY: {METRIC: VALUE, ...}}} (metrics: "
