@@ -96,11 +96,10 @@ DiagnosisPanel::DiagnosisPanel(ViewState& view, QWidget* parent) : TelemetryPane
   connect(split_, &QSplitter::splitterMoved, this, [this] { split_by_hand_ = true; });
   // The failure mode's width decides its wrapping, hence the rows' heights: refit when it changes.
   connect(table_->horizontalHeader(), &QHeaderView::sectionResized, this, [this] { fitRows(); });
-  auto* split = split_;
 
   pages_ = new QStackedWidget(this);
   pages_->addWidget(empty_);
-  pages_->addWidget(split);
+  pages_->addWidget(split_);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addWidget(pages_);
@@ -177,7 +176,7 @@ void DiagnosisPanel::fitRows() {
   table_->resizeRowsToContents();
   for (int row = 0; row < model_->rowCount(); ++row) rows += table_->rowHeight(row);
   const int total = split_->height() - split_->handleWidth();  // setSizes shares out what the handle leaves
-  // The evidence keeps room for three lines and the fix buttons; the list never less than half.
+  // The evidence keeps room for three lines and the fix buttons; a list too long for that still gets half.
   const int details_min = 3 * details_->fontMetrics().lineSpacing() + preview_fix_->sizeHint().height() + 12;
   const int list = std::min(rows, std::max(total - details_min, total / 2));
   split_->setSizes({list, total - list});
