@@ -6,15 +6,12 @@
 
 #include "stats/SignFlipTest.h"
 #include "stats/WilcoxonSignedRank.h"
+#include "model/NumberText.h"
 
 namespace kvscope {
 
 namespace {
-std::string pText(double p) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, p < 0.001 ? "%.1e" : "%.3g", p);
-  return buf;
-}
+std::string pText(double p) { return formatNumber(p < 0.001 ? "%.1e" : "%.3g", p); }
 }  // namespace
 
 std::string_view toString(PairedTest t) {

@@ -1,18 +1,18 @@
 #include "sweep/SweepMetric.h"
+#include "model/NumberText.h"
 
 #include <cstdio>
 
 namespace kvscope {
 
 std::string SweepMetric::format(double v) const {
-  char buf[64];
   switch (kind) {
-    case Kind::Seconds: std::snprintf(buf, sizeof buf, "%.3f", v); break;
-    case Kind::Fraction: std::snprintf(buf, sizeof buf, "%.2f%%", v * 100); break;
-    case Kind::Count: std::snprintf(buf, sizeof buf, "%.1f", v); break;
-    case Kind::Ratio: std::snprintf(buf, sizeof buf, "%.3fx", v); break;
+    case Kind::Seconds: return formatNumber("%.3f", v);
+    case Kind::Fraction: return formatNumber("%.2f%%", v * 100);
+    case Kind::Count: return formatNumber("%.1f", v);
+    case Kind::Ratio: return formatNumber("%.3fx", v);
   }
-  return buf;
+  return formatNumber("%g", v);
 }
 
 std::vector<SweepMetric> SweepMetric::all(const std::vector<std::string>& worker_ids) {

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "telemetry/TelemetryStore.h"
+#include "model/NumberText.h"
 
 namespace kvscope {
 
@@ -26,11 +27,7 @@ const char* toString(WorkerStateKind k) {
 int severity(WorkerStateKind k) { return static_cast<int>(WorkerStateKind::Ok) - static_cast<int>(k); }
 
 namespace {
-std::string seconds(SimTime t) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f s", timeToSeconds(t));
-  return buf;
-}
+std::string seconds(SimTime t) { return formatNumber("%.1f s", timeToSeconds(t)); }
 
 bool startsWith(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
 
