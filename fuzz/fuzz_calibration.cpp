@@ -1,0 +1,97 @@
+// libFuzzer target for `kvscope-cli calibrate`'s untrusted inputs: the workers' logs and saved
+// scrapes that `calibrate profile` fits, and the measured-results table that `calibrate fit` and
+// `calibrate check` read. The input is three parts separated by NUL bytes: scheduler log text (fed
+// line by line), one /metrics scrape body, and a target JSON (comments allowed, as the CLI reads it).
+//
+// Invariants (promises of core/calibration/ProfileCalibration.h and CalibrationTarget.h):
+//  - the fit throws nothing but InputError (no usable Decode batch line), never on the scrape;
+//  - every constant the profile gets is finite and > 0 (HardwareProfile::load accepts it), and a
+//    constant marked fitted holds the fit's estimate;
+//  - the profile file and the table are produced without an exception (the JSON is written as-is);
+//  - a target is refused only with InputError; one accepted has only finite metrics > 0 and decode
+//    shares in [0, 1].
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "calibration/CalibrationTarget.h"
+#include "calibration/ProfileCalibration.h"
+#include "model/Error.h"
+
+namespace {
+
+using namespace kvscope;
+
+[[noreturn]] void finding(const std::string& what) {
+  std::fprintf(stderr, "kvscope fuzz finding: %s\n", what.c_str());
+  std::abort();
+}
+
+std::string_view part(std::string_view& rest) {
+  const auto nul = rest.find('\0');
+  const std::string_view out = rest.substr(0, nul);
+  rest = nul == std::string_view::npos ? std::string_view() : rest.substr(nul + 1);
+  return out;
+}
+
+void fitProfile(std::string_view log, std::string_view scrape) {
+  ProfileSamples samples;
+  std::size_t start = 0;
+  while (start < log.size()) {
+    const std::size_t nl = log.find('\n', start);
+    const std::size_t end = nl == std::string_view::npos ? log.size() : nl;
+    samples.addLine(log.substr(start, end - start), "fuzz.log");
+    start = end + 1;
+  }
+  if (!scrape.empty()) samples.addScrape("P0", scrape);
+  CalibrationInputs inputs;
+  inputs.logs = {"fuzz.log"};
+  inputs.name = "fuzz";
+  CalibrationResult r;
+  try {
+    r = ProfileCalibration::fit(samples, HardwareProfile{}, inputs);
+  } catch (const InputError&) {
+    return;  // no usable Decode batch line: said, nothing fitted
+  }
+  for (const auto& c : r.constants) {
+    if (!std::isfinite(c.value) || c.value <= 0) finding("constant " + c.key + " = " + std::to_string(c.value));
+    if (c.fitted && c.value != c.estimate) finding("constant " + c.key + " marked fitted but not the estimate");
+  }
+  (void)ProfileCalibration::toJson(r, inputs).dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+  (void)ProfileCalibration::table(r);
+}
+
+void readTarget(std::string_view text) {
+  const auto j = nlohmann::json::parse(text, nullptr, false, true);
+  if (j.is_discarded()) return;  // the CLI reports FILE:LINE for it
+  CalibrationTarget t;
+  try {
+    t = CalibrationTarget::fromJson(j, "fuzz.json");
+  } catch (const InputError&) {
+    return;
+  }
+  for (const auto& row : t.rows) {
+    for (const auto& [name, v] : row.metrics)
+      if (!std::isfinite(v) || v <= 0) finding("row " + row.label + " metric " + name + " = " + std::to_string(v));
+    for (double s : row.decode_shares)
+      if (!(s >= 0 && s <= 1)) finding("row " + row.label + " share " + std::to_string(s));
+  }
+  (void)t.toJson().dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  std::string_view rest(reinterpret_cast<const char*>(data), size);
+  const std::string_view log = part(rest);
+  const std::string_view scrape = part(rest);
+  const std::string_view target = part(rest);
+  fitProfile(log, scrape);
+  readTarget(target);
+  return 0;
+}
