@@ -3,7 +3,6 @@
 #include <chrono>
 #include <cstdio>
 #include <memory>
-#include <mutex>
 
 #include "calibration/CalibrationCheck.h"
 #include "cli/CalibrateCommands.h"
@@ -68,34 +67,24 @@ Command addCalibrateCheck(CLI::App& calibrate) {
     }
     const CandidateRuns runs(SweepSpec::parseSeeds(a->seeds), a->duration, a->jobs);
 
-    std::mutex mutex;
-    double fraction = 0;
-    bool changed = false;
     const auto start = std::chrono::steady_clock::now();
     ProgressLoop loop;
     loop.quiet = a->quiet;
     loop.stopping = "stopping the runs";
-    loop.poll = [&]() -> std::optional<std::string> {
-      std::lock_guard lock(mutex);
-      if (!changed) return std::nullopt;
-      changed = false;
+    const auto progress = [&](double fraction) {
       const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       const std::size_t total = target.rows.size() * runs.seeds().size();
       char buf[200];
       std::snprintf(buf, sizeof buf, "calibrate check: %.0f/%zu runs (%3.0f%%)  elapsed %s  ETA %s", fraction * total,
                     total, 100 * fraction, clockText(elapsed).c_str(),
                     fraction > 0.01 ? clockText(elapsed * (1 - fraction) / fraction).c_str() : "--:--");
-      return std::string(buf);
+      loop.post(buf);
     };
     CheckResult result;
     bool cancelled = false;
     loop.run([&](const std::atomic<bool>& cancel) {
       try {
-        result = CalibrationCheck::run(scenario, target, pairs, runs, cancel, [&](double f) {
-          std::lock_guard lock(mutex);
-          fraction = f;
-          changed = true;
-        });
+        result = CalibrationCheck::run(scenario, target, pairs, runs, cancel, progress);
       } catch (const RunsCancelled&) {
         cancelled = true;
       }

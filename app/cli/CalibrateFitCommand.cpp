@@ -5,7 +5,6 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
-#include <mutex>
 
 #include "calibration/ScenarioFitter.h"
 #include "cli/CalibrateCommands.h"
@@ -144,25 +143,12 @@ Command addCalibrateFit(CLI::App& calibrate) {
                 o.algorithm.c_str(), o.max_evaluations);
     std::fflush(stdout);
 
-    std::mutex mutex;
-    std::optional<FitProgress> latest;
-    bool changed = false;
     FitResult result;
     ProgressLoop loop;
     loop.quiet = a->quiet;
     loop.stopping = "stopping the search; the best point so far will be written";
-    loop.poll = [&]() -> std::optional<std::string> {
-      std::lock_guard lock(mutex);
-      if (!changed || !latest) return std::nullopt;
-      changed = false;
-      return progressLine(*latest);
-    };
     loop.run([&](const std::atomic<bool>& cancel) {
-      result = fitter.run(cancel, [&](const FitProgress& p) {
-        std::lock_guard lock(mutex);
-        latest = p;
-        changed = true;
-      });
+      result = fitter.run(cancel, [&](const FitProgress& p) { loop.post(progressLine(p)); });
     });
     if (result.errors.empty()) {
       std::fprintf(stderr, "kvscope-cli: calibrate fit interrupted before the first evaluation finished; wrote nothing\n");

@@ -20,7 +20,19 @@ std::string clockText(double s) {
   return buf;
 }
 
-bool ProgressLoop::run(const std::function<void(const std::atomic<bool>&)>& work) const {
+void ProgressLoop::post(std::string line) {
+  std::lock_guard lock(mutex_);
+  posted_ = std::move(line);
+}
+
+std::optional<std::string> ProgressLoop::take() {
+  std::lock_guard lock(mutex_);
+  std::optional<std::string> line = std::move(posted_);
+  posted_.reset();
+  return line;
+}
+
+bool ProgressLoop::run(const std::function<void(const std::atomic<bool>&)>& work) {
   // SIGINT/SIGTERM go only to the sigtimedwait below (every thread inherits the mask).
   sigset_t stop;
   sigemptyset(&stop);
@@ -44,7 +56,7 @@ bool ProgressLoop::run(const std::function<void(const std::atomic<bool>&)>& work
   std::string last_line, latest;
   auto show = [&](bool final) {
     if (quiet) return;
-    const auto polled = poll ? poll() : std::nullopt;
+    const auto polled = take();
     if (polled) latest = *polled;
     if ((!polled && !final) || latest.empty()) return;
     if (tty) {

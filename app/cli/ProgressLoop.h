@@ -6,6 +6,7 @@
 // once, with a message; the work decides what to keep.
 #include <atomic>
 #include <functional>
+#include <mutex>
 #include <optional>
 #include <string>
 
@@ -14,14 +15,21 @@ namespace kvscope::cli {
 // "1:05" or "1:02:03"; "--:--" for an unknown time.
 std::string clockText(double seconds);
 
-struct ProgressLoop {
+class ProgressLoop {
+ public:
   bool quiet = false;
   std::string stopping;  // what the interrupt message says is happening ("stopping the running runs")
-  // The current progress line, or nullopt when nothing changed since the last call.
-  std::function<std::optional<std::string>()> poll;
 
+  // The work's current progress line, from any thread; the loop shows the latest at its next tick.
+  void post(std::string line);
   // Runs `work(cancel)` on a thread until it returns; rethrows what it threw. True when interrupted.
-  bool run(const std::function<void(const std::atomic<bool>& cancel)>& work) const;
+  bool run(const std::function<void(const std::atomic<bool>& cancel)>& work);
+
+ private:
+  std::optional<std::string> take();  // the line posted since the last take, if any
+
+  std::mutex mutex_;
+  std::optional<std::string> posted_;
 };
 
 }  // namespace kvscope::cli

@@ -6,7 +6,6 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
-#include <mutex>
 #include <thread>
 
 #include "cli/CliCommands.h"
@@ -111,24 +110,11 @@ Command addSweep(CLI::App& app) {
 
     SweepRunner runner(spec, a->out, [](const std::string& path) { return std::make_unique<KvrecSweepRecorder>(path); });
     runner.setResume(a->resume);
-    std::mutex mutex;
-    SweepProgress latest;
-    bool changed = false;
-    runner.setProgress([&](const SweepProgress& p) {
-      std::lock_guard lock(mutex);
-      latest = p;
-      changed = true;
-    });
-    SweepOutcome outcome;
     ProgressLoop loop;
     loop.quiet = a->quiet;
     loop.stopping = "stopping the running runs";
-    loop.poll = [&]() -> std::optional<std::string> {
-      std::lock_guard lock(mutex);
-      if (!changed) return std::nullopt;
-      changed = false;
-      return progressLine(latest);
-    };
+    runner.setProgress([&](const SweepProgress& p) { loop.post(progressLine(p)); });
+    SweepOutcome outcome;
     loop.run([&](const std::atomic<bool>& cancel) { outcome = runner.run(cancel); });
 
     for (const auto& e : outcome.errors) std::fprintf(stderr, "kvscope-cli: error: run failed: %s\n", e.c_str());
