@@ -11,6 +11,7 @@
 
 #include "calibration/ProfileCalibration.h"
 #include "cli/CalibrateCommands.h"
+#include "cli/SubcommandList.h"
 #include "model/Error.h"
 #include "sweep/AtomicFile.h"
 
@@ -20,18 +21,12 @@ Command addCalibrate(CLI::App& app) {
   auto* group = app.add_subcommand(
       "calibrate", "Fit the simulated cluster to a real one (profile: from its logs; fit: to measured results) and check its predictions");
   group->require_subcommand(1);
-  auto commands = std::make_shared<std::vector<std::pair<CLI::App*, Command>>>();
-  auto add = [&](Command (*adder)(CLI::App&)) {
-    const std::size_t before = group->get_subcommands({}).size();
-    Command run = adder(*group);
-    commands->emplace_back(group->get_subcommands({})[before], std::move(run));
-  };
-  add(addCalibrateProfile);
-  add(addCalibrateFit);
-  add(addCalibrateCheck);
+  auto commands = std::make_shared<SubcommandList>(*group);
+  commands->add(addCalibrateProfile);
+  commands->add(addCalibrateFit);
+  commands->add(addCalibrateCheck);
   return [commands]() -> int {
-    for (auto& [sub, run] : *commands)
-      if (sub->parsed()) return run();
+    if (const auto code = commands->runParsed()) return *code;
     throw UsageError("calibrate: a subcommand is required");
   };
 }

@@ -7,6 +7,7 @@
 
 #include "BuildInfo.h"
 #include "cli/CliCommands.h"
+#include "cli/SubcommandList.h"
 #include "model/Error.h"
 
 namespace {
@@ -23,25 +24,20 @@ int main(int argc, char** argv) {
   CLI::App app{"kvscope-cli: KV-cache-aware routing on a simulated prefill/decode cluster", "kvscope-cli"};
   app.set_version_flag("--version", "kvscope-cli " + kvscope::versionLine());
   app.require_subcommand(1);
-  std::vector<std::pair<CLI::App*, kvscope::cli::Command>> commands;
-  auto add = [&](auto adder) {
-    const std::size_t before = app.get_subcommands({}).size();
-    auto cmd = adder(app);
-    commands.emplace_back(app.get_subcommands({})[before], std::move(cmd));
-  };
-  add(kvscope::cli::addSimulate);
-  add(kvscope::cli::addScenarios);
-  add(kvscope::cli::addPolicies);
-  add(kvscope::cli::addReport);
-  add(kvscope::cli::addExport);
-  add(kvscope::cli::addServe);
-  add(kvscope::cli::addTail);
-  add(kvscope::cli::addSweep);
-  add(kvscope::cli::addCompare);
-  add(kvscope::cli::addMark);
-  add(kvscope::cli::addImport);
-  add(kvscope::cli::addLogs);
-  add(kvscope::cli::addCalibrate);
+  kvscope::cli::SubcommandList commands(app);
+  commands.add(kvscope::cli::addSimulate);
+  commands.add(kvscope::cli::addScenarios);
+  commands.add(kvscope::cli::addPolicies);
+  commands.add(kvscope::cli::addReport);
+  commands.add(kvscope::cli::addExport);
+  commands.add(kvscope::cli::addServe);
+  commands.add(kvscope::cli::addTail);
+  commands.add(kvscope::cli::addSweep);
+  commands.add(kvscope::cli::addCompare);
+  commands.add(kvscope::cli::addMark);
+  commands.add(kvscope::cli::addImport);
+  commands.add(kvscope::cli::addLogs);
+  commands.add(kvscope::cli::addCalibrate);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -49,8 +45,7 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : 2;  // --help and --version exit 0; every usage error exits 2
   }
   try {
-    for (auto& [sub, run] : commands)
-      if (sub->parsed()) return checkStdout(run());
+    if (const auto code = commands.runParsed()) return checkStdout(*code);
   } catch (const kvscope::UsageError& e) {
     std::fprintf(stderr, "kvscope-cli: error: %s\n", e.what());
     return 2;
