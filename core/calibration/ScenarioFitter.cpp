@@ -28,19 +28,14 @@ nlopt_algorithm algorithmOf(const std::string& name) {
 // What the search's callback needs: NLopt is a C library, so nothing may be thrown through it; a
 // failure or a cancel is kept here and the search is stopped with nlopt_force_stop.
 struct Search {
-  ScenarioFitter* fitter = nullptr;
-  const CandidateRuns* runs = nullptr;
-  const std::atomic<bool>* cancel = nullptr;
   nlopt_opt opt = nullptr;
   std::map<std::vector<double>, std::pair<double, std::vector<MetricError>>> cache;  // by values as written
   std::vector<double> best_values;
   double best = std::numeric_limits<double>::infinity();
   std::vector<MetricError> best_errors;
-  std::vector<RowRuns> best_runs;
   int evaluations = 0, simulated = 0;
   bool cancelled = false;
   std::exception_ptr failure;
-  std::function<void(double)> fraction;
 };
 
 }  // namespace
@@ -96,9 +91,6 @@ FitResult ScenarioFitter::run(const std::atomic<bool>& cancel, const std::functi
 
   FitResult result;
   Search search;
-  search.fitter = this;
-  search.runs = &runs;
-  search.cancel = &cancel;
 
   std::mutex mutex;
   FitProgress shown;
@@ -115,7 +107,6 @@ FitResult ScenarioFitter::run(const std::atomic<bool>& cancel, const std::functi
     if (done > 0.05) shown.eta_s = shown.elapsed_s * (budget - done) / done;
     progress(shown);
   };
-  search.fraction = report;
 
   // Values as written for normalised coordinates u in [0, 1].
   auto valuesOf = [&](const double* u) {
@@ -125,15 +116,13 @@ FitResult ScenarioFitter::run(const std::atomic<bool>& cancel, const std::functi
     return v;
   };
   // One evaluation: cached by the values as written (a rounded parameter repeats candidates).
-  auto evaluate = [&](const std::vector<double>& v, std::vector<RowRuns>* runs_out) -> std::pair<double, std::vector<MetricError>> {
-    if (!runs_out)
-      if (auto it = search.cache.find(v); it != search.cache.end()) return it->second;
+  auto evaluate = [&](const std::vector<double>& v) -> std::pair<double, std::vector<MetricError>> {
+    if (auto it = search.cache.find(v); it != search.cache.end()) return it->second;
     const auto row_runs = runs.run(candidate(v), target_.rows, cancel, report);
     ++search.simulated;
     auto errors = metricErrors(target_, row_runs);
     const double obj = objectiveOf(errors);
     search.cache[v] = {obj, errors};
-    if (runs_out) *runs_out = row_runs;
     return {obj, errors};
   };
 
@@ -155,7 +144,7 @@ FitResult ScenarioFitter::run(const std::atomic<bool>& cancel, const std::functi
     Search& s = *c->s;
     try {
       const std::vector<double> v = (*c->values_of)(x);
-      const auto [obj, errors] = (*c->evaluate_at)(v, nullptr);
+      const auto [obj, errors] = (*c->evaluate_at)(v);
       ++s.evaluations;
       if (obj < s.best) {
         s.best = obj;
@@ -214,7 +203,7 @@ FitResult ScenarioFitter::run(const std::atomic<bool>& cancel, const std::functi
         if (to == v) to = p.effective(v + (v + 1 <= p.hi ? 1 : -1));
         std::vector<double> stepped = result.values;
         stepped[i] = to;
-        const auto [obj, errors] = evaluate(stepped, nullptr);
+        const auto [obj, errors] = evaluate(stepped);
         (void)obj;
         ParameterSensitivity s;
         s.param = p.name;
