@@ -5,6 +5,7 @@
 #include <mutex>
 #include <thread>
 
+#include "run/ParallelJobs.h"
 #include "run/SimulationRun.h"
 
 namespace kvscope {
@@ -45,7 +46,6 @@ std::vector<RowRuns> CandidateRuns::run(const Scenario& scenario, const std::vec
   std::vector<double> fraction(total, 0.0);
   std::mutex mutex;
   std::exception_ptr failure;
-  std::atomic<std::size_t> next{0};
   std::atomic<bool> stop{false};
   auto report = [&] {  // mutex held
     if (!progress) return;
@@ -53,43 +53,34 @@ std::vector<RowRuns> CandidateRuns::run(const Scenario& scenario, const std::vec
     for (double f : fraction) done += f;
     progress(done / static_cast<double>(total));
   };
-  auto worker = [&] {
-    while (!stop.load() && !cancel.load()) {
-      const std::size_t t = next.fetch_add(1);
-      if (t >= total) return;
-      const std::size_t r = t / seeds_.size(), k = t % seeds_.size();
-      SimulationOptions o;
-      o.policy = rows[r].policy;
-      o.knobs = rows[r].knobs;
-      o.seed = seeds_[k];
-      o.duration_s = duration_s_;
-      o.progress = [&, t](double sim, double end) {
-        if (cancel.load() || stop.load()) throw RunsCancelled{};
-        std::lock_guard lock(mutex);
-        fraction[t] = end > 0 ? std::min(1.0, sim / end) : 0;
-        report();
-      };
-      try {
-        RunSummary s = runSimulation(scenario, o);
-        std::lock_guard lock(mutex);
-        out[r].runs[k] = std::move(s);
-        fraction[t] = 1;
-        report();
-      } catch (const RunsCancelled&) {
-        return;
-      } catch (...) {
-        std::lock_guard lock(mutex);
-        if (!failure) failure = std::current_exception();
-        stop = true;
-        return;
-      }
+  const unsigned threads = jobs_ ? jobs_ : std::thread::hardware_concurrency();
+  runParallelJobs(total, threads, [&] { return !stop.load() && !cancel.load(); }, [&](std::size_t t) {
+    const std::size_t r = t / seeds_.size(), k = t % seeds_.size();
+    SimulationOptions o;
+    o.policy = rows[r].policy;
+    o.knobs = rows[r].knobs;
+    o.seed = seeds_[k];
+    o.duration_s = duration_s_;
+    o.progress = [&, t](double sim, double end) {
+      if (cancel.load() || stop.load()) throw RunsCancelled{};
+      std::lock_guard lock(mutex);
+      fraction[t] = end > 0 ? std::min(1.0, sim / end) : 0;
+      report();
+    };
+    try {
+      RunSummary s = runSimulation(scenario, o);
+      std::lock_guard lock(mutex);
+      out[r].runs[k] = std::move(s);
+      fraction[t] = 1;
+      report();
+    } catch (const RunsCancelled&) {
+      // cancelled or stopped: no job starts after this one
+    } catch (...) {
+      std::lock_guard lock(mutex);
+      if (!failure) failure = std::current_exception();
+      stop = true;
     }
-  };
-  const unsigned threads = std::max(1u, std::min<unsigned>(jobs_ ? jobs_ : std::thread::hardware_concurrency(),
-                                                           static_cast<unsigned>(total)));
-  std::vector<std::thread> pool;
-  for (unsigned i = 0; i < threads; ++i) pool.emplace_back(worker);
-  for (auto& t : pool) t.join();
+  });
   if (failure) std::rethrow_exception(failure);
   if (cancel.load()) throw RunsCancelled{};
   return out;

@@ -6,11 +6,11 @@
 #include <fstream>
 #include <mutex>
 #include <sstream>
-#include <thread>
 
 #include <nlohmann/json.hpp>
 
 #include "model/Error.h"
+#include "run/ParallelJobs.h"
 #include "sweep/AtomicFile.h"
 #include "sweep/RunSummaryJson.h"
 
@@ -144,45 +144,35 @@ SweepOutcome SweepRunner::run(const std::atomic<bool>& cancel) {
     report();
   }
 
-  std::atomic<std::size_t> next{0};
-  auto worker = [&] {
-    while (!cancel.load()) {
-      const std::size_t t = next.fetch_add(1);
-      if (t >= todo.size()) return;
-      Job& job = jobs[todo[t]];
-      {
-        std::lock_guard lock(mutex);
-        job.running = true;
-        report();
-      }
-      bool cancelled = false;
-      try {
-        runOne(job, cancel, [&](double f) {
-          std::lock_guard lock(mutex);
-          job.fraction = f;
-          report();
-        });
-      } catch (const RunCancelled&) {
-        cancelled = true;
-      } catch (const std::exception& e) {
-        job.error = job.stem + ": " + e.what();
-      }
-      if (!job.summary) {  // nothing half-written stays behind
-        std::error_code ec;
-        fs::remove(AtomicFile::partialPath((fs::path(dir_) / (job.stem + ".kvrec")).string()), ec);
-      }
+  runParallelJobs(todo.size(), spec_.effectiveJobs(), [&] { return !cancel.load(); }, [&](std::size_t t) {
+    Job& job = jobs[todo[t]];
+    {
       std::lock_guard lock(mutex);
-      job.running = false;
-      if (job.summary) ++progress.finished;
-      else if (!cancelled) ++progress.failed;
+      job.running = true;
       report();
     }
-  };
-  const unsigned threads = std::max(1u, std::min<unsigned>(spec_.effectiveJobs(), static_cast<unsigned>(todo.size())));
-  std::vector<std::thread> pool;
-  if (!todo.empty())
-    for (unsigned i = 0; i < threads; ++i) pool.emplace_back(worker);
-  for (auto& t : pool) t.join();
+    bool cancelled = false;
+    try {
+      runOne(job, cancel, [&](double f) {
+        std::lock_guard lock(mutex);
+        job.fraction = f;
+        report();
+      });
+    } catch (const RunCancelled&) {
+      cancelled = true;
+    } catch (const std::exception& e) {
+      job.error = job.stem + ": " + e.what();
+    }
+    if (!job.summary) {  // nothing half-written stays behind
+      std::error_code ec;
+      fs::remove(AtomicFile::partialPath((fs::path(dir_) / (job.stem + ".kvrec")).string()), ec);
+    }
+    std::lock_guard lock(mutex);
+    job.running = false;
+    if (job.summary) ++progress.finished;
+    else if (!cancelled) ++progress.failed;
+    report();
+  });
 
   SweepOutcome out;
   out.cancelled = cancel.load() && progress.finished + progress.failed < todo.size();
