@@ -1,4 +1,4 @@
-#include "SyntheticEventSource.h"
+#include "bench/SyntheticEventSource.h"
 
 #include <algorithm>
 #include <array>

@@ -1,5 +1,5 @@
 #pragma once
-// A Source for the console benchmark (issue 4 section 5): a producer thread appends made-up but
+// A Source for the console benchmark: a producer thread appends made-up but
 // realistic events to the staging buffer at a fixed wall-clock rate, in small batches (every 2 ms by
 // default), or as fast as the consumer keeps up (rate 0, with a bounded backlog).
 //
@@ -22,7 +22,7 @@
 #include <variant>
 #include <vector>
 
-#include "source/Source.h"
+#include "core/source/Source.h"
 
 namespace kvscope::bench {
 

@@ -1,4 +1,4 @@
-// The console under load (issue 4 section 5): the real MainWindow (1600x1000, offscreen unless
+// The console under load: the real MainWindow (1600x1000, offscreen unless
 // QT_QPA_PLATFORM says otherwise) watching a synthetic source.
 // 1. Live: --rate events/s (default 50K) for --seconds (default 60), appended every 2 ms. Per frame:
 //    RunSession::lastFrameMs() (drain + ingest + every visible panel's refresh), the paint that
@@ -27,12 +27,12 @@
 #include <utility>
 #include <vector>
 
-#include "SyntheticEventSource.h"
-#include "TelemetryPanel.h"
-#include "gui/MainWindow.h"
-#include "gui/PanelDocks.h"
-#include "gui/RunSession.h"
-#include "telemetry/TelemetryStore.h"
+#include "bench/SyntheticEventSource.h"
+#include "widgets/common/TelemetryPanel.h"
+#include "app/gui/MainWindow.h"
+#include "app/gui/PanelDocks.h"
+#include "widgets/common/RunSession.h"
+#include "core/telemetry/TelemetryStore.h"
 
 using namespace kvscope;
 using kvscope::bench::SyntheticEventSource;

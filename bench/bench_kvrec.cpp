@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "recording/KvrecReader.h"
-#include "recording/KvrecWriter.h"
+#include "backend/recording/KvrecReader.h"
+#include "backend/recording/KvrecWriter.h"
 
 using namespace kvscope;
 

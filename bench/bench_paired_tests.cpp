@@ -8,9 +8,9 @@
 #include <random>
 #include <vector>
 
-#include "stats/PairedComparison.h"
-#include "stats/SignFlipTest.h"
-#include "stats/WilcoxonSignedRank.h"
+#include "core/stats/PairedComparison.h"
+#include "core/stats/SignFlipTest.h"
+#include "core/stats/WilcoxonSignedRank.h"
 
 using namespace kvscope;
 

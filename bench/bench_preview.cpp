@@ -1,12 +1,12 @@
-// What a what-if preview costs (issue 12 section 4: "a 10-minute preview of e3-load-floor in under
+// What a what-if preview costs ("a 10-minute preview of e3-load-floor in under
 // 300 ms wall"): forks e3-load-floor at several times, plays 10 simulated minutes without and with
 // K=0, and prints the wall time of each (median of 5) with what the two futures differ in.
 #include <algorithm>
 #include <cstdio>
 #include <vector>
 
-#include "run/WhatIfPreview.h"
-#include "scenario/Scenario.h"
+#include "core/run/WhatIfPreview.h"
+#include "core/scenario/Scenario.h"
 
 using namespace kvscope;
 

@@ -4,10 +4,10 @@
 
 #include <absl/container/flat_hash_map.h>
 
-#include "router/Router.h"
-#include "scenario/Scenario.h"
-#include "trace/BlockChain.h"
-#include "workload/SyntheticAgenticGenerator.h"
+#include "core/router/Router.h"
+#include "core/scenario/Scenario.h"
+#include "core/trace/BlockChain.h"
+#include "core/workload/SyntheticAgenticGenerator.h"
 
 using namespace kvscope;
 

@@ -1,4 +1,4 @@
-// Route latency (issue 5 section 1): round trips of kvscope.v1.Router/Route on loopback at a fixed
+// Route latency: round trips of kvscope.v1.Router/Route on loopback at a fixed
 // request rate (default 5,000/s), and the decision alone in process (LiveRouter::route), with
 // e3-like prompts: a shared system prompt plus a session history that grows by turn. Between
 // requests the cluster "stores" each prompt's new blocks (in process, as Report would: SGLang's KV
@@ -28,9 +28,9 @@
 #include <vector>
 
 #include "kvscope/v1/router.grpc.pb.h"
-#include "router/LiveRouter.h"
-#include "service/KvscopeServer.h"
-#include "service/TelemetryHub.h"
+#include "core/run/LiveRouter.h"
+#include "backend/service/KvscopeServer.h"
+#include "backend/service/TelemetryHub.h"
 
 using namespace kvscope;
 using Clock = std::chrono::steady_clock;

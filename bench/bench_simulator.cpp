@@ -9,7 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "run/SimulationRun.h"
+#include "core/run/SimulationRun.h"
 
 using namespace kvscope;
 

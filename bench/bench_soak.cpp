@@ -1,4 +1,4 @@
-// Soak (issue 14 "Done when"): the real `kvscope-cli serve` under everything at once for a long time.
+// Soak: the real `kvscope-cli serve` under everything at once for a long time.
 //  - a simulation served at high speed (--speed, looped long enough for the whole soak) with
 //    --subscribers Telemetry streams held open (--silent of them never read), --churn of them
 //    cancelled and replaced each second, its /metrics scraped every --scrape-ms while --idle
@@ -30,10 +30,10 @@
 #include <vector>
 
 #include "kvscope/v1/telemetry.grpc.pb.h"
-#include "soak/MetricsProbe.h"
-#include "soak/ReportFeeder.h"
-#include "soak/ServeProcess.h"
-#include "soak/SubscriberPool.h"
+#include "bench/soak/MetricsProbe.h"
+#include "bench/soak/ReportFeeder.h"
+#include "bench/soak/ServeProcess.h"
+#include "bench/soak/SubscriberPool.h"
 
 using namespace kvscope;
 using namespace kvscope::soak;

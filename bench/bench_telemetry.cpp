@@ -16,10 +16,10 @@
 #include <chrono>
 #include <thread>
 
-#include "convert/EventConvert.h"
+#include "backend/convert/EventConvert.h"
 #include "kvscope/v1/telemetry.grpc.pb.h"
-#include "run/SimulationRun.h"
-#include "service/TelemetryService.h"
+#include "core/run/SimulationRun.h"
+#include "backend/service/TelemetryService.h"
 
 using namespace kvscope;
 using Clock = std::chrono::steady_clock;

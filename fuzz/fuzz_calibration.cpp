@@ -22,25 +22,15 @@
 
 #include <nlohmann/json.hpp>
 
-#include "calibration/CalibrationTarget.h"
-#include "calibration/ProfileCalibration.h"
-#include "model/Error.h"
+#include "core/calibration/CalibrationTarget.h"
+#include "core/calibration/ProfileCalibration.h"
+#include "core/model/Error.h"
+#include "fuzz/FuzzSupport.h"
 
 namespace {
 
 using namespace kvscope;
-
-[[noreturn]] void finding(const std::string& what) {
-  std::fprintf(stderr, "kvscope fuzz finding: %s\n", what.c_str());
-  std::abort();
-}
-
-std::string_view part(std::string_view& rest) {
-  const auto nul = rest.find('\0');
-  const std::string_view out = rest.substr(0, nul);
-  rest = nul == std::string_view::npos ? std::string_view() : rest.substr(nul + 1);
-  return out;
-}
+using fuzz::finding;
 
 void fitProfile(std::string_view log, std::string_view scrape) {
   ProfileSamples samples;
@@ -64,14 +54,9 @@ void fitProfile(std::string_view log, std::string_view scrape) {
   for (const auto& c : r.constants)
     if (c.fitted && c.value != c.estimate) finding("constant " + c.key + " marked fitted but not the estimate");
   // What `calibrate profile -o` writes must load as a profile (a fit reaches this rarely: a file is cheap).
-  static const std::string path = [] {
-    std::atexit([] { std::remove(("/tmp/kvscope-fuzz-calibration-" + std::to_string(::getpid()) + ".json").c_str()); });
-    return "/tmp/kvscope-fuzz-calibration-" + std::to_string(::getpid()) + ".json";
-  }();
-  {
-    std::ofstream out(path, std::ios::trunc);
-    out << ProfileCalibration::toJson(r, inputs).dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
-  }
+  static const fuzz::TempDir dir("calibration");
+  const std::string path = dir.file("profile.json");
+  fuzz::TempDir::write(path, ProfileCalibration::toJson(r, inputs).dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
   try {
     (void)HardwareProfile::load(path);
   } catch (const InputError& e) {
@@ -102,9 +87,9 @@ void readTarget(std::string_view text) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   std::string_view rest(reinterpret_cast<const char*>(data), size);
-  const std::string_view log = part(rest);
-  const std::string_view scrape = part(rest);
-  const std::string_view target = part(rest);
+  const std::string_view log = fuzz::nextPart(rest);
+  const std::string_view scrape = fuzz::nextPart(rest);
+  const std::string_view target = fuzz::nextPart(rest);
   fitProfile(log, scrape);
   readTarget(target);
   return 0;

@@ -1,4 +1,4 @@
-// libFuzzer target for kvscope.v1.Control (issue 14): a Control request is untrusted. The first byte
+// libFuzzer target for kvscope.v1.Control: a Control request is untrusted. The first byte
 // of the input picks the method, the rest is the request's bytes, sent as they are through an
 // in-process channel (no network) to a ControlService registered on a real grpc::Server - the same
 // path a request takes in `serve`, parsing included. Behind the service is a run that takes every
@@ -25,21 +25,18 @@
 #include <mutex>
 #include <string>
 
-#include "events/EventLimits.h"
+#include "core/events/EventLimits.h"
 #include "kvscope/v1/control.grpc.pb.h"
-#include "router/RoutingPolicy.h"
-#include "run/LiveRunControl.h"
-#include "service/ControlService.h"
-#include "service/TelemetryHub.h"
+#include "core/router/RoutingPolicy.h"
+#include "core/run/LiveRunControl.h"
+#include "backend/service/ControlService.h"
+#include "backend/service/TelemetryHub.h"
+#include "fuzz/FuzzSupport.h"
 
 namespace {
 
 using namespace kvscope;
-
-[[noreturn]] void finding(const std::string& what) {
-  std::fprintf(stderr, "kvscope fuzz finding: %s\n", what.c_str());
-  std::abort();
-}
+using fuzz::finding;
 
 void checkLabel(const std::string& text, const char* what) {
   if (text.size() > kMaxLabelBytes) finding(std::string(what) + " over kMaxLabelBytes");
@@ -70,10 +67,10 @@ class EveryRun final : public LiveRunControl {
     }
     done(std::move(result));
   }
-  void setPolicy(std::string name, ChangeAuthor author, std::function<void(bool ok)> done) override {
+  void setPolicy(std::string name, ChangeAuthor author, Done done) override {
     checkAuthor(author);
     const auto names = policyNames();
-    done(std::find(names.begin(), names.end(), std::string_view(name)) != names.end());
+    done(policyResult(std::find(names.begin(), names.end(), std::string_view(name)) != names.end(), name));
   }
   bool canPace() const override { return true; }
   void pause(ChangeAuthor author) override { checkAuthor(author); }

@@ -1,5 +1,5 @@
-// libFuzzer target for the Prometheus text parser and the SGLang mapping behind it (issue 5
-// section 5): a /metrics body is untrusted network input. Each input is parsed, mapped and fed to a
+// libFuzzer target for the Prometheus text parser and the SGLang mapping behind it:
+// a /metrics body is untrusted network input. Each input is parsed, mapped and fed to a
 // worker tracker twice (so counter and histogram deltas run too). A crash, a hang, a sanitizer report
 // or a broken invariant below is a finding.
 //
@@ -15,18 +15,15 @@
 #include <string>
 #include <string_view>
 
-#include "live/ExpositionParser.h"
-#include "live/SglangMetricsMapper.h"
-#include "live/SglangWorkerTracker.h"
+#include "core/live/ExpositionParser.h"
+#include "core/live/SglangMetricsMapper.h"
+#include "core/live/SglangWorkerTracker.h"
+#include "fuzz/FuzzSupport.h"
 
 namespace {
 
 using namespace kvscope;
-
-[[noreturn]] void finding(const char* what) {
-  std::fprintf(stderr, "kvscope fuzz finding: %s\n", what);
-  std::abort();
-}
+using fuzz::finding;
 
 bool validName(std::string_view s, bool colon) {
   if (s.empty() || (s[0] >= '0' && s[0] <= '9')) return false;

@@ -18,17 +18,14 @@
 #include <string>
 #include <string_view>
 
-#include "live/LogImporter.h"
-#include "model/Error.h"
+#include "backend/live/LogImporter.h"
+#include "core/model/Error.h"
+#include "fuzz/FuzzSupport.h"
 
 namespace {
 
 using namespace kvscope;
-
-[[noreturn]] void finding(const char* what) {
-  std::fprintf(stderr, "kvscope fuzz finding: %s\n", what);
-  std::abort();
-}
+using fuzz::finding;
 
 struct Checker : EventSink {
   std::uint64_t n = 0;
@@ -44,12 +41,8 @@ struct Checker : EventSink {
   }
 };
 
-const std::string& dir() {
-  static const std::string d = [] {
-    std::string t = (std::filesystem::temp_directory_path() / ("kvscope-fuzz-import-" + std::to_string(getpid()))).string();
-    std::filesystem::create_directories(t);
-    return t;
-  }();
+const fuzz::TempDir& dir() {
+  static const fuzz::TempDir d("import");
   return d;
 }
 
@@ -57,27 +50,24 @@ const std::string& dir() {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
+  std::string_view rest = text;
   std::string_view parts[3];
-  std::size_t start = 0;
-  for (int i = 0; i < 3; ++i) {
-    const std::size_t nul = i < 2 ? text.find('\0', start) : std::string_view::npos;
-    const std::size_t end = nul == std::string_view::npos ? text.size() : nul;
-    parts[i] = start <= text.size() ? text.substr(start, end - start) : std::string_view();
-    start = end == text.size() ? text.size() + 1 : end + 1;
-  }
+  parts[0] = fuzz::nextPart(rest);
+  parts[1] = fuzz::nextPart(rest);
+  parts[2] = rest;  // the scrapes: NUL bytes and all
   const char* names[] = {"d0.log", "p0-mooncake.log", "d0.prom"};
-  for (int i = 0; i < 3; ++i) std::ofstream(dir() + "/" + names[i], std::ios::binary) << parts[i];
+  for (int i = 0; i < 3; ++i) fuzz::TempDir::write(dir().file(names[i]), parts[i]);
 
   ClusterConfig config;
   config.name = "fuzz";
   LiveWorkerConfig p, d;
   p.id = "P0";
   p.role = WorkerRole::Prefill;
-  p.mooncake_logs = {dir() + "/p0-mooncake.log"};
+  p.mooncake_logs = {dir().file("p0-mooncake.log")};
   d.id = "D0";
-  d.logs = {dir() + "/d0.log"};
+  d.logs = {dir().file("d0.log")};
   d.mooncake_address = "10.0.0.1:15295";
-  if (!parts[2].empty()) d.metrics_scrapes = {dir() + "/d0.prom"};
+  if (!parts[2].empty()) d.metrics_scrapes = {dir().file("d0.prom")};
   config.workers = {p, d};
   LogImportOptions options;
   options.snapshot_interval_s = 5;  // a day between two lines is 17K snapshots, not 86K

@@ -1,5 +1,5 @@
 // libFuzzer target for the Mooncake transfer-engine (glog) log parser and its mapping onto link
-// events (issue 13 section 2): a Mooncake log is untrusted input. The input is split into lines and
+// events: a Mooncake log is untrusted input. The input is split into lines and
 // fed to a mapper for a prefill and one for a decode worker. A crash, a hang, a sanitizer report or
 // a broken invariant below is a finding.
 //
@@ -14,16 +14,13 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "live/MooncakeLogMapper.h"
+#include "core/live/MooncakeLogMapper.h"
+#include "fuzz/FuzzSupport.h"
 
 namespace {
 
 using namespace kvscope;
-
-[[noreturn]] void finding(const char* what) {
-  std::fprintf(stderr, "kvscope fuzz finding: %s\n", what);
-  std::abort();
-}
+using fuzz::finding;
 
 void check(const MooncakeLogRecord& r) {
   if (r.message.size() > MooncakeLogParser::kMaxMessage) finding("a message beyond kMaxMessage");
@@ -60,18 +57,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   p.role = WorkerRole::Prefill;
   p.prefill = 0;
   MooncakeLogMapper mappers[] = {MooncakeLogMapper(d, &book), MooncakeLogMapper(p, &book)};
-  long lines = 0;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    const std::size_t nl = text.find('\n', start);
-    const std::size_t end = nl == std::string_view::npos ? text.size() : nl;
-    if (end == text.size() && start == end) break;
-    ++lines;
-    const std::string_view line = text.substr(start, end - start);
+  const long lines = fuzz::forEachLine(text, [&](std::string_view line) {
     check(MooncakeLogParser::parse(line));
     for (auto& m : mappers) checkEvents(m.feed(line));
-    start = end + 1;
-  }
+  });
   for (const auto& m : mappers) {
     const MooncakeLineCounts& c = m.counts();
     if (c.lines != lines) finding("line count differs");

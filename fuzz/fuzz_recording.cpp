@@ -1,4 +1,4 @@
-// libFuzzer target for the recording reader (issue 3 section 5): every input is written to a temp
+// libFuzzer target for the recording reader: every input is written to a temp
 // .kvrec file (one per process, reused), opened with KvrecReader, read to the end twice, sought to a
 // few times, and played through RecordingPlayer into a sink that re-encodes every event.
 // A null KvrecReader with a message and InputError from RecordingPlayer are the documented answers
@@ -33,77 +33,19 @@
 #include <string>
 #include <vector>
 
-#include "convert/EventConvert.h"
-#include "events/Event.h"
+#include "backend/convert/EventConvert.h"
+#include "core/events/Event.h"
 #include "kvscope/v1/events.pb.h"
-#include "model/Error.h"
-#include "recording/KvrecFormat.h"
-#include "recording/KvrecReader.h"
-#include "recording/RecordingPlayer.h"
+#include "core/model/Error.h"
+#include "backend/recording/KvrecFormat.h"
+#include "backend/recording/KvrecReader.h"
+#include "backend/recording/RecordingPlayer.h"
+#include "fuzz/FuzzSupport.h"
 
 namespace {
 
 using namespace kvscope;
-
-[[noreturn]] void finding(const char* what, const std::string& path) {
-  std::fprintf(stderr, "kvscope fuzz finding: %s (input file %s)\n", what, path.c_str());
-  std::abort();
-}
-
-// One directory per process (libFuzzer -fork/-jobs run several), reused for every input. On tmpfs
-// when there is one: on ext4, rewriting a file costs milliseconds (delayed-allocation flushes).
-// KVSCOPE_FUZZ_TMPDIR overrides the choice.
-std::filesystem::path tempRoot() {
-  if (const char* dir = std::getenv("KVSCOPE_FUZZ_TMPDIR"); dir && *dir) return dir;
-  std::error_code ec;
-  if (std::filesystem::is_directory("/dev/shm", ec) && ::access("/dev/shm", W_OK | X_OK) == 0) return "/dev/shm";
-  return std::filesystem::temp_directory_path();
-}
-
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (tempRoot() / "kvscope-fuzz-kvrec-XXXXXX").string();
-    if (!::mkdtemp(tmpl.data())) {
-      std::perror("kvscope fuzz: mkdtemp");
-      std::abort();
-    }
-    dir_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(dir_, ec);
-  }
-  std::string file(const char* name) const { return (dir_ / name).string(); }
-
- private:
-  std::filesystem::path dir_;
-};
-
-// A new file each time (unlink, then create) rather than truncating the old one in place.
-void writeFile(const std::string& path, const void* data, std::size_t size) {
-  if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
-    std::perror("kvscope fuzz: removing the previous input file");
-    std::abort();
-  }
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-  if (fd < 0) {
-    std::perror("kvscope fuzz: creating the input file");
-    std::abort();
-  }
-  const auto* p = static_cast<const char*>(data);
-  while (size > 0) {
-    const ssize_t n = ::write(fd, p, size);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      std::perror("kvscope fuzz: writing the input file");
-      std::abort();
-    }
-    p += n;
-    size -= static_cast<std::size_t>(n);
-  }
-  ::close(fd);
-}
+using fuzz::finding;
 
 // The input with the header checksum and the checksum of every frame met walking the frames (sync
 // marker, plausible length) recomputed; bytes that are no frame are stepped over one at a time.
@@ -279,7 +221,7 @@ void exercisePlayer(const std::string& path) {
 }
 
 void runOne(const std::string& path, const void* data, std::size_t size) {
-  writeFile(path, data, size);
+  fuzz::TempDir::write(path, data, size);
   exerciseReader(path, size);
   exercisePlayer(path);
 }
@@ -294,7 +236,7 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  static const TempDir dir;
+  static const fuzz::TempDir dir("kvrec");
   static const std::string raw = dir.file("input.kvrec");
   static const std::string fixed = dir.file("repaired.kvrec");
 

@@ -1,4 +1,4 @@
-// libFuzzer target for Router.Report (issue 14): what a real cluster's router reports is untrusted.
+// libFuzzer target for Router.Report: what a real cluster's router reports is untrusted.
 // The input is a Report stream as the server receives it - a sequence of length-prefixed
 // kvscope.v1.Observation messages (varint length, then the bytes; what does not parse is skipped, as
 // gRPC would refuse it before the service sees it) - fed one by one to RouterService::apply, the
@@ -23,22 +23,19 @@
 #include <mutex>
 #include <string>
 
-#include "convert/EventConvert.h"
-#include "events/EventLimits.h"
+#include "backend/convert/EventConvert.h"
+#include "core/events/EventLimits.h"
 #include "kvscope/v1/router.pb.h"
-#include "metrics/RunMetrics.h"
-#include "metrics/SummaryCollector.h"
-#include "router/LiveRouter.h"
-#include "service/RouterService.h"
+#include "backend/metrics/RunMetrics.h"
+#include "core/metrics/SummaryCollector.h"
+#include "core/run/LiveRouter.h"
+#include "backend/service/RouterService.h"
+#include "fuzz/FuzzSupport.h"
 
 namespace {
 
 using namespace kvscope;
-
-[[noreturn]] void finding(const std::string& what) {
-  std::fprintf(stderr, "kvscope fuzz finding: %s\n", what.c_str());
-  std::abort();
-}
+using fuzz::finding;
 
 // Checks every event the router publishes (the router's ticker thread publishes snapshots too).
 class CheckingSink : public EventSink {

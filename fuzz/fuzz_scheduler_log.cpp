@@ -1,5 +1,5 @@
 // libFuzzer target for the scheduler log parser, the traceback folding reader and the log -> event
-// mapping (issue 5 section 5): log files are untrusted input. The input is split into lines and fed
+// mapping: log files are untrusted input. The input is split into lines and fed
 // to a reader per worker role, every record through a LogEventMapper. A crash, a hang, a sanitizer
 // report or a broken invariant below is a finding.
 //
@@ -13,17 +13,14 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "live/LogEventMapper.h"
-#include "live/SchedulerLogReader.h"
+#include "core/live/LogEventMapper.h"
+#include "core/live/SchedulerLogReader.h"
+#include "fuzz/FuzzSupport.h"
 
 namespace {
 
 using namespace kvscope;
-
-[[noreturn]] void finding(const char* what) {
-  std::fprintf(stderr, "kvscope fuzz finding: %s\n", what);
-  std::abort();
-}
+using fuzz::finding;
 
 void check(const LogRecord& r) {
   if (r.message.size() > SchedulerLogParser::kMaxMessage) finding("a message beyond kMaxMessage");
@@ -57,19 +54,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   p.prefill = 0;
   LogEventMapper mappers[] = {LogEventMapper(d, &book), LogEventMapper(p, &book)};
   SchedulerLogReader reader;
-  long lines = 0;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    const std::size_t nl = text.find('\n', start);
-    const std::size_t end = nl == std::string_view::npos ? text.size() : nl;
-    if (end == text.size() && start == end) break;
-    ++lines;
-    for (const auto& r : reader.feed(text.substr(start, end - start))) {
+  const long lines = fuzz::forEachLine(text, [&](std::string_view line) {
+    for (const auto& r : reader.feed(line)) {
       check(r);
       for (auto& m : mappers) checkEvents(m.map(r));
     }
-    start = end + 1;
-  }
+  });
   for (const auto& r : reader.flush()) {
     check(r);
     for (auto& m : mappers) checkEvents(m.map(r));

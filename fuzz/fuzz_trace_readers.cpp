@@ -1,4 +1,4 @@
-// libFuzzer target for the trace readers (issue 3 section 5): every input is written to one temp file
+// libFuzzer target for the trace readers: every input is written to one temp file
 // per extension (.jsonl Mooncake, .json agentic, .csv Azure) and loaded through loadTrace() in strict
 // and lenient mode. InputError is the readers' documented answer to bad input and is fine; any other
 // exception, a crash, a hang, a sanitizer report or a broken invariant below is a finding.
@@ -22,75 +22,17 @@
 #include <filesystem>
 #include <string>
 
-#include "model/Error.h"
-#include "model/Workload.h"
-#include "trace/AgenticSessionReader.h"
-#include "trace/TraceLoader.h"
-#include "trace/TraceOptions.h"
+#include "core/model/Error.h"
+#include "core/model/Workload.h"
+#include "core/trace/AgenticSessionReader.h"
+#include "core/trace/TraceLoader.h"
+#include "core/trace/TraceOptions.h"
+#include "fuzz/FuzzSupport.h"
 
 namespace {
 
 using namespace kvscope;
-
-[[noreturn]] void finding(const char* what, const std::string& path) {
-  std::fprintf(stderr, "kvscope fuzz finding: %s (input file %s)\n", what, path.c_str());
-  std::abort();
-}
-
-// One directory per process (libFuzzer -fork/-jobs run several), reused for every input. On tmpfs
-// when there is one: on ext4, rewriting a file costs milliseconds (delayed-allocation flushes).
-// KVSCOPE_FUZZ_TMPDIR overrides the choice.
-std::filesystem::path tempRoot() {
-  if (const char* dir = std::getenv("KVSCOPE_FUZZ_TMPDIR"); dir && *dir) return dir;
-  std::error_code ec;
-  if (std::filesystem::is_directory("/dev/shm", ec) && ::access("/dev/shm", W_OK | X_OK) == 0) return "/dev/shm";
-  return std::filesystem::temp_directory_path();
-}
-
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (tempRoot() / "kvscope-fuzz-trace-XXXXXX").string();
-    if (!::mkdtemp(tmpl.data())) {
-      std::perror("kvscope fuzz: mkdtemp");
-      std::abort();
-    }
-    dir_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(dir_, ec);
-  }
-  std::string file(const char* name) const { return (dir_ / name).string(); }
-
- private:
-  std::filesystem::path dir_;
-};
-
-// A new file each time (unlink, then create) rather than truncating the old one in place.
-void writeFile(const std::string& path, const void* data, std::size_t size) {
-  if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
-    std::perror("kvscope fuzz: removing the previous input file");
-    std::abort();
-  }
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-  if (fd < 0) {
-    std::perror("kvscope fuzz: creating the input file");
-    std::abort();
-  }
-  const auto* p = static_cast<const char*>(data);
-  while (size > 0) {
-    const ssize_t n = ::write(fd, p, size);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      std::perror("kvscope fuzz: writing the input file");
-      std::abort();
-    }
-    p += n;
-    size -= static_cast<std::size_t>(n);
-  }
-  ::close(fd);
-}
+using fuzz::finding;
 
 bool timeOk(double s) {
   // secondsToTime() multiplies by 1e6 into an int64: 9.2e18 us is about 9.2e12 s.
@@ -181,20 +123,20 @@ void agenticKeepsStateOnError(const std::string& path, bool lenient) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  static const TempDir dir;
+  static const fuzz::TempDir dir("trace");
   static const std::string mooncake = dir.file("input.jsonl");
   static const std::string agentic = dir.file("input.json");
   static const std::string azure = dir.file("input.csv");
 
-  writeFile(mooncake, data, size);
+  fuzz::TempDir::write(mooncake, data, size);
   loadBothWays(mooncake);
 
-  writeFile(agentic, data, size);
+  fuzz::TempDir::write(agentic, data, size);
   loadBothWays(agentic);
   agenticKeepsStateOnError(agentic, false);
   agenticKeepsStateOnError(agentic, true);
 
-  writeFile(azure, data, size);
+  fuzz::TempDir::write(azure, data, size);
   loadBothWays(azure);
   return 0;
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The repo is self-contained (issue 16), checked by CTest as repo.self_contained:
+# The repo is self-contained, checked by CTest as repo.self_contained:
 #   1. no build file, source, test, benchmark, script, example or resource names a path outside the
 #      repo (a sibling checkout's "../shared", an absolute /work, /home or /root path, or a
 #      *_SOURCE_DIR}/.. in CMake);

@@ -4,12 +4,12 @@
 #include <cstdio>
 #include <memory>
 
-#include "calibration/CalibrationCheck.h"
-#include "cli/CalibrateCommands.h"
-#include "cli/ProgressLoop.h"
-#include "model/Error.h"
-#include "run/SimulationRun.h"
-#include "sweep/SweepSpec.h"
+#include "core/calibration/CalibrationCheck.h"
+#include "app/cli/CalibrateCommands.h"
+#include "app/cli/ProgressLoop.h"
+#include "core/model/Error.h"
+#include "core/run/SimulationRun.h"
+#include "core/sweep/SweepSpec.h"
 
 namespace kvscope::cli {
 

@@ -1,4 +1,4 @@
-// `kvscope-cli calibrate` (issue 15, docs/calibration.md): the group, which runs whichever subcommand
+// `kvscope-cli calibrate` (docs/calibration.md): the group, which runs whichever subcommand
 // parsed, and `calibrate profile` (section 1: a hardware profile fitted from the workers' logs); `fit`
 // and `check` are in their own files. The fitting
 // itself is Qt- and CLI-free in core/calibration (ProfileCalibration); here only options, files and
@@ -9,11 +9,11 @@
 #include <utility>
 #include <vector>
 
-#include "calibration/ProfileCalibration.h"
-#include "cli/CalibrateCommands.h"
-#include "cli/SubcommandList.h"
-#include "model/Error.h"
-#include "sweep/AtomicFile.h"
+#include "core/calibration/ProfileCalibration.h"
+#include "app/cli/CalibrateCommands.h"
+#include "app/cli/SubcommandList.h"
+#include "core/model/Error.h"
+#include "core/sweep/AtomicFile.h"
 
 namespace kvscope::cli {
 

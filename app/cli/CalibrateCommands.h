@@ -1,9 +1,9 @@
 #pragma once
-// The subcommands under `kvscope-cli calibrate` (issue 15). Each registers itself on the `calibrate`
+// The subcommands under `kvscope-cli calibrate`. Each registers itself on the `calibrate`
 // group and returns what runs it; CalibrateCommand.cpp's addCalibrate lists them and runs the one
 // that parsed. One function per subcommand, each in its own file where it is large, so that adding
 // one is a line here and a line in that list.
-#include "cli/CliCommands.h"
+#include "app/cli/CliCommands.h"
 
 namespace kvscope::cli {
 

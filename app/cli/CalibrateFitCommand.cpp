@@ -6,14 +6,14 @@
 #include <filesystem>
 #include <memory>
 
-#include "calibration/ScenarioFitter.h"
-#include "cli/CalibrateCommands.h"
-#include "cli/ProgressLoop.h"
-#include "cli/RunOptions.h"
-#include "model/Error.h"
-#include "sweep/AtomicFile.h"
-#include "sweep/SweepSpec.h"
-#include "model/NumberText.h"
+#include "core/calibration/ScenarioFitter.h"
+#include "app/cli/CalibrateCommands.h"
+#include "app/cli/ProgressLoop.h"
+#include "app/cli/RunOptions.h"
+#include "core/model/Error.h"
+#include "core/sweep/AtomicFile.h"
+#include "core/sweep/SweepSpec.h"
+#include "core/model/NumberText.h"
 
 namespace kvscope::cli {
 

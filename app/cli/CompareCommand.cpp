@@ -6,13 +6,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli/CliCommands.h"
-#include "metrics/RunAnalysis.h"
-#include "model/Error.h"
-#include "recording/RecordingPlayer.h"
-#include "sweep/RecordedRunSet.h"
-#include "sweep/SweepAnalysis.h"
-#include "sweep/SweepReport.h"
+#include "app/cli/CliCommands.h"
+#include "core/metrics/RunAnalysis.h"
+#include "core/model/Error.h"
+#include "backend/recording/RecordingPlayer.h"
+#include "core/sweep/RecordedRunSet.h"
+#include "core/sweep/SweepAnalysis.h"
+#include "core/sweep/SweepReport.h"
 
 namespace kvscope::cli {
 

@@ -12,15 +12,15 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli/CliCommands.h"
-#include "events/EventJson.h"
-#include "live/ClusterConfigLoader.h"
-#include "live/LiveClusterLayout.h"
-#include "live/LogImporter.h"
-#include "live/SavedScrapeReader.h"
-#include "model/Error.h"
-#include "recording/EventRecorder.h"
-#include "sweep/AtomicFile.h"
+#include "app/cli/CliCommands.h"
+#include "core/events/EventJson.h"
+#include "core/live/ClusterConfigLoader.h"
+#include "core/live/LiveClusterLayout.h"
+#include "backend/live/LogImporter.h"
+#include "core/live/SavedScrapeReader.h"
+#include "core/model/Error.h"
+#include "backend/recording/EventRecorder.h"
+#include "core/sweep/AtomicFile.h"
 
 namespace kvscope::cli {
 

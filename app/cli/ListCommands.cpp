@@ -3,10 +3,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli/CliCommands.h"
-#include "knobs/KnobRegistry.h"
-#include "router/RoutingPolicy.h"
-#include "scenario/Scenario.h"
+#include "app/cli/CliCommands.h"
+#include "core/knobs/KnobRegistry.h"
+#include "core/router/RoutingPolicy.h"
+#include "core/scenario/Scenario.h"
 
 namespace kvscope::cli {
 

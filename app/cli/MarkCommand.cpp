@@ -7,10 +7,10 @@
 
 #include <grpcpp/grpcpp.h>
 
-#include "cli/CliCommands.h"
+#include "app/cli/CliCommands.h"
 #include "kvscope/v1/control.grpc.pb.h"
-#include "model/Error.h"
-#include "service/BearerToken.h"
+#include "core/model/Error.h"
+#include "backend/service/BearerToken.h"
 
 namespace kvscope::cli {
 namespace {

@@ -1,6 +1,5 @@
-#include "cli/ProgressLoop.h"
+#include "app/cli/ProgressLoop.h"
 
-#include <signal.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -8,6 +7,8 @@
 #include <cstdio>
 #include <exception>
 #include <thread>
+
+#include "app/cli/StopSignals.h"
 
 namespace kvscope::cli {
 
@@ -33,12 +34,7 @@ std::optional<std::string> ProgressLoop::take() {
 }
 
 bool ProgressLoop::run(const std::function<void(const std::atomic<bool>&)>& work) {
-  // SIGINT/SIGTERM go only to the sigtimedwait below (every thread inherits the mask).
-  sigset_t stop;
-  sigemptyset(&stop);
-  sigaddset(&stop, SIGINT);
-  sigaddset(&stop, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &stop, nullptr);
+  const StopSignals stop;  // before the worker starts: it inherits the mask
 
   std::atomic<bool> cancel{false}, finished{false};
   std::exception_ptr failure;
@@ -72,9 +68,8 @@ bool ProgressLoop::run(const std::function<void(const std::atomic<bool>&)>& work
     }
     std::fflush(stderr);
   };
-  const timespec tick{0, 250 * 1000 * 1000};
   while (!finished.load()) {
-    const int sig = sigtimedwait(&stop, nullptr, &tick);
+    const int sig = stop.wait(std::chrono::milliseconds(250));
     if (sig > 0 && !cancel.load()) {
       cancel = true;
       std::fprintf(stderr, "%skvscope-cli: interrupted: %s...\n", tty && !quiet ? "\n" : "", stopping.c_str());

@@ -5,11 +5,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli/CliCommands.h"
-#include "export/EventExporter.h"
-#include "metrics/RunAnalysis.h"
-#include "model/Error.h"
-#include "recording/RecordingPlayer.h"
+#include "app/cli/CliCommands.h"
+#include "backend/export/EventExporter.h"
+#include "core/metrics/RunAnalysis.h"
+#include "core/model/Error.h"
+#include "backend/recording/RecordingPlayer.h"
 
 namespace kvscope::cli {
 

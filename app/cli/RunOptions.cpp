@@ -1,8 +1,8 @@
-#include "cli/RunOptions.h"
+#include "app/cli/RunOptions.h"
 
-#include "knobs/KnobRegistry.h"
-#include "model/Error.h"
-#include "sweep/AtomicFile.h"
+#include "core/knobs/KnobRegistry.h"
+#include "core/model/Error.h"
+#include "core/sweep/AtomicFile.h"
 
 namespace kvscope::cli {
 

@@ -7,7 +7,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "run/SimulationRun.h"
+#include "core/run/SimulationRun.h"
 
 namespace kvscope::cli {
 

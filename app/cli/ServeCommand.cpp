@@ -5,19 +5,19 @@
 // closing the recording.
 #include <spdlog/spdlog.h>
 
-#include "cli/CliCommands.h"
-#include "cli/ServeSupport.h"
-#include "model/Error.h"
-#include "recording/RecordingReplay.h"
-#include "run/SimulationRunner.h"
-#include "run/WhatIfForecaster.h"
+#include "app/cli/CliCommands.h"
+#include "app/cli/ServeSupport.h"
+#include "core/model/Error.h"
+#include "backend/recording/RecordingReplay.h"
+#include "core/run/SimulationRunner.h"
+#include "core/run/WhatIfForecaster.h"
 
 namespace kvscope::cli {
 
 namespace {
 // `serve --replay`: the same services around a recording. A damaged recording is served as far as
 // it reads, after a warning per problem.
-int serveReplay(const ServeArgs& a, const sigset_t& stop_signals) {
+int serveReplay(const ServeArgs& a, const StopSignals& stop_signals) {
   ServeOutputs out(a);  // the hub only: --replay excludes --record and --metrics
   RecordingReplay replay(a.replay, out.sinks());
   // Started before the server, as a simulation is: a control call never waits on a replay that
@@ -102,7 +102,7 @@ Command addServe(CLI::App& app) {
     if (auto refused = KvscopeServer::listenRefusal(a->server)) throw UsageError(*refused);
     if (!a->metrics.empty())
       if (auto refused = MetricsHttpServer::listenRefusal(a->metrics, a->server.insecure)) throw UsageError(*refused);
-    const sigset_t stop_signals = blockStopSignals();
+    const StopSignals stop_signals;  // before any thread starts
     if (!a->replay.empty()) return serveReplay(*a, stop_signals);
     if (!a->live.empty()) return serveLive(*a, stop_signals);
     if (!a->router.empty()) return serveRouter(*a, stop_signals);

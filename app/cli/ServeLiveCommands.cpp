@@ -5,11 +5,11 @@
 
 #include <spdlog/spdlog.h>
 
-#include "cli/ServeSupport.h"
-#include "live/ClusterConfigLoader.h"
-#include "live/LiveSession.h"
-#include "model/Error.h"
-#include "router/LiveRouter.h"
+#include "app/cli/ServeSupport.h"
+#include "core/live/ClusterConfigLoader.h"
+#include "backend/live/LiveSession.h"
+#include "core/model/Error.h"
+#include "core/run/LiveRouter.h"
 
 namespace kvscope::cli {
 
@@ -43,7 +43,7 @@ class LiveStatusLog {
 };
 }  // namespace
 
-int serveLive(const ServeArgs& a, const sigset_t& stop_signals) {
+int serveLive(const ServeArgs& a, const StopSignals& stop_signals) {
   ClusterConfig config = ClusterConfigLoader::load(a.live);
   ServeOutputs out(a);
   const std::size_t workers = config.workers.size();
@@ -76,7 +76,7 @@ int serveLive(const ServeArgs& a, const sigset_t& stop_signals) {
   return 0;
 }
 
-int serveRouter(const ServeArgs& a, const sigset_t& stop_signals) {
+int serveRouter(const ServeArgs& a, const StopSignals& stop_signals) {
   LiveClusterSpec spec;
   for (const auto& name : a.router) spec.workers.push_back({name, WorkerRole::Decode, a.kv_capacity});
   for (const auto& name : a.prefill) spec.prefill.push_back({name, WorkerRole::Prefill, 0});

@@ -1,12 +1,13 @@
-#include "cli/ServeSupport.h"
+#include "app/cli/ServeSupport.h"
 
+#include <chrono>
 #include <cstdio>
 #include <ctime>
 
 #include <spdlog/spdlog.h>
 
-#include "model/Error.h"
-#include "service/ListenAddress.h"
+#include "core/model/Error.h"
+#include "backend/service/ListenAddress.h"
 
 namespace kvscope::cli {
 
@@ -73,21 +74,10 @@ void ServeOutputs::abandon() {
   if (runs_) runs_->close(nullptr);
 }
 
-sigset_t blockStopSignals() {
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGINT);
-  sigaddset(&set, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &set, nullptr);
-  return set;
-}
-
-int waitForStop(const sigset_t& stop_signals, bool exit_when_done, const std::function<bool()>& done,
+int waitForStop(const StopSignals& stop_signals, bool exit_when_done, const std::function<bool()>& done,
                 const std::function<void()>& tick) {
-  const timespec interval{0, 200 * 1000 * 1000};
   while (true) {
-    const int signal_number = sigtimedwait(&stop_signals, nullptr, &interval);
-    if (signal_number > 0) return signal_number;
+    if (const int signal_number = stop_signals.wait(std::chrono::milliseconds(200))) return signal_number;
     if (tick) tick();
     if (exit_when_done && done()) return 0;
   }

@@ -1,21 +1,20 @@
 #pragma once
 // What the modes of `kvscope-cli serve` share: their options, where their events go (the hub, a
 // recording, a Prometheus endpoint), and how they wait for SIGINT/SIGTERM.
-#include <signal.h>
-
 #include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "cli/RunOptions.h"
-#include "metrics/MetricsHttpServer.h"
-#include "metrics/RunMetrics.h"
-#include "recording/EventRecorder.h"
-#include "recording/MarkedRunRecorder.h"
-#include "scenario/HardwareProfile.h"
-#include "service/KvscopeServer.h"
-#include "service/TelemetryHub.h"
+#include "app/cli/RunOptions.h"
+#include "app/cli/StopSignals.h"
+#include "backend/metrics/MetricsHttpServer.h"
+#include "backend/metrics/RunMetrics.h"
+#include "backend/recording/EventRecorder.h"
+#include "backend/recording/MarkedRunRecorder.h"
+#include "core/scenario/HardwareProfile.h"
+#include "backend/service/KvscopeServer.h"
+#include "backend/service/TelemetryHub.h"
 
 namespace kvscope::cli {
 
@@ -59,14 +58,12 @@ class ServeOutputs {
   std::vector<EventSink*> sinks_;
 };
 
-// Every thread inherits this mask, so SIGINT/SIGTERM reach only waitForStop's sigtimedwait.
-sigset_t blockStopSignals();
 // Waits for SIGINT/SIGTERM (or, with exit_when_done, for `done`); returns the signal, 0 for done.
 // `tick` runs every 200 ms while waiting.
-int waitForStop(const sigset_t& stop_signals, bool exit_when_done, const std::function<bool()>& done,
+int waitForStop(const StopSignals& stop_signals, bool exit_when_done, const std::function<bool()>& done,
                 const std::function<void()>& tick = {});
 
-int serveLive(const ServeArgs& a, const sigset_t& stop_signals);
-int serveRouter(const ServeArgs& a, const sigset_t& stop_signals);
+int serveLive(const ServeArgs& a, const StopSignals& stop_signals);
+int serveRouter(const ServeArgs& a, const StopSignals& stop_signals);
 
 }  // namespace kvscope::cli

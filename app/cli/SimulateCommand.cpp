@@ -6,12 +6,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli/CliCommands.h"
-#include "cli/RunOptions.h"
-#include "export/EventExporter.h"
-#include "recording/EventRecorder.h"
-#include "model/Error.h"
-#include "run/SimulationRun.h"
+#include "app/cli/CliCommands.h"
+#include "app/cli/RunOptions.h"
+#include "backend/export/EventExporter.h"
+#include "backend/recording/EventRecorder.h"
+#include "core/model/Error.h"
+#include "core/run/SimulationRun.h"
 
 namespace kvscope::cli {
 

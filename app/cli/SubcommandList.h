@@ -5,7 +5,7 @@
 #include <utility>
 #include <vector>
 
-#include "cli/CliCommands.h"
+#include "app/cli/CliCommands.h"
 
 namespace kvscope::cli {
 

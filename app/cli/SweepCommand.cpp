@@ -8,15 +8,15 @@
 #include <memory>
 #include <thread>
 
-#include "cli/CliCommands.h"
-#include "cli/ProgressLoop.h"
-#include "knobs/KnobRegistry.h"
-#include "model/Error.h"
-#include "recording/KvrecSweepRecorder.h"
-#include "sweep/SweepAnalysis.h"
-#include "sweep/SweepFile.h"
-#include "sweep/SweepReport.h"
-#include "sweep/SweepRunner.h"
+#include "app/cli/CliCommands.h"
+#include "app/cli/ProgressLoop.h"
+#include "core/knobs/KnobRegistry.h"
+#include "core/model/Error.h"
+#include "backend/recording/KvrecSweepRecorder.h"
+#include "core/sweep/SweepAnalysis.h"
+#include "core/sweep/SweepFile.h"
+#include "core/sweep/SweepReport.h"
+#include "core/sweep/SweepRunner.h"
 
 namespace kvscope::cli {
 

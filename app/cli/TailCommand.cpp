@@ -7,13 +7,13 @@
 #include <grpcpp/grpcpp.h>
 #include <nlohmann/json.hpp>
 
-#include "cli/CliCommands.h"
-#include "convert/EventConvert.h"
-#include "events/EventJson.h"
-#include "events/EventLimits.h"
+#include "app/cli/CliCommands.h"
+#include "backend/convert/EventConvert.h"
+#include "core/events/EventJson.h"
+#include "core/events/EventLimits.h"
 #include "kvscope/v1/telemetry.grpc.pb.h"
-#include "model/Error.h"
-#include "service/BearerToken.h"
+#include "core/model/Error.h"
+#include "backend/service/BearerToken.h"
 
 namespace kvscope::cli {
 

@@ -5,10 +5,10 @@
 #include <cstring>
 #include <iostream>
 
-#include "BuildInfo.h"
-#include "cli/CliCommands.h"
-#include "cli/SubcommandList.h"
-#include "model/Error.h"
+#include "app/BuildInfo.h"
+#include "app/cli/CliCommands.h"
+#include "app/cli/SubcommandList.h"
+#include "core/model/Error.h"
 
 namespace {
 // What a command printed must have reached its reader: a full disk or a closed pipe behind stdout

@@ -1,4 +1,4 @@
-#include "gui/ExportActions.h"
+#include "app/gui/ExportActions.h"
 
 #include <QBuffer>
 #include <QFile>
@@ -7,9 +7,9 @@
 #include <QMessageBox>
 #include <QWidget>
 
-#include "gui/RunSession.h"
-#include "metrics/RunSummary.h"
-#include "sweep/AtomicFile.h"
+#include "widgets/common/RunSession.h"
+#include "core/metrics/RunSummary.h"
+#include "core/sweep/AtomicFile.h"
 
 namespace kvscope {
 
@@ -33,7 +33,7 @@ void ExportActions::addTo(QMenu& menu) {
 
 namespace {
 // The one writer of files a user names (AtomicFile): whole or nothing, and only a regular file - a
-// device, FIFO or directory chosen in the dialog is refused, a symlink is followed (issue 14).
+// device, FIFO or directory chosen in the dialog is refused, a symlink is followed.
 bool writeWhole(const QString& path, const QByteArray& bytes, QString* error) {
   std::string why;
   if (AtomicFile::write(QFile::encodeName(path).toStdString(), bytes.toStdString(), &why)) return true;

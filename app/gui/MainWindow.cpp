@@ -1,4 +1,4 @@
-#include "gui/MainWindow.h"
+#include "app/gui/MainWindow.h"
 
 #include <QAction>
 #include <QApplication>
@@ -9,17 +9,18 @@
 #include <QSettings>
 #include <QStatusBar>
 
-#include "ViewState.h"
-#include "gui/ExportActions.h"
-#include "KnobsPanel.h"
-#include "gui/PanelDocks.h"
-#include "gui/PreviewController.h"
-#include "gui/RunSession.h"
-#include "gui/RunsDock.h"
-#include "gui/SourceFactory.h"
-#include "gui/SourceMenu.h"
-#include "gui/SweepForm.h"
-#include "gui/SweepWindow.h"
+#include "widgets/common/ViewState.h"
+#include "app/gui/ExportActions.h"
+#include "widgets/knobs/KnobsPanel.h"
+#include "app/gui/PanelDocks.h"
+#include "app/gui/PreviewController.h"
+#include "widgets/common/RunSession.h"
+#include "widgets/runs/RunsDock.h"
+#include "app/gui/SourceFactory.h"
+#include "app/gui/SourceMenu.h"
+#include "widgets/sweep/SweepForm.h"
+#include "widgets/sweep/SweepWindow.h"
+#include "backend/recording/KvrecSweepRecorder.h"
 
 namespace kvscope {
 
@@ -109,7 +110,7 @@ void MainWindow::openSource(std::unique_ptr<Source> source) {
 
 SweepWindow& MainWindow::showSweepWindow() {
   if (!sweep_) {
-    sweep_ = new SweepWindow(this);
+    sweep_ = new SweepWindow([](const std::string& path) { return std::make_unique<KvrecSweepRecorder>(path); }, this);
     // A run's cell opens its recording the way File > Open recording does (errors, recent list).
     connect(sweep_, &SweepWindow::openRecordingRequested, this, [this](const QString& path) {
       SourceSpec spec;
@@ -130,11 +131,12 @@ SweepWindow& MainWindow::showSweepWindow() {
 
 void MainWindow::togglePause() {
   Source* s = session_->source();
-  if (!s || !s->capabilities().pause) return;
+  RunControl* run = s ? s->control() : nullptr;
+  if (!run || !s->capabilities().pause) return;
   if (s->status().state == SourceState::Paused) {
-    s->resume();
+    run->resume(consoleAuthor());
   } else {
-    s->pause();
+    run->pause(consoleAuthor());
   }
   updateStatus();
 }

@@ -1,4 +1,4 @@
-#include "gui/PanelDocks.h"
+#include "app/gui/PanelDocks.h"
 
 #include <QDockWidget>
 
@@ -6,21 +6,21 @@
 #include <QMainWindow>
 #include <QMenu>
 
-#include "DecisionInspectorPanel.h"
-#include "DecodeLoadModel.h"
-#include "DecodeLoadPanel.h"
-#include "DiagnosisPanel.h"
-#include "EventTimelinePanel.h"
-#include "KnobsPanel.h"
-#include "KvPoolPanel.h"
-#include "LatencyPanel.h"
-#include "WhatIfPanel.h"
-#include "LinkHealthModel.h"
-#include "LinkHealthPanel.h"
-#include "ReplayControlsPanel.h"
-#include "ViewState.h"
-#include "source/Source.h"
-#include "telemetry/TelemetryStore.h"
+#include "widgets/decisions/DecisionInspectorPanel.h"
+#include "widgets/charts/DecodeLoadModel.h"
+#include "widgets/charts/DecodeLoadPanel.h"
+#include "widgets/diagnosis/DiagnosisPanel.h"
+#include "widgets/timeline/EventTimelinePanel.h"
+#include "widgets/knobs/KnobsPanel.h"
+#include "widgets/charts/KvPoolPanel.h"
+#include "widgets/charts/LatencyPanel.h"
+#include "widgets/knobs/WhatIfPanel.h"
+#include "widgets/charts/LinkHealthModel.h"
+#include "widgets/charts/LinkHealthPanel.h"
+#include "widgets/timeline/ReplayControlsPanel.h"
+#include "widgets/common/ViewState.h"
+#include "core/source/Source.h"
+#include "core/telemetry/TelemetryStore.h"
 
 namespace kvscope {
 

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "model/Ids.h"
+#include "core/model/Ids.h"
 
 class QDockWidget;
 class QMainWindow;

@@ -1,17 +1,17 @@
-#include "gui/PreviewController.h"
+#include "app/gui/PreviewController.h"
 
 #include <QCoreApplication>
 #include <QPointer>
 
-#include "KnobsPanel.h"
-#include "KvPoolPanel.h"
-#include "ViewState.h"
-#include "WhatIfPanel.h"
-#include "WhatIfTable.h"
-#include "gui/PanelDocks.h"
-#include "gui/RunSession.h"
-#include "run/WhatIfPreview.h"
-#include "source/Source.h"
+#include "widgets/knobs/KnobsPanel.h"
+#include "widgets/charts/KvPoolPanel.h"
+#include "widgets/common/ViewState.h"
+#include "widgets/knobs/WhatIfPanel.h"
+#include "widgets/knobs/WhatIfTable.h"
+#include "app/gui/PanelDocks.h"
+#include "widgets/common/RunSession.h"
+#include "core/run/WhatIfPreview.h"
+#include "core/source/Source.h"
 
 namespace kvscope {
 

@@ -11,7 +11,7 @@
 #include <atomic>
 #include <memory>
 
-#include "model/Ids.h"
+#include "core/model/Ids.h"
 
 namespace kvscope {
 

@@ -1,4 +1,4 @@
-#include "gui/ScreenshotRunner.h"
+#include "app/gui/ScreenshotRunner.h"
 
 #include <QApplication>
 #include <QJsonArray>
@@ -9,14 +9,14 @@
 
 #include <cstdio>
 
-#include "DecodeLoadModel.h"
-#include "DecodeLoadPanel.h"
-#include "DiagnosisPanel.h"
-#include "FindingsModel.h"
-#include "gui/ExportActions.h"
-#include "gui/MainWindow.h"
-#include "gui/PanelDocks.h"
-#include "gui/RunSession.h"
+#include "widgets/charts/DecodeLoadModel.h"
+#include "widgets/charts/DecodeLoadPanel.h"
+#include "widgets/diagnosis/DiagnosisPanel.h"
+#include "widgets/diagnosis/FindingsModel.h"
+#include "app/gui/ExportActions.h"
+#include "app/gui/MainWindow.h"
+#include "app/gui/PanelDocks.h"
+#include "widgets/common/RunSession.h"
 
 namespace kvscope {
 
@@ -40,7 +40,7 @@ void ScreenshotRunner::onFrame() {
   const bool reached = store.now() >= target_ || store.finished();
   if (!source || !reached) return;
   done_ = true;  // drainNow() below emits frame() again
-  if (source->capabilities().pause && !store.finished()) source->pause();
+  if (source->capabilities().pause && source->control() && !store.finished()) source->control()->pause(consoleAuthor());
   // Everything the source produced before it stood still, then every panel, visible or not.
   window_.session().drainNow();
   window_.docks().refresh(store, true);

@@ -7,7 +7,7 @@
 #include <QObject>
 #include <QString>
 
-#include "model/Ids.h"
+#include "core/model/Ids.h"
 
 namespace kvscope {
 

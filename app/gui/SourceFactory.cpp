@@ -1,11 +1,11 @@
-#include "gui/SourceFactory.h"
+#include "app/gui/SourceFactory.h"
 
-#include "model/Error.h"
-#include "run/SimulationRun.h"
-#include "source/EmbeddedSimulationSource.h"
-#include "source/LiveClusterSource.h"
-#include "source/RecordingSource.h"
-#include "source/RemoteSource.h"
+#include "core/model/Error.h"
+#include "core/run/SimulationRun.h"
+#include "core/source/EmbeddedSimulationSource.h"
+#include "backend/source/LiveClusterSource.h"
+#include "backend/source/RecordingSource.h"
+#include "backend/source/RemoteSource.h"
 
 namespace kvscope {
 

@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-#include "source/Source.h"
+#include "core/source/Source.h"
 
 namespace kvscope {
 

@@ -1,4 +1,4 @@
-#include "gui/SourceMenu.h"
+#include "app/gui/SourceMenu.h"
 
 #include <QFileDialog>
 #include <QFileInfo>
@@ -7,10 +7,10 @@
 #include <QMessageBox>
 #include <QSettings>
 
-#include "gui/MainWindow.h"
-#include "gui/SourceFactory.h"
-#include "gui/RunSession.h"
-#include "scenario/Scenario.h"
+#include "app/gui/MainWindow.h"
+#include "app/gui/SourceFactory.h"
+#include "widgets/common/RunSession.h"
+#include "core/scenario/Scenario.h"
 
 namespace kvscope {
 

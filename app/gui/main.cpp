@@ -9,11 +9,11 @@
 
 #include <cstdio>
 
-#include "BuildInfo.h"
-#include "gui/MainWindow.h"
-#include "gui/ScreenshotRunner.h"
-#include "gui/SourceFactory.h"
-#include "knobs/KnobRegistry.h"
+#include "app/BuildInfo.h"
+#include "app/gui/MainWindow.h"
+#include "app/gui/ScreenshotRunner.h"
+#include "app/gui/SourceFactory.h"
+#include "core/knobs/KnobRegistry.h"
 
 using namespace kvscope;
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "convert/EventConvert.h"
+#include "backend/convert/EventConvert.h"
 
 namespace kvscope::convert {
 

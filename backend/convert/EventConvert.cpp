@@ -1,5 +1,5 @@
-#include "convert/EventConvert.h"
-#include "model/Overloaded.h"
+#include "backend/convert/EventConvert.h"
+#include "core/model/Overloaded.h"
 
 #include <cmath>
 #include <mutex>
@@ -8,9 +8,9 @@
 #include <utility>
 #include <vector>
 
-#include "convert/ConvertSupport.h"
-#include "events/EventLimits.h"
-#include "run/RunMarkBook.h"
+#include "backend/convert/ConvertSupport.h"
+#include "core/events/EventLimits.h"
+#include "core/run/RunMarkBook.h"
 
 namespace kvscope {
 

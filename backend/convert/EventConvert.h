@@ -1,6 +1,6 @@
 #pragma once
 // The one place that maps kvscope.v1 protobuf messages to and from the core's value types
-// (DESIGN.md: proto <-> domain conversion lives in one place in backend/). Services, recordings and
+// (ARCHITECTURE.md: proto <-> domain conversion lives in one place in backend/). Services, recordings and
 // clients call these; nothing above backend/ includes a generated header, and core/ never sees one.
 //
 // core -> proto never fails. proto -> core validates everything the core relies on (a payload is
@@ -10,8 +10,8 @@
 // leaves `*out` untouched on failure. `error` may be null.
 #include <string>
 
-#include "events/Event.h"
-#include "knobs/Knob.h"
+#include "core/events/Event.h"
+#include "core/knobs/Knob.h"
 #include "kvscope/v1/events.pb.h"
 #include "kvscope/v1/knobs.pb.h"
 

@@ -1,8 +1,8 @@
-#include "convert/PreviewConvert.h"
+#include "backend/convert/PreviewConvert.h"
 
 #include <cmath>
 
-#include "convert/EventConvert.h"
+#include "backend/convert/EventConvert.h"
 
 namespace kvscope {
 

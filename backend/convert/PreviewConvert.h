@@ -7,7 +7,7 @@
 #include <string>
 
 #include "kvscope/v1/control.pb.h"
-#include "run/WhatIfPreview.h"
+#include "core/run/WhatIfPreview.h"
 
 namespace kvscope {
 

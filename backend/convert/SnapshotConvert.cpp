@@ -3,8 +3,8 @@
 #include <string_view>
 #include <utility>
 
-#include "convert/ConvertSupport.h"
-#include "knobs/KnobRegistry.h"
+#include "backend/convert/ConvertSupport.h"
+#include "core/knobs/KnobRegistry.h"
 
 namespace kvscope {
 

@@ -1,5 +1,5 @@
-#include "export/EventExporter.h"
-#include "model/Overloaded.h"
+#include "backend/export/EventExporter.h"
+#include "core/model/Overloaded.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -9,9 +9,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "events/EventJson.h"
-#include "model/Error.h"
-#include "sweep/AtomicFile.h"
+#include "core/events/EventJson.h"
+#include "core/model/Error.h"
+#include "core/sweep/AtomicFile.h"
 
 namespace kvscope {
 

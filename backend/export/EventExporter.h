@@ -9,7 +9,7 @@
 #include <memory>
 #include <string>
 
-#include "events/Event.h"
+#include "core/events/Event.h"
 
 namespace kvscope {
 

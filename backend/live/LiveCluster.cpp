@@ -1,4 +1,4 @@
-#include "live/LiveCluster.h"
+#include "backend/live/LiveCluster.h"
 
 #include <algorithm>
 #include <cmath>

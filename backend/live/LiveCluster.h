@@ -1,5 +1,5 @@
 #pragma once
-// The live cluster's event stream (DESIGN.md "LiveCluster"): every live adapter (metrics scrapers,
+// The live cluster's event stream (ARCHITECTURE.md "The live cluster"): every live adapter (metrics scrapers,
 // log tailers, later the Router service) posts here from its own thread; this object gives each
 // event its sequence number and wall time since the session started, and hands it to the sinks
 // (TelemetryHub, recorder, metrics) one at a time, so they see one ordered stream as they do from
@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "events/Event.h"
-#include "live/SchedulerLogParser.h"
+#include "core/events/Event.h"
+#include "core/live/SchedulerLogParser.h"
 
 namespace kvscope {
 

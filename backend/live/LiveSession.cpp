@@ -1,8 +1,8 @@
-#include "live/LiveSession.h"
+#include "backend/live/LiveSession.h"
 
 #include <chrono>
 
-#include "live/LiveClusterLayout.h"
+#include "core/live/LiveClusterLayout.h"
 
 namespace kvscope {
 
@@ -50,7 +50,7 @@ LiveSession::LiveSession(ClusterConfig config, std::vector<EventSink*> sinks, Op
     const LiveWorkerRef& r = refs[i];
     if (!w.metrics_url.empty()) targets.push_back({r, w.metrics_url, layout.statusIndex(r)});
     for (const auto& path : w.logs) follow(path, WorkerLogFeed::Kind::Scheduler, r);
-    // The worker's Mooncake engine says itself what it thinks of its links (issue 13 section 2).
+    // The worker's Mooncake engine says itself what it thinks of its links.
     for (const auto& path : w.mooncake_logs) follow(path, WorkerLogFeed::Kind::Mooncake, r);
   }
   for (const auto& path : config_.client_logs) follow(path, WorkerLogFeed::Kind::Client, std::nullopt);
@@ -150,9 +150,9 @@ void LiveSession::applyKnobs(std::map<std::string, double> changes, ChangeAuthor
   done(std::move(r));
 }
 
-void LiveSession::setPolicy(std::string name, ChangeAuthor author, std::function<void(bool ok)> done) {
+void LiveSession::setPolicy(std::string name, ChangeAuthor author, Done done) {
   if (router_) return router_->setPolicy(std::move(name), std::move(author), std::move(done));
-  done(false);
+  done({false, "a live cluster's policy belongs to its router: add a `router:` section to the cluster file", {}});
 }
 
 }  // namespace kvscope

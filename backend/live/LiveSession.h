@@ -1,5 +1,5 @@
 #pragma once
-// A live cluster session: everything `serve --live cluster.yaml` runs (issue 5 sections 2-4). From
+// A live cluster session: everything `serve --live cluster.yaml` runs. From
 // the cluster file it builds the run's picture (serving workers, prefill workers, address book),
 // one MetricsScraper loop per worker with a metrics URL, one LogTailer over every log file (each
 // line through its file's SchedulerLogReader and its worker's LogEventMapper, or a Mooncake engine
@@ -14,15 +14,15 @@
 #include <thread>
 #include <vector>
 
-#include "live/ClusterConfig.h"
-#include "live/LiveCluster.h"
-#include "live/LogEventMapper.h"
-#include "live/LogTailer.h"
-#include "live/MetricsScraper.h"
-#include "live/SchedulerLogReader.h"
-#include "live/WorkerLogFeed.h"
-#include "router/LiveRouter.h"
-#include "run/LiveRunControl.h"
+#include "core/live/ClusterConfig.h"
+#include "backend/live/LiveCluster.h"
+#include "core/live/LogEventMapper.h"
+#include "backend/live/LogTailer.h"
+#include "backend/live/MetricsScraper.h"
+#include "core/live/SchedulerLogReader.h"
+#include "backend/live/WorkerLogFeed.h"
+#include "core/run/LiveRouter.h"
+#include "core/run/LiveRunControl.h"
 
 namespace kvscope {
 
@@ -54,7 +54,7 @@ class LiveSession : public LiveRunControl {
   bool canChangeKnobs() const override { return router_ != nullptr; }  // the knobs are the router's
   void applyKnobs(std::map<std::string, double> changes, ChangeAuthor author,
                   std::function<void(KnobRegistry::Result)> done) override;
-  void setPolicy(std::string name, ChangeAuthor author, std::function<void(bool ok)> done) override;
+  void setPolicy(std::string name, ChangeAuthor author, Done done) override;
   SimTime simTime() const override { return cluster_->now(); }
 
  protected:

@@ -1,4 +1,4 @@
-#include "live/LogImporter.h"
+#include "backend/live/LogImporter.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -9,12 +9,12 @@
 #include <fstream>
 #include <queue>
 
-#include "live/ExpositionParser.h"
-#include "live/LiveClusterLayout.h"
-#include "live/SavedScrapeReader.h"
-#include "live/SglangMetricsMapper.h"
-#include "live/SglangWorkerTracker.h"
-#include "model/Error.h"
+#include "core/live/ExpositionParser.h"
+#include "core/live/LiveClusterLayout.h"
+#include "core/live/SavedScrapeReader.h"
+#include "core/live/SglangMetricsMapper.h"
+#include "core/live/SglangWorkerTracker.h"
+#include "core/model/Error.h"
 
 namespace kvscope {
 

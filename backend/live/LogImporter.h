@@ -19,9 +19,9 @@
 #include <string>
 #include <vector>
 
-#include "events/Event.h"
-#include "live/ClusterConfig.h"
-#include "live/WorkerLogFeed.h"
+#include "core/events/Event.h"
+#include "core/live/ClusterConfig.h"
+#include "backend/live/WorkerLogFeed.h"
 
 namespace kvscope {
 

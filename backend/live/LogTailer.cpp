@@ -1,4 +1,4 @@
-#include "live/LogTailer.h"
+#include "backend/live/LogTailer.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -114,7 +114,7 @@ void LogTailer::pollFile(std::size_t index, File& f, bool first) {
       return;
     }
     // A log is a regular file. A FIFO nobody writes would block open(2) - and with it this thread and
-    // a SIGTERM's shutdown (issue 14) - and a device never ends: both are refused, checked again
+    // a SIGTERM's shutdown - and a device never ends: both are refused, checked again
     // after a non-blocking open in case the name changed in between.
     if (!S_ISREG(by_name.st_mode)) {
       f.stats.error = "not a regular file (a FIFO, device or directory cannot be followed as a log)";

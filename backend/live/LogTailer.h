@@ -1,5 +1,5 @@
 #pragma once
-// Follows several log files as `tail -F` does, on one thread (issue 5 section 3): from the end (the
+// Follows several log files as `tail -F` does, on one thread: from the end (the
 // default: a live view starts now) or from the beginning; a file renamed away and replaced (log
 // rotation) is read to its end, then the new file from its start; a file truncated in place is read
 // again from its start; a file that does not exist yet is waited for. A line is delivered only once

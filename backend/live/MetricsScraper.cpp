@@ -1,12 +1,12 @@
-#include "live/MetricsScraper.h"
+#include "backend/live/MetricsScraper.h"
 
 #include <chrono>
 #include <cstdio>
 
 #include <httplib.h>
 
-#include "live/ExpositionParser.h"
-#include "live/SglangMetricsMapper.h"
+#include "core/live/ExpositionParser.h"
+#include "core/live/SglangMetricsMapper.h"
 
 namespace kvscope {
 

@@ -1,5 +1,5 @@
 #pragma once
-// Polls each SGLang worker's Prometheus /metrics (issue 5 section 2) with cpp-httplib, one poll
+// Polls each SGLang worker's Prometheus /metrics with cpp-httplib, one poll
 // loop (thread) per worker so a slow or dead worker never delays the others. Every request is
 // bounded: connect timeout, read timeout, a deadline for the whole answer and a body size limit.
 // A worker that refuses, times out or answers too much is "unreachable"; one that answers slowly,
@@ -13,8 +13,8 @@
 #include <thread>
 #include <vector>
 
-#include "live/LiveCluster.h"
-#include "live/SglangWorkerTracker.h"
+#include "backend/live/LiveCluster.h"
+#include "core/live/SglangWorkerTracker.h"
 
 namespace kvscope {
 

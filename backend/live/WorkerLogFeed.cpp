@@ -1,8 +1,8 @@
-#include "live/WorkerLogFeed.h"
+#include "backend/live/WorkerLogFeed.h"
 
 #include <filesystem>
 
-#include "model/Overloaded.h"
+#include "core/model/Overloaded.h"
 
 namespace kvscope {
 

@@ -14,12 +14,12 @@
 #include <variant>
 #include <vector>
 
-#include "live/LineShapeCounter.h"
-#include "live/LiveCluster.h"
-#include "live/LogEventMapper.h"
-#include "live/LogTailer.h"
-#include "live/MooncakeLogMapper.h"
-#include "live/SchedulerLogReader.h"
+#include "core/live/LineShapeCounter.h"
+#include "backend/live/LiveCluster.h"
+#include "core/live/LogEventMapper.h"
+#include "backend/live/LogTailer.h"
+#include "core/live/MooncakeLogMapper.h"
+#include "core/live/SchedulerLogReader.h"
 
 namespace kvscope {
 

@@ -1,4 +1,4 @@
-#include "metrics/MetricsHttpServer.h"
+#include "backend/metrics/MetricsHttpServer.h"
 
 #include <netdb.h>
 #include <netinet/in.h>
@@ -14,8 +14,8 @@
 #include <thread>
 #include <vector>
 
-#include "metrics/RunMetrics.h"
-#include "service/ListenAddress.h"
+#include "backend/metrics/RunMetrics.h"
+#include "backend/service/ListenAddress.h"
 
 namespace kvscope {
 

@@ -4,7 +4,7 @@
 // rule the gRPC server follows: the endpoint has no authentication, so anyone who reaches it reads
 // the run.
 //
-// No client can make it stop answering (issue 14): one thread multiplexes every connection with
+// No client can make it stop answering: one thread multiplexes every connection with
 // poll(2), so an idle or byte-trickling client holds no worker. A request's head must arrive whole
 // within kRequestDeadline of the connect, the reply be taken within kReplyDeadline; at most
 // kMaxConnections are open, and a new connection beyond that evicts the oldest one still sending

@@ -1,12 +1,12 @@
-#include "metrics/RunMetrics.h"
+#include "backend/metrics/RunMetrics.h"
 
 #include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <string_view>
 
-#include "model/Overloaded.h"
-#include "model/Saturating.h"
+#include "core/model/Overloaded.h"
+#include "core/model/Saturating.h"
 
 namespace kvscope {
 

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "events/Event.h"
+#include "core/events/Event.h"
 
 namespace kvscope {
 

@@ -1,11 +1,11 @@
-#include "recording/EventRecorder.h"
+#include "backend/recording/EventRecorder.h"
 
 #include <chrono>
 
-#include "convert/EventConvert.h"
+#include "backend/convert/EventConvert.h"
 #include "kvscope/v1/events.pb.h"
 #include "kvscope/v1/recording.pb.h"
-#include "recording/KvrecWriter.h"
+#include "backend/recording/KvrecWriter.h"
 
 namespace kvscope {
 

@@ -1,4 +1,4 @@
-#include "KvrecReader.h"
+#include "backend/recording/KvrecReader.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>

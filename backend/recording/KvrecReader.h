@@ -18,7 +18,7 @@
 #include <string_view>
 #include <vector>
 
-#include "KvrecFormat.h"
+#include "backend/recording/KvrecFormat.h"
 
 namespace kvscope {
 

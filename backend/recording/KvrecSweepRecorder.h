@@ -3,8 +3,8 @@
 // console and `kvscope-cli sweep` record every run the same way (core cannot see the file format).
 #include <string>
 
-#include "recording/EventRecorder.h"
-#include "sweep/SweepRecorder.h"
+#include "backend/recording/EventRecorder.h"
+#include "core/sweep/SweepRecorder.h"
 
 namespace kvscope {
 

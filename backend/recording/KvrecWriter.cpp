@@ -1,4 +1,4 @@
-#include "KvrecWriter.h"
+#include "backend/recording/KvrecWriter.h"
 
 #include <fcntl.h>
 #include <time.h>
@@ -7,7 +7,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "sweep/AtomicFile.h"
+#include "core/sweep/AtomicFile.h"
 
 namespace kvscope {
 
@@ -35,7 +35,7 @@ std::unique_ptr<KvrecWriter> KvrecWriter::create(const std::string& path, std::s
   if (metadata.size() > kKvrecMaxPayload)
     return set("'" + path + "': run metadata of " + std::to_string(metadata.size()) + " bytes exceeds the " +
                std::to_string(kKvrecMaxPayload) + "-byte limit");
-  // A regular file only (a symlink is followed): never a device, FIFO or directory (issue 14).
+  // A regular file only (a symlink is followed): never a device, FIFO or directory.
   std::string why;
   const int fd = AtomicFile::openForWrite(path, &why);
   if (fd < 0) return set("cannot create recording " + why);

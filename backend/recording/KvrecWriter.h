@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "KvrecFormat.h"
+#include "backend/recording/KvrecFormat.h"
 
 namespace kvscope {
 

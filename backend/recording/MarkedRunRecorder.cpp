@@ -1,4 +1,4 @@
-#include "recording/MarkedRunRecorder.h"
+#include "backend/recording/MarkedRunRecorder.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -9,9 +9,9 @@
 #include <filesystem>
 #include <regex>
 
-#include "model/Error.h"
-#include "run/RunMarkBook.h"
-#include "sweep/AtomicFile.h"
+#include "core/model/Error.h"
+#include "core/run/RunMarkBook.h"
+#include "core/sweep/AtomicFile.h"
 
 namespace kvscope {
 

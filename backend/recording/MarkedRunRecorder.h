@@ -1,6 +1,6 @@
 #pragma once
-// `serve --runs DIR`: one recording and one summary per marked run of a live session (issue 5
-// section 4). It sits on the session's stream, splits it with MarkedRunSplitter and, per run, writes
+// `serve --runs DIR`: one recording and one summary per marked run of a live session.
+// It sits on the session's stream, splits it with MarkedRunSplitter and, per run, writes
 //   DIR/NNN-<slug>.kvrec   the run's own stream (seq from 0, RunStarted naming the run), replayable
 //   DIR/NNN-<slug>.json    the run's RunSummary plus a "run" object (index, name, parameters, ...)
 //   DIR/runs.json          every completed run so far, in order, rewritten after each run
@@ -22,8 +22,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "recording/EventRecorder.h"
-#include "run/MarkedRunSplitter.h"
+#include "backend/recording/EventRecorder.h"
+#include "core/run/MarkedRunSplitter.h"
 
 namespace kvscope {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "events/Event.h"
+#include "core/events/Event.h"
 
 namespace kvscope {
 

@@ -1,10 +1,10 @@
-#include "recording/RecordingReplay.h"
+#include "backend/recording/RecordingReplay.h"
 
 #include <algorithm>
 #include <limits>
 
-#include "model/Error.h"
-#include "recording/KvrecReader.h"
+#include "core/model/Error.h"
+#include "backend/recording/KvrecReader.h"
 
 namespace kvscope {
 
@@ -71,7 +71,9 @@ void RecordingReplay::applyKnobs(std::map<std::string, double>, ChangeAuthor,
   done(std::move(refused));
 }
 
-void RecordingReplay::setPolicy(std::string, ChangeAuthor, std::function<void(bool)> done) { done(false); }
+void RecordingReplay::setPolicy(std::string, ChangeAuthor, Done done) {
+  done({false, "a replayed recording cannot change its policy (it shows what happened)", {}});
+}
 
 std::uint64_t RecordingReplay::enqueue(RunAction action, SimTime target, ChangeAuthor author) {
   commands_.push_back(RunControlChanged{action, speed_.load(), target, std::move(author.who), std::move(author.origin)});

@@ -23,9 +23,9 @@
 #include <variant>
 #include <vector>
 
-#include "events/Event.h"
-#include "recording/RecordingPlayer.h"
-#include "run/RunControl.h"
+#include "core/events/Event.h"
+#include "backend/recording/RecordingPlayer.h"
+#include "core/run/RunControl.h"
 
 namespace kvscope {
 
@@ -48,7 +48,7 @@ class RecordingReplay : public RunControl {
   bool canChangeKnobs() const override { return false; }
   void applyKnobs(std::map<std::string, double> changes, ChangeAuthor author,
                   std::function<void(KnobRegistry::Result)> done) override;
-  void setPolicy(std::string name, ChangeAuthor author, std::function<void(bool ok)> done) override;
+  void setPolicy(std::string name, ChangeAuthor author, Done done) override;
 
   void pause(ChangeAuthor author) override;  // returns once the thread stands still between events
   void resume(ChangeAuthor author) override;

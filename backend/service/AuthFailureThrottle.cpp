@@ -1,4 +1,4 @@
-#include "service/AuthFailureThrottle.h"
+#include "backend/service/AuthFailureThrottle.h"
 
 #include <arpa/inet.h>
 

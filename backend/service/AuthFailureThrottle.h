@@ -1,5 +1,5 @@
 #pragma once
-// Slows down a client that keeps sending a wrong bearer token (issue 14). Each address may fail a few
+// Slows down a client that keeps sending a wrong bearer token. Each address may fail a few
 // times for free (a typo, a stale token file); every failure after that locks the address out for
 // twice as long as the one before (1 s, 2 s, 4 s, ... up to a minute). While locked out, every call
 // from it is refused at once, whatever token it carries: checking the token during a lockout would let

@@ -1,4 +1,4 @@
-#include "service/BearerToken.h"
+#include "backend/service/BearerToken.h"
 
 #include <fcntl.h>
 #include <unistd.h>

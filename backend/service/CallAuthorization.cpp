@@ -1,4 +1,4 @@
-#include "service/CallAuthorization.h"
+#include "backend/service/CallAuthorization.h"
 
 #include <iterator>
 #include <string_view>

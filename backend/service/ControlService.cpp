@@ -1,6 +1,6 @@
-#include "service/ControlService.h"
-#include "model/NumberText.h"
-#include "service/CallAuthorization.h"
+#include "backend/service/ControlService.h"
+#include "core/model/NumberText.h"
+#include "backend/service/CallAuthorization.h"
 
 #include <algorithm>
 #include <cmath>
@@ -8,10 +8,10 @@
 #include <sstream>
 #include <string_view>
 
-#include "convert/EventConvert.h"
-#include "knobs/KnobRegistry.h"
-#include "router/RoutingPolicy.h"
-#include "service/TelemetryHub.h"
+#include "backend/convert/EventConvert.h"
+#include "core/knobs/KnobRegistry.h"
+#include "core/router/RoutingPolicy.h"
+#include "backend/service/TelemetryHub.h"
 
 namespace kvscope {
 
@@ -222,8 +222,8 @@ grpc::ServerUnaryReactor* ControlService::SetPolicy(grpc::CallbackServerContext*
   // the telemetry stream are exact).
   std::string before = hub_.state().policy;
   ChangeAuthor who = author(*ctx, request->who(), "SetPolicy " + name);
-  run_.setPolicy(name, who, [reactor, response, name, before = std::move(before), who = who.who](bool ok) {
-    if (!ok) {
+  run_.setPolicy(name, who, [reactor, response, name, before = std::move(before), who = who.who](KnobRegistry::Result r) {
+    if (!r.ok) {
       reactor->Finish(Status(StatusCode::INVALID_ARGUMENT, "policy: the run refused policy '" + name + "'"));
       return;
     }

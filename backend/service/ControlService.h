@@ -13,9 +13,9 @@
 #include <thread>
 
 #include "kvscope/v1/control.grpc.pb.h"
-#include "run/RunControl.h"
-#include "service/CallAuthorization.h"
-#include "service/PreviewQueue.h"
+#include "core/run/RunControl.h"
+#include "backend/service/CallAuthorization.h"
+#include "backend/service/PreviewQueue.h"
 
 namespace kvscope {
 

@@ -1,4 +1,4 @@
-#include "service/KvscopeServer.h"
+#include "backend/service/KvscopeServer.h"
 
 #include <sys/stat.h>
 
@@ -15,10 +15,10 @@
 #include <grpcpp/security/server_credentials.h>
 #include <grpcpp/server_builder.h>
 
-#include "service/BearerToken.h"
-#include "service/ControlService.h"
-#include "service/RouterService.h"
-#include "service/TelemetryService.h"
+#include "backend/service/BearerToken.h"
+#include "backend/service/ControlService.h"
+#include "backend/service/RouterService.h"
+#include "backend/service/TelemetryService.h"
 
 namespace kvscope {
 

@@ -13,8 +13,8 @@
 
 #include <grpcpp/server.h>
 
-#include "service/AuthFailureThrottle.h"
-#include "service/ListenAddress.h"  // isLoopbackHost, splitListenAddress: the listen-address rules
+#include "backend/service/AuthFailureThrottle.h"
+#include "backend/service/ListenAddress.h"  // isLoopbackHost, splitListenAddress: the listen-address rules
 
 namespace kvscope {
 

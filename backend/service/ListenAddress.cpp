@@ -1,4 +1,4 @@
-#include "service/ListenAddress.h"
+#include "backend/service/ListenAddress.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>

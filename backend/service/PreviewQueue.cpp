@@ -1,6 +1,6 @@
-#include "service/PreviewQueue.h"
+#include "backend/service/PreviewQueue.h"
 
-#include "convert/PreviewConvert.h"
+#include "backend/convert/PreviewConvert.h"
 
 namespace kvscope {
 

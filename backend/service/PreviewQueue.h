@@ -15,7 +15,7 @@
 #include <grpcpp/grpcpp.h>
 
 #include "kvscope/v1/control.pb.h"
-#include "run/WhatIfForecaster.h"
+#include "core/run/WhatIfForecaster.h"
 
 namespace kvscope {
 

@@ -1,10 +1,10 @@
-#include "service/RouterService.h"
+#include "backend/service/RouterService.h"
 
 #include <mutex>
 
-#include "convert/EventConvert.h"
-#include "events/EventLimits.h"
-#include "service/CallAuthorization.h"
+#include "backend/convert/EventConvert.h"
+#include "core/events/EventLimits.h"
+#include "backend/service/CallAuthorization.h"
 
 namespace kvscope {
 

@@ -9,8 +9,8 @@
 #include <absl/container/flat_hash_map.h>
 
 #include "kvscope/v1/router.grpc.pb.h"
-#include "router/LiveRouter.h"
-#include "service/CallAuthorization.h"
+#include "core/run/LiveRouter.h"
+#include "backend/service/CallAuthorization.h"
 
 namespace kvscope {
 

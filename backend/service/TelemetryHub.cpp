@@ -1,4 +1,4 @@
-#include "service/TelemetryHub.h"
+#include "backend/service/TelemetryHub.h"
 
 #include <algorithm>
 #include <atomic>
@@ -8,8 +8,8 @@
 #include <variant>
 #include <vector>
 
-#include "convert/EventConvert.h"
-#include "events/EventLimits.h"
+#include "backend/convert/EventConvert.h"
+#include "core/events/EventLimits.h"
 #include "kvscope/v1/events.pb.h"
 
 namespace kvscope {

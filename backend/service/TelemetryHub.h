@@ -13,7 +13,7 @@
 #include <set>
 #include <string>
 
-#include "events/Event.h"
+#include "core/events/Event.h"
 
 namespace kvscope {
 

@@ -1,4 +1,4 @@
-#include "service/TelemetryService.h"
+#include "backend/service/TelemetryService.h"
 
 #include <google/protobuf/io/coded_stream.h>
 #include <grpcpp/support/proto_buffer_reader.h>
@@ -14,8 +14,8 @@
 #include <utility>
 #include <variant>
 
-#include "convert/EventConvert.h"
-#include "service/CallAuthorization.h"
+#include "backend/convert/EventConvert.h"
+#include "backend/service/CallAuthorization.h"
 
 namespace kvscope {
 
@@ -29,7 +29,7 @@ std::vector<std::string> allKindNames(std::index_sequence<I...>) {
 class SubscribeReactor;
 
 // Subscribers that leave free their queues, but glibc keeps the freed pages in its arenas: after
-// thousands left, hundreds of MB stayed with the process (issue 14). malloc_trim hands them back,
+// thousands left, hundreds of MB stayed with the process. malloc_trim hands them back,
 // at most once a second however many leave.
 void giveMemoryBack() {
   static std::atomic<std::int64_t> last_ns{0};

@@ -10,9 +10,9 @@
 #include <optional>
 
 #include "kvscope/v1/telemetry.grpc.pb.h"
-#include "service/CallAuthorization.h"
-#include "run/RunControl.h"
-#include "service/TelemetryHub.h"
+#include "backend/service/CallAuthorization.h"
+#include "core/run/RunControl.h"
+#include "backend/service/TelemetryHub.h"
 
 namespace kvscope {
 
@@ -23,7 +23,7 @@ class TelemetryService final
   // server this service is registered with.
   explicit TelemetryService(TelemetryHub& hub, const RunControl* control = nullptr);
 
-  // Who may subscribe (issue 14): with a token, only calls carrying it (as Control's); and at most
+  // Who may subscribe: with a token, only calls carrying it (as Control's); and at most
   // `max_subscribers` at once, the next refused with RESOURCE_EXHAUSTED. Call before serving.
   void guard(CallAuthorization auth, std::size_t max_subscribers);
 

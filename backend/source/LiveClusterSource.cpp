@@ -1,8 +1,8 @@
-#include "source/LiveClusterSource.h"
+#include "backend/source/LiveClusterSource.h"
 
 #include <filesystem>
 
-#include "live/ClusterConfigLoader.h"
+#include "core/live/ClusterConfigLoader.h"
 
 namespace kvscope {
 
@@ -53,7 +53,7 @@ SourceStatus LiveClusterSource::status() const {
   for (const LiveLogStats& l : session_->logStats()) {
     const std::string file = std::filesystem::path(l.path).filename().string();
     if (!l.tail.error.empty()) add(file + ": " + l.tail.error);
-    // A format KVScope does not know shows itself instead of vanishing (issue 13): the most
+    // A format KVScope does not know shows itself instead of vanishing: the most
     // frequent shape of the file's unknown lines.
     if (!l.unknown_shapes.empty()) add(file + ": " + LineShapeCounter::describe(l.unknown_shapes.front()));
   }

@@ -1,5 +1,5 @@
 #pragma once
-// A Source over a live cluster (issue 5 section 4: `kvscope --live cluster.yaml`): the same
+// A Source over a live cluster (`kvscope --live cluster.yaml`): the same
 // LiveSession `kvscope-cli serve --live` runs, with the console's staging buffer as its sink.
 // A real cluster cannot be paused, sped up or sought from here, so those capabilities are off;
 // knobs and policy belong to the router core, so they are on only when the cluster file has a
@@ -9,9 +9,9 @@
 #include <memory>
 #include <string>
 
-#include "live/ClusterConfig.h"
-#include "live/LiveSession.h"
-#include "source/RunControlSource.h"
+#include "core/live/ClusterConfig.h"
+#include "backend/live/LiveSession.h"
+#include "core/source/RunControlSource.h"
 
 namespace kvscope {
 
@@ -31,8 +31,9 @@ class LiveClusterSource : public RunControlSource {
 
   LiveSession& session() { return *session_; }
 
- protected:
   RunControl* control() const override { return session_.get(); }
+
+ protected:
   bool finished() const override { return stopped_; }
 
  private:

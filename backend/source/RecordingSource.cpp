@@ -1,9 +1,9 @@
-#include "source/RecordingSource.h"
+#include "backend/source/RecordingSource.h"
 
 #include <filesystem>
 
-#include "recording/RecordingPlayer.h"
-#include "telemetry/TelemetryStore.h"
+#include "backend/recording/RecordingPlayer.h"
+#include "core/telemetry/TelemetryStore.h"
 
 namespace kvscope {
 

@@ -3,8 +3,8 @@
 // A damaged recording opens with what is readable and a warning in the status.
 #include <memory>
 
-#include "recording/RecordingReplay.h"
-#include "source/RunControlSource.h"
+#include "backend/recording/RecordingReplay.h"
+#include "core/source/RunControlSource.h"
 
 namespace kvscope {
 
@@ -21,8 +21,9 @@ class RecordingSource : public RunControlSource {
   std::shared_ptr<const std::vector<Event>> overview() const override { return overview_; }
   RecordingReplay& replay() { return *replay_; }
 
- protected:
   RunControl* control() const override { return replay_.get(); }
+
+ protected:
   bool finished() const override { return replay_->atEnd(); }
 
  private:

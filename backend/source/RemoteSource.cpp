@@ -1,4 +1,4 @@
-#include "source/RemoteSource.h"
+#include "backend/source/RemoteSource.h"
 
 #include <algorithm>
 #include <cmath>
@@ -8,12 +8,10 @@
 #include <variant>
 #include <vector>
 
-#include "convert/PreviewConvert.h"
-#include "events/EventLimits.h"
-#include "kvscope/v1/control.grpc.pb.h"
-#include "model/Error.h"
-#include "service/BearerToken.h"
-#include "source/RunControlSource.h"
+#include "backend/convert/PreviewConvert.h"
+#include "core/events/EventLimits.h"
+#include "core/model/Error.h"
+#include "backend/service/BearerToken.h"
 
 namespace kvscope {
 
@@ -22,9 +20,7 @@ namespace {
 constexpr double kFirstBackoffSeconds = 0.5;
 constexpr double kMaxBackoffSeconds = 10;
 constexpr auto kPollInterval = std::chrono::seconds(1);
-constexpr auto kStateDeadline = std::chrono::seconds(5);
 constexpr int kUnansweredPolls = 2;  // GetState polls in a row without an answer: the server is gone
-constexpr auto kControlDeadline = std::chrono::seconds(15);  // Pause waits for the run's next event boundary
 
 std::string readWhole(const std::string& path, const char* what) {
   std::ifstream in(path, std::ios::binary);
@@ -55,12 +51,6 @@ std::string seconds(double s) {
 }
 
 }  // namespace
-
-struct RemoteSource::Stubs {
-  std::shared_ptr<grpc::Channel> channel;
-  std::unique_ptr<v1::Telemetry::Stub> telemetry;
-  std::unique_ptr<v1::Control::Stub> control;
-};
 
 RemoteSource::RemoteSource(std::string address, std::string token_file, bool tls, std::string root_cert_file)
     : address_(std::move(address)), authorization_(authorizationFrom(token_file)), tls_(tls) {
@@ -382,50 +372,6 @@ void RemoteSource::poll(std::unique_lock<std::mutex>& lock) {
   lock.lock();
 }
 
-// ---- Unary calls -----------------------------------------------------------------------------------
-
-template <class Response, class Request, class Invoke, class Reply>
-void RemoteSource::call(Request request, bool control, Invoke invoke, Reply on_reply) {
-  std::function<void(const grpc::Status&, const Response&)> reply = std::move(on_reply);
-  struct Call {
-    grpc::ClientContext context;
-    Request request;
-    Response response;
-  };
-  auto c = std::make_shared<Call>();
-  c->request = std::move(request);
-  c->context.set_deadline(std::chrono::system_clock::now() + (control ? kControlDeadline : kStateDeadline));
-  // Every call: the token guards Telemetry too (unless the server runs --open-telemetry).
-  if (!authorization_.empty()) c->context.AddMetadata("authorization", authorization_);
-  std::shared_ptr<Stubs> stubs;
-  {
-    std::lock_guard lock(mutex_);
-    if (!stopping_ && stubs_) {
-      stubs = stubs_;
-      ++calls_;
-      contexts_.emplace(&c->context, std::shared_ptr<grpc::ClientContext>(c, &c->context));
-    }
-  }
-  if (!stubs) {
-    reply(grpc::Status(grpc::StatusCode::UNAVAILABLE, "not connected to " + address_), c->response);
-    return;
-  }
-  invoke(*stubs, &c->context, &c->request, &c->response,
-         [this, c, reply = std::move(reply)](grpc::Status status) mutable {
-           {
-             std::lock_guard lock(mutex_);
-             contexts_.erase(&c->context);
-           }
-           reply(status, c->response);
-           // Everything the caller gave goes before stop() may return, on this thread.
-           reply = nullptr;
-           c.reset();
-           std::lock_guard lock(mutex_);
-           --calls_;
-           changed_.notify_all();
-         });
-}
-
 // ---- Control -------------------------------------------------------------------------------------
 
 void RemoteSource::controlResult(const char* what, const grpc::Status& status) {
@@ -433,113 +379,16 @@ void RemoteSource::controlResult(const char* what, const grpc::Status& status) {
   control_error_ = status.ok() ? "" : std::string(what) + " refused: " + status.error_message();
 }
 
-void RemoteSource::pause() {
-  v1::PauseRequest request;
-  request.set_who(RunControlSource::author());
-  call<v1::PauseResponse>(std::move(request), true,
-       [](Stubs& s, grpc::ClientContext* c, const v1::PauseRequest* q, v1::PauseResponse* r, auto done) {
-         s.control->async()->Pause(c, q, r, std::move(done));
-       },
-       [this](const grpc::Status& status, const v1::PauseResponse&) {
-         controlResult("pause", status);
-         if (status.ok()) {
-           std::lock_guard lock(mutex_);
-           paused_ = true;
-         }
-       });
-}
-
-void RemoteSource::resume() {
-  v1::ResumeRequest request;
-  request.set_who(RunControlSource::author());
-  call<v1::ResumeResponse>(std::move(request), true,
-       [](Stubs& s, grpc::ClientContext* c, const v1::ResumeRequest* q, v1::ResumeResponse* r, auto done) {
-         s.control->async()->Resume(c, q, r, std::move(done));
-       },
-       [this](const grpc::Status& status, const v1::ResumeResponse&) {
-         controlResult("resume", status);
-         if (status.ok()) {
-           std::lock_guard lock(mutex_);
-           paused_ = false;
-         }
-       });
-}
-
-void RemoteSource::setSpeed(double speed) {
-  v1::SetSpeedRequest request;
-  request.set_speed(speed);
-  request.set_who(RunControlSource::author());
-  call<v1::SetSpeedResponse>(std::move(request), true,
-       [](Stubs& s, grpc::ClientContext* c, const v1::SetSpeedRequest* q, v1::SetSpeedResponse* r, auto done) {
-         s.control->async()->SetSpeed(c, q, r, std::move(done));
-       },
-       [this](const grpc::Status& status, const v1::SetSpeedResponse& response) {
-         controlResult("speed", status);
-         if (status.ok()) {
-           std::lock_guard lock(mutex_);
-           speed_ = response.speed();
-         }
-       });
-}
-
-bool RemoteSource::seek(SimTime time, std::string* error) {
-  {
-    std::lock_guard lock(mutex_);
-    if (!seek_refusal_.empty()) {
-      if (error) *error = seek_refusal_;
-      return false;
-    }
+void RemoteSource::seekAnswered(const grpc::Status& status) {
+  controlResult("seek", status);
+  std::lock_guard lock(mutex_);
+  if (status.error_code() == grpc::StatusCode::FAILED_PRECONDITION) seek_refusal_ = status.error_message();
+  // A replay's stream reopens after a seek, also once it had finished: follow it again.
+  if (status.ok() && link_ == Link::Finished && !subscription_live_ && !stopping_) {
+    link_ = Link::Connecting;
+    subscribe_from_ = has_seq_ ? last_seq_ + 1 : 0;
+    changed_.notify_all();
   }
-  if (error) error->clear();
-  v1::SeekRequest request;
-  request.set_time_us(time);
-  request.set_who(RunControlSource::author());
-  call<v1::SeekResponse>(std::move(request), true,
-       [](Stubs& s, grpc::ClientContext* c, const v1::SeekRequest* q, v1::SeekResponse* r, auto done) {
-         s.control->async()->Seek(c, q, r, std::move(done));
-       },
-       [this](const grpc::Status& status, const v1::SeekResponse&) {
-         controlResult("seek", status);
-         std::lock_guard lock(mutex_);
-         if (status.error_code() == grpc::StatusCode::FAILED_PRECONDITION) seek_refusal_ = status.error_message();
-         // A replay's stream reopens after a seek, also once it had finished: follow it again.
-         if (status.ok() && link_ == Link::Finished && !subscription_live_ && !stopping_) {
-           link_ = Link::Connecting;
-           subscribe_from_ = has_seq_ ? last_seq_ + 1 : 0;
-           changed_.notify_all();
-         }
-       });
-  return true;
-}
-
-void RemoteSource::applyKnobs(std::map<std::string, double> changes, KnobsDone done) {
-  v1::SetKnobsRequest request;
-  for (const auto& [name, value] : changes) {
-    auto* change = request.add_changes();
-    change->set_name(name);
-    change->set_value(value);
-  }
-  request.set_who(RunControlSource::author());
-  call<v1::SetKnobsResponse>(std::move(request), true,
-       [](Stubs& s, grpc::ClientContext* c, const v1::SetKnobsRequest* q, v1::SetKnobsResponse* r, auto cb) {
-         s.control->async()->SetKnobs(c, q, r, std::move(cb));
-       },
-       [done = std::move(done)](const grpc::Status& status, const v1::SetKnobsResponse&) {
-         done(status.ok(), status.error_message());  // INVALID_ARGUMENT names the knob and its range
-       });
-}
-
-void RemoteSource::setPolicy(std::string name, KnobsDone done) {
-  v1::SetPolicyRequest request;
-  request.set_policy(std::move(name));
-  request.set_who(RunControlSource::author());
-  call<v1::SetPolicyResponse>(std::move(request), true,
-       [](Stubs& s, grpc::ClientContext* c, const v1::SetPolicyRequest* q, v1::SetPolicyResponse* r, auto cb) {
-         s.control->async()->SetPolicy(c, q, r, std::move(cb));
-       },
-       [done = std::move(done)](const grpc::Status& status, const v1::SetPolicyResponse&) {
-         done(status.ok(), status.error_message());
-       });
 }
 
 void RemoteSource::preview(ControlStep change, SimTime horizon, std::shared_ptr<std::atomic<bool>> cancel,
@@ -552,7 +401,7 @@ void RemoteSource::preview(ControlStep change, SimTime horizon, std::shared_ptr<
   }
   if (change.policy) request.set_policy(*change.policy);
   request.set_horizon_s(timeToSeconds(horizon));
-  request.set_who(RunControlSource::author());
+  request.set_who(consoleAuthor());
   call<v1::PreviewResponse>(std::move(request), true,
        [](Stubs& s, grpc::ClientContext* c, const v1::PreviewRequest* q, v1::PreviewResponse* r, auto cb) {
          s.control->async()->Preview(c, q, r, std::move(cb));

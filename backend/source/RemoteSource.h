@@ -1,7 +1,8 @@
 #pragma once
 // A run served by `kvscope-cli serve` elsewhere (`kvscope --connect HOST:PORT [--token-file F]`):
 // Telemetry.Subscribe feeds the staging buffer, GetState (polled about once a second) gives the
-// pace and whether the run is paused, Control carries the operator's changes with the bearer token.
+// pace and whether the run is paused, Control carries the operator's changes with the bearer token
+// (its RemoteRunControl: the same RunControl vocabulary as a run in this process).
 // Nothing here blocks the caller: every call uses the gRPC callback API, and one small thread of
 // this source only keeps time (reconnect backoff, the GetState poll).
 //
@@ -23,8 +24,10 @@
 #include <string>
 #include <thread>
 
-#include "source/Source.h"
-#include "source/TelemetrySubscription.h"
+#include "core/source/Source.h"
+#include "backend/source/RemoteRunControl.h"
+#include "backend/source/TelemetrySubscription.h"
+#include "kvscope/v1/control.grpc.pb.h"
 
 namespace kvscope {
 
@@ -42,6 +45,7 @@ class RemoteSource final : public Source, private TelemetrySubscription::Listene
   // the caller. The protocol does not say whether a run is a replay, so seek is offered until the
   // server refuses one as FAILED_PRECONDITION (a live run).
   SourceCapabilities capabilities() const override;
+  RunControl* control() const override { return control_.get(); }
   void start() override;
   // Cancels the stream and every call, and returns once gRPC has finished with all of them: no
   // callback of this source runs after stop() returns. Not from inside a `done` callback (it
@@ -49,15 +53,6 @@ class RemoteSource final : public Source, private TelemetrySubscription::Listene
   void stop() override;
   SourceStatus status() const override;
 
-  // Without a callback of their own, refusals of these show in the status detail.
-  void pause() override;
-  void resume() override;
-  void setSpeed(double speed) override;
-  // Asynchronous: true once sent (`error` cleared). False with the server's message once it has
-  // refused a seek because the run is live.
-  bool seek(SimTime time, std::string* error) override;
-  void applyKnobs(std::map<std::string, double> changes, KnobsDone done) override;
-  void setPolicy(std::string name, KnobsDone done) override;
   // Control.Preview: the server forks the run at its own current time (`change.time` is not sent).
   // A server that cannot (a replay, a live cluster) says so through `done`.
   void preview(ControlStep change, SimTime horizon, std::shared_ptr<std::atomic<bool>> cancel, PreviewDone done) override;
@@ -66,7 +61,12 @@ class RemoteSource final : public Source, private TelemetrySubscription::Listene
   std::uint64_t subscribedFrom() const;
 
  private:
-  struct Stubs;
+  friend class RemoteRunControl;  // the Control half: its calls ride this source's connection
+  struct Stubs {
+    std::shared_ptr<grpc::Channel> channel;
+    std::unique_ptr<v1::Telemetry::Stub> telemetry;
+    std::unique_ptr<v1::Control::Stub> control;
+  };
   using Clock = std::chrono::steady_clock;
   enum class Link { Idle, Connecting, Streaming, Backoff, Finished, Failed, Stopped };
 
@@ -86,11 +86,16 @@ class RemoteSource final : public Source, private TelemetrySubscription::Listene
   void scheduleReconnect(std::string reason);
   // Pause/Resume/SetSpeed/Seek results without a callback: shown in the status until the next one.
   void controlResult(const char* what, const grpc::Status& status);
+  // A seek the server answered: a refusal because the run is live sticks; a replay's stream reopens.
+  void seekAnswered(const grpc::Status& status);
   std::string describe(const grpc::Status& status) const;
 
   // One unary call on the callback API; `reply` runs exactly once (at once when not connected).
   template <class Response, class Request, class Invoke, class Reply>
   void call(Request request, bool control, Invoke invoke, Reply reply);
+  // Pause waits for the run's next event boundary; GetState answers at once.
+  static constexpr auto kControlDeadline = std::chrono::seconds(15);
+  static constexpr auto kStateDeadline = std::chrono::seconds(5);
 
   const std::string address_;
   std::string authorization_;  // "Bearer <token>", or empty
@@ -135,6 +140,49 @@ class RemoteSource final : public Source, private TelemetrySubscription::Listene
   std::string notice_;          // e.g. "the server started a new run"
   std::string control_error_;   // the last refused pause/resume/speed/seek
   std::string seek_refusal_;    // the server's FAILED_PRECONDITION for a seek: a live run
+  std::unique_ptr<RemoteRunControl> control_ = std::make_unique<RemoteRunControl>(*this);
 };
+
+template <class Response, class Request, class Invoke, class Reply>
+void RemoteSource::call(Request request, bool control, Invoke invoke, Reply on_reply) {
+  std::function<void(const grpc::Status&, const Response&)> reply = std::move(on_reply);
+  struct Call {
+    grpc::ClientContext context;
+    Request request;
+    Response response;
+  };
+  auto c = std::make_shared<Call>();
+  c->request = std::move(request);
+  c->context.set_deadline(std::chrono::system_clock::now() + (control ? kControlDeadline : kStateDeadline));
+  // Every call: the token guards Telemetry too (unless the server runs --open-telemetry).
+  if (!authorization_.empty()) c->context.AddMetadata("authorization", authorization_);
+  std::shared_ptr<Stubs> stubs;
+  {
+    std::lock_guard lock(mutex_);
+    if (!stopping_ && stubs_) {
+      stubs = stubs_;
+      ++calls_;
+      contexts_.emplace(&c->context, std::shared_ptr<grpc::ClientContext>(c, &c->context));
+    }
+  }
+  if (!stubs) {
+    reply(grpc::Status(grpc::StatusCode::UNAVAILABLE, "not connected to " + address_), c->response);
+    return;
+  }
+  invoke(*stubs, &c->context, &c->request, &c->response,
+         [this, c, reply = std::move(reply)](grpc::Status status) mutable {
+           {
+             std::lock_guard lock(mutex_);
+             contexts_.erase(&c->context);
+           }
+           reply(status, c->response);
+           // Everything the caller gave goes before stop() may return, on this thread.
+           reply = nullptr;
+           c.reset();
+           std::lock_guard lock(mutex_);
+           --calls_;
+           changed_.notify_all();
+         });
+}
 
 }  // namespace kvscope

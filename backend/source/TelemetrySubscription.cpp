@@ -1,6 +1,6 @@
-#include "source/TelemetrySubscription.h"
+#include "backend/source/TelemetrySubscription.h"
 
-#include "convert/EventConvert.h"
+#include "backend/convert/EventConvert.h"
 
 namespace kvscope {
 

@@ -7,7 +7,7 @@
 
 #include <grpcpp/grpcpp.h>
 
-#include "events/Event.h"
+#include "core/events/Event.h"
 #include "kvscope/v1/telemetry.grpc.pb.h"
 
 namespace kvscope {

@@ -1,4 +1,4 @@
-#include "soak/MetricsProbe.h"
+#include "bench/soak/MetricsProbe.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>

@@ -1,4 +1,4 @@
-#include "soak/ReportFeeder.h"
+#include "bench/soak/ReportFeeder.h"
 
 #include <grpcpp/grpcpp.h>
 

@@ -1,4 +1,4 @@
-#include "soak/ServeProcess.h"
+#include "bench/soak/ServeProcess.h"
 
 #include <fcntl.h>
 #include <poll.h>

@@ -1,4 +1,4 @@
-#include "soak/SubscriberPool.h"
+#include "bench/soak/SubscriberPool.h"
 
 #include <chrono>
 #include <thread>

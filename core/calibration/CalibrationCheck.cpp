@@ -1,10 +1,10 @@
-#include "calibration/CalibrationCheck.h"
+#include "core/calibration/CalibrationCheck.h"
 
 #include <cmath>
 #include <cstdio>
 
-#include "model/Error.h"
-#include "model/NumberText.h"
+#include "core/model/Error.h"
+#include "core/model/NumberText.h"
 
 namespace kvscope {
 

@@ -12,9 +12,9 @@
 #include <utility>
 #include <vector>
 
-#include "calibration/CalibrationTarget.h"
-#include "calibration/CandidateRuns.h"
-#include "stats/MeanInterval.h"
+#include "core/calibration/CalibrationTarget.h"
+#include "core/calibration/CandidateRuns.h"
+#include "core/stats/MeanInterval.h"
 
 namespace kvscope {
 

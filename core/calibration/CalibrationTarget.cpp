@@ -1,4 +1,4 @@
-#include "calibration/CalibrationTarget.h"
+#include "core/calibration/CalibrationTarget.h"
 
 #include <algorithm>
 #include <cmath>
@@ -7,9 +7,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "knobs/KnobRegistry.h"
-#include "model/Error.h"
-#include "router/RoutingPolicy.h"
+#include "core/knobs/KnobRegistry.h"
+#include "core/model/Error.h"
+#include "core/router/RoutingPolicy.h"
 
 namespace kvscope {
 

@@ -11,7 +11,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "metrics/RunSummary.h"
+#include "core/metrics/RunSummary.h"
 
 namespace kvscope {
 

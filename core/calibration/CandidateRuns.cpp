@@ -1,12 +1,12 @@
-#include "calibration/CandidateRuns.h"
+#include "core/calibration/CandidateRuns.h"
 
 #include <algorithm>
 #include <exception>
 #include <mutex>
 #include <thread>
 
-#include "run/ParallelJobs.h"
-#include "run/SimulationRun.h"
+#include "core/run/ParallelJobs.h"
+#include "core/run/SimulationRun.h"
 
 namespace kvscope {
 

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "calibration/CalibrationTarget.h"
-#include "scenario/Scenario.h"
+#include "core/calibration/CalibrationTarget.h"
+#include "core/scenario/Scenario.h"
 
 namespace kvscope {
 

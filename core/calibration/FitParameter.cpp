@@ -1,14 +1,14 @@
-#include "calibration/FitParameter.h"
+#include "core/calibration/FitParameter.h"
 
 #include <cmath>
 #include <cstdlib>
 
 #include <nlohmann/json.hpp>
 
-#include "knobs/KnobRegistry.h"
-#include "model/Error.h"
-#include "scenario/Distribution.h"
-#include "workload/SyntheticAgenticGenerator.h"
+#include "core/knobs/KnobRegistry.h"
+#include "core/model/Error.h"
+#include "core/model/Distribution.h"
+#include "core/workload/SyntheticAgenticGenerator.h"
 
 namespace kvscope {
 

@@ -1,4 +1,4 @@
-#include "calibration/MetricErrors.h"
+#include "core/calibration/MetricErrors.h"
 
 #include <cmath>
 #include <limits>

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "calibration/CalibrationTarget.h"
-#include "calibration/CandidateRuns.h"
+#include "core/calibration/CalibrationTarget.h"
+#include "core/calibration/CandidateRuns.h"
 
 namespace kvscope {
 

@@ -1,10 +1,10 @@
-#include "calibration/ProfileCalibration.h"
+#include "core/calibration/ProfileCalibration.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 
-#include "model/Error.h"
+#include "core/model/Error.h"
 
 namespace kvscope {
 

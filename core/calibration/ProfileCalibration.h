@@ -1,5 +1,5 @@
 #pragma once
-// `kvscope-cli calibrate profile` (issue 15 section 1): fits the hardware profile's constants from
+// `kvscope-cli calibrate profile`: fits the hardware profile's constants from
 // what the workers printed and says, for each, how far the fit can be trusted. Its own class so the
 // CLI only parses options and prints: the samples come from ProfileSamples, the least squares from
 // ProfileFit; here the model of each constant, the warnings, the fallback to the base profile and
@@ -17,9 +17,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "calibration/ProfileFit.h"
-#include "calibration/ProfileSamples.h"
-#include "scenario/HardwareProfile.h"
+#include "core/calibration/ProfileFit.h"
+#include "core/calibration/ProfileSamples.h"
+#include "core/scenario/HardwareProfile.h"
 
 namespace kvscope {
 

@@ -1,4 +1,4 @@
-#include "calibration/ProfileFit.h"
+#include "core/calibration/ProfileFit.h"
 
 #include <algorithm>
 #include <cmath>

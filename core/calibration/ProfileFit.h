@@ -1,5 +1,5 @@
 #pragma once
-// Ordinary least squares for the hardware profile's constants (issue 15 section 1), with the numbers
+// Ordinary least squares for the hardware profile's constants, with the numbers
 // that say how far a fitted constant can be trusted. Its own class so that the Eigen solver stays in
 // one .cpp (Eigen is PRIVATE to kvscope_core) and the orchestration (ProfileCalibration) reads plain
 // vectors. No intercept is added: a caller that wants one passes a column of ones.

@@ -1,11 +1,11 @@
-#include "calibration/ProfileSamples.h"
+#include "core/calibration/ProfileSamples.h"
 
 #include <fstream>
 
-#include "live/ExpositionParser.h"
-#include "live/SavedScrapeReader.h"
-#include "live/SglangMetricsMapper.h"
-#include "model/Error.h"
+#include "core/live/ExpositionParser.h"
+#include "core/live/SavedScrapeReader.h"
+#include "core/live/SglangMetricsMapper.h"
+#include "core/model/Error.h"
 
 namespace kvscope {
 

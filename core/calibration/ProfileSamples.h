@@ -1,5 +1,5 @@
 #pragma once
-// The samples a hardware-profile fit reads, taken from what the workers printed (issue 15 section 1):
+// The samples a hardware-profile fit reads, taken from what the workers printed:
 // SGLang's `Decode batch` / `Prefill batch` scheduler lines (parsed by SchedulerLogParser) and saved
 // /metrics scrapes (SavedScrapeReader + SglangMetricsMapper). Its own class so that what each line
 // means (upstream's scheduler_metrics_mixin.py) is decided in one place, apart from the fitting, and
@@ -20,7 +20,7 @@
 #include <string_view>
 #include <vector>
 
-#include "live/SchedulerLogParser.h"
+#include "core/live/SchedulerLogParser.h"
 
 namespace kvscope {
 

@@ -1,4 +1,4 @@
-#include "calibration/ScenarioFitter.h"
+#include "core/calibration/ScenarioFitter.h"
 
 #include <chrono>
 #include <cmath>
@@ -9,8 +9,8 @@
 
 #include <nlopt.h>
 
-#include "model/Error.h"
-#include "run/SimulationRun.h"
+#include "core/model/Error.h"
+#include "core/run/SimulationRun.h"
 
 namespace kvscope {
 

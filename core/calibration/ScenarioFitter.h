@@ -15,10 +15,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "calibration/CalibrationTarget.h"
-#include "calibration/CandidateRuns.h"
-#include "calibration/FitParameter.h"
-#include "calibration/MetricErrors.h"
+#include "core/calibration/CalibrationTarget.h"
+#include "core/calibration/CandidateRuns.h"
+#include "core/calibration/FitParameter.h"
+#include "core/calibration/MetricErrors.h"
 
 namespace kvscope {
 

@@ -1,11 +1,11 @@
-#include "diagnosis/DiagnosisEngine.h"
-#include "model/Overloaded.h"
+#include "core/diagnosis/DiagnosisEngine.h"
+#include "core/model/Overloaded.h"
 
 #include <algorithm>
 #include <cstdio>
 
-#include "metrics/Percentiles.h"
-#include "model/NumberText.h"
+#include "core/stats/Percentiles.h"
+#include "core/model/NumberText.h"
 
 namespace kvscope {
 

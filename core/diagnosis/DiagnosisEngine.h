@@ -1,5 +1,5 @@
 #pragma once
-// Names the lab's failure modes (DOMAIN.md section 6) from the event stream alone, so it works the
+// Names the lab's failure modes (ARCHITECTURE.md D6) from the event stream alone, so it works the
 // same on a simulation, a recording and a real cluster's events. Each finding carries its time
 // window, the numbers that show it, and the mitigation knob and real fix from the taxonomy.
 // Thresholds are the cheat sheet's symptoms made numeric; a healthy run produces no finding.
@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "diagnosis/Finding.h"
-#include "events/Event.h"
-#include "metrics/DistinctCount.h"
-#include "metrics/LatencySample.h"
+#include "core/diagnosis/Finding.h"
+#include "core/events/Event.h"
+#include "core/stats/DistinctCount.h"
+#include "core/stats/LatencySample.h"
 
 namespace kvscope {
 

@@ -3,7 +3,7 @@
 // a label the caller chose ("console@ana", "sweep.py") and proves nothing: anyone reaching the
 // server can send "console". The origin is what the server itself saw and checked - the caller's
 // address and how the call was admitted - so a recording or a console can tell a real console's
-// change from an impersonation (issue 14). A change made inside this process (the embedded console,
+// change from an impersonation. A change made inside this process (the embedded console,
 // a scenario, the session's own end) has no origin.
 #include <string>
 

@@ -1,5 +1,5 @@
-#include "events/Event.h"
-#include "model/Overloaded.h"
+#include "core/events/Event.h"
+#include "core/model/Overloaded.h"
 
 #include <cmath>
 #include <cstring>

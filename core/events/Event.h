@@ -1,5 +1,5 @@
 #pragma once
-// The vocabulary of every screen, file and RPC (DESIGN.md "Events and snapshots").
+// The vocabulary of every screen, file and RPC (ARCHITECTURE.md "Events and snapshots").
 // Every event has a sequence number, a time in microseconds and a payload; the payload's type is the
 // event's kind. Value types only: the simulator, the recorder, the diagnosis engine and the GUI all
 // consume the same structs.
@@ -9,13 +9,13 @@
 #include <variant>
 #include <vector>
 
-#include "events/ChangeAuthor.h"
-#include "model/Ids.h"
+#include "core/events/ChangeAuthor.h"
+#include "core/model/Ids.h"
 
 namespace kvscope {
 
 enum class WorkerRole : std::uint8_t { Prefill, Decode, Unified };
-// How a turn reaches its decode worker (DOMAIN.md section 2). `Local` is a non-disaggregated
+// How a turn reaches its decode worker (ARCHITECTURE.md D2). `Local` is a non-disaggregated
 // instance prefilling its own prompt; `Transient` is a turn below seed_min_turn_id, sent through P
 // and decoded without keeping its KV as a session cache.
 enum class RoutePath : std::uint8_t { Direct, Seed, Reseed, Transient, Local };
@@ -161,7 +161,7 @@ struct WorkerRestarted {
   WorkerId worker = kNoWorker;
 };
 
-struct Correction {  // the streaming-session extend_input_len correction (DOMAIN.md mode D)
+struct Correction {  // the streaming-session extend_input_len correction (ARCHITECTURE.md D6, mode D)
   WorkerId worker = kNoWorker;
   RequestId request = 0;
   SessionId session = 0;
@@ -210,7 +210,7 @@ struct RunControlChanged {
   ChangeOrigin origin;
 };
 
-// A live sweep's run marker (issue 5 section 4). The lab's sweep scripts restart the cluster with new
+// A live sweep's run marker. The lab's sweep scripts restart the cluster with new
 // flags inside one live session; a Start and its End bound one of those runs so it gets its own
 // recording and summary. Indices count the session's runs from 1; an End repeats its Start's index,
 // name and parameters, so a reader that joins late still knows which run ended.
@@ -233,7 +233,7 @@ struct WorkerHealthChanged {
 
 struct WorkerGauges {
   WorkerId worker = kNoWorker;
-  // KV tokens as SGLang's scheduler counts them (issue 13 section 3), live and simulated alike:
+  // KV tokens as SGLang's scheduler counts them, live and simulated alike:
   // kv_used is upstream's num_used_tokens (= max_total - available - evictable: tokens locked by
   // requests or held by streaming sessions), kv_evictable its kv_evictable_tokens (unlocked radix
   // cache, freed on demand); the pool's free room is kv_capacity - kv_used - kv_evictable.

@@ -1,5 +1,5 @@
-#include "events/EventJson.h"
-#include "model/Overloaded.h"
+#include "core/events/EventJson.h"
+#include "core/model/Overloaded.h"
 
 #include <nlohmann/json.hpp>
 

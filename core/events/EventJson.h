@@ -4,7 +4,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "events/Event.h"
+#include "core/events/Event.h"
 
 namespace kvscope {
 

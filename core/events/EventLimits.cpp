@@ -1,9 +1,9 @@
-#include "events/EventLimits.h"
+#include "core/events/EventLimits.h"
 
 #include <algorithm>
 #include <type_traits>
 
-#include "model/Overloaded.h"
+#include "core/model/Overloaded.h"
 
 namespace kvscope {
 

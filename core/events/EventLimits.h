@@ -1,5 +1,5 @@
 #pragma once
-// How big one event may be (issue 14). Text that comes from outside - a router's Report, a worker's
+// How big one event may be. Text that comes from outside - a router's Report, a worker's
 // log line, a recording's frame - is cut at these limits where it enters (RouterService::apply,
 // TelemetryHub), with a visible marker, so one 4 MiB reason cannot become a telemetry event that no
 // subscriber can receive. The other fields of an event are numbers and lists bounded by the
@@ -8,7 +8,7 @@
 #include <cstddef>
 #include <string>
 
-#include "events/Event.h"
+#include "core/events/Event.h"
 
 namespace kvscope {
 

@@ -1,6 +1,6 @@
 #pragma once
 // Every tunable of the router, admission and cluster, typed and documented in one table
-// (DOMAIN.md section 5). The GUI, the CLI's --set and the Control RPC all go through KnobRegistry.
+// (ARCHITECTURE.md D5). The GUI, the CLI's --set and the Control RPC all go through KnobRegistry.
 #include <cstdint>
 #include <string_view>
 

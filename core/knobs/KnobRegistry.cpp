@@ -1,5 +1,5 @@
-#include "knobs/KnobRegistry.h"
-#include "model/NumberText.h"
+#include "core/knobs/KnobRegistry.h"
+#include "core/model/NumberText.h"
 
 #include <charconv>
 #include <cmath>
@@ -9,7 +9,7 @@ namespace kvscope {
 
 namespace {
 
-// Defaults: the lab's stable configuration where it is known (DOMAIN.md section 5), the anchors'
+// Defaults: the lab's stable configuration where it is known (ARCHITECTURE.md D5), the anchors'
 // documented defaults for their own rules, "off" for the planned fixes.
 constexpr KnobSpec kSpecs[] = {
     {KnobId::LoadFloorK, "K", "score", 0, 10000, 0, false, "kv-aware,exclusive-overlap",

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "events/Event.h"
-#include "knobs/Knob.h"
+#include "core/events/Event.h"
+#include "core/knobs/Knob.h"
 
 namespace kvscope {
 

@@ -1,5 +1,5 @@
 #pragma once
-// The live cluster as its operator describes it (issue 5 section 4): which workers exist, what role
+// The live cluster as its operator describes it: which workers exist, what role
 // each plays, where its /metrics and log files are, which addresses the logs will name it by, and
 // how often to scrape. Loaded from a human-editable YAML file by ClusterConfigLoader.
 #include <cstdint>
@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "events/Event.h"
+#include "core/events/Event.h"
 
 namespace kvscope {
 

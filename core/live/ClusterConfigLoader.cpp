@@ -1,4 +1,4 @@
-#include "live/ClusterConfigLoader.h"
+#include "core/live/ClusterConfigLoader.h"
 
 #include <filesystem>
 #include <fstream>
@@ -7,9 +7,9 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include "knobs/KnobRegistry.h"
-#include "model/Error.h"
-#include "router/RoutingPolicy.h"
+#include "core/knobs/KnobRegistry.h"
+#include "core/model/Error.h"
+#include "core/router/RoutingPolicy.h"
 
 namespace kvscope {
 

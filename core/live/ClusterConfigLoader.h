@@ -4,7 +4,7 @@
 // unified, got 'decoder'"), unknown keys included, so a typo never silently drops a worker's logs.
 #include <string>
 
-#include "live/ClusterConfig.h"
+#include "core/live/ClusterConfig.h"
 
 namespace kvscope {
 

@@ -1,4 +1,4 @@
-#include "live/ExpositionParser.h"
+#include "core/live/ExpositionParser.h"
 
 #include <algorithm>
 #include <charconv>

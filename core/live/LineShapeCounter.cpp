@@ -1,4 +1,4 @@
-#include "live/LineShapeCounter.h"
+#include "core/live/LineShapeCounter.h"
 
 #include <algorithm>
 

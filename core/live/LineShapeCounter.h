@@ -1,6 +1,6 @@
 #pragma once
 // Counts log lines no parser understood by their shape, so that a new upstream format shows
-// itself instead of vanishing (issue 13 section 1): every word with a digit in it becomes `<n>`
+// itself instead of vanishing: every word with a digit in it becomes `<n>`
 // ("Xyz batch. #foo: 12, 0.5" -> "Xyz batch. #foo: <n>, <n>"), and the session's status or a
 // report says `12 lines like "Xyz batch. #foo: <n>, <n>"`. Bounded: at most kMaxShapes distinct
 // shapes are kept, later new shapes only add to others().

@@ -1,4 +1,4 @@
-#include "live/LiveClusterLayout.h"
+#include "core/live/LiveClusterLayout.h"
 
 namespace kvscope {
 

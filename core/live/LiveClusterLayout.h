@@ -5,9 +5,9 @@
 // HOST:PORT mentions are resolved with. A live session and a log import build the same picture.
 #include <vector>
 
-#include "live/ClusterConfig.h"
-#include "live/LogEventMapper.h"
-#include "live/SglangWorkerTracker.h"
+#include "core/live/ClusterConfig.h"
+#include "core/live/LogEventMapper.h"
+#include "core/live/SglangWorkerTracker.h"
 
 namespace kvscope {
 

@@ -1,9 +1,9 @@
-#include "live/LogEventMapper.h"
+#include "core/live/LogEventMapper.h"
 
 #include <algorithm>
 #include <charconv>
 
-#include "events/EventLimits.h"
+#include "core/events/EventLimits.h"
 
 namespace kvscope {
 

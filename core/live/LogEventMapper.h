@@ -1,6 +1,6 @@
 #pragma once
-// Turns one worker's log records into the events every consumer already understands (issue 5
-// section 3): a correction -> Correction; a scheduler exception or sigquit -> WorkerCrashed (a
+// Turns one worker's log records into the events every consumer already understands:
+// a correction -> Correction; a scheduler exception or sigquit -> WorkerCrashed (a
 // prefill crash kills every link from it: LinkHealth Dead on each); a transfer failure -> a failed
 // TransferFinished and a failed RequestDone carrying the exception, plus LinkHealth when the link's
 // state changes; a KVPoll timeout -> a failed request and a suspect link; lost connection ->
@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "events/Event.h"
-#include "live/SchedulerLogParser.h"
-#include "live/SglangWorkerTracker.h"
+#include "core/events/Event.h"
+#include "core/live/SchedulerLogParser.h"
+#include "core/live/SglangWorkerTracker.h"
 
 namespace kvscope {
 

@@ -1,4 +1,4 @@
-#include "live/MooncakeLogMapper.h"
+#include "core/live/MooncakeLogMapper.h"
 
 namespace kvscope {
 

@@ -1,6 +1,6 @@
 #pragma once
 // Turns one worker's Mooncake transfer-engine log records into the link events the Mooncake links
-// panel, the recorder and the diagnosis already consume (issue 13 section 2): LinkHealth on the
+// panel, the recorder and the diagnosis already consume: LinkHealth on the
 // P/D pair the line's peer address names (the cluster's address book, as LogEventMapper does),
 // with the line's severity, file and message as the reason, so the panel shows what Mooncake
 // itself said. A transfer failure, an unreachable peer, a re-probe or a metadata error makes the
@@ -12,9 +12,9 @@
 #include <string>
 #include <utility>
 
-#include "live/LineShapeCounter.h"
-#include "live/LogEventMapper.h"
-#include "live/MooncakeLogParser.h"
+#include "core/live/LineShapeCounter.h"
+#include "core/live/LogEventMapper.h"
+#include "core/live/MooncakeLogParser.h"
 
 namespace kvscope {
 

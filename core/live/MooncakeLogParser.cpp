@@ -1,4 +1,4 @@
-#include "live/MooncakeLogParser.h"
+#include "core/live/MooncakeLogParser.h"
 
 #include <algorithm>
 #include <charconv>

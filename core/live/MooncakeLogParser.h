@@ -1,5 +1,5 @@
 #pragma once
-// One line of a Mooncake transfer-engine log, classified (issue 13 section 2). The engine logs
+// One line of a Mooncake transfer-engine log, classified. The engine logs
 // through glog: `E1201 12:00:00.123456 12345 worker_pool.cpp:654] message` (severity I/W/E/F,
 // MMDD, time with microseconds, thread id, file:line), or with `--log_year_in_prefix`
 // `E20251201 ...`. The messages are the LOG(...) strings of kvcache-ai/Mooncake

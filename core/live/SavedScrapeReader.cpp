@@ -1,4 +1,4 @@
-#include "live/SavedScrapeReader.h"
+#include "core/live/SavedScrapeReader.h"
 
 #include <cerrno>
 #include <charconv>
@@ -6,7 +6,7 @@
 #include <cstring>
 #include <filesystem>
 
-#include "model/Error.h"
+#include "core/model/Error.h"
 
 namespace kvscope {
 

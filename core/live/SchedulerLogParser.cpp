@@ -1,6 +1,6 @@
-#include "live/SchedulerLogParser.h"
+#include "core/live/SchedulerLogParser.h"
 
-#include "live/MooncakeLogParser.h"
+#include "core/live/MooncakeLogParser.h"
 
 #include <algorithm>
 #include <cctype>

@@ -1,13 +1,12 @@
 #pragma once
-// One line of an SGLang scheduler / Mooncake / lab-router log, classified (issue 5 section 3,
-// issue 13 section 1). Pure syntax: which P/D pair or worker a line concerns is decided by
-// LogEventMapper, which knows whose file the line came from. SGLang's prefix is
-// `[%(asctime)s{maybe_ms}{prefix}] ` (python/sglang/srt/utils/common.py configure_logger), the
-// asctime `YYYY-MM-DD HH:MM:SS`, `.mmm` with SGLANG_LOG_MS, and prefix the scheduler's rank tags in
-// upstream's order ` DPn PPn ATTN_CPn MOE_DPn TPn EPn` (a bare CPn is accepted too); a custom logging
-// config may drop the time (`[TP0] `) or the whole prefix; 2024's tp_worker.py wrote `[gpu_id=N] `.
-// Never throws; an unknown line is just Unknown, and a line that starts like a known format but has
-// a bad field is Malformed with the field named.
+// One line of an SGLang scheduler / Mooncake / lab-router log, classified. Pure syntax: which P/D
+// pair or worker a line concerns is decided by LogEventMapper, which knows whose file the line came
+// from. SGLang's prefix is `[%(asctime)s{maybe_ms}{prefix}] ` (python/sglang/srt/utils/common.py
+// configure_logger), the asctime `YYYY-MM-DD HH:MM:SS`, `.mmm` with SGLANG_LOG_MS, and prefix the
+// scheduler's rank tags in upstream's order ` DPn PPn ATTN_CPn MOE_DPn TPn EPn` (a bare CPn is
+// accepted too); a custom logging config may drop the time (`[TP0] `) or the whole prefix; 2024's
+// tp_worker.py wrote `[gpu_id=N] `. Never throws; an unknown line is just Unknown, and a line that
+// starts like a known format but has a bad field is Malformed with the field named.
 #include <cstdint>
 #include <optional>
 #include <string>

@@ -1,4 +1,4 @@
-#include "live/SchedulerLogReader.h"
+#include "core/live/SchedulerLogReader.h"
 
 namespace kvscope {
 

@@ -7,8 +7,8 @@
 #include <string_view>
 #include <vector>
 
-#include "live/LineShapeCounter.h"
-#include "live/SchedulerLogParser.h"
+#include "core/live/LineShapeCounter.h"
+#include "core/live/SchedulerLogParser.h"
 
 namespace kvscope {
 

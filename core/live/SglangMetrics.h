@@ -1,9 +1,9 @@
 #pragma once
-// One scrape of one SGLang worker's /metrics, reduced to the numbers KVScope shows (issue 5
-// section 2, issue 13 section 3). Plain values; std::nullopt means the worker did not export that
-// metric (older SGLang lacks the disaggregation gauges and the kv_*_tokens breakdown, a unified
-// worker never has the disaggregation ones). Names and meanings are upstream's: see
-// tests/data/upstream_metrics/README.md for the files and versions they come from.
+// One scrape of one SGLang worker's /metrics, reduced to the numbers KVScope shows. Plain values;
+// std::nullopt means the worker did not export that metric (older SGLang lacks the disaggregation
+// gauges and the kv_*_tokens breakdown, a unified worker never has the disaggregation ones). Names
+// and meanings are upstream's: see tests/data/upstream_metrics/README.md for the files and versions
+// they come from.
 #include <map>
 #include <optional>
 #include <string>

@@ -1,4 +1,4 @@
-#include "live/SglangMetricsMapper.h"
+#include "core/live/SglangMetricsMapper.h"
 
 #include <charconv>
 #include <cmath>

@@ -1,12 +1,12 @@
 #pragma once
-// Reads SGLang's metrics out of a parsed /metrics body (issue 5 section 2). Accepts the `sglang:`
+// Reads SGLang's metrics out of a parsed /metrics body. Accepts the `sglang:`
 // prefix (current SGLang) and `sglang_` (exporters that rewrite colons), and the labels model_name,
 // engine_type, tp_rank, dp_rank (plus pp_rank, moe_ep_rank). Tensor/pipeline/expert ranks repeat
 // the same scheduler's numbers, so the lowest of them is read; DP ranks are separate schedulers,
 // so counts are summed over them and ratios averaged. Stateless: counter deltas are the
 // SglangWorkerTracker's job.
-#include "live/ExpositionParser.h"
-#include "live/SglangMetrics.h"
+#include "core/live/ExpositionParser.h"
+#include "core/live/SglangMetrics.h"
 
 namespace kvscope {
 

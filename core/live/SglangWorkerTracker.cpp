@@ -1,4 +1,4 @@
-#include "live/SglangWorkerTracker.h"
+#include "core/live/SglangWorkerTracker.h"
 
 #include <algorithm>
 #include <cmath>
@@ -125,7 +125,7 @@ SglangUpdate SglangWorkerTracker::update(const SglangMetrics& m, SimTime now) {
     g.kv_peak = g.kv_used;  // one sample per scrape: the peak between scrapes is not exported
     g.running = clampCount(m.num_running_reqs.value_or(0));
     g.queued = clampCount(m.num_queue_reqs.value_or(0));
-    // Seeds waiting on this D: admitted to its prealloc queue or receiving KV (DOMAIN.md "pending seeds").
+    // Seeds waiting on this D: admitted to its prealloc queue or receiving KV (ARCHITECTURE.md D2, "pending seeds").
     g.pending_seeds =
         clampCount(m.num_decode_prealloc_queue_reqs.value_or(0) + m.num_decode_transfer_queue_reqs.value_or(0));
     g.alive = true;

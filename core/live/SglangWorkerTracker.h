@@ -1,19 +1,19 @@
 #pragma once
-// Turns successive scrapes of one SGLang worker into what the event stream carries (issue 5
-// section 2, issue 13 section 3): the worker's gauges for the next Snapshot, and events for the
-// failures its counters count. On the first scrape a counter's value is history from before
-// KVScope watched, so it only sets the baseline; a labelled counter (prometheus_client prints a
-// labelled series only once it was incremented) that first appears on a later scrape counts from
-// 0, so the first failure on a worker is not lost. Each increase becomes events on the worker's
-// P/D link. Histograms are differenced the same way, giving the latency of the requests finished
-// since the previous scrape. SGLang sets its scheduler gauges only when it logs a batch, so an idle
-// worker's gauges stay frozen at their last values: unchanged for kStaleAfter, they are stale.
+// Turns successive scrapes of one SGLang worker into what the event stream carries: the worker's
+// gauges for the next Snapshot, and events for the failures its counters count. On the first scrape
+// a counter's value is history from before KVScope watched, so it only sets the baseline; a
+// labelled counter (prometheus_client prints a labelled series only once it was incremented) that
+// first appears on a later scrape counts from 0, so the first failure on a worker is not lost. Each
+// increase becomes events on the worker's P/D link. Histograms are differenced the same way, giving
+// the latency of the requests finished since the previous scrape. SGLang sets its scheduler gauges
+// only when it logs a batch, so an idle worker's gauges stay frozen at their last values: unchanged
+// for kStaleAfter, they are stale.
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "events/Event.h"
-#include "live/SglangMetrics.h"
+#include "core/events/Event.h"
+#include "core/live/SglangMetrics.h"
 
 namespace kvscope {
 

@@ -1,8 +1,8 @@
 #pragma once
 // The summary and the diagnosis of one run, fed from its event stream: what `simulate` prints at
 // the end of a run and `report` computes from a recording - the same code, so they agree.
-#include "diagnosis/DiagnosisEngine.h"
-#include "metrics/SummaryCollector.h"
+#include "core/diagnosis/DiagnosisEngine.h"
+#include "core/metrics/SummaryCollector.h"
 
 namespace kvscope {
 

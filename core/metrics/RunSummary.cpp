@@ -1,5 +1,5 @@
-#include "metrics/RunSummary.h"
-#include "model/NumberText.h"
+#include "core/metrics/RunSummary.h"
+#include "core/model/NumberText.h"
 
 #include <cstdio>
 
@@ -104,7 +104,7 @@ std::string RunSummary::toTable() const {
 
 std::string terminalSafe(const std::string& text) {
   // Names come from files and RPCs: an ESC (or any control byte but the newline) would reach the
-  // terminal as a command - it is shown as \xNN instead (issue 14).
+  // terminal as a command - it is shown as \xNN instead.
   std::string out;
   out.reserve(text.size());
   for (const char c : text) {

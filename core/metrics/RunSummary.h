@@ -1,5 +1,5 @@
 #pragma once
-// What the lab reports for a run (DOMAIN.md section 7), computed from the event stream alone so the
+// What the lab reports for a run (ARCHITECTURE.md D7), computed from the event stream alone so the
 // same numbers come from a live simulation, a recording or a real cluster's events.
 #include <optional>
 #include <string>
@@ -7,8 +7,8 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "diagnosis/Finding.h"
-#include "metrics/Percentiles.h"
+#include "core/diagnosis/Finding.h"
+#include "core/stats/Percentiles.h"
 
 namespace kvscope {
 

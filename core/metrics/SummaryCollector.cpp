@@ -1,6 +1,6 @@
-#include "metrics/SummaryCollector.h"
-#include "model/Overloaded.h"
-#include "model/Saturating.h"
+#include "core/metrics/SummaryCollector.h"
+#include "core/model/Overloaded.h"
+#include "core/model/Saturating.h"
 
 #include <algorithm>
 

@@ -4,10 +4,10 @@
 // (LatencySample, DistinctCount), so the console can feed it from a live cluster for days.
 #include <vector>
 
-#include "events/Event.h"
-#include "metrics/DistinctCount.h"
-#include "metrics/LatencySample.h"
-#include "metrics/RunSummary.h"
+#include "core/events/Event.h"
+#include "core/stats/DistinctCount.h"
+#include "core/stats/LatencySample.h"
+#include "core/metrics/RunSummary.h"
 
 namespace kvscope {
 

@@ -1,4 +1,4 @@
-#include "model/Error.h"
+#include "core/model/Error.h"
 
 namespace kvscope {
 

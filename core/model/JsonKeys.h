@@ -1,5 +1,5 @@
 #pragma once
-// A JSON parser callback that stops at a key given twice in one object (issue 14): nlohmann keeps the
+// A JSON parser callback that stops at a key given twice in one object: nlohmann keeps the
 // last one silently, so `"K": 0, ..., "K": 200` would run with 200 while the reader saw 0. Used by
 // the human-edited files (scenarios, profiles, sweep files).
 #include <memory>

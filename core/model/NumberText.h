@@ -1,7 +1,7 @@
 #pragma once
 // A double as text that reads back as the same value: the familiar six-digit form ("100000",
 // "1e+08", "0.5") when it is exact, else the shortest exact one ("10000.000001"), never a rounding
-// that makes an out-of-range message contradict itself ("10000 is out of range [0, 10000]", issue 14).
+// that makes an out-of-range message contradict itself ("10000 is out of range [0, 10000]").
 #include <charconv>
 #include <cstdio>
 #include <cstdlib>

@@ -1,10 +1,10 @@
-#include "model/ResourceDir.h"
+#include "core/model/ResourceDir.h"
 
 #include <cstdlib>
 #include <filesystem>
 #include <system_error>
 
-#include "model/Error.h"
+#include "core/model/Error.h"
 
 namespace fs = std::filesystem;
 

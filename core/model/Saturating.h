@@ -1,7 +1,7 @@
 #pragma once
 // Totals fed by numbers from outside (a router's Report, a recording's frames): a negative amount
 // adds nothing and a sum stops at its type's maximum instead of wrapping, so no summary or metric
-// ever prints a negative count or INT64_MIN (issue 14).
+// ever prints a negative count or INT64_MIN.
 #include <concepts>
 #include <limits>
 

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "model/Ids.h"
-#include "model/Prompt.h"
+#include "core/model/Ids.h"
+#include "core/model/Prompt.h"
 
 namespace kvscope {
 

@@ -1,4 +1,4 @@
-#include "router/ActiveSequences.h"
+#include "core/router/ActiveSequences.h"
 
 namespace kvscope {
 

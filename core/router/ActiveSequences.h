@@ -1,5 +1,5 @@
 #pragma once
-// What Dynamo's KV router knows of each worker's load (issue 13 section 4): the requests it routed
+// What Dynamo's KV router knows of each worker's load: the requests it routed
 // there and has not seen finish, as lib/llm/src/kv_router/sequence.rs (ActiveSequences) keeps them
 // - the distinct blocks of their prompts (a block shared by two requests counts once) and the
 // prompt tokens still to prefill (a request's new tokens, isl - overlap x block_size, until its
@@ -10,7 +10,7 @@
 
 #include <absl/container/flat_hash_map.h>
 
-#include "model/Ids.h"
+#include "core/model/Ids.h"
 
 namespace kvscope {
 

@@ -1,4 +1,4 @@
-#include "router/ApproxRadixTree.h"
+#include "core/router/ApproxRadixTree.h"
 
 #include <algorithm>
 #include <queue>

@@ -1,6 +1,6 @@
 #pragma once
-// The SGLang router's own approximate prefix tree (sgl-router/src/policies/tree.rs, issue 13
-// section 4): one tree shared by all workers ("tenants"), holding what the router sent where -
+// The SGLang router's own approximate prefix tree (sgl-router/src/policies/tree.rs):
+// one tree shared by all workers ("tenants"), holding what the router sent where -
 // every routing decision inserts the request under the chosen worker - and never told what the
 // engines evicted. The router only trims it by size: evict_tenant_by_size drops a tenant's least
 // recently used leaves until its size is at most max_tree_size.
@@ -14,7 +14,7 @@
 
 #include <absl/container/flat_hash_map.h>
 
-#include "model/Ids.h"
+#include "core/model/Ids.h"
 
 namespace kvscope {
 

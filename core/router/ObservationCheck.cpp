@@ -1,6 +1,6 @@
-#include "router/ObservationCheck.h"
+#include "core/router/ObservationCheck.h"
 
-#include "model/Overloaded.h"
+#include "core/model/Overloaded.h"
 
 namespace kvscope {
 

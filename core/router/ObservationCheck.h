@@ -1,5 +1,5 @@
 #pragma once
-// The numbers of an observation a real cluster's router reports (Router.Report, issue 14): nothing
+// The numbers of an observation a real cluster's router reports (Router.Report): nothing
 // negative that counts or measures, nothing past what a worker can hold, no time past 30 days, a
 // TTFT within its E2E. Checked before anything is applied, so one bad number cannot corrupt a
 // worker's load, a summary (a negative token count, an INT64_MIN) or the metrics.
@@ -8,7 +8,7 @@
 #include <span>
 #include <string>
 
-#include "events/Event.h"
+#include "core/events/Event.h"
 
 namespace kvscope {
 

@@ -1,14 +1,14 @@
-// The registry of routing policies by their CLI names (DOMAIN.md section 3).
+// The registry of routing policies by their CLI names (ARCHITECTURE.md D3).
 #include <algorithm>
 #include <array>
 
-#include "router/RoutingPolicy.h"
-#include "router/policies/DynamoKvPolicy.h"
-#include "router/policies/KvAwarePolicy.h"
-#include "router/policies/LMetricPolicy.h"
-#include "router/policies/LinearPolicy.h"
-#include "router/policies/SglangCacheAwarePolicy.h"
-#include "router/policies/UnifiedPolicy.h"
+#include "core/router/RoutingPolicy.h"
+#include "core/router/policies/DynamoKvPolicy.h"
+#include "core/router/policies/KvAwarePolicy.h"
+#include "core/router/policies/LMetricPolicy.h"
+#include "core/router/policies/LinearPolicy.h"
+#include "core/router/policies/SglangCacheAwarePolicy.h"
+#include "core/router/policies/UnifiedPolicy.h"
 
 namespace kvscope {
 

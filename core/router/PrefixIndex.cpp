@@ -1,4 +1,4 @@
-#include "router/PrefixIndex.h"
+#include "core/router/PrefixIndex.h"
 
 #include <bit>
 #include <vector>

@@ -9,7 +9,7 @@
 
 #include <absl/container/flat_hash_map.h>
 
-#include "model/Ids.h"
+#include "core/model/Ids.h"
 
 namespace kvscope {
 

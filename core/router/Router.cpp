@@ -1,4 +1,4 @@
-#include "router/Router.h"
+#include "core/router/Router.h"
 
 #include <algorithm>
 #include <cmath>

@@ -7,11 +7,11 @@
 
 #include <absl/container/flat_hash_map.h>
 
-#include "knobs/KnobRegistry.h"
-#include "router/PrefixIndex.h"
-#include "router/RoutingPolicy.h"
-#include "scenario/Distribution.h"
-#include "sim/KvEventListener.h"
+#include "core/knobs/KnobRegistry.h"
+#include "core/router/PrefixIndex.h"
+#include "core/router/RoutingPolicy.h"
+#include "core/model/Distribution.h"
+#include "core/events/KvEventListener.h"
 
 namespace kvscope {
 

@@ -7,10 +7,10 @@
 #include <string_view>
 #include <vector>
 
-#include "events/Event.h"
-#include "knobs/KnobRegistry.h"
-#include "router/ActiveSequences.h"
-#include "router/PrefixIndex.h"
+#include "core/events/Event.h"
+#include "core/knobs/KnobRegistry.h"
+#include "core/router/ActiveSequences.h"
+#include "core/router/PrefixIndex.h"
 
 namespace kvscope {
 

@@ -4,7 +4,7 @@
 // and run markers remain for the subclass (the live router, the live session).
 #include <mutex>
 
-#include "run/RunControl.h"
+#include "core/run/RunControl.h"
 
 namespace kvscope {
 

@@ -1,8 +1,8 @@
-#include "run/MarkedRunSplitter.h"
+#include "core/run/MarkedRunSplitter.h"
 
 #include <algorithm>
 
-#include "run/RunMarkBook.h"
+#include "core/run/RunMarkBook.h"
 
 namespace kvscope {
 

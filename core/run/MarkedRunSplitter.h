@@ -11,8 +11,8 @@
 #include <optional>
 #include <vector>
 
-#include "events/Event.h"
-#include "metrics/RunAnalysis.h"
+#include "core/events/Event.h"
+#include "core/metrics/RunAnalysis.h"
 
 namespace kvscope {
 

@@ -8,11 +8,17 @@
 #include <map>
 #include <string>
 
-#include "knobs/KnobRegistry.h"
-#include "run/RunMarkBook.h"
-#include "model/Ids.h"
+#include "core/knobs/KnobRegistry.h"
+#include "core/run/RunMarkBook.h"
+#include "core/model/Ids.h"
 
 namespace kvscope {
+
+// A policy change's result: refused only for a name the router does not know.
+inline KnobRegistry::Result policyResult(bool ok, const std::string& name) {
+  if (ok) return {};
+  return {false, "unknown policy '" + name + "'", {}};
+}
 
 class RunControl {
  public:
@@ -20,10 +26,11 @@ class RunControl {
 
   // Knob and policy changes need a live run; a recording cannot change what happened.
   virtual bool canChangeKnobs() const = 0;
-  // All-or-nothing; `done` runs once the change is applied (or refused), on the run's own thread.
-  virtual void applyKnobs(std::map<std::string, double> changes, ChangeAuthor author,
-                          std::function<void(KnobRegistry::Result)> done) = 0;
-  virtual void setPolicy(std::string name, ChangeAuthor author, std::function<void(bool ok)> done) = 0;
+  // All-or-nothing; `done` runs once the change is applied (or refused, with the reason), on the
+  // run's own thread (a remote run's: on a gRPC thread).
+  using Done = std::function<void(KnobRegistry::Result)>;
+  virtual void applyKnobs(std::map<std::string, double> changes, ChangeAuthor author, Done done) = 0;
+  virtual void setPolicy(std::string name, ChangeAuthor author, Done done) = 0;
 
   // A real cluster runs at its own pace: pause, resume and speed mean nothing there.
   virtual bool canPace() const { return true; }

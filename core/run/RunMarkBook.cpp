@@ -1,4 +1,4 @@
-#include "run/RunMarkBook.h"
+#include "core/run/RunMarkBook.h"
 
 #include <set>
 #include <sstream>

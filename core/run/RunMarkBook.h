@@ -1,5 +1,5 @@
 #pragma once
-// A live session's marked runs (issue 5 section 4, Control.MarkRun and `kvscope-cli mark`): checks a
+// A live session's marked runs (Control.MarkRun and `kvscope-cli mark`): checks a
 // marker before it reaches the stream, numbers the runs and knows which one is open. The lab's sweep
 // scripts restart the cluster with new flags; a script that died mid-run and starts the next one
 // must not be refused, so a start while a run is open ends that run first (both markers go into the
@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "events/Event.h"
+#include "core/events/Event.h"
 
 namespace kvscope {
 

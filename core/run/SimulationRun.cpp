@@ -1,13 +1,13 @@
-#include "run/SimulationRun.h"
+#include "core/run/SimulationRun.h"
 
 #include <algorithm>
 #include <chrono>
 
-#include "metrics/RunAnalysis.h"
-#include "model/Error.h"
-#include "router/RoutingPolicy.h"
-#include "run/WorkloadFactory.h"
-#include "sim/ClusterSimulator.h"
+#include "core/metrics/RunAnalysis.h"
+#include "core/model/Error.h"
+#include "core/router/RoutingPolicy.h"
+#include "core/run/WorkloadFactory.h"
+#include "core/sim/ClusterSimulator.h"
 
 namespace kvscope {
 

@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "events/Event.h"
-#include "metrics/RunSummary.h"
-#include "model/Workload.h"
-#include "scenario/Scenario.h"
+#include "core/events/Event.h"
+#include "core/metrics/RunSummary.h"
+#include "core/model/Workload.h"
+#include "core/scenario/Scenario.h"
 
 namespace kvscope {
 

@@ -1,4 +1,4 @@
-#include "run/SimulationRunner.h"
+#include "core/run/SimulationRunner.h"
 
 namespace kvscope {
 
@@ -80,9 +80,9 @@ void SimulationRunner::applyKnobs(std::map<std::string, double> changes, ChangeA
   });
 }
 
-void SimulationRunner::setPolicy(std::string name, ChangeAuthor author, std::function<void(bool)> done) {
+void SimulationRunner::setPolicy(std::string name, ChangeAuthor author, Done done) {
   post([name = std::move(name), author = std::move(author), done = std::move(done)](ClusterSimulator& sim) {
-    done(sim.setPolicy(name, author));
+    done(policyResult(sim.setPolicy(name, author), name));
   });
 }
 
@@ -96,7 +96,7 @@ std::future<KnobRegistry::Result> SimulationRunner::applyKnobs(std::map<std::str
 std::future<bool> SimulationRunner::setPolicy(std::string name, ChangeAuthor author) {
   auto promise = std::make_shared<std::promise<bool>>();
   auto future = promise->get_future();
-  setPolicy(std::move(name), std::move(author), [promise](bool ok) { promise->set_value(ok); });
+  setPolicy(std::move(name), std::move(author), [promise](KnobRegistry::Result r) { promise->set_value(r.ok); });
   return future;
 }
 

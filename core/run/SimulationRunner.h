@@ -13,8 +13,8 @@
 #include <mutex>
 #include <thread>
 
-#include "run/RunControl.h"
-#include "sim/ClusterSimulator.h"
+#include "core/run/RunControl.h"
+#include "core/sim/ClusterSimulator.h"
 
 namespace kvscope {
 
@@ -45,7 +45,7 @@ class SimulationRunner : public RunControl {
   void post(std::function<void(ClusterSimulator&)> fn);
   void applyKnobs(std::map<std::string, double> changes, ChangeAuthor author,
                   std::function<void(KnobRegistry::Result)> done) override;
-  void setPolicy(std::string name, ChangeAuthor author, std::function<void(bool ok)> done) override;
+  void setPolicy(std::string name, ChangeAuthor author, Done done) override;
   std::future<KnobRegistry::Result> applyKnobs(std::map<std::string, double> changes, ChangeAuthor author);
   std::future<bool> setPolicy(std::string name, ChangeAuthor author);
 

@@ -1,4 +1,4 @@
-#include "run/WhatIfForecaster.h"
+#include "core/run/WhatIfForecaster.h"
 
 namespace kvscope {
 

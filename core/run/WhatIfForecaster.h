@@ -7,8 +7,8 @@
 #include <mutex>
 #include <vector>
 
-#include "events/Event.h"
-#include "run/WhatIfPreview.h"
+#include "core/events/Event.h"
+#include "core/run/WhatIfPreview.h"
 
 namespace kvscope {
 

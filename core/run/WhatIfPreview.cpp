@@ -1,10 +1,10 @@
-#include "run/WhatIfPreview.h"
+#include "core/run/WhatIfPreview.h"
 
 #include <chrono>
 #include <thread>
 
-#include "metrics/SummaryCollector.h"
-#include "sim/ClusterSimulator.h"
+#include "core/metrics/SummaryCollector.h"
+#include "core/sim/ClusterSimulator.h"
 
 namespace kvscope {
 

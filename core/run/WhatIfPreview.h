@@ -13,11 +13,11 @@
 #include <string>
 #include <vector>
 
-#include "events/Event.h"
-#include "metrics/RunSummary.h"
-#include "model/Ids.h"
-#include "run/SimulationRun.h"
-#include "telemetry/MinMaxSeries.h"
+#include "core/events/Event.h"
+#include "core/metrics/RunSummary.h"
+#include "core/model/Ids.h"
+#include "core/run/SimulationRun.h"
+#include "core/telemetry/MinMaxSeries.h"
 
 namespace kvscope {
 

@@ -1,7 +1,7 @@
-#include "run/WorkloadFactory.h"
+#include "core/run/WorkloadFactory.h"
 
-#include "trace/TraceLoader.h"
-#include "workload/SyntheticAgenticGenerator.h"
+#include "core/trace/TraceLoader.h"
+#include "core/workload/SyntheticAgenticGenerator.h"
 
 namespace kvscope {
 

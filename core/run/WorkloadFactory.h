@@ -3,8 +3,8 @@
 #include <cstdint>
 #include <string>
 
-#include "model/Workload.h"
-#include "scenario/Scenario.h"
+#include "core/model/Workload.h"
+#include "core/scenario/Scenario.h"
 
 namespace kvscope {
 

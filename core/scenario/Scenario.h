@@ -7,9 +7,9 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "events/Event.h"
-#include "scenario/HardwareProfile.h"
-#include "workload/SyntheticAgenticGenerator.h"
+#include "core/events/Event.h"
+#include "core/scenario/HardwareProfile.h"
+#include "core/workload/SyntheticAgenticGenerator.h"
 
 namespace kvscope {
 

@@ -5,12 +5,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "model/Error.h"
-#include "model/JsonKeys.h"
-#include "knobs/KnobRegistry.h"
-#include "router/RoutingPolicy.h"
-#include "scenario/Scenario.h"
-#include "model/ResourceDir.h"
+#include "core/model/Error.h"
+#include "core/model/JsonKeys.h"
+#include "core/knobs/KnobRegistry.h"
+#include "core/router/RoutingPolicy.h"
+#include "core/scenario/Scenario.h"
+#include "core/model/ResourceDir.h"
 
 namespace kvscope {
 
@@ -32,7 +32,7 @@ json readJsonFile(const std::string& path) {
 }
 
 // A scenario's "profile": a bundled profile's name, or a path relative to the scenario file that
-// stays below its folder (issue 14: "../../../../etc/passwd" must not be read). Returns what
+// stays below its folder ("../../../../etc/passwd" must not be read). Returns what
 // HardwareProfile::load takes.
 std::string profilePath(const std::string& scenario_file, const std::string& value) {
   if (value.find('/') == std::string::npos && value.find(".json") == std::string::npos) return value;  // a name

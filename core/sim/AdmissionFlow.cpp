@@ -1,4 +1,4 @@
-#include "sim/AdmissionFlow.h"
+#include "core/sim/AdmissionFlow.h"
 
 #include <algorithm>
 

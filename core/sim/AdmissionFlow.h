@@ -1,13 +1,13 @@
 #pragma once
-// Between the policy and the workers (DOMAIN.md sections 2 and 5): the path for a turn (direct
+// Between the policy and the workers (ARCHITECTURE.md D2 and D5): the path for a turn (direct
 // append, seed, reseed, transient), the admission RPC with its no-space reject, the epsilon retry,
 // backoff with jitter, the fallback seed, migration after repeated rejects, the session soft cap,
 // and the streaming-session correction on D.
 #include <functional>
 
-#include "sim/DecodeScheduler.h"
-#include "sim/SeedPipeline.h"
-#include "sim/SimContext.h"
+#include "core/sim/DecodeScheduler.h"
+#include "core/sim/SeedPipeline.h"
+#include "core/sim/SimContext.h"
 
 namespace kvscope {
 

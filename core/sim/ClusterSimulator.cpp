@@ -1,9 +1,9 @@
-#include "sim/ClusterSimulator.h"
+#include "core/sim/ClusterSimulator.h"
 
 #include <algorithm>
 
-#include "model/Error.h"
-#include "trace/BlockChain.h"
+#include "core/model/Error.h"
+#include "core/trace/BlockChain.h"
 
 namespace kvscope {
 

@@ -7,12 +7,12 @@
 #include <string>
 #include <vector>
 
-#include "model/Workload.h"
-#include "scenario/Scenario.h"
-#include "sim/AdmissionFlow.h"
-#include "sim/DecodeScheduler.h"
-#include "sim/SeedPipeline.h"
-#include "sim/SimContext.h"
+#include "core/model/Workload.h"
+#include "core/scenario/Scenario.h"
+#include "core/sim/AdmissionFlow.h"
+#include "core/sim/DecodeScheduler.h"
+#include "core/sim/SeedPipeline.h"
+#include "core/sim/SimContext.h"
 
 namespace kvscope {
 

@@ -1,4 +1,4 @@
-#include "sim/DecodeScheduler.h"
+#include "core/sim/DecodeScheduler.h"
 
 #include <algorithm>
 #include <cmath>

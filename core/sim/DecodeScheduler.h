@@ -5,7 +5,7 @@
 // that leaves no room (NewTokenRatio.h), and the turn's commit one iteration after its last token
 // (SGLang's overlap scheduler processes a batch's results while the next batch runs; this is the
 // window in which the streaming-session correction can fire).
-#include "sim/SimContext.h"
+#include "core/sim/SimContext.h"
 
 namespace kvscope {
 

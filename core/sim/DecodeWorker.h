@@ -6,10 +6,10 @@
 
 #include <absl/container/flat_hash_map.h>
 
-#include "sim/KvPool.h"
-#include "sim/MooncakeLink.h"
-#include "sim/NewTokenRatio.h"
-#include "sim/PrefillWorker.h"
+#include "core/sim/KvPool.h"
+#include "core/sim/MooncakeLink.h"
+#include "core/sim/NewTokenRatio.h"
+#include "core/sim/PrefillWorker.h"
 
 namespace kvscope {
 

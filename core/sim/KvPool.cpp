@@ -1,4 +1,4 @@
-#include "sim/KvPool.h"
+#include "core/sim/KvPool.h"
 
 #include <algorithm>
 #include <cassert>

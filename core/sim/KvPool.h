@@ -6,7 +6,7 @@
 // (the last turn's output, which the next turn's prompt will cover). Requests in flight hold
 // reserved tokens until their turn commits into the session's chain.
 //
-// Two eviction granularities (DOMAIN.md section 4):
+// Two eviction granularities (ARCHITECTURE.md D4):
 //  - Session: `release_session` frees an idle session's whole chain at once (the lab's today).
 //  - Block:   radix LRU trims 24-token leaves from the least recently used idle chains, only as many
 //             as the allocation needs (the planned fix).
@@ -18,9 +18,9 @@
 
 #include <absl/container/flat_hash_map.h>
 
-#include "events/Event.h"
-#include "model/Ids.h"
-#include "sim/KvEventListener.h"
+#include "core/events/Event.h"
+#include "core/model/Ids.h"
+#include "core/events/KvEventListener.h"
 
 namespace kvscope {
 
@@ -49,7 +49,7 @@ class KvPool {
     peak_ = used_;
     held_peak_ = heldTokens();
   }
-  // What SGLang's scheduler would report for this pool (issue 13 section 3): upstream's
+  // What SGLang's scheduler would report for this pool: upstream's
   // num_used_tokens is max_total - available - evictable, so the radix cache's unlocked entries
   // are not "used". With block-level eviction an idle session's turns sit in the radix cache and
   // are evictable; with session-level eviction they are held by the streaming session (neither

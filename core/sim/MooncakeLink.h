@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <deque>
 
-#include "events/Event.h"
+#include "core/events/Event.h"
 
 namespace kvscope {
 

@@ -3,7 +3,7 @@
 // its own prefix cache, so shared prefixes are computed once.
 #include <cstdint>
 
-#include "sim/KvPool.h"
+#include "core/sim/KvPool.h"
 
 namespace kvscope {
 

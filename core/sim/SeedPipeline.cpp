@@ -1,4 +1,4 @@
-#include "sim/SeedPipeline.h"
+#include "core/sim/SeedPipeline.h"
 
 #include <algorithm>
 #include <cstdio>

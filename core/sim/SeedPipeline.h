@@ -1,11 +1,11 @@
 #pragma once
-// The seed and reseed path (DOMAIN.md section 2): P prefills the prompt, D preallocates room,
+// The seed and reseed path (ARCHITECTURE.md D2): P prefills the prompt, D preallocates room,
 // Mooncake moves the KV over the P->D link. Mooncake's liveness view is modelled as the lab saw it
 // fail (taxonomy A): D must preallocate within the handshake window and the transfer must leave P's
 // FIFO egress queue within it, else P marks the D dead and aborts every request in flight on that
 // link; the link is probed again after the profile's probe interval.
-#include "sim/DecodeScheduler.h"
-#include "sim/SimContext.h"
+#include "core/sim/DecodeScheduler.h"
+#include "core/sim/SimContext.h"
 
 namespace kvscope {
 

@@ -8,14 +8,14 @@
 
 #include <absl/container/flat_hash_map.h>
 
-#include "events/Event.h"
-#include "knobs/KnobRegistry.h"
-#include "router/Router.h"
-#include "scenario/Distribution.h"
-#include "scenario/Scenario.h"
-#include "sim/DecodeWorker.h"
-#include "sim/SimEventQueue.h"
-#include "sim/SimRequest.h"
+#include "core/events/Event.h"
+#include "core/knobs/KnobRegistry.h"
+#include "core/router/Router.h"
+#include "core/model/Distribution.h"
+#include "core/scenario/Scenario.h"
+#include "core/sim/DecodeWorker.h"
+#include "core/sim/SimEventQueue.h"
+#include "core/sim/SimRequest.h"
 
 namespace kvscope {
 

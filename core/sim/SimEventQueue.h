@@ -5,7 +5,7 @@
 #include <queue>
 #include <vector>
 
-#include "model/Ids.h"
+#include "core/model/Ids.h"
 
 namespace kvscope {
 

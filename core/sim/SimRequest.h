@@ -3,8 +3,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "events/Event.h"
-#include "model/Ids.h"
+#include "core/events/Event.h"
+#include "core/model/Ids.h"
 
 namespace kvscope {
 

@@ -1,6 +1,13 @@
-#include "source/Source.h"
+#include "core/source/Source.h"
+
+#include <cstdlib>
 
 namespace kvscope {
+
+std::string consoleAuthor() {
+  const char* user = std::getenv("USER");
+  return std::string("console") + (user && *user ? std::string("@") + user : "");
+}
 
 const char* toString(SourceState s) {
   switch (s) {

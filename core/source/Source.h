@@ -1,8 +1,9 @@
 #pragma once
-// One interface for every place a run comes from (DESIGN.md "The data flow", as cabana's
-// AbstractStream): the embedded simulation, a remote `kvscope-cli serve`, a recording, later the
-// live cluster. Producers fill the staging buffer on their own thread; the GUI drains it on its
-// frame timer and polls status(). Control results come back through callbacks on any thread.
+// One interface for every place a run comes from (ARCHITECTURE.md "The data flow", as cabana's
+// AbstractStream): the embedded simulation, a remote `kvscope-cli serve`, a recording, the live
+// cluster. Producers fill the staging buffer on their own thread; the GUI drains it on its frame
+// timer and polls status(). What an operator can do to the run is its RunControl, the same
+// vocabulary the Control RPC serves; results come back through callbacks on any thread.
 #include <atomic>
 #include <functional>
 #include <map>
@@ -10,11 +11,12 @@
 #include <vector>
 #include <string>
 
-#include "events/Event.h"
-#include "knobs/KnobRegistry.h"
-#include "model/Ids.h"
-#include "run/WhatIfPreview.h"
-#include "source/StagingBuffer.h"
+#include "core/events/Event.h"
+#include "core/knobs/KnobRegistry.h"
+#include "core/model/Ids.h"
+#include "core/run/RunControl.h"
+#include "core/run/WhatIfPreview.h"
+#include "core/source/StagingBuffer.h"
 
 namespace kvscope {
 
@@ -44,10 +46,11 @@ struct SourceStatus {
 // "ok", "degraded: HTTP 500", ... or "" for Unknown: SourceStatus::worker_health's text.
 std::string workerHealthText(WorkerHealth health, const std::string& reason);
 
+// Who the console's changes are attributed to in the event stream: "console@$USER".
+std::string consoleAuthor();
+
 class Source {
  public:
-  using KnobsDone = std::function<void(bool ok, std::string error)>;
-
   virtual ~Source() = default;
   virtual std::string description() const = 0;  // "simulation e3-load-floor", "recording run.kvrec", ...
   virtual SourceCapabilities capabilities() const = 0;
@@ -55,22 +58,10 @@ class Source {
   virtual void stop() = 0;
   virtual SourceStatus status() const = 0;
 
-  virtual void pause() {}
-  virtual void resume() {}
-  virtual void setSpeed(double) {}
-  // Recordings only; the staging buffer then restarts with a Snapshot at `time`.
-  virtual bool seek(SimTime, std::string* error) {
-    if (error) *error = "this source cannot seek";
-    return false;
-  }
-  virtual void applyKnobs(std::map<std::string, double> changes, KnobsDone done) {
-    (void)changes;
-    done(false, "this source takes no knob changes");
-  }
-  virtual void setPolicy(std::string name, KnobsDone done) {
-    (void)name;
-    done(false, "this source takes no policy changes");
-  }
+  // The run's controls (knobs, policy, pause, resume, speed, seek; capabilities() says which make
+  // sense here), or null while there is no run to control yet. A seek restarts the staging buffer
+  // with a Snapshot at the new time.
+  virtual RunControl* control() const { return nullptr; }
 
   // A what-if preview of `change` over the next `horizon`, forked at `change.time` (an embedded run;
   // a served run forks at its own current time). `done` runs once, on any thread, with the result or

@@ -1,12 +1,12 @@
 #pragma once
 // Where a Source's producer thread leaves events for the GUI: producers append, the frame timer
 // swaps the whole vector out, so the mutex is held only for an append or a swap and the GUI never
-// gets a signal per event (DESIGN.md "The data flow").
+// gets a signal per event (ARCHITECTURE.md "The data flow").
 #include <cstdint>
 #include <mutex>
 #include <vector>
 
-#include "events/Event.h"
+#include "core/events/Event.h"
 
 namespace kvscope {
 

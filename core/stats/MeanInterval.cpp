@@ -1,4 +1,4 @@
-#include "stats/MeanInterval.h"
+#include "core/stats/MeanInterval.h"
 
 #include <cmath>
 #include <limits>

@@ -1,4 +1,4 @@
-#include "stats/PairedBootstrap.h"
+#include "core/stats/PairedBootstrap.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,12 +1,12 @@
-#include "stats/PairedComparison.h"
+#include "core/stats/PairedComparison.h"
 
 #include <cstdio>
 #include <stdexcept>
 #include <vector>
 
-#include "stats/SignFlipTest.h"
-#include "stats/WilcoxonSignedRank.h"
-#include "model/NumberText.h"
+#include "core/stats/SignFlipTest.h"
+#include "core/stats/WilcoxonSignedRank.h"
+#include "core/model/NumberText.h"
 
 namespace kvscope {
 

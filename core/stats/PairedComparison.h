@@ -19,8 +19,8 @@
 #include <string>
 #include <string_view>
 
-#include "stats/PairedBootstrap.h"
-#include "stats/Verdict.h"
+#include "core/stats/PairedBootstrap.h"
+#include "core/stats/Verdict.h"
 
 namespace kvscope {
 

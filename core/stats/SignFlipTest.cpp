@@ -1,4 +1,4 @@
-#include "stats/SignFlipTest.h"
+#include "core/stats/SignFlipTest.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "stats/Verdict.h"
+#include "core/stats/Verdict.h"
 
 namespace kvscope {
 

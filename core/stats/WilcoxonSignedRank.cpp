@@ -1,4 +1,4 @@
-#include "stats/WilcoxonSignedRank.h"
+#include "core/stats/WilcoxonSignedRank.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "stats/SignFlipTest.h"
+#include "core/stats/SignFlipTest.h"
 
 namespace kvscope {
 

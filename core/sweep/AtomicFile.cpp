@@ -1,4 +1,4 @@
-#include "sweep/AtomicFile.h"
+#include "core/sweep/AtomicFile.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

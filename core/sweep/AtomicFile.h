@@ -2,7 +2,7 @@
 // Writes a whole file or nothing: the text goes to a hidden temporary beside the target, is flushed
 // to disk, then renamed over it, so an interrupted writer never leaves a half-file under the real name.
 //
-// It is also the one place that decides what a path given as an output may be (issue 14): a regular
+// It is also the one place that decides what a path given as an output may be: a regular
 // file, a name not taken yet, or a symlink to either (followed: the file it points to is written, the
 // link stays). A directory, FIFO, device or socket is refused - a rename over /dev/null would replace
 // the device system-wide, and opening a FIFO blocks until someone reads it. Every writer of a file a

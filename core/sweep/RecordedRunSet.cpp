@@ -1,4 +1,4 @@
-#include "sweep/RecordedRunSet.h"
+#include "core/sweep/RecordedRunSet.h"
 
 #include <algorithm>
 #include <cstdio>

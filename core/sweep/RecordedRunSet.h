@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "events/Event.h"
-#include "metrics/RunSummary.h"
-#include "sweep/SweepData.h"
+#include "core/events/Event.h"
+#include "core/metrics/RunSummary.h"
+#include "core/sweep/SweepData.h"
 
 namespace kvscope {
 

@@ -1,4 +1,4 @@
-#include "sweep/RunSummaryJson.h"
+#include "core/sweep/RunSummaryJson.h"
 
 #include <nlohmann/json.hpp>
 

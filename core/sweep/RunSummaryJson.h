@@ -3,7 +3,7 @@
 // a resumed sweep reading what is done). The inverse of toJson(): fromJson(s.toJson()).toJson() == s.toJson().
 #include <nlohmann/json_fwd.hpp>
 
-#include "metrics/RunSummary.h"
+#include "core/metrics/RunSummary.h"
 
 namespace kvscope {
 

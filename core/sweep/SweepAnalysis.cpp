@@ -1,4 +1,4 @@
-#include "sweep/SweepAnalysis.h"
+#include "core/sweep/SweepAnalysis.h"
 
 #include <algorithm>
 #include <cmath>

@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "stats/MeanInterval.h"
-#include "stats/PairedComparison.h"
-#include "sweep/SweepData.h"
-#include "sweep/SweepMetric.h"
+#include "core/stats/MeanInterval.h"
+#include "core/stats/PairedComparison.h"
+#include "core/sweep/SweepData.h"
+#include "core/sweep/SweepMetric.h"
 
 namespace kvscope {
 

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "metrics/RunSummary.h"
-#include "sweep/SweepPoint.h"
+#include "core/metrics/RunSummary.h"
+#include "core/sweep/SweepPoint.h"
 
 namespace kvscope {
 

@@ -1,4 +1,4 @@
-#include "sweep/SweepFile.h"
+#include "core/sweep/SweepFile.h"
 
 #include <algorithm>
 #include <cmath>
@@ -8,8 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "model/Error.h"
-#include "model/JsonKeys.h"
+#include "core/model/Error.h"
+#include "core/model/JsonKeys.h"
 
 namespace kvscope {
 

@@ -15,7 +15,7 @@
 // file first (then as `--scenario` does). Errors name the file, the line and the field.
 #include <string>
 
-#include "sweep/SweepSpec.h"
+#include "core/sweep/SweepSpec.h"
 
 namespace kvscope {
 

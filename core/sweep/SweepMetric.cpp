@@ -1,5 +1,5 @@
-#include "sweep/SweepMetric.h"
-#include "model/NumberText.h"
+#include "core/sweep/SweepMetric.h"
+#include "core/model/NumberText.h"
 
 #include <cstdio>
 

@@ -1,5 +1,5 @@
 #pragma once
-// The numbers a sweep compares across grid points (DOMAIN.md section 7), each read from a RunSummary:
+// The numbers a sweep compares across grid points (ARCHITECTURE.md D7), each read from a RunSummary:
 // E2E mean/p50/p90, TTFT p90/p99, errors and failure rate, evictions, reseeds, token imbalance, and
 // each decode worker's share of bindings.
 #include <functional>
@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "metrics/RunSummary.h"
+#include "core/metrics/RunSummary.h"
 
 namespace kvscope {
 

@@ -1,4 +1,4 @@
-#include "sweep/SweepPoint.h"
+#include "core/sweep/SweepPoint.h"
 
 namespace kvscope {
 

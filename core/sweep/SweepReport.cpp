@@ -1,4 +1,4 @@
-#include "sweep/SweepReport.h"
+#include "core/sweep/SweepReport.h"
 
 #include <cmath>
 #include <cstdio>
@@ -6,9 +6,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "stats/SignFlipTest.h"
-#include "sweep/AtomicFile.h"
-#include "model/NumberText.h"
+#include "core/stats/SignFlipTest.h"
+#include "core/sweep/AtomicFile.h"
+#include "core/model/NumberText.h"
 
 namespace kvscope {
 

@@ -6,8 +6,8 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "sweep/SweepAnalysis.h"
-#include "sweep/SweepData.h"
+#include "core/sweep/SweepAnalysis.h"
+#include "core/sweep/SweepData.h"
 
 namespace kvscope {
 

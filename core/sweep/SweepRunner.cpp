@@ -1,4 +1,4 @@
-#include "sweep/SweepRunner.h"
+#include "core/sweep/SweepRunner.h"
 
 #include <chrono>
 #include <cstdio>
@@ -9,10 +9,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "model/Error.h"
-#include "run/ParallelJobs.h"
-#include "sweep/AtomicFile.h"
-#include "sweep/RunSummaryJson.h"
+#include "core/model/Error.h"
+#include "core/run/ParallelJobs.h"
+#include "core/sweep/AtomicFile.h"
+#include "core/sweep/RunSummaryJson.h"
 
 namespace kvscope {
 

@@ -14,9 +14,9 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "sweep/SweepData.h"
-#include "sweep/SweepRecorder.h"
-#include "sweep/SweepSpec.h"
+#include "core/sweep/SweepData.h"
+#include "core/sweep/SweepRecorder.h"
+#include "core/sweep/SweepSpec.h"
 
 namespace kvscope {
 

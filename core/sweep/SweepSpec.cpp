@@ -1,4 +1,4 @@
-#include "sweep/SweepSpec.h"
+#include "core/sweep/SweepSpec.h"
 
 #include <algorithm>
 #include <charconv>
@@ -6,9 +6,9 @@
 #include <set>
 #include <thread>
 
-#include "knobs/KnobRegistry.h"
-#include "model/Error.h"
-#include "router/RoutingPolicy.h"
+#include "core/knobs/KnobRegistry.h"
+#include "core/model/Error.h"
+#include "core/router/RoutingPolicy.h"
 
 namespace kvscope {
 

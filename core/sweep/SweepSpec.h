@@ -10,8 +10,8 @@
 #include <utility>
 #include <vector>
 
-#include "run/SimulationRun.h"
-#include "sweep/SweepPoint.h"
+#include "core/run/SimulationRun.h"
+#include "core/sweep/SweepPoint.h"
 
 namespace kvscope {
 

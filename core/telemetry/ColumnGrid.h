@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "model/Ids.h"
+#include "core/model/Ids.h"
 
 namespace kvscope {
 

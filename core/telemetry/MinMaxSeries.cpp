@@ -1,4 +1,4 @@
-#include "telemetry/MinMaxSeries.h"
+#include "core/telemetry/MinMaxSeries.h"
 
 #include <algorithm>
 #include <cmath>

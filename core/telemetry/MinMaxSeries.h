@@ -15,8 +15,8 @@
 #include <limits>
 #include <vector>
 
-#include "model/Ids.h"
-#include "telemetry/ColumnGrid.h"
+#include "core/model/Ids.h"
+#include "core/telemetry/ColumnGrid.h"
 
 namespace kvscope {
 

@@ -1,8 +1,8 @@
-#include "telemetry/TelemetryStore.h"
+#include "core/telemetry/TelemetryStore.h"
 
 #include <algorithm>
 
-#include "model/Overloaded.h"
+#include "core/model/Overloaded.h"
 
 namespace kvscope {
 

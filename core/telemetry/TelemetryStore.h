@@ -1,6 +1,6 @@
 #pragma once
 // What every screen reads: the run's state folded from the event stream, bounded at any run length
-// (DESIGN.md "The telemetry store is bounded"). Per-worker and per-link gauges are MinMaxSeries;
+// (ARCHITECTURE.md "The telemetry store is bounded"). Per-worker and per-link gauges are MinMaxSeries;
 // discrete events (evictions, seeds, crashes, link changes, knob changes, ...) a time-sorted ring;
 // the latest route decisions and finished requests rings for the decision inspector. Owned and
 // fed by the GUI thread; Qt-free so the benchmarks and the CLI can use it too.
@@ -14,10 +14,10 @@
 #include <unordered_set>
 #include <vector>
 
-#include "diagnosis/DiagnosisEngine.h"
-#include "events/Event.h"
-#include "metrics/SummaryCollector.h"
-#include "telemetry/MinMaxSeries.h"
+#include "core/diagnosis/DiagnosisEngine.h"
+#include "core/events/Event.h"
+#include "core/metrics/SummaryCollector.h"
+#include "core/telemetry/MinMaxSeries.h"
 
 namespace kvscope {
 

@@ -1,11 +1,11 @@
-#include "telemetry/WorkerStateTracker.h"
+#include "core/telemetry/WorkerStateTracker.h"
 
 #include <cstdio>
 #include <map>
 #include <optional>
 
-#include "telemetry/TelemetryStore.h"
-#include "model/NumberText.h"
+#include "core/telemetry/TelemetryStore.h"
+#include "core/model/NumberText.h"
 
 namespace kvscope {
 

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "model/Ids.h"
+#include "core/model/Ids.h"
 
 namespace kvscope {
 

@@ -1,4 +1,4 @@
-#include "trace/AgenticSessionReader.h"
+#include "core/trace/AgenticSessionReader.h"
 
 #include <algorithm>
 #include <cmath>
@@ -10,9 +10,9 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
-#include "model/Error.h"
-#include "trace/BlockChain.h"
-#include "trace/JsonValues.h"
+#include "core/model/Error.h"
+#include "core/trace/BlockChain.h"
+#include "core/trace/JsonValues.h"
 
 namespace kvscope {
 

@@ -3,9 +3,9 @@
 // `tool_tokens` and `requests`, where a `type: "subagent"` entry nests its own requests.
 #include <string>
 
-#include "model/Ids.h"
-#include "model/Workload.h"
-#include "trace/TraceOptions.h"
+#include "core/model/Ids.h"
+#include "core/model/Workload.h"
+#include "core/trace/TraceOptions.h"
 
 namespace kvscope {
 

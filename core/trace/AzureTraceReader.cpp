@@ -1,4 +1,4 @@
-#include "trace/AzureTraceReader.h"
+#include "core/trace/AzureTraceReader.h"
 
 #include <algorithm>
 #include <charconv>
@@ -9,8 +9,8 @@
 #include <string_view>
 #include <vector>
 
-#include "model/Error.h"
-#include "trace/BlockChain.h"
+#include "core/model/Error.h"
+#include "core/trace/BlockChain.h"
 
 namespace kvscope {
 

@@ -3,8 +3,8 @@
 // It has no sessions and no prefix hashes, so every prompt is unique.
 #include <string>
 
-#include "model/Workload.h"
-#include "trace/TraceOptions.h"
+#include "core/model/Workload.h"
+#include "core/trace/TraceOptions.h"
 
 namespace kvscope {
 

@@ -1,4 +1,4 @@
-#include "trace/BlockChain.h"
+#include "core/trace/BlockChain.h"
 
 namespace kvscope {
 

@@ -10,8 +10,8 @@
 #include <string_view>
 #include <vector>
 
-#include "model/Ids.h"
-#include "model/Prompt.h"
+#include "core/model/Ids.h"
+#include "core/model/Prompt.h"
 
 namespace kvscope {
 

@@ -1,4 +1,4 @@
-#include "trace/JsonValues.h"
+#include "core/trace/JsonValues.h"
 
 #include <cmath>
 #include <limits>

@@ -1,4 +1,4 @@
-#include "trace/MooncakeTraceReader.h"
+#include "core/trace/MooncakeTraceReader.h"
 
 #include <cmath>
 #include <cstdint>
@@ -8,9 +8,9 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
-#include "model/Error.h"
-#include "trace/BlockChain.h"
-#include "trace/JsonValues.h"
+#include "core/model/Error.h"
+#include "core/trace/BlockChain.h"
+#include "core/trace/JsonValues.h"
 
 namespace kvscope {
 

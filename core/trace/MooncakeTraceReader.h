@@ -3,8 +3,8 @@
 // `output_length` and `hash_ids` (512-token prefix blocks whose ids are global across the trace).
 #include <string>
 
-#include "model/Workload.h"
-#include "trace/TraceOptions.h"
+#include "core/model/Workload.h"
+#include "core/trace/TraceOptions.h"
 
 namespace kvscope {
 

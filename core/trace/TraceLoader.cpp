@@ -1,14 +1,14 @@
-#include "trace/TraceLoader.h"
+#include "core/trace/TraceLoader.h"
 
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
 #include <vector>
 
-#include "model/Error.h"
-#include "trace/AgenticSessionReader.h"
-#include "trace/AzureTraceReader.h"
-#include "trace/MooncakeTraceReader.h"
+#include "core/model/Error.h"
+#include "core/trace/AgenticSessionReader.h"
+#include "core/trace/AzureTraceReader.h"
+#include "core/trace/MooncakeTraceReader.h"
 
 namespace kvscope {
 
@@ -63,7 +63,7 @@ Workload loadTrace(const std::string& path, const TraceOptions& options) {
   if (path.empty() || ec || !fs::exists(status))
     throw InputError(formatInputError(path, 0, "", std::string("no such file or directory; ") + kExpected));
   Workload w = fs::is_directory(status) ? loadDirectory(path, options) : loadFile(path, options);
-  // A run of nothing is a mistake (an empty or wrong file), not a result of 0 requests (issue 14).
+  // A run of nothing is a mistake (an empty or wrong file), not a result of 0 requests.
   if (w.turnCount() == 0)
     throw InputError(formatInputError(path, 0, "", "the trace holds no requests" +
                                                        (w.skipped_records > 0

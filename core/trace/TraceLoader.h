@@ -2,8 +2,8 @@
 // One entry point for every supported trace, chosen by what the path is.
 #include <string>
 
-#include "model/Workload.h"
-#include "trace/TraceOptions.h"
+#include "core/model/Workload.h"
+#include "core/trace/TraceOptions.h"
 
 namespace kvscope {
 

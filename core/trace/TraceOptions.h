@@ -1,6 +1,6 @@
 #pragma once
 // How a trace reader treats its input. Shared by every reader and by loadTrace().
-#include "model/Ids.h"
+#include "core/model/Ids.h"
 
 namespace kvscope {
 

@@ -1,9 +1,9 @@
-#include "workload/SyntheticAgenticGenerator.h"
+#include "core/workload/SyntheticAgenticGenerator.h"
 
 #include <algorithm>
 #include <cmath>
 
-#include "trace/BlockChain.h"
+#include "core/trace/BlockChain.h"
 
 namespace kvscope {
 

@@ -2,12 +2,12 @@
 // Agentic coding sessions without a trace file: every session opens with the same boilerplate
 // (system prompt + tool schema, one global block chain), then grows turn by turn by the previous
 // output and some new tokens, with think time between turns. Defaults follow the lab's workload
-// (DOMAIN.md section 1) and distributions measured over 164 of kv-cache-tester's real sessions
+// (ARCHITECTURE.md D1) and distributions measured over 164 of kv-cache-tester's real sessions
 // (the repository is named in tests/data/README.md; 13 of those sessions are vendored there).
 #include <cstdint>
 
-#include "model/Workload.h"
-#include "scenario/Distribution.h"
+#include "core/model/Workload.h"
+#include "core/model/Distribution.h"
 
 namespace kvscope {
 

@@ -17,7 +17,7 @@
 
 #include <cmath>
 
-#include "support/CliRunner.h"
+#include "tests/support/CliRunner.h"
 
 using namespace kvscope::test;
 
@@ -228,7 +228,7 @@ class TestCli : public QObject {
     QTest::newRow("mark without --start or --end") << QStringList{"mark", "127.0.0.1:1"};
     QTest::newRow("mark --start and --end") << QStringList{"mark", "127.0.0.1:1", "--start", "a", "--end", "a"};
     QTest::newRow("mark --param without --start") << QStringList{"mark", "127.0.0.1:1", "--end", "--param", "K=1"};
-    // A listen address serve refuses (issue 14): reachable without a token, or malformed.
+    // A listen address serve refuses: reachable without a token, or malformed.
     QTest::newRow("serve 0.0.0.0 without a token") << QStringList{"serve", "--listen", "0.0.0.0:0", "--duration", "1"};
     QTest::newRow("serve --listen nonsense") << QStringList{"serve", "--listen", "nonsense", "--duration", "1"};
     QTest::newRow("serve --metrics 0.0.0.0") << QStringList{"serve", "--metrics", "0.0.0.0:0", "--duration", "1"};
@@ -313,14 +313,14 @@ class TestCli : public QObject {
     QTest::newRow("out of range") << QByteArray(R"({"block_size": 0})") << "block_size";
     QTest::newRow("bad policy") << QByteArray(R"({"policy": "nosuch"})") << "policy";
     QTest::newRow("bad knob type") << QByteArray(R"({"knobs": {"K": "lots"}})") << "knobs.K";
-    // Issue 14: a profile path leaving the scenario's folder is not read; a key said twice is not
+    // A profile path leaving the scenario's folder is not read; a key said twice is not
     // silently resolved to its last value.
     QTest::newRow("profile traversal") << QByteArray(R"({"profile": "../../../../etc/passwd"})") << "profile";
     QTest::newRow("absolute profile") << QByteArray(R"({"profile": "/etc/passwd"})") << "profile";
     QTest::newRow("key given twice") << QByteArray(R"({"knobs": {"K": 0, "K": 200}})") << "K";
   }
 
-  // A raw ESC in a scenario's name reaches the terminal as text, not as a command (issue 14).
+  // A raw ESC in a scenario's name reaches the terminal as text, not as a command.
   void controlBytesInNamesAreEscaped() {
     const QString path = tmp_.filePath("esc.json");
     QVERIFY(writeFile(path, "{\"name\": \"esc\\u001b[2Jname\", \"duration_s\": 10}"));  // JSON's \u001b: an ESC

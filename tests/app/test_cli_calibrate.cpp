@@ -19,7 +19,7 @@
 
 #include <csignal>
 
-#include "support/CliRunner.h"
+#include "tests/support/CliRunner.h"
 
 using namespace kvscope::test;
 

@@ -11,9 +11,9 @@
 #include <QTemporaryDir>
 #include <cmath>
 
-#include "scenario/HardwareProfile.h"
-#include "support/CliRunner.h"
-#include "support/ProfileLogs.h"
+#include "core/scenario/HardwareProfile.h"
+#include "tests/support/CliRunner.h"
+#include "tests/support/ProfileLogs.h"
 
 using namespace kvscope::test;
 

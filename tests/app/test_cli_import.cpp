@@ -11,7 +11,7 @@
 #include <QJsonObject>
 #include <QTemporaryDir>
 
-#include "support/CliRunner.h"
+#include "tests/support/CliRunner.h"
 
 using namespace kvscope::test;
 

@@ -1,4 +1,4 @@
-// Issue 14, item 7, end to end: `serve --live` on a cluster whose worker writes its log to a FIFO
+// End to end: `serve --live` on a cluster whose worker writes its log to a FIFO
 // nobody writes and whose /metrics sends its headers a byte at a time stops on SIGTERM within a
 // stated time (kvscope-cli's scrape deadline plus teardown: well under 10 s), exit 0, with that
 // worker reported unreachable and the FIFO named instead of waited on.
@@ -21,7 +21,7 @@
 #include <thread>
 #include <vector>
 
-#include "support/BuildTree.h"
+#include "tests/support/BuildTree.h"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// Issue 14, item 1, end to end with the real binary: every command that writes a file a user named
+// End to end with the real binary: every command that writes a file a user named
 // writes a regular file only. A FIFO, a device node or a directory given as the target is refused
 // (exit 1, the path named) and left as it was, never replaced or blocked on; a symlink is followed;
 // `-` is standard output, and a failed write to standard output fails the command. The FIFO and the
@@ -17,7 +17,7 @@
 #include <QTemporaryDir>
 #include <filesystem>
 
-#include "support/CliRunner.h"
+#include "tests/support/CliRunner.h"
 
 using namespace kvscope::test;
 namespace fs = std::filesystem;

@@ -8,7 +8,7 @@
 #include <QJsonObject>
 #include <QTemporaryDir>
 
-#include "support/CliRunner.h"
+#include "tests/support/CliRunner.h"
 
 using namespace kvscope::test;
 

@@ -18,7 +18,7 @@
 #include <csignal>
 #include <cmath>
 
-#include "support/CliRunner.h"
+#include "tests/support/CliRunner.h"
 
 using namespace kvscope::test;
 

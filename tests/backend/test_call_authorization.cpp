@@ -1,5 +1,5 @@
 // The bearer token's guard over a real server (KvscopeServer around a LiveRouter, so Control, Router
-// and Telemetry are all served) called by real generated clients (issue 14 item 9):
+// and Telemetry are all served) called by real generated clients :
 //  - an address that keeps sending a wrong token is locked out, on every service, whatever token it
 //    sends, for a time that grows; the right token works again once the stated time has passed;
 //  - every operator change carries where the call came from (peer, "token"/"open") beside the label
@@ -14,17 +14,17 @@
 
 #include <grpcpp/grpcpp.h>
 
-#include "convert/EventConvert.h"
+#include "backend/convert/EventConvert.h"
 #include <nlohmann/json.hpp>
 
-#include "events/EventJson.h"
+#include "core/events/EventJson.h"
 #include "kvscope/v1/control.grpc.pb.h"
 #include "kvscope/v1/router.grpc.pb.h"
 #include "kvscope/v1/telemetry.grpc.pb.h"
-#include "router/LiveRouter.h"
-#include "service/AuthFailureThrottle.h"
-#include "service/KvscopeServer.h"
-#include "service/TelemetryHub.h"
+#include "core/run/LiveRouter.h"
+#include "backend/service/AuthFailureThrottle.h"
+#include "backend/service/KvscopeServer.h"
+#include "backend/service/TelemetryHub.h"
 
 using namespace kvscope;
 using Clock = AuthFailureThrottle::Clock;

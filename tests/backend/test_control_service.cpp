@@ -14,16 +14,16 @@
 #include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/grpcpp.h>
 
-#include "convert/EventConvert.h"
-#include "knobs/KnobRegistry.h"
+#include "backend/convert/EventConvert.h"
+#include "core/knobs/KnobRegistry.h"
 #include "kvscope/v1/control.grpc.pb.h"
-#include "router/RoutingPolicy.h"
-#include "run/SimulationRunner.h"
-#include "run/WorkloadFactory.h"
-#include "service/BearerToken.h"
-#include "service/ControlService.h"
-#include "service/KvscopeServer.h"
-#include "service/TelemetryHub.h"
+#include "core/router/RoutingPolicy.h"
+#include "core/run/SimulationRunner.h"
+#include "core/run/WorkloadFactory.h"
+#include "backend/service/BearerToken.h"
+#include "backend/service/ControlService.h"
+#include "backend/service/KvscopeServer.h"
+#include "backend/service/TelemetryHub.h"
 
 using namespace kvscope;
 
@@ -121,9 +121,9 @@ struct SeekableRun : RunControl {
     ++changes;
     done({});
   }
-  void setPolicy(std::string, ChangeAuthor, std::function<void(bool)> done) override {
+  void setPolicy(std::string, ChangeAuthor, Done done) override {
     ++changes;
-    done(true);
+    done({});
   }
   bool canChangeKnobs() const override { return false; }
   void pause(ChangeAuthor) override {}
@@ -511,7 +511,7 @@ class TestControlService : public QObject {
     QVERIFY(fails(options("127.0.0.1:0", empty), "token file '" + empty + "': is empty"));
     const std::string spaced = writeFile("spaced-token", "two words\n");
     QVERIFY(fails(options("127.0.0.1:0", spaced), "printable ASCII"));
-    const std::string short_token = writeFile("short-token", "x\n");  // a token one can guess (issue 14)
+    const std::string short_token = writeFile("short-token", "x\n");  // a token one can guess
     QVERIFY(fails(options("127.0.0.1:0", short_token), "shorter than 12 characters"));
     QVERIFY(fails(options("nonsense"), "expected HOST:PORT"));
     QVERIFY(fails(options("::1:50051"), "brackets"));

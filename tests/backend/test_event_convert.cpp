@@ -17,11 +17,11 @@
 #include <google/protobuf/stubs/logging.h>
 #include <nlohmann/json.hpp>
 
-#include "convert/EventConvert.h"
-#include "events/EventJson.h"
-#include "knobs/KnobRegistry.h"
-#include "router/RoutingPolicy.h"
-#include "sim/NewTokenRatio.h"
+#include "backend/convert/EventConvert.h"
+#include "core/events/EventJson.h"
+#include "core/knobs/KnobRegistry.h"
+#include "core/router/RoutingPolicy.h"
+#include "core/sim/NewTokenRatio.h"
 
 using namespace kvscope;
 namespace pb = google::protobuf;

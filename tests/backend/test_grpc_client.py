@@ -182,7 +182,7 @@ class ServedRun(unittest.TestCase):
         follower.join(timeout=10)
         changes = [e.knob for e in events if e.WhichOneof("payload") == "knob"]
         self.assertTrue(any(c.name == "K" and c.new_value == 0 and "python-test" in c.who for c in changes), changes)
-        # Beside the label this client chose, where the change really came from (issue 14).
+        # Beside the label this client chose, where the change really came from.
         mine = [c for c in changes if c.who == "python-test"]
         self.assertTrue(mine and all(c.origin.peer.startswith("127.0.0.1:") and c.origin.identity == "token"
                                      for c in mine), mine)

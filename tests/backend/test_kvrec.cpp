@@ -12,8 +12,8 @@
 #include <random>
 #include <thread>
 
-#include "recording/KvrecReader.h"
-#include "recording/KvrecWriter.h"
+#include "backend/recording/KvrecReader.h"
+#include "backend/recording/KvrecWriter.h"
 
 using namespace kvscope;
 

@@ -1,4 +1,4 @@
-// Issue 14, item 5: recordings whose frames repeat or go back - a duplicated 64 KB chunk, two
+// Recordings whose frames repeat or go back - a duplicated 64 KB chunk, two
 // recordings joined, one frame whose time was changed (checksum recomputed, so it is valid) - read
 // as the recording they came from: the stray frames are skipped and reported, `report` (RecordingPlayer
 // + RunAnalysis, what the command runs) counts what the run did, and seek works on the rest.
@@ -6,11 +6,11 @@
 
 #include <fstream>
 
-#include "metrics/RunAnalysis.h"
-#include "recording/EventRecorder.h"
-#include "recording/KvrecReader.h"
-#include "recording/RecordingPlayer.h"
-#include "run/SimulationRun.h"
+#include "core/metrics/RunAnalysis.h"
+#include "backend/recording/EventRecorder.h"
+#include "backend/recording/KvrecReader.h"
+#include "backend/recording/RecordingPlayer.h"
+#include "core/run/SimulationRun.h"
 
 using namespace kvscope;
 

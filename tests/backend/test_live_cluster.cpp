@@ -6,8 +6,8 @@
 #include <mutex>
 #include <thread>
 
-#include "live/LiveCluster.h"
-#include "support/LockedEventLog.h"
+#include "backend/live/LiveCluster.h"
+#include "tests/support/LockedEventLog.h"
 
 using namespace kvscope;
 

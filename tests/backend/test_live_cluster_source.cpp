@@ -9,10 +9,10 @@
 #include <fstream>
 #include <thread>
 
-#include "live/ClusterConfigLoader.h"
-#include "model/Error.h"
-#include "source/LiveClusterSource.h"
-#include "support/FakeSglangCluster.h"
+#include "core/live/ClusterConfigLoader.h"
+#include "core/model/Error.h"
+#include "backend/source/LiveClusterSource.h"
+#include "tests/support/FakeSglangCluster.h"
 
 using namespace kvscope;
 
@@ -55,7 +55,7 @@ class TestLiveClusterSource : public QObject {
     QVERIFY(!caps.pause && !caps.speed && !caps.seek && !caps.knobs);
     QCOMPARE(source.status().state, SourceState::Starting);
     std::string error;
-    QVERIFY(!source.seek(0, &error));
+    QVERIFY(!source.control()->seek(0, consoleAuthor(), &error));
     QVERIFY(!error.empty());
 
     source.start();
@@ -113,8 +113,8 @@ class TestLiveClusterSource : public QObject {
     source.start();
     std::atomic<int> done{0};
     std::string error = "not called";
-    source.applyKnobs({{"K", 200}}, [&](bool ok, std::string e) {
-      error = ok ? "" : e;
+    source.control()->applyKnobs({{"K", 200}}, consoleAuthor(), [&](KnobRegistry::Result r) {
+      error = r.ok ? "" : r.error;
       done = 1;
     });
     QTRY_COMPARE_WITH_TIMEOUT(done.load(), 1, 5000);
@@ -134,9 +134,9 @@ class TestLiveClusterSource : public QObject {
     LiveClusterSource source(ClusterConfigLoader::load(fake.file()), quick());
     bool ok = true;
     std::string error;
-    source.applyKnobs({{"K", 200}}, [&](bool o, std::string e) {
-      ok = o;
-      error = e;
+    source.control()->applyKnobs({{"K", 200}}, consoleAuthor(), [&](KnobRegistry::Result r) {
+      ok = r.ok;
+      error = r.error;
     });
     QVERIFY(!ok);
     QVERIFY2(!error.empty(), "the refusal says why");

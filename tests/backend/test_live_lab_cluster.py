@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Issue 5's end-to-end play of a lab-like cluster on this machine, all through real processes and
+"""An end-to-end play of a lab-like cluster on this machine, all through real processes and
 files: a local HTTP server serves changing SGLang /metrics built from the published fixture; the
 test appends scheduler log lines as SGLang writes them (a streaming-session correction and the
 AssertionError crash on D0, then Mooncake transfer failures and a lost connection on P0 -> D1);

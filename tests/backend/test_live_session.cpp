@@ -1,4 +1,4 @@
-// A lab-like cluster on this machine (issue 5 section 5, the observation side): a cluster file with
+// A lab-like cluster on this machine (the observation side): a cluster file with
 // P0 + D0 + D1, a local HTTP server serving SGLang metrics built from the fixture for D0 and D1,
 // and log files that a writer appends to while the session runs (a correction then a crash on D0,
 // link failures from P0 to D1, a lost connection on D1, the client's error). The stream then shows
@@ -15,13 +15,13 @@
 
 #include <httplib.h>
 
-#include "diagnosis/DiagnosisEngine.h"
-#include "live/ClusterConfigLoader.h"
-#include "live/LiveSession.h"
-#include "recording/KvrecReader.h"
-#include "recording/EventRecorder.h"
-#include "support/CliRunner.h"
-#include "support/Fixtures.h"
+#include "core/diagnosis/DiagnosisEngine.h"
+#include "core/live/ClusterConfigLoader.h"
+#include "backend/live/LiveSession.h"
+#include "backend/recording/KvrecReader.h"
+#include "backend/recording/EventRecorder.h"
+#include "tests/support/CliRunner.h"
+#include "tests/support/Fixtures.h"
 
 using namespace kvscope;
 using kvscope::test::fixture;
@@ -212,7 +212,7 @@ class TestLiveSession : public QObject {
     QCOMPARE(framesIn(kvrec), sink.events.size());
   }
 
-  // Issue 13: a worker's Mooncake engine log (the cluster file's mooncake_logs) says itself which
+  // A worker's Mooncake engine log (the cluster file's mooncake_logs) says itself which
   // link it gave up on, with its severity; an unknown scheduler line is counted by its shape.
   void mooncakeLogsAndUnknownShapes() {
     QTemporaryDir dir;

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""A live sweep as the lab's scripts run it (issue 5 section 4): `kvscope-cli serve --router --runs DIR`,
+"""A live sweep as the lab's scripts run it: `kvscope-cli serve --router --runs DIR`,
 then per run `kvscope-cli mark --start NAME --param ...`, the reference router client routing and
 reporting 200 requests under that run's K, and `mark --end`. Each run gets DIR/NNN-name.kvrec and
 DIR/NNN-name.json whose request counts are what was routed in that run, and `kvscope-cli report` on

@@ -14,7 +14,7 @@
 #include <future>
 #include <mutex>
 
-#include "live/LogTailer.h"
+#include "backend/live/LogTailer.h"
 
 using namespace kvscope;
 
@@ -166,7 +166,7 @@ class TestLogTailer : public QObject {
     QVERIFY(tail.stats()[0].error.empty());
   }
 
-  // A log path that is a FIFO nobody writes (issue 14, item 7): refused with a reason, never waited
+  // A log path that is a FIFO nobody writes (item 7): refused with a reason, never waited
   // on, so the other files are still followed and stop() (SIGTERM) is not held up.
   void aFifoIsRefusedWithoutBlocking() {
     QTemporaryDir dir;

@@ -10,10 +10,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "metrics/RunAnalysis.h"
-#include "model/Error.h"
-#include "recording/MarkedRunRecorder.h"
-#include "recording/RecordingPlayer.h"
+#include "core/metrics/RunAnalysis.h"
+#include "core/model/Error.h"
+#include "backend/recording/MarkedRunRecorder.h"
+#include "backend/recording/RecordingPlayer.h"
 
 using namespace kvscope;
 namespace fs = std::filesystem;
@@ -197,7 +197,7 @@ class TestMarkedRunRecorder : public QObject {
     QCOMPARE(MarkedRunRecorder::fileStem(1000, std::string(200, 'x')).size(), std::size_t{5 + 48});
   }
 
-  // Issue 14, item 6: a session killed with a run open left its recording as a hidden .partial. A
+  // A session killed with a run open left its recording as a hidden .partial. A
   // restart on the same directory keeps it (renamed, byte for byte) and never writes over it.
   void aRestartKeepsWhatAKilledSessionLeft() {
     QTemporaryDir tmp;

@@ -14,8 +14,8 @@
 #include <thread>
 #include <vector>
 
-#include "metrics/MetricsHttpServer.h"
-#include "metrics/RunMetrics.h"
+#include "backend/metrics/MetricsHttpServer.h"
+#include "backend/metrics/RunMetrics.h"
 
 using namespace kvscope;
 
@@ -140,7 +140,7 @@ class TestMetricsHttpServer : public QObject {
     QVERIFY2(error.find("0..65535") != std::string::npos, error.c_str());
   }
 
-  // Issue 14: idle connections and clients that send their request a byte at a time hold nothing;
+  // Idle connections and clients that send their request a byte at a time hold nothing;
   // a scrape is answered while they are connected (within 5 s: a generous bound, the answer is
   // immediate), they are closed at the request deadline, and past kMaxConnections the oldest idle
   // one makes room.

@@ -20,10 +20,10 @@
 
 #include <httplib.h>
 
-#include "live/LiveCluster.h"
-#include "live/MetricsScraper.h"
-#include "support/Fixtures.h"
-#include "support/LockedEventLog.h"
+#include "backend/live/LiveCluster.h"
+#include "backend/live/MetricsScraper.h"
+#include "tests/support/Fixtures.h"
+#include "tests/support/LockedEventLog.h"
 
 using namespace kvscope;
 using kvscope::test::fixture;
@@ -218,7 +218,7 @@ class TestMetricsScraper : public QObject {
     QCOMPARE(live.statuses()[0].reason, r.reason);
   }
 
-  // Issue 14, item 7: a worker that sends its status line and headers a byte at a time, each byte
+  // A worker that sends its status line and headers a byte at a time, each byte
   // within the read timeout, is cut off at the deadline and marked unreachable (never waited on).
   void headersDrippedAByteAtATimeHitTheDeadline() {
     const int listener = ::socket(AF_INET, SOCK_STREAM, 0);

@@ -8,15 +8,15 @@
 
 #include <grpcpp/grpcpp.h>
 
-#include "convert/PreviewConvert.h"
+#include "backend/convert/PreviewConvert.h"
 #include "kvscope/v1/control.grpc.pb.h"
-#include "run/SimulationRun.h"
-#include "run/SimulationRunner.h"
-#include "run/WhatIfForecaster.h"
-#include "service/KvscopeServer.h"
-#include "service/PreviewQueue.h"
-#include "service/TelemetryHub.h"
-#include "source/RemoteSource.h"
+#include "core/run/SimulationRun.h"
+#include "core/run/SimulationRunner.h"
+#include "core/run/WhatIfForecaster.h"
+#include "backend/service/KvscopeServer.h"
+#include "backend/service/PreviewQueue.h"
+#include "backend/service/TelemetryHub.h"
+#include "backend/source/RemoteSource.h"
 
 using namespace kvscope;
 

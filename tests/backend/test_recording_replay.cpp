@@ -13,13 +13,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include "events/EventJson.h"
-#include "model/Error.h"
-#include "recording/EventRecorder.h"
-#include "recording/RecordingReplay.h"
-#include "run/WorkloadFactory.h"
-#include "service/TelemetryHub.h"
-#include "sim/ClusterSimulator.h"
+#include "core/events/EventJson.h"
+#include "core/model/Error.h"
+#include "backend/recording/EventRecorder.h"
+#include "backend/recording/RecordingReplay.h"
+#include "core/run/WorkloadFactory.h"
+#include "backend/service/TelemetryHub.h"
+#include "core/sim/ClusterSimulator.h"
 
 using namespace kvscope;
 
@@ -230,9 +230,10 @@ class TestRecordingReplay : public QObject {
     replay.applyKnobs({{"K", 0}}, "tester", [&](KnobRegistry::Result r) { knobs = std::move(r); });
     QVERIFY(knobs && !knobs->ok && knobs->changes.empty());
     QVERIFY2(knobs->error.find("recording") != std::string::npos, knobs->error.c_str());
-    std::optional<bool> policy;
-    replay.setPolicy("linear", "tester", [&](bool ok) { policy = ok; });
-    QVERIFY(policy.has_value() && !*policy);
+    std::optional<KnobRegistry::Result> policy;
+    replay.setPolicy("linear", "tester", [&](KnobRegistry::Result r) { policy = std::move(r); });
+    QVERIFY(policy && !policy->ok);
+    QVERIFY2(policy->error.find("recording") != std::string::npos, policy->error.c_str());
     for (const SimTime outside : {SimTime{-1}, replay.endTime() + 1}) {
       std::string error;
       QVERIFY(!replay.seek(outside, "tester", &error));

@@ -9,12 +9,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "export/EventExporter.h"
-#include "metrics/RunAnalysis.h"
-#include "model/Error.h"
-#include "recording/EventRecorder.h"
-#include "recording/RecordingPlayer.h"
-#include "run/SimulationRun.h"
+#include "backend/export/EventExporter.h"
+#include "core/metrics/RunAnalysis.h"
+#include "core/model/Error.h"
+#include "backend/recording/EventRecorder.h"
+#include "backend/recording/RecordingPlayer.h"
+#include "core/run/SimulationRun.h"
 
 using namespace kvscope;
 

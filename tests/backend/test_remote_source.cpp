@@ -16,14 +16,14 @@
 
 #include <nlohmann/json.hpp>
 
-#include "events/EventJson.h"
+#include "core/events/EventJson.h"
 #include "kvscope/v1/telemetry.grpc.pb.h"
-#include "model/Error.h"
-#include "run/SimulationRunner.h"
-#include "run/WorkloadFactory.h"
-#include "service/KvscopeServer.h"
-#include "service/TelemetryHub.h"
-#include "source/RemoteSource.h"
+#include "core/model/Error.h"
+#include "core/run/SimulationRunner.h"
+#include "core/run/WorkloadFactory.h"
+#include "backend/service/KvscopeServer.h"
+#include "backend/service/TelemetryHub.h"
+#include "backend/source/RemoteSource.h"
 
 using namespace kvscope;
 
@@ -130,17 +130,21 @@ template <class Call>
 Reply awaitReply(Call call) {
   auto promise = std::make_shared<std::promise<Reply>>();
   auto future = promise->get_future();
-  call([promise](bool ok, std::string error) { promise->set_value({ok, std::move(error)}); });
+  call([promise](KnobRegistry::Result r) { promise->set_value({r.ok, std::move(r.error)}); });
   if (future.wait_for(kWait) != std::future_status::ready) return {false, "no reply"};
   return future.get();
 }
 
 Reply applyKnobs(RemoteSource& source, std::map<std::string, double> changes) {
-  return awaitReply([&](Source::KnobsDone done) { source.applyKnobs(std::move(changes), std::move(done)); });
+  return awaitReply([&](RunControl::Done done) {
+    source.control()->applyKnobs(std::move(changes), consoleAuthor(), std::move(done));
+  });
 }
 
 Reply setPolicy(RemoteSource& source, std::string name) {
-  return awaitReply([&](Source::KnobsDone done) { source.setPolicy(std::move(name), std::move(done)); });
+  return awaitReply([&](RunControl::Done done) {
+    source.control()->setPolicy(std::move(name), consoleAuthor(), std::move(done));
+  });
 }
 
 bool running(const RemoteSource& source) { return source.status().state == SourceState::Running; }
@@ -253,12 +257,12 @@ class TestRemoteSource : public QObject {
     QVERIFY(!r.first);
     QVERIFY2(r.second.find("valid policies") != std::string::npos, r.second.c_str());
 
-    source.pause();
+    source.control()->pause(consoleAuthor());
     QTRY_COMPARE_WITH_TIMEOUT(source.status().state, SourceState::Paused, kWaitMs);
     QTRY_VERIFY_WITH_TIMEOUT(run.runner->paused(), kWaitMs);  // the run announces a pause before it stands still
-    source.setSpeed(100);
+    source.control()->setSpeed(100, consoleAuthor());
     QTRY_COMPARE_WITH_TIMEOUT(source.status().speed, 100.0, kWaitMs);
-    source.resume();
+    source.control()->resume(consoleAuthor());
     QTRY_COMPARE_WITH_TIMEOUT(source.status().state, SourceState::Running, kWaitMs);
     QTRY_VERIFY_WITH_TIMEOUT(!run.runner->paused(), kWaitMs);
     const auto byConsole = [&](RunAction action) {
@@ -274,16 +278,16 @@ class TestRemoteSource : public QObject {
     // A live run cannot seek: the first attempt is sent, the server's refusal turns seeking off and
     // comes back from the next one.
     std::string error = "stale";
-    QVERIFY(source.seek(1'000'000, &error));
+    QVERIFY(source.control()->seek(1'000'000, consoleAuthor(), &error));
     QVERIFY(error.empty());
     QTRY_VERIFY_WITH_TIMEOUT(!source.capabilities().seek, kWaitMs);
-    QVERIFY(!source.seek(1'000'000, &error));
+    QVERIFY(!source.control()->seek(1'000'000, consoleAuthor(), &error));
     QVERIFY2(error.find("recordings") != std::string::npos, error.c_str());
     QVERIFY2(source.status().detail.find("seek refused") != std::string::npos, source.status().detail.c_str());
     QVERIFY(strictlyIncreasing(staged.all));
   }
 
-  // Issue 14: --token-file guards the run's stream too; --open-telemetry keeps it open.
+  // --token-file guards the run's stream too; --open-telemetry keeps it open.
   void tokenGuardsTelemetryUnlessOpen() {
     Run run(3600);
     const std::string token_file = writeFile("token", QByteArray(kToken) + "\n");
@@ -464,7 +468,7 @@ class TestRemoteSource : public QObject {
     constexpr int kCalls = 50;
     auto replies = std::make_shared<std::atomic<int>>(0);
     for (int i = 0; i < kCalls; ++i)
-      source->applyKnobs({{"K", double(i)}}, [replies](bool, std::string) { ++*replies; });
+      source->control()->applyKnobs({{"K", double(i)}}, consoleAuthor(), [replies](KnobRegistry::Result) { ++*replies; });
     source.reset();  // stop(): every call answered or cancelled, the stream gone
     QCOMPARE(replies->load(), kCalls);
     QTRY_COMPARE_WITH_TIMEOUT(run.hub.subscribers(), std::size_t{0}, kWaitMs);

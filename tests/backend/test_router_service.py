@@ -113,7 +113,7 @@ class RoutedCluster(unittest.TestCase):
         # Everything is in the telemetry stream, in order, with KVScope's sequence numbers.
         telemetry = telemetry_pb2_grpc.TelemetryStub(self.channel)
         kinds = {}
-        # --token-file guards the run's stream too (issue 14): no token, no events.
+        # --token-file guards the run's stream too: no token, no events.
         with self.assertRaises(grpc.RpcError) as anonymous:
             next(iter(telemetry.Subscribe(telemetry_pb2.SubscribeRequest(from_seq=0), timeout=10)))
         self.assertEqual(anonymous.exception.code(), grpc.StatusCode.UNAUTHENTICATED)
@@ -161,7 +161,7 @@ class RoutedCluster(unittest.TestCase):
             report(router_pb2.Observation())
         self.assertIn("observation 0: kind", empty.exception.details())
         self.assertEqual(report(good).applied, 1)
-        # Exactly one authorization header: a right one beside a wrong one is no way to guess (issue 14).
+        # Exactly one authorization header: a right one beside a wrong one is no way to guess.
         with self.assertRaises(grpc.RpcError) as two_headers:
             router.Route(router_pb2.RouteRequest(request_id=1, session_id=1, turn=1, input_tokens=10),
                          metadata=[("authorization", "Bearer guess")] + self.auth)
@@ -292,7 +292,7 @@ class LiveClusterWithRouter(unittest.TestCase):
 
 
 class UnixSocketListener(unittest.TestCase):
-    """Issue 17 section 2: `serve --router --listen unix:PATH`, for a router on the same host. Python's
+    """`serve --router --listen unix:PATH`, for a router on the same host. Python's
     grpcio connects to the socket, routes and reports; the socket file is only its owner's and goes
     away with the server."""
 
@@ -318,7 +318,7 @@ class UnixSocketListener(unittest.TestCase):
 
 
 class HostileReports(unittest.TestCase):
-    """Issue 14, items 3 and 4: a Report observation with a huge text field becomes a bounded event
+    """A Report observation with a huge text field becomes a bounded event
     (cut with a marker) that a subscriber with gRPC's default limits still receives; numbers out of
     range are refused with INVALID_ARGUMENT naming the observation's index and field, and nothing
     after them is applied; stored blocks cannot overfill a worker."""

@@ -11,8 +11,8 @@
 #include <sstream>
 #include <string>
 
-#include "metrics/RunMetrics.h"
-#include "run/SimulationRun.h"
+#include "backend/metrics/RunMetrics.h"
+#include "core/run/SimulationRun.h"
 
 using namespace kvscope;
 

@@ -10,11 +10,11 @@
 #include <future>
 #include <thread>
 
-#include "convert/EventConvert.h"
+#include "backend/convert/EventConvert.h"
 #include "kvscope/v1/telemetry.grpc.pb.h"
-#include "run/SimulationRunner.h"
-#include "run/WorkloadFactory.h"
-#include "service/TelemetryService.h"
+#include "core/run/SimulationRunner.h"
+#include "core/run/WorkloadFactory.h"
+#include "backend/service/TelemetryService.h"
 
 using namespace kvscope;
 using Clock = std::chrono::steady_clock;

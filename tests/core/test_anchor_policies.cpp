@@ -1,4 +1,4 @@
-// The anchors' policies as upstream runs them (issue 13 section 4). Each test replays a fixed
+// The anchors' policies as upstream runs them. Each test replays a fixed
 // request sequence; every expected choice below was worked out by hand from the upstream code:
 //  - dynamo-kv: ai-dynamo/dynamo lib/llm/src/kv_router/scheduler.rs @ db19bd2a659d4cb04998fb4101cd0dbfbbeba9d4
 //    (DefaultWorkerSelector::select_worker, softmax_sample) and lib/llm/src/kv_router/sequence.rs @
@@ -12,8 +12,8 @@
 //    e46dcd87adca58ec70831ad7cb01a3892b2c9e50.
 #include <QtTest>
 
-#include "router/ApproxRadixTree.h"
-#include "router/RoutingPolicy.h"
+#include "core/router/ApproxRadixTree.h"
+#include "core/router/RoutingPolicy.h"
 
 using namespace kvscope;
 

@@ -1,4 +1,4 @@
-// AtomicFile, the one check of every output path a user names (issue 14): a FIFO, a device node, a
+// AtomicFile, the one check of every output path a user names: a FIFO, a device node, a
 // directory or a socket is refused with the path named, a symlink is followed (its target written, the
 // link kept), and nothing ever blocks on a FIFO nobody reads. The nodes are made here, in a temp dir.
 #include <QtTest>
@@ -14,7 +14,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "sweep/AtomicFile.h"
+#include "core/sweep/AtomicFile.h"
 
 using namespace kvscope;
 namespace fs = std::filesystem;

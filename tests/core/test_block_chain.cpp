@@ -8,9 +8,9 @@
 #include <random>
 #include <set>
 
-#include "trace/BlockChain.h"
-#include "trace/TraceLoader.h"
-#include "support/BuildTree.h"
+#include "core/trace/BlockChain.h"
+#include "core/trace/TraceLoader.h"
+#include "tests/support/BuildTree.h"
 
 using namespace kvscope;
 using kvscope::test::testDataPath;

@@ -1,4 +1,4 @@
-// calibrate fit's core (issue 15 section 2): the target file (its metrics, values, shares, and
+// calibrate fit's core: the target file (its metrics, values, shares, and
 // file:line of broken JSON), the fit parameters (names, ranges, what they edit in the scenario), the
 // scenario loader accepting a calibrated scenario, and the fit itself: a target made by the twin at
 // output_scale = 1.3 is recovered from the scenario's own 1.0 within 0.15, and a parameter that no
@@ -12,12 +12,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "calibration/CalibrationCheck.h"
-#include "calibration/CalibrationTarget.h"
-#include "calibration/FitParameter.h"
-#include "calibration/ScenarioFitter.h"
-#include "model/Error.h"
-#include "scenario/Scenario.h"
+#include "core/calibration/CalibrationCheck.h"
+#include "core/calibration/CalibrationTarget.h"
+#include "core/calibration/FitParameter.h"
+#include "core/calibration/ScenarioFitter.h"
+#include "core/model/Error.h"
+#include "core/scenario/Scenario.h"
 
 using namespace kvscope;
 using nlohmann::json;

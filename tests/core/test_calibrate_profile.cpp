@@ -1,4 +1,4 @@
-// `calibrate profile` (issue 15 section 1) without the CLI: scheduler logs of a worker whose speed is
+// `calibrate profile` without the CLI: scheduler logs of a worker whose speed is
 // known (support/ProfileLogs.h, upstream's line format) must give back its constants within 5 %; a log
 // that cannot separate two constants must say so and keep the base profile's values; no usable decode
 // line is an error; the real-format fixture lines in tests/data give the sample counts python's own
@@ -9,12 +9,12 @@
 #include <cmath>
 #include <fstream>
 
-#include "calibration/ProfileCalibration.h"
-#include "calibration/ProfileSamples.h"
-#include "model/Error.h"
-#include "scenario/HardwareProfile.h"
-#include "support/BuildTree.h"
-#include "support/ProfileLogs.h"
+#include "core/calibration/ProfileCalibration.h"
+#include "core/calibration/ProfileSamples.h"
+#include "core/model/Error.h"
+#include "core/scenario/HardwareProfile.h"
+#include "tests/support/BuildTree.h"
+#include "tests/support/ProfileLogs.h"
 
 using namespace kvscope;
 using kvscope::test::ProfileLogOptions;

@@ -4,9 +4,9 @@
 
 #include <fstream>
 
-#include "live/ClusterConfigLoader.h"
-#include "model/Error.h"
-#include "model/ResourceDir.h"
+#include "core/live/ClusterConfigLoader.h"
+#include "core/model/Error.h"
+#include "core/model/ResourceDir.h"
 
 using namespace kvscope;
 
@@ -95,7 +95,7 @@ class TestClusterConfig : public QObject {
     }
   }
 
-  // Issue 13: a worker's Mooncake transfer-engine logs, resolved like its scheduler logs; they are
+  // A worker's Mooncake transfer-engine logs, resolved like its scheduler logs; they are
   // enough to watch a worker by.
   void mooncakeLogs() {
     const ClusterConfig c = ClusterConfigLoader::parse(

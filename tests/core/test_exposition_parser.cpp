@@ -8,8 +8,8 @@
 #include <random>
 #include <sstream>
 
-#include "live/ExpositionParser.h"
-#include "support/Fixtures.h"
+#include "core/live/ExpositionParser.h"
+#include "tests/support/Fixtures.h"
 
 using namespace kvscope;
 using kvscope::test::fixture;

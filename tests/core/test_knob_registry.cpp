@@ -10,7 +10,7 @@
 #include <sstream>
 #include <string>
 
-#include "knobs/KnobRegistry.h"
+#include "core/knobs/KnobRegistry.h"
 
 using namespace kvscope;
 
@@ -136,7 +136,7 @@ class TestKnobRegistry : public QObject {
     QCOMPARE(q(back.changes[0].who), QStringLiteral("gui"));
   }
 
-  // The value in an out-of-range message is the one given, not a six-digit rounding of it (issue 14).
+  // The value in an out-of-range message is the one given, not a six-digit rounding of it.
   void outOfRangeShowsTheExactValue() {
     KnobRegistry r;
     const auto res = r.apply({{"K", 10000.000001}}, "t");

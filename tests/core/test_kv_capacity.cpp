@@ -11,11 +11,11 @@
 #include <functional>
 #include <map>
 
-#include "router/RoutingPolicy.h"
-#include "run/SimulationRun.h"
-#include "sim/ClusterSimulator.h"
-#include "sim/NewTokenRatio.h"
-#include "support/SimHarness.h"
+#include "core/router/RoutingPolicy.h"
+#include "core/run/SimulationRun.h"
+#include "core/sim/ClusterSimulator.h"
+#include "core/sim/NewTokenRatio.h"
+#include "tests/support/SimHarness.h"
 
 using namespace kvscope;
 using namespace kvscope::test;

@@ -2,8 +2,8 @@
 // eviction amounts, locks, and the KV events that feed the router's prefix index.
 #include <QtTest>
 
-#include "router/PrefixIndex.h"
-#include "sim/KvPool.h"
+#include "core/router/PrefixIndex.h"
+#include "core/sim/KvPool.h"
 
 using namespace kvscope;
 

@@ -1,11 +1,11 @@
 // The lab's documented behaviours, reproduced from the simulator's mechanisms under their triggers
-// (DOMAIN.md section 6, seeds 000/001/004), and their documented fixes. Each test checks the mechanism's
+// (ARCHITECTURE.md D6, seeds 000/001/004), and their documented fixes. Each test checks the mechanism's
 // evidence in the event stream as well as the headline number.
 #include <QtTest>
 
 #include <set>
 
-#include "support/SimHarness.h"
+#include "tests/support/SimHarness.h"
 
 using namespace kvscope;
 using namespace kvscope::test;

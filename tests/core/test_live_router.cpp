@@ -3,8 +3,8 @@
 // and knob and policy changes reach watchers and the event stream.
 #include <QtTest>
 
-#include "router/LiveRouter.h"
-#include "model/Error.h"
+#include "core/run/LiveRouter.h"
+#include "core/model/Error.h"
 
 using namespace kvscope;
 
@@ -154,9 +154,9 @@ class LiveRouterTest : public QObject {
     router.applyKnobs({{"K", -5}}, "console", [&](KnobRegistry::Result r) { result = std::move(r); });
     QVERIFY(!result.ok);  // out of range: refused, nobody told
     bool ok = false;
-    router.setPolicy("exclusive-overlap", "console", [&](bool r) { ok = r; });
+    router.setPolicy("exclusive-overlap", "console", [&](KnobRegistry::Result r) { ok = r.ok; });
     QVERIFY(ok);
-    router.setPolicy("no-such-policy", "console", [&](bool r) { ok = r; });
+    router.setPolicy("no-such-policy", "console", [&](KnobRegistry::Result r) { ok = r.ok; });
     QVERIFY(!ok);
     QCOMPARE(seen.size(), std::size_t{3});
     QCOMPARE(seen[1].who, std::string("console"));

@@ -1,4 +1,4 @@
-// Issue 14, items 3 and 4 in the core: free text from outside is cut to a stated size with a
+// In the core: free text from outside is cut to a stated size with a
 // visible marker (EventLimits), every number of a router's observation is checked before anything is
 // applied (ObservationCheck, through LiveRouter), and totals fed by hostile numbers never go
 // negative or wrap (SummaryCollector).
@@ -6,9 +6,9 @@
 
 #include <climits>
 
-#include "events/EventLimits.h"
-#include "metrics/SummaryCollector.h"
-#include "router/LiveRouter.h"
+#include "core/events/EventLimits.h"
+#include "core/metrics/SummaryCollector.h"
+#include "core/run/LiveRouter.h"
 
 using namespace kvscope;
 

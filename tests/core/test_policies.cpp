@@ -6,7 +6,7 @@
 #include <map>
 #include <set>
 
-#include "router/RoutingPolicy.h"
+#include "core/router/RoutingPolicy.h"
 
 using namespace kvscope;
 

@@ -6,7 +6,7 @@
 #include <random>
 #include <set>
 
-#include "router/PrefixIndex.h"
+#include "core/router/PrefixIndex.h"
 
 using namespace kvscope;
 

@@ -4,10 +4,10 @@
 // self-contained stream and summary per marked run.
 #include <QtTest>
 
-#include "router/LiveRouter.h"
-#include "run/MarkedRunSplitter.h"
-#include "run/RunMarkBook.h"
-#include "../support/LockedEventLog.h"
+#include "core/run/LiveRouter.h"
+#include "core/run/MarkedRunSplitter.h"
+#include "core/run/RunMarkBook.h"
+#include "tests/support/LockedEventLog.h"
 
 using namespace kvscope;
 using kvscope::test::LockedEventLog;

@@ -5,8 +5,8 @@
 
 #include <fstream>
 
-#include "live/SavedScrapeReader.h"
-#include "model/Error.h"
+#include "core/live/SavedScrapeReader.h"
+#include "core/model/Error.h"
 
 using namespace kvscope;
 

@@ -1,13 +1,13 @@
-// Scheduler / Mooncake / client log lines (issue 5 section 3): every format parsed with its fields,
+// Scheduler / Mooncake / client log lines: every format parsed with its fields,
 // with and without TPn / DPn in the prefix; malformed variants name the field; a traceback folds into
 // one crash; and each record maps onto the events the console, recorder and diagnosis consume.
 #include <QtTest>
 
 #include <random>
 
-#include "live/LogEventMapper.h"
-#include "live/SchedulerLogParser.h"
-#include "live/SchedulerLogReader.h"
+#include "core/live/LogEventMapper.h"
+#include "core/live/SchedulerLogParser.h"
+#include "core/live/SchedulerLogReader.h"
 
 using namespace kvscope;
 
@@ -74,7 +74,7 @@ class TestSchedulerLog : public QObject {
     QTest::newRow("DP TP") << "[2025-06-01 12:00:01 DP1 TP7] hello" << 7 << 1 << "hello";
     QTest::newRow("DP") << "[2025-06-01 12:00:01 DP2] hello" << -1 << 2 << "hello";
     QTest::newRow("millis") << "[2025-06-01 12:00:01,123 TP0] hello" << 0 << -1 << "hello";
-    // Issue 13: every rank tag upstream prints (scheduler.py configure_scheduler_process), SGLANG_LOG_MS.
+    // Every rank tag upstream prints (scheduler.py configure_scheduler_process), SGLANG_LOG_MS.
     QTest::newRow("all tags") << "[2025-06-01 12:00:01 DP1 PP0 ATTN_CP1 MOE_DP2 TP3 EP3] hello" << 3 << 1 << "hello";
     QTest::newRow("bare CP") << "[2025-06-01 12:00:01 CP1 TP2] hello" << 2 << -1 << "hello";
     QTest::newRow("log ms") << "[2025-06-01 12:00:01.271 DP0 TP0] hello" << 0 << 0 << "hello";
@@ -107,7 +107,7 @@ class TestSchedulerLog : public QObject {
     QTest::newRow("bare traceback head") << "Traceback (most recent call last):";
   }
 
-  // Issue 13: a logging config without asctime, and 2024's "[gpu_id=N] ".
+  // A logging config without asctime, and 2024's "[gpu_id=N] ".
   void prefixWithoutTime() {
     const LogRecord a = parse("[DP1 TP3] Decode batch, #running-req: 2, #token: 10, token usage: 0.01, #queue-req: 0");
     QVERIFY(a.prefix.present);

@@ -8,10 +8,10 @@
 #include <fstream>
 #include <sstream>
 
-#include "live/ExpositionParser.h"
-#include "live/SglangMetricsMapper.h"
-#include "live/SglangWorkerTracker.h"
-#include "support/Fixtures.h"
+#include "core/live/ExpositionParser.h"
+#include "core/live/SglangMetricsMapper.h"
+#include "core/live/SglangWorkerTracker.h"
+#include "tests/support/Fixtures.h"
 
 using namespace kvscope;
 using kvscope::test::fixture;

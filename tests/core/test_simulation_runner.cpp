@@ -7,10 +7,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "events/EventJson.h"
-#include "metrics/SummaryCollector.h"
-#include "run/SimulationRunner.h"
-#include "run/WorkloadFactory.h"
+#include "core/events/EventJson.h"
+#include "core/metrics/SummaryCollector.h"
+#include "core/run/SimulationRunner.h"
+#include "core/run/WorkloadFactory.h"
 
 using namespace kvscope;
 

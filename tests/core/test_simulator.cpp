@@ -4,11 +4,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "events/EventJson.h"
-#include "run/WorkloadFactory.h"
-#include "sim/ClusterSimulator.h"
-#include "support/SimHarness.h"
-#include "support/BuildTree.h"
+#include "core/events/EventJson.h"
+#include "core/run/WorkloadFactory.h"
+#include "core/sim/ClusterSimulator.h"
+#include "tests/support/SimHarness.h"
+#include "tests/support/BuildTree.h"
 
 using namespace kvscope;
 using namespace kvscope::test;

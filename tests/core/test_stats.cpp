@@ -7,11 +7,11 @@
 #include <cmath>
 #include <vector>
 
-#include "stats/MeanInterval.h"
-#include "stats/PairedBootstrap.h"
-#include "stats/PairedComparison.h"
-#include "stats/SignFlipTest.h"
-#include "stats/WilcoxonSignedRank.h"
+#include "core/stats/MeanInterval.h"
+#include "core/stats/PairedBootstrap.h"
+#include "core/stats/PairedComparison.h"
+#include "core/stats/SignFlipTest.h"
+#include "core/stats/WilcoxonSignedRank.h"
 
 using namespace kvscope;
 

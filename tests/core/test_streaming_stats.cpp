@@ -6,10 +6,10 @@
 #include <cmath>
 #include <random>
 
-#include "diagnosis/DiagnosisEngine.h"
-#include "metrics/DistinctCount.h"
-#include "metrics/LatencySample.h"
-#include "metrics/SummaryCollector.h"
+#include "core/diagnosis/DiagnosisEngine.h"
+#include "core/stats/DistinctCount.h"
+#include "core/stats/LatencySample.h"
+#include "core/metrics/SummaryCollector.h"
 
 using namespace kvscope;
 

@@ -7,9 +7,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sweep/RecordedRunSet.h"
-#include "sweep/SweepAnalysis.h"
-#include "sweep/SweepReport.h"
+#include "core/sweep/RecordedRunSet.h"
+#include "core/sweep/SweepAnalysis.h"
+#include "core/sweep/SweepReport.h"
 
 using namespace kvscope;
 

@@ -13,7 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sweep/SweepRunner.h"
+#include "core/sweep/SweepRunner.h"
 
 using namespace kvscope;
 

@@ -12,13 +12,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include "model/Error.h"
-#include "model/ResourceDir.h"
-#include "run/SimulationRun.h"
-#include "sweep/AtomicFile.h"
-#include "sweep/RunSummaryJson.h"
-#include "sweep/SweepFile.h"
-#include "sweep/SweepSpec.h"
+#include "core/model/Error.h"
+#include "core/model/ResourceDir.h"
+#include "core/run/SimulationRun.h"
+#include "core/sweep/AtomicFile.h"
+#include "core/sweep/RunSummaryJson.h"
+#include "core/sweep/SweepFile.h"
+#include "core/sweep/SweepSpec.h"
 
 using namespace kvscope;
 

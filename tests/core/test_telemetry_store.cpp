@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <random>
 
-#include "support/SimHarness.h"
-#include "telemetry/MinMaxSeries.h"
-#include "telemetry/TelemetryStore.h"
+#include "tests/support/SimHarness.h"
+#include "core/telemetry/MinMaxSeries.h"
+#include "core/telemetry/TelemetryStore.h"
 
 using namespace kvscope;
 using namespace kvscope::test;

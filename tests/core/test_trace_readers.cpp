@@ -11,9 +11,9 @@
 #include <set>
 #include <string_view>
 
-#include "model/Error.h"
-#include "trace/TraceLoader.h"
-#include "support/BuildTree.h"
+#include "core/model/Error.h"
+#include "core/trace/TraceLoader.h"
+#include "tests/support/BuildTree.h"
 
 using namespace kvscope;
 using kvscope::test::fullTraceDir;
@@ -450,7 +450,7 @@ class TestTraceReaders : public QObject {
     QVERIFY2(empty.contains("found none"), qPrintable(empty));
   }
 
-  // A trace with no requests is an error, not a run of 0 requests (issue 14).
+  // A trace with no requests is an error, not a run of 0 requests.
   void emptyTraceIsAnError() {
     QTemporaryDir dir;
     const QString empty = errorOf(writeFile(dir, "empty.jsonl", ""));

@@ -1,4 +1,4 @@
-// The live log parsers against upstream's own formats (issue 13 sections 1-2): every line of
+// The live log parsers against upstream's own formats: every line of
 // tests/data/upstream_logs/*.log was written from an upstream format string (the comment above it
 // names the file and commit) and every line must parse and map exactly as the matching line of the
 // .expected file says. The share recognised is printed for the closing note. Set
@@ -11,11 +11,11 @@
 #include <fstream>
 #include <sstream>
 
-#include "live/LogEventMapper.h"
-#include "live/MooncakeLogMapper.h"
-#include "live/SchedulerLogReader.h"
+#include "core/live/LogEventMapper.h"
+#include "core/live/MooncakeLogMapper.h"
+#include "core/live/SchedulerLogReader.h"
 
-#include "support/BuildTree.h"
+#include "tests/support/BuildTree.h"
 
 namespace {
 const std::string kUpstreamLogs = kvscope::test::testDataPath("upstream_logs");

@@ -8,11 +8,11 @@
 #include <fstream>
 #include <sstream>
 
-#include "live/ExpositionParser.h"
-#include "live/SglangMetricsMapper.h"
-#include "live/SglangWorkerTracker.h"
-#include "sim/KvPool.h"
-#include "support/BuildTree.h"
+#include "core/live/ExpositionParser.h"
+#include "core/live/SglangMetricsMapper.h"
+#include "core/live/SglangWorkerTracker.h"
+#include "core/sim/KvPool.h"
+#include "tests/support/BuildTree.h"
 
 using namespace kvscope;
 

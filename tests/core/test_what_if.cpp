@@ -3,10 +3,10 @@
 // mechanism it names (K on e2-cold-d while sessions still join sends new bindings to the cold D).
 #include <QtTest>
 
-#include "run/WhatIfPreview.h"
-#include "scenario/Scenario.h"
-#include "sim/ClusterSimulator.h"
-#include "support/SimHarness.h"
+#include "core/run/WhatIfPreview.h"
+#include "core/scenario/Scenario.h"
+#include "core/sim/ClusterSimulator.h"
+#include "tests/support/SimHarness.h"
 
 using namespace kvscope;
 using namespace kvscope::test;

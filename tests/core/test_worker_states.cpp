@@ -4,9 +4,9 @@
 // with 0 bindings), and the crashed worker of invariant-crash reads crashed, then restarted.
 #include <QtTest>
 
-#include "support/SimHarness.h"
-#include "telemetry/TelemetryStore.h"
-#include "telemetry/WorkerStateTracker.h"
+#include "tests/support/SimHarness.h"
+#include "core/telemetry/TelemetryStore.h"
+#include "core/telemetry/WorkerStateTracker.h"
 
 using namespace kvscope;
 using namespace kvscope::test;

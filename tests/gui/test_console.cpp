@@ -8,22 +8,22 @@
 #include <QRegularExpression>
 #include <QtTest>
 
-#include "DecodeLoadModel.h"
-#include "DecodeLoadPanel.h"
-#include "KnobsPanel.h"
-#include "KvPoolPanel.h"
-#include "ReplayControlsPanel.h"
-#include "MarkedRunTableModel.h"
-#include "ViewState.h"
-#include "gui/ExportActions.h"
-#include "gui/MainWindow.h"
-#include "gui/PanelDocks.h"
-#include "gui/RunSession.h"
-#include "gui/RunsDock.h"
-#include "gui/SourceFactory.h"
-#include "source/EmbeddedSimulationSource.h"
-#include "support/CliRunner.h"
-#include "support/SimHarness.h"
+#include "widgets/charts/DecodeLoadModel.h"
+#include "widgets/charts/DecodeLoadPanel.h"
+#include "widgets/knobs/KnobsPanel.h"
+#include "widgets/charts/KvPoolPanel.h"
+#include "widgets/timeline/ReplayControlsPanel.h"
+#include "widgets/runs/MarkedRunTableModel.h"
+#include "widgets/common/ViewState.h"
+#include "app/gui/ExportActions.h"
+#include "app/gui/MainWindow.h"
+#include "app/gui/PanelDocks.h"
+#include "widgets/common/RunSession.h"
+#include "widgets/runs/RunsDock.h"
+#include "app/gui/SourceFactory.h"
+#include "core/source/EmbeddedSimulationSource.h"
+#include "tests/support/CliRunner.h"
+#include "tests/support/SimHarness.h"
 
 using namespace kvscope;
 

@@ -18,30 +18,30 @@
 #include <QTableView>
 #include <QtTest>
 
-#include "DecodeLoadModel.h"
-#include "DecodeLoadPanel.h"
-#include "DiagnosisPanel.h"
-#include "FindingsModel.h"
-#include "EventTimelinePanel.h"
-#include "EventTimelineView.h"
-#include "KnobsPanel.h"
-#include "KvPoolPanel.h"
-#include "LatencyPanel.h"
-#include "TimeSeriesChart.h"
-#include "WhatIfPanel.h"
-#include "WhatIfTable.h"
-#include "gui/PreviewController.h"
-#include "run/WhatIfPreview.h"
-#include "ViewState.h"
-#include "gui/MainWindow.h"
-#include "gui/PanelDocks.h"
-#include "gui/RunSession.h"
-#include "gui/SourceFactory.h"
-#include "metrics/RunAnalysis.h"
-#include "recording/RecordingPlayer.h"
-#include "source/EmbeddedSimulationSource.h"
-#include "support/ChartTruth.h"
-#include "support/CliRunner.h"
+#include "widgets/charts/DecodeLoadModel.h"
+#include "widgets/charts/DecodeLoadPanel.h"
+#include "widgets/diagnosis/DiagnosisPanel.h"
+#include "widgets/diagnosis/FindingsModel.h"
+#include "widgets/timeline/EventTimelinePanel.h"
+#include "widgets/timeline/EventTimelineView.h"
+#include "widgets/knobs/KnobsPanel.h"
+#include "widgets/charts/KvPoolPanel.h"
+#include "widgets/charts/LatencyPanel.h"
+#include "widgets/charts/TimeSeriesChart.h"
+#include "widgets/knobs/WhatIfPanel.h"
+#include "widgets/knobs/WhatIfTable.h"
+#include "app/gui/PreviewController.h"
+#include "core/run/WhatIfPreview.h"
+#include "widgets/common/ViewState.h"
+#include "app/gui/MainWindow.h"
+#include "app/gui/PanelDocks.h"
+#include "widgets/common/RunSession.h"
+#include "app/gui/SourceFactory.h"
+#include "core/metrics/RunAnalysis.h"
+#include "backend/recording/RecordingPlayer.h"
+#include "core/source/EmbeddedSimulationSource.h"
+#include "tests/support/ChartTruth.h"
+#include "tests/support/CliRunner.h"
 
 using namespace kvscope;
 using namespace kvscope::test;
@@ -71,7 +71,7 @@ void replayWhole(MainWindow& window, const QString& recording) {
   spec.speed = 0;
   window.openSource(makeSource(spec));
   QTRY_VERIFY_WITH_TIMEOUT(window.session().store().finished(), 60000);
-  window.session().source()->pause();
+  window.session().source()->control()->pause(consoleAuthor());
 }
 
 // A seek returns once the restated run is staged (the replay is paused: nothing follows it); one
@@ -141,7 +141,7 @@ class ConsoleTruthTest : public QObject {
     for (const double target_s : {400.0, 1200.0}) {
       const SimTime target = secondsToTime(target_s);
       std::string error;
-      QVERIFY2(window.session().source()->seek(target, &error), error.c_str());
+      QVERIFY2(window.session().source()->control()->seek(target, consoleAuthor(), &error), error.c_str());
       settleAt(window, target);
       const QString where = QStringLiteral("after a seek to %1 s").arg(target_s);
       // Everything before the target is in the store again: the first snapshot is at the start.
@@ -195,7 +195,8 @@ class ConsoleTruthTest : public QObject {
     const TelemetryStore& store = window.session().store();
     const auto stateAt = [&](double t_s) {
       std::string error;
-      if (!window.session().source()->seek(secondsToTime(t_s), &error)) return QStringList{QString::fromStdString(error)};
+      if (!window.session().source()->control()->seek(secondsToTime(t_s), consoleAuthor(), &error))
+        return QStringList{QString::fromStdString(error)};
       window.session().drainNow();
       window.docks().refresh(store, true);
       QStringList states;

@@ -1,4 +1,4 @@
-// The console on a live cluster (issue 5 section 4, `kvscope --live cluster.yaml`), offscreen: a
+// The console on a live cluster (`kvscope --live cluster.yaml`), offscreen: a
 // real local HTTP server serves the published SGLang /metrics sample for D0, D1's /metrics refuses
 // connections, and the test appends D0's crash to its real log file. The window shows the decode
 // workers with their load, the unreachable one in the status bar and the panel, the crash on the
@@ -10,19 +10,19 @@
 
 #include <fstream>
 
-#include "DecodeLoadModel.h"
-#include "DecodeLoadPanel.h"
-#include "EventTimelinePanel.h"
-#include "gui/MainWindow.h"
-#include "gui/PanelDocks.h"
-#include "gui/RunSession.h"
-#include "gui/SourceFactory.h"
-#include "KvPoolPanel.h"
-#include "LinkHealthModel.h"
-#include "LinkHealthPanel.h"
-#include "gui/SourceMenu.h"
-#include "support/ChartTruth.h"
-#include "support/FakeSglangCluster.h"
+#include "widgets/charts/DecodeLoadModel.h"
+#include "widgets/charts/DecodeLoadPanel.h"
+#include "widgets/timeline/EventTimelinePanel.h"
+#include "app/gui/MainWindow.h"
+#include "app/gui/PanelDocks.h"
+#include "widgets/common/RunSession.h"
+#include "app/gui/SourceFactory.h"
+#include "widgets/charts/KvPoolPanel.h"
+#include "widgets/charts/LinkHealthModel.h"
+#include "widgets/charts/LinkHealthPanel.h"
+#include "app/gui/SourceMenu.h"
+#include "tests/support/ChartTruth.h"
+#include "tests/support/FakeSglangCluster.h"
 
 using namespace kvscope;
 

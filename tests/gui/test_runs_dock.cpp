@@ -1,4 +1,4 @@
-// The console's Runs list on a live session (issue 5 section 4, live sweeps), offscreen: the real
+// The console's Runs list on a live session (live sweeps), offscreen: the real
 // window watches a small lab-like cluster (FakeSglangCluster); the test marks runs through the
 // session's markRun() as `kvscope-cli mark` does through Control.MarkRun, and posts finished
 // requests into the cluster's stream as the live adapters do. The Runs dock appears with the first
@@ -12,13 +12,13 @@
 #include <QTableView>
 #include <QtTest>
 
-#include "MarkedRunTableModel.h"
-#include "ViewState.h"
-#include "gui/MainWindow.h"
-#include "gui/RunSession.h"
-#include "gui/RunsDock.h"
-#include "source/LiveClusterSource.h"
-#include "support/FakeSglangCluster.h"
+#include "widgets/runs/MarkedRunTableModel.h"
+#include "widgets/common/ViewState.h"
+#include "app/gui/MainWindow.h"
+#include "widgets/common/RunSession.h"
+#include "widgets/runs/RunsDock.h"
+#include "backend/source/LiveClusterSource.h"
+#include "tests/support/FakeSglangCluster.h"
 
 using namespace kvscope;
 using M = MarkedRunTableModel;

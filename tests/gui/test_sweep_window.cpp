@@ -22,14 +22,14 @@
 
 #include <nlohmann/json.hpp>
 
-#include "SweepPlot.h"
-#include "SweepTableModel.h"
-#include "gui/MainWindow.h"
-#include "gui/RunSession.h"
-#include "gui/SweepForm.h"
-#include "gui/SweepJob.h"
-#include "gui/SweepWindow.h"
-#include "source/Source.h"
+#include "widgets/sweep/SweepPlot.h"
+#include "widgets/sweep/SweepTableModel.h"
+#include "app/gui/MainWindow.h"
+#include "widgets/common/RunSession.h"
+#include "widgets/sweep/SweepForm.h"
+#include "core/sweep/SweepJob.h"
+#include "widgets/sweep/SweepWindow.h"
+#include "core/source/Source.h"
 
 using namespace kvscope;
 

@@ -9,9 +9,9 @@
 #include <limits>
 #include <vector>
 
-#include "TimeSeriesChart.h"
-#include "events/Event.h"
-#include "telemetry/ColumnGrid.h"
+#include "widgets/charts/TimeSeriesChart.h"
+#include "core/events/Event.h"
+#include "core/telemetry/ColumnGrid.h"
 
 namespace kvscope::test {
 

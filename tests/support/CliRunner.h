@@ -4,7 +4,7 @@
 #include <QString>
 #include <QStringList>
 
-#include "support/BuildTree.h"
+#include "tests/support/BuildTree.h"
 
 namespace kvscope::test {
 

@@ -17,7 +17,7 @@
 
 #include <httplib.h>
 
-#include "support/Fixtures.h"
+#include "tests/support/Fixtures.h"
 
 namespace kvscope::test {
 

@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "support/BuildTree.h"
+#include "tests/support/BuildTree.h"
 
 namespace kvscope::test {
 

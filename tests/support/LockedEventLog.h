@@ -3,7 +3,7 @@
 #include <mutex>
 #include <vector>
 
-#include "events/Event.h"
+#include "core/events/Event.h"
 
 namespace kvscope::test {
 

@@ -4,10 +4,10 @@
 #include <string>
 #include <vector>
 
-#include "events/Event.h"
-#include "metrics/RunSummary.h"
-#include "run/SimulationRun.h"
-#include "scenario/Scenario.h"
+#include "core/events/Event.h"
+#include "core/metrics/RunSummary.h"
+#include "core/run/SimulationRun.h"
+#include "core/scenario/Scenario.h"
 
 namespace kvscope::test {
 

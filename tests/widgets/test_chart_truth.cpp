@@ -9,12 +9,12 @@
 #include <cmath>
 #include <random>
 
-#include "AxisTicks.h"
-#include "TimeSeriesChart.h"
-#include "ViewState.h"
-#include "support/ChartTruth.h"
-#include "support/SimHarness.h"
-#include "telemetry/TelemetryStore.h"
+#include "widgets/charts/AxisTicks.h"
+#include "widgets/charts/TimeSeriesChart.h"
+#include "widgets/common/ViewState.h"
+#include "tests/support/ChartTruth.h"
+#include "tests/support/SimHarness.h"
+#include "core/telemetry/TelemetryStore.h"
 
 using namespace kvscope;
 using namespace kvscope::test;

@@ -10,12 +10,12 @@
 
 #include <map>
 
-#include "DecisionInspectorPanel.h"
-#include "DecisionModel.h"
-#include "RequestTableModel.h"
-#include "ViewState.h"
-#include "support/SimHarness.h"
-#include "telemetry/TelemetryStore.h"
+#include "widgets/decisions/DecisionInspectorPanel.h"
+#include "widgets/decisions/DecisionModel.h"
+#include "widgets/decisions/RequestTableModel.h"
+#include "widgets/common/ViewState.h"
+#include "tests/support/SimHarness.h"
+#include "core/telemetry/TelemetryStore.h"
 
 using namespace kvscope;
 

@@ -1,4 +1,4 @@
-// The diagnosis panel (issue 4, panel 7) over real simulator runs: each scenario's failure mode is
+// The diagnosis panel (panel 7) over real simulator runs: each scenario's failure mode is
 // listed, clicking one selects its window everywhere, an empty run says so, and the engine is
 // asked at most once a second however fast the frames come.
 #include <QtTest>
@@ -9,11 +9,11 @@
 #include <map>
 #include <memory>
 
-#include "DiagnosisPanel.h"
-#include "FindingsModel.h"
-#include "ViewState.h"
-#include "support/SimHarness.h"
-#include "telemetry/TelemetryStore.h"
+#include "widgets/diagnosis/DiagnosisPanel.h"
+#include "widgets/diagnosis/FindingsModel.h"
+#include "widgets/common/ViewState.h"
+#include "tests/support/SimHarness.h"
+#include "core/telemetry/TelemetryStore.h"
 
 using namespace kvscope;
 using namespace kvscope::test;

@@ -1,4 +1,4 @@
-// The event timeline (issue 4, panel 3) over real simulator runs: what it paints can be hit and
+// The event timeline (panel 3) over real simulator runs: what it paints can be hit and
 // clicked, filters hide a kind, zoom and pan move the shared range, another panel's selection
 // scrolls it into view, and a storm of 200K events is folded into a bounded number of glyphs.
 #include <QtTest>
@@ -11,12 +11,12 @@
 #include <map>
 #include <memory>
 
-#include "EventTimelinePanel.h"
-#include "EventTimelineView.h"
-#include "ViewState.h"
-#include "support/SimHarness.h"
-#include "telemetry/ColumnGrid.h"
-#include "telemetry/TelemetryStore.h"
+#include "widgets/timeline/EventTimelinePanel.h"
+#include "widgets/timeline/EventTimelineView.h"
+#include "widgets/common/ViewState.h"
+#include "tests/support/SimHarness.h"
+#include "core/telemetry/ColumnGrid.h"
+#include "core/telemetry/TelemetryStore.h"
 
 using namespace kvscope;
 using namespace kvscope::test;

@@ -10,21 +10,23 @@
 
 #include <thread>
 
-#include "KnobSlider.h"
-#include "KnobsPanel.h"
-#include "ViewState.h"
-#include "knobs/KnobRegistry.h"
-#include "router/RoutingPolicy.h"
-#include "source/Source.h"
-#include "telemetry/TelemetryStore.h"
+#include "widgets/knobs/KnobSlider.h"
+#include "widgets/knobs/KnobsPanel.h"
+#include "widgets/common/ViewState.h"
+#include "core/knobs/KnobRegistry.h"
+#include "core/router/RoutingPolicy.h"
+#include "core/source/Source.h"
+#include "core/telemetry/TelemetryStore.h"
 
 using namespace kvscope;
 
 namespace {
 
-// A test double of core's Source: records every control call and lets the test answer it later.
-class RecordingSource : public Source {
+// A test double of core's Source and its run's controls: records every knob and policy call and
+// lets the test answer it later.
+class RecordingSource : public Source, public RunControl {
  public:
+  using KnobsDone = RunControl::Done;
   explicit RecordingSource(bool takes_knobs = true) : takes_knobs_(takes_knobs) {}
   std::string description() const override { return "recording run.kvrec"; }
   SourceCapabilities capabilities() const override {
@@ -35,21 +37,33 @@ class RecordingSource : public Source {
   void start() override {}
   void stop() override {}
   SourceStatus status() const override { return {}; }
-  void applyKnobs(std::map<std::string, double> changes, KnobsDone done) override {
+  RunControl* control() const override { return const_cast<RecordingSource*>(this); }
+
+  bool canChangeKnobs() const override { return takes_knobs_; }
+  void applyKnobs(std::map<std::string, double> changes, ChangeAuthor, KnobsDone done) override {
     ++apply_calls;
     last_knobs = std::move(changes);
     knobs_done = std::move(done);
   }
-  void setPolicy(std::string name, KnobsDone done) override {
+  void setPolicy(std::string name, ChangeAuthor, KnobsDone done) override {
     ++policy_calls;
     last_policy = std::move(name);
     policy_done = std::move(done);
   }
   // Answers from another thread, as a simulation or a gRPC completion queue does.
   static void answerFromWorker(const KnobsDone& done, bool ok, const std::string& error) {
-    std::thread worker([&] { done(ok, error); });
+    std::thread worker([&] { done({ok, error, {}}); });
     worker.join();
   }
+  void pause(ChangeAuthor) override {}
+  void resume(ChangeAuthor) override {}
+  void setSpeed(double, ChangeAuthor) override {}
+  bool canSeek() const override { return false; }
+  bool seek(SimTime, ChangeAuthor, std::string*) override { return false; }
+  SimTime endTime() const override { return 0; }
+  bool paused() const override { return false; }
+  double speed() const override { return 1; }
+  SimTime simTime() const override { return 0; }
 
   int apply_calls = 0;
   int policy_calls = 0;

@@ -5,15 +5,15 @@
 #include <QTableWidget>
 #include <QtTest>
 
-#include "DecodeLoadModel.h"
-#include "DecodeLoadPanel.h"
-#include "KvPoolPanel.h"
-#include "LatencyPanel.h"
-#include "LinkHealthModel.h"
-#include "LinkHealthPanel.h"
-#include "ViewState.h"
-#include "support/SimHarness.h"
-#include "telemetry/TelemetryStore.h"
+#include "widgets/charts/DecodeLoadModel.h"
+#include "widgets/charts/DecodeLoadPanel.h"
+#include "widgets/charts/KvPoolPanel.h"
+#include "widgets/charts/LatencyPanel.h"
+#include "widgets/charts/LinkHealthModel.h"
+#include "widgets/charts/LinkHealthPanel.h"
+#include "widgets/common/ViewState.h"
+#include "tests/support/SimHarness.h"
+#include "core/telemetry/TelemetryStore.h"
 
 using namespace kvscope;
 using namespace kvscope::test;

@@ -10,7 +10,7 @@
 #include <QSortFilterProxyModel>
 #include <QtTest>
 
-#include "MarkedRunTableModel.h"
+#include "widgets/runs/MarkedRunTableModel.h"
 
 using namespace kvscope;
 

@@ -5,11 +5,11 @@
 #include <QLabel>
 #include <QtTest>
 
-#include "ReplayControlsPanel.h"
-#include "ReplayScrubber.h"
-#include "ViewState.h"
-#include "source/Source.h"
-#include "telemetry/TelemetryStore.h"
+#include "widgets/timeline/ReplayControlsPanel.h"
+#include "widgets/timeline/ReplayScrubber.h"
+#include "widgets/common/ViewState.h"
+#include "core/source/Source.h"
+#include "core/telemetry/TelemetryStore.h"
 
 using namespace kvscope;
 

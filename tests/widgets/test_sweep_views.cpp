@@ -10,9 +10,9 @@
 
 #include <atomic>
 
-#include "SweepPlot.h"
-#include "SweepTableModel.h"
-#include "sweep/SweepRunner.h"
+#include "widgets/sweep/SweepPlot.h"
+#include "widgets/sweep/SweepTableModel.h"
+#include "core/sweep/SweepRunner.h"
 
 using namespace kvscope;
 

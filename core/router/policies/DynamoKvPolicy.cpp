@@ -1,4 +1,4 @@
-#include "router/policies/DynamoKvPolicy.h"
+#include "core/router/policies/DynamoKvPolicy.h"
 
 #include <algorithm>
 #include <cmath>

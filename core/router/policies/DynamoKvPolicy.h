@@ -1,5 +1,5 @@
 #pragma once
-// NVIDIA Dynamo's KV router (issue 13 section 4), as DefaultWorkerSelector scores workers in
+// NVIDIA Dynamo's KV router, as DefaultWorkerSelector scores workers in
 // lib/llm/src/kv_router/scheduler.rs @ db19bd2a659d4cb04998fb4101cd0dbfbbeba9d4:
 //   prefill_blocks = (new tokens isl - overlap x block_size + the router's tracked prompt tokens
 //                     not yet prefilled on the worker) / block_size
@@ -14,7 +14,7 @@
 // lib/kv-router/src/scheduling/selector/default.rs @ a4bdb9bfa1eed0afd4d67331f0938f9d5e3b58ed
 // (PR #9267): prefill_load_scale x max(0, raw prefill blocks - overlap_score_credit x overlap) +
 // decode_blocks + decode_active_request_weight x tracked requests.
-#include "router/RoutingPolicy.h"
+#include "core/router/RoutingPolicy.h"
 
 namespace kvscope {
 

@@ -1,4 +1,4 @@
-#include "router/policies/KvAwarePolicy.h"
+#include "core/router/policies/KvAwarePolicy.h"
 
 #include <algorithm>
 

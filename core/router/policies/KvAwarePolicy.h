@@ -1,7 +1,7 @@
 #pragma once
-// The lab's KV-aware router (KVC v2) and its proposed fix, exclusive overlap (DOMAIN.md section 3):
+// The lab's KV-aware router (KVC v2) and its proposed fix, exclusive overlap (ARCHITECTURE.md D3):
 // score = overlap + sticky bonus + load-floor bonus, the maximum wins.
-#include "router/RoutingPolicy.h"
+#include "core/router/RoutingPolicy.h"
 
 namespace kvscope {
 

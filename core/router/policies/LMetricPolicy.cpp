@@ -1,4 +1,4 @@
-#include "router/policies/LMetricPolicy.h"
+#include "core/router/policies/LMetricPolicy.h"
 
 #include <algorithm>
 

@@ -2,7 +2,7 @@
 // LMetric ("Simple is Better", arXiv 2603.15202): score = P x BS, the minimum wins. P is the new
 // prefill tokens the request would need on the worker, BS the worker's batch size. No affinity and
 // no hyperparameters by design.
-#include "router/RoutingPolicy.h"
+#include "core/router/RoutingPolicy.h"
 
 namespace kvscope {
 

@@ -1,4 +1,4 @@
-#include "router/policies/LinearPolicy.h"
+#include "core/router/policies/LinearPolicy.h"
 
 namespace kvscope {
 

@@ -1,6 +1,6 @@
 #pragma once
 // Round-robin over the alive workers: the baseline every other policy is measured against.
-#include "router/RoutingPolicy.h"
+#include "core/router/RoutingPolicy.h"
 
 namespace kvscope {
 

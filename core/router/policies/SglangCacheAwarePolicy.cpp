@@ -1,4 +1,4 @@
-#include "router/policies/SglangCacheAwarePolicy.h"
+#include "core/router/policies/SglangCacheAwarePolicy.h"
 
 #include <algorithm>
 #include <limits>

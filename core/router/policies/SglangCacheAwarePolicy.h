@@ -1,5 +1,5 @@
 #pragma once
-// SGLang's router `cache_aware` policy (issue 13 section 4), as
+// SGLang's router `cache_aware` policy, as
 // sgl-router/src/policies/cache_aware.rs @ b6f20641ad6bafc1278db74d1e13b0e9da47bd64 runs it with
 // its tree (sgl-router/src/policies/tree.rs @ 4d40eec0266be06d0e65b919457691cab9e51547):
 //  - loads are the router's per-worker request counts; the cluster is imbalanced when
@@ -13,8 +13,8 @@
 // The tree lives in the policy object: switching policies starts a fresh one, as a new router would.
 #include <memory>
 
-#include "router/ApproxRadixTree.h"
-#include "router/RoutingPolicy.h"
+#include "core/router/ApproxRadixTree.h"
+#include "core/router/RoutingPolicy.h"
 
 namespace kvscope {
 

@@ -1,4 +1,4 @@
-#include "router/policies/UnifiedPolicy.h"
+#include "core/router/policies/UnifiedPolicy.h"
 
 #include <algorithm>
 #include <limits>

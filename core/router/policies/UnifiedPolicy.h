@@ -1,8 +1,8 @@
 #pragma once
-// The lab's Unified cost model for non-disaggregated instances (DOMAIN.md section 3): estimated
+// The lab's Unified cost model for non-disaggregated instances (ARCHITECTURE.md D3): estimated
 // seconds until the request's first token on each instance, with two overload gates deciding whether
 // the session's affinity instance may be kept although another is cheaper.
-#include "router/RoutingPolicy.h"
+#include "core/router/RoutingPolicy.h"
 
 namespace kvscope {
 

@@ -1,0 +1,147 @@
+#include "widgets/charts/DecodeLoadModel.h"
+
+#include <QBrush>
+#include <QFont>
+#include <QGuiApplication>
+#include <QPalette>
+
+#include <algorithm>
+
+#include "widgets/common/PaletteTint.h"
+#include "core/telemetry/TelemetryStore.h"
+
+namespace kvscope {
+
+QColor workerStateColor(WorkerStateKind kind) {
+  switch (kind) {
+    case WorkerStateKind::Crashed: return QColor(0xd6, 0x27, 0x28);      // red
+    case WorkerStateKind::Unreachable: return QColor(0x8c, 0x1a, 0x6b);  // plum
+    case WorkerStateKind::Cold: return QColor(0x00, 0xa5, 0xa5);         // teal ("frozen"), not selection blue
+    case WorkerStateKind::Degraded: return QColor(0xff, 0x7f, 0x0e);     // orange
+    case WorkerStateKind::Restarted: return QColor(0xbc, 0xbd, 0x22);    // olive
+    case WorkerStateKind::Evicting: return QColor(0xe3, 0x77, 0xc2);     // pink
+    case WorkerStateKind::Quiet:
+    case WorkerStateKind::Idle: return QColor(0x9a, 0x9a, 0x9a);         // grey
+    case WorkerStateKind::Ok: return QColor(0x2c, 0xa0, 0x2c);           // green
+  }
+  return Qt::gray;
+}
+
+DecodeLoadModel::DecodeLoadModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+void DecodeLoadModel::setWindow(SimTime window) {
+  WorkerStateTracker::Options options = tracker_.options();
+  options.window = window;
+  tracker_ = WorkerStateTracker(options);
+}
+
+void DecodeLoadModel::setWorstFirst(bool worst_first) { worst_first_ = worst_first; }
+
+void DecodeLoadModel::refresh(const TelemetryStore& store) {
+  std::vector<Row> rows;
+  long total = 0;
+  for (const WorkerState& s : tracker_.update(store, health_)) {
+    const WorkerSeries& w = store.workers()[static_cast<std::size_t>(s.store_index)];
+    Row r;
+    r.name = QString::fromStdString(w.info.name);
+    r.state = s;
+    r.bindings = w.admitted;
+    r.running = w.latest.running;
+    r.queued = w.latest.queued;
+    r.sessions = w.latest.resident_sessions;
+    r.pending_seeds = w.latest.pending_seeds;
+    r.kv_use = w.latest.kv_capacity > 0 ? static_cast<double>(w.latest.kv_used) / static_cast<double>(w.latest.kv_capacity) : 0;
+    total += w.admitted;
+    rows.push_back(std::move(r));
+  }
+  for (Row& r : rows) r.share = total > 0 ? static_cast<double>(r.bindings) / static_cast<double>(total) : 0;
+  // Past maxRows only the worst are listed (then always worst first, or the cut would be arbitrary).
+  const bool cut = static_cast<int>(rows.size()) > max_rows_;
+  if (worst_first_ || cut)
+    std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return severity(a.state.kind) > severity(b.state.kind); });
+  hidden_ = cut ? static_cast<int>(rows.size()) - max_rows_ : 0;
+  if (cut) rows.resize(static_cast<std::size_t>(max_rows_));
+
+  const bool same_rows = rows.size() == rows_.size() &&
+                         std::equal(rows.begin(), rows.end(), rows_.begin(), [](const Row& a, const Row& b) { return a.name == b.name; });
+  if (!same_rows) {
+    beginResetModel();
+    rows_ = std::move(rows);
+    endResetModel();
+  } else {
+    rows_ = std::move(rows);
+    if (!rows_.empty()) emit dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
+  }
+}
+
+void DecodeLoadModel::setHighlighted(std::function<bool(const QString&)> highlighted) {
+  highlighted_ = std::move(highlighted);
+  if (!rows_.empty()) emit dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1), {Qt::FontRole});
+}
+
+int DecodeLoadModel::rowOfWorker(const QString& name) const {
+  for (std::size_t i = 0; i < rows_.size(); ++i)
+    if (rows_[i].name == name) return static_cast<int>(i);
+  return -1;
+}
+
+int DecodeLoadModel::rowCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : static_cast<int>(rows_.size());
+}
+
+int DecodeLoadModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+
+QVariant DecodeLoadModel::data(const QModelIndex& index, int role) const {
+  if (!index.isValid() || index.row() >= rowCount()) return {};
+  const Row& r = rows_[static_cast<std::size_t>(index.row())];
+  auto pct = [](double v) { return QString::number(v * 100, 'f', 1) + " %"; };
+  if (role == Qt::DisplayRole) {
+    switch (index.column()) {
+      case Worker: return r.name;
+      case State: return QString::fromStdString(r.state.cause);
+      case Bindings: return QVariant::fromValue(static_cast<qlonglong>(r.bindings));
+      case Share: return pct(r.share);
+      case RecentShare: return r.state.recent_share < 0 ? QStringLiteral("-") : pct(r.state.recent_share);
+      case Running: return r.running;
+      case Queued: return r.queued;
+      case Sessions: return r.sessions;
+      case PendingSeeds: return r.pending_seeds;
+      case KvUse: return pct(r.kv_use);
+    }
+  }
+  if (role == Qt::UserRole) {  // raw numbers for sorting, tests and bars
+    switch (index.column()) {
+      case Share: return r.share;
+      case RecentShare: return r.state.recent_share;
+      case KvUse: return r.kv_use;
+      case State: return QString::fromLatin1(toString(r.state.kind));
+      default: return data(index, Qt::DisplayRole);
+    }
+  }
+  // The state's colour as a swatch and a light tint of its cell only: a whole tinted row read as a
+  // selection.
+  if (role == Qt::DecorationRole && index.column() == State) return workerStateColor(r.state.kind);
+  if (role == Qt::BackgroundRole && index.column() == State && r.state.kind != WorkerStateKind::Ok)
+    return QBrush(mixHue(QGuiApplication::palette().color(QPalette::Base), workerStateColor(r.state.kind), 0.22));
+  if (role == Qt::ToolTipRole && index.column() == State && r.state.kind == WorkerStateKind::Cold)
+    return QStringLiteral("%1: %2. The cold-D pattern: raise the load-floor bonus K or use exclusive-overlap.")
+        .arg(r.name, QString::fromStdString(r.state.cause));
+  if (role == Qt::ToolTipRole && index.column() == State) return QString::fromStdString(r.state.cause);
+  if (role == Qt::FontRole && highlighted_ && highlighted_(r.name)) {
+    QFont bold;
+    bold.setBold(true);
+    return bold;
+  }
+  if (role == Qt::TextAlignmentRole && index.column() >= Bindings)
+    return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
+  return {};
+}
+
+QVariant DecodeLoadModel::headerData(int section, Qt::Orientation orientation, int role) const {
+  if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
+  static const char* names[] = {"worker", "state", "bindings", "share", "recent share", "running",
+                                "queued", "sessions", "pending seeds", "KV use"};
+  return section >= 0 && section < ColumnCount ? QString::fromLatin1(names[section]) : QVariant{};
+}
+
+}  // namespace kvscope

@@ -1,0 +1,34 @@
+#pragma once
+// Panel 1: every decode worker in view with its state and cause (the cold D among them). The table
+// is as tall as its rows, up to DecodeLoadModel::maxRows(); beyond that the worst are listed with
+// a count of the rest. "Worst first" sorts by state on demand.
+#include "widgets/common/TelemetryPanel.h"
+
+class QCheckBox;
+class QLabel;
+class QTableView;
+
+namespace kvscope {
+
+class DecodeLoadModel;
+
+class DecodeLoadPanel : public TelemetryPanel {
+  Q_OBJECT
+ public:
+  DecodeLoadPanel(ViewState& view, QWidget* parent = nullptr);
+  void refresh(const TelemetryStore& store) override;
+  DecodeLoadModel& model() { return *model_; }
+  QTableView& table() { return *table_; }
+  void setWorstFirst(bool worst_first);
+
+ private:
+  void fitRows();
+
+  DecodeLoadModel* model_;
+  QTableView* table_;
+  QCheckBox* worst_first_;
+  QLabel* hidden_;
+  int fitted_rows_ = -1;
+};
+
+}  // namespace kvscope

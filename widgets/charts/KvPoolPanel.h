@@ -1,0 +1,54 @@
+#pragma once
+// Panel 2: per-worker KV pool occupancy over time against the rho * capacity admission line, and
+// resident sessions against the session soft cap; each pixel column the true min and max, so a
+// brief 100% is never lost. Both lines are handles: dragging one sets the knob's pending value
+// (knobDragged while moving, then the knobs panel holds it until Apply). A what-if preview's two
+// futures are drawn as ghosts: without the pending change faint, with it stronger.
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "widgets/common/TelemetryPanel.h"
+#include "widgets/charts/TimeSeriesChart.h"
+
+namespace kvscope {
+
+struct WhatIfResult;
+
+class KvPoolPanel : public TelemetryPanel {
+  Q_OBJECT
+ public:
+  KvPoolPanel(ViewState& view, QWidget* parent = nullptr);
+  void refresh(const TelemetryStore& store) override;
+  TimeSeriesChart& occupancyChart() { return *occupancy_; }
+  TimeSeriesChart& sessionsChart() { return *sessions_; }
+
+  // Knob values waiting for Apply: the lines show them instead of the run's.
+  void setPendingKnobs(const std::map<std::string, double>& pending);
+  // The preview's futures (null: none). The panel keeps a copy of what it draws.
+  void setPreview(const WhatIfResult* preview);
+  bool showsPreview() const { return has_preview_; }
+
+ signals:
+  void knobDragged(const std::string& knob, double value);
+
+ private:
+  void rebuild(const TelemetryStore& store);
+  void drawPreview();
+
+  TimeSeriesChart* occupancy_;
+  TimeSeriesChart* sessions_;
+  std::vector<int> workers_;  // store worker index of each chart series
+  std::vector<QColor> colors_;
+  std::uint64_t run_id_ = ~0ull;
+  std::map<std::string, double> pending_;
+  bool has_preview_ = false;
+  std::vector<MinMaxSeries> preview_kv_[2], preview_sessions_[2];  // [0] without, [1] with the change
+  int ghost_base_ = 0;  // index of the first ghost series (after the workers')
+};
+
+// Knob and policy changes in `store` as chart markers (shared by every time chart).
+std::vector<TimeSeriesChart::Marker> knobMarkers(const TelemetryStore& store, SimTime from, SimTime to);
+
+}  // namespace kvscope

@@ -1,0 +1,440 @@
+#include "widgets/charts/TimeSeriesChart.h"
+
+#include <QHelpEvent>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QToolTip>
+#include <QWheelEvent>
+
+#include <algorithm>
+#include <cmath>
+
+#include "widgets/charts/AxisTicks.h"
+#include "widgets/common/ViewState.h"
+
+namespace kvscope {
+
+namespace {
+constexpr int kPad = 6;
+constexpr int kGrabPixels = 5;          // how near a draggable line a press grabs it
+constexpr int kMarkerMergePixels = 40;  // markers closer than this share one label
+}  // namespace
+
+TimeSeriesChart::TimeSeriesChart(ViewState& view, const QString& title, QWidget* parent)
+    : QWidget(parent), view_(view), title_(title) {
+  setMinimumSize(240, 90);
+  setMouseTracking(true);
+  setAttribute(Qt::WA_OpaquePaintEvent);
+  connect(&view_, &ViewState::rangeChanged, this, [this] { update(); });
+  connect(&view_, &ViewState::workersHighlighted, this, [this] { update(); });
+}
+
+int TimeSeriesChart::addSeries(const QString& name, const QColor& color, Style style) {
+  series_.push_back({name, color, style, {}, 0});
+  return static_cast<int>(series_.size()) - 1;
+}
+
+void TimeSeriesChart::clearSeries() {
+  series_.clear();
+  update();
+}
+
+// Cached: yOf() runs twice per column per series on every paint, and the left margin depends on
+// the y labels' widths (text measuring). Invalidated by a resize, a font change or a new y range.
+QRect TimeSeriesChart::plotRect() const {
+  const auto key = std::tuple(size(), y_min_, y_max_, font_generation_);
+  if (plot_cache_key_ == key) return plot_cache_;
+  plot_cache_ = computePlotRect();
+  plot_cache_key_ = key;
+  return plot_cache_;
+}
+
+QRect TimeSeriesChart::computePlotRect() const {
+  const QFontMetrics fm = fontMetrics();
+  const int top = fm.height() + kPad;
+  const int bottom = 2 * fm.height() + kPad;
+  const int left = leftMargin();
+  return QRect(left, top, std::max(16, width() - left - kPad), std::max(16, height() - top - bottom));
+}
+
+int TimeSeriesChart::leftMargin() const {
+  const QFontMetrics fm = fontMetrics();
+  int widest = fm.horizontalAdvance(QStringLiteral("0000"));
+  const int plot_height = height() - 3 * fm.height() - 2 * kPad;
+  for (const AxisTicks::Tick& t : yTicks(plot_height).ticks)
+    widest = std::max(widest, fm.horizontalAdvance(t.label));
+  return widest + 2 * kPad;
+}
+
+ColumnGrid TimeSeriesChart::grid() const { return {view_.from(), view_.to(), plotColumns()}; }
+
+int TimeSeriesChart::yOf(double value) const {
+  const QRect plot = plotRect();
+  const double span = y_max_ > y_min_ ? y_max_ - y_min_ : 1;
+  const double frac = std::clamp((value - y_min_) / span, 0.0, 1.0);
+  return plot.bottom() - static_cast<int>(std::lround(frac * (plot.height() - 1)));
+}
+
+double TimeSeriesChart::valueAtY(int y) const {
+  const QRect plot = plotRect();
+  const double frac = static_cast<double>(plot.bottom() - y) / std::max(1, plot.height() - 1);
+  return y_min_ + frac * (y_max_ - y_min_);
+}
+
+void TimeSeriesChart::setSeriesData(int index, const MinMaxSeries& data, double scale) {
+  Series& s = series_[static_cast<std::size_t>(index)];
+  EnvelopeOptions options;
+  options.hold = s.style != Style::Points && s.style != Style::GhostPoints;
+  options.hold_until = hold_until_;
+  s.columns = data.envelope(grid(), options);
+  s.max = 0;
+  for (EnvelopeColumn& c : s.columns) {
+    if (!c.present) continue;
+    c.lo *= scale;
+    c.hi *= scale;
+    s.max = std::max(s.max, c.hi);
+  }
+  if (!fixed_y_) fitY();
+  update();
+}
+
+void TimeSeriesChart::clearSeriesData(int index) {
+  Series& s = series_[static_cast<std::size_t>(index)];
+  s.columns.clear();
+  s.max = 0;
+  update();
+}
+
+void TimeSeriesChart::setThreshold(const QString& label, double value, const QColor& color) {
+  auto it = std::find_if(thresholds_.begin(), thresholds_.end(), [&](const Threshold& t) { return t.label == label; });
+  if (it == thresholds_.end()) {
+    thresholds_.push_back({label, value, color});
+  } else {
+    if (drag_ == Drag::Threshold && drag_label_ == label) return;  // the user holds it
+    it->value = value;
+    it->color = color;
+  }
+  if (!fixed_y_) fitY();
+  update();
+}
+
+void TimeSeriesChart::setDraggableThreshold(const QString& label, double drag_min, double drag_max) {
+  for (Threshold& t : thresholds_)
+    if (t.label == label) {
+      t.draggable = drag_max > drag_min;
+      t.drag_min = drag_min;
+      t.drag_max = drag_max;
+    }
+}
+
+std::optional<double> TimeSeriesChart::threshold(const QString& label) const {
+  for (const Threshold& t : thresholds_)
+    if (t.label == label) return t.value;
+  return std::nullopt;
+}
+
+void TimeSeriesChart::setMarkers(std::vector<Marker> markers) {
+  markers_ = std::move(markers);
+  update();
+}
+
+std::vector<TimeSeriesChart::Marker> TimeSeriesChart::drawnMarkers() const {
+  std::vector<Marker> out;
+  const ColumnGrid g = grid();
+  int last_column = -kMarkerMergePixels - 1;
+  for (const Marker& m : markers_) {
+    if (m.time < view_.from() || m.time > view_.to()) continue;
+    const int column = g.columnOf(m.time);
+    if (!out.empty() && column - last_column < kMarkerMergePixels) {
+      out.back().label += QStringLiteral(", ") + m.label;
+      continue;
+    }
+    out.push_back(m);
+    last_column = column;
+  }
+  return out;
+}
+
+void TimeSeriesChart::setHighlight(SimTime from, SimTime to) {
+  highlight_from_ = from;
+  highlight_to_ = to;
+  update();
+}
+
+void TimeSeriesChart::setFixedYRange(double min, double max) {
+  fixed_y_ = true;
+  y_min_ = min;
+  y_max_ = max;
+}
+
+// The axis top moves only to tidy values, so it changes rarely while a run plays.
+void TimeSeriesChart::fitY() {
+  double hi = 0;
+  for (const Series& s : series_) hi = std::max(hi, s.max);
+  for (const Threshold& t : thresholds_) hi = std::max(hi, t.value);
+  double top = AxisTicks::niceTop(hi * 1.05);
+  if (integer_) top = std::max(top, 5.0);
+  y_min_ = 0;
+  y_max_ = top;
+}
+
+// About one tick per 40 px; whole numbers only for counts.
+AxisTicks TimeSeriesChart::yTicks(int plot_height) const {
+  AxisTicks ticks = AxisTicks::make(y_min_, y_max_, std::max(2, plot_height / 40));
+  if (integer_ && ticks.step < 1) ticks = AxisTicks::make(y_min_, y_max_, static_cast<int>(std::max(1.0, y_max_ - y_min_)));
+  return ticks;
+}
+
+QString TimeSeriesChart::tickLabelsY() const {
+  QStringList labels;
+  const AxisTicks ticks = yTicks(plotRect().height());
+  for (auto it = ticks.ticks.rbegin(); it != ticks.ticks.rend(); ++it) labels << it->label;
+  return labels.join('|');
+}
+
+void TimeSeriesChart::resizeEvent(QResizeEvent* event) {
+  QWidget::resizeEvent(event);
+  update();  // the panel's next refresh recomputes the columns for the new width
+}
+
+void TimeSeriesChart::paintEvent(QPaintEvent*) {
+  QPainter p(this);
+  const QPalette& pal = palette();
+  p.fillRect(rect(), pal.color(QPalette::Base));
+  const QRect plot = plotRect();
+  paintAxes(p, plot);
+  p.save();
+  p.setClipRect(plot);
+  if (highlight_to_ > highlight_from_) {
+    QColor fill = pal.color(QPalette::Highlight);
+    fill.setAlpha(50);
+    const ColumnGrid g = grid();
+    const int x0 = plot.left() + g.columnOf(std::max(highlight_from_, view_.from()));
+    const int x1 = plot.left() + g.columnOf(std::min(highlight_to_, view_.to()));
+    if (highlight_to_ >= view_.from() && highlight_from_ <= view_.to()) p.fillRect(QRect(x0, plot.top(), x1 - x0 + 1, plot.height()), fill);
+  }
+  // Ghosts (a preview's futures) under the real series; each column one filled run of pixels.
+  for (const Style pass : {Style::Ghost, Style::Gauge}) {
+    for (const Series& s : series_) {
+      if (isGhost(s.style) != (pass == Style::Ghost)) continue;
+      QColor color = s.color;
+      if (isGhost(s.style) && color.alpha() == 255) color.setAlpha(120);
+      // A finding's workers stand out: the others fade.
+      if (!isGhost(s.style) && !view_.highlightedWorkers().isEmpty() && !view_.isHighlighted(s.name)) color.setAlpha(60);
+      const int n = std::min(static_cast<int>(s.columns.size()), plot.width());
+      for (int c = 0; c < n; ++c) {
+        const EnvelopeColumn& col = s.columns[static_cast<std::size_t>(c)];
+        if (!col.present) continue;
+        const int top = yOf(col.hi), bottom = yOf(col.lo);
+        p.fillRect(QRect(plot.left() + c, top, 1, bottom - top + 1), color);
+      }
+    }
+  }
+  paintOverlays(p, plot);
+  p.restore();
+  p.setPen(pal.color(QPalette::Mid));
+  p.drawRect(plot.adjusted(-1, -1, 0, 0));
+  paintLegend(p);
+}
+
+void TimeSeriesChart::paintAxes(QPainter& p, const QRect& plot) {
+  const QPalette& pal = palette();
+  const QFontMetrics fm = fontMetrics();
+  QColor grid_color = pal.color(QPalette::Mid);
+  grid_color.setAlpha(90);
+  for (const AxisTicks::Tick& t : yTicks(plot.height()).ticks) {
+    const int y = yOf(t.value);
+    p.setPen(grid_color);
+    p.drawLine(plot.left(), y, plot.right(), y);
+    p.setPen(pal.color(QPalette::Text));
+    p.drawText(QRect(0, y - fm.height() / 2, plot.left() - kPad, fm.height()), Qt::AlignRight | Qt::AlignVCenter, t.label);
+  }
+  const double from_s = timeToSeconds(view_.from()), to_s = timeToSeconds(view_.to());
+  const int target = std::max(2, plot.width() / std::max(60, fm.horizontalAdvance(QStringLiteral("00000.0")) + 2 * kPad));
+  const ColumnGrid g = grid();
+  for (const AxisTicks::Tick& t : AxisTicks::make(from_s, to_s, target).ticks) {
+    const int x = plot.left() + g.columnOf(secondsToTime(t.value));
+    p.setPen(grid_color);
+    p.drawLine(x, plot.top(), x, plot.bottom());
+    p.setPen(pal.color(QPalette::Text));
+    // Centred under its tick, but kept inside the widget (the last tick sits at the right edge).
+    const int w = fm.horizontalAdvance(t.label);
+    const int left = std::clamp(x - w / 2, 0, width() - w - 1);
+    p.drawText(QPoint(left, plot.bottom() + 2 + fm.ascent()), t.label);
+  }
+  p.drawText(QRect(plot.left(), plot.bottom() + 2 + fm.height(), plot.width(), fm.height()), Qt::AlignHCenter,
+             tr("run time (s)"));
+}
+
+void TimeSeriesChart::paintLegend(QPainter& p) {
+  const QPalette& pal = palette();
+  const QFontMetrics fm = fontMetrics();
+  QFont bold = font();
+  bold.setBold(true);
+  p.setFont(bold);
+  p.setPen(pal.color(QPalette::Text));
+  p.drawText(QRect(kPad, 2, width(), fm.height()), Qt::AlignLeft | Qt::AlignVCenter, title_);
+  const int title_end = kPad + QFontMetrics(bold).horizontalAdvance(title_) + 3 * kPad;
+  p.setFont(font());
+  // Right-aligned: swatch + name per series, then the thresholds as dashes.
+  std::vector<std::pair<QString, QColor>> entries;
+  for (const Series& s : series_)
+    if (!isGhost(s.style)) entries.emplace_back(s.name, s.color);
+  int x = width() - kPad;
+  for (auto it = thresholds_.rbegin(); it != thresholds_.rend(); ++it) {
+    const int w = fm.horizontalAdvance(it->label);
+    if (x - w - 18 < title_end) break;
+    x -= w;
+    p.setPen(pal.color(QPalette::Text));
+    p.drawText(QPoint(x, 2 + fm.ascent()), it->label);
+    QPen dash(it->color, 1, Qt::DashLine);
+    p.setPen(dash);
+    p.drawLine(x - 16, 2 + fm.height() / 2, x - 4, 2 + fm.height() / 2);
+    x -= 16 + 2 * kPad;
+  }
+  for (auto it = entries.rbegin(); it != entries.rend(); ++it) {
+    const int w = fm.horizontalAdvance(it->first);
+    if (x - w - 14 < title_end) break;
+    x -= w;
+    p.setPen(pal.color(QPalette::Text));
+    p.drawText(QPoint(x, 2 + fm.ascent()), it->first);
+    p.fillRect(QRect(x - 12, 2 + fm.height() / 2 - 4, 9, 9), it->second);
+    x -= 12 + 2 * kPad;
+  }
+}
+
+void TimeSeriesChart::paintOverlays(QPainter& p, const QRect& plot) {
+  const QFontMetrics fm = fontMetrics();
+  for (const Threshold& t : thresholds_) {
+    const int y = yOf(t.value);
+    p.setPen(QPen(t.color, 1, Qt::DashLine));
+    p.drawLine(plot.left(), y, plot.right(), y);
+    if (!t.draggable) continue;
+    // A grip at the right end says "drag me"; while dragged, the value it would set.
+    QPolygon grip;
+    grip << QPoint(plot.right(), y - 5) << QPoint(plot.right() - 8, y) << QPoint(plot.right(), y + 5);
+    p.setBrush(t.color);
+    p.setPen(t.color);
+    p.drawPolygon(grip);
+    p.setBrush(Qt::NoBrush);
+    if (drag_ == Drag::Threshold && drag_label_ == t.label) {
+      const QString text = QStringLiteral("%1 = %2").arg(t.label).arg(t.value, 0, 'g', 4);
+      const QRect box(plot.right() - fm.horizontalAdvance(text) - 16, y - fm.height() - 4, fm.horizontalAdvance(text) + 6,
+                      fm.height() + 2);
+      p.fillRect(box, palette().color(QPalette::ToolTipBase));
+      p.setPen(palette().color(QPalette::ToolTipText));
+      p.drawText(box, Qt::AlignCenter, text);
+    }
+  }
+  QPen pen(QColor(0xd9, 0x5f, 0x02));  // knob/policy changes: one orange, readable light and dark
+  pen.setStyle(Qt::DotLine);
+  p.setPen(pen);
+  const ColumnGrid g = grid();
+  for (const Marker& m : drawnMarkers()) {
+    const int x = plot.left() + g.columnOf(m.time);
+    p.drawLine(x, plot.top(), x, plot.bottom());
+    p.drawText(QPoint(x + 3, plot.top() + fm.ascent() + 1), fm.elidedText(m.label, Qt::ElideRight, plot.right() - x - 6));
+  }
+}
+
+SimTime TimeSeriesChart::timeAt(double x) const {
+  const QRect plot = plotRect();
+  const double frac = plot.width() > 0 ? (x - plot.left()) / plot.width() : 0;
+  return view_.from() + static_cast<SimTime>(frac * static_cast<double>(view_.to() - view_.from()));
+}
+
+TimeSeriesChart::Threshold* TimeSeriesChart::thresholdNear(int y) {
+  for (Threshold& t : thresholds_)
+    if (t.draggable && std::abs(yOf(t.value) - y) <= kGrabPixels) return &t;
+  return nullptr;
+}
+
+QString TimeSeriesChart::tooltipAt(const QPoint& pos) const {
+  const QRect plot = plotRect();
+  if (!plot.contains(pos)) return {};
+  const int c = pos.x() - plot.left();
+  const ColumnGrid g = grid();
+  QString text = QStringLiteral("t = %1 to %2 s").arg(timeToSeconds(g.columnStart(c)), 0, 'f', 1)
+                     .arg(timeToSeconds(g.columnStart(c + 1) - 1), 0, 'f', 1);
+  for (const Series& s : series_) {
+    if (c >= static_cast<int>(s.columns.size())) continue;
+    const EnvelopeColumn& col = s.columns[static_cast<std::size_t>(c)];
+    QString value = !col.present ? tr("no data")
+                    : col.lo == col.hi ? QString::number(col.lo, 'g', 4)
+                                       : QStringLiteral("%1 to %2").arg(col.lo, 0, 'g', 4).arg(col.hi, 0, 'g', 4);
+    if (col.present && !col.exact) value += tr(" (rolled up)");
+    text += QStringLiteral("\n%1%2: %3").arg(s.name, isGhost(s.style) ? tr(" (preview)") : QString(), value);
+  }
+  return text;
+}
+
+bool TimeSeriesChart::event(QEvent* e) {
+  if (e->type() == QEvent::FontChange || e->type() == QEvent::StyleChange) ++font_generation_;
+  if (e->type() == QEvent::ToolTip) {
+    auto* help = static_cast<QHelpEvent*>(e);
+    const QString text = tooltipAt(help->pos());
+    if (text.isEmpty()) QToolTip::hideText();
+    else QToolTip::showText(help->globalPos(), text, this);
+    return true;
+  }
+  return QWidget::event(e);
+}
+
+void TimeSeriesChart::wheelEvent(QWheelEvent* event) {
+  const SimTime anchor = timeAt(event->position().x());
+  const double factor = event->angleDelta().y() > 0 ? 0.8 : 1.25;
+  const SimTime from = anchor - static_cast<SimTime>(static_cast<double>(anchor - view_.from()) * factor);
+  const SimTime to = anchor + static_cast<SimTime>(static_cast<double>(view_.to() - anchor) * factor);
+  view_.setRange(std::max<SimTime>(0, from), std::max(to, from + secondsToTime(1)));
+  event->accept();
+}
+
+void TimeSeriesChart::mousePressEvent(QMouseEvent* event) {
+  if (event->button() != Qt::LeftButton) return QWidget::mousePressEvent(event);
+  drag_origin_ = event->position().toPoint();
+  if (Threshold* t = thresholdNear(drag_origin_.y())) {
+    drag_ = Drag::Threshold;
+    drag_label_ = t->label;
+    update();
+    return;
+  }
+  drag_ = Drag::Pan;
+  drag_from_ = view_.from();
+  drag_to_ = view_.to();
+}
+
+void TimeSeriesChart::mouseMoveEvent(QMouseEvent* event) {
+  const QPoint pos = event->position().toPoint();
+  if (drag_ == Drag::None) {
+    setCursor(thresholdNear(pos.y()) ? Qt::SizeVerCursor : Qt::ArrowCursor);
+    return;
+  }
+  if (drag_ == Drag::Threshold) {
+    for (Threshold& t : thresholds_) {
+      if (t.label != drag_label_) continue;
+      t.value = std::clamp(valueAtY(pos.y()), t.drag_min, t.drag_max);
+      emit thresholdDragged(t.label, t.value);
+    }
+    update();
+    return;
+  }
+  const QRect plot = plotRect();
+  const double dx = pos.x() - drag_origin_.x();
+  if (std::abs(dx) < 2) return;
+  const SimTime shift = static_cast<SimTime>(-dx / plot.width() * static_cast<double>(drag_to_ - drag_from_));
+  const SimTime from = std::max<SimTime>(0, drag_from_ + shift);
+  view_.setRange(from, from + (drag_to_ - drag_from_));
+}
+
+void TimeSeriesChart::mouseReleaseEvent(QMouseEvent* event) {
+  if (drag_ == Drag::Threshold)
+    if (std::optional<double> v = threshold(drag_label_)) emit thresholdDropped(drag_label_, *v);
+  drag_ = Drag::None;
+  update();
+  QWidget::mouseReleaseEvent(event);
+}
+
+// Double-click returns to the live edge, as in most trace viewers.
+void TimeSeriesChart::mouseDoubleClickEvent(QMouseEvent*) { view_.setFollowLive(true); }
+
+}  // namespace kvscope

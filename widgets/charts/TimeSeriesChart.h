@@ -1,0 +1,133 @@
+#pragma once
+// Our one time-series chart, painted directly (the way an oscilloscope or PlotJuggler draws): for
+// every pixel column of the plot, one vertical run from the min to the max the series held in that
+// column's time (MinMaxSeries::envelope), so no zoom level, seek or sample rate can hide a spike or
+// draw a line through a gap. Gauges are sample-and-hold; point series (per-request latencies) are
+// not. Also: dashed threshold lines (optionally dragged to set a knob), knob-change markers, a
+// selected window, ghost series (a what-if preview), round axis ticks, wheel zoom and drag pan on
+// the range shared through ViewState, and a tooltip with each series' values at the cursor.
+#include <QWidget>
+
+#include <optional>
+#include <tuple>
+#include <vector>
+
+#include "widgets/charts/AxisTicks.h"
+#include "core/model/Ids.h"
+#include "core/telemetry/MinMaxSeries.h"
+
+namespace kvscope {
+
+class ViewState;
+
+class TimeSeriesChart : public QWidget {
+  Q_OBJECT
+ public:
+  struct Marker {
+    SimTime time = 0;
+    QString label;
+  };
+  // Ghost and GhostPoints: a what-if preview's future, drawn faint and under the real series, held
+  // like a gauge or as points like a latency.
+  enum class Style { Gauge, Points, Ghost, GhostPoints };
+  static bool isGhost(Style s) { return s == Style::Ghost || s == Style::GhostPoints; }
+
+  TimeSeriesChart(ViewState& view, const QString& title, QWidget* parent = nullptr);
+
+  int addSeries(const QString& name, const QColor& color, Style style = Style::Gauge);
+  void clearSeries();  // drops the data series (a new run), keeps thresholds
+  // Takes series `index`'s envelope from `data` over the view's range, values times `scale`.
+  void setSeriesData(int index, const MinMaxSeries& data, double scale = 1.0);
+  void clearSeriesData(int index);  // draws nothing for it (e.g. a ghost with no preview)
+  // Gauges hold their newest sample up to here (the run's current time).
+  void setHoldUntil(SimTime now) { hold_until_ = now; }
+  int seriesCount() const { return static_cast<int>(series_.size()); }
+  QString seriesName(int index) const { return series_[static_cast<std::size_t>(index)].name; }
+  // What the last paint drew (or the next will) for series `index`: one entry per plot column.
+  const std::vector<EnvelopeColumn>& drawnColumns(int index) const { return series_[static_cast<std::size_t>(index)].columns; }
+
+  // A horizontal reference line (e.g. rho * capacity), replaced by label. A draggable one can be
+  // moved with the mouse within [drag_min, drag_max]: thresholdDragged while moving,
+  // thresholdDropped on release.
+  void setThreshold(const QString& label, double value, const QColor& color);
+  void setDraggableThreshold(const QString& label, double drag_min, double drag_max);
+  std::optional<double> threshold(const QString& label) const;
+  void setMarkers(std::vector<Marker> markers);
+  const std::vector<Marker>& markers() const { return markers_; }
+  // Markers as drawn: those in the same few pixels merged into one label ("K=200, rho=0.9").
+  std::vector<Marker> drawnMarkers() const;
+  void setHighlight(SimTime from, SimTime to);  // to <= from clears it
+  void setFixedYRange(double min, double max);  // otherwise the y axis fits the data from 0
+  void setIntegerValues(bool integer) { integer_ = integer; }  // y ticks at whole numbers only
+
+  // Geometry, for tests and hit-testing: the plot rectangle (one pixel column per envelope
+  // column), the grid its columns cover, and the pixel row of a value.
+  QRect plotRect() const;
+  ColumnGrid grid() const;
+  int plotColumns() const { return plotRect().width(); }
+  int yOf(double value) const;
+  double valueAtY(int y) const;
+  double yMin() const { return y_min_; }
+  double yMax() const { return y_max_; }
+  QString tickLabelsY() const;  // the y axis labels, top to bottom, for tests ("100|80|...")
+
+ signals:
+  void thresholdDragged(const QString& label, double value);
+  void thresholdDropped(const QString& label, double value);
+
+ protected:
+  void paintEvent(QPaintEvent* event) override;
+  void resizeEvent(QResizeEvent* event) override;
+  void wheelEvent(QWheelEvent* event) override;
+  void mousePressEvent(QMouseEvent* event) override;
+  void mouseMoveEvent(QMouseEvent* event) override;
+  void mouseReleaseEvent(QMouseEvent* event) override;
+  void mouseDoubleClickEvent(QMouseEvent* event) override;
+  bool event(QEvent* event) override;
+
+ private:
+  struct Series {
+    QString name;
+    QColor color;
+    Style style = Style::Gauge;
+    std::vector<EnvelopeColumn> columns;
+    double max = 0;  // the largest drawn value, for the y axis
+  };
+  struct Threshold {
+    QString label;
+    double value = 0;
+    QColor color;
+    bool draggable = false;
+    double drag_min = 0, drag_max = 0;
+  };
+
+  void fitY();
+  AxisTicks yTicks(int plot_height) const;
+  void paintAxes(QPainter& p, const QRect& plot);
+  void paintLegend(QPainter& p);
+  void paintOverlays(QPainter& p, const QRect& plot);
+  int leftMargin() const;
+  QRect computePlotRect() const;
+  SimTime timeAt(double x) const;
+  Threshold* thresholdNear(int y);
+  QString tooltipAt(const QPoint& pos) const;
+
+  ViewState& view_;
+  QString title_;
+  std::vector<Series> series_;
+  std::vector<Threshold> thresholds_;
+  std::vector<Marker> markers_;
+  SimTime highlight_from_ = 0, highlight_to_ = 0;
+  SimTime hold_until_ = std::numeric_limits<SimTime>::min();
+  bool fixed_y_ = false, integer_ = false;
+  double y_min_ = 0, y_max_ = 1;
+  enum class Drag { None, Pan, Threshold } drag_ = Drag::None;
+  QPoint drag_origin_;
+  SimTime drag_from_ = 0, drag_to_ = 0;
+  QString drag_label_;
+  mutable QRect plot_cache_;
+  mutable std::tuple<QSize, double, double, int> plot_cache_key_{QSize(-1, -1), 0, 0, -1};
+  int font_generation_ = 0;
+};
+
+}  // namespace kvscope

@@ -1,0 +1,68 @@
+#include "widgets/common/ViewState.h"
+
+#include <algorithm>
+
+namespace kvscope {
+
+void ViewState::set(SimTime from, SimTime to) {
+  if (to <= from) to = from + 1;
+  if (from == from_ && to == to_) return;
+  from_ = from;
+  to_ = to;
+  emit rangeChanged(from_, to_);
+}
+
+void ViewState::advanceLive(SimTime now) {
+  if (!follow_live_) return;
+  set(std::max<SimTime>(0, now - live_window_), std::max(now, live_window_) + lookahead_);
+}
+
+void ViewState::setRange(SimTime from, SimTime to) {
+  setFollowLive(false);
+  set(from, to);
+}
+
+void ViewState::setFollowLive(bool follow) {
+  if (follow == follow_live_) return;
+  follow_live_ = follow;
+  emit followLiveChanged(follow);
+}
+
+void ViewState::setLiveWindow(SimTime width) {
+  live_window_ = std::max<SimTime>(secondsToTime(1), width);
+}
+
+void ViewState::selectEvent(std::uint64_t seq, SimTime time) {
+  selected_seq_ = seq;
+  emit eventSelected(seq, time);
+}
+
+void ViewState::selectRequest(RequestId request) {
+  selected_request_ = request;
+  emit requestSelected(request);
+}
+
+void ViewState::selectWindow(SimTime from, SimTime to) {
+  const SimTime margin = std::max<SimTime>(secondsToTime(5), (to - from) / 10);
+  setRange(std::max<SimTime>(0, from - margin), to + margin);
+  emit windowSelected(from, to);
+}
+
+void ViewState::highlightWorkers(const QStringList& subjects) {
+  if (subjects == highlighted_) return;
+  highlighted_ = subjects;
+  emit workersHighlighted(subjects);
+}
+
+bool ViewState::isHighlighted(const QString& worker) const {
+  for (const QString& s : highlighted_)
+    if (s == worker || s.endsWith(QStringLiteral("->") + worker) || s.startsWith(worker + QStringLiteral("->"))) return true;
+  return false;
+}
+
+void ViewState::clearSelection() {
+  selected_seq_ = 0;
+  selected_request_ = 0;
+}
+
+}  // namespace kvscope

@@ -1,0 +1,236 @@
+#include "widgets/diagnosis/DiagnosisPanel.h"
+
+#include <algorithm>
+
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QPushButton>
+#include <QLabel>
+#include <QScrollArea>
+#include <QSplitter>
+#include <QStackedWidget>
+#include <QStyle>
+#include <QTableView>
+#include <QVBoxLayout>
+
+#include "widgets/diagnosis/FindingsModel.h"
+#include "widgets/common/ViewState.h"
+#include "core/telemetry/TelemetryStore.h"
+
+namespace kvscope {
+
+DiagnosisPanel::DiagnosisPanel(ViewState& view, QWidget* parent) : TelemetryPanel(view, parent) {
+  model_ = new FindingsModel(this);
+
+  empty_ = new QLabel(this);
+  empty_->setAlignment(Qt::AlignCenter);
+  empty_->setWordWrap(true);
+  empty_->setTextFormat(Qt::RichText);
+  empty_->setText(tr("<p><b>No failure mode detected so far</b></p>"
+                     "<p>The console watches for the lab's modes as the run goes: A (Mooncake cascade), "
+                     "B (cold decode worker), C (evict storm), C' (reseed storm), D (streaming-session crash).</p>"));
+
+  table_ = new QTableView(this);
+  table_->setModel(model_);
+  table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  table_->setSelectionMode(QAbstractItemView::SingleSelection);
+  table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  table_->setAlternatingRowColors(true);
+  table_->setWordWrap(false);
+  table_->setTextElideMode(Qt::ElideRight);
+  table_->verticalHeader()->hide();
+  QHeaderView* header = table_->horizontalHeader();
+  header->setSectionResizeMode(QHeaderView::Interactive);
+  // Mode and window are measured each time the findings change (fitColumns): ResizeToContents
+  // re-measures only on a later layout pass, and a screenshot taken before it showed "C - ...".
+  header->setSectionResizeMode(FindingsModel::Name, QHeaderView::Stretch);
+  // Evidence and suggestion are long: spelled out for the selected finding below, not squeezed here.
+  table_->setColumnHidden(FindingsModel::Evidence, true);
+  table_->setColumnHidden(FindingsModel::Suggestion, true);
+  // A narrow dock wraps a long failure mode ("Evict storm (session-level eviction)") onto a second
+  // line of its row rather than cutting it.
+  table_->setWordWrap(true);
+  table_->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+
+  // The table elides; the selected finding is spelled out in full below it.
+  details_ = new QLabel(this);
+  details_->setWordWrap(true);
+  details_->setTextFormat(Qt::RichText);
+  details_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  details_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+  details_->setMargin(6);
+
+  auto* details_scroll = new QScrollArea(this);
+  details_scroll->setWidget(details_);
+  details_scroll->setWidgetResizable(true);
+  details_scroll->setFrameShape(QFrame::NoFrame);
+
+  // A finding whose mitigation is a knob can be tried (preview) or applied from here.
+  preview_fix_ = new QPushButton(tr("Preview fix"), this);
+  preview_fix_->setObjectName(QStringLiteral("previewFix"));
+  preview_fix_->setToolTip(tr("Load the suggested knob values as pending edits: the knobs panel previews the next minutes with them"));
+  apply_fix_ = new QPushButton(tr("Apply fix"), this);
+  apply_fix_->setObjectName(QStringLiteral("applyFix"));
+  apply_fix_->setToolTip(tr("Send the suggested knob values to the run now"));
+  connect(preview_fix_, &QPushButton::clicked, this, &DiagnosisPanel::previewSelectedFix);
+  connect(apply_fix_, &QPushButton::clicked, this, &DiagnosisPanel::applySelectedFix);
+  auto* details_box = new QWidget(this);
+  auto* details_layout = new QVBoxLayout(details_box);
+  details_layout->setContentsMargins(0, 0, 0, 0);
+  details_layout->addWidget(details_scroll, 1);
+  auto* fix_buttons = new QHBoxLayout;
+  fix_buttons->addStretch(1);
+  fix_buttons->addWidget(preview_fix_);
+  fix_buttons->addWidget(apply_fix_);
+  details_layout->addLayout(fix_buttons);
+
+  // A run shows a handful of findings at most: the list gets what its rows need (fitRows), the
+  // evidence the rest, until the operator moves the divider.
+  split_ = new QSplitter(Qt::Vertical, this);
+  split_->addWidget(table_);
+  split_->addWidget(details_box);
+  split_->setStretchFactor(0, 1);
+  split_->setStretchFactor(1, 1);
+  split_->setSizes({200, 200});
+  split_->setChildrenCollapsible(false);
+  connect(split_, &QSplitter::splitterMoved, this, [this] { split_by_hand_ = true; });
+  // The failure mode's width decides its wrapping, hence the rows' heights: refit when it changes.
+  connect(table_->horizontalHeader(), &QHeaderView::sectionResized, this, [this] { fitRows(); });
+
+  pages_ = new QStackedWidget(this);
+  pages_->addWidget(empty_);
+  pages_->addWidget(split_);
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->addWidget(pages_);
+
+  deferred_.setSingleShot(true);
+  deferred_.setTimerType(Qt::PreciseTimer);  // a coarse timer may fire early, breaking "at most once a second"
+  connect(&deferred_, &QTimer::timeout, this, &DiagnosisPanel::recompute);
+  // Clicking (or Enter on) a finding shows its window even when it is already the current row.
+  connect(table_, &QTableView::clicked, this, &DiagnosisPanel::selectFinding);
+  connect(table_, &QTableView::activated, this, &DiagnosisPanel::selectFinding);
+  connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+          [this](const QModelIndex& current) { showDetails(current.row()); });
+  // The page follows the model, whoever set its findings.
+  const auto showPage = [this] { pages_->setCurrentIndex(model_->rowCount() == 0 ? 0 : 1); };
+  connect(model_, &QAbstractItemModel::modelReset, this, [this, showPage] {
+    showPage();
+    fitColumns();
+    showDetails(table_->currentIndex().row());
+  });
+  connect(model_, &QAbstractItemModel::dataChanged, this, [this] {
+    fitColumns();
+    showDetails(table_->currentIndex().row());
+  });
+  connect(model_, &QAbstractItemModel::rowsInserted, this, [this, showPage] {
+    showPage();
+    fitColumns();
+  });
+}
+
+void DiagnosisPanel::refresh(const TelemetryStore& store) {
+  store_ = &store;
+  if (computed_ && *computed_ == StoreMark{&store, store.revision(), store.now()}) return;
+  if (!since_recompute_.isValid() || since_recompute_.elapsed() >= kRecomputeIntervalMs) {
+    recompute();
+  } else if (!deferred_.isActive()) {
+    deferred_.start(static_cast<int>(kRecomputeIntervalMs - since_recompute_.elapsed()));
+  }
+}
+
+void DiagnosisPanel::refreshNow(const TelemetryStore& store) {
+  store_ = &store;
+  recompute();
+}
+
+void DiagnosisPanel::recompute() {
+  deferred_.stop();
+  if (!store_) return;
+  since_recompute_.start();
+  computed_ = StoreMark{store_, store_->revision(), store_->now()};
+  ++recomputations_;
+  model_->setFindings(store_->findings());
+  if (model_->rowCount() > 0 && !table_->currentIndex().isValid()) showDetails(-1);
+}
+
+// Every row's text, not only the rows in view (which is all Qt's own measuring looks at): a
+// finding below the fold of a short table still fits once scrolled to.
+void DiagnosisPanel::fitColumns() {
+  const QFontMetrics fm = table_->fontMetrics();
+  const int margin = 2 * table_->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, table_) + 8;
+  for (const int column : {int(FindingsModel::Mode), int(FindingsModel::Window)}) {
+    int width = table_->horizontalHeader()->sectionSizeHint(column);
+    for (int row = 0; row < model_->rowCount(); ++row)
+      width = std::max(width, fm.horizontalAdvance(model_->index(row, column).data().toString()) + margin);
+    table_->setColumnWidth(column, width);
+  }
+  fitRows();
+}
+
+void DiagnosisPanel::fitRows() {
+  if (split_by_hand_ || model_->rowCount() == 0) return;
+  // What the table draws besides its rows (header, frame), as laid out when it has been.
+  int rows = table_->isVisible() ? table_->height() - table_->viewport()->height()
+                                 : table_->horizontalHeader()->sizeHint().height() + 2 * table_->frameWidth();
+  table_->resizeRowsToContents();
+  for (int row = 0; row < model_->rowCount(); ++row) rows += table_->rowHeight(row);
+  const int total = split_->height() - split_->handleWidth();  // setSizes shares out what the handle leaves
+  // The evidence keeps room for three lines and the fix buttons; a list too long for that still gets half.
+  const int details_min = 3 * details_->fontMetrics().lineSpacing() + preview_fix_->sizeHint().height() + 12;
+  const int list = std::min(rows, std::max(total - details_min, total / 2));
+  split_->setSizes({list, total - list});
+}
+
+void DiagnosisPanel::resizeEvent(QResizeEvent* event) {
+  TelemetryPanel::resizeEvent(event);
+  fitRows();
+}
+
+void DiagnosisPanel::selectFinding(const QModelIndex& index) {
+  const Finding* f = model_->finding(index.row());
+  if (!f) return;
+  view().selectWindow(secondsToTime(f->window_start_s), secondsToTime(f->window_end_s));
+  QStringList subjects;
+  for (const std::string& s : f->subjects) subjects << QString::fromStdString(s);
+  emit subjectsSelected(subjects);
+}
+
+void DiagnosisPanel::previewSelectedFix() {
+  if (const Finding* f = model_->finding(table_->currentIndex().row()); f && !f->fix_knobs.empty())
+    emit fixPreviewRequested(f->fix_knobs);
+}
+
+void DiagnosisPanel::applySelectedFix() {
+  if (const Finding* f = model_->finding(table_->currentIndex().row()); f && !f->fix_knobs.empty())
+    emit fixApplyRequested(f->fix_knobs);
+}
+
+void DiagnosisPanel::showDetails(int row) {
+  const Finding* f = model_->finding(row);
+  const bool fix = f && !f->fix_knobs.empty();
+  preview_fix_->setEnabled(fix);
+  apply_fix_->setEnabled(fix);
+  if (fix) {
+    QStringList values;
+    for (const auto& [name, value] : f->fix_knobs) values << QStringLiteral("%1=%2").arg(QString::fromStdString(name)).arg(value);
+    preview_fix_->setToolTip(tr("Load %1 as pending edits and preview the next minutes with them").arg(values.join(", ")));
+    apply_fix_->setToolTip(tr("Send %1 to the run now").arg(values.join(", ")));
+  }
+  if (!f) {
+    details_->setText(tr("<i>Click a finding to see its evidence in full and show its window on every chart.</i>"));
+    return;
+  }
+  auto html = [](const std::string& s) { return QString::fromStdString(s).toHtmlEscaped(); };
+  details_->setText(tr("<p><b>%1 &mdash; %2</b> &nbsp; %3</p><p><b>Evidence:</b> %4</p><p><b>Suggested fix:</b> %5</p>")
+                        .arg(html(f->mode), html(f->name), FindingsModel::windowText(*f).toHtmlEscaped(),
+                             html(f->evidence), html(f->suggestion)));
+}
+
+bool DiagnosisPanel::showsEmptyState() const { return pages_->currentWidget() == empty_; }
+
+QString DiagnosisPanel::emptyStateText() const { return empty_->text(); }
+
+QString DiagnosisPanel::detailsText() const { return details_->text(); }
+
+}  // namespace kvscope

@@ -1,0 +1,87 @@
+#pragma once
+// Panel 7 of the console: the failure modes the core's diagnosis engine names (ARCHITECTURE.md D6),
+// with their evidence and the suggested knob. Clicking one selects its time window everywhere.
+// Asking the engine is not free (it sorts every TTFT so far), so it is asked at most once per
+// kRecomputeInterval however fast the frames come; the last change still lands once the run stops.
+#include <QElapsedTimer>
+#include <QTimer>
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <optional>
+
+#include "widgets/common/TelemetryPanel.h"
+
+class QLabel;
+class QPushButton;
+class QModelIndex;
+class QResizeEvent;
+class QStackedWidget;
+class QSplitter;
+class QTableView;
+
+namespace kvscope {
+
+class FindingsModel;
+
+class DiagnosisPanel : public TelemetryPanel {
+  Q_OBJECT
+ public:
+  static constexpr int kRecomputeIntervalMs = 1000;
+
+  explicit DiagnosisPanel(ViewState& view, QWidget* parent = nullptr);
+
+  void refresh(const TelemetryStore& store) override;
+  void refreshNow(const TelemetryStore& store) override;
+
+  FindingsModel* model() const { return model_; }
+  QTableView* table() const { return table_; }
+  // How many times the engine was asked (for tests of the throttle).
+  int recomputations() const { return recomputations_; }
+  bool showsEmptyState() const;
+  QString emptyStateText() const;
+  QString detailsText() const;
+  // The selected finding's knob fix as pending values (preview) or sent at once (apply).
+  void previewSelectedFix();
+  void applySelectedFix();
+
+ signals:
+  void fixPreviewRequested(const std::map<std::string, double>& knobs);
+  void fixApplyRequested(const std::map<std::string, double>& knobs);
+  // The workers and links the selected finding concerns (highlighted in every panel).
+  void subjectsSelected(const QStringList& subjects);
+
+ private:
+  void recompute();
+  void fitColumns();
+  void fitRows();
+  void resizeEvent(QResizeEvent* event) override;
+  void selectFinding(const QModelIndex& index);
+  void showDetails(int row);
+
+  FindingsModel* model_ = nullptr;
+  QStackedWidget* pages_ = nullptr;
+  QLabel* empty_ = nullptr;
+  QTableView* table_ = nullptr;
+  QSplitter* split_ = nullptr;
+  bool split_by_hand_ = false;  // the operator dragged the list/evidence divider: keep it
+  QLabel* details_ = nullptr;
+  QPushButton* preview_fix_ = nullptr;
+  QPushButton* apply_fix_ = nullptr;
+  // The store outlives the panels (the main window owns both); held for the deferred recompute.
+  const TelemetryStore* store_ = nullptr;
+  // What the findings were computed from; a cleared store restarts its revision, hence the time.
+  struct StoreMark {
+    const TelemetryStore* store = nullptr;
+    std::uint64_t revision = 0;
+    std::int64_t now = -1;
+    bool operator==(const StoreMark&) const = default;
+  };
+  std::optional<StoreMark> computed_;
+  QElapsedTimer since_recompute_;
+  QTimer deferred_;
+  int recomputations_ = 0;
+};
+
+}  // namespace kvscope

@@ -1,0 +1,107 @@
+#pragma once
+// Panel 6 of the console: the routing policy and every knob of the core's registry, with
+// range, unit and description; edits validated inline; Apply sends them to the run in one
+// all-or-nothing change and shows them pending until the run acknowledges; Revert drops them.
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "widgets/knobs/KnobEditModel.h"
+#include "widgets/common/TelemetryPanel.h"
+
+class QComboBox;
+class QGroupBox;
+class QLabel;
+class QLineEdit;
+class QPushButton;
+
+namespace kvscope {
+
+class KnobSlider;
+class Source;
+
+class KnobsPanel : public TelemetryPanel {
+  Q_OBJECT
+ public:
+  explicit KnobsPanel(ViewState& view, QWidget* parent = nullptr);
+  ~KnobsPanel() override;
+
+  // The run to steer. nullptr, or a source without knob capability (a recording), leaves the panel
+  // read-only with a note saying why. The caller keeps `source` alive until it replaces it here or
+  // destroys the panel; acknowledgements still in flight from an old source are ignored.
+  void setSource(Source* source);
+  void refresh(const TelemetryStore& store) override;
+
+  // A pending value set elsewhere (a threshold dragged on a chart, a finding's "Preview fix"): as if
+  // typed into the knob's field. False for an unknown knob or a read-only panel.
+  bool setPendingValue(const std::string& knob, double value);
+  const KnobEditModel& edits() const { return model_; }
+  // Applies what is pending, as the Apply button does.
+  void applyEdits() { apply(); }
+
+ signals:
+  // The operator's unsent edits changed (typed, dragged, reverted or sent).
+  void editsChanged();
+
+ protected:
+  bool eventFilter(QObject* watched, QEvent* event) override;
+
+ private:
+  struct KnobRow {
+    std::string name;
+    QLineEdit* field = nullptr;
+    KnobSlider* slider = nullptr;  // the same pending value as the field
+    QLabel* message = nullptr;  // why the text is refused, under the field
+  };
+  struct KnobGroup {
+    QGroupBox* box = nullptr;
+    QLabel* heading = nullptr;  // wraps, unlike a group box title, so the list fits a narrow dock
+    std::vector<std::string> policies;  // empty: read whatever the policy ("all")
+    QString title;
+  };
+
+  QWidget* buildKnobGroups();
+  void onFieldEdited(KnobRow& row, const QString& text);
+  void onPolicyActivated(int index);
+  void apply();
+  void revert();
+  void sendPolicy(std::uint64_t ticket);
+  void onKnobsDone(std::uint64_t ticket, bool ok, const QString& error);
+  void onPolicyDone(std::uint64_t ticket, bool ok, const QString& error);
+  // Wraps a handler so the source may call it on any thread: it runs later on the GUI thread and
+  // not at all once this panel is gone.
+  template <typename Handler>
+  auto onGuiThread(std::uint64_t ticket, Handler handler);
+
+  bool editable() const;
+  // `force`: also replace the text of the field the operator is in (Revert); otherwise it is kept.
+  void render(bool force);
+  void renderRow(KnobRow& row, bool force);
+  void renderPolicy(bool force);
+  void renderGroups();
+  void renderStatus();
+
+  KnobEditModel model_;
+  Source* source_ = nullptr;
+  std::uint64_t ticket_ = 0;  // bumped per Apply and per source, so stale acknowledgements are dropped
+  std::map<std::string, double> last_knobs_;
+  std::string last_policy_;
+  bool last_editable_ = false;
+  QString sent_;         // what the last Apply sent, for the acknowledgement line
+  bool sent_knobs_ = false;
+  QString result_text_;  // the last acknowledgement or refusal
+  bool result_is_error_ = false;
+
+  QLabel* source_note_ = nullptr;
+  QComboBox* policy_ = nullptr;
+  QLabel* policy_state_ = nullptr;
+  std::vector<KnobRow> rows_;
+  std::vector<KnobGroup> groups_;
+  QLabel* description_ = nullptr;
+  QLabel* status_ = nullptr;
+  QPushButton* apply_ = nullptr;
+  QPushButton* revert_ = nullptr;
+};
+
+}  // namespace kvscope
