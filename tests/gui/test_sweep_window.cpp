@@ -30,10 +30,16 @@
 #include "core/sweep/SweepJob.h"
 #include "widgets/sweep/SweepWindow.h"
 #include "core/source/Source.h"
+#include "backend/recording/KvrecSweepRecorder.h"
 
 using namespace kvscope;
 
 namespace {
+// What the app gives the sweep window and its job: each run recorded as a .kvrec.
+SweepRecorderFactory kvrecRecorders() {
+  return [](const std::string& path) { return std::make_unique<KvrecSweepRecorder>(path); };
+}
+
 void tinySweep(SweepForm& form, const QString& dir, const QString& duration) {
   form.setScenario(QStringLiteral("e3-load-floor"));
   form.setAxes({{QStringLiteral("K"), QStringLiteral("0,200")}});
@@ -62,7 +68,7 @@ class SweepWindowTest : public QObject {
 void SweepWindowTest::rejectsAnUnknownKnobInlineAndStartsNothing() {
   QTemporaryDir tmp;
   const QString out = tmp.filePath("out");
-  SweepWindow window;
+  SweepWindow window(kvrecRecorders());
   window.show();
   tinySweep(window.form(), out, QStringLiteral("60"));
   window.form().setAxes({{QStringLiteral("Kx"), QStringLiteral("0,200")}});
@@ -100,7 +106,7 @@ void SweepWindowTest::jobStagesEveryRunAsItsSummaryAppears() {
   spec.duration_s = 600;
   spec.jobs = 2;
   spec.validate();
-  SweepJob job(spec, tmp.path().toStdString());
+  SweepJob job(spec, tmp.path().toStdString(), kvrecRecorders());
   std::vector<SweepJob::FinishedRun> runs;
   std::optional<SweepOutcome> outcome;
   std::optional<SweepProgress> last;
@@ -190,7 +196,7 @@ void SweepWindowTest::runsFillTheTableAndADoubleClickReplaysTheRun() {
 void SweepWindowTest::cancelStopsARunningSweep() {
   QTemporaryDir tmp;
   const QString out = tmp.filePath("long");
-  SweepWindow window;
+  SweepWindow window(kvrecRecorders());
   window.show();
   // Runs of 2 simulated days: far longer than the test waits, so only Cancel can end them.
   tinySweep(window.form(), out, QStringLiteral("172800"));
@@ -218,7 +224,7 @@ void SweepWindowTest::screenshot() {
   QTemporaryDir tmp;
   const QByteArray asked = qgetenv("KVSCOPE_SWEEP_SCREENSHOT");
   const QString path = asked.isEmpty() ? tmp.filePath("sweep.png") : QString::fromLocal8Bit(asked);
-  SweepWindow window;
+  SweepWindow window(kvrecRecorders());
   window.resize(1500, 900);
   window.show();
   window.form().setAxes({{QStringLiteral("policy"), QStringLiteral("kv-aware,exclusive-overlap")},
