@@ -1,11 +1,13 @@
 #include "router/PrefixIndex.h"
 
+#include <algorithm>
 #include <bit>
 #include <vector>
 
 namespace kvscope {
 
-std::size_t PrefixIndex::stored(WorkerId worker, SessionId session, std::span<const BlockHash> hashes) {
+std::size_t PrefixIndex::stored(WorkerId worker, SessionId session, std::span<const BlockHash> hashes,
+                                std::vector<SessionId>* lost_exclusive) {
   const WorkerMask bit = WorkerMask{1} << worker;
   std::size_t added = 0;
   for (BlockHash h : hashes) {
@@ -14,6 +16,7 @@ std::size_t PrefixIndex::stored(WorkerId worker, SessionId session, std::span<co
     if (inserted) {
       e.owner = session;
     } else if (e.owner != session) {
+      if (lost_exclusive && (e.owner & Entry::kShared) == 0) lost_exclusive->push_back(e.owner);
       e.owner |= Entry::kShared;
     }
     added += (e.workers & bit) == 0;
@@ -32,6 +35,7 @@ std::size_t PrefixIndex::removed(WorkerId worker, std::span<const BlockHash> has
     it->second.workers &= ~bit;
     if (it->second.workers == 0) map_.erase(it);
   }
+  if (dropped > 0) last_removal_[static_cast<std::size_t>(worker)] = ++tick_;
   return dropped;
 }
 
@@ -43,6 +47,7 @@ void PrefixIndex::clearWorker(WorkerId worker) {
     if (e.workers == 0) gone.push_back(h);
   }
   for (BlockHash h : gone) map_.erase(h);
+  last_removal_[static_cast<std::size_t>(worker)] = ++tick_;
 }
 
 PrefixIndex::WorkerMask PrefixIndex::holders(BlockHash h) const {
@@ -76,5 +81,52 @@ void PrefixIndex::match(std::span<const BlockHash> hashes, SessionId session, in
     exclusive += it->second.exclusiveTo(session);
   }
   settle(alive);
+}
+
+void PrefixIndex::resume(std::span<const BlockHash> hashes, SessionId session, int num_workers, Match& inout) const {
+  const int n = std::clamp(num_workers, 0, kMaxWorkers);
+  const auto length = static_cast<std::int32_t>(hashes.size());
+  // Workers in order of their starting depth; each joins the walk when it reaches that depth.
+  std::array<std::pair<std::int32_t, int>, kMaxWorkers> order;
+  for (int w = 0; w < n; ++w) order[w] = {std::clamp(inout.prefix_blocks[w], 0, length), w};
+  std::sort(order.begin(), order.begin() + n);
+  for (int w = n; w < kMaxWorkers; ++w) inout.prefix_blocks[w] = inout.exclusive_blocks[w] = 0;
+
+  // `exclusive` counts the session's own blocks over the walked positions; a worker's own count is
+  // that running total plus the offset fixed when it joined (its known count minus the total then).
+  std::array<std::int32_t, kMaxWorkers> offset{};
+  std::int32_t exclusive = 0, pos = 0;
+  WorkerMask alive = 0;
+  auto settle = [&](WorkerMask dropped) {
+    for (WorkerMask m = dropped; m != 0; m &= m - 1) {
+      const auto w = static_cast<std::size_t>(std::countr_zero(m));
+      inout.prefix_blocks[w] = pos;
+      inout.exclusive_blocks[w] = exclusive + offset[w];
+    }
+  };
+  int next = 0;
+  while (true) {
+    if (alive == 0) {
+      if (next == n) return;
+      pos = order[next].first;  // nobody is walking: skip straight to the next worker's depth
+    }
+    for (; next < n && order[next].first == pos; ++next) {
+      const auto w = static_cast<std::size_t>(order[next].second);
+      alive |= WorkerMask{1} << w;
+      offset[w] = inout.exclusive_blocks[w] - exclusive;
+    }
+    if (pos == length) {
+      settle(alive);
+      return;
+    }
+    auto it = map_.find(hashes[static_cast<std::size_t>(pos)]);
+    const WorkerMask held = it == map_.end() ? 0 : (alive & it->second.workers);
+    if (held != alive) {
+      settle(alive & ~held);
+      alive = held;
+    }
+    if (held != 0) exclusive += it->second.exclusiveTo(session);
+    ++pos;
+  }
 }
 }  // namespace kvscope

@@ -1,0 +1,63 @@
+#pragma once
+// Per-session prefix state (issue 17 section 2): where a session's chain stood on each worker at its
+// last decision, so the decision for its next turn walks only the new blocks instead of the whole
+// history. A turn's prompt extends the previous one; block hashes are prefix-chained ("equal
+// hashes mean equal prefixes", trace/BlockChain.h), so one comparison at the old chain's last
+// block proves the whole old chain is a prefix of the new one.
+//
+// What can make a remembered depth wrong, and how it is caught:
+//  - a stored block only lengthens a match: PrefixIndex::resume() re-walks from each worker's old
+//    depth, so a block stored since at that depth (or beyond) is picked up;
+//  - a removed block can shorten it: every removal stamps its worker with the index's removal tick,
+//    and a worker removed-from since the state was taken starts again from depth 0 (coarse but O(1));
+//  - another session storing one of this session's own blocks shrinks its exclusive count: the
+//    router drops that session's state (PrefixIndex::stored reports the owner).
+// A block can only become the session's own again by leaving the index entirely (a removal, so
+// the tick catches it). The result equals PrefixIndex::match() on the same prompt; the router keeps
+// that full recomputation selectable to check it.
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include <absl/container/flat_hash_map.h>
+
+#include "router/PrefixIndex.h"
+
+namespace kvscope {
+
+class SessionPrefixCache {
+ public:
+  // Bounded: each state costs 8 bytes per worker plus ~48, so 64K sessions over 64 workers stay
+  // near 36 MB. Beyond it the least recently routed eighth is dropped (they recompute once).
+  static constexpr std::size_t kDefaultCapacity = 65536;
+  explicit SessionPrefixCache(std::size_t capacity = kDefaultCapacity) : capacity_(capacity < 8 ? 8 : capacity) {}
+
+  // PrefixIndex::match(hashes, session, num_workers, out), resumed from the session's last state
+  // where it still holds, and that state replaced by this decision's.
+  void match(const PrefixIndex& index, std::span<const BlockHash> hashes, SessionId session, int num_workers,
+             PrefixIndex::Match& out);
+  void forget(SessionId session) { states_.erase(session); }
+  void clear() { states_.clear(); }
+
+  std::size_t size() const { return states_.size(); }
+  std::uint64_t resumed() const { return resumed_; }    // decisions that continued a session's state
+  std::uint64_t recomputed() const { return recomputed_; }
+
+ private:
+  struct State {
+    std::uint32_t length = 0;      // blocks in the chain of the last decision
+    BlockHash last = 0;            // its last block's hash
+    std::uint64_t tick = 0;        // the index's removal tick when it was taken
+    std::uint64_t used = 0;        // decision counter, for dropping the least recently routed
+    std::vector<std::int32_t> depth;  // per worker: prefix blocks, then exclusive blocks
+  };
+  void evictOldest();
+
+  std::size_t capacity_;
+  std::uint64_t clock_ = 0;
+  std::uint64_t resumed_ = 0;
+  std::uint64_t recomputed_ = 0;
+  absl::flat_hash_map<SessionId, State> states_;
+};
+
+}  // namespace kvscope
