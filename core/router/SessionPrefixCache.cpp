@@ -9,8 +9,14 @@ void SessionPrefixCache::match(const PrefixIndex& index, std::span<const BlockHa
   const int n = std::clamp(num_workers, 0, kMaxWorkers);
   auto [it, inserted] = states_.try_emplace(session);
   State& st = it->second;
-  const bool extends = !inserted && st.length > 0 && st.length <= hashes.size() &&
-                       hashes[st.length - 1] == st.last && st.depth.size() == 2 * static_cast<std::size_t>(n);
+  bool extends = !inserted && st.length > 0 && st.length <= hashes.size() && hashes[st.length - 1] == st.last &&
+                 st.depth.size() == 2 * static_cast<std::size_t>(n);
+  std::uint64_t print = 0;
+  if (extends) {
+    print = fingerprint(0, hashes.first(st.length));
+    extends = print == st.fingerprint;
+  }
+  print = extends ? fingerprint(print, hashes.subspan(st.length)) : fingerprint(0, hashes);
   if (extends) {
     for (int w = 0; w < n; ++w) {
       const bool intact = index.lastRemoval(w) <= st.tick;
@@ -25,12 +31,19 @@ void SessionPrefixCache::match(const PrefixIndex& index, std::span<const BlockHa
   }
   st.length = static_cast<std::uint32_t>(hashes.size());
   st.last = hashes.empty() ? 0 : hashes.back();
+  st.fingerprint = print;
   st.tick = index.tick();
   st.used = ++clock_;
   st.depth.resize(2 * static_cast<std::size_t>(n));
   std::copy_n(out.prefix_blocks.begin(), n, st.depth.begin());
   std::copy_n(out.exclusive_blocks.begin(), n, st.depth.begin() + n);
   if (inserted && states_.size() > capacity_) evictOldest();
+}
+
+std::uint64_t SessionPrefixCache::fingerprint(std::uint64_t seed, std::span<const BlockHash> hashes) {
+  std::uint64_t f = seed;
+  for (BlockHash h : hashes) f = (f ^ h) * 0x9e3779b97f4a7c15ULL + 0x632be59bd9b4e019ULL;
+  return f;
 }
 
 void SessionPrefixCache::evictOldest() {

@@ -1,9 +1,11 @@
 #pragma once
 // Per-session prefix state (issue 17 section 2): where a session's chain stood on each worker at its
 // last decision, so the decision for its next turn walks only the new blocks instead of the whole
-// history. A turn's prompt extends the previous one; block hashes are prefix-chained ("equal
-// hashes mean equal prefixes", trace/BlockChain.h), so one comparison at the old chain's last
-// block proves the whole old chain is a prefix of the new one.
+// history. A turn's prompt extends the previous one. The simulator's block hashes are
+// prefix-chained ("equal hashes mean equal prefixes", trace/BlockChain.h) and so are vLLM's,
+// SGLang's and Dynamo's, but the Router RPC does not require it of a client: the extension is
+// checked with a fingerprint of the whole old chain (one sequential pass over the hashes, ~1 ns a
+// block against a cache-missing map lookup of tens) as well as its last block.
 //
 // What can make a remembered depth wrong, and how it is caught:
 //  - a stored block only lengthens a match: PrefixIndex::resume() re-walks from each worker's old
@@ -47,11 +49,14 @@ class SessionPrefixCache {
   struct State {
     std::uint32_t length = 0;      // blocks in the chain of the last decision
     BlockHash last = 0;            // its last block's hash
+    std::uint64_t fingerprint = 0; // of the whole chain (fingerprint() below)
     std::uint64_t tick = 0;        // the index's removal tick when it was taken
     std::uint64_t used = 0;        // decision counter, for dropping the least recently routed
     std::vector<std::int32_t> depth;  // per worker: prefix blocks, then exclusive blocks
   };
   void evictOldest();
+  // A polynomial over the hashes, so extending a chain's fingerprint continues it.
+  static std::uint64_t fingerprint(std::uint64_t seed, std::span<const BlockHash> hashes);
 
   std::size_t capacity_;
   std::uint64_t clock_ = 0;

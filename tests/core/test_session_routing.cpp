@@ -1,7 +1,8 @@
 // The per-session routing state (issue 17 section 2) against the full recomputation: two routers
-// fed the same long random workload - many multi-turn sessions whose prompts extend, repeat or
-// branch, stores by the session and by others (shared blocks), evictions of tails and of single
-// blocks, worker crashes, tracked requests - one resuming each session's match from its last turn
+// fed the same long random workload - many multi-turn sessions whose prompts extend, repeat,
+// branch or change an earlier block (as hashes that are not prefix-chained would), stores by the
+// session and by others (shared blocks), evictions of tails and of single blocks, worker crashes,
+// tracked requests - one resuming each session's match from its last turn
 // and one recomputing it over the whole prompt. Every decision must be the same, to the score.
 #include <QtTest>
 
@@ -26,7 +27,8 @@ struct Workload {
     chains.resize(static_cast<std::size_t>(sessions));
     for (auto& c : chains) c = boilerplate;
   }
-  // Fresh hashes are never reused, so equal hashes mean equal prefixes, as in real block chains.
+  // Fresh hashes are never reused, so equal hashes mean equal prefixes, as in real block chains
+  // (except for the edits nextTurn makes on purpose).
   BlockHash fresh() { return 0x5e55000000000000ULL + next_hash++; }
   int pick(int n) { return static_cast<int>(rng() % static_cast<std::uint64_t>(n)); }
   bool chance(int percent) { return pick(100) < percent; }
@@ -44,6 +46,9 @@ struct Workload {
       c.resize(1 + static_cast<std::size_t>(pick(static_cast<int>(c.size()))));
     } else if (r < 24) {
       return;
+    } else if (r < 30 && c.size() > 2) {
+      // A client whose hashes are not prefix-chained: one earlier block changed, the last one kept.
+      c[static_cast<std::size_t>(pick(static_cast<int>(c.size()) - 1))] = fresh();
     }
     const int grow = 1 + pick(30);
     for (int i = 0; i < grow; ++i) c.push_back(fresh());
