@@ -137,12 +137,48 @@ double ratePerSecond(std::size_t requests, double seconds, const std::function<v
   return best;
 }
 
-double plainLoopRate(const Prompts& p, double seconds) {
+// With churn, every decision is preceded by an eviction as an LRU pool makes them: one cold block
+// (of an idle session's chain, resident on a random worker) leaves and is stored back, so the index
+// keeps its size while every session's remembered prefix on that worker has to be checked against
+// the removal. The plain loop pays the same erase and insert in its map.
+struct Churn {
+  bool on = false;
+  std::mt19937_64 rng{3};
+  struct Eviction {
+    WorkerId worker;
+    SessionId session;
+    std::span<const BlockHash> block;
+  };
+  Eviction next() {
+    static const std::vector<BlockHash> cold = [] {
+      std::vector<BlockHash> c;
+      for (std::uint64_t i = 0; i < 4096; ++i) c.push_back(mixHash(0xc01d, i));
+      return c;
+    }();
+    const std::size_t i = rng() % cold.size();
+    return {static_cast<WorkerId>(i % kWorkers), 1'000'000 + i / 512, std::span<const BlockHash>(cold).subspan(i, 1)};
+  }
+  static void populate(Router& router) {
+    Churn c;
+    for (int k = 0; k < 8192; ++k) {
+      const auto e = c.next();
+      router.onBlocksStored(e.worker, e.session, e.block);
+    }
+  }
+};
+
+double plainLoopRate(const Prompts& p, double seconds, bool churn_on = false) {
   absl::flat_hash_map<BlockHash, std::uint64_t> map;
   for (std::size_t i = 0; i < p.requests.size(); ++i)
     for (BlockHash h : p.requests[i].hashes) map[h] |= std::uint64_t{1} << (p.home[i] % 64);
   std::uint64_t acc = 0;
+  Churn churn{churn_on};
   const double rate = ratePerSecond(p.requests.size(), seconds, [&](std::size_t i) {
+    if (churn.on) {
+      const auto e = churn.next();
+      map.erase(e.block[0]);
+      map[e.block[0]] |= std::uint64_t{1} << e.worker;
+    }
     for (BlockHash h : p.requests[i].hashes) {
       auto it = map.find(h);
       acc += it == map.end() ? 0 : it->second;
@@ -152,12 +188,18 @@ double plainLoopRate(const Prompts& p, double seconds) {
   return rate;
 }
 
-double decisionRate(Router& router, const Prompts& p, bool session_state, double seconds) {
+double decisionRate(Router& router, const Prompts& p, bool session_state, double seconds, bool churn_on = false) {
   router.setSessionState(session_state);
   const auto loads = busyLoads(router.numWorkers());
   RouteDecision d;
   WorkerId sink = 0;
+  Churn churn{churn_on};
   const double rate = ratePerSecond(p.requests.size(), seconds, [&](std::size_t i) {
+    if (churn.on) {
+      const auto e = churn.next();
+      router.onBlocksRemoved(e.worker, e.block);
+      router.onBlocksStored(e.worker, e.session, e.block);
+    }
     router.decide(p.requests[i], loads, d);
     sink += d.chosen;
   });
@@ -165,10 +207,11 @@ double decisionRate(Router& router, const Prompts& p, bool session_state, double
   return rate;
 }
 
-void printTable(const char* title, const Prompts& p, int workers, double seconds, Router* shared = nullptr) {
+void printTable(const char* title, const Prompts& p, int workers, double seconds, Router* shared = nullptr,
+                bool churn = false) {
   std::printf("\n%s: %zu decisions per pass, mean %.0f blocks per prompt, %d workers\n", title, p.requests.size(),
               static_cast<double>(p.total_hashes) / static_cast<double>(p.requests.size()), workers);
-  const double plain = plainLoopRate(p, seconds);
+  const double plain = plainLoopRate(p, seconds, churn);
   std::printf("  plain lookup loop over the whole prompt: %10.0f prompts/s\n", plain);
   std::printf("  %-18s %14s %14s %10s %10s %9s\n", "policy", "full dec/s", "session dec/s", "full/plain",
               "sess/plain", "resumed");
@@ -180,13 +223,14 @@ void printTable(const char* title, const Prompts& p, int workers, double seconds
     if (!router) {
       own = std::make_unique<Router>(workers, 24, knobs, 1);
       populate(*own, p);
+      if (churn) Churn::populate(*own);
       router = own.get();
     }
     router->setPolicy(policy);
-    const double full = decisionRate(*router, p, false, seconds);
+    const double full = decisionRate(*router, p, false, seconds, churn);
     const auto& c = router->sessionCache();
     const std::uint64_t resumed0 = c.resumed(), all0 = c.resumed() + c.recomputed();
-    const double session = decisionRate(*router, p, true, seconds);
+    const double session = decisionRate(*router, p, true, seconds, churn);
     const double resumed = static_cast<double>(c.resumed() - resumed0) /
                            static_cast<double>(std::max<std::uint64_t>(1, c.resumed() + c.recomputed() - all0));
     std::printf("  %-18s %14.0f %14.0f %9.2fx %9.2fx %8.0f%%\n", policy, full, session, full / plain, session / plain,
@@ -288,8 +332,10 @@ int main(int argc, char** argv) {
     else rest.push_back(argv[i]);
   }
   printTable("e3 prompts (each session's turns in a row)", e3Prompts(), kWorkers, seconds);
-  printTable("multi-turn sessions (turns interleaved, +200-400 blocks a turn)", multiTurnPrompts(64, kWorkers, 7),
-             kWorkers, seconds);
+  const Prompts multi = multiTurnPrompts(64, kWorkers, 7);
+  printTable("multi-turn sessions (turns interleaved, +200-400 blocks a turn)", multi, kWorkers, seconds);
+  printTable("the same with an eviction before every decision (a cold block, on a random worker)", multi,
+             kWorkers, seconds, nullptr, /*churn=*/true);
   if (large) largeIndex(large_blocks, large_workers, seconds);
   if (gbench) {
     int n = static_cast<int>(rest.size());

@@ -34,16 +34,38 @@ std::size_t PrefixIndex::stored(WorkerId worker, SessionId session, std::span<co
 
 std::size_t PrefixIndex::removed(WorkerId worker, std::span<const BlockHash> hashes) {
   const WorkerMask bit = WorkerMask{1} << worker;
+  const auto w = static_cast<std::size_t>(worker);
+  std::vector<Removal>& log = removals_[w];
+  if (log.empty()) log.resize(kRemovalLog);
+  const std::uint64_t tick = tick_ + 1;
   std::size_t dropped = 0;
   for (BlockHash h : hashes) {
     auto it = map_.find(h);
-    if (it == map_.end()) continue;
-    dropped += (it->second.workers & bit) != 0;
+    if (it == map_.end() || (it->second.workers & bit) == 0) continue;
+    ++dropped;
     it->second.workers &= ~bit;
     if (it->second.workers == 0) map_.erase(it);
+    Removal& slot = log[removals_next_[w]];
+    forgotten_[w] = std::max(forgotten_[w], slot.tick);
+    slot = {tick, h};
+    removals_next_[w] = (removals_next_[w] + 1) % kRemovalLog;
   }
-  if (dropped > 0) last_removal_[static_cast<std::size_t>(worker)] = ++tick_;
+  if (dropped > 0) last_removal_[w] = tick_ = tick;
   return dropped;
+}
+
+bool PrefixIndex::removedSince(WorkerId worker, std::uint64_t since, std::size_t max, std::vector<BlockHash>& out) const {
+  const auto w = static_cast<std::size_t>(worker);
+  if (forgotten_[w] > since) return false;
+  const std::vector<Removal>& log = removals_[w];
+  std::size_t i = removals_next_[w], n = 0;
+  for (std::size_t k = 0; k < log.size(); ++k) {
+    i = i == 0 ? log.size() - 1 : i - 1;
+    if (log[i].tick <= since) break;  // ticks only grow, so older entries are older still
+    if (++n > max) return false;
+    out.push_back(log[i].hash);
+  }
+  return true;
 }
 
 void PrefixIndex::clearWorker(WorkerId worker) {
@@ -54,7 +76,8 @@ void PrefixIndex::clearWorker(WorkerId worker) {
     if (e.workers == 0) gone.push_back(h);
   }
   for (BlockHash h : gone) map_.erase(h);
-  last_removal_[static_cast<std::size_t>(worker)] = ++tick_;
+  // Not logged block by block: anything known of the worker before now is void.
+  last_removal_[static_cast<std::size_t>(worker)] = forgotten_[static_cast<std::size_t>(worker)] = ++tick_;
 }
 
 PrefixIndex::WorkerMask PrefixIndex::holders(BlockHash h) const {

@@ -47,6 +47,12 @@ class PrefixIndex {
   // because stored blocks can only lengthen a match and resume() re-walks from the old depth.
   std::uint64_t tick() const { return tick_; }
   std::uint64_t lastRemoval(WorkerId w) const { return last_removal_[static_cast<std::size_t>(w)]; }
+  // The hashes removed from `w` after tick `since` (appended to `out`), so that state taken then
+  // can tell a removal that touched its chain from the usual one that did not (evictions mostly take
+  // other sessions' cold blocks). False when they are more than `max`, or the log no longer
+  // reaches back to `since` (a clear, or more than kRemovalLog removals since): assume the worst.
+  bool removedSince(WorkerId w, std::uint64_t since, std::size_t max, std::vector<BlockHash>& out) const;
+  static constexpr std::size_t kRemovalLog = 1024;  // per worker: 16 KiB
 
   std::size_t size() const { return map_.size(); }
 
@@ -62,6 +68,15 @@ class PrefixIndex {
   absl::flat_hash_map<BlockHash, Entry> map_;
   std::uint64_t tick_ = 0;
   std::array<std::uint64_t, kMaxWorkers> last_removal_{};
+  struct Removal {
+    std::uint64_t tick = 0;
+    BlockHash hash = 0;
+  };
+  // Per worker, a ring of its latest removals (allocated on its first); `forgotten_` is the newest
+  // tick whose removals may have left the ring.
+  std::array<std::vector<Removal>, kMaxWorkers> removals_;
+  std::array<std::size_t, kMaxWorkers> removals_next_{};
+  std::array<std::uint64_t, kMaxWorkers> forgotten_{};
 };
 
 }  // namespace kvscope

@@ -1,6 +1,7 @@
 #include "router/SessionPrefixCache.h"
 
 #include <algorithm>
+#include <bit>
 
 namespace kvscope {
 
@@ -18,8 +19,9 @@ void SessionPrefixCache::match(const PrefixIndex& index, std::span<const BlockHa
   }
   print = extends ? fingerprint(print, hashes.subspan(st.length)) : fingerprint(0, hashes);
   if (extends) {
+    const WorkerMask reset = removedFromChain(index, hashes, st);
     for (int w = 0; w < n; ++w) {
-      const bool intact = index.lastRemoval(w) <= st.tick;
+      const bool intact = (reset >> w & 1) == 0;
       out.prefix_blocks[w] = intact ? st.depth[w] : 0;
       out.exclusive_blocks[w] = intact ? st.depth[n + w] : 0;
     }
@@ -38,6 +40,42 @@ void SessionPrefixCache::match(const PrefixIndex& index, std::span<const BlockHa
   std::copy_n(out.prefix_blocks.begin(), n, st.depth.begin());
   std::copy_n(out.exclusive_blocks.begin(), n, st.depth.begin() + n);
   if (inserted && states_.size() > capacity_) evictOldest();
+}
+
+SessionPrefixCache::WorkerMask SessionPrefixCache::removedFromChain(const PrefixIndex& index,
+                                                                   std::span<const BlockHash> hashes, const State& st) {
+  const int n = static_cast<int>(st.depth.size() / 2);
+  WorkerMask reset = 0;
+  std::int32_t scan = 0;  // the longest remembered depth among the workers with removals since
+  removed_.clear();
+  filter_.fill(0);
+  for (int w = 0; w < n; ++w) {
+    if (index.lastRemoval(w) <= st.tick || st.depth[w] == 0) continue;
+    log_.clear();
+    if (!index.removedSince(w, st.tick, kMaxRemovalsChecked, log_)) {
+      reset |= WorkerMask{1} << w;
+      continue;
+    }
+    for (BlockHash h : log_) {
+      removed_[h] |= WorkerMask{1} << w;
+      filter_[(h >> 6) & 63] |= std::uint64_t{1} << (h & 63);
+    }
+    scan = std::max(scan, st.depth[w]);
+  }
+  if (removed_.empty()) return reset;
+  // One sequential pass over the remembered prefix, through a 4096-bit filter that fits in L1: a
+  // worker restarts from depth 0 only if a block removed from it lies within its remembered depth.
+  for (std::int32_t p = 0; p < scan; ++p) {
+    const BlockHash h = hashes[static_cast<std::size_t>(p)];
+    if ((filter_[(h >> 6) & 63] >> (h & 63) & 1) == 0) continue;
+    auto it = removed_.find(h);
+    if (it == removed_.end()) continue;
+    for (WorkerMask m = it->second & ~reset; m != 0; m &= m - 1) {
+      const int w = std::countr_zero(m);
+      if (p < st.depth[w]) reset |= WorkerMask{1} << w;
+    }
+  }
+  return reset;
 }
 
 std::uint64_t SessionPrefixCache::fingerprint(std::uint64_t seed, std::span<const BlockHash> hashes) {

@@ -10,13 +10,17 @@
 // What can make a remembered depth wrong, and how it is caught:
 //  - a stored block only lengthens a match: PrefixIndex::resume() re-walks from each worker's old
 //    depth, so a block stored since at that depth (or beyond) is picked up;
-//  - a removed block can shorten it: every removal stamps its worker with the index's removal tick,
-//    and a worker removed-from since the state was taken starts again from depth 0 (coarse but O(1));
+//  - a removed block can shorten it: every removal stamps its worker with the index's removal tick;
+//    for a worker removed-from since the state was taken, the index's log of its recent removals is
+//    checked against the remembered prefix (one sequential pass over the prompt, no index lookups),
+//    and the worker starts again from depth 0 only if one of them lies in it, or if the removals
+//    are too many or too old to tell (then the walk is the full recomputation's for that worker);
 //  - another session storing one of this session's own blocks shrinks its exclusive count: the
 //    router drops that session's state (PrefixIndex::stored reports the owner).
 // A block can only become the session's own again by leaving the index entirely (a removal, so
 // the tick catches it). The result equals PrefixIndex::match() on the same prompt; the router keeps
 // that full recomputation selectable to check it.
+#include <array>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -54,6 +58,10 @@ class SessionPrefixCache {
     std::uint64_t used = 0;        // decision counter, for dropping the least recently routed
     std::vector<std::int32_t> depth;  // per worker: prefix blocks, then exclusive blocks
   };
+  using WorkerMask = PrefixIndex::WorkerMask;
+  static constexpr std::size_t kMaxRemovalsChecked = 512;  // per worker; more and it restarts
+  // Workers whose remembered prefix lost a block since `st` was taken.
+  WorkerMask removedFromChain(const PrefixIndex& index, std::span<const BlockHash> hashes, const State& st);
   void evictOldest();
   // A polynomial over the hashes, so extending a chain's fingerprint continues it.
   static std::uint64_t fingerprint(std::uint64_t seed, std::span<const BlockHash> hashes);
@@ -63,6 +71,10 @@ class SessionPrefixCache {
   std::uint64_t resumed_ = 0;
   std::uint64_t recomputed_ = 0;
   absl::flat_hash_map<SessionId, State> states_;
+  // Scratch for removedFromChain.
+  std::vector<BlockHash> log_;
+  absl::flat_hash_map<BlockHash, WorkerMask> removed_;
+  std::array<std::uint64_t, 64> filter_{};
 };
 
 }  // namespace kvscope
