@@ -66,7 +66,9 @@ def check(root):
                         continue
                     to = target.split("/")
                     if to[0] not in LAYERS and to[0] not in TOP:
-                        continue  # generated (kvscope/v1/*.pb.h) or a .moc
+                        if not (target.startswith("kvscope/v1/") or target.endswith(".moc")):
+                            errors.append(where + f'"{target}" names no layer (include "core/...", "backend/...", ...)')
+                        continue  # generated: kvscope/v1/*.pb.h, a .moc
                     if not os.path.isfile(os.path.join(root, target)):
                         errors.append(where + f'"{target}" is not a file under the include root')
                         continue
@@ -99,6 +101,7 @@ def self_test():
         "core/events/A.h": ("#include <QString>", "Qt-free"),
         "app/cli/A.h": ('#include "tests/support/B.h"', "test code"),
         "core/newfolder/A.h": ('#include "core/model/B.h"', "no floor"),
+        "core/sim/A.h": ('#include "model/B.h"', "names no layer"),
     }
     for path, (line, expected) in cases.items():
         with tempfile.TemporaryDirectory() as root:

@@ -46,6 +46,8 @@ void ActiveSequences::clearWorker(WorkerId worker) {
 
 std::int64_t ActiveSequences::newBlocks(WorkerId w, std::span<const BlockHash> hashes) const {
   const Worker& worker = at(w);
+  // An idle worker holds none of them: no need to look each one up.
+  if (worker.blocks.empty()) return static_cast<std::int64_t>(hashes.size());
   std::int64_t n = 0;
   for (BlockHash h : hashes) n += !worker.blocks.contains(h);
   return n;

@@ -17,8 +17,16 @@ bool Router::setPolicy(std::string_view name) {
   return true;
 }
 
+void Router::setSessionState(bool on) {
+  session_state_ = on;
+  session_cache_.clear();  // states are not kept up to date while off
+}
+
 void Router::decide(const RouteRequest& request, std::span<const WorkerLoad> loads, RouteDecision& out) {
-  index_.match(request.hashes, request.session, num_workers_, match_);
+  if (session_state_)
+    session_cache_.match(index_, request.hashes, request.session, num_workers_, match_);
+  else
+    index_.match(request.hashes, request.session, num_workers_, match_);
   WorkerId bound = boundWorker(request.session);
   if (bound != kNoWorker && !loads[static_cast<std::size_t>(bound)].alive) bound = kNoWorker;
   RouteContext ctx{request, loads, match_, block_size_, bound, knobs_, decisions_++, rng_.uniform01()};
@@ -42,7 +50,9 @@ void Router::track(RequestId request, WorkerId worker, std::span<const BlockHash
 }
 
 std::size_t Router::storeBlocks(WorkerId worker, SessionId session, std::span<const BlockHash> hashes) {
-  const std::size_t n = index_.stored(worker, session, hashes);
+  lost_exclusive_.clear();
+  const std::size_t n = index_.stored(worker, session, hashes, session_state_ ? &lost_exclusive_ : nullptr);
+  for (SessionId s : lost_exclusive_) session_cache_.forget(s);
   tree_blocks_[static_cast<std::size_t>(worker)] += static_cast<std::int64_t>(n);
   return n;
 }

@@ -10,6 +10,7 @@
 #include "core/knobs/KnobRegistry.h"
 #include "core/router/PrefixIndex.h"
 #include "core/router/RoutingPolicy.h"
+#include "core/router/SessionPrefixCache.h"
 #include "core/model/Distribution.h"
 #include "core/events/KvEventListener.h"
 
@@ -39,6 +40,12 @@ class Router : public KvEventListener {
   const PrefixIndex& index() const { return index_; }
   // The prefix match the last decide() computed (per worker: leading blocks cached).
   const PrefixIndex::Match& lastMatch() const { return match_; }
+  // On (the default), decide() resumes each session's match from its previous turn
+  // (SessionPrefixCache); off, it recomputes the match over the whole prompt. Same decisions either
+  // way: the switch exists so tests and bench_router can compare the two.
+  void setSessionState(bool on);
+  bool sessionState() const { return session_state_; }
+  const SessionPrefixCache& sessionCache() const { return session_cache_; }
   int numWorkers() const { return num_workers_; }
   int blockSize() const { return block_size_; }
 
@@ -68,6 +75,9 @@ class Router : public KvEventListener {
   std::unique_ptr<RoutingPolicy> policy_;
   PrefixIndex index_;
   PrefixIndex::Match match_;
+  bool session_state_ = true;
+  SessionPrefixCache session_cache_;
+  std::vector<SessionId> lost_exclusive_;  // scratch for PrefixIndex::stored
   absl::flat_hash_map<SessionId, WorkerId> bindings_;
   std::vector<int> assigned_;
   ActiveSequences active_;

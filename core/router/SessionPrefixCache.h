@@ -1,0 +1,80 @@
+#pragma once
+// Per-session prefix state (issue 17 section 2): where a session's chain stood on each worker at its
+// last decision, so the decision for its next turn walks only the new blocks instead of the whole
+// history. A turn's prompt extends the previous one. The simulator's block hashes are
+// prefix-chained ("equal hashes mean equal prefixes", trace/BlockChain.h) and so are vLLM's,
+// SGLang's and Dynamo's, but the Router RPC does not require it of a client: the extension is
+// checked with a fingerprint of the whole old chain (one sequential pass over the hashes, ~1 ns a
+// block against a cache-missing map lookup of tens) as well as its last block.
+//
+// What can make a remembered depth wrong, and how it is caught:
+//  - a stored block only lengthens a match: PrefixIndex::resume() re-walks from each worker's old
+//    depth, so a block stored since at that depth (or beyond) is picked up;
+//  - a removed block can shorten it: every removal stamps its worker with the index's removal tick;
+//    for a worker removed-from since the state was taken, the index's log of its recent removals is
+//    checked against the remembered prefix (one sequential pass over the prompt, no index lookups),
+//    and the worker starts again from depth 0 only if one of them lies in it, or if the removals
+//    are too many or too old to tell (then the walk is the full recomputation's for that worker);
+//  - another session storing one of this session's own blocks shrinks its exclusive count: the
+//    router drops that session's state (PrefixIndex::stored reports the owner).
+// A block can only become the session's own again by leaving the index entirely (a removal, so
+// the tick catches it). The result equals PrefixIndex::match() on the same prompt; the router keeps
+// that full recomputation selectable to check it.
+#include <array>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include <absl/container/flat_hash_map.h>
+
+#include "core/router/PrefixIndex.h"
+
+namespace kvscope {
+
+class SessionPrefixCache {
+ public:
+  // Bounded: each state costs 8 bytes per worker plus ~48, so 64K sessions over 64 workers stay
+  // near 36 MB. Beyond it the least recently routed eighth is dropped (they recompute once).
+  static constexpr std::size_t kDefaultCapacity = 65536;
+  explicit SessionPrefixCache(std::size_t capacity = kDefaultCapacity) : capacity_(capacity < 8 ? 8 : capacity) {}
+
+  // PrefixIndex::match(hashes, session, num_workers, out), resumed from the session's last state
+  // where it still holds, and that state replaced by this decision's.
+  void match(const PrefixIndex& index, std::span<const BlockHash> hashes, SessionId session, int num_workers,
+             PrefixIndex::Match& out);
+  void forget(SessionId session) { states_.erase(session); }
+  void clear() { states_.clear(); }
+
+  std::size_t size() const { return states_.size(); }
+  std::uint64_t resumed() const { return resumed_; }    // decisions that continued a session's state
+  std::uint64_t recomputed() const { return recomputed_; }
+
+ private:
+  struct State {
+    std::uint32_t length = 0;      // blocks in the chain of the last decision
+    BlockHash last = 0;            // its last block's hash
+    std::uint64_t fingerprint = 0; // of the whole chain (fingerprint() below)
+    std::uint64_t tick = 0;        // the index's removal tick when it was taken
+    std::uint64_t used = 0;        // decision counter, for dropping the least recently routed
+    std::vector<std::int32_t> depth;  // per worker: prefix blocks, then exclusive blocks
+  };
+  using WorkerMask = PrefixIndex::WorkerMask;
+  static constexpr std::size_t kMaxRemovalsChecked = 512;  // per worker; more and it restarts
+  // Workers whose remembered prefix lost a block since `st` was taken.
+  WorkerMask removedFromChain(const PrefixIndex& index, std::span<const BlockHash> hashes, const State& st);
+  void evictOldest();
+  // A polynomial over the hashes, so extending a chain's fingerprint continues it.
+  static std::uint64_t fingerprint(std::uint64_t seed, std::span<const BlockHash> hashes);
+
+  std::size_t capacity_;
+  std::uint64_t clock_ = 0;
+  std::uint64_t resumed_ = 0;
+  std::uint64_t recomputed_ = 0;
+  absl::flat_hash_map<SessionId, State> states_;
+  // Scratch for removedFromChain.
+  std::vector<BlockHash> log_;
+  absl::flat_hash_map<BlockHash, WorkerMask> removed_;
+  std::array<std::uint64_t, 64> filter_{};
+};
+
+}  // namespace kvscope
