@@ -27,6 +27,8 @@ SweepRecorderFactory recorders() {
   return [](const std::string& path) { return std::make_unique<KvrecSweepRecorder>(path); };
 }
 
+constexpr std::size_t kListEveryRunUpTo = 200;
+
 std::string specPath(const std::string& dir) { return (fs::path(dir) / "sweep.json").string(); }
 
 std::string readText(const std::string& path) {
@@ -99,7 +101,7 @@ int SlurmSweep::submit(const SweepSpec& spec, const std::string& out, bool resum
   // Runs of an earlier submission still queued or running are not submitted twice; and they read
   // sweep.json when they start, so it may not change under them.
   std::vector<SlurmRunStatus> states;
-  if (!slurm.jobs().empty()) {
+  if (!slurm.jobs().empty() && fs::is_regular_file(specPath(dir), ec)) {
     const bool same = readText(specPath(dir)) == text;
     SweepSpec earlier = same ? spec : SweepFile::load(specPath(dir));
     earlier.validate();
@@ -137,7 +139,7 @@ int SlurmSweep::submit(const SweepSpec& spec, const std::string& out, bool resum
     return 0;
   }
   // A task runs `cpus_per_task` runs at once; the runs are not the scheduler's business.
-  const SlurmSubmission s = slurm.submit(runs, options, selfPath());
+  const SlurmSubmission s = slurm.submit(runs, options, selfPath(), resume);
   std::printf("sweep %s: submitted Slurm job %s: %zu runs in %zu array tasks (script %s)\n", dir.c_str(),
               s.job_id.c_str(), runs.size(), s.tasks, s.script_path.c_str());
   if (queued > 0) std::printf("%zu runs of earlier submissions are still queued or running\n", queued);
@@ -216,8 +218,12 @@ int SlurmSweep::status(const std::string& out) {
   else
     std::printf("summary: not yet (the last run to land writes it; `--resume` resubmits failed and missing runs)\n");
   for (const auto& note : slurm.notes()) std::printf("note: %s\n", note.c_str());
+  // Every run of a small sweep; of a big one (thousands of runs) only those not done.
+  const bool all = states.size() <= kListEveryRunUpTo;
+  if (!all) std::printf("runs not done (the %zu done are not listed):\n", count[0]);
   for (std::size_t i = 0; i < states.size(); ++i) {
     const auto& s = states[i];
+    if (!all && s.state == SlurmRunState::Done) continue;
     std::printf("%-8s %s%s%s%s%s\n", SlurmExecutor::stateName(s.state).c_str(), stems[i].c_str(),
                 s.task.empty() ? "" : "  task ", s.task.c_str(), s.detail.empty() ? "" : "  ", s.detail.c_str());
   }

@@ -80,7 +80,7 @@ std::vector<std::vector<std::size_t>> SlurmExecutor::shares(const std::vector<st
 }
 
 std::string SlurmExecutor::script(const SlurmOptions& o, const std::string& cli, const std::string& dir,
-                                  int submission, std::size_t tasks) {
+                                  int submission, std::size_t tasks, bool resume) {
   const std::string n = std::to_string(submission);
   const fs::path slurm = fs::path(dir) / "slurm";
   std::ostringstream s;
@@ -97,7 +97,7 @@ std::string SlurmExecutor::script(const SlurmOptions& o, const std::string& cli,
   if (!o.time.empty()) s << "#SBATCH --time=" << directiveValue(o.time) << "\n";
   s << "exec " << shellQuote(cli) << " sweep --run-task " << shellQuote(dir) << " --submission " << n
     << " --task-index \"$SLURM_ARRAY_TASK_ID\" --jobs \"${SLURM_CPUS_PER_TASK:-" << std::max(1u, o.cpus_per_task)
-    << "}\"\n";
+    << "}\"" << (resume ? " --resume" : "") << "\n";
   return s.str();
 }
 
@@ -155,7 +155,7 @@ std::vector<std::pair<int, std::string>> SlurmExecutor::jobs() const {
 }
 
 SlurmSubmission SlurmExecutor::submit(const std::vector<std::size_t>& runs, const SlurmOptions& options,
-                                      const std::string& cli) {
+                                      const std::string& cli, bool resume) {
   if (runs.empty()) throw InputError("nothing to submit: every run is done or queued");
   const fs::path slurm = slurmDir();
   std::error_code ec;
@@ -180,7 +180,7 @@ SlurmSubmission SlurmExecutor::submit(const std::vector<std::size_t>& runs, cons
   const std::string script_path = (slurm / ("submit-" + n + ".sbatch")).string();
   std::string error;
   if (!AtomicFile::write(runs_path, list, &error) ||
-      !AtomicFile::write(script_path, script(options, cli, dir_, number, parts.size()), &error))
+      !AtomicFile::write(script_path, script(options, cli, dir_, number, parts.size(), resume), &error))
     throw InputError(error);
 
   const CommandResult r = commands_.run({"sbatch", "--parsable", script_path});

@@ -53,9 +53,12 @@ class SlurmExecutor {
   SlurmExecutor(std::string dir, CommandRunner& commands);
 
   // Writes submit-N.runs and submit-N.sbatch, runs `sbatch --parsable`, records the job id. `cli`
-  // is the kvscope-cli the tasks run (an absolute path every node can reach). Throws InputError
-  // ("sbatch not found: ...", sbatch's own message) and leaves no .runs file of a failed submission.
-  SlurmSubmission submit(const std::vector<std::size_t>& runs, const SlurmOptions& options, const std::string& cli);
+  // is the kvscope-cli the tasks run (an absolute path every node can reach). With `resume` the
+  // tasks skip a run found done (a requeued task does not redo its share); without, they run all of
+  // it, as a local sweep without --resume does. Throws InputError ("sbatch not found: ...", sbatch's
+  // own message) and leaves no .runs file of a failed submission.
+  SlurmSubmission submit(const std::vector<std::size_t>& runs, const SlurmOptions& options, const std::string& cli,
+                         bool resume = false);
 
   // The runs task `task` of submission `submission` runs. Throws InputError when that file or line
   // is missing.
@@ -77,7 +80,7 @@ class SlurmExecutor {
   // about as long, so each share gets a mix). No empty share: fewer shares when fewer runs.
   static std::vector<std::vector<std::size_t>> shares(const std::vector<std::size_t>& runs, std::size_t tasks);
   static std::string script(const SlurmOptions& options, const std::string& cli, const std::string& dir,
-                            int submission, std::size_t tasks);
+                            int submission, std::size_t tasks, bool resume = false);
   // "12345" or "12345;cluster" (sbatch --parsable): the job id, nullopt when it is not one.
   static std::optional<std::string> parseJobId(const std::string& sbatch_out);
   // Array task states from `squeue -h -r -o "%i %T"` (separator ' ') or `sacct -n -P -X -o

@@ -170,6 +170,11 @@ job=$(job_of "$sub")
 [ -f "$out/sweep.json" ] && [ -f "$out/slurm/submit-1.sbatch" ] && grep -q "^1 $job$" "$out/slurm/jobs" ||
   fail "the sweep directory lacks sweep.json, the script or the job id"
 grep -q '^#SBATCH --array=0-1$' "$out/slurm/submit-1.sbatch" || fail "not a 2-task array: $(cat "$out/slurm/submit-1.sbatch")"
+# While the array is queued or running, --status has squeue's word for the runs not done.
+early=$("$cli" sweep --status "$out") || fail "--status failed: $early"
+echo "$early"
+grep -qE '^(running|pending) ' <<<"$early" || fail "--status shows no run running or pending just after the submission: $early"
+grep -q "Slurm jobs: $job (submission 1)" <<<"$early" || fail "--status does not name job $job: $early"
 
 # Cancel task 0 while it runs, once the first run of the sweep has landed.
 share0=$(head -n1 "$out/slurm/submit-1.runs")
@@ -206,6 +211,7 @@ done <<<"$status"
 res=$("$cli" sweep "${grid[@]}" --out "$out" --executor slurm --resume --cpus-per-task 1) || fail "--resume failed: $res"
 echo "$res"
 grep -q ": $unfinished runs in [0-9]* array tasks" <<<"$res" || fail "--resume should resubmit exactly the $unfinished unfinished runs"
+grep -q -- '--resume$' "$out/slurm/submit-2.sbatch" || fail "the resumed submission's tasks should skip done runs"
 job2=$(job_of "$res")
 [ -n "$job2" ] && grep -q "^2 $job2$" "$out/slurm/jobs" || fail "the second job id is not recorded"
 wait_queue_empty "$job2" 120

@@ -85,6 +85,9 @@ class TestSlurmExecutor : public QObject {
     const std::string plain = SlurmExecutor::script(SlurmOptions{}, "/x/kvscope-cli", "/d", 1, 1);
     QVERIFY(plain.find("--partition") == std::string::npos && plain.find("--time") == std::string::npos);
     QVERIFY(plain.find("#SBATCH --array=0-0\n") != std::string::npos);
+    QVERIFY(plain.find("--resume") == std::string::npos);
+    // A resumed submission's tasks skip what is done (a requeued task does not redo its share).
+    QVERIFY(SlurmExecutor::script(SlurmOptions{}, "/x/kvscope-cli", "/d", 3, 1, true).find("}\" --resume\n") != std::string::npos);
     // A quote in a path stays one shell word.
     QVERIFY(SlurmExecutor::script(SlurmOptions{}, "/x/it's", "/d", 1, 1).find("exec '/x/it'\\''s' sweep") != std::string::npos);
   }
