@@ -96,7 +96,11 @@ int SlurmSweep::submit(const SweepSpec& spec, const std::string& out, bool resum
   if (ec) throw InputError("--out " + out + ": cannot create: " + ec.message());
   SystemCommandRunner commands;
   SlurmExecutor slurm(dir, commands);
-  const std::string text = SweepFile::text(spec);
+  // What the runs are, not how many at once: a task runs --cpus-per-task of them (so a resume with
+  // another --jobs is still the same sweep).
+  SweepSpec stored = spec;
+  stored.jobs = 0;
+  const std::string text = SweepFile::text(stored);
 
   // Runs of an earlier submission still queued or running are not submitted twice; and they read
   // sweep.json when they start, so it may not change under them.
