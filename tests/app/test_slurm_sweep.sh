@@ -182,6 +182,13 @@ cancelled=0
 for _ in $(seq 1 300); do
   st=$(squeue -h -r -j "${job}_0" -o %T 2>/dev/null)
   [ -z "$st" ] && break
+  # Once task 0 runs, --status says its unfinished runs are running (or waiting in it).
+  if [ "$st" = RUNNING ] && [ -z "${mid:-}" ]; then
+    mid=$("$cli" sweep --status "$out") || fail "--status failed: $mid"
+    grep -qE "^(running|pending) .* task ${job}_0" <<<"$mid" ||
+      { [ -z "$(squeue -h -j "${job}_0")" ] || fail "--status shows no run of the running task ${job}_0: $mid"; }
+    grep -E "^running " <<<"$mid" | head -n 2
+  fi
   # Once one of the sweep's runs is in place while the task still runs.
   if [ "$st" = RUNNING ] && ls "$out" | grep -q 'seed[0-9]*\.json$'; then
     scancel "${job}_0" && cancelled=1
