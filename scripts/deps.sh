@@ -17,6 +17,7 @@ packages=(
   libcpp-httplib-dev  # serve --metrics: the Prometheus /metrics endpoint; the live scraper
   libyaml-cpp-dev  # the live cluster file (serve --live)
   prometheus  # the metrics test has a real Prometheus scrape it
+  slurm-wlm munge  # sweep --executor slurm: its test starts a real single-node Slurm (app.slurm_sweep)
   dpkg-dev binutils  # the .deb: dpkg-shlibdeps for its Depends; strings and readelf in the path checks
   "$@"
 )

@@ -10,6 +10,7 @@
 
 #include "app/cli/CliCommands.h"
 #include "app/cli/ProgressLoop.h"
+#include "app/cli/SlurmSweep.h"
 #include "core/knobs/KnobRegistry.h"
 #include "core/model/Error.h"
 #include "backend/recording/KvrecSweepRecorder.h"
@@ -35,6 +36,12 @@ struct SweepArgs {
   std::string out;
   bool resume = false;
   bool quiet = false;
+  std::string executor = "local";
+  SlurmOptions slurm;
+  std::string status;     // --status DIR
+  std::string task_dir;   // the hidden --run-task DIR of a Slurm array task
+  int submission = 0;
+  std::optional<std::size_t> task_index;
 };
 
 std::string progressLine(const SweepProgress& p) {
@@ -97,16 +104,55 @@ Command addSweep(CLI::App& app) {
       ->check(CLI::Range(1u, 1024u).description("in [1, 1024]"));
   sub->add_option("--level", a->level, "Significance level of the verdicts (default 0.05)")
       ->check(CLI::Range(1e-9, 0.999999).description("in (0, 1)"));
-  sub->add_option("--out,-o", a->out, "The directory for the runs and the summaries")->required();
-  sub->add_flag("--resume", a->resume, "Keep the runs already done in DIR (their summary is there and matches); run the rest");
+  auto* out = sub->add_option("--out,-o", a->out, "The directory for the runs and the summaries (required)");
+  sub->add_flag("--resume", a->resume,
+                "Keep the runs already done in DIR (their summary is there and matches); run the rest. With "
+                "--executor slurm: submit only the runs neither done nor still queued, or write the summary when all "
+                "are done");
   sub->add_flag("--quiet", a->quiet, "No progress line");
+  auto* executor = sub->add_option("--executor", a->executor,
+                                   "local (default): run here. slurm: submit the runs as one Slurm job array (sbatch); "
+                                   "each task runs its share into DIR, which with kvscope-cli itself must be on "
+                                   "storage every node sees; DIR/slurm/ keeps the script, the job ids and the logs")
+                       ->check(CLI::IsMember({"local", "slurm"}));
+  auto* partition = sub->add_option("--partition", a->slurm.partition, "Slurm: the partition (default: the cluster's)");
+  auto* time = sub->add_option("--time", a->slurm.time, "Slurm: the time limit of each task, e.g. 2:00:00");
+  auto* cpus = sub->add_option("--cpus-per-task", a->slurm.cpus_per_task,
+                               "Slurm: cores of each task, the runs it runs at once (default 1)")
+                   ->check(CLI::Range(1u, 1024u).description("in [1, 1024]"));
+  auto* tasks = sub->add_option("--tasks", a->slurm.tasks,
+                                "Slurm: array tasks the runs are dealt to (default: one per run, at most 100)")
+                    ->check(CLI::Range(1u, 100000u).description("in [1, 100000]"));
+  auto* status = sub->add_option("--status", a->status,
+                                 "Show a Slurm sweep's DIR: counts and each run's state (done from the files; running, "
+                                 "pending, failed from squeue and sacct when they answer), then exit");
+  // What each Slurm array task runs (the script in DIR/slurm/ says it): hidden, not for people.
+  auto* task_dir = sub->add_option("--run-task", a->task_dir)->group("");
+  sub->add_option("--submission", a->submission)->group("")->needs(task_dir);
+  sub->add_option("--task-index", a->task_index)->group("")->needs(task_dir);
+  for (auto* o : {partition, time, cpus, tasks}) o->needs(executor);
+  for (auto* o : {scenario, grid, seeds, baseline, sets, out}) {
+    o->excludes(status);
+    o->excludes(task_dir);
+  }
+  sub->get_option("file")->excludes(status)->excludes(task_dir);
+  status->excludes(task_dir);
   return [a] {
+    if (!a->status.empty()) return SlurmSweep::status(a->status);
+    if (!a->task_dir.empty()) {
+      if (!a->task_index) throw UsageError("--run-task needs --task-index");
+      return SlurmSweep::runTask(a->task_dir, a->submission, *a->task_index, a->jobs.value_or(0), a->resume);
+    }
+    if (a->out.empty()) throw UsageError("--out DIR is required (or --status DIR)");
+    if (a->executor != "slurm" && (!a->slurm.partition.empty() || !a->slurm.time.empty()))
+      throw UsageError("--partition and --time are for --executor slurm");
     SweepSpec spec = specFrom(*a);
     spec.validate();  // every mistake is reported here, before DIR exists or any run starts
     namespace fs = std::filesystem;
     std::error_code ec;
     if (fs::exists(a->out, ec) && !fs::is_directory(a->out, ec))
       throw InputError("--out " + a->out + ": exists and is not a directory");
+    if (a->executor == "slurm") return SlurmSweep::submit(spec, a->out, a->resume, a->slurm);
 
     SweepRunner runner(spec, a->out, [](const std::string& path) { return std::make_unique<KvrecSweepRecorder>(path); });
     runner.setResume(a->resume);

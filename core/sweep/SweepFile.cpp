@@ -159,4 +159,27 @@ SweepSpec SweepFile::parse(const std::string& text, const std::string& path) {
   return s;
 }
 
+std::string SweepFile::text(const SweepSpec& spec) {
+  ojson j;
+  std::string scenario = spec.scenario;
+  std::error_code ec;
+  if (std::filesystem::path(scenario).is_relative() && std::filesystem::is_regular_file(scenario, ec))
+    scenario = std::filesystem::absolute(scenario, ec).lexically_normal().string();
+  j["scenario"] = scenario;
+  // Axis values and the baseline as the strings they were given as: parse() keeps strings as they
+  // are, so a knob value such as "0.10" comes back exactly.
+  j["grid"] = ojson::object();
+  for (const auto& axis : spec.axes) j["grid"][axis.name] = axis.values;
+  j["seeds"] = spec.seeds;
+  if (!spec.baseline.empty()) {
+    j["baseline"] = ojson::object();
+    for (const auto& [axis, value] : spec.baseline) j["baseline"][axis] = value;
+  }
+  if (!spec.fixed_knobs.empty()) j["knobs"] = spec.fixed_knobs;
+  if (spec.duration_s) j["duration_s"] = *spec.duration_s;
+  if (spec.jobs > 0) j["jobs"] = spec.jobs;
+  j["level"] = spec.level;
+  return j.dump(2) + "\n";
+}
+
 }  // namespace kvscope

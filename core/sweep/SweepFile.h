@@ -24,6 +24,10 @@ class SweepFile {
   // Parses (does not validate: call SweepSpec::validate()). Throws InputError.
   static SweepSpec load(const std::string& path);
   static SweepSpec parse(const std::string& text, const std::string& path);
+  // The spec as a sweep file that parses back to the same runs (a Slurm sweep keeps it as
+  // DIR/sweep.json for its tasks). A scenario given as a relative file path is made absolute, since
+  // the file is read from another directory (and by another process).
+  static std::string text(const SweepSpec& spec);
 };
 
 }  // namespace kvscope

@@ -46,6 +46,13 @@ std::string SweepRunner::runStem(const SweepPoint& point, std::uint64_t seed) {
   return point.fileStem() + "-seed" + std::to_string(seed);
 }
 
+std::vector<std::string> SweepRunner::runStems() const {
+  std::vector<std::string> out;
+  for (const auto& point : points_)
+    for (std::uint64_t seed : spec_.seeds) out.push_back(runStem(point, seed));
+  return out;
+}
+
 json SweepRunner::runIdentity(const SweepPoint& point, std::uint64_t seed) const {
   const SimulationOptions o = spec_.optionsFor(point, seed);
   json id;
@@ -115,11 +122,16 @@ SweepOutcome SweepRunner::run(const std::atomic<bool>& cancel) {
   fs::create_directories(dir_);
   SweepProgress progress;
   progress.total = jobs.size();
+  std::vector<bool> may_run(jobs.size(), !only_);
+  if (only_)
+    for (std::size_t i : *only_)
+      if (i < jobs.size()) may_run[i] = true;
   std::vector<std::size_t> todo;
   for (std::size_t i = 0; i < jobs.size(); ++i) {
-    if (resume_) jobs[i].summary = readDone(jobs[i]);
+    // Runs outside `only` belong to someone else (another Slurm task): read back, never run.
+    if (resume_ || !may_run[i]) jobs[i].summary = readDone(jobs[i]);
     if (jobs[i].summary) ++progress.reused;
-    else todo.push_back(i);
+    else if (may_run[i]) todo.push_back(i);
   }
   progress.to_run = todo.size();
 

@@ -45,6 +45,10 @@ class SweepRunner {
   SweepRunner(SweepSpec spec, std::string dir, SweepRecorderFactory recorders);
 
   void setResume(bool resume) { resume_ = resume; }
+  // Runs only these runs (indices into the grid's runs, point-major: point * seeds + seed index);
+  // every other run is read back from DIR when done there, else left missing. A Slurm task runs its
+  // share this way, and an empty list only collects what is done (to write the summary or a status).
+  void setOnly(std::vector<std::size_t> runs) { only_ = std::move(runs); }
   // Called from the worker threads (one at a time) when a run starts, every simulated minute of a
   // run, and when a run ends.
   void setProgress(std::function<void(const SweepProgress&)> progress) { progress_ = std::move(progress); }
@@ -53,6 +57,8 @@ class SweepRunner {
 
   // "K=200_policy=kv-aware-seed3": the runs' file names without extension.
   static std::string runStem(const SweepPoint& point, std::uint64_t seed);
+  // Every run's stem, in run index order (point-major).
+  std::vector<std::string> runStems() const;
   // The identity a per-run summary file carries, checked on resume.
   nlohmann::json runIdentity(const SweepPoint& point, std::uint64_t seed) const;
 
@@ -67,6 +73,7 @@ class SweepRunner {
   std::string dir_;
   SweepRecorderFactory recorders_;
   bool resume_ = false;
+  std::optional<std::vector<std::size_t>> only_;
   std::function<void(const SweepProgress&)> progress_;
 };
 

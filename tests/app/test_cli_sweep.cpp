@@ -283,6 +283,36 @@ class TestCliSweep : public QObject {
              resumed.out.constData());
     QVERIFY(QFileInfo::exists(out + "/summary.md"));
   }
+
+  // --executor slurm where Slurm is not installed says so before anything is submitted; --status of
+  // a directory no Slurm sweep wrote says what it needs; the flags are in --help. (A real Slurm:
+  // tests/app/test_slurm_sweep.sh.)
+  void slurmExecutorWithoutSlurm() {
+    const QString out = tmp_.filePath("slurm-nowhere");
+    QTemporaryDir empty;  // PATH: no sbatch, squeue or sacct in it
+    QProcess p;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert("PATH", empty.path());
+    p.setProcessEnvironment(env);
+    p.start(KVSCOPE_CLI, {"sweep", "--grid", "K=0,200", "--seeds", "2", "--duration", "600", "--out", out,
+                          "--executor", "slurm", "--partition", "cpu"});
+    QVERIFY(p.waitForFinished(kTimeoutMs));
+    const QByteArray err = p.readAllStandardError();
+    QCOMPARE(p.exitCode(), 1);
+    QVERIFY2(err.contains("sbatch not found: install slurm-client or use --executor local"), err.constData());
+    QVERIFY(QFileInfo::exists(out + "/slurm/submit-1.sbatch"));  // kept to be read
+    QVERIFY(!QFileInfo::exists(out + "/slurm/submit-1.runs"));
+    QVERIFY(!QFileInfo::exists(out + "/slurm/jobs"));
+    QVERIFY(QDir(out).entryList({"*-seed*"}, QDir::Files).isEmpty());  // nothing ran here
+
+    RUN_EXPECT(status, 1, QStringList{"sweep", "--status", tmp_.path()});
+    QVERIFY2(status.err.contains("no sweep.json here"), status.err.constData());
+    RUN_EXPECT(local, 2, QStringList{"sweep", "--grid", "K=0", "--out", out, "--partition", "cpu"});
+    RUN_EXPECT(help, 0, QStringList{"sweep", "--help"});
+    for (const char* flag : {"--executor", "--partition", "--time", "--cpus-per-task", "--tasks", "--status"})
+      QVERIFY2(help.out.contains(flag), flag);
+    QVERIFY(!help.out.contains("--run-task"));  // the tasks' own flag is not for people
+  }
 };
 
 QTEST_GUILESS_MAIN(TestCliSweep)

@@ -150,6 +150,39 @@ class TestSweepRunner : public QObject {
     QVERIFY(nothing.cancelled);
     QCOMPARE(QDir(empty.path()).entryList(QDir::Files | QDir::Hidden).size(), 0);
   }
+
+  // A Slurm task runs its share only; the others' runs are read back when done, else left missing.
+  void onlyRunsItsShare() {
+    QTemporaryDir dir;
+    SweepRunner first(smallSpec(), dir.path().toStdString(), nullptr);
+    first.setOnly({0, 4});
+    std::atomic<bool> cancel{false};
+    const SweepOutcome a = first.run(cancel);
+    QCOMPARE(a.ran, std::size_t(2));
+    QCOMPARE(a.reused, std::size_t(0));
+    QVERIFY(a.data.runs[0][0] && a.data.runs[1][1]);  // run 4 = point 1, seed index 1
+    QVERIFY(!a.data.runs[0][1] && !a.data.runs[1][0]);
+    const auto stems = first.runStems();
+    QCOMPARE(stems.size(), std::size_t(6));
+    QCOMPARE(stems[4], std::string("K=200-seed2"));
+    QVERIFY(QFile::exists(dir.filePath(QString::fromStdString(stems[4]) + ".json")));
+    QVERIFY(!QFile::exists(dir.filePath(QString::fromStdString(stems[1]) + ".json")));
+
+    // Another task's share: the first task's runs are read back (without --resume), its own run.
+    SweepRunner second(smallSpec(), dir.path().toStdString(), nullptr);
+    second.setOnly({1});
+    const SweepOutcome b = second.run(cancel);
+    QCOMPARE(b.ran, std::size_t(1));
+    QCOMPARE(b.reused, std::size_t(2));
+    QVERIFY(b.data.runs[0][0] && b.data.runs[0][1] && b.data.runs[1][1]);
+
+    // An empty share only collects.
+    SweepRunner collect(smallSpec(), dir.path().toStdString(), nullptr);
+    collect.setOnly({});
+    const SweepOutcome c = collect.run(cancel);
+    QCOMPARE(c.ran, std::size_t(0));
+    QCOMPARE(c.reused, std::size_t(3));
+  }
 };
 
 QTEST_GUILESS_MAIN(TestSweepRunner)

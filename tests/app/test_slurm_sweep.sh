@@ -1,0 +1,238 @@
+#!/usr/bin/env bash
+# `kvscope-cli sweep --executor slurm` end to end against a real single-node Slurm (Debian's
+# slurm-wlm and munge, installed by scripts/deps.sh): this script starts munged, slurmctld and slurmd
+# as root from a generated slurm.conf in a temporary directory, submits a small sweep as a job array,
+# cancels one running task with scancel, checks that --status reports its unfinished runs, that
+# --resume resubmits exactly those, and that the summary the last task writes is byte for byte the
+# local executor's for the same grid. Every daemon it started is stopped on exit, also on failure.
+#
+# Without root or the Slurm/munge programs it says what is missing and exits 77 (CTest's skip), unless
+# KVSCOPE_REQUIRE_SLURM=1 (CI, which runs as root after scripts/deps.sh): then that is a failure.
+#
+# What Slurm needed in a container (no systemd, no cgroups, another munged maybe running):
+#   - its own munged with its own key and socket (AuthInfo=socket=...), so nothing in /etc is touched;
+#   - ProctrackType=proctrack/linuxproc, TaskPlugin=task/none, JobAcctGatherType=jobacct_gather/none:
+#     the cgroup plugins need a writable cgroup tree the container does not give;
+#   - every state, spool, pid and log file in the temporary directory, free ports picked at start,
+#     an empty plugstack.conf (the package's one includes /etc/slurm/plugstack.conf.d);
+#   - SlurmUser=root (the daemons run as the test's root), ReturnToService=2 (the node comes back up
+#     on its own), MpiDefault=none, KillWait=5 (scancel's SIGKILL comes soon after SIGTERM);
+#   - the daemons in the foreground (-D) as the script's own children, slurmctld with -c (no state).
+# No accounting (no slurmdbd), so sacct has nothing: --status tells a cancelled task's runs from the
+# files and squeue ("missing"), as it does on a cluster without accounting.
+# Usage: test_slurm_sweep.sh KVSCOPE_CLI
+set -uo pipefail
+cli=$(realpath "${1:?usage: test_slurm_sweep.sh KVSCOPE_CLI}")
+skip() {
+  echo "SKIP: $*" >&2
+  if [ "${KVSCOPE_REQUIRE_SLURM:-0}" = 1 ]; then
+    echo "FAIL: KVSCOPE_REQUIRE_SLURM=1, and Slurm cannot be started here (install it with scripts/deps.sh, run as root)" >&2
+    exit 1
+  fi
+  exit 77
+}
+fail() {
+  echo "FAIL: $*" >&2
+  exit 1
+}
+
+missing=()
+[ "$(id -u)" -eq 0 ] || missing+=("root (to start munged, slurmctld and slurmd)")
+for p in munged slurmctld slurmd sbatch squeue scancel sinfo python3; do
+  command -v "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] || skip "missing: ${missing[*]} (Debian: apt-get install slurm-wlm munge)"
+
+tmp=$(mktemp -d)
+chmod 755 "$tmp"
+pids=()
+cleanup() {
+  # Jobs first, so no slurmstepd outlives its slurmd; then the daemons this script started, by pid.
+  if [ -n "${SLURM_CONF:-}" ] && [ -n "${ctld_pid:-}" ] && kill -0 "$ctld_pid" 2>/dev/null; then
+    scancel --quiet --user root 2>/dev/null
+    for _ in $(seq 1 50); do
+      [ -z "$(squeue -h 2>/dev/null)" ] && break
+      sleep 0.2
+    done
+  fi
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null; done
+  for pid in "${pids[@]}"; do
+    for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -9 "$pid" 2>/dev/null
+    wait "$pid" 2>/dev/null
+  done
+  if [ -f "$tmp/munged.pid" ]; then
+    munge_pid=$(cat "$tmp/munged.pid")
+    kill "$munge_pid" 2>/dev/null
+    for _ in $(seq 1 50); do kill -0 "$munge_pid" 2>/dev/null || break; sleep 0.1; done
+  fi
+  if [ "${keep:-0}" = 1 ]; then echo "kept $tmp" >&2; else rm -rf "$tmp"; fi
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+show_logs() {
+  for f in "$tmp"/munged.log "$tmp"/slurmctld.log "$tmp"/slurmd.log; do
+    [ -f "$f" ] && { echo "--- $f (last lines)" >&2; tail -n 25 "$f" >&2; }
+  done
+}
+startup_failed() {
+  show_logs
+  if [ "${KVSCOPE_REQUIRE_SLURM:-0}" = 1 ]; then fail "$*"; fi
+  skip "$* (set KVSCOPE_REQUIRE_SLURM=1 to make this a failure)"
+}
+
+# munged: a fresh key and socket of our own.
+dd if=/dev/urandom of="$tmp/munge.key" bs=1024 count=1 status=none
+chmod 400 "$tmp/munge.key"
+mkdir -p "$tmp/munge"
+chmod 700 "$tmp/munge"
+munged --force --key-file="$tmp/munge.key" --socket="$tmp/munge/munge.socket" --pid-file="$tmp/munged.pid" \
+  --log-file="$tmp/munged.log" --seed-file="$tmp/munged.seed" ||
+  startup_failed "munged did not start"
+
+# Two free TCP ports for slurmctld and slurmd.
+read -r ctld_port slurmd_port < <(python3 -c '
+import socket
+s = [socket.socket() for _ in range(2)]
+for x in s: x.bind(("127.0.0.1", 0))
+print(*[x.getsockname()[1] for x in s])')
+host=$(hostname -s)
+mkdir -p "$tmp/state" "$tmp/spool"
+: >"$tmp/plugstack.conf"
+cat >"$tmp/slurm.conf" <<EOF
+ClusterName=kvscopetest
+SlurmctldHost=$host(127.0.0.1)
+SlurmctldPort=$ctld_port
+SlurmdPort=$slurmd_port
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+CredType=cred/munge
+AuthInfo=socket=$tmp/munge/munge.socket
+StateSaveLocation=$tmp/state
+SlurmdSpoolDir=$tmp/spool
+SlurmctldPidFile=$tmp/slurmctld.pid
+SlurmdPidFile=$tmp/slurmd.pid
+SlurmctldLogFile=$tmp/slurmctld.log
+SlurmdLogFile=$tmp/slurmd.log
+PlugStackConfig=$tmp/plugstack.conf
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+JobCompType=jobcomp/none
+SelectType=select/cons_tres
+SelectTypeParameters=CR_CPU
+SchedulerType=sched/builtin
+MpiDefault=none
+ReturnToService=2
+KillWait=5
+MaxArraySize=1001
+NodeName=$host NodeAddr=127.0.0.1 CPUs=$(nproc) State=UNKNOWN
+PartitionName=kvscope Nodes=$host Default=YES MaxTime=INFINITE State=UP
+EOF
+export SLURM_CONF="$tmp/slurm.conf"
+slurmctld -D -c -f "$SLURM_CONF" >"$tmp/slurmctld.out" 2>&1 &
+ctld_pid=$!
+pids+=("$ctld_pid")
+slurmd -D -N "$host" -f "$SLURM_CONF" >"$tmp/slurmd.out" 2>&1 &
+pids+=("$!")
+
+# Up when sinfo shows the node idle.
+up=0
+for _ in $(seq 1 150); do
+  state=$(sinfo -h -N -o "%T" 2>/dev/null | head -n1)
+  [ "$state" = idle ] && { up=1; break; }
+  for pid in "${pids[@]}"; do kill -0 "$pid" 2>/dev/null || { cat "$tmp"/slurm*.out >&2; startup_failed "a Slurm daemon exited"; }; done
+  sleep 0.2
+done
+[ $up = 1 ] || startup_failed "the node never became idle (sinfo: ${state:-no answer})"
+echo "slurm up: node $host idle, $(nproc) CPUs"
+
+wait_queue_empty() {  # job id, seconds
+  for _ in $(seq 1 $(($2 * 5))); do
+    [ -z "$(squeue -h -j "$1" 2>/dev/null)" ] && return 0
+    sleep 0.2
+  done
+  show_logs
+  fail "job $1 still queued after $2 s: $(squeue -h -j "$1")"
+}
+job_of() { sed -n 's/.*submitted Slurm job \([0-9][0-9]*\).*/\1/p' <<<"$1"; }
+
+# 2 points x 4 seeds = 8 runs dealt to 2 array tasks of 4 runs each, one run at a time per task.
+grid=(--scenario e3-load-floor --grid K=0,200 --seeds 4 --duration 900)
+out="$tmp/sweep"
+sub=$("$cli" sweep "${grid[@]}" --out "$out" --executor slurm --tasks 2 --cpus-per-task 1 --time 10:00) ||
+  fail "submitting failed: $sub"
+echo "$sub"
+job=$(job_of "$sub")
+[ -n "$job" ] || fail "no job id in: $sub"
+[ -f "$out/sweep.json" ] && [ -f "$out/slurm/submit-1.sbatch" ] && grep -q "^1 $job$" "$out/slurm/jobs" ||
+  fail "the sweep directory lacks sweep.json, the script or the job id"
+grep -q '^#SBATCH --array=0-1$' "$out/slurm/submit-1.sbatch" || fail "not a 2-task array: $(cat "$out/slurm/submit-1.sbatch")"
+# While the array is queued or running, --status has squeue's word for the runs not done.
+early=$("$cli" sweep --status "$out") || fail "--status failed: $early"
+echo "$early"
+grep -qE '^(running|pending) ' <<<"$early" || fail "--status shows no run running or pending just after the submission: $early"
+grep -q "Slurm jobs: $job (submission 1)" <<<"$early" || fail "--status does not name job $job: $early"
+
+# Cancel task 0 while it runs, once the first run of the sweep has landed.
+share0=$(head -n1 "$out/slurm/submit-1.runs")
+cancelled=0
+for _ in $(seq 1 300); do
+  st=$(squeue -h -r -j "${job}_0" -o %T 2>/dev/null)
+  [ -z "$st" ] && break
+  # Once task 0 runs, --status says its unfinished runs are running (or waiting in it).
+  if [ "$st" = RUNNING ] && [ -z "${mid:-}" ]; then
+    mid=$("$cli" sweep --status "$out") || fail "--status failed: $mid"
+    grep -qE "^(running|pending) .* task ${job}_0" <<<"$mid" ||
+      { [ -z "$(squeue -h -j "${job}_0")" ] || fail "--status shows no run of the running task ${job}_0: $mid"; }
+    grep -E "^running " <<<"$mid" | head -n 2
+  fi
+  # Once one of the sweep's runs is in place while the task still runs.
+  if [ "$st" = RUNNING ] && ls "$out" | grep -q 'seed[0-9]*\.json$'; then
+    scancel "${job}_0" && cancelled=1
+    break
+  fi
+  sleep 0.1
+done
+[ $cancelled = 1 ] || fail "task ${job}_0 ended before it could be cancelled (its runs took too little time)"
+echo "scancel ${job}_0 (its runs: $share0)"
+wait_queue_empty "$job" 120
+
+status=$("$cli" sweep --status "$out") || fail "--status failed: $status"
+echo "$status"
+done_count=$(sed -n '1s/.* \([0-9]*\) done,.*/\1/p' <<<"$status")
+unfinished=$(grep -cE '^(missing|failed) ' <<<"$status")
+[ "$unfinished" -ge 1 ] || fail "--status shows no missing or failed run after the scancel"
+[ $((done_count + unfinished)) -eq 8 ] || fail "--status: $done_count done + $unfinished missing/failed != 8 runs"
+grep -q "summary: not yet" <<<"$status" || fail "--status should say the summary is not written yet"
+[ ! -f "$out/summary.json" ] || fail "a summary was written with runs missing"
+# Only runs of the cancelled task can be unfinished.
+while read -r state stem _; do
+  case "$state" in missing | failed) grep -q "task ${job}_0" <<<"$(grep " $stem " <<<"$status")" ||
+    fail "$stem is $state but was not in the cancelled task" ;;
+  esac
+done <<<"$status"
+
+res=$("$cli" sweep "${grid[@]}" --out "$out" --executor slurm --resume --cpus-per-task 1) || fail "--resume failed: $res"
+echo "$res"
+grep -q ": $unfinished runs in [0-9]* array tasks" <<<"$res" || fail "--resume should resubmit exactly the $unfinished unfinished runs"
+grep -q -- '--resume$' "$out/slurm/submit-2.sbatch" || fail "the resumed submission's tasks should skip done runs"
+job2=$(job_of "$res")
+[ -n "$job2" ] && grep -q "^2 $job2$" "$out/slurm/jobs" || fail "the second job id is not recorded"
+wait_queue_empty "$job2" 120
+
+final=$("$cli" sweep --status "$out") || fail "--status failed: $final"
+echo "$final"
+grep -q "8 runs: 8 done" <<<"$final" || { cat "$out"/slurm/*.log >&2; fail "not every run is done after --resume"; }
+grep -q "summary: written" <<<"$final" || fail "the last task did not write the summary"
+again=$("$cli" sweep "${grid[@]}" --out "$out" --executor slurm --resume) || fail "a second --resume failed"
+grep -q "every one of 8 runs is done" <<<"$again" || fail "a second --resume should submit nothing: $again"
+
+# The local executor on the same grid gives the same summaries.
+"$cli" sweep "${grid[@]}" --out "$tmp/local" --quiet >/dev/null || fail "the local sweep failed"
+for f in summary.md summary.csv summary.json; do
+  cmp -s "$out/$f" "$tmp/local/$f" || { diff "$out/$f" "$tmp/local/$f" | head -20 >&2; fail "$f differs from the local executor's"; }
+done
+echo "PASS: submitted, cancelled ${job}_0, --status showed $unfinished unfinished, --resume resubmitted them as job $job2, summaries equal the local ones"
