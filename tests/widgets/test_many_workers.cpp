@@ -102,8 +102,15 @@ void ManyWorkersTest::stripListsTheWorstAndCountsTheRest() {
   QCOMPARE(model.hiddenCount(), kDecode - 8);
   auto name = [&](int row) { return model.workerAt(row); };
   auto state = [&](int row) { return model.data(model.index(row, DecodeLoadModel::State), Qt::UserRole).toString(); };
-  // Worst first, ties in worker order, without asking for it (64 > kWorstFirstAbove).
-  QVERIFY(!model.worstFirst());
+  // Worst first, ties in worker order: the panel ticks and greys "Worst first" (64 > kWorstFirstAbove)
+  // and the model sorts so even when nobody asked.
+  QVERIFY(model.worstFirst());
+  DecodeLoadModel bare;
+  bare.setMaxRows(8);
+  bare.refresh(store);
+  QVERIFY(!bare.worstFirst());
+  QCOMPARE(bare.workerAt(0), QString("D7"));
+  QCOMPARE(bare.workerAt(4), QString("D50"));
   QCOMPARE(name(0), QString("D7"));
   QCOMPARE(name(1), QString("D40"));
   QCOMPARE(state(0), QString("crashed"));

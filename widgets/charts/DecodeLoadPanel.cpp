@@ -81,6 +81,10 @@ void DecodeLoadPanel::refresh(const TelemetryStore& store) {
   table_->resizeColumnToContents(DecodeLoadModel::State);
   table_->setColumnWidth(DecodeLoadModel::State, std::min(table_->columnWidth(DecodeLoadModel::State), kMaxStateWidth));
   const int hidden = model_->hiddenCount();
+  // Past kWorstFirstAbove workers the rows are worst first anyway: the box says so.
+  const bool forced = model_->rowCount() + hidden > DecodeLoadModel::kWorstFirstAbove;
+  worst_first_->setEnabled(!forced);
+  if (forced) worst_first_->setChecked(true);
   hidden_->setVisible(hidden > 0);
   if (hidden > 0) hidden_->setText(tr("and %1 more: %2").arg(hidden).arg(model_->hiddenSummary()));
   fitRows();
