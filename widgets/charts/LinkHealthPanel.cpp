@@ -99,13 +99,13 @@ void LinkHealthPanel::refresh(const TelemetryStore& store) {
   }
   if (aggregated) {
     aggregate_->refresh(store);
-    // Up to 16 rows in view (every P of a 16 x 64 cluster), at least 6 on a small screen; the D view
+    // Up to 16 rows in view (every P of a 16 x 64 cluster), at least 3 on a small screen; the D view
     // and a drill-down scroll.
     const int row_height = aggregate_table_->verticalHeader()->defaultSectionSize();
     const int chrome = group_by_->sizeHint().height() + 2 + aggregate_table_->horizontalHeader()->sizeHint().height() +
                        2 * aggregate_table_->frameWidth();
     const int rows = std::clamp(aggregate_->rowCount(), 3, 16);
-    stack_->setMinimumHeight(chrome + std::min(rows, 6) * row_height);
+    stack_->setMinimumHeight(chrome + 3 * row_height);
     stack_->setMaximumHeight(chrome + rows * row_height);
   } else {
     model_->refresh(store);
