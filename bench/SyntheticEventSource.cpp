@@ -9,7 +9,6 @@ namespace kvscope::bench {
 
 namespace {
 
-constexpr int kDecode = 8;
 constexpr std::int64_t kKvCapacity = 1'200'000;  // tokens per decode worker
 constexpr double kRho = 0.95;
 
@@ -58,7 +57,9 @@ class Rng {
 
 class SyntheticEventSource::Generator {
  public:
-  Generator(double events_per_sim_second, std::uint64_t seed) : rng_(seed) {
+  Generator(double events_per_sim_second, std::uint64_t seed, int decode, int prefill)
+      : rng_(seed), decode_(decode), prefill_(prefill), workers_(static_cast<std::size_t>(decode)),
+        links_(static_cast<std::size_t>(decode * prefill)) {
     // Events per request: route + admission + done (3); sessions average 7 turns, so about one in
     // seven requests is seeded (seed, transfer start and end); a few percent evict; plus one snapshot
     // per simulated second. Close enough: the benchmark prints the simulated pace it got.
@@ -66,7 +67,7 @@ class SyntheticEventSource::Generator {
     const double requests_per_s = std::max(1.0, (events_per_sim_second - 1.0) / per_request);
     mean_gap_us_ = 1e6 / requests_per_s;
     next_arrival_ = static_cast<SimTime>(rng_.exponential(mean_gap_us_));
-    for (int w = 0; w < kDecode; ++w) {
+    for (int w = 0; w < decode_; ++w) {
       workers_[w].kv_used = rng_.between(kKvCapacity / 4, kKvCapacity / 2);
       workers_[w].kv_peak = workers_[w].kv_used;
     }
@@ -105,10 +106,13 @@ class SyntheticEventSource::Generator {
   struct Worker {
     std::int64_t kv_used = 0, kv_peak = 0;
     std::int32_t running = 0, resident = 0, bindings = 0, pending_seeds = 0;
-    std::int32_t queue_depth = 0;  // P0 -> this worker
-    std::int64_t bytes_in_flight = 0;
-    LinkState link = LinkState::Alive;
   };
+  struct Link {  // P -> D, at links_[p * decode_ + d]
+    std::int32_t queue_depth = 0;
+    std::int64_t bytes_in_flight = 0;
+    LinkState state = LinkState::Alive;
+  };
+  Link& link(int p, int d) { return links_[static_cast<std::size_t>(p * decode_ + d)]; }
   struct Session {
     SessionId id = 0;
     std::int32_t turn = 0, turns = 0;
@@ -141,8 +145,8 @@ class SyntheticEventSource::Generator {
     r.policy = "kv-aware";
     r.seed = 42;
     r.profile = "h200";
-    for (int w = 0; w < kDecode; ++w) r.workers.push_back({"D" + std::to_string(w), WorkerRole::Decode, kKvCapacity});
-    r.prefill.push_back({"P0", WorkerRole::Prefill, kKvCapacity});
+    for (int w = 0; w < decode_; ++w) r.workers.push_back({"D" + std::to_string(w), WorkerRole::Decode, kKvCapacity});
+    for (int p = 0; p < prefill_; ++p) r.prefill.push_back({"P" + std::to_string(p), WorkerRole::Prefill, kKvCapacity});
     r.rho = kRho;
     r.knobs = {{"K", 0}, {"sticky_bonus", 100}, {"epsilon", 100}, {"rho", kRho}, {"seed_min_turn_id", 1}};
     return r;
@@ -150,9 +154,9 @@ class SyntheticEventSource::Generator {
 
   Snapshot snapshot() {
     Snapshot s;
-    s.workers.reserve(kDecode);
-    s.links.reserve(kDecode);
-    for (int w = 0; w < kDecode; ++w) {
+    s.workers.reserve(static_cast<std::size_t>(decode_));
+    s.links.reserve(links_.size());
+    for (int w = 0; w < decode_; ++w) {
       Worker& x = workers_[w];
       WorkerGauges g;
       g.worker = w;
@@ -166,24 +170,29 @@ class SyntheticEventSource::Generator {
       g.pending_seeds = x.pending_seeds;
       g.alive = true;
       s.workers.push_back(g);
-      s.links.push_back({0, w, x.queue_depth, x.bytes_in_flight, x.link});
       x.kv_peak = x.kv_used;
     }
+    for (int p = 0; p < prefill_; ++p)
+      for (int w = 0; w < decode_; ++w) {
+        const Link& l = link(p, w);
+        s.links.push_back({p, w, l.queue_depth, l.bytes_in_flight, l.state});
+      }
     return s;
   }
 
   void maybeLinkOrKnob(std::vector<Event>& out, SimTime t) {
     const SimTime second = t / 1'000'000;
     if (second % 25 == 7) {  // a link goes suspect, recovers 1-3 s later; sometimes dead
-      const WorkerId w = static_cast<WorkerId>(rng_.between(0, kDecode - 1));
+      const WorkerId w = static_cast<WorkerId>(rng_.between(0, decode_ - 1));
+      const WorkerId p = static_cast<WorkerId>(rng_.between(0, prefill_ - 1));
       const bool dead = second % 200 == 107;
-      LinkHealth h{0, w, dead ? LinkState::Dead : LinkState::Suspect,
+      LinkHealth h{p, w, dead ? LinkState::Dead : LinkState::Suspect,
                    dead ? "handshake timeout: D did not preallocate within 3 s" : "transfer slow: 2 requests over 1 s",
                    dead ? static_cast<std::int32_t>(rng_.between(1, 12)) : 0};
-      workers_[w].link = h.state;
+      link(p, w).state = h.state;
       emit(out, t, std::move(h));
       pending_.push({t + rng_.between(1'000'000, dead ? 6'000'000 : 3'000'000),
-                     LinkHealth{0, w, LinkState::Alive, "", 0}});
+                     LinkHealth{p, w, LinkState::Alive, "", 0}});
     }
     if (second % 90 == 45) {
       const double old_k = k_;
@@ -212,12 +221,13 @@ class SyntheticEventSource::Generator {
     d.session = s.id;
     d.turn = s.turn;
     d.policy = "kv-aware";
-    d.candidates.reserve(kDecode);
+    d.candidates.reserve(static_cast<std::size_t>(decode_));
+    const int p = static_cast<int>(request % static_cast<RequestId>(prefill_));  // round-robin prefill
     double mean_bound = 0;
     for (const Worker& x : workers_) mean_bound += x.bindings;
-    mean_bound /= kDecode;
+    mean_bound /= decode_;
     double best = -1e300;
-    for (int w = 0; w < kDecode; ++w) {
+    for (int w = 0; w < decode_; ++w) {
       const Worker& x = workers_[w];
       CandidateScore c;
       c.worker = w;
@@ -229,7 +239,7 @@ class SyntheticEventSource::Generator {
       c.add("floor_bonus", floor);
       c.add("assigned", x.bindings);
       c.score = overlap / 64.0 + sticky + floor - 0.01 * x.running + rng_.uniform(0, 1);
-      c.eligible = x.link != LinkState::Dead;
+      c.eligible = link(p, w).state != LinkState::Dead;
       if (c.eligible && c.score > best) {
         best = c.score;
         d.chosen = w;
@@ -299,15 +309,16 @@ class SyntheticEventSource::Generator {
       ++x.resident;
       s.worker = w;
       ++x.pending_seeds;
-      ++x.queue_depth;
+      Link& l = link(p, w);
+      ++l.queue_depth;
       const std::int64_t bytes = input * 160 * 1024;  // ~160 KiB of KV per token (70B-class model, fp8)
-      x.bytes_in_flight += bytes;
-      emit(out, t, SeedStarted{request, s.id, 0, w, input, path == RoutePath::Reseed});
+      l.bytes_in_flight += bytes;
+      emit(out, t, SeedStarted{request, s.id, p, w, input, path == RoutePath::Reseed});
       const SimTime wait = rng_.between(0, 20'000);
-      emit(out, t, TransferStarted{request, 0, w, input, bytes, wait});
+      emit(out, t, TransferStarted{request, p, w, input, bytes, wait});
       const bool ok = !rng_.chance(0.004);
       pending_.push({t + wait + rng_.between(30'000, 400'000),
-                     TransferFinished{request, 0, w, input, bytes, ok, ok ? "" : "transfer aborted: link marked dead"}});
+                     TransferFinished{request, p, w, input, bytes, ok, ok ? "" : "transfer aborted: link marked dead"}});
     }
     s.context = input + output;
 
@@ -332,15 +343,16 @@ class SyntheticEventSource::Generator {
     if (auto* tf = std::get_if<TransferFinished>(&p.payload)) {
       Worker& x = workers_[tf->worker];
       x.pending_seeds = std::max(0, x.pending_seeds - 1);
-      x.queue_depth = std::max(0, x.queue_depth - 1);
-      x.bytes_in_flight = std::max<std::int64_t>(0, x.bytes_in_flight - tf->bytes);
+      Link& l = link(tf->prefill, tf->worker);
+      l.queue_depth = std::max(0, l.queue_depth - 1);
+      l.bytes_in_flight = std::max<std::int64_t>(0, l.bytes_in_flight - tf->bytes);
     } else if (auto* done = std::get_if<RequestDone>(&p.payload)) {
       if (done->status == RequestStatus::Ok || done->ttft >= 0) {
         Worker& x = workers_[done->worker];
         x.running = std::max(0, x.running - 1);
       }
     } else if (auto* h = std::get_if<LinkHealth>(&p.payload)) {
-      workers_[h->worker].link = h->state;
+      link(h->prefill, h->worker).state = h->state;
     }
     emit(out, p.time, std::move(p.payload));
   }
@@ -350,7 +362,9 @@ class SyntheticEventSource::Generator {
   bool started_ = false;
   std::uint64_t seq_ = 1;
   SimTime t_ = 0, next_arrival_ = 0, next_snapshot_ = 1'000'000;
-  std::array<Worker, kDecode> workers_{};
+  int decode_, prefill_;
+  std::vector<Worker> workers_;
+  std::vector<Link> links_;
   std::vector<Session> sessions_;
   SessionId next_session_ = 1;
   RequestId next_request_ = 1;
@@ -360,7 +374,8 @@ class SyntheticEventSource::Generator {
 };
 
 SyntheticEventSource::SyntheticEventSource(Options options)
-    : options_(options), gen_(std::make_unique<Generator>(options.events_per_sim_second, options.seed)),
+    : options_(options), gen_(std::make_unique<Generator>(options.events_per_sim_second, options.seed, std::clamp(options.decode, 1, kMaxWorkers),
+                                      std::clamp(options.prefill, 1, kMaxWorkers))),
       rate_(options.rate) {}
 
 SyntheticEventSource::~SyntheticEventSource() { stop(); }

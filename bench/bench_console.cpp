@@ -127,6 +127,8 @@ int main(int argc, char** argv) {
       {"events-for-memory", "Total events ingested before the memory reading ends the run (default 10000000).", "N",
        "10000000"},
       {"sim-speed", "Simulated seconds per wall second at --rate (default 10, the console's pace).", "X", "10"},
+      {"decode", "Decode workers D0..D(N-1) (default 8, at most 64).", "N", "8"},
+      {"prefill", "Prefill workers P0..P(M-1) (default 1, at most 64).", "M", "1"},
       {"memory-timeout", "Give up the memory phase after this many wall seconds (default 900).", "S", "900"},
       {"panel-times", "Diagnosis: after each live frame, refresh every visible panel once more, timing each "
                       "(adds work; the frame numbers then include it)."},
@@ -148,6 +150,8 @@ int main(int argc, char** argv) {
   const double sim_speed = number("sim-speed", 0.001);
   const double memory_timeout = number("memory-timeout", 1);
   const bool panel_times = args.isSet("panel-times");
+  const int decode = std::min(kMaxWorkers, static_cast<int>(number("decode", 1)));
+  const int prefill = std::min(kMaxWorkers, static_cast<int>(number("prefill", 1)));
 
   MainWindow window;
   window.resize(1600, 1000);
@@ -162,13 +166,15 @@ int main(int argc, char** argv) {
   SyntheticEventSource::Options opts;
   opts.rate = rate;
   opts.events_per_sim_second = rate / sim_speed;
+  opts.decode = decode;
+  opts.prefill = prefill;
   auto owned = std::make_unique<SyntheticEventSource>(opts);
   SyntheticEventSource* source = owned.get();
   RunSession& session = window.session();
   const TelemetryStore& store = session.store();
 
-  std::printf("bench_console: synthetic source (P0 + D0..D7, kv-aware), MainWindow %dx%d on the '%s' platform\n",
-              window.width(), window.height(), qPrintable(QGuiApplication::platformName()));
+  std::printf("bench_console: synthetic source (%d P + %d D, kv-aware), MainWindow %dx%d on the '%s' platform\n",
+              prefill, decode, window.width(), window.height(), qPrintable(QGuiApplication::platformName()));
   std::printf("live: %.0f events/s for %.0f s in 2 ms batches, %.0f events per simulated s (%.1f simulated s per wall s)\n",
               rate, seconds, opts.events_per_sim_second, sim_speed);
   std::printf("rss idle (window shown, no source): %.1f MB\n", rss_idle);

@@ -44,7 +44,8 @@ bool writeFile(const QString& path, const QByteArray& content) {
 }
 
 const QStringList kBundled{"block-level-eviction", "cascade",       "e2-cold-d", "e3-load-floor", "evict-storm",
-                          "invariant-crash",      "lab-000",       "lab-004",   "reseed-storm",  "unified-vs-lmetric"};
+                          "invariant-crash",      "lab-000",       "lab-004",   "many-workers",  "reseed-storm",
+                          "unified-vs-lmetric"};
 const QStringList kPolicies{"linear",           "lmetric",           "unified",  "kv-aware",
                             "exclusive-overlap", "sglang-cache-aware", "dynamo-kv"};
 const QStringList kShort{"simulate", "--scenario", "e3-load-floor", "--duration", "300", "--quiet"};

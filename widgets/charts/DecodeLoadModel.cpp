@@ -57,10 +57,19 @@ void DecodeLoadModel::refresh(const TelemetryStore& store) {
   for (Row& r : rows) r.share = total > 0 ? static_cast<double>(r.bindings) / static_cast<double>(total) : 0;
   // Past maxRows only the worst are listed (then always worst first, or the cut would be arbitrary).
   const bool cut = static_cast<int>(rows.size()) > max_rows_;
-  if (worst_first_ || cut)
+  if (worst_first_ || cut || static_cast<int>(rows.size()) > kWorstFirstAbove)
     std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return severity(a.state.kind) > severity(b.state.kind); });
   hidden_ = cut ? static_cast<int>(rows.size()) - max_rows_ : 0;
-  if (cut) rows.resize(static_cast<std::size_t>(max_rows_));
+  hidden_by_state_.clear();
+  if (cut) {
+    // Sorted worst first, so equal states are adjacent: one count per run of a state.
+    for (std::size_t i = static_cast<std::size_t>(max_rows_); i < rows.size(); ++i) {
+      const WorkerStateKind kind = rows[i].state.kind;
+      if (hidden_by_state_.empty() || hidden_by_state_.back().first != kind) hidden_by_state_.emplace_back(kind, 0);
+      ++hidden_by_state_.back().second;
+    }
+    rows.resize(static_cast<std::size_t>(max_rows_));
+  }
 
   const bool same_rows = rows.size() == rows_.size() &&
                          std::equal(rows.begin(), rows.end(), rows_.begin(), [](const Row& a, const Row& b) { return a.name == b.name; });
@@ -72,6 +81,17 @@ void DecodeLoadModel::refresh(const TelemetryStore& store) {
     rows_ = std::move(rows);
     if (!rows_.empty()) emit dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
   }
+}
+
+QString DecodeLoadModel::hiddenSummary() const {
+  QStringList parts;
+  for (const auto& [kind, n] : hidden_by_state_) parts << QStringLiteral("%1 %2").arg(n).arg(QString::fromLatin1(toString(kind)));
+  return parts.join(QStringLiteral(", "));
+}
+
+void DecodeLoadModel::setSelectedWorkers(const QStringList& names) {
+  selected_ = names;
+  if (!rows_.empty()) emit dataChanged(index(0, Worker), index(rowCount() - 1, Worker), {Qt::BackgroundRole, Qt::ToolTipRole});
 }
 
 void DecodeLoadModel::setHighlighted(std::function<bool(const QString&)> highlighted) {
@@ -127,6 +147,13 @@ QVariant DecodeLoadModel::data(const QModelIndex& index, int role) const {
     return QStringLiteral("%1: %2. The cold-D pattern: raise the load-floor bonus K or use exclusive-overlap.")
         .arg(r.name, QString::fromStdString(r.state.cause));
   if (role == Qt::ToolTipRole && index.column() == State) return QString::fromStdString(r.state.cause);
+  // A worker picked for the charts: its name cell in the selection colour.
+  const bool selected = index.column() == Worker && selected_.contains(r.name);
+  if (role == Qt::BackgroundRole && selected) return QGuiApplication::palette().brush(QPalette::Highlight);
+  if (role == Qt::ForegroundRole && selected) return QGuiApplication::palette().brush(QPalette::HighlightedText);
+  if (role == Qt::ToolTipRole && index.column() == Worker)
+    return selected ? QStringLiteral("%1: drawn as a line in the charts (click to drop it)").arg(r.name)
+                    : QStringLiteral("Click to draw %1 as a line in the charts (Ctrl+click adds)").arg(r.name);
   if (role == Qt::FontRole && highlighted_ && highlighted_(r.name)) {
     QFont bold;
     bold.setBold(true);

@@ -3,13 +3,17 @@
 // unreachable, cold, degraded, restarted, evicting, quiet, idle, ok), bindings and their share,
 // running and queued requests, resident sessions, pending seeds and KV use. Rows in worker order,
 // or worst first on demand; above maxRows() only the worst are listed and hiddenCount() says how
-// many are not.
+// many are not, by state (hiddenSummary(): "50 ok, 2 idle"). Past kWorstFirstAbove workers the
+// rows are worst first whatever setWorstFirst says: in a 64-D cluster worker order hides the one
+// that matters.
 #include <QAbstractTableModel>
 #include <QColor>
+#include <QStringList>
 
 #include <functional>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/model/Ids.h"
@@ -27,6 +31,8 @@ class DecodeLoadModel : public QAbstractTableModel {
  public:
   enum Column { Worker, State, Bindings, Share, RecentShare, Running, Queued, Sessions, PendingSeeds, KvUse, ColumnCount };
 
+  static constexpr int kWorstFirstAbove = 12;
+
   explicit DecodeLoadModel(QObject* parent = nullptr);
   void setWindow(SimTime window);
   void setWorstFirst(bool worst_first);
@@ -34,6 +40,13 @@ class DecodeLoadModel : public QAbstractTableModel {
   void setMaxRows(int rows) { max_rows_ = rows; }
   int maxRows() const { return max_rows_; }
   int hiddenCount() const { return hidden_; }
+  // The rows not listed, counted by state, worst first: {(Ok, 50), (Idle, 2)}.
+  const std::vector<std::pair<WorkerStateKind, int>>& hiddenByState() const { return hidden_by_state_; }
+  // "50 ok, 2 idle" (empty when nothing is hidden).
+  QString hiddenSummary() const;
+  // Workers picked by the operator (ViewState::selectedWorkers): their name cell is marked.
+  void setSelectedWorkers(const QStringList& names);
+  QString workerAt(int row) const { return rows_[static_cast<std::size_t>(row)].name; }
 
   void refresh(const TelemetryStore& store);
   const WorkerState& state(int row) const { return rows_[static_cast<std::size_t>(row)].state; }
@@ -64,6 +77,8 @@ class DecodeLoadModel : public QAbstractTableModel {
   bool worst_first_ = false;
   int max_rows_ = 16;
   int hidden_ = 0;
+  std::vector<std::pair<WorkerStateKind, int>> hidden_by_state_;
+  QStringList selected_;
   std::function<bool(const QString&)> highlighted_;
 };
 

@@ -1,6 +1,7 @@
 #include "widgets/charts/DecodeLoadPanel.h"
 
 #include <QCheckBox>
+#include <QGuiApplication>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -17,6 +18,9 @@ namespace kvscope {
 
 namespace {
 constexpr int kMaxStateWidth = 340;
+// With many workers the strip lists this many (the worst) and counts the rest: 8 rows keep the
+// panel under a quarter of a 1080p screen, next to the charts that need the height.
+constexpr int kManyWorkerRows = 8;
 }  // namespace
 
 DecodeLoadPanel::DecodeLoadPanel(ViewState& view, QWidget* parent)
@@ -37,7 +41,20 @@ DecodeLoadPanel::DecodeLoadPanel(ViewState& view, QWidget* parent)
   table_->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);  // sized to its rows instead
   table_->setSizeAdjustPolicy(QAbstractScrollArea::AdjustIgnored);
   table_->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+  model_->setMaxRows(kManyWorkerRows);
   connect(worst_first_, &QCheckBox::toggled, this, &DecodeLoadPanel::setWorstFirst);
+  // A click picks the worker for the charts (Ctrl+click adds it, a second click drops it).
+  connect(table_, &QTableView::clicked, this, [this, &view](const QModelIndex& index) {
+    if (!index.isValid()) return;
+    const QString name = model_->workerAt(index.row());
+    QStringList selected = view.selectedWorkers();
+    const bool add = QGuiApplication::keyboardModifiers() & Qt::ControlModifier;
+    if (selected.contains(name)) selected.removeAll(name);
+    else if (add) selected << name;
+    else selected = {name};
+    view.selectWorkers(selected);
+  });
+  connect(&view, &ViewState::workersSelected, this, [this](const QStringList& workers) { model_->setSelectedWorkers(workers); });
   connect(&view, &ViewState::workersHighlighted, this,
           [this, &view] { model_->setHighlighted([&view](const QString& w) { return view.isHighlighted(w); }); });
   hidden_->hide();
@@ -64,8 +81,12 @@ void DecodeLoadPanel::refresh(const TelemetryStore& store) {
   table_->resizeColumnToContents(DecodeLoadModel::State);
   table_->setColumnWidth(DecodeLoadModel::State, std::min(table_->columnWidth(DecodeLoadModel::State), kMaxStateWidth));
   const int hidden = model_->hiddenCount();
+  // Past kWorstFirstAbove workers the rows are worst first anyway: the box says so.
+  const bool forced = model_->rowCount() + hidden > DecodeLoadModel::kWorstFirstAbove;
+  worst_first_->setEnabled(!forced);
+  if (forced) worst_first_->setChecked(true);
   hidden_->setVisible(hidden > 0);
-  if (hidden > 0) hidden_->setText(tr("+%n more decode worker(s), not as bad as these", nullptr, hidden));
+  if (hidden > 0) hidden_->setText(tr("and %1 more: %2").arg(hidden).arg(model_->hiddenSummary()));
   fitRows();
 }
 

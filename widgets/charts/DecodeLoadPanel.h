@@ -1,7 +1,9 @@
 #pragma once
 // Panel 1: every decode worker in view with its state and cause (the cold D among them). The table
 // is as tall as its rows, up to DecodeLoadModel::maxRows(); beyond that the worst are listed with
-// a count of the rest. "Worst first" sorts by state on demand.
+// a count of the rest by state ("and 52 more: 50 ok, 2 idle"). "Worst first" sorts by state on
+// demand (always past DecodeLoadModel::kWorstFirstAbove workers). A click on a row selects its
+// worker for the charts (ViewState::selectWorkers).
 #include "widgets/common/TelemetryPanel.h"
 
 class QCheckBox;

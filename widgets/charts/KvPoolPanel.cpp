@@ -2,6 +2,7 @@
 
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <cmath>
 
 #include "widgets/common/ViewState.h"
@@ -64,20 +65,50 @@ KvPoolPanel::KvPoolPanel(ViewState& view, QWidget* parent)
   });
 }
 
+std::vector<int> KvPoolPanel::chooseLines(const TelemetryStore& store) {
+  if (static_cast<int>(decode_.size()) <= kBandAbove) return decode_;
+  std::vector<int> lines;
+  for (int index : decode_) {
+    const QString name = QString::fromStdString(store.workers()[static_cast<std::size_t>(index)].info.name);
+    if (view().selectedWorkers().contains(name) && static_cast<int>(lines.size()) < kMaxLines) lines.push_back(index);
+  }
+  if (!lines.empty()) return lines;
+  // Nothing selected: the fullest pools now (the workers an operator worries about first).
+  lines = decode_;
+  auto fraction = [&](int index) {
+    const WorkerGauges& g = store.workers()[static_cast<std::size_t>(index)].latest;
+    return g.kv_capacity > 0 ? static_cast<double>(g.kv_used) / static_cast<double>(g.kv_capacity) : 0.0;
+  };
+  std::stable_sort(lines.begin(), lines.end(), [&](int a, int b) { return fraction(a) > fraction(b); });
+  lines.resize(static_cast<std::size_t>(kDefaultLines));
+  std::sort(lines.begin(), lines.end());
+  return lines;
+}
+
 void KvPoolPanel::rebuild(const TelemetryStore& store) {
-  workers_.clear();
+  occupancy_->clearSeries();
+  sessions_->clearSeries();
   colors_.clear();
-  for (std::size_t i = 0; i < store.workers().size(); ++i) {
-    const WorkerSeries& w = store.workers()[i];
-    if (w.info.role == WorkerRole::Prefill) continue;
-    const QString name = QString::fromStdString(w.info.name);
-    const QColor color = workerColor(static_cast<int>(i));
+  positions_.clear();
+  band_workers_.clear();
+  for (std::size_t p = 0; p < decode_.size(); ++p) {
+    const int index = decode_[p];
+    if (std::find(workers_.begin(), workers_.end(), index) == workers_.end()) {
+      band_workers_.push_back(index);
+      continue;
+    }
+    const QString name = QString::fromStdString(store.workers()[static_cast<std::size_t>(index)].info.name);
+    const QColor color = workerColor(index);
     occupancy_->addSeries(name, color);
     sessions_->addSeries(name, color);
-    workers_.push_back(static_cast<int>(i));
+    positions_.push_back(static_cast<int>(p));
     colors_.push_back(color);
   }
-  // Two ghosts per worker, drawn only while a preview is shown.
+  if (band_workers_.empty()) {
+    occupancy_->clearBand();
+    sessions_->clearBand();
+  }
+  // Two ghosts per line, drawn only while a preview is shown.
   ghost_base_ = static_cast<int>(workers_.size());
   for (int future = 0; future < 2; ++future)
     for (std::size_t k = 0; k < workers_.size(); ++k) {
@@ -87,15 +118,37 @@ void KvPoolPanel::rebuild(const TelemetryStore& store) {
       occupancy_->addSeries(name, color, TimeSeriesChart::Style::Ghost);
       sessions_->addSeries(name, color, TimeSeriesChart::Style::Ghost);
     }
-  has_preview_ = false;
+}
+
+void KvPoolPanel::drawBands(const TelemetryStore& store) {
+  if (band_workers_.empty()) return;
+  std::vector<std::vector<EnvelopeColumn>> kv, sessions;
+  kv.reserve(band_workers_.size());
+  sessions.reserve(band_workers_.size());
+  for (int index : band_workers_) {
+    const WorkerSeries& w = store.workers()[static_cast<std::size_t>(index)];
+    kv.push_back(occupancy_->envelopeOf(w.gauge(WorkerGauge::KvFraction), 100.0));
+    sessions.push_back(sessions_->envelopeOf(w.gauge(WorkerGauge::ResidentSessions)));
+  }
+  const QString legend = tr("band: %1 other D (min/median/max)").arg(band_workers_.size());
+  const QColor grey(0x70, 0x70, 0x70);
+  occupancy_->setBand(legend, workerBand(kv), grey);
+  sessions_->setBand(legend, workerBand(sessions), grey);
 }
 
 void KvPoolPanel::refresh(const TelemetryStore& store) {
-  // Series are created once per run, then only replaced.
+  // Series are created once per run (and when the lines change), then only replaced.
   if (store.runId() != run_id_) {
     run_id_ = store.runId();
+    decode_.clear();
+    for (std::size_t i = 0; i < store.workers().size(); ++i)
+      if (store.workers()[i].info.role != WorkerRole::Prefill) decode_.push_back(static_cast<int>(i));
+    workers_.clear();
+    has_preview_ = false;
     occupancy_->clearSeries();
-    sessions_->clearSeries();
+  }
+  if (std::vector<int> lines = chooseLines(store); lines != workers_ || occupancy_->seriesCount() == 0) {
+    workers_ = std::move(lines);
     rebuild(store);
   }
   occupancy_->setHoldUntil(store.now());
@@ -105,6 +158,7 @@ void KvPoolPanel::refresh(const TelemetryStore& store) {
     occupancy_->setSeriesData(static_cast<int>(s), w.gauge(WorkerGauge::KvFraction), 100.0);
     sessions_->setSeriesData(static_cast<int>(s), w.gauge(WorkerGauge::ResidentSessions));
   }
+  drawBands(store);
   drawPreview();
   const auto knob = [&](const char* name, double fallback) {
     if (auto p = pending_.find(name); p != pending_.end()) return p->second;
@@ -144,9 +198,10 @@ void KvPoolPanel::drawPreview() {
     for (std::size_t k = 0; k < workers_.size(); ++k) {
       const int index = ghost_base_ + f * static_cast<int>(workers_.size()) + static_cast<int>(k);
       if (index >= occupancy_->seriesCount()) return;
-      if (has_preview_ && k < preview_kv_[f].size()) {
-        occupancy_->setSeriesData(index, preview_kv_[f][k], 100.0);
-        sessions_->setSeriesData(index, preview_sessions_[f][k]);
+      const std::size_t p = static_cast<std::size_t>(positions_[k]);
+      if (has_preview_ && p < preview_kv_[f].size()) {
+        occupancy_->setSeriesData(index, preview_kv_[f][p], 100.0);
+        sessions_->setSeriesData(index, preview_sessions_[f][p]);
       } else {
         occupancy_->clearSeriesData(index);
         sessions_->clearSeriesData(index);

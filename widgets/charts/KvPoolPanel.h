@@ -4,6 +4,9 @@
 // brief 100% is never lost. Both lines are handles: dragging one sets the knob's pending value
 // (knobDragged while moving, then the knobs panel holds it until Apply). A what-if preview's two
 // futures are drawn as ghosts: without the pending change faint, with it stronger.
+// With more than kBandAbove decode workers, only some are lines: the ones selected in the worker
+// strip (ViewState::selectedWorkers), else the kDefaultLines fullest now; the others are one band
+// per chart, per pixel column their min, median and max (WorkerBand).
 #include <cstdint>
 #include <map>
 #include <string>
@@ -19,6 +22,10 @@ struct WhatIfResult;
 class KvPoolPanel : public TelemetryPanel {
   Q_OBJECT
  public:
+  static constexpr int kBandAbove = 8;
+  static constexpr int kDefaultLines = 3;
+  static constexpr int kMaxLines = 8;
+
   KvPoolPanel(ViewState& view, QWidget* parent = nullptr);
   void refresh(const TelemetryStore& store) override;
   TimeSeriesChart& occupancyChart() { return *occupancy_; }
@@ -29,6 +36,9 @@ class KvPoolPanel : public TelemetryPanel {
   // The preview's futures (null: none). The panel keeps a copy of what it draws.
   void setPreview(const WhatIfResult* preview);
   bool showsPreview() const { return has_preview_; }
+  // Store worker indices drawn as lines, and those folded into the band (empty: no band).
+  const std::vector<int>& lineWorkers() const { return workers_; }
+  const std::vector<int>& bandWorkers() const { return band_workers_; }
 
  signals:
   void knobDragged(const std::string& knob, double value);
@@ -36,10 +46,15 @@ class KvPoolPanel : public TelemetryPanel {
  private:
   void rebuild(const TelemetryStore& store);
   void drawPreview();
+  std::vector<int> chooseLines(const TelemetryStore& store);
+  void drawBands(const TelemetryStore& store);
 
   TimeSeriesChart* occupancy_;
   TimeSeriesChart* sessions_;
-  std::vector<int> workers_;  // store worker index of each chart series
+  std::vector<int> decode_;        // store worker index of every decode worker
+  std::vector<int> workers_;       // store worker index of each chart series
+  std::vector<int> positions_;     // each series' position among the decode workers (a preview's index)
+  std::vector<int> band_workers_;  // store worker indices in the band
   std::vector<QColor> colors_;
   std::uint64_t run_id_ = ~0ull;
   std::map<std::string, double> pending_;

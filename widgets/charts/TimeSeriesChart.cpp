@@ -81,6 +81,33 @@ double TimeSeriesChart::valueAtY(int y) const {
   return y_min_ + frac * (y_max_ - y_min_);
 }
 
+std::vector<EnvelopeColumn> TimeSeriesChart::envelopeOf(const MinMaxSeries& data, double scale) const {
+  EnvelopeOptions options;
+  options.hold_until = hold_until_;
+  std::vector<EnvelopeColumn> columns = data.envelope(grid(), options);
+  for (EnvelopeColumn& c : columns) {
+    c.lo *= scale;
+    c.hi *= scale;
+  }
+  return columns;
+}
+
+void TimeSeriesChart::setBand(const QString& legend, std::vector<BandColumn> band, const QColor& color) {
+  band_legend_ = legend;
+  band_ = std::move(band);
+  band_color_ = color;
+  if (!fixed_y_) fitY();
+  update();
+}
+
+void TimeSeriesChart::clearBand() {
+  if (band_.empty() && band_legend_.isEmpty()) return;
+  band_.clear();
+  band_legend_.clear();
+  if (!fixed_y_) fitY();
+  update();
+}
+
 void TimeSeriesChart::setSeriesData(int index, const MinMaxSeries& data, double scale) {
   Series& s = series_[static_cast<std::size_t>(index)];
   EnvelopeOptions options;
@@ -172,6 +199,8 @@ void TimeSeriesChart::fitY() {
   double hi = 0;
   for (const Series& s : series_) hi = std::max(hi, s.max);
   for (const Threshold& t : thresholds_) hi = std::max(hi, t.value);
+  for (const BandColumn& b : band_)
+    if (b.present) hi = std::max(hi, b.hi);
   double top = AxisTicks::niceTop(hi * 1.05);
   if (integer_) top = std::max(top, 5.0);
   y_min_ = 0;
@@ -213,6 +242,7 @@ void TimeSeriesChart::paintEvent(QPaintEvent*) {
     const int x1 = plot.left() + g.columnOf(std::min(highlight_to_, view_.to()));
     if (highlight_to_ >= view_.from() && highlight_from_ <= view_.to()) p.fillRect(QRect(x0, plot.top(), x1 - x0 + 1, plot.height()), fill);
   }
+  paintBand(p, plot);
   // Ghosts (a preview's futures) under the real series; each column one filled run of pixels.
   for (const Style pass : {Style::Ghost, Style::Gauge}) {
     for (const Series& s : series_) {
@@ -235,6 +265,25 @@ void TimeSeriesChart::paintEvent(QPaintEvent*) {
   p.setPen(pal.color(QPalette::Mid));
   p.drawRect(plot.adjusted(-1, -1, 0, 0));
   paintLegend(p);
+}
+
+// A light fill from min to max and a darker pixel at the median, column by column: the same
+// per-column runs as the series, so a one-column spike of any worker shows at the band's edge.
+void TimeSeriesChart::paintBand(QPainter& p, const QRect& plot) {
+  if (band_.empty()) return;
+  QColor fill = band_color_;
+  fill.setAlpha(55);
+  QColor median = band_color_;
+  median.setAlpha(200);
+  const int n = std::min(static_cast<int>(band_.size()), plot.width());
+  for (int c = 0; c < n; ++c) {
+    const BandColumn& b = band_[static_cast<std::size_t>(c)];
+    if (!b.present) continue;
+    const int top = yOf(b.hi), bottom = yOf(b.lo);
+    p.fillRect(QRect(plot.left() + c, top, 1, bottom - top + 1), fill);
+    const int y = yOf(b.median);
+    p.fillRect(QRect(plot.left() + c, y - 1, 1, 2), median);
+  }
 }
 
 void TimeSeriesChart::paintAxes(QPainter& p, const QRect& plot) {
@@ -281,6 +330,19 @@ void TimeSeriesChart::paintLegend(QPainter& p) {
   for (const Series& s : series_)
     if (!isGhost(s.style)) entries.emplace_back(s.name, s.color);
   int x = width() - kPad;
+  if (!band_legend_.isEmpty()) {  // the band first (rightmost): it stands for most of the workers
+    const int w = fm.horizontalAdvance(band_legend_);
+    if (x - w - 18 >= title_end) {
+      x -= w;
+      p.setPen(pal.color(QPalette::Text));
+      p.drawText(QPoint(x, 2 + fm.ascent()), band_legend_);
+      QColor fill = band_color_;
+      fill.setAlpha(90);
+      p.fillRect(QRect(x - 16, 2 + fm.height() / 2 - 4, 12, 9), fill);
+      p.fillRect(QRect(x - 16, 2 + fm.height() / 2, 12, 1), band_color_);
+      x -= 16 + 2 * kPad;
+    }
+  }
   for (auto it = thresholds_.rbegin(); it != thresholds_.rend(); ++it) {
     const int w = fm.horizontalAdvance(it->label);
     if (x - w - 18 < title_end) break;
@@ -364,6 +426,14 @@ QString TimeSeriesChart::tooltipAt(const QPoint& pos) const {
                                        : QStringLiteral("%1 to %2").arg(col.lo, 0, 'g', 4).arg(col.hi, 0, 'g', 4);
     if (col.present && !col.exact) value += tr(" (rolled up)");
     text += QStringLiteral("\n%1%2: %3").arg(s.name, isGhost(s.style) ? tr(" (preview)") : QString(), value);
+  }
+  if (c < static_cast<int>(band_.size()) && band_[static_cast<std::size_t>(c)].present) {
+    const BandColumn& b = band_[static_cast<std::size_t>(c)];
+    text += tr("\n%1 other workers: min %2, median %3, max %4")
+                .arg(b.workers)
+                .arg(b.lo, 0, 'g', 4)
+                .arg(b.median, 0, 'g', 4)
+                .arg(b.hi, 0, 'g', 4);
   }
   return text;
 }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "widgets/charts/AxisTicks.h"
+#include "widgets/charts/WorkerBand.h"
 #include "core/model/Ids.h"
 #include "core/telemetry/MinMaxSeries.h"
 
@@ -45,6 +46,14 @@ class TimeSeriesChart : public QWidget {
   QString seriesName(int index) const { return series_[static_cast<std::size_t>(index)].name; }
   // What the last paint drew (or the next will) for series `index`: one entry per plot column.
   const std::vector<EnvelopeColumn>& drawnColumns(int index) const { return series_[static_cast<std::size_t>(index)].columns; }
+  // The envelope setSeriesData would draw for `data` (a gauge) over the view's range, times `scale`.
+  std::vector<EnvelopeColumn> envelopeOf(const MinMaxSeries& data, double scale = 1.0) const;
+  // Many workers: the others as one shaded min..max band with a median line, under the series;
+  // `legend` names it ("band: 60 other D (min/median/max)"). An empty band draws nothing.
+  void setBand(const QString& legend, std::vector<BandColumn> band, const QColor& color);
+  void clearBand();
+  const std::vector<BandColumn>& drawnBand() const { return band_; }
+  const QString& bandLegend() const { return band_legend_; }
 
   // A horizontal reference line (e.g. rho * capacity), replaced by label. A draggable one can be
   // moved with the mouse within [drag_min, drag_max]: thresholdDragged while moving,
@@ -106,6 +115,7 @@ class TimeSeriesChart : public QWidget {
   void paintAxes(QPainter& p, const QRect& plot);
   void paintLegend(QPainter& p);
   void paintOverlays(QPainter& p, const QRect& plot);
+  void paintBand(QPainter& p, const QRect& plot);
   int leftMargin() const;
   QRect computePlotRect() const;
   SimTime timeAt(double x) const;
@@ -116,6 +126,9 @@ class TimeSeriesChart : public QWidget {
   QString title_;
   std::vector<Series> series_;
   std::vector<Threshold> thresholds_;
+  std::vector<BandColumn> band_;
+  QString band_legend_;
+  QColor band_color_;
   std::vector<Marker> markers_;
   SimTime highlight_from_ = 0, highlight_to_ = 0;
   SimTime hold_until_ = std::numeric_limits<SimTime>::min();

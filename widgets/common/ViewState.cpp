@@ -54,6 +54,12 @@ void ViewState::highlightWorkers(const QStringList& subjects) {
   emit workersHighlighted(subjects);
 }
 
+void ViewState::selectWorkers(const QStringList& workers) {
+  if (workers == selected_workers_) return;
+  selected_workers_ = workers;
+  emit workersSelected(workers);
+}
+
 bool ViewState::isHighlighted(const QString& worker) const {
   for (const QString& s : highlighted_)
     if (s == worker || s.endsWith(QStringLiteral("->") + worker) || s.startsWith(worker + QStringLiteral("->"))) return true;

@@ -43,6 +43,10 @@ class ViewState : public QObject {
   const QStringList& highlightedWorkers() const { return highlighted_; }
   // True when `worker` ("D1") is highlighted itself or as the decode end of a highlighted link.
   bool isHighlighted(const QString& worker) const;
+  // Workers the operator picked (a click in the worker strip): with many workers the charts draw
+  // these as lines and the rest as a band. Empty: each chart picks its worst few.
+  void selectWorkers(const QStringList& workers);
+  const QStringList& selectedWorkers() const { return selected_workers_; }
 
  signals:
   void rangeChanged(SimTime from, SimTime to);
@@ -51,6 +55,7 @@ class ViewState : public QObject {
   void requestSelected(RequestId request);
   void windowSelected(SimTime from, SimTime to);
   void workersHighlighted(const QStringList& subjects);
+  void workersSelected(const QStringList& workers);
 
  private:
   void set(SimTime from, SimTime to);
@@ -63,6 +68,7 @@ class ViewState : public QObject {
   std::uint64_t selected_seq_ = 0;
   RequestId selected_request_ = 0;
   QStringList highlighted_;
+  QStringList selected_workers_;
 };
 
 }  // namespace kvscope

@@ -44,21 +44,25 @@ EventTimelineView::EventTimelineView(ViewState& view, QWidget* parent) : QWidget
 
 void EventTimelineView::setStore(const TelemetryStore& store) {
   store_ = &store;
-  std::vector<std::string> names;
-  std::vector<int> starts;
-  const auto rows = store.timelineRows();
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    if (i > 0 && rows[i].kind != rows[i - 1].kind) starts.push_back(static_cast<int>(i));
-    names.push_back(rows[i].name);
-  }
-  if (names != rows_) {
-    rows_ = std::move(names);
-    group_starts_ = std::move(starts);
+  if (groups_.setRows(store.timelineRows()) || groups_.names() != rows_) {
+    rows_ = groups_.names();
+    group_starts_ = groups_.sectionStarts();
     measureText();
     updateGeometry();
   }
   invalidate();
   update();
+}
+
+bool EventTimelineView::toggleGroup(int row) {
+  if (!groups_.toggle(row)) return false;
+  rows_ = groups_.names();
+  group_starts_ = groups_.sectionStarts();
+  measureText();
+  updateGeometry();
+  invalidate();
+  update();
+  return true;
 }
 
 void EventTimelineView::setKindVisible(TimelineKind kind, bool visible) {
@@ -187,7 +191,9 @@ void EventTimelineView::ensureLayout() const {
       continue;
     }
     const int bin = std::min(column / kBinPx, bins - 1);
-    for (const int row : {static_cast<int>(m.row), static_cast<int>(m.also_row)}) {
+    // Store rows to shown rows: a folded group's members all land on the group's row (once).
+    const int main_row = groups_.displayOf(m.row), other_row = groups_.displayOf(m.also_row);
+    for (const int row : {main_row, other_row == main_row ? -1 : other_row}) {
       if (row < 0 || row >= rows) continue;  // none, or a row the last setStore() did not know yet
       int& slot = open[static_cast<std::size_t>(row)];
       if (slot >= 0 && layout_.cells[static_cast<std::size_t>(slot)].bin == bin) {
@@ -254,7 +260,8 @@ QString EventTimelineView::aggregateSummary(int row, std::size_t first, std::siz
   const auto& events = store_->discreteEvents();
   for (std::size_t i = first; i <= last && i < events.size(); ++i) {
     const auto kind = timelineKindOf(events[i]);
-    if (!kind || !kindVisible(*kind) || (store_->rowOf(events[i]) != row && store_->prefillRowOf(events[i]) != row)) continue;
+    if (!kind || !kindVisible(*kind) || (groups_.displayOf(store_->rowOf(events[i])) != row && groups_.displayOf(store_->prefillRowOf(events[i])) != row))
+      continue;
     ++counts[static_cast<std::size_t>(*kind)];
     ++total;
     freed += tokensFreedBy(events[i]);
@@ -309,7 +316,7 @@ void EventTimelineView::paintRows(QPainter& p, const QRect& plot) const {
     const QRect band(0, plot.top() + r * h, width(), h);
     if (r % 2) p.fillRect(band, pal.color(QPalette::AlternateBase));
     const QString name = q(rows_[static_cast<std::size_t>(r)]);
-    const bool marked = view_.isHighlighted(name);  // a selected finding's worker or link
+    const bool marked = view_.isHighlighted(name.trimmed());  // a selected finding's worker or link
     if (marked) {
       QColor tint = pal.color(QPalette::Highlight);
       tint.setAlpha(45);
@@ -367,7 +374,7 @@ void EventTimelineView::paintHighlight(QPainter& p, const QRect& plot) const {
   const Event& e = store_->discreteEvents()[*index];
   const auto kind = timelineKindOf(e);
   if (!kind || e.time < view_.from() || e.time > view_.to()) return;
-  const int row = store_->rowOf(e);
+  const int row = groups_.displayOf(store_->rowOf(e));
   const QColor ring = palette().color(QPalette::Highlight);
   const int x = xForTime(e.time);
   if (row < 0 || row >= rowCount()) {
@@ -549,7 +556,9 @@ void EventTimelineView::mouseReleaseEvent(QMouseEvent* e) {
   pressed_ = panning_ = false;
   unsetCursor();
   if (!click) return;
-  if (const auto hit = hitTest(e->position().toPoint())) emit eventClicked(*hit);
+  const QPoint pos = e->position().toPoint();
+  if (pos.x() < plotRect().left() && toggleGroup(rowAt(pos.y()))) return;  // a group's label
+  if (const auto hit = hitTest(pos)) emit eventClicked(*hit);
 }
 
 QSize EventTimelineView::sizeHint() const { return {900, axisHeight() + std::max(4, rowCount()) * (minRowHeight() + 6)}; }

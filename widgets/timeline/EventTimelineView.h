@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "widgets/timeline/TimelineKind.h"
+#include "widgets/timeline/TimelineRowGroups.h"
 
 namespace kvscope {
 
@@ -53,6 +54,11 @@ class EventTimelineView : public QWidget {
   SimTime timeForX(double x) const;
   int rowCenterY(int row) const;
   std::uint64_t highlightedSeq() const { return highlighted_seq_; }
+  // Many workers: rows folded into groups (a click on a group's label opens or closes it).
+  const TimelineRowGroups& rowGroups() const { return groups_; }
+  const std::vector<std::string>& rowNames() const { return rows_; }
+  // Opens or closes the group shown at `row`; false when that row is not a group.
+  bool toggleGroup(int row);
 
   // One glyph per row and bin of kBinPx plot columns (the charts' ColumnGrid columns): how many
   // events it folds and the most severe one's kind.
@@ -147,7 +153,8 @@ class EventTimelineView : public QWidget {
 
   ViewState& view_;
   const TelemetryStore* store_ = nullptr;
-  std::vector<std::string> rows_;
+  TimelineRowGroups groups_;
+  std::vector<std::string> rows_;  // as shown: groups_.names()
   std::vector<int> group_starts_;  // rows where the prefill and link groups begin
   int label_width_ = 0, axis_height_ = 0, min_row_height_ = 0;
   std::array<bool, kTimelineKinds> visible_;
