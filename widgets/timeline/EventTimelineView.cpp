@@ -44,25 +44,24 @@ EventTimelineView::EventTimelineView(ViewState& view, QWidget* parent) : QWidget
 
 void EventTimelineView::setStore(const TelemetryStore& store) {
   store_ = &store;
-  if (groups_.setRows(store.timelineRows()) || groups_.names() != rows_) {
-    rows_ = groups_.names();
-    group_starts_ = groups_.sectionStarts();
-    measureText();
-    updateGeometry();
-  }
+  if (groups_.setRows(store.timelineRows()) || groups_.names() != rows_) takeRows();
   invalidate();
   update();
 }
 
 bool EventTimelineView::toggleGroup(int row) {
   if (!groups_.toggle(row)) return false;
+  takeRows();
+  invalidate();
+  update();
+  return true;
+}
+
+void EventTimelineView::takeRows() {
   rows_ = groups_.names();
   group_starts_ = groups_.sectionStarts();
   measureText();
   updateGeometry();
-  invalidate();
-  update();
-  return true;
 }
 
 void EventTimelineView::setKindVisible(TimelineKind kind, bool visible) {

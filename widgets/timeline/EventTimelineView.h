@@ -138,6 +138,8 @@ class EventTimelineView : public QWidget {
   // Text metrics change only with the font or the row names; asking QFontMetrics per glyph was
   // most of a crowded frame's cost.
   void measureText();
+  // The rows as the groups now show them (a group folded or opened, the run's rows changed).
+  void takeRows();
   int labelWidth() const { return label_width_; }
   int axisHeight() const { return axis_height_; }
   int minRowHeight() const { return min_row_height_; }
