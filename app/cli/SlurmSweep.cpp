@@ -23,20 +23,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-SweepRecorderFactory recorders() {
-  return [](const std::string& path) { return std::make_unique<KvrecSweepRecorder>(path); };
-}
-
 constexpr std::size_t kListEveryRunUpTo = 200;
 
 std::string specPath(const std::string& dir) { return (fs::path(dir) / "sweep.json").string(); }
-
-std::string readText(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 SweepSpec loadSpec(const std::string& dir) {
   std::error_code ec;
@@ -49,7 +38,7 @@ SweepSpec loadSpec(const std::string& dir) {
 
 // What is done in DIR, running nothing: the same reading as a local --resume.
 SweepOutcome collect(const SweepSpec& spec, const std::string& dir) {
-  SweepRunner runner(spec, dir, recorders());
+  SweepRunner runner(spec, dir, KvrecSweepRecorder::factory());
   runner.setOnly({});
   std::atomic<bool> cancel{false};
   return runner.run(cancel);
@@ -106,10 +95,10 @@ int SlurmSweep::submit(const SweepSpec& spec, const std::string& out, bool resum
   // sweep.json when they start, so it may not change under them.
   std::vector<SlurmRunStatus> states;
   if (!slurm.jobs().empty() && fs::is_regular_file(specPath(dir), ec)) {
-    const bool same = readText(specPath(dir)) == text;
+    const bool same = SlurmExecutor::readText(specPath(dir)) == text;
     SweepSpec earlier = same ? spec : SweepFile::load(specPath(dir));
     earlier.validate();
-    states = slurm.states(doneRuns(collect(earlier, dir).data), SweepRunner(earlier, dir, recorders()).runStems());
+    states = slurm.states(doneRuns(collect(earlier, dir).data), SweepRunner(earlier, dir, KvrecSweepRecorder::factory()).runStems());
     std::size_t active = 0;
     for (const auto& s : states) active += s.state == SlurmRunState::Running || s.state == SlurmRunState::Pending;
     if (active > 0 && (!resume || !same))
@@ -122,7 +111,7 @@ int SlurmSweep::submit(const SweepSpec& spec, const std::string& out, bool resum
   if (!AtomicFile::write(specPath(dir), text, &error)) throw InputError(error);
 
   const SweepOutcome now = resume ? collect(spec, dir) : SweepOutcome{};
-  const std::vector<std::string> stems = SweepRunner(spec, dir, recorders()).runStems();
+  const std::vector<std::string> stems = SweepRunner(spec, dir, KvrecSweepRecorder::factory()).runStems();
   std::vector<std::size_t> runs;
   std::size_t queued = 0;
   const std::vector<bool> done = resume ? doneRuns(now.data) : std::vector<bool>(stems.size(), false);
@@ -159,7 +148,7 @@ int SlurmSweep::runTask(const std::string& dir, int submission, std::size_t task
   SlurmExecutor slurm(dir, commands);
   const std::vector<std::size_t> share = slurm.taskRuns(submission, task);
 
-  SweepRunner runner(spec, dir, recorders());
+  SweepRunner runner(spec, dir, KvrecSweepRecorder::factory());
   runner.setOnly(share);
   runner.setResume(resume);  // a resumed submission (or a requeued task) does not redo a done run
   const std::vector<std::string> stems = runner.runStems();
@@ -204,7 +193,7 @@ int SlurmSweep::status(const std::string& out) {
   const std::string dir = fs::absolute(out, ec).lexically_normal().string();
   const SweepSpec spec = loadSpec(dir);
   const SweepOutcome now = collect(spec, dir);
-  const std::vector<std::string> stems = SweepRunner(spec, dir, recorders()).runStems();
+  const std::vector<std::string> stems = SweepRunner(spec, dir, KvrecSweepRecorder::factory()).runStems();
   SystemCommandRunner commands;
   SlurmExecutor slurm(dir, commands);
   const std::vector<SlurmRunStatus> states = slurm.states(doneRuns(now.data), stems);

@@ -154,7 +154,7 @@ Command addSweep(CLI::App& app) {
       throw InputError("--out " + a->out + ": exists and is not a directory");
     if (a->executor == "slurm") return SlurmSweep::submit(spec, a->out, a->resume, a->slurm);
 
-    SweepRunner runner(spec, a->out, [](const std::string& path) { return std::make_unique<KvrecSweepRecorder>(path); });
+    SweepRunner runner(spec, a->out, KvrecSweepRecorder::factory());
     runner.setResume(a->resume);
     ProgressLoop loop;
     loop.quiet = a->quiet;

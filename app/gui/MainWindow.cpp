@@ -110,7 +110,7 @@ void MainWindow::openSource(std::unique_ptr<Source> source) {
 
 SweepWindow& MainWindow::showSweepWindow() {
   if (!sweep_) {
-    sweep_ = new SweepWindow([](const std::string& path) { return std::make_unique<KvrecSweepRecorder>(path); }, this);
+    sweep_ = new SweepWindow(KvrecSweepRecorder::factory(), this);
     // A run's cell opens its recording the way File > Open recording does (errors, recent list).
     connect(sweep_, &SweepWindow::openRecordingRequested, this, [this](const QString& path) {
       SourceSpec spec;

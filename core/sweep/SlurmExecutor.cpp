@@ -16,13 +16,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string readText(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 // For the script's shell line: 'text' with any ' closed, escaped and reopened.
 std::string shellQuote(const std::string& s) {
   std::string out = "'";
@@ -63,6 +56,13 @@ std::vector<std::size_t> expandRange(std::string text) {
 }
 
 }  // namespace
+
+std::string SlurmExecutor::readText(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
 
 SlurmExecutor::SlurmExecutor(std::string dir, CommandRunner& commands) : dir_(std::move(dir)), commands_(commands) {}
 
@@ -147,7 +147,7 @@ std::string SlurmExecutor::stateName(SlurmRunState state) {
 
 std::vector<std::pair<int, std::string>> SlurmExecutor::jobs() const {
   std::vector<std::pair<int, std::string>> out;
-  std::stringstream lines(readText(fs::path(slurmDir()) / "jobs"));
+  std::stringstream lines(readText((fs::path(slurmDir()) / "jobs").string()));
   int n = 0;
   std::string id;
   while (lines >> n >> id) out.emplace_back(n, id);
@@ -283,7 +283,7 @@ std::vector<SlurmRunStatus> SlurmExecutor::states(const std::vector<bool>& done,
     const fs::path error = errorPath(stems[i]);
     if (fs::is_regular_file(error, ec)) {
       s.state = SlurmRunState::Failed;
-      std::string text = readText(error);
+      std::string text = readText(error.string());
       s.detail = trim(text.substr(0, text.find('\n')));
       continue;
     }

@@ -49,6 +49,9 @@ class SlurmExecutor {
  public:
   static constexpr std::size_t kDefaultMaxTasks = 100;
 
+  // A file of the sweep directory, whole; empty when it is missing or unreadable (a first submission).
+  static std::string readText(const std::string& path);
+
   // `dir` is the sweep directory (absolute: tasks run elsewhere).
   SlurmExecutor(std::string dir, CommandRunner& commands);
 
