@@ -375,7 +375,7 @@ class SyntheticEventSource::Generator {
 
 SyntheticEventSource::SyntheticEventSource(Options options)
     : options_(options), gen_(std::make_unique<Generator>(options.events_per_sim_second, options.seed, std::clamp(options.decode, 1, kMaxWorkers),
-                                      std::clamp(options.prefill, 1, kMaxWorkers))),
+                                      std::clamp(options.prefill, 1, kMaxPrefillWorkers))),
       rate_(options.rate) {}
 
 SyntheticEventSource::~SyntheticEventSource() { stop(); }

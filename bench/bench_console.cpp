@@ -151,7 +151,7 @@ int main(int argc, char** argv) {
   const double memory_timeout = number("memory-timeout", 1);
   const bool panel_times = args.isSet("panel-times");
   const int decode = std::min(kMaxWorkers, static_cast<int>(number("decode", 1)));
-  const int prefill = std::min(kMaxWorkers, static_cast<int>(number("prefill", 1)));
+  const int prefill = std::min(kMaxPrefillWorkers, static_cast<int>(number("prefill", 1)));
 
   MainWindow window;
   window.resize(1600, 1000);

@@ -173,7 +173,7 @@ double plainLoopRate(const Prompts& p, double seconds, bool churn_on = false, co
   if (index) {
     std::uint64_t acc = 0;
     const double rate = ratePerSecond(p.requests.size(), seconds, [&](std::size_t i) {
-      for (BlockHash h : p.requests[i].hashes) acc += index->index().holders(h);
+      for (BlockHash h : p.requests[i].hashes) acc += index->index().holds(h, 0);
     });
     benchmark::DoNotOptimize(acc);
     return rate;
@@ -262,8 +262,8 @@ long rssKiB() {
 // holds `blocks` blocks; then the multi-turn decisions of a sample of those sessions.
 void largeIndex(std::size_t blocks, int workers, double seconds) {
   if (workers > kMaxWorkers) {
-    std::printf("\nlarge index: %d workers requested, but the prefix index keeps a %d-bit worker mask per block; "
-                "measuring %d workers\n", workers, kMaxWorkers, kMaxWorkers);
+    std::printf("\nlarge index: %d workers requested, the router takes at most %d; measuring %d workers\n", workers,
+                kMaxWorkers, kMaxWorkers);
     workers = kMaxWorkers;
   }
   const int sessions = static_cast<int>(blocks / 1810) + 1;  // a chain is ~1,810 blocks of its own
@@ -281,9 +281,10 @@ void largeIndex(std::size_t blocks, int workers, double seconds) {
   const long rss2 = rssKiB();
   const std::size_t resident = router.index().size();
   std::printf("\nlarge index: %zu resident blocks over %d workers, %d sessions; built in %.2f s (%.2f M blocks/s); "
-              "index RSS %.0f MiB = %.1f bytes/block (prompts themselves %.0f MiB)\n",
+              "index RSS %.0f MiB = %.1f bytes/block, by its own count %.1f bytes/block (prompts themselves %.0f MiB)\n",
               resident, workers, sessions, build_s, static_cast<double>(resident) / build_s / 1e6,
               static_cast<double>(rss2 - rss1) / 1024.0, static_cast<double>(rss2 - rss1) * 1024.0 / static_cast<double>(resident),
+              static_cast<double>(router.index().memoryBytes()) / static_cast<double>(resident),
               static_cast<double>(rss1 - rss0) / 1024.0);
   // Decisions: the multi-turn requests of the first 256 sessions, against the whole index.
   Prompts sample;

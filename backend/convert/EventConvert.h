@@ -6,7 +6,7 @@
 // core -> proto never fails. proto -> core validates everything the core relies on (a payload is
 // present, enum values are known, worker indices fit the 64-worker mask, at most 6 score components
 // per candidate) and returns false with a message naming the field, e.g.
-// "route.candidates[2].worker: 200 is outside 0..63". It never crashes or throws on any input, and
+// "route.candidates[2].worker: 600 is outside 0..511". It never crashes or throws on any input, and
 // leaves `*out` untouched on failure. `error` may be null.
 #include <string>
 
@@ -19,8 +19,8 @@ namespace kvscope {
 
 // Bounds the wire enforces on indices (the core's WorkerId and prefill indices): -1 means "none"
 // where an event allows it; per-worker tables (snapshot gauges, candidates) need a real index.
-inline constexpr int kMaxWireWorkers = kMaxWorkers;  // decode/unified workers: 0..63
-inline constexpr int kMaxWirePrefill = kMaxWorkers;  // prefill workers: 0..63 (the simulator allows 16)
+inline constexpr int kMaxWireWorkers = kMaxWorkers;         // decode/unified workers: 0..511
+inline constexpr int kMaxWirePrefill = kMaxPrefillWorkers;  // prefill workers: 0..63
 inline constexpr int kMaxWireComponents = 6;          // CandidateScore::components
 
 // ---- Events --------------------------------------------------------------------------------------

@@ -181,16 +181,18 @@ ClusterConfig ClusterConfigLoader::parse(const std::string& text, const std::str
   const Node ws = top.child("workers");
   if (!ws.node.IsSequence() || ws.node.size() == 0) ws.fail("expected a non-empty list of workers, got " + ws.shown());
   std::set<std::string> ids;
-  int serving = 0;
+  int serving = 0, prefill = 0;
   for (std::size_t i = 0; i < ws.node.size(); ++i) {
     const Node n = ws.item(i);
     LiveWorkerConfig w = worker(n, file);
     if (!ids.insert(w.id).second) n.child("id").fail("expected a unique id, got '" + w.id + "' a second time");
     serving += w.role != WorkerRole::Prefill;
+    prefill += w.role == WorkerRole::Prefill;
     c.workers.push_back(std::move(w));
   }
   if (serving == 0) ws.fail("expected at least one decode or unified worker");
   if (serving > kMaxWorkers) ws.fail("expected at most " + std::to_string(kMaxWorkers) + " decode or unified workers");
+  if (prefill > kMaxPrefillWorkers) ws.fail("expected at most " + std::to_string(kMaxPrefillWorkers) + " prefill workers");
   return c;
 }
 

@@ -14,7 +14,10 @@ using WorkerId = std::int32_t;
 using SimTime = std::int64_t;
 
 inline constexpr WorkerId kNoWorker = -1;
-inline constexpr int kMaxWorkers = 64;  // the prefix index keeps a 64-bit worker mask per block
+// Serving (decode or unified) workers in one cluster: the prefix index's worker sets are 512 bits
+// (core/router/WorkerSet.h). Prefill workers are fewer in every deployment we know of.
+inline constexpr int kMaxWorkers = 512;
+inline constexpr int kMaxPrefillWorkers = 64;
 
 constexpr SimTime secondsToTime(double s) { return static_cast<SimTime>(s * 1e6 + (s >= 0 ? 0.5 : -0.5)); }
 constexpr double timeToSeconds(SimTime t) { return static_cast<double>(t) * 1e-6; }

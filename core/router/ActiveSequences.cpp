@@ -7,10 +7,29 @@ void ActiveSequences::add(RequestId request, WorkerId worker, std::span<const Bl
   if (worker < 0 || static_cast<std::size_t>(worker) >= workers_.size()) return;
   free(request);
   Worker& w = workers_[static_cast<std::size_t>(worker)];
-  for (BlockHash h : hashes) ++w.blocks[h];
   w.prefill_tokens += prefill_tokens;
   ++w.requests;
-  requests_.emplace(request, Tracked{worker, {hashes.begin(), hashes.end()}, prefill_tokens});
+  auto it = requests_.emplace(request, Tracked{worker, {hashes.begin(), hashes.end()}, prefill_tokens}).first;
+  if (counting_) count(it->second, +1);
+}
+
+void ActiveSequences::count(const Tracked& t, int sign) {
+  Worker& w = workers_[static_cast<std::size_t>(t.worker)];
+  for (BlockHash h : t.hashes) {
+    if (sign > 0) {
+      ++w.blocks[h];
+    } else if (auto b = w.blocks.find(h); b != w.blocks.end() && --b->second <= 0) {
+      w.blocks.erase(b);
+    }
+  }
+}
+
+void ActiveSequences::setCountingBlocks(bool on) {
+  if (on == counting_) return;
+  counting_ = on;
+  for (Worker& w : workers_) w.blocks = {};
+  if (on)
+    for (const auto& [id, t] : requests_) count(t, +1);
 }
 
 void ActiveSequences::prefillDone(RequestId request) {
@@ -23,11 +42,8 @@ void ActiveSequences::prefillDone(RequestId request) {
 void ActiveSequences::free(RequestId request) {
   auto it = requests_.find(request);
   if (it == requests_.end()) return;
+  if (counting_) count(it->second, -1);
   Worker& w = workers_[static_cast<std::size_t>(it->second.worker)];
-  for (BlockHash h : it->second.hashes) {
-    auto b = w.blocks.find(h);
-    if (b != w.blocks.end() && --b->second <= 0) w.blocks.erase(b);
-  }
   w.prefill_tokens -= it->second.prefill_tokens;
   --w.requests;
   requests_.erase(it);

@@ -5,6 +5,10 @@
 // prompt tokens still to prefill (a request's new tokens, isl - overlap x block_size, until its
 // prefill completes). Not the worker's resident KV: a finished request's blocks leave the count
 // even though the engine keeps them cached.
+//
+// Counting the distinct blocks costs a map update per prompt block per request, and only a
+// policy that reads them (dynamo-kv) needs it: the router turns counting on with that policy. The
+// requests are kept either way, so counting can start mid-run from the requests in flight.
 #include <span>
 #include <vector>
 
@@ -23,6 +27,9 @@ class ActiveSequences {
   void prefillDone(RequestId request);
   void free(RequestId request);
   void clearWorker(WorkerId worker);
+  // Off: activeBlocks() and newBlocks() are not kept (0 and every block); the rest is.
+  void setCountingBlocks(bool on);
+  bool countingBlocks() const { return counting_; }
 
   std::int64_t activeBlocks(WorkerId w) const { return static_cast<std::int64_t>(at(w).blocks.size()); }
   std::int64_t activeTokens(WorkerId w) const { return at(w).prefill_tokens; }  // prompt tokens still to prefill
@@ -43,6 +50,9 @@ class ActiveSequences {
   };
   const Worker& at(WorkerId w) const { return workers_[static_cast<std::size_t>(w)]; }
 
+  void count(const Tracked& t, int sign);
+
+  bool counting_ = true;
   std::vector<Worker> workers_;
   absl::flat_hash_map<RequestId, Tracked> requests_;
 };

@@ -1,8 +1,7 @@
 #include "core/router/PrefixIndex.h"
 
 #include <algorithm>
-#include <bit>
-#include <vector>
+#include <limits>
 
 namespace kvscope {
 
@@ -11,29 +10,160 @@ namespace {
 // new blocks were last touched when they were stored): prefetching the slot a few blocks ahead
 // overlaps those misses instead of paying them one after the other.
 constexpr std::size_t kPrefetchAhead = 8;
+
+bool inRange(WorkerId w) { return w >= 0 && w < kMaxWorkers; }
 }  // namespace
+
+// The workers still matching, narrowed block by block. `count` is kept beside the set so that the
+// common block (held by one or two workers, none of them dropping out) costs two bit tests.
+class PrefixIndex::Walk {
+ public:
+  Walk(const PrefixIndex& index, int words) : index_(index), words_(words) {}
+
+  WorkerSet alive;
+  int count = 0;
+
+  // Narrows `alive` to the holders of `e` (none when null), passing the workers it drops to `settle`
+  // before the set changes.
+  template <typename Settle>
+  void narrow(const Entry* e, Settle&& settle) {
+    if (e == nullptr) {
+      settle(alive);
+      alive.clear(words_);
+      count = 0;
+      return;
+    }
+    if ((e->holders & kSpilled) == 0) {
+      const int a = static_cast<int>(e->holders & 0xFFFF) - 1;
+      const int b = static_cast<int>(e->holders >> 16) - 1;
+      const bool keep_a = a >= 0 && alive.test(a);
+      const bool keep_b = b >= 0 && alive.test(b);
+      const int kept = int{keep_a} + int{keep_b};
+      if (kept == count) return;
+      if (keep_a) alive.reset(a);
+      if (keep_b) alive.reset(b);
+      settle(alive);
+      alive.clear(words_);
+      if (keep_a) alive.set(a);
+      if (keep_b) alive.set(b);
+      count = kept;
+      return;
+    }
+    WorkerSet next = alive;
+    next.intersect(index_.sets_[e->holders & ~kSpilled], words_);
+    const int kept = next.count(words_);
+    if (kept == count) return;
+    settle(alive.minus(next, words_));
+    alive = next;
+    count = kept;
+  }
+
+ private:
+  const PrefixIndex& index_;
+  int words_;
+};
+
+std::uint32_t PrefixIndex::ordinalOf(SessionId s) const {
+  auto it = ordinals_.find(s);
+  return it == ordinals_.end() ? kNoOrdinal : it->second;
+}
+
+std::uint32_t PrefixIndex::intern(SessionId s) {
+  auto [it, inserted] = ordinals_.try_emplace(s, static_cast<std::uint32_t>(sessions_.size()));
+  if (inserted) {
+    if (sessions_.size() >= kNoOrdinal) {  // two billion sessions: later ones count as shared
+      ordinals_.erase(it);
+      return kShared;
+    }
+    sessions_.push_back(s);
+  }
+  return it->second;
+}
+
+std::uint32_t PrefixIndex::spill() {
+  if (!free_sets_.empty()) {
+    const std::uint32_t i = free_sets_.back();
+    free_sets_.pop_back();
+    sets_[i].clear();
+    return i;
+  }
+  sets_.emplace_back();
+  return static_cast<std::uint32_t>(sets_.size() - 1);
+}
+
+bool PrefixIndex::addHolder(Entry& e, WorkerId w) {
+  if (e.holders & kSpilled) {
+    WorkerSet& s = sets_[e.holders & ~kSpilled];
+    if (s.test(w)) return false;
+    s.set(w);
+    return true;
+  }
+  const std::uint32_t code = static_cast<std::uint32_t>(w) + 1;
+  const std::uint32_t a = e.holders & 0xFFFF, b = e.holders >> 16;
+  if (a == code || b == code) return false;
+  if (a == 0) {
+    e.holders |= code;
+  } else if (b == 0) {
+    e.holders |= code << 16;
+  } else {
+    const std::uint32_t i = spill();
+    WorkerSet& s = sets_[i];
+    s.set(static_cast<WorkerId>(a - 1));
+    s.set(static_cast<WorkerId>(b - 1));
+    s.set(w);
+    e.holders = kSpilled | i;
+  }
+  return true;
+}
+
+bool PrefixIndex::removeHolder(Entry& e, WorkerId w) {
+  if (e.holders & kSpilled) {
+    const std::uint32_t i = e.holders & ~kSpilled;
+    WorkerSet& s = sets_[i];
+    if (!s.test(w)) return false;
+    s.reset(w);
+    if (s.count() <= 2) {  // back inline, low half first
+      e.holders = 0;
+      s.forEach([&](WorkerId x) { e.holders |= (static_cast<std::uint32_t>(x) + 1) << ((e.holders & 0xFFFF) ? 16 : 0); });
+      free_sets_.push_back(i);
+    }
+    return true;
+  }
+  const std::uint32_t code = static_cast<std::uint32_t>(w) + 1;
+  const std::uint32_t a = e.holders & 0xFFFF, b = e.holders >> 16;
+  if (a == code) {
+    e.holders = b;
+  } else if (b == code) {
+    e.holders = a;
+  } else {
+    return false;
+  }
+  return true;
+}
 
 std::size_t PrefixIndex::stored(WorkerId worker, SessionId session, std::span<const BlockHash> hashes,
                                 std::vector<SessionId>* lost_exclusive) {
-  const WorkerMask bit = WorkerMask{1} << worker;
+  if (!inRange(worker) || hashes.empty()) return 0;
+  const std::uint32_t me = intern(session);
   std::size_t added = 0;
   for (BlockHash h : hashes) {
     auto [it, inserted] = map_.try_emplace(h);
     Entry& e = it->second;
     if (inserted) {
-      e.owner = session;
-    } else if (e.owner != session) {
-      if (lost_exclusive && (e.owner & Entry::kShared) == 0) lost_exclusive->push_back(e.owner);
-      e.owner |= Entry::kShared;
+      e.owner = me;
+    } else if (e.owner != me) {
+      if (lost_exclusive && (e.owner & kShared) == 0 && e.owner < sessions_.size())
+        lost_exclusive->push_back(sessions_[e.owner]);
+      e.owner |= kShared;
     }
-    added += (e.workers & bit) == 0;
-    e.workers |= bit;
+    added += addHolder(e, worker);
   }
+  ++version_;  // a holder or an owner may have changed
   return added;
 }
 
 std::size_t PrefixIndex::removed(WorkerId worker, std::span<const BlockHash> hashes) {
-  const WorkerMask bit = WorkerMask{1} << worker;
+  if (!inRange(worker)) return 0;
   const auto w = static_cast<std::size_t>(worker);
   std::vector<Removal>& log = removals_[w];
   if (log.empty()) log.resize(kRemovalLog);
@@ -41,16 +171,18 @@ std::size_t PrefixIndex::removed(WorkerId worker, std::span<const BlockHash> has
   std::size_t dropped = 0;
   for (BlockHash h : hashes) {
     auto it = map_.find(h);
-    if (it == map_.end() || (it->second.workers & bit) == 0) continue;
+    if (it == map_.end() || !removeHolder(it->second, worker)) continue;
     ++dropped;
-    it->second.workers &= ~bit;
-    if (it->second.workers == 0) map_.erase(it);
+    if (it->second.holders == 0) map_.erase(it);
     Removal& slot = log[removals_next_[w]];
     forgotten_[w] = std::max(forgotten_[w], slot.tick);
     slot = {tick, h};
-    removals_next_[w] = (removals_next_[w] + 1) % kRemovalLog;
+    removals_next_[w] = static_cast<std::uint32_t>((removals_next_[w] + 1) % kRemovalLog);
   }
-  if (dropped > 0) last_removal_[w] = tick_ = tick;
+  if (dropped > 0) {
+    last_removal_[w] = tick_ = tick;
+    ++version_;
+  }
   return dropped;
 }
 
@@ -69,97 +201,163 @@ bool PrefixIndex::removedSince(WorkerId worker, std::uint64_t since, std::size_t
 }
 
 void PrefixIndex::clearWorker(WorkerId worker) {
-  const WorkerMask bit = WorkerMask{1} << worker;
-  std::vector<BlockHash> gone;
-  for (auto& [h, e] : map_) {
-    e.workers &= ~bit;
-    if (e.workers == 0) gone.push_back(h);
+  if (!inRange(worker)) return;
+  for (auto it = map_.begin(); it != map_.end();) {
+    if (removeHolder(it->second, worker) && it->second.holders == 0)
+      map_.erase(it++);
+    else
+      ++it;
   }
-  for (BlockHash h : gone) map_.erase(h);
   // Not logged block by block: anything known of the worker before now is void.
   last_removal_[static_cast<std::size_t>(worker)] = forgotten_[static_cast<std::size_t>(worker)] = ++tick_;
+  ++version_;
 }
 
-PrefixIndex::WorkerMask PrefixIndex::holders(BlockHash h) const {
+bool PrefixIndex::holds(BlockHash h, WorkerId worker) const {
   auto it = map_.find(h);
-  return it == map_.end() ? 0 : it->second.workers;
+  if (it == map_.end() || !inRange(worker)) return false;
+  const std::uint32_t v = it->second.holders;
+  if (v & kSpilled) return sets_[v & ~kSpilled].test(worker);
+  const std::uint32_t code = static_cast<std::uint32_t>(worker) + 1;
+  return (v & 0xFFFF) == code || (v >> 16) == code;
+}
+
+WorkerSet PrefixIndex::holders(BlockHash h) const {
+  WorkerSet s;
+  auto it = map_.find(h);
+  if (it == map_.end()) return s;
+  const std::uint32_t v = it->second.holders;
+  if (v & kSpilled) return sets_[v & ~kSpilled];
+  if (v & 0xFFFF) s.set(static_cast<WorkerId>((v & 0xFFFF) - 1));
+  if (v >> 16) s.set(static_cast<WorkerId>((v >> 16) - 1));
+  return s;
 }
 
 void PrefixIndex::match(std::span<const BlockHash> hashes, SessionId session, int num_workers, Match& out) const {
-  out.prefix_blocks.fill(0);
-  out.exclusive_blocks.fill(0);
-  WorkerMask alive = num_workers >= 64 ? ~WorkerMask{0} : ((WorkerMask{1} << num_workers) - 1);
-  // Walk the chain while any worker still matches. A worker's counts are the running totals at the
-  // block where it drops out, so the loop does one lookup per block and no per-worker work.
+  const int n = std::clamp(num_workers, 0, kMaxWorkers);
+  const int words = WorkerSet::wordsFor(n);
+  const std::uint32_t me = ordinalOf(session);
+  Walk walk(*this, words);
+  walk.alive = WorkerSet::first(n);
+  walk.count = n;
+  // One lookup per block while any worker still matches. A worker's counts are the running totals
+  // at the block where it drops out, so there is no per-worker work per block.
   std::int32_t matched = 0, exclusive = 0;
-  auto settle = [&](WorkerMask dropped) {
-    for (WorkerMask m = dropped; m != 0; m &= m - 1) {
-      const auto w = static_cast<std::size_t>(std::countr_zero(m));
-      out.prefix_blocks[w] = matched;
-      out.exclusive_blocks[w] = exclusive;
-    }
+  auto settle = [&](const WorkerSet& dropped) {
+    dropped.forEach(
+        [&](WorkerId w) {
+          out.prefix_blocks[static_cast<std::size_t>(w)] = matched;
+          out.exclusive_blocks[static_cast<std::size_t>(w)] = exclusive;
+        },
+        words);
   };
-  for (std::size_t i = 0; i < hashes.size(); ++i) {
+  for (std::size_t i = 0; i < hashes.size() && walk.count > 0; ++i) {
     if (i + kPrefetchAhead < hashes.size()) map_.prefetch(hashes[i + kPrefetchAhead]);
     auto it = map_.find(hashes[i]);
-    const WorkerMask next = it == map_.end() ? 0 : (alive & it->second.workers);
-    if (next != alive) {
-      settle(alive & ~next);
-      alive = next;
-      if (alive == 0) return;
-    }
+    const Entry* e = it == map_.end() ? nullptr : &it->second;
+    walk.narrow(e, settle);
+    if (walk.count == 0) return;
     ++matched;
-    exclusive += it->second.exclusiveTo(session);
+    exclusive += e->owner == me;
   }
-  settle(alive);
+  settle(walk.alive);
 }
 
 void PrefixIndex::resume(std::span<const BlockHash> hashes, SessionId session, int num_workers, Match& inout) const {
   const int n = std::clamp(num_workers, 0, kMaxWorkers);
+  if (n == 0) return;
+  const int words = WorkerSet::wordsFor(n);
+  const std::uint32_t me = ordinalOf(session);
   const auto length = static_cast<std::int32_t>(hashes.size());
-  // Workers in order of their starting depth; each joins the walk when it reaches that depth.
-  std::array<std::pair<std::int32_t, int>, kMaxWorkers> order;
-  for (int w = 0; w < n; ++w) order[w] = {std::clamp(inout.prefix_blocks[w], 0, length), w};
-  std::sort(order.begin(), order.begin() + n);
-  for (int w = n; w < kMaxWorkers; ++w) inout.prefix_blocks[w] = inout.exclusive_blocks[w] = 0;
+
+  // Workers join the walk at their starting depth. Most of a session's workers start at the same
+  // one (the shared boilerplate's): that depth (found by majority vote) joins as one set, the rest
+  // one by one in depth order, so a 512-D cluster sorts a handful of workers, not 512.
+  std::int32_t common = 0;
+  int votes = 0;
+  for (int w = 0; w < n; ++w) {
+    const std::int32_t d = std::clamp(inout.prefix_blocks[static_cast<std::size_t>(w)], 0, length);
+    inout.prefix_blocks[static_cast<std::size_t>(w)] = d;
+    if (votes == 0) common = d;
+    votes += d == common ? 1 : -1;
+  }
+  WorkerSet group;
+  int group_count = 0;
+  std::array<std::uint64_t, kMaxWorkers> others;  // depth << 16 | worker, sorted
+  int n_others = 0;
+  for (int w = 0; w < n; ++w) {
+    const std::int32_t d = inout.prefix_blocks[static_cast<std::size_t>(w)];
+    if (d == common) {
+      group.set(w);
+      ++group_count;
+    } else {
+      others[static_cast<std::size_t>(n_others++)] = static_cast<std::uint64_t>(d) << 16 | static_cast<std::uint64_t>(w);
+    }
+  }
+  std::sort(others.begin(), others.begin() + n_others);
+  auto depthOf = [&](int k) { return static_cast<std::int32_t>(others[static_cast<std::size_t>(k)] >> 16); };
 
   // `exclusive` counts the session's own blocks over the walked positions; a worker's own count is
   // that running total plus the offset fixed when it joined (its known count minus the total then).
-  std::array<std::int32_t, kMaxWorkers> offset{};
+  std::array<std::int32_t, kMaxWorkers> offset;
   std::int32_t exclusive = 0, pos = 0;
-  WorkerMask alive = 0;
-  auto settle = [&](WorkerMask dropped) {
-    for (WorkerMask m = dropped; m != 0; m &= m - 1) {
-      const auto w = static_cast<std::size_t>(std::countr_zero(m));
-      inout.prefix_blocks[w] = pos;
-      inout.exclusive_blocks[w] = exclusive + offset[w];
-    }
+  Walk walk(*this, words);
+  auto settle = [&](const WorkerSet& dropped) {
+    dropped.forEach(
+        [&](WorkerId w) {
+          inout.prefix_blocks[static_cast<std::size_t>(w)] = pos;
+          inout.exclusive_blocks[static_cast<std::size_t>(w)] = exclusive + offset[static_cast<std::size_t>(w)];
+        },
+        words);
   };
   int next = 0;
+  bool group_joined = group_count == 0;
+  constexpr std::int32_t kNever = std::numeric_limits<std::int32_t>::max();
   while (true) {
-    if (alive == 0) {
-      if (next == n) return;
-      pos = order[next].first;  // nobody is walking: skip straight to the next worker's depth
+    if (walk.count == 0) {
+      if (next == n_others && group_joined) return;
+      // Nobody is walking: skip straight to the next depth someone starts at.
+      pos = std::min(next < n_others ? depthOf(next) : kNever, group_joined ? kNever : common);
     }
-    for (; next < n && order[next].first == pos; ++next) {
-      const auto w = static_cast<std::size_t>(order[next].second);
-      alive |= WorkerMask{1} << w;
-      offset[w] = inout.exclusive_blocks[w] - exclusive;
+    for (; next < n_others && depthOf(next) == pos; ++next) {
+      const auto w = static_cast<WorkerId>(others[static_cast<std::size_t>(next)] & 0xFFFF);
+      walk.alive.set(w);
+      ++walk.count;
+      offset[static_cast<std::size_t>(w)] = inout.exclusive_blocks[static_cast<std::size_t>(w)] - exclusive;
+    }
+    if (!group_joined && pos == common) {
+      group.forEach([&](WorkerId w) { offset[static_cast<std::size_t>(w)] = inout.exclusive_blocks[static_cast<std::size_t>(w)] - exclusive; },
+                    words);
+      walk.alive.unite(group, words);
+      walk.count += group_count;
+      group_joined = true;
     }
     if (pos == length) {
-      settle(alive);
+      settle(walk.alive);
       return;
     }
     const auto i = static_cast<std::size_t>(pos);
     if (i + kPrefetchAhead < hashes.size()) map_.prefetch(hashes[i + kPrefetchAhead]);
     auto it = map_.find(hashes[i]);
-    const WorkerMask held = it == map_.end() ? 0 : (alive & it->second.workers);
-    if (held != alive) {
-      settle(alive & ~held);
-      alive = held;
-    }
-    if (held != 0) exclusive += it->second.exclusiveTo(session);
+    const Entry* e = it == map_.end() ? nullptr : &it->second;
+    walk.narrow(e, settle);
+    if (walk.count > 0) exclusive += e->owner == me;
     ++pos;
   }
 }
+
+std::size_t PrefixIndex::memoryBytes() const {
+  // absl's flat tables: one slot and one control byte per bucket.
+  const std::size_t table = map_.capacity() * (sizeof(std::pair<const BlockHash, Entry>) + 1);
+  const std::size_t ordinals = ordinals_.capacity() * (sizeof(std::pair<const SessionId, std::uint32_t>) + 1);
+  return table + ordinals + sets_.capacity() * sizeof(WorkerSet) + free_sets_.capacity() * sizeof(std::uint32_t) +
+         sessions_.capacity() * sizeof(SessionId);
+}
+
+std::size_t PrefixIndex::removalLogBytes() const {
+  std::size_t n = 0;
+  for (const auto& log : removals_) n += log.capacity() * sizeof(Removal);
+  return n;
+}
+
 }  // namespace kvscope

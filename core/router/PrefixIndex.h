@@ -1,8 +1,15 @@
 #pragma once
 // Block hash -> the set of workers holding it, maintained only from the cluster's KV events
-// (stored / removed), never by scanning a worker. A flat hash map to a 64-bit worker mask.
-// Each entry also remembers which session stored the block first and whether another session has
-// stored it since: a block only one session ever stored is that session's own ("exclusive").
+// (stored / removed), never by scanning a worker. Each entry also remembers which session stored
+// the block first and whether another session has stored it since: a block only one session ever
+// stored is that session's own ("exclusive").
+//
+// Sized for production clusters (ARCHITECTURE.md "The twin at scale"): up to kMaxWorkers (512)
+// serving workers at 16 bytes a slot. A block is almost always held by one or two workers (its
+// session's D, and the D it was reseeded to), so an entry keeps up to two worker ids inline and
+// spills to a shared 512-bit set only for a block held by three or more (the boilerplate every
+// D caches: few blocks, however many sessions use them). Sessions are interned to 32-bit
+// ordinals, so an entry is 8 bytes beside its 8-byte hash.
 #include <array>
 #include <cstdint>
 #include <span>
@@ -11,15 +18,14 @@
 #include <absl/container/flat_hash_map.h>
 
 #include "core/model/Ids.h"
+#include "core/router/WorkerSet.h"
 
 namespace kvscope {
 
 class PrefixIndex {
  public:
-  using WorkerMask = std::uint64_t;
-
   struct Match {
-    // Longest run of the request's leading blocks resident on each worker.
+    // Longest run of the request's leading blocks resident on each worker (0..num_workers-1).
     std::array<std::int32_t, kMaxWorkers> prefix_blocks{};
     // Of those, how many are owned by the requesting session alone (shared boilerplate excluded).
     std::array<std::int32_t, kMaxWorkers> exclusive_blocks{};
@@ -28,13 +34,15 @@ class PrefixIndex {
   // Both return how many of the blocks the worker newly holds (stored) or no longer holds (removed).
   // `lost_exclusive`, when given, receives the sessions one of whose own blocks another session has
   // just stored too (their exclusive counts shrank): the per-session routing state drops them.
+  // Workers outside 0..kMaxWorkers-1 are ignored (0 returned).
   std::size_t stored(WorkerId worker, SessionId session, std::span<const BlockHash> hashes,
                      std::vector<SessionId>* lost_exclusive = nullptr);
   std::size_t removed(WorkerId worker, std::span<const BlockHash> hashes);
   // A crashed worker loses its whole pool; its restart starts cold.
   void clearWorker(WorkerId worker);
 
-  WorkerMask holders(BlockHash h) const;
+  bool holds(BlockHash h, WorkerId worker) const;
+  WorkerSet holders(BlockHash h) const;
   void match(std::span<const BlockHash> hashes, SessionId session, int num_workers, Match& out) const;
   // The same match, continued: on entry `inout` holds, per worker, a depth d whose leading d blocks
   // are known to be resident there (and how many of them are the session's own); the walk checks
@@ -47,26 +55,49 @@ class PrefixIndex {
   // because stored blocks can only lengthen a match and resume() re-walks from the old depth.
   std::uint64_t tick() const { return tick_; }
   std::uint64_t lastRemoval(WorkerId w) const { return last_removal_[static_cast<std::size_t>(w)]; }
+  // Changes on every store, removal or clear that changed a holder: a match computed at one
+  // version still holds while the version is the same.
+  std::uint64_t version() const { return version_; }
   // The hashes removed from `w` after tick `since` (appended to `out`), so that state taken then
   // can tell a removal that touched its chain from the usual one that did not (evictions mostly take
   // other sessions' cold blocks). False when they are more than `max`, or the log no longer
   // reaches back to `since` (a clear, or more than kRemovalLog removals since): assume the worst.
   bool removedSince(WorkerId w, std::uint64_t since, std::size_t max, std::vector<BlockHash>& out) const;
-  static constexpr std::size_t kRemovalLog = 1024;  // per worker: 16 KiB
+  static constexpr std::size_t kRemovalLog = 1024;  // per worker that ever lost a block: 16 KiB
 
   std::size_t size() const { return map_.size(); }
+  // Bytes the index holds: the hash table (slots and control bytes), the spilled worker sets and
+  // the session ordinals; not the per-worker removal logs (bounded, reported apart).
+  std::size_t memoryBytes() const;
+  std::size_t removalLogBytes() const;
 
  private:
-  // 16 bytes, so the map stays as cache-friendly as a plain hash -> mask map: the session that
-  // stored the block first, with the top bit set once another session has stored it too.
+  // 8 bytes. `owner`: the ordinal of the session that stored the block first, kShared set once
+  // another session has stored it too. `holders`: kSpilled clear: up to two worker ids + 1 (low 16
+  // bits, then 15 bits; 0 = none, the low half filled first); kSpilled set: an index into sets_.
   struct Entry {
-    WorkerMask workers = 0;
-    std::uint64_t owner = 0;
-    static constexpr std::uint64_t kShared = std::uint64_t{1} << 63;
-    bool exclusiveTo(SessionId s) const { return owner == s; }  // false once kShared is set
+    std::uint32_t owner = 0;
+    std::uint32_t holders = 0;
   };
+  static constexpr std::uint32_t kShared = std::uint32_t{1} << 31;
+  static constexpr std::uint32_t kSpilled = std::uint32_t{1} << 31;
+  static constexpr std::uint32_t kNoOrdinal = kShared - 1;  // a session the index never saw
+
+  bool addHolder(Entry& e, WorkerId w);
+  bool removeHolder(Entry& e, WorkerId w);
+  std::uint32_t spill();
+  std::uint32_t ordinalOf(SessionId s) const;
+  std::uint32_t intern(SessionId s);
+  // The prefix walk shared by match() and resume(); see PrefixIndex.cpp.
+  class Walk;
+
   absl::flat_hash_map<BlockHash, Entry> map_;
+  std::vector<WorkerSet> sets_;            // spilled holder sets
+  std::vector<std::uint32_t> free_sets_;   // indices into sets_ not in use
+  absl::flat_hash_map<SessionId, std::uint32_t> ordinals_;
+  std::vector<SessionId> sessions_;        // ordinal -> session
   std::uint64_t tick_ = 0;
+  std::uint64_t version_ = 0;
   std::array<std::uint64_t, kMaxWorkers> last_removal_{};
   struct Removal {
     std::uint64_t tick = 0;
@@ -75,7 +106,7 @@ class PrefixIndex {
   // Per worker, a ring of its latest removals (allocated on its first); `forgotten_` is the newest
   // tick whose removals may have left the ring.
   std::array<std::vector<Removal>, kMaxWorkers> removals_;
-  std::array<std::size_t, kMaxWorkers> removals_next_{};
+  std::array<std::uint32_t, kMaxWorkers> removals_next_{};
   std::array<std::uint64_t, kMaxWorkers> forgotten_{};
 };
 

@@ -8,12 +8,15 @@ namespace kvscope {
 Router::Router(int num_workers, int block_size, const KnobRegistry& knobs, std::uint64_t seed)
     : num_workers_(num_workers), block_size_(block_size), knobs_(knobs), policy_(makePolicy("kv-aware")),
       assigned_(static_cast<std::size_t>(num_workers), 0), active_(num_workers),
-      tree_blocks_(static_cast<std::size_t>(num_workers), 0), rng_(seed ^ 0x726f75746572ULL) {}
+      tree_blocks_(static_cast<std::size_t>(num_workers), 0), rng_(seed ^ 0x726f75746572ULL) {
+  active_.setCountingBlocks(policy_->readsActiveBlocks());
+}
 
 bool Router::setPolicy(std::string_view name) {
   auto p = makePolicy(name);
   if (!p) return false;
   policy_ = std::move(p);
+  active_.setCountingBlocks(policy_->readsActiveBlocks());
   return true;
 }
 
@@ -27,6 +30,7 @@ void Router::decide(const RouteRequest& request, std::span<const WorkerLoad> loa
     session_cache_.match(index_, request.hashes, request.session, num_workers_, match_);
   else
     index_.match(request.hashes, request.session, num_workers_, match_);
+  matched_ = {request.id, request.hashes.size(), request.hashes.empty() ? 0 : request.hashes.back(), index_.version()};
   WorkerId bound = boundWorker(request.session);
   if (bound != kNoWorker && !loads[static_cast<std::size_t>(bound)].alive) bound = kNoWorker;
   RouteContext ctx{request, loads, match_, block_size_, bound, knobs_, decisions_++, rng_.uniform01()};
@@ -43,9 +47,15 @@ void Router::decide(const RouteRequest& request, std::span<const WorkerLoad> loa
 
 void Router::track(RequestId request, WorkerId worker, std::span<const BlockHash> hashes, std::int64_t input_tokens) {
   if (worker < 0 || worker >= num_workers_) return;
-  // Dynamo's new_tokens: the prompt minus what the indexer says the worker has cached.
-  index_.match(hashes, 0, num_workers_, track_match_);
-  const std::int64_t cached = static_cast<std::int64_t>(track_match_.prefix_blocks[static_cast<std::size_t>(worker)]) * block_size_;
+  // Dynamo's new_tokens: the prompt minus what the indexer says the worker has cached. The request
+  // was usually just decided on an index that has not changed since: its match still holds.
+  const MatchedRequest now{request, hashes.size(), hashes.empty() ? 0 : hashes.back(), index_.version()};
+  const PrefixIndex::Match* m = &match_;
+  if (!(now == matched_)) {
+    index_.match(hashes, 0, num_workers_, track_match_);
+    m = &track_match_;
+  }
+  const std::int64_t cached = static_cast<std::int64_t>(m->prefix_blocks[static_cast<std::size_t>(worker)]) * block_size_;
   active_.add(request, worker, hashes, std::max<std::int64_t>(0, input_tokens - cached));
 }
 

@@ -82,6 +82,15 @@ class Router : public KvEventListener {
   std::vector<int> assigned_;
   ActiveSequences active_;
   std::vector<std::int64_t> tree_blocks_;
+  // Which request match_ was computed for, on which version of the index.
+  struct MatchedRequest {
+    RequestId request = 0;
+    std::size_t blocks = 0;
+    BlockHash last = 0;
+    std::uint64_t version = ~std::uint64_t{0};
+    bool operator==(const MatchedRequest&) const = default;
+  };
+  MatchedRequest matched_;
   PrefixIndex::Match track_match_;
   bool disaggregated_ = true;
   std::uint64_t decisions_ = 0;

@@ -58,6 +58,8 @@ class RoutingPolicy {
   virtual bool lowerIsBetter() const = 0;
   // The kv-aware family retries its runner-up only within `epsilon` of the best score.
   virtual bool retriesWithinEpsilon() const { return false; }
+  // Reads the distinct blocks of the router's active sequences (costly to keep: off unless needed).
+  virtual bool readsActiveBlocks() const { return false; }
   // Fills the decision: who asked, under which policy, every candidate ranked best first (rank()),
   // and `out.chosen` = the first eligible one (kNoWorker when none).
   void decide(const RouteContext& ctx, RouteDecision& out) const;

@@ -1,5 +1,5 @@
 #pragma once
-// Per-session prefix state (issue 17 section 2): where a session's chain stood on each worker at its
+// Per-session prefix state: where a session's chain stood on each worker at its
 // last decision, so the decision for its next turn walks only the new blocks instead of the whole
 // history. A turn's prompt extends the previous one. The simulator's block hashes are
 // prefix-chained ("equal hashes mean equal prefixes", trace/BlockChain.h) and so are vLLM's,
@@ -33,8 +33,10 @@ namespace kvscope {
 
 class SessionPrefixCache {
  public:
-  // Bounded: each state costs 8 bytes per worker plus ~48, so 64K sessions over 64 workers stay
-  // near 36 MB. Beyond it the least recently routed eighth is dropped (they recompute once).
+  // Bounded: a state costs ~100 bytes plus 12 per worker whose depth differs from the session's
+  // most common one (usually its own D and the D it was reseeded to), so 64K sessions stay near
+  // 10 MB however many workers the cluster has. Beyond it the least recently routed eighth is
+  // dropped (they recompute once).
   static constexpr std::size_t kDefaultCapacity = 65536;
   explicit SessionPrefixCache(std::size_t capacity = kDefaultCapacity) : capacity_(capacity < 8 ? 8 : capacity) {}
 
@@ -50,18 +52,29 @@ class SessionPrefixCache {
   std::uint64_t recomputed() const { return recomputed_; }
 
  private:
+  // A worker whose depth differs from the state's common one.
+  struct Depth {
+    std::int32_t worker = 0;
+    std::int32_t prefix = 0;
+    std::int32_t exclusive = 0;
+  };
   struct State {
     std::uint32_t length = 0;      // blocks in the chain of the last decision
+    std::int32_t workers = 0;      // the cluster's size then
     BlockHash last = 0;            // its last block's hash
     std::uint64_t fingerprint = 0; // of the whole chain (fingerprint() below)
     std::uint64_t tick = 0;        // the index's removal tick when it was taken
     std::uint64_t used = 0;        // decision counter, for dropping the least recently routed
-    std::vector<std::int32_t> depth;  // per worker: prefix blocks, then exclusive blocks
+    std::int32_t common_prefix = 0;     // the depth most workers had
+    std::int32_t common_exclusive = 0;
+    std::vector<Depth> others;
   };
-  using WorkerMask = PrefixIndex::WorkerMask;
   static constexpr std::size_t kMaxRemovalsChecked = 512;  // per worker; more and it restarts
-  // Workers whose remembered prefix lost a block since `st` was taken.
-  WorkerMask removedFromChain(const PrefixIndex& index, std::span<const BlockHash> hashes, const State& st);
+  // Workers whose remembered prefix (`depth`, restored from `st`) lost a block since `st` was taken.
+  WorkerSet removedFromChain(const PrefixIndex& index, std::span<const BlockHash> hashes, const State& st,
+                             const PrefixIndex::Match& depth);
+  static void save(const PrefixIndex::Match& m, int n, State& st);
+  static void restore(const State& st, int n, PrefixIndex::Match& m);
   void evictOldest();
   // A polynomial over the hashes, so extending a chain's fingerprint continues it.
   static std::uint64_t fingerprint(std::uint64_t seed, std::span<const BlockHash> hashes);
@@ -71,9 +84,10 @@ class SessionPrefixCache {
   std::uint64_t resumed_ = 0;
   std::uint64_t recomputed_ = 0;
   absl::flat_hash_map<SessionId, State> states_;
-  // Scratch for removedFromChain.
+  // Scratch for removedFromChain: removed (hash, worker) pairs sorted by hash, and a 4096-bit
+  // filter of their hashes.
   std::vector<BlockHash> log_;
-  absl::flat_hash_map<BlockHash, WorkerMask> removed_;
+  std::vector<std::pair<BlockHash, WorkerId>> removed_;
   std::array<std::uint64_t, 64> filter_{};
 };
 

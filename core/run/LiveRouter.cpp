@@ -22,8 +22,8 @@ const LiveClusterSpec& checked(const LiveClusterSpec& spec) {
   if (spec.workers.empty() || spec.workers.size() > static_cast<std::size_t>(kMaxWorkers))
     throw InputError("cluster: expected 1.." + std::to_string(kMaxWorkers) + " decode workers, got " +
                      std::to_string(spec.workers.size()));
-  if (spec.prefill.size() > static_cast<std::size_t>(kMaxWorkers))
-    throw InputError("cluster: at most " + std::to_string(kMaxWorkers) + " prefill workers");
+  if (spec.prefill.size() > static_cast<std::size_t>(kMaxPrefillWorkers))
+    throw InputError("cluster: at most " + std::to_string(kMaxPrefillWorkers) + " prefill workers");
   std::set<std::string> names;
   for (const auto* list : {&spec.workers, &spec.prefill})
     for (const WorkerInfo& w : *list)
@@ -290,10 +290,9 @@ bool LiveRouter::blocksStored(WorkerId worker, SessionId session, std::span<cons
   // removes (or lies) is refused, never shown holding more than the worker has.
   const std::int64_t at_most = static_cast<std::int64_t>(hashes.size()) * spec_.block_size;  // hashes <= 2^16
   if (l.load.kv_capacity > 0 && l.load.kv_used + at_most > l.load.kv_capacity) {  // counted only when it may matter
-    const PrefixIndex::WorkerMask bit = PrefixIndex::WorkerMask{1} << worker;
     absl::flat_hash_set<BlockHash> fresh;
     for (BlockHash h : hashes)
-      if ((router_.index().holders(h) & bit) == 0) fresh.insert(h);
+      if (!router_.index().holds(h, worker)) fresh.insert(h);
     const std::int64_t after = l.load.kv_used + static_cast<std::int64_t>(fresh.size()) * spec_.block_size;
     if (after > l.load.kv_capacity) {
       if (error)

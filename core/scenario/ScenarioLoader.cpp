@@ -208,7 +208,7 @@ Scenario Scenario::fromJson(const nlohmann::json& j, const std::string& path) {
   const Fields cluster = f.sub("cluster");
   checkKeys(cluster, {"prefill", "decode", "disaggregated"});
   s.disaggregated = cluster.boolean("disaggregated", true);
-  s.prefill_workers = static_cast<int>(cluster.number("prefill", s.disaggregated ? 1 : 0, 0, 16));
+  s.prefill_workers = static_cast<int>(cluster.number("prefill", s.disaggregated ? 1 : 0, 0, kMaxPrefillWorkers));
   s.decode_workers = static_cast<int>(cluster.number("decode", 3, 1, kMaxWorkers));
   if (s.disaggregated && s.prefill_workers < 1) cluster.fail("prefill", "a disaggregated cluster needs at least 1 prefill worker");
 

@@ -240,6 +240,17 @@ std::vector<ClusterSimulator::PoolCheck> ClusterSimulator::poolChecks() const {
   return out;
 }
 
+ClusterSimulator::MemoryUse ClusterSimulator::memoryUse() const {
+  MemoryUse m;
+  m.index_bytes = ctx_.router.index().memoryBytes();
+  m.index_blocks = ctx_.router.index().size();
+  for (const auto& w : ctx_.workers) {
+    m.pool_bytes += w->pool.memoryBytes();
+    m.pool_blocks += w->pool.residentBlocks();
+  }
+  return m;
+}
+
 void ClusterSimulator::snapshot() {
   Snapshot snap;
   for (const auto& w : ctx_.workers) {

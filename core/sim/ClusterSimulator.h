@@ -57,6 +57,16 @@ class ClusterSimulator {
   };
   std::vector<PoolCheck> poolChecks() const;
 
+  // What the router's prefix index and the workers' KV pools hold now (bench_simulator's bytes
+  // per resident block).
+  struct MemoryUse {
+    std::size_t index_bytes = 0;
+    std::size_t index_blocks = 0;
+    std::size_t pool_bytes = 0;
+    std::size_t pool_blocks = 0;  // summed over pools: a block two D hold counts twice
+  };
+  MemoryUse memoryUse() const;
+
  private:
   void dispatch(const SimEvent& e);
   void arrive(std::uint32_t session_index, std::int32_t turn_index);

@@ -38,6 +38,9 @@ void KvPool::unpin(BlockHash h) {
 }
 
 void KvPool::pinChain(const SessionChain& chain, int sign) {
+  // Pinned tokens only tell evictable ones apart, and only block-level eviction has any: a
+  // session-level pool skips the per-block count (a lock is then O(1), not O(chain)).
+  if (granularity_ != EvictionGranularity::Block) return;
   for (BlockHash h : chain.blocks) sign > 0 ? pin(h) : unpin(h);
   pinned_tokens_ += sign * chain.tail_tokens;
   notePeak();
@@ -267,6 +270,17 @@ void KvPool::clear() {
   pins_.clear();
   used_ = reserved_ = pinned_tokens_ = 0;  // the requests holding reservations die with the worker (the peak stays reported)
   if (listener_) listener_->onWorkerCleared(worker_);
+}
+
+std::size_t KvPool::memoryBytes() const {
+  // absl's flat tables: a slot and a control byte per bucket; a list node: the value, two links and
+  // the allocator's header.
+  std::size_t n = block_refs_.capacity() * (sizeof(std::pair<const BlockHash, std::int32_t>) + 1) +
+                  pins_.capacity() * (sizeof(std::pair<const BlockHash, std::int32_t>) + 1) +
+                  sessions_.capacity() * (sizeof(std::pair<const SessionId, SessionChain>) + 1) +
+                  lru_.size() * (sizeof(SessionId) + 2 * sizeof(void*) + 8);
+  for (const auto& [id, chain] : sessions_) n += chain.blocks.capacity() * sizeof(BlockHash);
+  return n;
 }
 
 }  // namespace kvscope

@@ -312,6 +312,8 @@ class TestCli : public QObject {
     QTest::newRow("nested wrong type") << QByteArray(R"({"cluster": {"decode": "three"}})") << "cluster.decode";
     QTest::newRow("nested unknown field") << QByteArray(R"({"workload": {"sesions": 5}})") << "workload.sesions";
     QTest::newRow("out of range") << QByteArray(R"({"block_size": 0})") << "block_size";
+    QTest::newRow("513 decode workers") << QByteArray(R"({"cluster": {"decode": 513}})") << "cluster.decode";
+    QTest::newRow("65 prefill workers") << QByteArray(R"({"cluster": {"prefill": 65, "decode": 8}})") << "cluster.prefill";
     QTest::newRow("bad policy") << QByteArray(R"({"policy": "nosuch"})") << "policy";
     QTest::newRow("bad knob type") << QByteArray(R"({"knobs": {"K": "lots"}})") << "knobs.K";
     // A profile path leaving the scenario's folder is not read; a key said twice is not
@@ -319,6 +321,21 @@ class TestCli : public QObject {
     QTest::newRow("profile traversal") << QByteArray(R"({"profile": "../../../../etc/passwd"})") << "profile";
     QTest::newRow("absolute profile") << QByteArray(R"({"profile": "/etc/passwd"})") << "profile";
     QTest::newRow("key given twice") << QByteArray(R"({"knobs": {"K": 0, "K": 200}})") << "K";
+  }
+
+  // The largest cluster a scenario may ask for runs (the row above refuses one worker more).
+  void productionSizeScenarioRuns() {
+    const QString path = tmp_.filePath("production.json");
+    QVERIFY(writeFile(path, R"({"name": "production", "cluster": {"prefill": 64, "decode": 512, "disaggregated": true},
+      "duration_s": 20, "workload": {"kind": "synthetic", "sessions": 800, "start_window_s": 10}})"));
+    RUN_EXPECT(r, 0, QStringList({"simulate", "--quiet", "--format", "json", "--scenario", path}));
+    QString error;
+    const QJsonObject o = parseObject(r.out, &error);
+    QVERIFY2(error.isEmpty(), qPrintable(error));
+    int decode = 0;
+    for (const auto& w : o["workers"].toArray()) decode += w.toObject()["id"].toString().startsWith('D');
+    QCOMPARE(decode, 512);
+    QVERIFY(o["requests"].toObject()["total"].toInt() >= 800);
   }
 
   // A raw ESC in a scenario's name reaches the terminal as text, not as a command.

@@ -263,21 +263,21 @@ class TestEventConvert : public QObject {
     row("enum unspecified", e, "admission.path: unspecified (0)");
 
     e.Clear();
-    e.mutable_eviction()->set_worker(200);
+    e.mutable_eviction()->set_worker(600);
     e.mutable_eviction()->set_granularity(v1::EVICTION_GRANULARITY_BLOCK);
-    row("worker 200", e, "eviction.worker: 200 is outside -1..63");
+    row("worker 600", e, "eviction.worker: 600 is outside -1..511");
     e.mutable_eviction()->set_worker(-2);
-    row("worker -2", e, "eviction.worker: -2 is outside -1..63");
+    row("worker -2", e, "eviction.worker: -2 is outside -1..511");
     e.Clear();
     e.mutable_seed()->set_prefill(64);
     row("prefill 64", e, "seed.prefill: 64 is outside -1..63");
 
     auto* route = e.mutable_route();
     for (int i = 0; i < 2; ++i) route->add_candidates()->set_worker(i);
-    route->mutable_candidates(1)->set_worker(200);
-    row("candidate worker 200", e, "route.candidates[1].worker: 200 is outside 0..63");
+    route->mutable_candidates(1)->set_worker(600);
+    row("candidate worker 600", e, "route.candidates[1].worker: 600 is outside 0..511");
     route->mutable_candidates(1)->set_worker(-1);
-    row("candidate worker -1", e, "route.candidates[1].worker: -1 is outside 0..63");
+    row("candidate worker -1", e, "route.candidates[1].worker: -1 is outside 0..511");
     route->mutable_candidates(1)->set_worker(1);
     for (int i = 0; i < 7; ++i) {
       auto* c = route->mutable_candidates(0)->add_components();
@@ -289,12 +289,12 @@ class TestEventConvert : public QObject {
     route->mutable_candidates(0)->add_components()->set_name(std::string(129, 'x'));
     row("component name too long", e, "route.candidates[0].components[0].name: not accepted");
     route->mutable_candidates(0)->clear_components();
-    while (route->candidates_size() <= 64) route->add_candidates();
-    row("65 candidates", e, "route.candidates: 65 entries, at most 64");
+    while (route->candidates_size() <= 512) route->add_candidates();
+    row("513 candidates", e, "route.candidates: 513 entries, at most 512");
 
     e.Clear();
     e.mutable_snapshot()->add_workers()->set_worker(-1);
-    row("snapshot worker -1", e, "snapshot.workers[0].worker: -1 is outside 0..63");
+    row("snapshot worker -1", e, "snapshot.workers[0].worker: -1 is outside 0..511");
     e.Clear();
     auto* link = e.mutable_snapshot()->add_links();
     link->set_worker(1);
@@ -306,8 +306,8 @@ class TestEventConvert : public QObject {
     e.mutable_run_started()->add_workers()->set_role(static_cast<v1::WorkerRole>(42));
     row("run_started role 42", e, "run_started.workers[1].role: unknown value 42");
     e.Clear();
-    for (int i = 0; i < 65; ++i) e.mutable_run_started()->add_workers()->set_role(v1::WORKER_ROLE_DECODE);
-    row("run_started 65 workers", e, "run_started.workers: 65 entries, at most 64");
+    for (int i = 0; i < 513; ++i) e.mutable_run_started()->add_workers()->set_role(v1::WORKER_ROLE_DECODE);
+    row("run_started 513 workers", e, "run_started.workers: 513 entries, at most 512");
     e.Clear();
     e.mutable_run_control()->set_who("console");
     row("run_control action unspecified", e, "run_control.action: unspecified (0)");
@@ -356,11 +356,11 @@ class TestEventConvert : public QObject {
 
   void payloadConvertersStandAlone() {
     v1::Snapshot snap;
-    snap.add_workers()->set_worker(64);
+    snap.add_workers()->set_worker(512);
     Snapshot s;
     std::string error;
     QVERIFY(!fromProto(snap, &s, &error));
-    QCOMPARE(q(error), QString("workers[0].worker: 64 is outside 0..63"));
+    QCOMPARE(q(error), QString("workers[0].worker: 512 is outside 0..511"));
 
     v1::RunStarted run;
     toProto(std::get<RunStarted>(samples()[0].event.payload), &run);

@@ -14,7 +14,7 @@ using namespace kvscope;
 
 namespace {
 
-constexpr int kWorkers = 6;
+constexpr int kDefaultWorkers = 6;  // the usual cluster; a 300-worker one spills holder sets
 
 struct Workload {
   std::mt19937_64 rng;
@@ -58,9 +58,9 @@ struct Workload {
 
 struct Pair {
   KnobRegistry knobs;
-  Router cached{kWorkers, 16, knobs, 7};
-  Router full{kWorkers, 16, knobs, 7};
-  Pair(const char* policy) {
+  Router cached;
+  Router full;
+  Pair(const char* policy, int workers) : cached(workers, 16, knobs, 7), full(workers, 16, knobs, 7) {
     cached.setPolicy(policy);
     full.setPolicy(policy);
     full.setSessionState(false);
@@ -81,16 +81,21 @@ class TestSessionRouting : public QObject {
   void sameDecisionsAsFullRecomputation_data() {
     QTest::addColumn<QString>("policy");
     QTest::addColumn<int>("seed");
+    QTest::addColumn<int>("workers");
     for (const char* p : {"kv-aware", "exclusive-overlap", "unified", "dynamo-kv"})
       for (int seed = 1; seed <= 3; ++seed)
-        QTest::newRow(qPrintable(QString("%1 seed %2").arg(p).arg(seed))) << QString(p) << seed;
+        QTest::newRow(qPrintable(QString("%1 seed %2").arg(p).arg(seed))) << QString(p) << seed << kDefaultWorkers;
+    for (const char* p : {"kv-aware", "exclusive-overlap"})
+      QTest::newRow(qPrintable(QString("%1 seed 4, 300 workers").arg(p))) << QString(p) << 4 << 300;
   }
 
   void sameDecisionsAsFullRecomputation() {
     QFETCH(QString, policy);
     QFETCH(int, seed);
+    QFETCH(int, workers);
+    const int kWorkers = workers;
     Workload wl(static_cast<std::uint64_t>(seed), 40);
-    Pair routers(policy.toUtf8().constData());
+    Pair routers(policy.toUtf8().constData(), kWorkers);
     if (seed == 3) {
       // Aggregated serving, so dynamo-kv's score uses the overlap too.
       routers.cached.setDisaggregated(false);
@@ -187,20 +192,20 @@ class TestSessionRouting : public QObject {
     PrefixIndex index;
     std::vector<BlockHash> chain;
     for (int i = 0; i < 60; ++i) chain.push_back(100 + static_cast<BlockHash>(i));
-    for (int w = 0; w < kWorkers; ++w) index.stored(w, 1 + w % 2, std::span<const BlockHash>(chain).first(static_cast<std::size_t>(rng() % 61)));
+    for (int w = 0; w < kDefaultWorkers; ++w) index.stored(w, 1 + w % 2, std::span<const BlockHash>(chain).first(static_cast<std::size_t>(rng() % 61)));
     PrefixIndex::Match truth;
-    index.match(chain, 1, kWorkers, truth);
+    index.match(chain, 1, kDefaultWorkers, truth);
     for (int trial = 0; trial < 200; ++trial) {
       PrefixIndex::Match m;
-      for (int w = 0; w < kWorkers; ++w) {
+      for (int w = 0; w < kDefaultWorkers; ++w) {
         const auto d = static_cast<std::int32_t>(rng() % static_cast<std::uint64_t>(truth.prefix_blocks[w] + 1));
         PrefixIndex::Match part;
-        index.match(std::span<const BlockHash>(chain).first(static_cast<std::size_t>(d)), 1, kWorkers, part);
+        index.match(std::span<const BlockHash>(chain).first(static_cast<std::size_t>(d)), 1, kDefaultWorkers, part);
         m.prefix_blocks[w] = d;
         m.exclusive_blocks[w] = part.exclusive_blocks[w];
       }
-      index.resume(chain, 1, kWorkers, m);
-      for (int w = 0; w < kWorkers; ++w) {
+      index.resume(chain, 1, kDefaultWorkers, m);
+      for (int w = 0; w < kDefaultWorkers; ++w) {
         QCOMPARE(m.prefix_blocks[w], truth.prefix_blocks[w]);
         QCOMPARE(m.exclusive_blocks[w], truth.exclusive_blocks[w]);
       }

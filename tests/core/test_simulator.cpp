@@ -2,6 +2,8 @@
 // mechanisms (seed_min_turn_id, soft cap, direct-path limit, migration).
 #include <QtTest>
 
+#include <set>
+
 #include <nlohmann/json.hpp>
 
 #include "core/events/EventJson.h"
@@ -33,6 +35,48 @@ const std::string kData = testDataDir();
 class TestSimulator : public QObject {
   Q_OBJECT
  private slots:
+  // The twin at production size: 64 P + 512 D take the many-workers workload scaled up, the router
+  // spreads sessions over the whole cluster (well past the 64 workers a 64-bit mask could name),
+  // every decision ranks all 512 candidates, snapshots carry every worker and P-D link, and no pool
+  // goes over its capacity.
+  void productionSizeCluster() {
+    struct Counts : EventSink {
+      std::set<WorkerId> chosen;
+      std::size_t max_candidates = 0, snapshot_workers = 0, snapshot_links = 0;
+      long decisions = 0;
+      void onEvent(const Event& e) override {
+        if (const auto* r = std::get_if<RouteDecision>(&e.payload)) {
+          ++decisions;
+          if (r->chosen != kNoWorker) chosen.insert(r->chosen);
+          max_candidates = std::max(max_candidates, r->candidates.size());
+        } else if (const auto* snap = std::get_if<Snapshot>(&e.payload)) {
+          snapshot_workers = snap->workers.size();
+          snapshot_links = snap->links.size();
+        }
+      }
+    } counts;
+    Scenario s = Scenario::load("many-workers");
+    s.decode_workers = kMaxWorkers;
+    s.prefill_workers = kMaxPrefillWorkers;
+    s.workload.synthetic.sessions = 2000;
+    s.workload.synthetic.start_window_s = 60;
+    s.duration_s = 90;
+    ClusterSimulator sim(s, buildWorkload(s, s.seed), s.seed);
+    sim.addSink(&counts);
+    sim.start();
+    sim.run();
+    const auto memory = sim.memoryUse();
+    sim.finish(true);
+    QVERIFY2(counts.decisions >= 1000, qPrintable(QString::number(counts.decisions)));
+    QCOMPARE(counts.max_candidates, static_cast<std::size_t>(kMaxWorkers));
+    QCOMPARE(counts.snapshot_workers, static_cast<std::size_t>(kMaxWorkers));
+    QCOMPARE(counts.snapshot_links, static_cast<std::size_t>(kMaxPrefillWorkers * kMaxWorkers));
+    QVERIFY2(counts.chosen.size() >= 400, qPrintable(QString("%1 workers chosen").arg(counts.chosen.size())));
+    QVERIFY(*counts.chosen.rbegin() >= 448);  // the last eighth of the cluster gets sessions too
+    QVERIFY(memory.index_blocks > 0 && memory.pool_blocks >= memory.index_blocks);
+    for (const auto& c : sim.poolChecks()) QCOMPARE(c.violations, std::int64_t{0});
+  }
+
   void sameSeedSameBytes() {
     Scenario s = Scenario::load("cascade");  // crashes, dead links, retries: the busiest paths
     s.duration_s = 1200;

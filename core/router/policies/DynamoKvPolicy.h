@@ -22,6 +22,7 @@ class DynamoKvPolicy final : public RoutingPolicy {
  public:
   std::string_view name() const override { return "dynamo-kv"; }
   bool lowerIsBetter() const override { return true; }
+  bool readsActiveBlocks() const override { return true; }
   void rank(const RouteContext& ctx, RouteDecision& out) const override;
 };
 
