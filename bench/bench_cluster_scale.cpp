@@ -5,7 +5,7 @@
 // time, microseconds per simulated request, the wall time one simulated hour would take, peak RSS,
 // and the bytes per resident block of the router's prefix index and of the KV pools' bookkeeping.
 //
-//   bench_cluster_scale [--decode 3,64,256,512] [--duration 600] [--sessions-per-64d 1000]
+//   bench_cluster_scale [--decode 3,64,256,512] [--duration 3600] [--sessions-per-64d 1000]
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -66,7 +66,7 @@ void runOne(int decode, double duration_s, double sessions_per_64d) {
 
 int main(int argc, char** argv) {
   std::vector<int> sizes{3, 64, 256, 512};
-  double duration = 600, per64 = 1000;
+  double duration = 3600, per64 = 1000;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     const bool has_value = i + 1 < argc;

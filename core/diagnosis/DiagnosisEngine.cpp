@@ -14,12 +14,48 @@ std::string pct(double v) { return formatNumber("%.1f%%", v * 100); }
 
 // The cheat sheet's thresholds, made numeric.
 constexpr double kCascadeFailureRate = 0.30;   // "healthy to 80% failure within minutes"
-constexpr double kColdShare = 0.02;            // "one D has 0 bindings" (allowing a stray spill)
+// "one D has 0 bindings" (allowing a stray spill): under 6% of a fair share, i.e. 2% of the
+// bindings on the lab's 3 D, 0.1% on 64 D (a fixed 2% would call every D of a 64-D cluster cold).
+constexpr double kColdFairShare = 0.06;
 constexpr long kColdMinBindings = 100;
 constexpr long kColdMinBusySnapshots = 30;     // load shares from gauges: half a minute of 1-s snapshots
 constexpr double kStormMeanTokens = 20000;     // "30-90K-token releases"
 constexpr double kEarlyWindowS = 60;           // "the first 30-60 s"
 constexpr double kEarlyFailureRate = 0.20;
+
+bool coldShare(double share, std::size_t workers) { return share * static_cast<double>(workers) < kColdFairShare; }
+
+// Evidence stays one readable line on a large cluster: up to kFullTable workers are listed in
+// order; more are summarised as the lowest few, the median and the highest.
+constexpr std::size_t kFullTable = 12;
+constexpr std::size_t kListed = 6;
+struct WorkerValue {
+  std::string name;
+  double value = 0;
+  std::string text;  // the value as the evidence prints it
+};
+std::string workerTable(std::vector<WorkerValue> rows) {
+  std::string out;
+  if (rows.size() <= kFullTable) {
+    for (const auto& r : rows) out += (out.empty() ? "" : " / ") + r.name + " " + r.text;
+    return out;
+  }
+  std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.value < b.value; });
+  out = "lowest ";
+  for (std::size_t i = 0; i < kListed / 2; ++i) out += (i ? ", " : "") + rows[i].name + " " + rows[i].text;
+  const auto& median = rows[rows.size() / 2];
+  const auto& top = rows.back();
+  return out + "; median " + median.text + "; highest " + top.name + " " + top.text + " (" + std::to_string(rows.size()) +
+         " workers)";
+}
+// The coldest first, at most kListed named.
+std::string coldList(std::vector<WorkerValue> rows) {
+  std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.value < b.value; });
+  std::string out;
+  for (std::size_t i = 0; i < rows.size() && i < kListed; ++i) out += (i ? ", " : "") + rows[i].name + " " + rows[i].text;
+  if (rows.size() > kListed) out += " and " + std::to_string(rows.size() - kListed) + " more";
+  return out;
+}
 }  // namespace
 
 std::string DiagnosisEngine::name(WorkerId w) const {
@@ -186,23 +222,25 @@ void DiagnosisEngine::addLoad(double t, const Snapshot& s) {
 }
 
 std::optional<Finding> DiagnosisEngine::coldDecodeByLoad() const {
-  std::string table, cold;
+  std::vector<WorkerValue> table, cold;
   std::vector<std::string> cold_workers;
   long snapshots = 0;
+  std::size_t counted = 0;
+  for (std::size_t w = 0; w < running_sum_.size(); ++w) counted += busy_snapshots_[w] >= kColdMinBusySnapshots;
   for (std::size_t w = 0; w < running_sum_.size(); ++w) {
     if (busy_snapshots_[w] < kColdMinBusySnapshots) continue;  // down most of the run, or never busy
     snapshots = std::max(snapshots, busy_snapshots_[w]);
     const double share = running_sum_[w] / cluster_running_sum_[w];
-    table += (table.empty() ? "" : " / ") + name(static_cast<WorkerId>(w)) + " " + pct(share);
-    if (share < kColdShare) {
-      cold += (cold.empty() ? "" : ", ") + name(static_cast<WorkerId>(w)) + " " + pct(share);
+    table.push_back({name(static_cast<WorkerId>(w)), share, pct(share)});
+    if (coldShare(share, counted)) {
+      cold.push_back(table.back());
       cold_workers.push_back(name(static_cast<WorkerId>(w)));
     }
   }
   if (cold.empty()) return std::nullopt;
   return coldFinding(std::move(cold_workers), first_busy_,
                      "no routing decisions recorded; share of running requests (the workers' own gauges) over " +
-                         std::to_string(snapshots) + " busy snapshots: " + table + "; starving: " + cold +
+                         std::to_string(snapshots) + " busy snapshots: " + workerTable(table) + "; starving: " + coldList(cold) +
                          " (a D that gets no new sessions while the others run full)");
 }
 
@@ -225,21 +263,19 @@ std::optional<Finding> DiagnosisEngine::coldDecode() const {
   for (long b : bindings_) total += b;
   if (total == 0) return coldDecodeByLoad();
   if (total < kColdMinBindings || bindings_.size() < 2) return std::nullopt;
-  std::string table, cold;
+  std::vector<WorkerValue> table, cold;
   std::vector<std::string> cold_workers;
-  double coldest = 1;
   for (std::size_t w = 0; w < bindings_.size(); ++w) {
     const double share = static_cast<double>(bindings_[w]) / static_cast<double>(total);
-    table += (table.empty() ? "" : " / ") + name(static_cast<WorkerId>(w)) + " " + std::to_string(bindings_[w]);
-    if (share < kColdShare) {
-      cold += (cold.empty() ? "" : ", ") + name(static_cast<WorkerId>(w)) + " " + pct(share);
+    table.push_back({name(static_cast<WorkerId>(w)), share, std::to_string(bindings_[w])});
+    if (coldShare(share, bindings_.size())) {
+      cold.push_back({name(static_cast<WorkerId>(w)), share, pct(share)});
       cold_workers.push_back(name(static_cast<WorkerId>(w)));
     }
-    coldest = std::min(coldest, share);
   }
   if (cold.empty()) return std::nullopt;
   return coldFinding(std::move(cold_workers), first_arrival_,
-                     "bindings " + table + " of " + std::to_string(total) + "; starving: " + cold +
+                     "bindings " + workerTable(table) + " of " + std::to_string(total) + "; starving: " + coldList(cold) +
                          " (shared boilerplate counts as overlap, so new sessions follow the first warm D)");
 }
 

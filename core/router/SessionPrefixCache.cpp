@@ -74,32 +74,54 @@ WorkerSet SessionPrefixCache::removedFromChain(const PrefixIndex& index, std::sp
                                                const State& st, const PrefixIndex::Match& depth) {
   WorkerSet reset;
   std::int32_t scan = 0;  // the longest remembered depth among the workers with removals since
-  removed_.clear();
-  filter_.fill(0);
-  for (int w = 0; w < st.workers; ++w) {
+  auto bit = [](BlockHash h) { return std::pair{(h >> 6) % kFilterWords, std::uint64_t{1} << (h & 63)}; };
+  if (!removed_.empty()) {
+    filter_.fill(0);
+    removed_.clear();
+    first_.clear();
+  }
+  std::size_t budget = kRemovalBudget;
+  auto check = [&](WorkerId w) {
     const std::int32_t d = depth.prefix_blocks[static_cast<std::size_t>(w)];
-    if (index.lastRemoval(w) <= st.tick || d == 0) continue;
+    if (index.lastRemoval(w) <= st.tick || d == 0) return;
     log_.clear();
-    if (!index.removedSince(w, st.tick, kMaxRemovalsChecked, log_)) {
+    if (!index.removedSince(w, st.tick, std::min(budget, kMaxRemovalsChecked), log_)) {
       reset.set(w);
-      continue;
+      return;
     }
+    if (first_.empty()) first_.reserve(kRemovalBudget);
+    budget -= log_.size();
     for (BlockHash h : log_) {
-      removed_.emplace_back(h, w);
-      filter_[(h >> 6) & 63] |= std::uint64_t{1} << (h & 63);
+      auto [it, fresh] = first_.try_emplace(h, 0);
+      removed_.push_back({w, it->second});
+      it->second = static_cast<std::uint32_t>(removed_.size());
+      const auto [word, mask] = bit(h);
+      filter_[word] |= mask;
     }
     scan = std::max(scan, d);
+  };
+  // The workers whose depth differs from the common one first: the session's own D (its deepest,
+  // costliest to re-walk) is among them.
+  WorkerSet others;
+  for (const Depth& o : st.others) {
+    others.set(o.worker);
+    check(o.worker);
   }
+  for (int w = 0; w < st.workers; ++w)
+    if (!others.test(w)) check(w);
   if (removed_.empty()) return reset;
-  std::sort(removed_.begin(), removed_.end());
-  // One sequential pass over the remembered prefix, through a 4096-bit filter that fits in L1: a
-  // worker restarts from depth 0 only if a block removed from it lies within its remembered depth.
+  // One sequential pass over the remembered prefix, through the filter: a worker restarts from
+  // depth 0 only if a block removed from it lies within its remembered depth.
   for (std::int32_t p = 0; p < scan; ++p) {
     const BlockHash h = hashes[static_cast<std::size_t>(p)];
-    if ((filter_[(h >> 6) & 63] >> (h & 63) & 1) == 0) continue;
-    for (auto it = std::lower_bound(removed_.begin(), removed_.end(), std::pair<BlockHash, WorkerId>{h, 0});
-         it != removed_.end() && it->first == h; ++it)
-      if (p < depth.prefix_blocks[static_cast<std::size_t>(it->second)]) reset.set(it->second);
+    const auto [word, mask] = bit(h);
+    if ((filter_[word] & mask) == 0) continue;
+    auto it = first_.find(h);
+    if (it == first_.end()) continue;
+    for (std::uint32_t i = it->second; i != 0; i = removed_[i - 1].previous) {
+      const WorkerId w = removed_[i - 1].worker;
+      if (p < depth.prefix_blocks[static_cast<std::size_t>(w)]) reset.set(w);
+    }
   }
   return reset;
 }

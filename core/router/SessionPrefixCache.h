@@ -69,7 +69,12 @@ class SessionPrefixCache {
     std::int32_t common_exclusive = 0;
     std::vector<Depth> others;
   };
-  static constexpr std::size_t kMaxRemovalsChecked = 512;  // per worker; more and it restarts
+  // Removals looked at per decision, in all: past it a worker with removals since restarts from
+  // depth 0 (a walk over what it held, shared with every other restarting worker, costs less than
+  // checking thousands of removals: in a 256-D cluster most workers evicted something since a
+  // session's last turn).
+  static constexpr std::size_t kRemovalBudget = 2048;
+  static constexpr std::size_t kMaxRemovalsChecked = 512;  // per worker
   // Workers whose remembered prefix (`depth`, restored from `st`) lost a block since `st` was taken.
   WorkerSet removedFromChain(const PrefixIndex& index, std::span<const BlockHash> hashes, const State& st,
                              const PrefixIndex::Match& depth);
@@ -84,11 +89,17 @@ class SessionPrefixCache {
   std::uint64_t resumed_ = 0;
   std::uint64_t recomputed_ = 0;
   absl::flat_hash_map<SessionId, State> states_;
-  // Scratch for removedFromChain: removed (hash, worker) pairs sorted by hash, and a 4096-bit
-  // filter of their hashes.
+  // Scratch for removedFromChain: the removals found, chained per hash (`first_` -> the newest
+  // entry, each entry -> the previous one for the same hash), and a filter of their hashes.
+  struct Removed {
+    WorkerId worker = 0;
+    std::uint32_t previous = 0;  // index + 1 in removed_, 0 = none
+  };
+  static constexpr std::size_t kFilterWords = 512;  // 32,768 bits: 4 KiB, stays in L1
   std::vector<BlockHash> log_;
-  std::vector<std::pair<BlockHash, WorkerId>> removed_;
-  std::array<std::uint64_t, 64> filter_{};
+  std::vector<Removed> removed_;
+  absl::flat_hash_map<BlockHash, std::uint32_t> first_;
+  std::array<std::uint64_t, kFilterWords> filter_{};
 };
 
 }  // namespace kvscope

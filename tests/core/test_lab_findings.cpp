@@ -5,6 +5,7 @@
 
 #include <set>
 
+#include "core/diagnosis/DiagnosisEngine.h"
 #include "tests/support/SimHarness.h"
 
 using namespace kvscope;
@@ -195,6 +196,32 @@ class TestLabFindings : public QObject {
     QVERIFY(a.e2e_s.p90 < b.e2e_s.p90);
     QVERIFY(a.ttft_s.p90 < b.ttft_s.p90);
     QCOMPARE(a.failed, 0L);
+  }
+
+  // B on a large cluster: a D is cold against its fair share, not against a fixed 2% (which every
+  // D of a balanced 64-D cluster is under); the evidence stays one short line however many D.
+  void coldDecodeAgainstFairShare() {
+    for (const bool one_cold : {false, true}) {
+      DiagnosisEngine engine;
+      RunStarted run;
+      for (int w = 0; w < 64; ++w) run.workers.push_back(WorkerInfo{"D" + std::to_string(w), WorkerRole::Decode, 100000});
+      engine.onEvent(Event{1, 0, run});
+      for (int i = 0; i < 6400; ++i) {
+        WorkerId w = static_cast<WorkerId>(i % 64);
+        if (one_cold && w == 63) w = 5;  // the last D never gets a session
+        const auto id = static_cast<RequestId>(i + 1);
+        engine.onEvent(Event{static_cast<std::uint64_t>(2 * i + 2), secondsToTime(i * 0.1), RouteDecision{id, id, 1, "kv-aware", w, false, {}}});
+        engine.onEvent(Event{static_cast<std::uint64_t>(2 * i + 3), secondsToTime(i * 0.1), Admission{id, id, w, AdmissionResult::Admitted, RoutePath::Direct, 1000}});
+      }
+      const auto findings = engine.findings();
+      const auto b = std::find_if(findings.begin(), findings.end(), [](const Finding& f) { return f.mode == "B"; });
+      QCOMPARE(b != findings.end(), one_cold);
+      if (!one_cold) continue;
+      QCOMPARE(b->subjects, std::vector<std::string>{"D63"});
+      QVERIFY2(b->evidence.size() < 300, b->evidence.c_str());
+      QVERIFY2(b->evidence.find("lowest D63 0") != std::string::npos, b->evidence.c_str());
+      QVERIFY2(b->evidence.find("(64 workers)") != std::string::npos, b->evidence.c_str());
+    }
   }
 
   void diagnosisSilentOnHealthyRuns_data() {
