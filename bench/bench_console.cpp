@@ -127,7 +127,7 @@ int main(int argc, char** argv) {
       {"events-for-memory", "Total events ingested before the memory reading ends the run (default 10000000).", "N",
        "10000000"},
       {"sim-speed", "Simulated seconds per wall second at --rate (default 10, the console's pace).", "X", "10"},
-      {"decode", "Decode workers D0..D(N-1) (default 8, at most 64).", "N", "8"},
+      {"decode", "Decode workers D0..D(N-1) (default 8, at most 512).", "N", "8"},
       {"prefill", "Prefill workers P0..P(M-1) (default 1, at most 64).", "M", "1"},
       {"memory-timeout", "Give up the memory phase after this many wall seconds (default 900).", "S", "900"},
       {"panel-times", "Diagnosis: after each live frame, refresh every visible panel once more, timing each "

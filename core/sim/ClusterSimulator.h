@@ -57,7 +57,7 @@ class ClusterSimulator {
   };
   std::vector<PoolCheck> poolChecks() const;
 
-  // What the router's prefix index and the workers' KV pools hold now (bench_simulator's bytes
+  // What the router's prefix index and the workers' KV pools hold now (bench_cluster_scale's bytes
   // per resident block).
   struct MemoryUse {
     std::size_t index_bytes = 0;

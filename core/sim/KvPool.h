@@ -106,7 +106,7 @@ class KvPool {
   void setEvictionCallback(EvictionCallback cb) { on_eviction_ = std::move(cb); }
 
   // Distinct resident blocks, and the bytes this pool's bookkeeping holds (tables, chains, LRU):
-  // bench_simulator's bytes per resident block.
+  // bench_cluster_scale's bytes per resident block.
   std::size_t residentBlocks() const { return block_refs_.size(); }
   std::size_t memoryBytes() const;
 

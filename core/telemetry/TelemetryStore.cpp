@@ -70,15 +70,7 @@ void TelemetryStore::ingest(const Event& e) {
   std::visit(Overloaded{
                  [&](const RunStarted& r) { onRunStarted(r); },
                  [&](const Snapshot& s) { onSnapshot(e.time, s); },
-                 [&](const RouteDecision& d) {
-                   decision_index_[d.request] = decisions_dropped_ + decisions_.size();
-                   decisions_.push_back(d);
-                   if (decisions_.size() > limits_.decisions) {
-                     decision_index_.erase(decisions_.front().request);
-                     decisions_.pop_front();
-                     ++decisions_dropped_;
-                   }
-                 },
+                 [&](const RouteDecision& d) { keepDecision(d); },
                  [&](const Admission& a) {
                    if (a.result != AdmissionResult::Admitted) return;
                    if (seen_sessions_.insert(a.session).second) {
@@ -264,6 +256,44 @@ std::pair<std::size_t, std::size_t> TelemetryStore::discreteRange(SimTime from, 
   return {static_cast<std::size_t>(lo - discrete_.begin()), static_cast<std::size_t>(hi - discrete_.begin())};
 }
 
+void TelemetryStore::keepDecision(const RouteDecision& d) {
+  // The oldest decision's storage is reused for the newest once the ring is full: no allocation
+  // per event in the steady state.
+  RouteDecision kept;
+  if (!decisions_.empty() && decisions_.size() >= limits_.decisions) {
+    kept = std::move(decisions_.front());
+    decision_index_.erase(kept.request);
+    decisions_.pop_front();
+    omitted_.pop_front();
+    ++decisions_dropped_;
+  }
+  kept.request = d.request;
+  kept.session = d.session;
+  kept.turn = d.turn;
+  kept.policy = d.policy;
+  kept.chosen = d.chosen;
+  kept.lower_is_better = d.lower_is_better;
+  const std::size_t n = std::min(d.candidates.size(), std::max<std::size_t>(1, limits_.decision_candidates));
+  kept.candidates.assign(d.candidates.begin(), d.candidates.begin() + static_cast<std::ptrdiff_t>(n));
+  // Candidates come best first; the chosen one is the first eligible, so almost always kept. If
+  // not, it replaces the last kept one: the inspector must show what was chosen.
+  if (d.chosen != kNoWorker && std::none_of(kept.candidates.begin(), kept.candidates.end(), [&](const CandidateScore& c) { return c.worker == d.chosen; })) {
+    auto it = std::find_if(d.candidates.begin() + static_cast<std::ptrdiff_t>(n), d.candidates.end(),
+                           [&](const CandidateScore& c) { return c.worker == d.chosen; });
+    if (it != d.candidates.end()) kept.candidates.back() = *it;
+  }
+  if (limits_.decisions == 0) return;
+  decision_index_[d.request] = decisions_dropped_ + decisions_.size();
+  decisions_.push_back(std::move(kept));
+  omitted_.push_back(static_cast<std::uint32_t>(d.candidates.size() - n));
+}
+
+std::size_t TelemetryStore::candidatesOmitted(RequestId request) const {
+  auto it = decision_index_.find(request);
+  if (it == decision_index_.end() || it->second < decisions_dropped_) return 0;
+  return omitted_[static_cast<std::size_t>(it->second - decisions_dropped_)];
+}
+
 const RouteDecision* TelemetryStore::decisionFor(RequestId request) const {
   auto it = decision_index_.find(request);
   if (it == decision_index_.end() || it->second < decisions_dropped_) return nullptr;
@@ -305,7 +335,7 @@ std::size_t TelemetryStore::approxMemoryBytes() const {
   n += ttft_series_.memoryBytes() + e2e_series_.memoryBytes();
   n += discrete_.size() * (sizeof(Event) + 32);
   n += requests_.size() * (sizeof(RequestDone) + sizeof(SimTime));
-  for (const RouteDecision& d : decisions_) n += sizeof(RouteDecision) + d.candidates.size() * sizeof(CandidateScore);
+  for (const RouteDecision& d : decisions_) n += sizeof(RouteDecision) + d.candidates.capacity() * sizeof(CandidateScore);
   n += decision_index_.size() * 32;
   n += summary_.memoryBytes() + diagnosis_.memoryBytes();
   return n;

@@ -76,6 +76,9 @@ class TelemetryStore {
   struct Limits {
     std::size_t discrete_events = 200'000;  // evictions, seeds, crashes, ... (oldest dropped first)
     std::size_t decisions = 20'000;         // route decisions kept for the inspector
+    // Candidates kept per decision: the best ranked, and the chosen one. A 64-D decision holds 64
+    // (7.5 KiB); kept whole, 20,000 of them would cost 150 MB and a copy per event the GUI feels.
+    std::size_t decision_candidates = 16;
     std::size_t requests = 20'000;          // finished requests kept for the inspector's table
     std::size_t series_capacity = 4096;     // buckets per rollup level of every gauge
     std::size_t raw_samples = 1 << 16;      // newest samples every gauge keeps exactly (18 h at 1/s)
@@ -125,6 +128,8 @@ class TelemetryStore {
   const std::deque<SimTime>& requestTimes() const { return request_times_; }
   // The decision that routed `request`, if still held.
   const RouteDecision* decisionFor(RequestId request) const;
+  // Of that decision's candidates, how many lower-ranked ones were not kept (Limits::decision_candidates).
+  std::size_t candidatesOmitted(RequestId request) const;
   const std::deque<RouteDecision>& decisions() const { return decisions_; }
 
   // Every finished request's TTFT and E2E in seconds, at its finish time (min/max envelopes).
@@ -172,7 +177,9 @@ class TelemetryStore {
   std::deque<SimTime> request_times_;
   std::unordered_set<SessionId> seen_sessions_;  // forgotten past 4 x Limits::new_sessions
   std::deque<SimTime> new_session_times_;
+  void keepDecision(const RouteDecision& d);
   std::deque<RouteDecision> decisions_;
+  std::deque<std::uint32_t> omitted_;  // per kept decision: candidates not kept
   std::unordered_map<RequestId, std::uint64_t> decision_index_;  // request -> absolute position
   std::uint64_t decisions_dropped_ = 0;
   SummaryCollector summary_;

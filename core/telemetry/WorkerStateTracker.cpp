@@ -1,5 +1,7 @@
 #include "core/telemetry/WorkerStateTracker.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <map>
 #include <optional>
@@ -30,6 +32,21 @@ namespace {
 std::string seconds(SimTime t) { return formatNumber("%.1f s", timeToSeconds(t)); }
 
 bool startsWith(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
+
+// P(X <= k) for X ~ Poisson(lambda).
+double poissonAtMost(long k, double lambda) {
+  double term = std::exp(-lambda), sum = term;
+  for (long i = 1; i <= k; ++i) sum += term *= lambda / static_cast<double>(i);
+  return std::min(1.0, sum);
+}
+
+// Bindings land on a fair D like a Poisson count with mean total x fair. A count is called low
+// only when so low a count on any of the `workers` D would happen by chance under 1% of the time
+// (Bonferroni): on 64 D a window of 400 bindings gives each about 6, and a 0 or 1 among 64 such
+// counts is what chance does, not a cold D.
+bool improbablyLow(long observed, long total, double fair, int workers) {
+  return poissonAtMost(observed, static_cast<double>(total) * fair) * std::max(1, workers) < 0.01;
+}
 
 // Evictions per worker in [from, to], in one pass over the window (not one per worker: a storm
 // holds thousands of them and this runs every frame).
@@ -100,12 +117,13 @@ std::vector<WorkerState> WorkerStateTracker::update(const TelemetryStore& store,
     const std::string& text = health_text[k];
     const SimTime health_since = health_seen_[s.worker].since;
     if (total > 0) s.recent_share = static_cast<double>(s.recent_bindings) / static_cast<double>(total);
-    const bool judged_zero = s.recent_bindings == 0 && total >= 3L * eligible;
+    const bool judged_zero = s.recent_bindings == 0 && total >= 3L * eligible && improbablyLow(0, total, fair, eligible);
     // Sessions stick where they bound: once none are new, a cold D stays empty while the others
     // serve. No binding for a whole window, nothing running or resident, work elsewhere: cold.
     const bool starved = s.recent_bindings == 0 && w.latest.running == 0 && w.latest.resident_sessions == 0 &&
                          running_elsewhere > 0 && now - std::max<SimTime>(0, w.last_admitted) >= options_.window;
-    const bool judged_low = total >= options_.min_bindings_to_judge && s.recent_share < options_.cold_fraction * fair;
+    const bool judged_low = total >= options_.min_bindings_to_judge && s.recent_share < options_.cold_fraction * fair &&
+                            improbablyLow(s.recent_bindings, total, fair, eligible);
     // Busy enough that every D would run one request were the load balanced, and this one far below.
     const bool load_cold = judge_load && w.alive && load_total >= eligible && load[k] / load_total < options_.cold_fraction * fair;
     if (!w.alive) {

@@ -21,6 +21,7 @@ class TelemetryStoreTest : public QObject {
   void aSampleFromThePastKeepsTheOrder();
   void storeAgreesWithTheRunSummary();
   void boundedRingsDropTheOldest();
+  void aDecisionKeepsItsBestCandidatesAndTheChosen();
   void aSecondRunStartedStartsOver();
 };
 
@@ -168,6 +169,34 @@ void TelemetryStoreTest::boundedRingsDropTheOldest() {
                                                     return std::holds_alternative<RouteDecision>(e.payload);
                                                   })->payload).request;
   QVERIFY(!store.decisionFor(first));
+}
+
+// A 64-candidate decision keeps its 16 best ranked; a chosen worker ranked below them (admission
+// retried down the list) replaces the last kept one, and the store says how many it left out.
+void TelemetryStoreTest::aDecisionKeepsItsBestCandidatesAndTheChosen() {
+  TelemetryStore::Limits limits;
+  limits.decisions = 3;
+  TelemetryStore store(limits);
+  auto decision = [](RequestId id, WorkerId chosen) {
+    RouteDecision d{id, id, 1, "kv-aware", chosen, false, {}};
+    for (int w = 0; w < 64; ++w) d.candidates.push_back(CandidateScore{static_cast<WorkerId>(63 - w), 100.0 - w, true, 0, {}});
+    return d;
+  };
+  for (RequestId id = 1; id <= 5; ++id) store.ingest(Event{id, static_cast<SimTime>(id), decision(id, id == 5 ? 3 : 63)});
+  QVERIFY(!store.decisionFor(2));  // three kept: 3, 4, 5
+  const RouteDecision* top = store.decisionFor(4);
+  QVERIFY(top);
+  QCOMPARE(top->candidates.size(), std::size_t{16});
+  QCOMPARE(top->candidates.front().worker, 63);
+  QCOMPARE(top->candidates.back().worker, 48);
+  QCOMPARE(store.candidatesOmitted(4), std::size_t{48});
+  const RouteDecision* low = store.decisionFor(5);
+  QVERIFY(low);
+  QCOMPARE(low->candidates.size(), std::size_t{16});
+  QCOMPARE(low->candidates.back().worker, 3);  // the chosen, ranked 61st
+  QCOMPARE(low->candidates.back().score, 40.0);
+  QCOMPARE(store.candidatesOmitted(5), std::size_t{48});
+  QCOMPARE(store.candidatesOmitted(2), std::size_t{0});  // not held
 }
 
 void TelemetryStoreTest::aSecondRunStartedStartsOver() {

@@ -4,6 +4,8 @@
 // with 0 bindings), and the crashed worker of invariant-crash reads crashed, then restarted.
 #include <QtTest>
 
+#include <random>
+
 #include "tests/support/SimHarness.h"
 #include "core/telemetry/TelemetryStore.h"
 #include "core/telemetry/WorkerStateTracker.h"
@@ -75,6 +77,50 @@ class WorkerStatesTest : public QObject {
     QVERIFY(!seen.kinds.at("D0").count("cold"));
     if (seen.last.at("D2").kind == WorkerStateKind::Idle)
       for (const char* other : {"D0", "D1"}) QVERIFY(seen.last.at(other).kind != WorkerStateKind::Ok);
+  }
+
+  // 64 D taking bindings at random, evenly: over 120 s each gets ~7.5 of ~480, and the lowest of
+  // 64 such counts is often 0 or 1 by chance alone: no D reads cold (the fixed rule called about
+  // one D in 200 cold here). A D that gets none of ~960 still does.
+  void chanceLowCountsOnManyWorkersAreNotCold() {
+    for (const bool one_starved : {false, true}) {
+      int cold = 0, starved_cold = 0;
+      for (std::uint64_t seed = 1; seed <= 10; ++seed) {
+        std::mt19937_64 rng(seed);
+        TelemetryStore store;
+        std::uint64_t seq = 0;
+        RunStarted run;
+        for (int w = 0; w < 64; ++w) run.workers.push_back(WorkerInfo{"D" + std::to_string(w), WorkerRole::Decode, 100000});
+        store.ingest(Event{++seq, 0, run});
+        RequestId id = 0;
+        for (int second = 0; second <= 240; ++second) {
+          const SimTime t = secondsToTime(second);
+          Snapshot snap;
+          for (int w = 0; w < 64; ++w) snap.workers.push_back(WorkerGauges{w, 50000, 100000, 50000, 2, 0, 5, 5, 0, true});
+          store.ingest(Event{++seq, t, snap});
+          // ~4 bindings a second (~480 in a 120-s window, ~7.5 per D); 8 where one D is starved, so
+          // that its 0 of ~15 expected is beyond chance across 64 D.
+          for (int k = 0; k < (one_starved ? 8 : 4); ++k) {
+            auto w = static_cast<WorkerId>(rng() % (one_starved ? 63 : 64));
+            ++id;
+            store.ingest(Event{++seq, t + k, Admission{id, id, w, AdmissionResult::Admitted, RoutePath::Direct, 1000}});
+          }
+        }
+        WorkerStateTracker tracker;
+        for (const WorkerState& s : tracker.update(store, {})) {
+          if (s.kind != WorkerStateKind::Cold) continue;
+          ++cold;
+          starved_cold += s.worker == "D63";
+        }
+      }
+      if (one_starved) {
+        QCOMPARE(starved_cold, 10);
+        // Of the 630 fair counts, one below a 1% family-wise bar is chance (one seed has a 2 of ~15).
+        QVERIFY2(cold - starved_cold <= 1, qPrintable(QString::number(cold - starved_cold)));
+      } else {
+        QCOMPARE(cold, 0);
+      }
+    }
   }
 
   void aCrashedWorkerReadsCrashedThenRestarted() {

@@ -197,6 +197,8 @@ void DecisionInspectorPanel::showDecision() {
   } else {
     waiting_for_decision_ = true;  // still running: show how it ends once it does
   }
+  if (const std::size_t omitted = store_->candidatesOmitted(shown_); omitted > 0)
+    summary += QLatin1Char(' ') + tr("(%n lower-ranked candidate(s) not kept.)", nullptr, static_cast<int>(omitted));
   summary_->setText(summary);
   explanation_->setText(explainDecision(*decision, worker_names_));
 }
