@@ -6,7 +6,6 @@
 // and the bytes per resident block of the router's prefix index and of the KV pools' bookkeeping.
 //
 //   bench_cluster_scale [--decode 3,64,256,512] [--duration 3600] [--sessions-per-64d 1000]
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -19,19 +18,15 @@
 #include <string>
 #include <vector>
 
+#include "bench/PeakRss.h"
 #include "core/metrics/RunAnalysis.h"
 #include "core/run/SimulationRun.h"
 #include "core/sim/ClusterSimulator.h"
 
 using namespace kvscope;
+using kvscope::bench::peakRssMiB;
 
 namespace {
-
-double peakRssMiB() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return static_cast<double>(u.ru_maxrss) / 1024.0;  // KiB on Linux
-}
 
 void runOne(int decode, double duration_s, double sessions_per_64d) {
   Scenario s = Scenario::load("many-workers");

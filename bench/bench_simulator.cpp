@@ -4,22 +4,17 @@
 // memory after each.
 #include <benchmark/benchmark.h>
 
-#include <sys/resource.h>
 
 #include <cstdlib>
 #include <filesystem>
 
+#include "bench/PeakRss.h"
 #include "core/run/SimulationRun.h"
 
 using namespace kvscope;
+using kvscope::bench::peakRssMiB;
 
 namespace {
-double peakRssMiB() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return static_cast<double>(u.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
-}
-
 // The repo's sample, found from this executable (build/bin -> build/tests/data, a link to tests/data).
 std::string sampleTrace() {
   const auto exe = std::filesystem::read_symlink("/proc/self/exe");

@@ -1,5 +1,6 @@
 #pragma once
 // One diagnosed failure mode: which, when, the numbers that show it, and what to do about it.
+#include <cstddef>
 #include <map>
 #include <string>
 #include <vector>
@@ -17,6 +18,15 @@ struct Finding {
   // The mitigation as knob values the console can preview and apply (empty where the fix is not a
   // knob, e.g. a code hotfix or the eviction granularity).
   std::map<std::string, double> fix_knobs;
+
+  // The subjects for one line of a report or a table cell: the first `named`, then how many more
+  // ("D0, D1, D2 and 46 more"); a finding on a large cluster can concern dozens of workers.
+  std::string subjectsText(std::size_t named = 6) const {
+    std::string out;
+    for (std::size_t i = 0; i < subjects.size() && i < named; ++i) out += (i ? ", " : "") + subjects[i];
+    if (subjects.size() > named) out += " and " + std::to_string(subjects.size() - named) + " more";
+    return out;
+  }
 };
 
 }  // namespace kvscope

@@ -93,9 +93,7 @@ std::string RunSummary::toTable() const {
   }
   out += diagnosis.empty() ? "\ndiagnosis: no known failure mode found\n" : "\ndiagnosis:\n";
   for (const auto& f : diagnosis) {
-    std::string subjects;  // the first few workers named, the rest counted (the JSON has them all)
-    for (std::size_t i = 0; i < f.subjects.size() && i < 6; ++i) subjects += (subjects.empty() ? " - " : ", ") + f.subjects[i];
-    if (f.subjects.size() > 6) subjects += " and " + std::to_string(f.subjects.size() - 6) + " more";
+    const std::string subjects = f.subjects.empty() ? "" : " - " + f.subjectsText();  // the JSON has them all
     out += "  [" + f.mode + "] " + f.name + subjects + "  (" + formatNumber("%.0f", f.window_start_s) + "-" + formatNumber("%.0f s", f.window_end_s) + ")\n";
     out += "      evidence:   " + f.evidence + "\n";
     out += "      suggestion: " + f.suggestion + "\n";

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <limits>
 
+#include "core/model/TableBytes.h"
+
 namespace kvscope {
 
 namespace {
@@ -347,10 +349,7 @@ void PrefixIndex::resume(std::span<const BlockHash> hashes, SessionId session, i
 }
 
 std::size_t PrefixIndex::memoryBytes() const {
-  // absl's flat tables: one slot and one control byte per bucket.
-  const std::size_t table = map_.capacity() * (sizeof(std::pair<const BlockHash, Entry>) + 1);
-  const std::size_t ordinals = ordinals_.capacity() * (sizeof(std::pair<const SessionId, std::uint32_t>) + 1);
-  return table + ordinals + sets_.capacity() * sizeof(WorkerSet) + free_sets_.capacity() * sizeof(std::uint32_t) +
+  return flatTableBytes(map_) + flatTableBytes(ordinals_) + sets_.capacity() * sizeof(WorkerSet) + free_sets_.capacity() * sizeof(std::uint32_t) +
          sessions_.capacity() * sizeof(SessionId);
 }
 

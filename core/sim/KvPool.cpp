@@ -4,6 +4,8 @@
 #include <cassert>
 #include <limits>
 
+#include "core/model/TableBytes.h"
+
 namespace kvscope {
 
 KvPool::KvPool(WorkerId worker, std::int64_t capacity_tokens, int block_size, EvictionGranularity granularity,
@@ -273,11 +275,8 @@ void KvPool::clear() {
 }
 
 std::size_t KvPool::memoryBytes() const {
-  // absl's flat tables: a slot and a control byte per bucket; a list node: the value, two links and
-  // the allocator's header.
-  std::size_t n = block_refs_.capacity() * (sizeof(std::pair<const BlockHash, std::int32_t>) + 1) +
-                  pins_.capacity() * (sizeof(std::pair<const BlockHash, std::int32_t>) + 1) +
-                  sessions_.capacity() * (sizeof(std::pair<const SessionId, SessionChain>) + 1) +
+  // A list node: the value, two links and the allocator's header.
+  std::size_t n = flatTableBytes(block_refs_) + flatTableBytes(pins_) + flatTableBytes(sessions_) +
                   lru_.size() * (sizeof(SessionId) + 2 * sizeof(void*) + 8);
   for (const auto& [id, chain] : sessions_) n += chain.blocks.capacity() * sizeof(BlockHash);
   return n;

@@ -259,20 +259,15 @@ std::pair<std::size_t, std::size_t> TelemetryStore::discreteRange(SimTime from, 
 void TelemetryStore::keepDecision(const RouteDecision& d) {
   // The oldest decision's storage is reused for the newest once the ring is full: no allocation
   // per event in the steady state.
-  RouteDecision kept;
+  std::vector<CandidateScore> storage;
   if (!decisions_.empty() && decisions_.size() >= limits_.decisions) {
-    kept = std::move(decisions_.front());
-    decision_index_.erase(kept.request);
+    decision_index_.erase(decisions_.front().request);
+    storage = std::move(decisions_.front().candidates);
     decisions_.pop_front();
     omitted_.pop_front();
     ++decisions_dropped_;
   }
-  kept.request = d.request;
-  kept.session = d.session;
-  kept.turn = d.turn;
-  kept.policy = d.policy;
-  kept.chosen = d.chosen;
-  kept.lower_is_better = d.lower_is_better;
+  RouteDecision kept{d.request, d.session, d.turn, d.policy, d.chosen, d.lower_is_better, std::move(storage)};
   const std::size_t n = std::min(d.candidates.size(), std::max<std::size_t>(1, limits_.decision_candidates));
   kept.candidates.assign(d.candidates.begin(), d.candidates.begin() + static_cast<std::ptrdiff_t>(n));
   // Candidates come best first; the chosen one is the first eligible, so almost always kept. If

@@ -56,14 +56,8 @@ int FindingsModel::rowCount(const QModelIndex& parent) const {
 int FindingsModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
 
 QString FindingsModel::modeText(const Finding& f) {
-  // A finding on a large cluster can name dozens of workers: the cell names the first few and
-  // counts the rest (selecting the row still highlights every one).
-  constexpr std::size_t kNamed = 6;
-  QStringList subjects;
-  for (std::size_t i = 0; i < f.subjects.size() && i < kNamed; ++i) subjects << q(f.subjects[i]);
-  QString text = subjects.isEmpty() ? q(f.mode) : q(f.mode) + QStringLiteral(" - ") + subjects.join(QStringLiteral(", "));
-  if (f.subjects.size() > kNamed) text += tr(" and %1 more").arg(f.subjects.size() - kNamed);
-  return text;
+  // Selecting the row still highlights every subject; the cell names the first few.
+  return f.subjects.empty() ? q(f.mode) : q(f.mode) + QStringLiteral(" - ") + q(f.subjectsText());
 }
 
 QString FindingsModel::windowText(const Finding& f) {
