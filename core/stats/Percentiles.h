@@ -12,7 +12,7 @@ struct SampleSummary {
 
 // Percentile q in [0, 100] of an ascending-sorted sample (linear interpolation); 0 when empty.
 double percentileSorted(std::span<const double> sorted, double q);
-// Sorts `values` in place and summarises them.
+// Summarises `values`, reordering them (a partial sort: they are not left sorted).
 SampleSummary summarise(std::vector<double>& values);
 
 }  // namespace kvscope

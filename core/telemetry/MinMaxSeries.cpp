@@ -144,6 +144,7 @@ void MinMaxSeries::foldRaw(const ColumnGrid& grid, const EnvelopeOptions& option
   auto it = std::lower_bound(raw_.begin(), raw_.end(), grid.from, [](const RawSample& s, SimTime t) { return s.time < t; });
   std::size_t i = static_cast<std::size_t>(it - raw_.begin());
   if (i > 0 && options.hold) --i;  // the sample held into the range
+  ColumnCursor column(grid);
   for (; i < raw_.size() && raw_[i].time <= grid.to; ++i) {
     const RawSample& s = raw_[i];
     SimTime held_to = s.time;  // exclusive
@@ -157,14 +158,14 @@ void MinMaxSeries::foldRaw(const ColumnGrid& grid, const EnvelopeOptions& option
     }
     int first_held = 0;
     if (s.time >= grid.from) {
-      const int c = grid.columnOf(s.time);
+      const int c = column.columnOf(s.time);
       fold(out[static_cast<std::size_t>(c)], s.value, s.peak, true);
       first_held = c + 1;
     } else if (held_to <= grid.from) {
       continue;
     }
     if (held_to <= s.time) continue;
-    const int last_held = grid.columnOf(std::min(held_to - 1, grid.to));
+    const int last_held = column.columnOf(std::min(held_to - 1, grid.to));
     for (int c = first_held; c <= last_held; ++c) fold(out[static_cast<std::size_t>(c)], s.value, s.value, true);
   }
 }

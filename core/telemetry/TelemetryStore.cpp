@@ -153,6 +153,7 @@ void TelemetryStore::onRunStarted(const RunStarted& r) {
   }
   // Links appear as the snapshots name them; seed the P x D grid so it shows before any traffic.
   links_.clear();
+  link_index_.clear();
   for (std::size_t p = 0; p < r.prefill.size(); ++p)
     for (std::size_t d = 0; d < r.workers.size(); ++d)
       if (r.workers[d].role == WorkerRole::Decode) linkSeries(static_cast<std::int32_t>(p), static_cast<WorkerId>(d));
@@ -189,9 +190,14 @@ WorkerSeries* TelemetryStore::worker(WorkerId w) {
   return &workers_[static_cast<std::size_t>(w)];
 }
 
+int TelemetryStore::linkPosition(std::int32_t prefill, WorkerId worker) const {
+  const auto it = link_index_.find(linkKey(prefill, worker));
+  return it == link_index_.end() ? -1 : static_cast<int>(it->second);
+}
+
 LinkSeries& TelemetryStore::linkSeries(std::int32_t prefill, WorkerId worker) {
-  for (LinkSeries& l : links_)
-    if (l.prefill == prefill && l.worker == worker) return l;
+  if (const int i = linkPosition(prefill, worker); i >= 0) return links_[static_cast<std::size_t>(i)];
+  link_index_.emplace(linkKey(prefill, worker), static_cast<std::uint32_t>(links_.size()));
   LinkSeries l;
   l.prefill = prefill;
   l.worker = worker;
@@ -207,9 +213,8 @@ LinkSeries& TelemetryStore::linkSeries(std::int32_t prefill, WorkerId worker) {
 }
 
 const LinkSeries* TelemetryStore::link(std::int32_t prefill, WorkerId worker) const {
-  for (const LinkSeries& l : links_)
-    if (l.prefill == prefill && l.worker == worker) return &l;
-  return nullptr;
+  const int i = linkPosition(prefill, worker);
+  return i < 0 ? nullptr : &links_[static_cast<std::size_t>(i)];
 }
 
 std::vector<TimelineRow> TelemetryStore::timelineRows() const {
@@ -226,9 +231,8 @@ int TelemetryStore::rowOf(const Event& e) const {
   const int prefill = run_ ? static_cast<int>(run_->prefill.size()) : 0;
   auto workerRow = [&](WorkerId w) { return w >= 0 && w < workers ? static_cast<int>(w) : -1; };
   auto linkRow = [&](std::int32_t p, WorkerId w) {
-    for (std::size_t i = 0; i < links_.size(); ++i)
-      if (links_[i].prefill == p && links_[i].worker == w) return workers + prefill + static_cast<int>(i);
-    return -1;
+    const int i = linkPosition(p, w);
+    return i < 0 ? -1 : workers + prefill + i;
   };
   return std::visit(Overloaded{[&](const Eviction& x) { return workerRow(x.worker); },
                                [&](const Retraction& x) { return workerRow(x.worker); },

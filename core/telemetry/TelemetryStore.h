@@ -10,9 +10,10 @@
 #include <array>
 #include <optional>
 #include <string>
-#include <unordered_map>
-#include <unordered_set>
 #include <vector>
+
+#include <absl/container/flat_hash_map.h>
+#include <absl/container/flat_hash_set.h>
 
 #include "core/diagnosis/DiagnosisEngine.h"
 #include "core/events/Event.h"
@@ -169,18 +170,25 @@ class TelemetryStore {
   std::map<std::string, double> knobs_;
   std::vector<WorkerSeries> workers_;
   std::vector<LinkSeries> links_;
+  // (prefill, worker) -> position in links_: a snapshot names every P x D link (1,024 at 16 x 64),
+  // so a scan of links_ per link was quadratic in the cluster.
+  absl::flat_hash_map<std::uint64_t, std::uint32_t> link_index_;
+  static std::uint64_t linkKey(std::int32_t prefill, WorkerId worker) {
+    return static_cast<std::uint64_t>(static_cast<std::uint32_t>(prefill)) << 32 | static_cast<std::uint32_t>(worker);
+  }
+  int linkPosition(std::int32_t prefill, WorkerId worker) const;
   std::deque<Event> discrete_;
   std::deque<Event> control_changes_;
   std::uint64_t dropped_discrete_ = 0;
   std::deque<RequestDone> requests_;
   MinMaxSeries ttft_series_, e2e_series_;
   std::deque<SimTime> request_times_;
-  std::unordered_set<SessionId> seen_sessions_;  // forgotten past 4 x Limits::new_sessions
+  absl::flat_hash_set<SessionId> seen_sessions_;  // forgotten past 4 x Limits::new_sessions
   std::deque<SimTime> new_session_times_;
   void keepDecision(const RouteDecision& d);
   std::deque<RouteDecision> decisions_;
   std::deque<std::uint32_t> omitted_;  // per kept decision: candidates not kept
-  std::unordered_map<RequestId, std::uint64_t> decision_index_;  // request -> absolute position
+  absl::flat_hash_map<RequestId, std::uint64_t> decision_index_;  // request -> absolute position
   std::uint64_t decisions_dropped_ = 0;
   SummaryCollector summary_;
   DiagnosisEngine diagnosis_;

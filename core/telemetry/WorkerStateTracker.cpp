@@ -4,7 +4,6 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
-#include <optional>
 
 #include "core/telemetry/TelemetryStore.h"
 #include "core/model/NumberText.h"
@@ -48,22 +47,33 @@ bool improbablyLow(long observed, long total, double fair, int workers) {
   return poissonAtMost(observed, static_cast<double>(total) * fair) * std::max(1, workers) < 0.01;
 }
 
-// Evictions per worker in [from, to], in one pass over the window (not one per worker: a storm
-// holds thousands of them and this runs every frame).
-std::map<int, long> evictionsIn(const TelemetryStore& store, SimTime from, SimTime to) {
-  const auto [first, last] = store.discreteRange(from, to);
-  std::map<int, long> n;
-  for (std::size_t i = first; i < last; ++i)
-    if (const auto* ev = std::get_if<Eviction>(&store.discreteEvents()[i].payload)) ++n[ev->worker];
-  return n;
-}
 }  // namespace
+
+void WorkerStateTracker::advanceEvictions(const TelemetryStore& store) {
+  EvictionWindow& w = evictions_;
+  if (w.run_id != store.runId()) {
+    w = EvictionWindow{};
+    w.run_id = store.runId();
+  }
+  const auto& events = store.discreteEvents();
+  const std::uint64_t dropped = store.droppedEvents();
+  for (std::uint64_t i = std::max(w.next, dropped); i < dropped + events.size(); ++i)
+    if (const auto* ev = std::get_if<Eviction>(&events[static_cast<std::size_t>(i - dropped)].payload)) {
+      w.held.emplace_back(events[static_cast<std::size_t>(i - dropped)].time, ev->worker);
+      ++w.per_worker[ev->worker];
+    }
+  w.next = dropped + events.size();
+  const SimTime from = store.now() - options_.eviction_window;
+  for (; !w.held.empty() && w.held.front().first < from; w.held.pop_front())
+    if (--w.per_worker[w.held.front().second] == 0) w.per_worker.erase(w.held.front().second);
+}
 
 std::vector<WorkerState> WorkerStateTracker::update(const TelemetryStore& store,
                                                     const std::map<std::string, std::string>& health) {
   const SimTime now = store.now();
   const SimTime window_start = now - options_.window;
   const double window_s = timeToSeconds(options_.window);
+  advanceEvictions(store);
   std::vector<WorkerState> out;
   std::vector<std::string> health_text;
   long total = 0;
@@ -92,7 +102,6 @@ std::vector<WorkerState> WorkerStateTracker::update(const TelemetryStore& store,
     out.push_back(std::move(s));
   }
   const double fair = eligible > 0 ? 1.0 / eligible : 1.0;
-  std::optional<std::map<int, long>> evictions;  // counted once, when a worker is evicting
   // A live cluster watched without its router (or an import of its logs) reports no bindings at
   // all: then the workers' own running-request gauges say where the load went in the window.
   bool bindings_known = false;
@@ -163,8 +172,9 @@ std::vector<WorkerState> WorkerStateTracker::update(const TelemetryStore& store,
     } else if (w.last_eviction >= 0 && now - w.last_eviction <= options_.eviction_window) {
       s.kind = WorkerStateKind::Evicting;
       s.since = w.last_eviction;
-      if (!evictions) evictions = evictionsIn(store, now - options_.eviction_window, now);
-      std::snprintf(buf, sizeof buf, "evicting: %ld in %.0f s", (*evictions)[s.store_index], timeToSeconds(options_.eviction_window));
+      const auto n = evictions_.per_worker.find(static_cast<WorkerId>(s.store_index));
+      std::snprintf(buf, sizeof buf, "evicting: %ld in %.0f s", n == evictions_.per_worker.end() ? 0L : n->second,
+                    timeToSeconds(options_.eviction_window));
       s.cause = buf;
     } else if (bindings_known && s.recent_bindings == 0 && total == 0) {
       s.kind = WorkerStateKind::Idle;

@@ -13,6 +13,8 @@
 //   ok
 // A crashed or restarted worker is never "cold": its missing bindings have a cause already. Where no
 // binding was ever seen (a live cluster watched without its router), bindings judge nothing.
+#include <cstdint>
+#include <deque>
 #include <map>
 #include <string>
 #include <vector>
@@ -62,6 +64,18 @@ class WorkerStateTracker {
     SimTime since = 0;
   };
   std::map<std::string, HealthSeen> health_seen_;
+
+  // Evictions per worker in the last eviction_window, kept from the discrete events the store
+  // added since the last update: rescanning the window every frame cost as much as a chart in an
+  // eviction storm.
+  struct EvictionWindow {
+    std::uint64_t run_id = ~std::uint64_t{0};
+    std::uint64_t next = 0;  // absolute index (dropped + ring position) of the next event to read
+    std::deque<std::pair<SimTime, WorkerId>> held;  // in time order
+    std::map<WorkerId, long> per_worker;
+  };
+  void advanceEvictions(const TelemetryStore& store);
+  EvictionWindow evictions_;
 };
 
 }  // namespace kvscope

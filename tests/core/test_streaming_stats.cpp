@@ -9,6 +9,7 @@
 #include "core/diagnosis/DiagnosisEngine.h"
 #include "core/stats/DistinctCount.h"
 #include "core/stats/LatencySample.h"
+#include "core/stats/Percentiles.h"
 #include "core/metrics/SummaryCollector.h"
 
 using namespace kvscope;
@@ -37,6 +38,7 @@ class StreamingStatsTest : public QObject {
  private slots:
   void exactSampleMatchesSortedPercentiles_data();
   void exactSampleMatchesSortedPercentiles();
+  void summariseSelectsWhatASortGives();
   void foldedSampleIsWithinItsRelativeError();
   void foldedSampleKeepsExtremesOutsideItsRange();
   void distinctCountIsExactThenEstimates();
@@ -74,6 +76,29 @@ void StreamingStatsTest::exactSampleMatchesSortedPercentiles() {
   }
   QVERIFY(sample.exact());
   QCOMPARE(sample.summary().count, static_cast<std::size_t>(n));
+}
+
+// summarise() selects its percentiles (nth_element) instead of sorting: the same numbers, to the
+// bit, as the sorted sample gives, with ties and tiny samples where the neighbours coincide.
+void StreamingStatsTest::summariseSelectsWhatASortGives() {
+  std::mt19937_64 rng(17);
+  for (std::size_t n : {1, 2, 3, 7, 10, 100, 101, 1001, 20000})
+    for (bool ties : {false, true}) {
+      std::vector<double> values = lognormal(n, static_cast<unsigned>(n));
+      if (ties)
+        for (double& v : values) v = static_cast<double>(rng() % 5);
+      auto sorted = values;
+      std::sort(sorted.begin(), sorted.end());
+      auto shuffled = values;
+      const SampleSummary got = summarise(shuffled);
+      QCOMPARE(got.count, n);
+      QCOMPARE(got.p50, percentileSorted(sorted, 50));
+      QCOMPARE(got.p90, percentileSorted(sorted, 90));
+      QCOMPARE(got.p99, percentileSorted(sorted, 99));
+      double sum = 0;
+      for (double v : values) sum += v;
+      QCOMPARE(got.mean, sum / static_cast<double>(n));
+    }
 }
 
 void StreamingStatsTest::foldedSampleIsWithinItsRelativeError() {

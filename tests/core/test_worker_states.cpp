@@ -18,6 +18,7 @@ struct Seen {
   std::map<std::string, std::set<std::string>> kinds;  // per worker, every state it was in
   std::map<std::string, WorkerState> last;
   std::map<std::string, std::string> cold_cause;       // the last "cold: ..." line, per worker
+  long evicting_checked = 0;  // "evicting: N in 60 s" states whose N was checked
 };
 
 Seen play(const std::string& scenario, double seconds) {
@@ -43,6 +44,16 @@ Seen play(const std::string& scenario, double seconds) {
       if (s.recent_bindings == 0 && bindings_seen)
         QTest::qVerify(s.kind != WorkerStateKind::Ok, "0 bindings is never ok", at.c_str(), __FILE__, __LINE__);
       QTest::qVerify(!s.cause.empty(), "a cause", at.c_str(), __FILE__, __LINE__);
+      if (s.kind == WorkerStateKind::Evicting) {
+        // The tracker counts the window's evictions as events arrive; a rescan of the ring says the same.
+        const auto [first, last] = store.discreteRange(store.now() - tracker.options().eviction_window, store.now());
+        long evictions = 0;
+        for (std::size_t k = first; k < last; ++k)
+          if (const auto* ev = std::get_if<Eviction>(&store.discreteEvents()[k].payload)) evictions += ev->worker == s.store_index;
+        const std::string want = "evicting: " + std::to_string(evictions) + " in 60 s";
+        QTest::qVerify(s.cause == want, "the window's evictions", (at + ", want " + want).c_str(), __FILE__, __LINE__);
+        ++seen.evicting_checked;
+      }
       seen.kinds[s.worker].insert(toString(s.kind));
       if (s.kind == WorkerStateKind::Cold) seen.cold_cause[s.worker] = s.cause;
       seen.last[s.worker] = s;
@@ -65,6 +76,7 @@ class WorkerStatesTest : public QObject {
     QFETCH(QString, scenario);
     const Seen seen = play(scenario.toStdString(), 1500);
     QVERIFY(!seen.last.empty());
+    if (scenario == "evict-storm") QVERIFY(seen.evicting_checked > 0);
   }
 
   // D2 is cold with its cause while the others serve, never "ok"; once nothing runs anywhere the

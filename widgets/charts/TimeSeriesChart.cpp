@@ -296,7 +296,8 @@ void TimeSeriesChart::paintAxes(QPainter& p, const QRect& plot) {
     p.setPen(grid_color);
     p.drawLine(plot.left(), y, plot.right(), y);
     p.setPen(pal.color(QPalette::Text));
-    p.drawText(QRect(0, y - fm.height() / 2, plot.left() - kPad, fm.height()), Qt::AlignRight | Qt::AlignVCenter, t.label);
+    const QStaticText& label = text_.get(t.label, font());
+    p.drawStaticText(QPointF(plot.left() - kPad - label.size().width(), y - label.size().height() / 2), label);
   }
   const double from_s = timeToSeconds(view_.from()), to_s = timeToSeconds(view_.to());
   const int target = std::max(2, plot.width() / std::max(60, fm.horizontalAdvance(QStringLiteral("00000.0")) + 2 * kPad));
@@ -307,12 +308,13 @@ void TimeSeriesChart::paintAxes(QPainter& p, const QRect& plot) {
     p.drawLine(x, plot.top(), x, plot.bottom());
     p.setPen(pal.color(QPalette::Text));
     // Centred under its tick, but kept inside the widget (the last tick sits at the right edge).
-    const int w = fm.horizontalAdvance(t.label);
-    const int left = std::clamp(x - w / 2, 0, width() - w - 1);
-    p.drawText(QPoint(left, plot.bottom() + 2 + fm.ascent()), t.label);
+    const QStaticText& label = text_.get(t.label, font());
+    const int w = static_cast<int>(std::ceil(label.size().width()));
+    const int left = std::clamp(x - w / 2, 0, std::max(0, width() - w - 1));
+    p.drawStaticText(QPointF(left, plot.bottom() + 2), label);
   }
-  p.drawText(QRect(plot.left(), plot.bottom() + 2 + fm.height(), plot.width(), fm.height()), Qt::AlignHCenter,
-             tr("run time (s)"));
+  const QStaticText& axis = text_.get(tr("run time (s)"), font());
+  p.drawStaticText(QPointF(plot.left() + (plot.width() - axis.size().width()) / 2, plot.bottom() + 2 + fm.height()), axis);
 }
 
 void TimeSeriesChart::paintLegend(QPainter& p) {
@@ -322,20 +324,28 @@ void TimeSeriesChart::paintLegend(QPainter& p) {
   bold.setBold(true);
   p.setFont(bold);
   p.setPen(pal.color(QPalette::Text));
-  p.drawText(QRect(kPad, 2, width(), fm.height()), Qt::AlignLeft | Qt::AlignVCenter, title_);
-  const int title_end = kPad + QFontMetrics(bold).horizontalAdvance(title_) + 3 * kPad;
+  const QStaticText& title = bold_text_.get(title_, bold);
+  p.drawStaticText(QPointF(kPad, 2 + (fm.height() - title.size().height()) / 2), title);
+  const int title_end = kPad + static_cast<int>(std::ceil(title.size().width())) + 3 * kPad;
   p.setFont(font());
+  auto label = [&](const QString& text, int right) {  // drawn ending at `right`; returns its width
+    const QStaticText& shaped = text_.get(text, font());
+    const int w = static_cast<int>(std::ceil(shaped.size().width()));
+    p.drawStaticText(QPointF(right - w, 2 + (fm.height() - shaped.size().height()) / 2), shaped);
+    return w;
+  };
+  auto widthOf = [&](const QString& text) { return static_cast<int>(std::ceil(text_.width(text, font()))); };
   // Right-aligned: swatch + name per series, then the thresholds as dashes.
   std::vector<std::pair<QString, QColor>> entries;
   for (const Series& s : series_)
     if (!isGhost(s.style)) entries.emplace_back(s.name, s.color);
   int x = width() - kPad;
   if (!band_legend_.isEmpty()) {  // the band first (rightmost): it stands for most of the workers
-    const int w = fm.horizontalAdvance(band_legend_);
+    const int w = widthOf(band_legend_);
     if (x - w - 18 >= title_end) {
-      x -= w;
       p.setPen(pal.color(QPalette::Text));
-      p.drawText(QPoint(x, 2 + fm.ascent()), band_legend_);
+      label(band_legend_, x);
+      x -= w;
       QColor fill = band_color_;
       fill.setAlpha(90);
       p.fillRect(QRect(x - 16, 2 + fm.height() / 2 - 4, 12, 9), fill);
@@ -344,22 +354,22 @@ void TimeSeriesChart::paintLegend(QPainter& p) {
     }
   }
   for (auto it = thresholds_.rbegin(); it != thresholds_.rend(); ++it) {
-    const int w = fm.horizontalAdvance(it->label);
+    const int w = widthOf(it->label);
     if (x - w - 18 < title_end) break;
-    x -= w;
     p.setPen(pal.color(QPalette::Text));
-    p.drawText(QPoint(x, 2 + fm.ascent()), it->label);
+    label(it->label, x);
+    x -= w;
     QPen dash(it->color, 1, Qt::DashLine);
     p.setPen(dash);
     p.drawLine(x - 16, 2 + fm.height() / 2, x - 4, 2 + fm.height() / 2);
     x -= 16 + 2 * kPad;
   }
   for (auto it = entries.rbegin(); it != entries.rend(); ++it) {
-    const int w = fm.horizontalAdvance(it->first);
+    const int w = widthOf(it->first);
     if (x - w - 14 < title_end) break;
-    x -= w;
     p.setPen(pal.color(QPalette::Text));
-    p.drawText(QPoint(x, 2 + fm.ascent()), it->first);
+    label(it->first, x);
+    x -= w;
     p.fillRect(QRect(x - 12, 2 + fm.height() / 2 - 4, 9, 9), it->second);
     x -= 12 + 2 * kPad;
   }

@@ -12,6 +12,7 @@
 #include <tuple>
 #include <vector>
 
+#include "widgets/common/StaticTextCache.h"
 #include "widgets/charts/AxisTicks.h"
 #include "widgets/charts/WorkerBand.h"
 #include "core/model/Ids.h"
@@ -123,6 +124,7 @@ class TimeSeriesChart : public QWidget {
   QString tooltipAt(const QPoint& pos) const;
 
   ViewState& view_;
+  StaticTextCache text_, bold_text_;  // labels shaped once, not every paint
   QString title_;
   std::vector<Series> series_;
   std::vector<Threshold> thresholds_;

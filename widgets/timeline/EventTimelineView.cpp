@@ -168,6 +168,7 @@ void EventTimelineView::ensureLayout() const {
   stats.events_in_range = static_cast<long>(last - first);
   // Events arrive time-sorted, so each row only ever extends its latest cell or opens the next.
   std::vector<int> open(static_cast<std::size_t>(rows), -1);
+  ColumnCursor columns(grid);
   int open_line = -1;
   auto it = lo;
   for (std::size_t i = first; i < last; ++i, ++it) {
@@ -176,7 +177,7 @@ void EventTimelineView::ensureLayout() const {
     const auto kind = static_cast<TimelineKind>(m.kind);
     ++stats.events_shown;
     ++stats.shown_by_kind[static_cast<std::size_t>(m.kind)];
-    const int column = grid.columnOf(m.time);
+    const int column = columns.columnOf(m.time);
     if (m.row < 0) {
       if (open_line >= 0 && layout_.lines[static_cast<std::size_t>(open_line)].x == column) {
         Line& l = layout_.lines[static_cast<std::size_t>(open_line)];
@@ -326,7 +327,10 @@ void EventTimelineView::paintRows(QPainter& p, const QRect& plot) const {
     p.setFont(font);
     p.setPen(pal.color(QPalette::Text));
     const QRect label = band.adjusted(6, 0, -(width() - plot.left()) - 4, 0);
-    p.drawText(label, Qt::AlignVCenter | Qt::AlignLeft, QFontMetrics(font).elidedText(name, Qt::ElideRight, label.width()));
+    StaticTextCache& cache = marked ? bold_text_ : text_;
+    const QString shown = cache.width(name, font) <= label.width() ? name : QFontMetrics(font).elidedText(name, Qt::ElideRight, label.width());
+    const QStaticText& text = cache.get(shown, font);
+    p.drawStaticText(QPointF(label.left(), label.top() + (label.height() - text.size().height()) / 2), text);
   }
   QFont plain = p.font();
   plain.setBold(false);
@@ -358,10 +362,10 @@ void EventTimelineView::paintAxis(QPainter& p, const QRect& plot) const {
     p.drawLine(x, plot.top(), x, plot.bottom());
     p.setPen(pal.color(QPalette::Text));
     p.drawLine(x, plot.top() - 4, x, plot.top());
-    const QString label = QStringLiteral("%1 s").arg(t, 0, 'f', decimals);
-    const int w = fontMetrics().horizontalAdvance(label);
+    const QStaticText& label = text_.get(QStringLiteral("%1 s").arg(t, 0, 'f', decimals), p.font());
+    const double w = label.size().width();
     if (x - w / 2 >= plot.left() - 8 && x + w / 2 <= width())
-      p.drawText(QRect(x - w / 2 - 2, 0, w + 4, axisHeight() - 4), Qt::AlignCenter, label);
+      p.drawStaticText(QPointF(x - w / 2, (axisHeight() - 4 - label.size().height()) / 2), label);
   }
   p.setPen(pal.color(QPalette::Mid));
   p.drawLine(0, plot.top() - 1, width(), plot.top() - 1);

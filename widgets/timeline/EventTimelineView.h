@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "widgets/common/StaticTextCache.h"
 #include "widgets/timeline/TimelineKind.h"
 #include "widgets/timeline/TimelineRowGroups.h"
 
@@ -171,6 +172,7 @@ class EventTimelineView : public QWidget {
   mutable Layout layout_;
   // Glyphs pre-rendered per kind and half-pixel radius: blitting beats antialiased paths per cell.
   mutable QHash<int, QPixmap> sprites_;
+  mutable StaticTextCache text_, bold_text_;  // row names and axis labels, shaped once
   FrameStats last_frame_;
 
   // A press becomes a pan once it moves past the drag distance; otherwise it is a click.
