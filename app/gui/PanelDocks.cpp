@@ -158,11 +158,19 @@ void PanelDocks::refresh(const TelemetryStore& store, bool force) {
     const bool visible = p->isVisible() && !p->visibleRegion().isEmpty();
     const bool moved = seen.revision != store.revision() || seen.from != view_.from() || seen.to != view_.to() ||
                        (visible && !seen.visible);
+    // A rate-limited panel still refreshes at once for a new run, the run's end, or on showing.
+    const int every = p->refreshIntervalMs();
+    const bool due = every <= 0 || !seen.since.isValid() || seen.since.elapsed() >= every ||
+                     seen.run_id != store.runId() || store.finished() || (visible && !seen.visible);
     seen.visible = visible;
-    if (!force && (!visible || !moved)) continue;
+    if (!force && (!visible || !moved || !due)) continue;
     if (force) p->refreshNow(store);
     else p->refresh(store);
-    seen = {store.revision(), view_.from(), view_.to(), visible};
+    seen.revision = store.revision();
+    seen.run_id = store.runId();
+    seen.from = view_.from();
+    seen.to = view_.to();
+    seen.since.start();
   }
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 // Creates the console's panels as dock widgets (layout saved with QSettings by the main window)
 // and refreshes the visible ones on each frame, only when the store or the shared view moved.
+#include <QElapsedTimer>
 #include <QObject>
 
 #include <cstdint>
@@ -74,9 +75,10 @@ class PanelDocks : public QObject {
   std::vector<Placed> placed_;  // each dock with its default area, in creation order
   std::vector<TelemetryPanel*> panels_;
   struct Seen {
-    std::uint64_t revision = ~0ull;
+    std::uint64_t revision = ~0ull, run_id = ~0ull;
     SimTime from = -1, to = -1;
     bool visible = false;
+    QElapsedTimer since;  // the panel's last refresh, for TelemetryPanel::refreshIntervalMs()
   };
   std::vector<Seen> seen_;
 };

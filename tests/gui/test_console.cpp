@@ -98,6 +98,7 @@ class ConsoleTest : public QObject {
   void replayJumpsToTheCrashAndSelectsIt();
   void screenshotModeWritesThePng();
   void framesDrainTheStagingBufferInBatches();
+  void numberTablesRefreshFourTimesASecond();
   void exportsSummaryAsCsvAndMarkdown();
 };
 
@@ -238,6 +239,54 @@ void ConsoleTest::framesDrainTheStagingBufferInBatches() {
   QCOMPARE(session.store().eventCount(), static_cast<std::uint64_t>(log.events.size()));
   session.drainNow();
   QCOMPARE(session.lastBatchSize(), 0);
+}
+
+// The worker table is rate limited (TelemetryPanel::refreshIntervalMs): a frame within 250 ms of
+// its last refresh leaves it as it was; a later frame, a new run and a forced refresh do not.
+void ConsoleTest::numberTablesRefreshFourTimesASecond() {
+  test::EventLog log;
+  SimulationOptions options;
+  options.duration_s = 600;
+  test::simulate("e3-load-floor", {}, options, &log);
+  // Thirds: the run's end (which refreshes at once) only in the last.
+  const auto third = log.events.begin() + static_cast<std::ptrdiff_t>(log.events.size() / 3);
+  const auto two_thirds = log.events.begin() + static_cast<std::ptrdiff_t>(2 * log.events.size() / 3);
+  MainWindow window;
+  window.resize(1600, 1000);
+  window.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&window));
+  DecodeLoadModel& model = window.docks().decodeLoad().model();
+  auto bindings = [&] {
+    long n = 0;
+    for (int row = 0; row < model.rowCount(); ++row) n += model.index(row, DecodeLoadModel::Bindings).data().toLongLong();
+    return n;
+  };
+  TelemetryStore store;
+  store.ingest(std::vector<Event>(log.events.begin(), third));
+  window.docks().refresh(store, false);
+  const long first = bindings();
+  QVERIFY(first > 0);
+  QElapsedTimer clock;
+  clock.start();
+  store.ingest(std::vector<Event>(third, two_thirds));
+  window.docks().refresh(store, false);
+  if (clock.elapsed() < 200) QCOMPARE(bindings(), first);  // (a machine stalled past the interval proves nothing)
+  QTest::qWait(300);
+  window.docks().refresh(store, false);
+  const long second = bindings();
+  QVERIFY(second > first);
+  // A new run shows at once, as do the run's end and a forced refresh.
+  store.clear();
+  store.ingest(std::vector<Event>(log.events.begin(), third));
+  window.docks().refresh(store, false);
+  QCOMPARE(bindings(), first);
+  store.ingest(std::vector<Event>(third, two_thirds));
+  window.docks().refresh(store, true);
+  QCOMPARE(bindings(), second);
+  store.ingest(std::vector<Event>(two_thirds, log.events.end()));
+  QVERIFY(store.finished());
+  window.docks().refresh(store, false);
+  QVERIFY(bindings() > second);
 }
 
 void ConsoleTest::exportsSummaryAsCsvAndMarkdown() {

@@ -19,6 +19,7 @@ class DecodeLoadPanel : public TelemetryPanel {
  public:
   DecodeLoadPanel(ViewState& view, QWidget* parent = nullptr);
   void refresh(const TelemetryStore& store) override;
+  int refreshIntervalMs() const override { return 250; }  // tables of numbers: see TelemetryPanel
   DecodeLoadModel& model() { return *model_; }
   QTableView& table() { return *table_; }
   void setWorstFirst(bool worst_first);
