@@ -1,6 +1,8 @@
 #include "app/gui/PanelDocks.h"
 
 #include <QDockWidget>
+#include <QHeaderView>
+#include <QTableView>
 
 #include <algorithm>
 #include <QMainWindow>
@@ -17,6 +19,7 @@
 #include "widgets/knobs/WhatIfPanel.h"
 #include "widgets/charts/LinkHealthModel.h"
 #include "widgets/charts/LinkHealthPanel.h"
+#include "widgets/charts/TimeSeriesChart.h"
 #include "widgets/timeline/ReplayControlsPanel.h"
 #include "widgets/common/ViewState.h"
 #include "core/source/Source.h"
@@ -29,8 +32,7 @@ PanelDocks::PanelDocks(QMainWindow& window, ViewState& view, QMenu& view_menu)
   kv_pools_ = new KvPoolPanel(view_, &window_);
   kv_pools_->setObjectName("kvPools");
   window_.setCentralWidget(kv_pools_);
-  panels_.push_back(kv_pools_);
-  seen_.emplace_back();
+  track(kv_pools_);
 
   decode_load_ = new DecodeLoadPanel(view_, &window_);
   addDock(decode_load_, tr("Decode load"), "decodeLoad", Qt::TopDockWidgetArea);
@@ -54,6 +56,12 @@ PanelDocks::PanelDocks(QMainWindow& window, ViewState& view, QMenu& view_menu)
   window_.setCorner(Qt::BottomLeftCorner, Qt::BottomDockWidgetArea);
   window_.setCorner(Qt::BottomRightCorner, Qt::BottomDockWidgetArea);
   applyDefaultLayout();
+  default_layout_ = false;  // until shown: a restored layout is the operator's (MainWindow::showEvent)
+  // Many workers lengthen the strip, and the side columns lose what it gains: past a point their
+  // two panels each sit at their minimum (one knob in view), so the default layout tabs them.
+  connect(decode_load_, &DecodeLoadPanel::rowsFitted, this, [this] {
+    if (default_layout_ && sideColumnsStack() != stacked_) applyDefaultLayout();
+  });
   // A threshold dragged on a chart is a pending knob value, as if typed.
   connect(kv_pools_, &KvPoolPanel::knobDragged, knobs_,
           [this](const std::string& knob, double value) { knobs_->setPendingValue(knob, value); });
@@ -75,7 +83,23 @@ PanelDocks::PanelDocks(QMainWindow& window, ViewState& view, QMenu& view_menu)
   connect(&view_, &ViewState::requestSelected, inspector, [inspector] { inspector->raise(); });
 }
 
+void PanelDocks::track(TelemetryPanel* panel) {
+  const std::size_t i = panels_.size();
+  panels_.push_back(panel);
+  seen_.emplace_back();
+  for (TimeSeriesChart* chart : panel->findChildren<TimeSeriesChart*>())
+    connect(chart, &TimeSeriesChart::columnsStale, this, [this, i] { seen_[i].stale = true; });
+}
+
+// Below ~950 px (measured with a three-row worker strip) the side columns cannot stack two panels
+// each at their minimum height; every further strip row takes its height from them.
+bool PanelDocks::sideColumnsStack() const {
+  const int extra_rows = std::max(0, decode_load_->fittedRows() - 3);
+  return window_.height() - extra_rows * decode_load_->table().verticalHeader()->defaultSectionSize() >= 950;
+}
+
 void PanelDocks::applyDefaultLayout() {
+  applying_ = true;
   auto dock = [this](const char* name) { return window_.findChild<QDockWidget*>(QString::fromLatin1(name) + "Dock"); };
   for (const Placed& p : placed_) {
     p.dock->setFloating(false);
@@ -92,10 +116,10 @@ void PanelDocks::applyDefaultLayout() {
   window_.splitDockWidget(replay_dock_, timeline, Qt::Vertical);  // a slim bar above the timeline
   window_.tabifyDockWidget(timeline, inspector);
   timeline->raise();
-  // Below ~950 px the side columns cannot stack two panels each at their minimum height: tabs
-  // (the diagnosis and the links in front: they say what is wrong).
+  // Tabs where they cannot stack (the diagnosis and the links in front: they say what is wrong).
   const QSize size = window_.size();
-  if (size.height() < 950) {
+  stacked_ = sideColumnsStack();
+  if (!stacked_) {
     window_.tabifyDockWidget(knobs, diagnosis);
     diagnosis->raise();
     window_.tabifyDockWidget(links, latency);
@@ -113,8 +137,9 @@ void PanelDocks::applyDefaultLayout() {
   window_.resizeDocks({knobs, links}, {side, std::clamp(size.width() * 26 / 100, 320, 520)}, Qt::Horizontal);
   window_.resizeDocks({dock("decodeLoad"), timeline}, {decode_load_->sizeHint().height(), std::clamp(size.height() * 34 / 100, 270, 300)},
                       Qt::Vertical);
-  if (size.height() >= 950)
-    window_.resizeDocks({links, latency}, {links->widget()->minimumSizeHint().height() + 90, 420}, Qt::Vertical);
+  if (stacked_) window_.resizeDocks({links, latency}, {links->widget()->minimumSizeHint().height() + 90, 420}, Qt::Vertical);
+  applying_ = false;
+  default_layout_ = true;
 }
 
 QDockWidget* PanelDocks::addDock(TelemetryPanel* panel, const QString& title, const QString& object_name,
@@ -124,10 +149,12 @@ QDockWidget* PanelDocks::addDock(TelemetryPanel* panel, const QString& title, co
   panel->setObjectName(object_name);
   dock->setWidget(panel);
   window_.addDockWidget(area, dock);
+  auto moved = [this] { default_layout_ = default_layout_ && applying_; };  // the operator's arrangement from now on
+  connect(dock, &QDockWidget::dockLocationChanged, this, moved);
+  connect(dock, &QDockWidget::topLevelChanged, this, moved);
   view_menu_.addAction(dock->toggleViewAction());
   placed_.push_back({dock, area});
-  panels_.push_back(panel);
-  seen_.emplace_back();
+  track(panel);
   return dock;
 }
 
@@ -157,19 +184,21 @@ void PanelDocks::refresh(const TelemetryStore& store, bool force) {
     Seen& seen = seen_[i];
     const bool visible = p->isVisible() && !p->visibleRegion().isEmpty();
     const bool moved = seen.revision != store.revision() || seen.from != view_.from() || seen.to != view_.to() ||
-                       (visible && !seen.visible);
+                       (visible && !seen.visible) || seen.size != p->size() || seen.stale;
     // A rate-limited panel still refreshes at once for a new run, the run's end, or on showing.
     const int every = p->refreshIntervalMs();
     const bool due = every <= 0 || !seen.since.isValid() || seen.since.elapsed() >= every ||
                      seen.run_id != store.runId() || store.finished() || (visible && !seen.visible);
     seen.visible = visible;
     if (!force && (!visible || !moved || !due)) continue;
+    seen.stale = false;  // (set again if a chart finds its columns stale during this refresh)
     if (force) p->refreshNow(store);
     else p->refresh(store);
     seen.revision = store.revision();
     seen.run_id = store.runId();
     seen.from = view_.from();
     seen.to = view_.to();
+    seen.size = p->size();
     seen.since.start();
   }
 }

@@ -3,6 +3,7 @@
 // and refreshes the visible ones on each frame, only when the store or the shared view moved.
 #include <QElapsedTimer>
 #include <QObject>
+#include <QSize>
 
 #include <cstdint>
 #include <vector>
@@ -55,6 +56,8 @@ class PanelDocks : public QObject {
 
  private:
   QDockWidget* addDock(TelemetryPanel* panel, const QString& title, const QString& object_name, Qt::DockWidgetArea area);
+  bool sideColumnsStack() const;
+  void track(TelemetryPanel* panel);
 
   QMainWindow& window_;
   ViewState& view_;
@@ -73,11 +76,18 @@ class PanelDocks : public QObject {
     Qt::DockWidgetArea area;
   };
   std::vector<Placed> placed_;  // each dock with its default area, in creation order
+  // The default layout is in place and nobody has moved a dock since: a worker strip that grows
+  // (a 64-D run) may re-apply it, tabbing the side columns. A restored or rearranged layout stays.
+  bool default_layout_ = false;
+  bool applying_ = false;
+  bool stacked_ = true;  // the side columns' panels one above the other (else tabbed)
   std::vector<TelemetryPanel*> panels_;
   struct Seen {
     std::uint64_t revision = ~0ull, run_id = ~0ull;
     SimTime from = -1, to = -1;
     bool visible = false;
+    QSize size;  // a resized chart recomputes its columns for the new width
+    bool stale = false;  // a chart of the panel asked for its data again (TimeSeriesChart::columnsStale)
     QElapsedTimer since;  // the panel's last refresh, for TelemetryPanel::refreshIntervalMs()
   };
   std::vector<Seen> seen_;

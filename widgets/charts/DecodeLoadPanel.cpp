@@ -99,6 +99,7 @@ void DecodeLoadPanel::fitRows() {
   const int row_height = table_->verticalHeader()->defaultSectionSize();
   const int height = table_->horizontalHeader()->sizeHint().height() + rows * row_height + 2 * table_->frameWidth();
   table_->setFixedHeight(height);
+  emit rowsFitted(rows);
 }
 
 }  // namespace kvscope

@@ -23,6 +23,11 @@ class DecodeLoadPanel : public TelemetryPanel {
   DecodeLoadModel& model() { return *model_; }
   QTableView& table() { return *table_; }
   void setWorstFirst(bool worst_first);
+  // The rows the table is sized to show (at least three; more as workers appear, up to the cut).
+  int fittedRows() const { return fitted_rows_; }
+
+ signals:
+  void rowsFitted(int rows);
 
  private:
   void fitRows();

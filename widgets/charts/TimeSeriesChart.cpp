@@ -205,6 +205,12 @@ void TimeSeriesChart::fitY() {
   if (integer_) top = std::max(top, 5.0);
   y_min_ = 0;
   y_max_ = top;
+  // The y labels set the left margin, hence the plot's width: columns computed for another width
+  // would be drawn off by a pixel or two until the panel refreshes again, which it is told to.
+  const auto columns = static_cast<std::size_t>(grid().columns);
+  bool stale = !band_.empty() && band_.size() != columns;
+  for (const Series& s : series_) stale = stale || (!s.columns.empty() && s.columns.size() != columns);
+  if (stale) emit columnsStale();
 }
 
 // About one tick per 40 px; whole numbers only for counts.

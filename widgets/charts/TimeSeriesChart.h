@@ -84,6 +84,9 @@ class TimeSeriesChart : public QWidget {
  signals:
   void thresholdDragged(const QString& label, double value);
   void thresholdDropped(const QString& label, double value);
+  // Some series' columns were computed for another plot width (the y labels' margin moved): the
+  // panel should set its data again.
+  void columnsStale();
 
  protected:
   void paintEvent(QPaintEvent* event) override;
