@@ -341,10 +341,14 @@ int main(int argc, char** argv) {
   std::printf("\n== memory phase: as fast as possible until %llu events ingested ==\n",
               static_cast<unsigned long long>(events_for_memory));
   if (timed_out) std::printf("TIMED OUT after %.0f s (--memory-timeout)\n", mem_s);
-  std::printf("ingested %llu events in %.1f s = %.0f events/s (%llu frames, %.1f fps)\n",
-              static_cast<unsigned long long>(final_events - mem_start_events), mem_s,
-              static_cast<double>(final_events - mem_start_events) / std::max(mem_s, 1e-9),
-              static_cast<unsigned long long>(mem_frames), static_cast<double>(mem_frames) / std::max(mem_s, 1e-9));
+  if (mem_frames == 0)  // the live phase ingested that many already: no rate to speak of
+    std::printf("reached during the live phase (%llu events ingested then)\n",
+                static_cast<unsigned long long>(mem_start_events));
+  else
+    std::printf("ingested %llu events in %.1f s = %.0f events/s (%llu frames, %.1f fps)\n",
+                static_cast<unsigned long long>(final_events - mem_start_events), mem_s,
+                static_cast<double>(final_events - mem_start_events) / std::max(mem_s, 1e-9),
+                static_cast<unsigned long long>(mem_frames), static_cast<double>(mem_frames) / std::max(mem_s, 1e-9));
   for (const Mark& m : marks) {
     if (!m.done) {
       std::printf("memory at %llu events: not reached\n", static_cast<unsigned long long>(m.events));
