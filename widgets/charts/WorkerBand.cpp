@@ -8,28 +8,31 @@ std::vector<BandColumn> workerBand(const std::vector<std::vector<EnvelopeColumn>
   std::size_t columns = 0;
   for (const auto& e : envelopes) columns = std::max(columns, e.size());
   std::vector<BandColumn> band(columns);
-  std::vector<double> mids;
-  mids.reserve(envelopes.size());
-  for (std::size_t c = 0; c < columns; ++c) {
-    BandColumn& b = band[c];
-    mids.clear();
-    for (const auto& e : envelopes) {
-      if (c >= e.size() || !e[c].present) continue;
+  // Worker by worker, each envelope read in order (column by column across 64 envelopes was most
+  // of a frame's band work): the extremes, and each column's midpoints in a row of their own.
+  const std::size_t workers = envelopes.size();
+  std::vector<double> mids(columns * workers);
+  for (const auto& e : envelopes)
+    for (std::size_t c = 0; c < e.size(); ++c) {
       const EnvelopeColumn& col = e[c];
+      if (!col.present) continue;
+      BandColumn& b = band[c];
       if (!b.present) {
+        b.present = true;
         b.lo = col.lo;
         b.hi = col.hi;
       }
-      b.present = true;
       b.lo = std::min(b.lo, col.lo);
       b.hi = std::max(b.hi, col.hi);
-      mids.push_back((col.lo + col.hi) / 2);
+      mids[c * workers + static_cast<std::size_t>(b.workers++)] = (col.lo + col.hi) / 2;
     }
-    b.workers = static_cast<int>(mids.size());
-    if (mids.empty()) continue;
+  for (std::size_t c = 0; c < columns; ++c) {
+    BandColumn& b = band[c];
+    if (b.workers == 0) continue;
     // The lower median for an even count: a value some worker actually had.
-    const auto mid = mids.begin() + static_cast<std::ptrdiff_t>((mids.size() - 1) / 2);
-    std::nth_element(mids.begin(), mid, mids.end());
+    const auto first = mids.begin() + static_cast<std::ptrdiff_t>(c * workers);
+    const auto mid = first + (b.workers - 1) / 2;
+    std::nth_element(first, mid, first + b.workers);
     b.median = *mid;
   }
   return band;

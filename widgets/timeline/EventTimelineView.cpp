@@ -8,6 +8,8 @@
 #include <QToolTip>
 #include <QWheelEvent>
 
+#include <array>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -169,6 +171,9 @@ void EventTimelineView::ensureLayout() const {
   // Events arrive time-sorted, so each row only ever extends its latest cell or opens the next.
   std::vector<int> open(static_cast<std::size_t>(rows), -1);
   ColumnCursor columns(grid);
+  // The loop below runs once per event in view (200,000 once the ring is full): no call per event.
+  std::array<int, kTimelineKinds> severity{};
+  for (int k = 0; k < kTimelineKinds; ++k) severity[static_cast<std::size_t>(k)] = timelineKindSeverity(static_cast<TimelineKind>(k));
   int open_line = -1;
   auto it = lo;
   for (std::size_t i = first; i < last; ++i, ++it) {
@@ -183,7 +188,7 @@ void EventTimelineView::ensureLayout() const {
         Line& l = layout_.lines[static_cast<std::size_t>(open_line)];
         ++l.count;
         l.last = i;
-        if (timelineKindSeverity(kind) > timelineKindSeverity(l.kind)) l.kind = kind, l.representative = i;
+        if (severity[static_cast<std::size_t>(m.kind)] > timelineKindSeverity(l.kind)) l.kind = kind, l.representative = i;
       } else {
         layout_.lines.push_back({column, 1, kind, i, i, i});
         open_line = static_cast<int>(layout_.lines.size()) - 1;
@@ -200,11 +205,11 @@ void EventTimelineView::ensureLayout() const {
         Cell& c = layout_.cells[static_cast<std::size_t>(slot)];
         ++c.count;
         c.last = i;
-        const int rank = timelineKindSeverity(kind), held = timelineKindSeverity(c.kind);
-        if (rank > held || (kind == c.kind && m.tokens_freed > c.magnitude))
-          c.kind = kind, c.representative = i, c.magnitude = m.tokens_freed, c.time = m.time;
+        const int rank = severity[static_cast<std::size_t>(m.kind)];
+        if (rank > c.severity || (kind == c.kind && m.tokens_freed > c.magnitude))
+          c.kind = kind, c.representative = i, c.magnitude = m.tokens_freed, c.time = m.time, c.severity = rank;
       } else {
-        layout_.cells.push_back({row, bin, 1, kind, i, i, i, m.tokens_freed, m.time});
+        layout_.cells.push_back({row, bin, 1, kind, i, i, i, m.tokens_freed, m.time, severity[static_cast<std::size_t>(m.kind)]});
         slot = static_cast<int>(layout_.cells.size()) - 1;
       }
     }

@@ -110,6 +110,7 @@ class EventTimelineView : public QWidget {
     std::size_t first = 0, last = 0;             // index span of the events folded in
     std::int64_t magnitude = 0;                  // tokens freed, for an eviction representative
     SimTime time = 0;                            // the representative's (painting never looks it up)
+    int severity = 0;                            // timelineKindSeverity(kind), kept for the layout loop
   };
   struct Line {  // knob and policy changes in one pixel column
     int x = 0;
