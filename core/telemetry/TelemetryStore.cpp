@@ -264,8 +264,15 @@ void TelemetryStore::keepDecision(const RouteDecision& d) {
   // The oldest decision's storage is reused for the newest once the ring is full: no allocation
   // per event in the steady state.
   std::vector<CandidateScore> storage;
+  if (ids_in_order_ && !decisions_.empty() && d.request < decisions_.back().request) {
+    ids_in_order_ = false;
+    for (std::size_t i = 0; i < decisions_.size(); ++i) decision_index_[decisions_[i].request] = decisions_dropped_ + i;
+  }
   if (!decisions_.empty() && decisions_.size() >= limits_.decisions) {
-    decision_index_.erase(decisions_.front().request);
+    // Only if the index still points here: a request routed again points at its newer decision.
+    if (auto it = ids_in_order_ ? decision_index_.end() : decision_index_.find(decisions_.front().request);
+        it != decision_index_.end() && it->second == decisions_dropped_)
+      decision_index_.erase(it);
     storage = std::move(decisions_.front().candidates);
     decisions_.pop_front();
     omitted_.pop_front();
@@ -282,21 +289,31 @@ void TelemetryStore::keepDecision(const RouteDecision& d) {
     if (it != d.candidates.end()) kept.candidates.back() = *it;
   }
   if (limits_.decisions == 0) return;
-  decision_index_[d.request] = decisions_dropped_ + decisions_.size();
+  if (!ids_in_order_) decision_index_[d.request] = decisions_dropped_ + decisions_.size();
   decisions_.push_back(std::move(kept));
   omitted_.push_back(static_cast<std::uint32_t>(d.candidates.size() - n));
 }
 
-std::size_t TelemetryStore::candidatesOmitted(RequestId request) const {
+std::optional<std::size_t> TelemetryStore::decisionPosition(RequestId request) const {
+  if (ids_in_order_) {  // the newest decision of `request`: the last one not above it
+    auto it = std::upper_bound(decisions_.begin(), decisions_.end(), request,
+                               [](RequestId r, const RouteDecision& d) { return r < d.request; });
+    if (it == decisions_.begin() || std::prev(it)->request != request) return std::nullopt;
+    return static_cast<std::size_t>(std::prev(it) - decisions_.begin());
+  }
   auto it = decision_index_.find(request);
-  if (it == decision_index_.end() || it->second < decisions_dropped_) return 0;
-  return omitted_[static_cast<std::size_t>(it->second - decisions_dropped_)];
+  if (it == decision_index_.end() || it->second < decisions_dropped_) return std::nullopt;
+  return static_cast<std::size_t>(it->second - decisions_dropped_);
+}
+
+std::size_t TelemetryStore::candidatesOmitted(RequestId request) const {
+  const auto i = decisionPosition(request);
+  return i ? omitted_[*i] : 0;
 }
 
 const RouteDecision* TelemetryStore::decisionFor(RequestId request) const {
-  auto it = decision_index_.find(request);
-  if (it == decision_index_.end() || it->second < decisions_dropped_) return nullptr;
-  return &decisions_[static_cast<std::size_t>(it->second - decisions_dropped_)];
+  const auto i = decisionPosition(request);
+  return i ? &decisions_[*i] : nullptr;
 }
 
 long TelemetryStore::newSessionsSince(SimTime since) const {
@@ -335,7 +352,7 @@ std::size_t TelemetryStore::approxMemoryBytes() const {
   n += discrete_.size() * (sizeof(Event) + 32);
   n += requests_.size() * (sizeof(RequestDone) + sizeof(SimTime));
   for (const RouteDecision& d : decisions_) n += sizeof(RouteDecision) + d.candidates.capacity() * sizeof(CandidateScore);
-  n += decision_index_.size() * 32;
+  n += decision_index_.size() * 32;  // empty while request ids come in order
   n += summary_.memoryBytes() + diagnosis_.memoryBytes();
   return n;
 }

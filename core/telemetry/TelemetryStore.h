@@ -188,7 +188,13 @@ class TelemetryStore {
   void keepDecision(const RouteDecision& d);
   std::deque<RouteDecision> decisions_;
   std::deque<std::uint32_t> omitted_;  // per kept decision: candidates not kept
+  // Request ids come in increasing order from every source we have (the simulator numbers them, a
+  // router counts them): then a binary search over the ring finds a request's newest decision and
+  // no index is kept (its upkeep was a third of keeping a decision). The first id out of order
+  // builds the index, kept from then on.
+  bool ids_in_order_ = true;
   absl::flat_hash_map<RequestId, std::uint64_t> decision_index_;  // request -> absolute position
+  std::optional<std::size_t> decisionPosition(RequestId request) const;  // into decisions_
   std::uint64_t decisions_dropped_ = 0;
   SummaryCollector summary_;
   DiagnosisEngine diagnosis_;

@@ -1,6 +1,8 @@
 // The bounded telemetry store the console reads: min/max decimation never hides a spike, memory
 // stays bounded at any run length, and the store's numbers agree with the run's summary.
 #include <QtTest>
+#include <optional>
+#include <numeric>
 
 #include <algorithm>
 #include <random>
@@ -22,6 +24,7 @@ class TelemetryStoreTest : public QObject {
   void storeAgreesWithTheRunSummary();
   void boundedRingsDropTheOldest();
   void aDecisionKeepsItsBestCandidatesAndTheChosen();
+  void decisionsAreFoundWhateverTheIdOrder();
   void aSecondRunStartedStartsOver();
 };
 
@@ -173,6 +176,41 @@ void TelemetryStoreTest::boundedRingsDropTheOldest() {
 
 // A 64-candidate decision keeps its 16 best ranked; a chosen worker ranked below them (admission
 // retried down the list) replaces the last kept one, and the store says how many it left out.
+// Request ids in order are found by a binary search over the ring, out of order through an index
+// built when the first one arrives out of order. Either way a request routed twice (a retraction's
+// re-route) shows its newer decision, and one that left the ring shows none.
+void TelemetryStoreTest::decisionsAreFoundWhateverTheIdOrder() {
+  for (const bool shuffled : {false, true}) {
+    TelemetryStore::Limits limits;
+    limits.decisions = 50;
+    TelemetryStore store(limits);
+    std::vector<RequestId> ids(200);
+    std::iota(ids.begin(), ids.end(), RequestId{1});
+    if (shuffled) std::shuffle(ids.begin() + 20, ids.end(), std::mt19937(3));  // in order at first
+    std::vector<std::pair<RequestId, WorkerId>> routed;  // every decision, in arrival order
+    std::uint64_t seq = 0;
+    auto route = [&](RequestId id, WorkerId chosen) {
+      RouteDecision d{id, id, 1, "kv-aware", chosen, false, {}};
+      d.candidates.push_back(CandidateScore{chosen, 1.0, true, 0, {}});
+      store.ingest(Event{++seq, static_cast<SimTime>(seq), d});
+      routed.emplace_back(id, chosen);
+    };
+    for (const RequestId id : ids) {
+      route(id, static_cast<WorkerId>(id % 7));
+      if (id % 10 == 0) route(id, static_cast<WorkerId>(100 + id % 7));
+    }
+    for (RequestId id = 1; id <= 200; ++id) {
+      std::optional<WorkerId> want;  // the newest of the last 50 decisions for `id`
+      for (std::size_t i = routed.size() - 50; i < routed.size(); ++i)
+        if (routed[i].first == id) want = routed[i].second;
+      const RouteDecision* got = store.decisionFor(id);
+      const QByteArray where = QStringLiteral("%1 ids, request %2").arg(shuffled ? "shuffled" : "ordered").arg(id).toUtf8();
+      QVERIFY2(bool(got) == bool(want), where.constData());
+      if (got) QVERIFY2(got->chosen == *want, where.constData());
+    }
+  }
+}
+
 void TelemetryStoreTest::aDecisionKeepsItsBestCandidatesAndTheChosen() {
   TelemetryStore::Limits limits;
   limits.decisions = 3;
