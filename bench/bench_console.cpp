@@ -1,4 +1,4 @@
-// The console under load: the real MainWindow (1600x1000, offscreen unless
+// The console under load: the real MainWindow (1600x1000 or --size, offscreen unless
 // QT_QPA_PLATFORM says otherwise) watching a synthetic source.
 // 1. Live: --rate events/s (default 50K) for --seconds (default 60), appended every 2 ms. Per frame:
 //    RunSession::lastFrameMs() (drain + ingest + every visible panel's refresh), the paint that
@@ -130,6 +130,9 @@ int main(int argc, char** argv) {
       {"decode", "Decode workers D0..D(N-1) (default 8, at most 512).", "N", "8"},
       {"prefill", "Prefill workers P0..P(M-1) (default 1, at most 64).", "M", "1"},
       {"memory-timeout", "Give up the memory phase after this many wall seconds (default 900).", "S", "900"},
+      {"size", "Window size (default 1600x1000). The default layout tabs the side columns when a long worker "
+               "strip leaves them too little height (64 D below ~1100 px): then the latency panel is hidden "
+               "and not refreshed; 1600x1300 shows every panel.", "WxH", "1600x1000"},
       {"panel-times", "Diagnosis: after each live frame, refresh every visible panel once more, timing each "
                       "(adds work; the frame numbers then include it)."},
   });
@@ -153,8 +156,14 @@ int main(int argc, char** argv) {
   const int decode = std::min(kMaxWorkers, static_cast<int>(number("decode", 1)));
   const int prefill = std::min(kMaxPrefillWorkers, static_cast<int>(number("prefill", 1)));
 
+  const QStringList size = args.value("size").split('x');
+  const int width = size.size() == 2 ? size[0].toInt() : 0, height = size.size() == 2 ? size[1].toInt() : 0;
+  if (width < 640 || height < 480) {
+    std::fprintf(stderr, "bench_console: --size: expected WxH of at least 640x480, got '%s'\n", qPrintable(args.value("size")));
+    return 2;
+  }
   MainWindow window;
-  window.resize(1600, 1000);
+  window.resize(width, height);
   window.show();
   {
     QElapsedTimer settle;
