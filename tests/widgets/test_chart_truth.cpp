@@ -108,6 +108,32 @@ class ChartTruthTest : public QObject {
     for (const QString& l : labels) QVERIFY2(!l.contains('.'), qPrintable(l));
   }
 
+  // The y labels set the plot's left edge: data large enough to widen them narrows the plot, and the
+  // chart says its columns (computed for the old width) are stale, so the panel sets them again.
+  void widerYLabelsMakeTheColumnsStale() {
+    ViewState view;
+    view.setRange(0, secondsToTime(600));
+    TimeSeriesChart chart(view, "sessions");
+    chart.addSeries("D0", kInk);
+    chart.resize(600, 400);
+    QSignalSpy stale(&chart, &TimeSeriesChart::columnsStale);
+    MinMaxSeries small, large;
+    for (int i = 0; i < 600; ++i) {
+      small.add(secondsToTime(i), i % 3);
+      large.add(secondsToTime(i), 100000.0 * (i % 3));
+    }
+    chart.setSeriesData(0, small);
+    const int narrow_labels = chart.grid().columns;
+    QCOMPARE(static_cast<int>(chart.drawnColumns(0).size()), narrow_labels);
+    QCOMPARE(stale.count(), 0);
+    chart.setSeriesData(0, large);  // computed at the old width, then the labels widen
+    QVERIFY(chart.grid().columns < narrow_labels);
+    QCOMPARE(stale.count(), 1);
+    chart.setSeriesData(0, large);  // set again: the columns fit, nothing stale
+    QCOMPARE(static_cast<int>(chart.drawnColumns(0).size()), chart.grid().columns);
+    QCOMPARE(stale.count(), 1);
+  }
+
   // Knob changes applied together (same instant, or a few pixels apart) make one marker listing
   // them, not labels drawn over each other.
   void knobChangesAtOnceMakeOneMarker() {
