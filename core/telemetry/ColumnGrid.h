@@ -45,6 +45,8 @@ class ColumnCursor {
     next_ = grid_.columnStart(column_ + 1);
     return column_;
   }
+  // One past the last time of the column the last call returned.
+  SimTime columnEnd() const { return next_; }
 
  private:
   const ColumnGrid& grid_;

@@ -145,6 +145,20 @@ void MinMaxSeries::foldRaw(const ColumnGrid& grid, const EnvelopeOptions& option
   std::size_t i = static_cast<std::size_t>(it - raw_.begin());
   if (i > 0 && options.hold) --i;  // the sample held into the range
   ColumnCursor column(grid);
+  if (!options.hold) {
+    // Points (a TTFT per finished request: thousands to a column) hold nothing: a column's run of
+    // samples folds into one min and max, in registers.
+    while (i < raw_.size() && raw_[i].time <= grid.to) {
+      const int c = column.columnOf(raw_[i].time);
+      double lo = raw_[i].value, hi = raw_[i].peak;
+      for (++i; i < raw_.size() && raw_[i].time < column.columnEnd(); ++i) {
+        lo = std::min<double>(lo, raw_[i].value);
+        hi = std::max<double>(hi, raw_[i].peak);
+      }
+      fold(out[static_cast<std::size_t>(c)], lo, hi, true);
+    }
+    return;
+  }
   for (; i < raw_.size() && raw_[i].time <= grid.to; ++i) {
     const RawSample& s = raw_[i];
     SimTime held_to = s.time;  // exclusive
