@@ -27,6 +27,7 @@
 #include <utility>
 #include <vector>
 
+#include "app/gui/WindowSize.h"
 #include "bench/SyntheticEventSource.h"
 #include "widgets/common/TelemetryPanel.h"
 #include "app/gui/MainWindow.h"
@@ -156,14 +157,13 @@ int main(int argc, char** argv) {
   const int decode = std::min(kMaxWorkers, static_cast<int>(number("decode", 1)));
   const int prefill = std::min(kMaxPrefillWorkers, static_cast<int>(number("prefill", 1)));
 
-  const QStringList size = args.value("size").split('x');
-  const int width = size.size() == 2 ? size[0].toInt() : 0, height = size.size() == 2 ? size[1].toInt() : 0;
-  if (width < 640 || height < 480) {
-    std::fprintf(stderr, "bench_console: --size: expected WxH of at least 640x480, got '%s'\n", qPrintable(args.value("size")));
+  const std::optional<QSize> size = parseWindowSize(args.value("size"));
+  if (!size) {
+    std::fprintf(stderr, "bench_console: --size: expected WIDTHxHEIGHT, at least 640x400, got '%s'\n", qPrintable(args.value("size")));
     return 2;
   }
   MainWindow window;
-  window.resize(width, height);
+  window.resize(*size);
   window.show();
   {
     QElapsedTimer settle;

@@ -9,6 +9,7 @@
 
 #include <cstdio>
 
+#include "app/gui/WindowSize.h"
 #include "app/BuildInfo.h"
 #include "app/gui/MainWindow.h"
 #include "app/gui/ScreenshotRunner.h"
@@ -105,13 +106,9 @@ bool wantsTextOnly(int argc, char** argv) {
 }
 
 QSize parseSize(const QString& text) {
-  const QStringList parts = text.split('x');
-  bool w_ok = false, h_ok = false;
-  const int w = parts.size() == 2 ? parts[0].toInt(&w_ok) : 0;
-  const int h = parts.size() == 2 ? parts[1].toInt(&h_ok) : 0;
-  if (!w_ok || !h_ok || w < 640 || h < 400 || w > 8192 || h > 8192)
-    usageError("--size: expected WIDTHxHEIGHT, at least 640x400 (e.g. 1600x1000), got '" + text + "'");
-  return {w, h};
+  const std::optional<QSize> size = kvscope::parseWindowSize(text);
+  if (!size) usageError("--size: expected WIDTHxHEIGHT, at least 640x400 (e.g. 1600x1000), got '" + text + "'");
+  return *size;
 }
 }  // namespace
 

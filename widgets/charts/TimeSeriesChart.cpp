@@ -334,13 +334,11 @@ void TimeSeriesChart::paintLegend(QPainter& p) {
   p.drawStaticText(QPointF(kPad, 2 + (fm.height() - title.size().height()) / 2), title);
   const int title_end = kPad + static_cast<int>(std::ceil(title.size().width())) + 3 * kPad;
   p.setFont(font());
-  auto label = [&](const QString& text, int right) {  // drawn ending at `right`; returns its width
-    const QStaticText& shaped = text_.get(text, font());
-    const int w = static_cast<int>(std::ceil(shaped.size().width()));
-    p.drawStaticText(QPointF(right - w, 2 + (fm.height() - shaped.size().height()) / 2), shaped);
-    return w;
-  };
   auto widthOf = [&](const QString& text) { return static_cast<int>(std::ceil(text_.width(text, font()))); };
+  auto label = [&](const QString& text, int right) {  // drawn ending at `right`
+    const QStaticText& shaped = text_.get(text, font());
+    p.drawStaticText(QPointF(right - widthOf(text), 2 + (fm.height() - shaped.size().height()) / 2), shaped);
+  };
   // Right-aligned: swatch + name per series, then the thresholds as dashes.
   std::vector<std::pair<QString, QColor>> entries;
   for (const Series& s : series_)
