@@ -144,12 +144,12 @@ bool PrefixIndex::removeHolder(Entry& e, WorkerId w) {
 }
 
 std::size_t PrefixIndex::stored(WorkerId worker, SessionId session, std::span<const BlockHash> hashes,
-                                std::vector<SessionId>* lost_exclusive) {
+                                std::vector<SessionId>* lost_exclusive, std::vector<std::uint32_t>* shared_at) {
   if (!inRange(worker) || hashes.empty()) return 0;
   const std::uint32_t me = intern(session);
   std::size_t added = 0;
-  for (BlockHash h : hashes) {
-    auto [it, inserted] = map_.try_emplace(h);
+  for (std::size_t i = 0; i < hashes.size(); ++i) {
+    auto [it, inserted] = map_.try_emplace(hashes[i]);
     Entry& e = it->second;
     if (inserted) {
       e.owner = me;
@@ -158,6 +158,7 @@ std::size_t PrefixIndex::stored(WorkerId worker, SessionId session, std::span<co
         lost_exclusive->push_back(sessions_[e.owner]);
       e.owner |= kShared;
     }
+    if (shared_at && e.owner != me) shared_at->push_back(static_cast<std::uint32_t>(i));
     added += addHolder(e, worker);
   }
   ++version_;  // a holder or an owner may have changed
@@ -175,6 +176,12 @@ std::size_t PrefixIndex::removed(WorkerId worker, std::span<const BlockHash> has
     auto it = map_.find(h);
     if (it == map_.end() || !removeHolder(it->second, worker)) continue;
     ++dropped;
+    if (const std::uint32_t owner = it->second.owner; owner & kShared) {
+      last_shared_removal_[w] = tick;
+    } else if (owner < sessions_.size()) {
+      if (owner >= own_removal_.size()) own_removal_.resize(sessions_.size(), 0);
+      own_removal_[owner] = tick;
+    }
     if (it->second.holders == 0) map_.erase(it);
     Removal& slot = log[removals_next_[w]];
     forgotten_[w] = std::max(forgotten_[w], slot.tick);
@@ -211,8 +218,14 @@ void PrefixIndex::clearWorker(WorkerId worker) {
       ++it;
   }
   // Not logged block by block: anything known of the worker before now is void.
-  last_removal_[static_cast<std::size_t>(worker)] = forgotten_[static_cast<std::size_t>(worker)] = ++tick_;
+  const auto w = static_cast<std::size_t>(worker);
+  last_removal_[w] = last_shared_removal_[w] = forgotten_[w] = ++tick_;
   ++version_;
+}
+
+std::uint64_t PrefixIndex::lastOwnRemoval(SessionId session) const {
+  const std::uint32_t o = ordinalOf(session);
+  return o < own_removal_.size() ? own_removal_[o] : 0;
 }
 
 bool PrefixIndex::holds(BlockHash h, WorkerId worker) const {
@@ -245,6 +258,7 @@ void PrefixIndex::match(std::span<const BlockHash> hashes, SessionId session, in
   // One lookup per block while any worker still matches. A worker's counts are the running totals
   // at the block where it drops out, so there is no per-worker work per block.
   std::int32_t matched = 0, exclusive = 0;
+  out.first_foreign = kNoForeign;
   auto settle = [&](const WorkerSet& dropped) {
     dropped.forEach(
         [&](WorkerId w) {
@@ -259,6 +273,7 @@ void PrefixIndex::match(std::span<const BlockHash> hashes, SessionId session, in
     const Entry* e = it == map_.end() ? nullptr : &it->second;
     walk.narrow(e, settle);
     if (walk.count == 0) return;
+    if (e->owner != me && (e->owner & kShared) == 0 && out.first_foreign == kNoForeign) out.first_foreign = matched;
     ++matched;
     exclusive += e->owner == me;
   }
@@ -343,14 +358,17 @@ void PrefixIndex::resume(std::span<const BlockHash> hashes, SessionId session, i
     auto it = map_.find(hashes[i]);
     const Entry* e = it == map_.end() ? nullptr : &it->second;
     walk.narrow(e, settle);
-    if (walk.count > 0) exclusive += e->owner == me;
+    if (walk.count > 0) {
+      exclusive += e->owner == me;
+      if (e->owner != me && (e->owner & kShared) == 0) inout.first_foreign = std::min(inout.first_foreign, pos);
+    }
     ++pos;
   }
 }
 
 std::size_t PrefixIndex::memoryBytes() const {
   return flatTableBytes(map_) + flatTableBytes(ordinals_) + sets_.capacity() * sizeof(WorkerSet) + free_sets_.capacity() * sizeof(std::uint32_t) +
-         sessions_.capacity() * sizeof(SessionId);
+         sessions_.capacity() * sizeof(SessionId) + own_removal_.capacity() * sizeof(std::uint64_t);
 }
 
 std::size_t PrefixIndex::removalLogBytes() const {

@@ -12,6 +12,7 @@
 // ordinals, so an entry is 8 bytes beside its 8-byte hash.
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <vector>
 
@@ -29,14 +30,23 @@ class PrefixIndex {
     std::array<std::int32_t, kMaxWorkers> prefix_blocks{};
     // Of those, how many are owned by the requesting session alone (shared boilerplate excluded).
     std::array<std::int32_t, kMaxWorkers> exclusive_blocks{};
+    // The first position in the walked prefixes whose block only one other session ever stored
+    // ("foreign"), or kNoForeign. A prefix before it holds only shared blocks and the session's own,
+    // whose removals the index stamps apart (lastSharedRemoval, lastOwnRemoval): per-session state
+    // can then tell that no removal touched it without reading the removal log. resume() lowers it
+    // to the first foreign block it walks; match() starts it afresh.
+    std::int32_t first_foreign = kNoForeign;
   };
+  static constexpr std::int32_t kNoForeign = std::numeric_limits<std::int32_t>::max();
 
   // Both return how many of the blocks the worker newly holds (stored) or no longer holds (removed).
   // `lost_exclusive`, when given, receives the sessions one of whose own blocks another session has
   // just stored too (their exclusive counts shrank): the per-session routing state drops them.
+  // `shared_at`, when given, receives the positions in `hashes` whose block another session has
+  // stored too (after this store every other block is the session's own).
   // Workers outside 0..kMaxWorkers-1 are ignored (0 returned).
   std::size_t stored(WorkerId worker, SessionId session, std::span<const BlockHash> hashes,
-                     std::vector<SessionId>* lost_exclusive = nullptr);
+                     std::vector<SessionId>* lost_exclusive = nullptr, std::vector<std::uint32_t>* shared_at = nullptr);
   std::size_t removed(WorkerId worker, std::span<const BlockHash> hashes);
   // A crashed worker loses its whole pool; its restart starts cold.
   void clearWorker(WorkerId worker);
@@ -55,6 +65,12 @@ class PrefixIndex {
   // because stored blocks can only lengthen a match and resume() re-walks from the old depth.
   std::uint64_t tick() const { return tick_; }
   std::uint64_t lastRemoval(WorkerId w) const { return last_removal_[static_cast<std::size_t>(w)]; }
+  // The same clock, split by whose block went: the latest tick at which `w` lost a block that more
+  // than one session had stored (or was cleared), and the latest at which any worker lost a block
+  // that only `session` had stored (0: never). Evictions mostly take one session's blocks, so a
+  // prefix of shared blocks (the boilerplate every D holds) is rarely touched by them.
+  std::uint64_t lastSharedRemoval(WorkerId w) const { return last_shared_removal_[static_cast<std::size_t>(w)]; }
+  std::uint64_t lastOwnRemoval(SessionId session) const;
   // Changes on every store, removal or clear that changed a holder: a match computed at one
   // version still holds while the version is the same.
   std::uint64_t version() const { return version_; }
@@ -99,6 +115,8 @@ class PrefixIndex {
   std::uint64_t tick_ = 0;
   std::uint64_t version_ = 0;
   std::array<std::uint64_t, kMaxWorkers> last_removal_{};
+  std::array<std::uint64_t, kMaxWorkers> last_shared_removal_{};
+  std::vector<std::uint64_t> own_removal_;  // ordinal -> tick (grown on a removal)
   struct Removal {
     std::uint64_t tick = 0;
     BlockHash hash = 0;

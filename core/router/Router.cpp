@@ -61,8 +61,11 @@ void Router::track(RequestId request, WorkerId worker, std::span<const BlockHash
 
 std::size_t Router::storeBlocks(WorkerId worker, SessionId session, std::span<const BlockHash> hashes) {
   lost_exclusive_.clear();
-  const std::size_t n = index_.stored(worker, session, hashes, session_state_ ? &lost_exclusive_ : nullptr);
+  shared_at_.clear();
+  const std::size_t n = index_.stored(worker, session, hashes, session_state_ ? &lost_exclusive_ : nullptr,
+                                      session_state_ ? &shared_at_ : nullptr);
   for (SessionId s : lost_exclusive_) session_cache_.forget(s);
+  if (session_state_) session_cache_.stored(worker, session, hashes, shared_at_);
   tree_blocks_[static_cast<std::size_t>(worker)] += static_cast<std::int64_t>(n);
   return n;
 }

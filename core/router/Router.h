@@ -78,6 +78,7 @@ class Router : public KvEventListener {
   bool session_state_ = true;
   SessionPrefixCache session_cache_;
   std::vector<SessionId> lost_exclusive_;  // scratch for PrefixIndex::stored
+  std::vector<std::uint32_t> shared_at_;   // the same
   absl::flat_hash_map<SessionId, WorkerId> bindings_;
   std::vector<int> assigned_;
   ActiveSequences active_;

@@ -138,9 +138,13 @@ class TestSessionRouting : public QObject {
           QCOMPARE(a.candidates[i].eligible, b.candidates[i].eligible);
         }
         if (a.chosen == kNoWorker) continue;
-        // The chosen worker prefills the prompt (all of it, or part when interrupted).
+        // The chosen worker prefills the prompt (all of it, or part when interrupted), and reports
+        // either the whole prompt or, as a KV pool does, only the blocks past what it had matched.
         const auto stored = wl.chance(80) ? chain.size() : static_cast<std::size_t>(wl.pick(static_cast<int>(chain.size())));
-        routers.stored(a.chosen, s, std::span<const BlockHash>(chain).first(stored));
+        const auto from = wl.chance(50) ? std::min<std::size_t>(stored, static_cast<std::size_t>(
+                                              routers.full.lastMatch().prefix_blocks[static_cast<std::size_t>(a.chosen)]))
+                                        : 0;
+        routers.stored(a.chosen, s, std::span<const BlockHash>(chain).subspan(from, stored - from));
         routers.cached.bind(s, a.chosen);
         routers.full.bind(s, a.chosen);
         if (wl.chance(50)) {
@@ -183,6 +187,10 @@ class TestSessionRouting : public QObject {
     QVERIFY2(cache.resumed() > static_cast<std::uint64_t>(decisions) / 2,
              qPrintable(QString("resumed %1 of %2").arg(cache.resumed()).arg(decisions)));
     QCOMPARE(routers.full.sessionCache().resumed() + routers.full.sessionCache().recomputed(), std::uint64_t{0});
+    // Both shortcuts were taken: stores deepened states, and removals were cleared by the index's
+    // shared and own stamps without reading its log.
+    QVERIFY2(cache.deepened() > 0 && cache.stampCleared() > 0,
+             qPrintable(QString("deepened %1, stamp-cleared %2").arg(cache.deepened()).arg(cache.stampCleared())));
   }
 
   void resumeEqualsMatchFromAnyValidDepth() {
