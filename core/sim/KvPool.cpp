@@ -98,10 +98,7 @@ void KvPool::touch(SessionId session, SessionChain& chain) {
 }
 
 void KvPool::dropBlockRef(BlockHash h, std::vector<BlockHash>& removed) {
-  auto it = block_refs_.find(h);
-  if (it == block_refs_.end()) return;
-  if (--it->second == 0) {
-    block_refs_.erase(it);
+  if (block_refs_.drop(h)) {
     addUsed(-block_size_);
     removed.push_back(h);
   }
@@ -211,9 +208,9 @@ void KvPool::commit(SessionId session, std::span<const BlockHash> prompt, std::i
   chain.blocks.resize(m);
   addUsed(-chain.tail_tokens);  // the old tail goes before the new blocks come (no transient overshoot)
   chain.tail_tokens = 0;
+  chain.blocks.reserve(prompt.size());  // exactly: a chain grows once per turn, doubling would waste up to half
   for (std::size_t i = m; i < prompt.size(); ++i) {
-    auto [ref, fresh] = block_refs_.try_emplace(prompt[i], 0);
-    if (ref->second++ == 0) addUsed(block_size_);
+    if (block_refs_.add(prompt[i])) addUsed(block_size_);
     chain.blocks.push_back(prompt[i]);
   }
   if (listener_ && prompt.size() > m) listener_->onBlocksStored(worker_, session, prompt.subspan(m));
@@ -247,7 +244,7 @@ std::int64_t KvPool::commitGrowth(SessionId session, std::span<const BlockHash> 
     const std::size_t n = std::min(chain.blocks.size(), prompt.size());
     while (m < n && chain.blocks[m] == prompt[m]) ++m;
     for (std::size_t i = m; i < chain.blocks.size(); ++i)
-      if (auto ref = block_refs_.find(chain.blocks[i]); ref != block_refs_.end() && ref->second == 1) growth -= block_size_;
+      if (block_refs_.refs(chain.blocks[i]) == 1) growth -= block_size_;
     growth -= chain.tail_tokens;
   }
   for (std::size_t i = m; i < prompt.size(); ++i)
@@ -276,7 +273,7 @@ void KvPool::clear() {
 
 std::size_t KvPool::memoryBytes() const {
   // A list node: the value, two links and the allocator's header.
-  std::size_t n = flatTableBytes(block_refs_) + flatTableBytes(pins_) + flatTableBytes(sessions_) +
+  std::size_t n = block_refs_.memoryBytes() + flatTableBytes(pins_) + flatTableBytes(sessions_) +
                   lru_.size() * (sizeof(SessionId) + 2 * sizeof(void*) + 8);
   for (const auto& [id, chain] : sessions_) n += chain.blocks.capacity() * sizeof(BlockHash);
   return n;

@@ -19,6 +19,7 @@
 #include <absl/container/flat_hash_map.h>
 
 #include "core/events/Event.h"
+#include "core/sim/BlockRefCounts.h"
 #include "core/model/Ids.h"
 #include "core/events/KvEventListener.h"
 
@@ -145,7 +146,7 @@ class KvPool {
   std::int64_t peak_ever_ = 0;
   std::int64_t violations_ = 0;
   absl::flat_hash_map<BlockHash, std::int32_t> pins_;  // pinned block -> locked chains holding it
-  absl::flat_hash_map<BlockHash, std::int32_t> block_refs_;  // resident block -> sessions referencing it
+  BlockRefCounts block_refs_;  // resident block -> sessions referencing it
   absl::flat_hash_map<SessionId, SessionChain> sessions_;
   std::list<SessionId> lru_;
 };

@@ -45,6 +45,30 @@ class TestKvPool : public QObject {
     QCOMPARE(m.exclusive_blocks[0], 20);  // the boilerplate was stored by session 2 as well
   }
 
+  void sharedBlocksLeaveWithTheirLastSession() {
+    // Three sessions share the boilerplate: it stays resident (and held in the index) until the
+    // last of them is released, and only then is it reported removed.
+    IndexListener l;
+    KvPool pool(0, 100000, 24, EvictionGranularity::Session, &l);
+    for (SessionId s = 1; s <= 3; ++s) pool.commit(s, chain(s, 4), 14 * 24);
+    QCOMPARE(pool.residentBlocks(), std::size_t{10 + 3 * 4});
+    // Session 1 grows its chain: the growth is charged, the shared blocks are not charged again.
+    QCOMPARE(pool.commitGrowth(1, chain(1, 6), 16 * 24), 2 * 24);
+    // Session 3 alone would free its own 4 blocks, not the boilerplate others still use.
+    QCOMPARE(pool.commitGrowth(3, {}, 0), -4 * 24);
+    QCOMPARE(pool.release(1), 4 * 24);
+    QCOMPARE(pool.release(2), 4 * 24);
+    QVERIFY(l.index.holds(1000, 0));
+    QCOMPARE(pool.matchPrefixTokens(chain(9, 0)), 10 * 24);
+    // Session 3 is the boilerplate's last: releasing it frees all 14 blocks.
+    QCOMPARE(pool.commitGrowth(3, {}, 0), -14 * 24);
+    QCOMPARE(pool.release(3), 14 * 24);
+    QCOMPARE(pool.residentBlocks(), std::size_t{0});
+    QCOMPARE(pool.used(), 0);
+    QVERIFY(!l.index.holds(1000, 0));
+    QCOMPARE(l.index.size(), std::size_t{0});
+  }
+
   void cachedTokensIncludeTheTailWhenThePromptExtendsTheChain() {
     KvPool pool(0, 100000, 24, EvictionGranularity::Session, nullptr);
     pool.commit(1, chain(1, 20), 30 * 24 + 500);  // last turn's output: 500 unhashed tokens
