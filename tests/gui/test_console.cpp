@@ -12,6 +12,7 @@
 #include "widgets/charts/DecodeLoadPanel.h"
 #include "widgets/knobs/KnobsPanel.h"
 #include "widgets/charts/KvPoolPanel.h"
+#include "widgets/charts/TimeSeriesChart.h"
 #include "widgets/timeline/ReplayControlsPanel.h"
 #include "widgets/runs/MarkedRunTableModel.h"
 #include "widgets/common/ViewState.h"
@@ -99,6 +100,7 @@ class ConsoleTest : public QObject {
   void screenshotModeWritesThePng();
   void framesDrainTheStagingBufferInBatches();
   void numberTablesRefreshFourTimesASecond();
+  void aChartWithStaleColumnsIsRefreshedOnTheNextFrame();
   void exportsSummaryAsCsvAndMarkdown();
 };
 
@@ -287,6 +289,36 @@ void ConsoleTest::numberTablesRefreshFourTimesASecond() {
   QVERIFY(store.finished());
   window.docks().refresh(store, false);
   QVERIFY(bindings() > second);
+}
+
+// A chart whose y labels moved its plot edge asks for its data again (TimeSeriesChart::columnsStale):
+// the next frame refreshes its panel even though the store, the view and the size are unchanged.
+void ConsoleTest::aChartWithStaleColumnsIsRefreshedOnTheNextFrame() {
+  test::EventLog log;
+  SimulationOptions options;
+  options.duration_s = 300;
+  test::simulate("e3-load-floor", {}, options, &log);
+  MainWindow window;
+  window.resize(1600, 1000);
+  window.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&window));
+  TelemetryStore store;
+  store.ingest(log.events);
+  window.view().setRange(0, store.now());
+  window.docks().refresh(store, false);
+  TimeSeriesChart& chart = window.docks().kvPools().occupancyChart();
+  QVERIFY(chart.seriesCount() > 0 && !chart.drawnColumns(0).empty());
+  // Nothing moved: a frame leaves the chart alone (the columns cleared here stay cleared).
+  chart.clearSeriesData(0);
+  window.docks().refresh(store, false);
+  QVERIFY(chart.drawnColumns(0).empty());
+  // The chart reports its columns stale: the next frame refreshes its panel, once.
+  emit chart.columnsStale();
+  window.docks().refresh(store, false);
+  QVERIFY(!chart.drawnColumns(0).empty());
+  chart.clearSeriesData(0);
+  window.docks().refresh(store, false);
+  QVERIFY(chart.drawnColumns(0).empty());
 }
 
 void ConsoleTest::exportsSummaryAsCsvAndMarkdown() {
