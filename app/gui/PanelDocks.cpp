@@ -60,7 +60,7 @@ PanelDocks::PanelDocks(QMainWindow& window, ViewState& view, QMenu& view_menu)
   // Many workers lengthen the strip, and the side columns lose what it gains: past a point their
   // two panels each sit at their minimum (one knob in view), so the default layout tabs them.
   connect(decode_load_, &DecodeLoadPanel::rowsFitted, this, [this] {
-    if (default_layout_ && sideColumnsStack() != stacked_) applyDefaultLayout();
+    if (default_layout_ && !applying_ && sideColumnsStack() != stacked_) applyDefaultLayout();
   });
   // A threshold dragged on a chart is a pending knob value, as if typed.
   connect(kv_pools_, &KvPoolPanel::knobDragged, knobs_,
@@ -116,8 +116,12 @@ void PanelDocks::applyDefaultLayout() {
   window_.splitDockWidget(replay_dock_, timeline, Qt::Vertical);  // a slim bar above the timeline
   window_.tabifyDockWidget(timeline, inspector);
   timeline->raise();
-  // Tabs where they cannot stack (the diagnosis and the links in front: they say what is wrong).
+  // The worker strip gets a quarter of the window's height: on a laptop screen the timeline and
+  // the charts need what a 64-D strip's last rows would take. The rows follow at the next frame.
   const QSize size = window_.size();
+  if (decode_load_->setManyWorkerRows(decode_load_->rowsFittingIn(size.height() / 4)))
+    for (Seen& s : seen_) s = Seen{};
+  // Tabs where they cannot stack (the diagnosis and the links in front: they say what is wrong).
   stacked_ = sideColumnsStack();
   if (!stacked_) {
     window_.tabifyDockWidget(knobs, diagnosis);

@@ -18,8 +18,9 @@ namespace kvscope {
 
 namespace {
 constexpr int kMaxStateWidth = 340;
-// With many workers the strip lists this many (the worst) and counts the rest: 8 rows keep the
-// panel under a quarter of a 1080p screen, next to the charts that need the height.
+// With many workers the strip lists at most this many (the worst) and counts the rest: 8 rows keep
+// the panel under a quarter of a 1080p screen, next to the charts that need the height (a smaller
+// window asks for fewer: setManyWorkerRows).
 constexpr int kManyWorkerRows = 8;
 }  // namespace
 
@@ -69,6 +70,19 @@ DecodeLoadPanel::DecodeLoadPanel(ViewState& view, QWidget* parent)
   layout->addLayout(bar);
   layout->addStretch(1);
   fitRows();
+}
+
+bool DecodeLoadPanel::setManyWorkerRows(int rows) {
+  rows = std::clamp(rows, 3, kManyWorkerRows);
+  if (rows == model_->maxRows()) return false;
+  model_->setMaxRows(rows);
+  return true;
+}
+
+int DecodeLoadPanel::rowsFittingIn(int height) const {
+  const int row_height = table_->verticalHeader()->defaultSectionSize();
+  const int fixed = table_->horizontalHeader()->sizeHint().height() + 2 * table_->frameWidth();
+  return std::clamp((height - fixed) / std::max(1, row_height), 3, kManyWorkerRows);
 }
 
 void DecodeLoadPanel::setWorstFirst(bool worst_first) {

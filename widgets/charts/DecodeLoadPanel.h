@@ -23,6 +23,10 @@ class DecodeLoadPanel : public TelemetryPanel {
   DecodeLoadModel& model() { return *model_; }
   QTableView& table() { return *table_; }
   void setWorstFirst(bool worst_first);
+  // With many workers, list at most `rows` (3 to 8) of them; true when that changed (the rows
+  // follow at the next refresh). rowsFittingIn: how many fit in a strip `height` pixels tall.
+  bool setManyWorkerRows(int rows);
+  int rowsFittingIn(int height) const;
   // The rows the table is sized to show (at least three; more as workers appear, up to the cut).
   int fittedRows() const { return fitted_rows_; }
 
