@@ -185,6 +185,25 @@ class TestDiagnosisPanel : public QObject {
     }
   }
 
+  // A finding over most of a 64-D cluster names three workers in its cell and all of them in its
+  // tooltip (a finding's own order: the engine lists the worst first).
+  void manySubjectsNameThreeAndTheTooltipAll() {
+    Finding c;
+    c.mode = "C";
+    c.name = "Evict storm (session-level eviction)";
+    for (int d = 0; d < 52; ++d) c.subjects.push_back("D" + std::to_string(d));
+    FindingsModel model;
+    model.setFindings({c});
+    QCOMPARE(model.index(0, FindingsModel::Mode).data().toString(), QStringLiteral("C - D0, D1, D2 and 49 more"));
+    const QString tip = model.index(0, FindingsModel::Mode).data(Qt::ToolTipRole).toString();
+    QVERIFY2(tip.contains("Mode C: Evict storm") && tip.contains("D3, ") && tip.contains("D51"), qPrintable(tip));
+    c.subjects.resize(3);
+    model.setFindings({c});
+    QCOMPARE(model.index(0, FindingsModel::Mode).data().toString(), QStringLiteral("C - D0, D1, D2"));
+    QCOMPARE(model.index(0, FindingsModel::Mode).data(Qt::ToolTipRole).toString(),
+             QStringLiteral("Mode C: Evict storm (session-level eviction)"));
+  }
+
   // A narrow, short dock (the side column at 1280x800-1600x1000): every finding is in view, a long
   // failure mode wraps onto a second line instead of being cut, and the evidence keeps some room.
   void everyFindingInViewInANarrowDock() {

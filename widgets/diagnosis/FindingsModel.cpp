@@ -12,7 +12,8 @@ bool sameFinding(const Finding& a, const Finding& b) {
 }
 
 bool sameContent(const Finding& a, const Finding& b) {
-  return sameFinding(a, b) && a.window_end_s == b.window_end_s && a.evidence == b.evidence && a.suggestion == b.suggestion;
+  return sameFinding(a, b) && a.window_end_s == b.window_end_s && a.evidence == b.evidence && a.suggestion == b.suggestion &&
+         a.subjects == b.subjects;  // (the mode cell names them)
 }
 
 QString q(const std::string& s) { return QString::fromStdString(s); }
@@ -56,8 +57,9 @@ int FindingsModel::rowCount(const QModelIndex& parent) const {
 int FindingsModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
 
 QString FindingsModel::modeText(const Finding& f) {
-  // Selecting the row still highlights every subject; the cell names the first few.
-  return f.subjects.empty() ? q(f.mode) : q(f.mode) + QStringLiteral(" - ") + q(f.subjectsText());
+  // Selecting the row still highlights every subject, and the tooltip names them all; the cell
+  // names the first three, so that a finding over 50 of 64 D fits a laptop's side column.
+  return f.subjects.empty() ? q(f.mode) : q(f.mode) + QStringLiteral(" - ") + q(f.subjectsText(3));
 }
 
 QString FindingsModel::windowText(const Finding& f) {
@@ -80,7 +82,13 @@ QVariant FindingsModel::data(const QModelIndex& index, int role) const {
     case Qt::ToolTipRole:
       switch (index.column()) {
         case Mode:
-        case Name: return tr("Mode %1: %2").arg(q(f.mode), q(f.name));
+        case Name: {
+          const QString title = tr("Mode %1: %2").arg(q(f.mode), q(f.name));
+          if (f.subjects.size() <= 3) return title;
+          QStringList all;
+          for (const std::string& s : f.subjects) all << q(s);
+          return QStringLiteral("<p>%1</p><p>%2</p>").arg(title.toHtmlEscaped(), all.join(QStringLiteral(", ")).toHtmlEscaped());
+        }
         case Window: return tr("Click to show this window on every chart");
         case Evidence: return wrapped(f.evidence);
         case Suggestion: return wrapped(f.suggestion);
