@@ -3,6 +3,8 @@
 // asked at most once a second however fast the frames come.
 #include <QtTest>
 
+#include <QApplication>
+
 #include <QAbstractItemModelTester>
 #include <QTableView>
 
@@ -202,6 +204,32 @@ class TestDiagnosisPanel : public QObject {
     QCOMPARE(model.index(0, FindingsModel::Mode).data().toString(), QStringLiteral("C - D0, D1, D2"));
     QCOMPARE(model.index(0, FindingsModel::Mode).data(Qt::ToolTipRole).toString(),
              QStringLiteral("Mode C: Evict storm (session-level eviction)"));
+  }
+
+  // The side column at 1280x800 with 64 D (a finding over 58 of them, an hour-long window): the
+  // mode cell names one worker so that the failure mode keeps its longest word; a wider dock names
+  // three again.
+  void aNarrowDockNamesFewerWorkers() {
+    ViewState view;
+    DiagnosisPanel panel(view);
+    panel.resize(345, 220);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    Finding c;
+    c.mode = "C";
+    c.name = "Evict storm (session-level eviction)";
+    c.window_start_s = 466.4;
+    c.window_end_s = 1933.6;
+    for (int d = 0; d < 58; ++d) c.subjects.push_back("D" + std::to_string(d));
+    panel.model()->setFindings({c});
+    QApplication::processEvents();
+    const QFontMetrics fm = panel.table()->fontMetrics();
+    QCOMPARE(panel.model()->index(0, FindingsModel::Mode).data().toString(), QStringLiteral("C - D0 and 57 more"));
+    QVERIFY2(panel.table()->columnWidth(FindingsModel::Name) > fm.horizontalAdvance(QStringLiteral("(session-level")),
+             qPrintable(QString::number(panel.table()->columnWidth(FindingsModel::Name))));
+    panel.resize(700, 220);
+    QApplication::processEvents();
+    QCOMPARE(panel.model()->index(0, FindingsModel::Mode).data().toString(), QStringLiteral("C - D0, D1, D2 and 55 more"));
   }
 
   // A narrow, short dock (the side column at 1280x800-1600x1000): every finding is in view, a long

@@ -157,14 +157,32 @@ void DiagnosisPanel::recompute() {
 // Every row's text, not only the rows in view (which is all Qt's own measuring looks at): a
 // finding below the fold of a short table still fits once scrolled to.
 void DiagnosisPanel::fitColumns() {
+  if (fitting_) return;  // (naming fewer subjects changes the model, which asks for a fit again)
+  fitting_ = true;
   const QFontMetrics fm = table_->fontMetrics();
   const int margin = 2 * table_->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, table_) + 8;
-  for (const int column : {int(FindingsModel::Mode), int(FindingsModel::Window)}) {
+  auto fit = [&](int column) {
     int width = table_->horizontalHeader()->sectionSizeHint(column);
     for (int row = 0; row < model_->rowCount(); ++row)
       width = std::max(width, fm.horizontalAdvance(model_->index(row, column).data().toString()) + margin);
-    table_->setColumnWidth(column, width);
+    return width;
+  };
+  // The failure mode wraps, but not inside a word: it keeps room for its longest word (and its
+  // header). Where the dock is too narrow for that, the mode cells name fewer subjects.
+  int name = table_->horizontalHeader()->sectionSizeHint(FindingsModel::Name);
+  for (const Finding& f : model_->findings())
+    for (const QString& word : QString::fromStdString(f.name).split(QLatin1Char(' ')))
+      name = std::max(name, fm.horizontalAdvance(word) + margin);
+  const int window = fit(FindingsModel::Window);
+  int mode = 0;
+  for (int named = 3; named >= 1; --named) {
+    model_->setNamedSubjects(named);
+    mode = fit(FindingsModel::Mode);
+    if (mode + window + name <= table_->viewport()->width()) break;
   }
+  table_->setColumnWidth(FindingsModel::Mode, mode);
+  table_->setColumnWidth(FindingsModel::Window, window);
+  fitting_ = false;
   fitRows();
 }
 
@@ -184,7 +202,7 @@ void DiagnosisPanel::fitRows() {
 
 void DiagnosisPanel::resizeEvent(QResizeEvent* event) {
   TelemetryPanel::resizeEvent(event);
-  fitRows();
+  fitColumns();
 }
 
 void DiagnosisPanel::selectFinding(const QModelIndex& index) {

@@ -66,6 +66,7 @@ class DiagnosisPanel : public TelemetryPanel {
   QTableView* table_ = nullptr;
   QSplitter* split_ = nullptr;
   bool split_by_hand_ = false;  // the operator dragged the list/evidence divider: keep it
+  bool fitting_ = false;
   QLabel* details_ = nullptr;
   QPushButton* preview_fix_ = nullptr;
   QPushButton* apply_fix_ = nullptr;

@@ -56,10 +56,17 @@ int FindingsModel::rowCount(const QModelIndex& parent) const {
 
 int FindingsModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
 
-QString FindingsModel::modeText(const Finding& f) {
+QString FindingsModel::modeText(const Finding& f, std::size_t named) {
   // Selecting the row still highlights every subject, and the tooltip names them all; the cell
-  // names the first three, so that a finding over 50 of 64 D fits a laptop's side column.
-  return f.subjects.empty() ? q(f.mode) : q(f.mode) + QStringLiteral(" - ") + q(f.subjectsText(3));
+  // names the first few, so that a finding over 50 of 64 D fits a laptop's side column.
+  return f.subjects.empty() ? q(f.mode) : q(f.mode) + QStringLiteral(" - ") + q(f.subjectsText(named));
+}
+
+void FindingsModel::setNamedSubjects(int named) {
+  const auto n = static_cast<std::size_t>(std::clamp(named, 1, 3));
+  if (n == named_) return;
+  named_ = n;
+  if (!findings_.empty()) emit dataChanged(index(0, Mode), index(rowCount() - 1, Mode));
 }
 
 QString FindingsModel::windowText(const Finding& f) {
@@ -72,7 +79,7 @@ QVariant FindingsModel::data(const QModelIndex& index, int role) const {
   switch (role) {
     case Qt::DisplayRole:
       switch (index.column()) {
-        case Mode: return modeText(f);
+        case Mode: return modeText(f, named_);
         case Name: return q(f.name);
         case Window: return windowText(f);
         case Evidence: return q(f.evidence);

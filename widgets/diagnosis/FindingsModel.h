@@ -32,10 +32,15 @@ class FindingsModel : public QAbstractTableModel {
   QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
   static QString windowText(const Finding& f);
-  static QString modeText(const Finding& f);  // "B - D2", "A - P0->D1, P0->D2" 
+  static QString modeText(const Finding& f, std::size_t named = 3);  // "B - D2", "A - P0->D1, P0->D2"
+  // How many subjects the Mode column names before "and N more" (1 to 3; the tooltip names all):
+  // a narrow dock names fewer, so that the failure mode keeps room (DiagnosisPanel::fitColumns).
+  void setNamedSubjects(int named);
+  int namedSubjects() const { return static_cast<int>(named_); }
 
  private:
   std::vector<Finding> findings_;
+  std::size_t named_ = 3;
 };
 
 }  // namespace kvscope
