@@ -230,6 +230,14 @@ class TestDiagnosisPanel : public QObject {
     panel.resize(700, 220);
     QApplication::processEvents();
     QCOMPARE(panel.model()->index(0, FindingsModel::Mode).data().toString(), QStringLiteral("C - D0, D1, D2 and 55 more"));
+    // A wide panel given the finding while its table page was still hidden (no finding yet).
+    DiagnosisPanel wide(view);
+    wide.resize(700, 220);
+    wide.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&wide));
+    wide.model()->setFindings({c});
+    QApplication::processEvents();
+    QCOMPARE(wide.model()->index(0, FindingsModel::Mode).data().toString(), QStringLiteral("C - D0, D1, D2 and 55 more"));
   }
 
   // A narrow, short dock (the side column at 1280x800-1600x1000): every finding is in view, a long
