@@ -33,6 +33,17 @@ const std::vector<Event>& eventsOf(const QString& scenario) {
   return events;
 }
 
+// An evict storm over D0 .. D<workers - 1>.
+Finding evictStorm(int workers, double from_s, double to_s) {
+  Finding c;
+  c.mode = "C";
+  c.name = "Evict storm (session-level eviction)";
+  c.window_start_s = from_s;
+  c.window_end_s = to_s;
+  for (int d = 0; d < workers; ++d) c.subjects.push_back("D" + std::to_string(d));
+  return c;
+}
+
 const TelemetryStore& storeFor(const QString& scenario) {
   static std::map<QString, std::unique_ptr<TelemetryStore>> cache;
   auto& slot = cache[scenario];
@@ -190,10 +201,7 @@ class TestDiagnosisPanel : public QObject {
   // A finding over most of a 64-D cluster names three workers in its cell and all of them in its
   // tooltip (a finding's own order: the engine lists the worst first).
   void manySubjectsNameThreeAndTheTooltipAll() {
-    Finding c;
-    c.mode = "C";
-    c.name = "Evict storm (session-level eviction)";
-    for (int d = 0; d < 52; ++d) c.subjects.push_back("D" + std::to_string(d));
+    Finding c = evictStorm(52, 249.5, 848.5);
     FindingsModel model;
     model.setFindings({c});
     QCOMPARE(model.index(0, FindingsModel::Mode).data().toString(), QStringLiteral("C - D0, D1, D2 and 49 more"));
@@ -215,12 +223,7 @@ class TestDiagnosisPanel : public QObject {
     panel.resize(345, 220);
     panel.show();
     QVERIFY(QTest::qWaitForWindowExposed(&panel));
-    Finding c;
-    c.mode = "C";
-    c.name = "Evict storm (session-level eviction)";
-    c.window_start_s = 466.4;
-    c.window_end_s = 1933.6;
-    for (int d = 0; d < 58; ++d) c.subjects.push_back("D" + std::to_string(d));
+    const Finding c = evictStorm(58, 466.4, 1933.6);
     panel.model()->setFindings({c});
     QApplication::processEvents();
     const QFontMetrics fm = panel.table()->fontMetrics();
