@@ -222,6 +222,22 @@ void KvPool::commit(SessionId session, std::span<const BlockHash> prompt, std::i
 }
 
 void KvPool::commitWithin(SessionId session, std::span<const BlockHash> prompt, std::int64_t committed_tokens) {
+  // Most turns fit as they are. A bound on the growth that looks no block up (every block past the
+  // session's own chain counted as new, nothing counted as freed) settles those without probing
+  // each block twice (here and in commit); only a turn the bound does not fit is measured exactly.
+  std::size_t m = 0;
+  if (auto it = sessions_.find(session); it != sessions_.end()) {
+    const auto& chain = it->second.blocks;
+    const std::size_t n = std::min(chain.size(), prompt.size());
+    while (m < n && chain[m] == prompt[m]) ++m;
+  }
+  const std::int64_t hashed = static_cast<std::int64_t>(prompt.size()) * block_size_;
+  const std::int64_t bound = static_cast<std::int64_t>(prompt.size() - m) * block_size_ +
+                             std::max<std::int64_t>(0, committed_tokens - hashed);
+  if (fits(bound, capacity_)) {
+    commit(session, prompt, committed_tokens);
+    return;
+  }
   std::int64_t growth = commitGrowth(session, prompt, committed_tokens);
   if (growth > 0 && !fits(growth, capacity_)) {
     makeRoom(growth, capacity_);

@@ -69,6 +69,27 @@ class TestKvPool : public QObject {
     QCOMPARE(l.index.size(), std::size_t{0});
   }
 
+  void commitWithinEvictsOrKeepsLessButNeverOverfills() {
+    KvPool pool(0, 30 * 24, 24, EvictionGranularity::Session, nullptr);  // 30 blocks
+    pool.commitWithin(1, chain(1, 5), 15 * 24);
+    pool.commitWithin(2, chain(2, 10), 20 * 24);  // the boilerplate is shared: 10 new blocks
+    QCOMPARE(pool.used(), 25 * 24);
+    pool.commitWithin(1, chain(1, 7), 17 * 24);  // session 1's next turn: 2 blocks more
+    QCOMPARE(pool.used(), 27 * 24);
+    // Session 3's 12 own blocks do not fit: the least recently used idle session (2) goes.
+    pool.commitWithin(3, chain(3, 12), 22 * 24);
+    QVERIFY(!pool.hasSession(2));
+    QCOMPARE(pool.sessionTokens(3), 22 * 24);
+    QCOMPARE(pool.used(), (10 + 7 + 12) * 24);
+    // Everything else pinned by running turns: session 4 keeps what fits, the pool stays full.
+    pool.lock(1);
+    pool.lock(3);
+    pool.commitWithin(4, chain(4, 20), 30 * 24);
+    QCOMPARE(pool.used(), pool.capacity());
+    QCOMPARE(pool.sessionTokens(4), 11 * 24);  // the boilerplate and one block of its own
+    QCOMPARE(pool.capacityViolations(), std::int64_t{0});
+  }
+
   void cachedTokensIncludeTheTailWhenThePromptExtendsTheChain() {
     KvPool pool(0, 100000, 24, EvictionGranularity::Session, nullptr);
     pool.commit(1, chain(1, 20), 30 * 24 + 500);  // last turn's output: 500 unhashed tokens
