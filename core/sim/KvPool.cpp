@@ -8,6 +8,13 @@
 
 namespace kvscope {
 
+namespace {
+// How many leading blocks a session's chain and a prompt have in common.
+std::size_t commonPrefix(const std::vector<BlockHash>& chain, std::span<const BlockHash> prompt) {
+  return static_cast<std::size_t>(std::mismatch(chain.begin(), chain.end(), prompt.begin(), prompt.end()).first - chain.begin());
+}
+}  // namespace
+
 KvPool::KvPool(WorkerId worker, std::int64_t capacity_tokens, int block_size, EvictionGranularity granularity,
                KvEventListener* listener)
     : worker_(worker), capacity_(capacity_tokens), block_size_(block_size), granularity_(granularity),
@@ -62,9 +69,7 @@ std::int64_t KvPool::cachedTokensFor(SessionId session, std::span<const BlockHas
   auto it = sessions_.find(session);
   if (it != sessions_.end() && (!it->second.blocks.empty() || it->second.tail_tokens > 0)) {
     const auto& chain = it->second.blocks;
-    const std::size_t n = std::min(chain.size(), hashes.size());
-    std::size_t m = 0;
-    while (m < n && chain[m] == hashes[m]) ++m;
+    const std::size_t m = commonPrefix(chain, hashes);
     if (m == chain.size()) {
       // The prompt extends the session's chain: the whole committed prefix (with the unhashed tail
       // of the last output) is reusable, as a streaming session's KV is.
@@ -197,9 +202,7 @@ void KvPool::commit(SessionId session, std::span<const BlockHash> prompt, std::i
   auto [it, inserted] = sessions_.try_emplace(session);
   SessionChain& chain = it->second;
   if (inserted) chain.lru = lru_.insert(lru_.end(), session);
-  const std::size_t n = std::min(chain.blocks.size(), prompt.size());
-  std::size_t m = 0;
-  while (m < n && chain.blocks[m] == prompt[m]) ++m;
+  const std::size_t m = commonPrefix(chain.blocks, prompt);
   std::vector<BlockHash> removed;
   const bool locked = chain.locks > 0;
   if (locked) pinChain(chain, -1);  // re-pinned below with the new chain
@@ -226,11 +229,7 @@ void KvPool::commitWithin(SessionId session, std::span<const BlockHash> prompt, 
   // session's own chain counted as new, nothing counted as freed) settles those without probing
   // each block twice (here and in commit); only a turn the bound does not fit is measured exactly.
   std::size_t m = 0;
-  if (auto it = sessions_.find(session); it != sessions_.end()) {
-    const auto& chain = it->second.blocks;
-    const std::size_t n = std::min(chain.size(), prompt.size());
-    while (m < n && chain[m] == prompt[m]) ++m;
-  }
+  if (auto it = sessions_.find(session); it != sessions_.end()) m = commonPrefix(it->second.blocks, prompt);
   const std::int64_t hashed = static_cast<std::int64_t>(prompt.size()) * block_size_;
   const std::int64_t bound = static_cast<std::int64_t>(prompt.size() - m) * block_size_ +
                              std::max<std::int64_t>(0, committed_tokens - hashed);
@@ -257,8 +256,7 @@ std::int64_t KvPool::commitGrowth(SessionId session, std::span<const BlockHash> 
   std::size_t m = 0;
   if (auto it = sessions_.find(session); it != sessions_.end()) {
     const SessionChain& chain = it->second;
-    const std::size_t n = std::min(chain.blocks.size(), prompt.size());
-    while (m < n && chain.blocks[m] == prompt[m]) ++m;
+    m = commonPrefix(chain.blocks, prompt);
     for (std::size_t i = m; i < chain.blocks.size(); ++i)
       if (block_refs_.refs(chain.blocks[i]) == 1) growth -= block_size_;
     growth -= chain.tail_tokens;

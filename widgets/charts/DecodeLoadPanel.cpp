@@ -80,9 +80,11 @@ bool DecodeLoadPanel::setManyWorkerRows(int rows) {
 }
 
 int DecodeLoadPanel::rowsFittingIn(int height) const {
-  const int row_height = table_->verticalHeader()->defaultSectionSize();
-  const int fixed = table_->horizontalHeader()->sizeHint().height() + 2 * table_->frameWidth();
-  return std::clamp((height - fixed) / std::max(1, row_height), 3, kManyWorkerRows);
+  return (height - chromeHeight()) / std::max(1, table_->verticalHeader()->defaultSectionSize());
+}
+
+int DecodeLoadPanel::chromeHeight() const {
+  return table_->horizontalHeader()->sizeHint().height() + 2 * table_->frameWidth();
 }
 
 void DecodeLoadPanel::setWorstFirst(bool worst_first) {
@@ -110,9 +112,7 @@ void DecodeLoadPanel::fitRows() {
   const int rows = std::max(3, model_->rowCount());
   if (rows == fitted_rows_) return;
   fitted_rows_ = rows;
-  const int row_height = table_->verticalHeader()->defaultSectionSize();
-  const int height = table_->horizontalHeader()->sizeHint().height() + rows * row_height + 2 * table_->frameWidth();
-  table_->setFixedHeight(height);
+  table_->setFixedHeight(chromeHeight() + rows * table_->verticalHeader()->defaultSectionSize());
   emit rowsFitted(rows);
 }
 

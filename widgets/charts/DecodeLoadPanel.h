@@ -35,6 +35,7 @@ class DecodeLoadPanel : public TelemetryPanel {
 
  private:
   void fitRows();
+  int chromeHeight() const;  // the table's header and frame: its height besides the rows
 
   DecodeLoadModel* model_;
   QTableView* table_;

@@ -161,25 +161,26 @@ void DiagnosisPanel::fitColumns() {
   fitting_ = true;
   const QFontMetrics fm = table_->fontMetrics();
   const int margin = 2 * table_->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, table_) + 8;
-  auto fit = [&](int column) {
+  // A column's widest text over every finding, and its header.
+  auto widest = [&](int column, auto&& textOf) {
     int width = table_->horizontalHeader()->sectionSizeHint(column);
-    for (int row = 0; row < model_->rowCount(); ++row)
-      width = std::max(width, fm.horizontalAdvance(model_->index(row, column).data().toString()) + margin);
+    for (const Finding& f : model_->findings()) width = std::max(width, fm.horizontalAdvance(textOf(f)) + margin);
     return width;
   };
+  const int window = widest(FindingsModel::Window, [](const Finding& f) { return FindingsModel::windowText(f); });
   // The failure mode wraps, but not inside a word: it keeps room for its longest word (and its
   // header). Where the dock is too narrow for that, the mode cells name fewer subjects.
   int name = table_->horizontalHeader()->sectionSizeHint(FindingsModel::Name);
   for (const Finding& f : model_->findings())
     for (const QString& word : QString::fromStdString(f.name).split(QLatin1Char(' ')))
       name = std::max(name, fm.horizontalAdvance(word) + margin);
-  const int window = fit(FindingsModel::Window);
-  int mode = 0;
-  for (int named = 3; named >= 1; --named) {
-    model_->setNamedSubjects(named);
-    mode = fit(FindingsModel::Mode);
-    if (mode + window + name <= table_->viewport()->width()) break;
-  }
+  auto modeWidth = [&](int named) {
+    return widest(FindingsModel::Mode, [named](const Finding& f) { return FindingsModel::modeText(f, static_cast<std::size_t>(named)); });
+  };
+  int named = 3;
+  int mode = modeWidth(named);
+  while (named > 1 && mode + window + name > table_->viewport()->width()) mode = modeWidth(--named);
+  model_->setNamedSubjects(named);
   table_->setColumnWidth(FindingsModel::Mode, mode);
   table_->setColumnWidth(FindingsModel::Window, window);
   fitting_ = false;

@@ -8,9 +8,8 @@
 #include <QToolTip>
 #include <QWheelEvent>
 
-#include <array>
-
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -188,7 +187,7 @@ void EventTimelineView::ensureLayout() const {
         Line& l = layout_.lines[static_cast<std::size_t>(open_line)];
         ++l.count;
         l.last = i;
-        if (severity[static_cast<std::size_t>(m.kind)] > timelineKindSeverity(l.kind)) l.kind = kind, l.representative = i;
+        if (severity[static_cast<std::size_t>(m.kind)] > severity[static_cast<std::size_t>(l.kind)]) l.kind = kind, l.representative = i;
       } else {
         layout_.lines.push_back({column, 1, kind, i, i, i});
         open_line = static_cast<int>(layout_.lines.size()) - 1;
