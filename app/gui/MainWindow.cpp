@@ -75,6 +75,12 @@ void MainWindow::showEvent(QShowEvent* event) {
   if (!layout_restored_) docks_->applyDefaultLayout();
 }
 
+// The default layout is made for a size: it follows a resized window (PanelDocks::windowResized).
+void MainWindow::resizeEvent(QResizeEvent* event) {
+  QMainWindow::resizeEvent(event);
+  if (shown_once_) docks_->windowResized();
+}
+
 void MainWindow::resetLayout() {
   docks_->applyDefaultLayout();
 }

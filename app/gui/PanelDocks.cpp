@@ -59,9 +59,15 @@ PanelDocks::PanelDocks(QMainWindow& window, ViewState& view, QMenu& view_menu)
   default_layout_ = false;  // until shown: a restored layout is the operator's (MainWindow::showEvent)
   // Many workers lengthen the strip, and the side columns lose what it gains: past a point their
   // two panels each sit at their minimum (one knob in view), so the default layout tabs them.
+  // A strip that shrank (fewer rows after a resize) would leave its dock's height empty below it.
   connect(decode_load_, &DecodeLoadPanel::rowsFitted, this, [this] {
-    if (default_layout_ && !applying_ && sideColumnsStack() != stacked_) applyDefaultLayout();
+    if (!default_layout_ || applying_) return;
+    if (sideColumnsStack() != stacked_) applyDefaultLayout();
+    else fitStripAndTimeline();
   });
+  refit_.setSingleShot(true);
+  refit_.setInterval(150);
+  connect(&refit_, &QTimer::timeout, this, &PanelDocks::refitToWindow);
   // A threshold dragged on a chart is a pending knob value, as if typed.
   connect(kv_pools_, &KvPoolPanel::knobDragged, knobs_,
           [this](const std::string& knob, double value) { knobs_->setPendingValue(knob, value); });
@@ -98,9 +104,39 @@ bool PanelDocks::sideColumnsStack() const {
   return window_.height() - extra_rows * decode_load_->table().verticalHeader()->defaultSectionSize() >= 950;
 }
 
+QDockWidget* PanelDocks::dockNamed(const char* object_name) const {
+  return window_.findChild<QDockWidget*>(QString::fromLatin1(object_name) + "Dock");
+}
+
+void PanelDocks::windowResized() {
+  if (default_layout_ && !applying_) refit_.start();
+}
+
+void PanelDocks::refitToWindow() {
+  if (!default_layout_ || applying_) return;
+  // The strip's rows follow at the next frame, and rowsFitted fits the docks to them again (a
+  // run of three workers keeps its three rows whatever the count allowed).
+  if (decode_load_->setManyWorkerRows(decode_load_->rowsFittingIn(window_.height() / 4)))
+    for (Seen& s : seen_) s = Seen{};
+  if (sideColumnsStack() == stacked_) {
+    fitStripAndTimeline();
+    return;
+  }
+  // Re-docking asks for the docks' preferred sizes on the way, which can grow a window that no
+  // window manager holds (as at the start: MainWindow::showAtStart); the size it was given wins.
+  const QSize size = window_.size();
+  applyDefaultLayout();
+  if (window_.size() != size && !window_.isMaximized() && !window_.isFullScreen()) window_.resize(size);
+}
+
+void PanelDocks::fitStripAndTimeline() {
+  window_.resizeDocks({dockNamed("decodeLoad"), dockNamed("timeline")},
+                      {decode_load_->sizeHint().height(), std::clamp(window_.height() * 34 / 100, 270, 300)}, Qt::Vertical);
+}
+
 void PanelDocks::applyDefaultLayout() {
   applying_ = true;
-  auto dock = [this](const char* name) { return window_.findChild<QDockWidget*>(QString::fromLatin1(name) + "Dock"); };
+  auto dock = [this](const char* name) { return dockNamed(name); };
   for (const Placed& p : placed_) {
     p.dock->setFloating(false);
     window_.addDockWidget(p.area, p.dock);  // back where it belongs, in creation order
@@ -139,8 +175,7 @@ void PanelDocks::applyDefaultLayout() {
   links->raise();
   const int side = std::clamp(size.width() * 27 / 100, 320, 500);
   window_.resizeDocks({knobs, links}, {side, std::clamp(size.width() * 26 / 100, 320, 520)}, Qt::Horizontal);
-  window_.resizeDocks({dock("decodeLoad"), timeline}, {decode_load_->sizeHint().height(), std::clamp(size.height() * 34 / 100, 270, 300)},
-                      Qt::Vertical);
+  fitStripAndTimeline();
   if (stacked_) window_.resizeDocks({links, latency}, {links->widget()->minimumSizeHint().height() + 90, 420}, Qt::Vertical);
   applying_ = false;
   default_layout_ = true;

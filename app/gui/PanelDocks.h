@@ -4,6 +4,7 @@
 #include <QElapsedTimer>
 #include <QObject>
 #include <QSize>
+#include <QTimer>
 
 #include <cstdint>
 #include <vector>
@@ -37,6 +38,10 @@ class PanelDocks : public QObject {
   // The default layout for the window's current size: every panel docked where it belongs, none
   // below its minimum size at 1280x800 and up (View > Reset layout; the first start).
   void applyDefaultLayout();
+  // The window was resized (MainWindow::resizeEvent). While the default layout is in place, the
+  // worker strip is refitted to a quarter of the new height once the resize settles, and the side
+  // columns stack or tab for it; a layout the operator arranged or restored stays as it is.
+  void windowResized();
 
   void refresh(const TelemetryStore& store, bool force = false);
   void setSource(Source* source);
@@ -57,6 +62,11 @@ class PanelDocks : public QObject {
  private:
   QDockWidget* addDock(TelemetryPanel* panel, const QString& title, const QString& object_name, Qt::DockWidgetArea area);
   bool sideColumnsStack() const;
+  QDockWidget* dockNamed(const char* object_name) const;
+  void refitToWindow();
+  // The strip as tall as its rows and the timeline at its default height (the rest goes to the
+  // charts): what applyDefaultLayout gives them, again after the strip's rows changed.
+  void fitStripAndTimeline();
   void track(TelemetryPanel* panel);
 
   QMainWindow& window_;
@@ -81,6 +91,7 @@ class PanelDocks : public QObject {
   bool default_layout_ = false;
   bool applying_ = false;
   bool stacked_ = true;  // the side columns' panels one above the other (else tabbed)
+  QTimer refit_;  // single shot: a drag-resize sends dozens of sizes, the layout follows the last
   std::vector<TelemetryPanel*> panels_;
   struct Seen {
     std::uint64_t revision = ~0ull, run_id = ~0ull;
