@@ -160,7 +160,10 @@ wait_queue_empty() {  # job id, seconds
 job_of() { sed -n 's/.*submitted Slurm job \([0-9][0-9]*\).*/\1/p' <<<"$1"; }
 
 # 2 points x 4 seeds = 8 runs dealt to 2 array tasks of 4 runs each, one run at a time per task.
-grid=(--scenario e3-load-floor --grid K=0,200 --seeds 4 --duration 900)
+# Runs of 64 D (about 0.6 s each here): with e3-load-floor's 0.15-s runs a loaded machine let
+# task 0 finish all four between the poll that saw it running and the scancel, leaving nothing
+# to resume.
+grid=(--scenario many-workers --grid K=0,200 --seeds 4 --duration 600)
 out="$tmp/sweep"
 sub=$("$cli" sweep "${grid[@]}" --out "$out" --executor slurm --tasks 2 --cpus-per-task 1 --time 10:00) ||
   fail "submitting failed: $sub"
