@@ -136,19 +136,18 @@ void PanelDocks::fitStripAndTimeline() {
 
 void PanelDocks::applyDefaultLayout() {
   applying_ = true;
-  auto dock = [this](const char* name) { return dockNamed(name); };
   for (const Placed& p : placed_) {
     p.dock->setFloating(false);
     window_.addDockWidget(p.area, p.dock);  // back where it belongs, in creation order
     p.dock->setVisible(p.dock != replay_dock_ || (source_ && source_->capabilities().seek));
   }
-  QDockWidget* knobs = dock("knobs");
-  QDockWidget* diagnosis = dock("diagnosis");
-  QDockWidget* links = dock("linkHealth");
-  QDockWidget* latency = dock("latency");
-  QDockWidget* what_if = dock("whatIf");
-  QDockWidget* timeline = dock("timeline");
-  QDockWidget* inspector = dock("decisions");
+  QDockWidget* knobs = dockNamed("knobs");
+  QDockWidget* diagnosis = dockNamed("diagnosis");
+  QDockWidget* links = dockNamed("linkHealth");
+  QDockWidget* latency = dockNamed("latency");
+  QDockWidget* what_if = dockNamed("whatIf");
+  QDockWidget* timeline = dockNamed("timeline");
+  QDockWidget* inspector = dockNamed("decisions");
   window_.splitDockWidget(replay_dock_, timeline, Qt::Vertical);  // a slim bar above the timeline
   window_.tabifyDockWidget(timeline, inspector);
   timeline->raise();
@@ -243,7 +242,7 @@ void PanelDocks::refresh(const TelemetryStore& store, bool force) {
 }
 
 void PanelDocks::raiseWhatIf() {
-  if (QDockWidget* dock = window_.findChild<QDockWidget*>(QStringLiteral("whatIfDock"))) {
+  if (QDockWidget* dock = dockNamed("whatIf")) {
     dock->show();
     dock->raise();
   }

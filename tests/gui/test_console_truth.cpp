@@ -8,6 +8,7 @@
 //   panel at or above its minimum size and shows every decode worker without a scroll bar.
 #include <QAbstractScrollArea>
 #include <QDockWidget>
+#include <QElapsedTimer>
 #include <QHeaderView>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -408,19 +409,26 @@ class ConsoleTruthTest : public QObject {
     window.session().drainNow();
     window.docks().refresh(store, true);
     QApplication::processEvents();
-    if (start != size) {
-      // As an operator drags a corner: the layout follows once the resize settles, a few frames on.
-      window.resize(size);
-      QTest::qWait(300);
-      for (int frame = 0; frame < 3; ++frame) {
-        window.session().drainNow();
-        QApplication::processEvents();
-      }
-      QCOMPARE(window.size(), size);
-    }
     auto* knobs_dock = window.findChild<QDockWidget*>(QStringLiteral("knobsDock"));
     auto* diagnosis_dock = window.findChild<QDockWidget*>(QStringLiteral("diagnosisDock"));
     QVERIFY(knobs_dock && diagnosis_dock);
+    if (start != size) {
+      // As an operator drags a corner: the layout follows once the resize settles and the strip's
+      // next frame has its rows (frames as the frame timer runs them; a loaded machine takes longer).
+      window.resize(size);
+      DecodeLoadPanel& strip = window.docks().decodeLoad();
+      auto settled = [&] {
+        return strip.table().model()->rowCount() == strip_rows && strip.height() <= strip.sizeHint().height() + 4 &&
+               window.tabifiedDockWidgets(knobs_dock).contains(diagnosis_dock) == side_tabbed;
+      };
+      QElapsedTimer waited;
+      waited.start();
+      do {
+        QTest::qWait(50);
+        window.session().drainNow();
+      } while (!settled() && waited.elapsed() < 15000);
+      QCOMPARE(window.size(), size);
+    }
     QCOMPARE(window.tabifiedDockWidgets(knobs_dock).contains(diagnosis_dock), side_tabbed);
     // The layout may have changed under the last refresh (the strip grew): the next frame redraws
     // every resized panel for its new size, as the frame timer does.
