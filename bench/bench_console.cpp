@@ -326,6 +326,20 @@ int main(int argc, char** argv) {
       std::printf("  frame time, wall %3.0f-%3.0f s: %s\n", from, std::min(from + step, live_s), w.line().c_str());
     }
   }
+  {
+    // When the slowest frames came: the first seconds (the strip's rows appear, the layout refits)
+    // or all along.
+    std::vector<std::size_t> order;
+    for (std::size_t i = 0; i < frame_cost.size(); ++i)
+      if (frame_cost[i] >= 0) order.push_back(i);
+    const std::size_t shown = std::min<std::size_t>(5, order.size());
+    std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(shown), order.end(),
+                      [&](std::size_t a, std::size_t b) { return frame_cost[a] > frame_cost[b]; });
+    std::printf("  slowest frames:");
+    for (std::size_t k = 0; k < shown; ++k)
+      std::printf("%s %.1f ms at %.1f s", k ? "," : "", frame_cost[order[k]], frame_at_s[order[k]]);
+    std::printf("\n");
+  }
   std::printf("paint (window UpdateRequest, after the frame): %s\n", paint_ms.line().c_str());
   std::printf("frame + its paint (GUI thread per frame): %s\n", gui_ms.line().c_str());
   std::printf("frame interval: %s\n", interval_ms.line().c_str());
