@@ -1,5 +1,6 @@
 #include "app/gui/PanelDocks.h"
 
+#include <QCoreApplication>
 #include <QDockWidget>
 #include <QHeaderView>
 #include <QTableView>
@@ -62,8 +63,15 @@ PanelDocks::PanelDocks(QMainWindow& window, ViewState& view, QMenu& view_menu)
   // A strip that shrank (fewer rows after a resize) would leave its dock's height empty below it.
   connect(decode_load_, &DecodeLoadPanel::rowsFitted, this, [this] {
     if (!default_layout_ || applying_) return;
-    if (sideColumnsStack() != stacked_) applyDefaultLayout();
-    else fitStripAndTimeline();
+    if (sideColumnsStack() != stacked_) {
+      applyDefaultLayout();
+      return;
+    }
+    // The table's new height reaches the dock only through posted layout requests (the panel's,
+    // then the dock's); sized before they ran, the dock could keep the old strip's minimum and
+    // height, an empty band under a strip that lost rows.
+    QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
+    fitStripAndTimeline();
   });
   refit_.setSingleShot(true);
   refit_.setInterval(150);
