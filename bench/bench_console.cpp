@@ -327,8 +327,8 @@ int main(int argc, char** argv) {
     }
   }
   {
-    // When the slowest frames came: the first seconds (the strip's rows appear, the layout refits)
-    // or all along.
+    // When the slowest frames came: in a run's first half second (the store's memory touched for
+    // the first time) or all along.
     std::vector<std::size_t> order;
     for (std::size_t i = 0; i < frame_cost.size(); ++i)
       if (frame_cost[i] >= 0) order.push_back(i);
