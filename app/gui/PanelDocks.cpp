@@ -1,5 +1,6 @@
 #include "app/gui/PanelDocks.h"
 
+#include <QAction>
 #include <QCoreApplication>
 #include <QDockWidget>
 #include <QHeaderView>
@@ -64,7 +65,7 @@ PanelDocks::PanelDocks(QMainWindow& window, ViewState& view, QMenu& view_menu)
   connect(decode_load_, &DecodeLoadPanel::rowsFitted, this, [this] {
     if (!default_layout_ || applying_) return;
     if (sideColumnsStack() != stacked_) {
-      applyDefaultLayout();
+      applyDefaultLayout(ClosedDocks::Keep);
       return;
     }
     // The table's new height reaches the dock only through posted layout requests (the panel's,
@@ -133,7 +134,7 @@ void PanelDocks::refitToWindow() {
   // Re-docking asks for the docks' preferred sizes on the way, which can grow a window that no
   // window manager holds (as at the start: MainWindow::showAtStart); the size it was given wins.
   const QSize size = window_.size();
-  applyDefaultLayout();
+  applyDefaultLayout(ClosedDocks::Keep);
   if (window_.size() != size && !window_.isMaximized() && !window_.isFullScreen()) window_.resize(size);
 }
 
@@ -142,12 +143,14 @@ void PanelDocks::fitStripAndTimeline() {
                       {decode_load_->sizeHint().height(), std::clamp(window_.height() * 34 / 100, 270, 300)}, Qt::Vertical);
 }
 
-void PanelDocks::applyDefaultLayout() {
+void PanelDocks::applyDefaultLayout(ClosedDocks closed) {
   applying_ = true;
   for (const Placed& p : placed_) {
+    // A dock's View-menu action is unchecked while it is closed (not while a tab hides it).
+    const bool open = closed == ClosedDocks::Reopen || p.dock->toggleViewAction()->isChecked();
     p.dock->setFloating(false);
     window_.addDockWidget(p.area, p.dock);  // back where it belongs, in creation order
-    p.dock->setVisible(p.dock != replay_dock_ || (source_ && source_->capabilities().seek));
+    p.dock->setVisible(open && (p.dock != replay_dock_ || (source_ && source_->capabilities().seek)));
   }
   QDockWidget* knobs = dockNamed("knobs");
   QDockWidget* diagnosis = dockNamed("diagnosis");

@@ -36,8 +36,10 @@ class PanelDocks : public QObject {
   PanelDocks(QMainWindow& window, ViewState& view, QMenu& view_menu);
 
   // The default layout for the window's current size: every panel docked where it belongs, none
-  // below its minimum size at 1280x800 and up (View > Reset layout; the first start).
-  void applyDefaultLayout();
+  // below its minimum size at 1280x800 and up (View > Reset layout; the first start). Re-applied
+  // for a new size or a longer strip, it keeps the panels the operator closed closed.
+  enum class ClosedDocks { Reopen, Keep };
+  void applyDefaultLayout(ClosedDocks closed = ClosedDocks::Reopen);
   // The window was resized (MainWindow::resizeEvent). While the default layout is in place, the
   // worker strip is refitted to a quarter of the new height once the resize settles, and the side
   // columns stack or tab for it; a layout the operator arranged or restored stays as it is.

@@ -7,6 +7,7 @@
 // - the default layout at 1280x800, 1600x1000 and 1920x1080 clips no label or header, keeps every
 //   panel at or above its minimum size and shows every decode worker without a scroll bar.
 #include <QAbstractScrollArea>
+#include <QAction>
 #include <QDockWidget>
 #include <QElapsedTimer>
 #include <QHeaderView>
@@ -544,6 +545,32 @@ class ConsoleTruthTest : public QObject {
       }
     }
     QVERIFY2(problems.isEmpty(), qPrintable(problems.join('\n')));
+  }
+
+  // A resize that re-applies the default layout (here stacked side columns becoming tabs) keeps a
+  // panel the operator closed closed; View > Reset layout brings it back.
+  void aResizeKeepsClosedPanelsClosed() {
+    MainWindow window(MainWindow::Layout::Default);
+    window.setScreenshotSize(QSize(1600, 1000));
+    window.showAtStart();
+    auto dock = [&](const char* name) { return window.findChild<QDockWidget*>(QString::fromLatin1(name) + "Dock"); };
+    QDockWidget* knobs = dock("knobs");
+    QDockWidget* diagnosis = dock("diagnosis");
+    QDockWidget* latency = dock("latency");
+    QDockWidget* inspector = dock("decisions");
+    QVERIFY(knobs && diagnosis && latency && inspector);
+    QVERIFY(!window.tabifiedDockWidgets(knobs).contains(diagnosis));
+    latency->close();
+    window.resize(1280, 800);
+    QTRY_VERIFY_WITH_TIMEOUT(window.tabifiedDockWidgets(knobs).contains(diagnosis), 10000);
+    QVERIFY(latency->isHidden());
+    QVERIFY(!latency->toggleViewAction()->isChecked());
+    // The inspector sits behind the timeline's tab: hidden from view, not closed.
+    QVERIFY(inspector->toggleViewAction()->isChecked());
+    QVERIFY(window.tabifiedDockWidgets(dock("timeline")).contains(inspector));
+    window.resetLayout();
+    QVERIFY(!latency->isHidden());
+    QVERIFY(latency->toggleViewAction()->isChecked());
   }
 };
 
