@@ -125,8 +125,7 @@ void PanelDocks::refitToWindow() {
   if (!default_layout_ || applying_) return;
   // The strip's rows follow at the next frame, and rowsFitted fits the docks to them again (a
   // run of three workers keeps its three rows whatever the count allowed).
-  if (decode_load_->setManyWorkerRows(decode_load_->rowsFittingIn(window_.height() / 4)))
-    for (Seen& s : seen_) s = Seen{};
+  fitStripRows();
   if (sideColumnsStack() == stacked_) {
     fitStripAndTimeline();
     return;
@@ -136,6 +135,13 @@ void PanelDocks::refitToWindow() {
   const QSize size = window_.size();
   applyDefaultLayout(ClosedDocks::Keep);
   if (window_.size() != size && !window_.isMaximized() && !window_.isFullScreen()) window_.resize(size);
+}
+
+// The worker strip gets a quarter of the window's height: on a laptop screen the timeline and the
+// charts need what a 64-D strip's last rows would take. The rows follow at the next frame.
+void PanelDocks::fitStripRows() {
+  if (decode_load_->setManyWorkerRows(decode_load_->rowsFittingIn(window_.height() / 4)))
+    for (Seen& s : seen_) s = Seen{};
 }
 
 void PanelDocks::fitStripAndTimeline() {
@@ -162,11 +168,8 @@ void PanelDocks::applyDefaultLayout(ClosedDocks closed) {
   window_.splitDockWidget(replay_dock_, timeline, Qt::Vertical);  // a slim bar above the timeline
   window_.tabifyDockWidget(timeline, inspector);
   timeline->raise();
-  // The worker strip gets a quarter of the window's height: on a laptop screen the timeline and
-  // the charts need what a 64-D strip's last rows would take. The rows follow at the next frame.
+  fitStripRows();
   const QSize size = window_.size();
-  if (decode_load_->setManyWorkerRows(decode_load_->rowsFittingIn(size.height() / 4)))
-    for (Seen& s : seen_) s = Seen{};
   // Tabs where they cannot stack (the diagnosis and the links in front: they say what is wrong).
   stacked_ = sideColumnsStack();
   if (!stacked_) {

@@ -66,6 +66,7 @@ class PanelDocks : public QObject {
   bool sideColumnsStack() const;
   QDockWidget* dockNamed(const char* object_name) const;
   void refitToWindow();
+  void fitStripRows();  // the strip's row count for the window's height
   // The strip as tall as its rows and the timeline at its default height (the rest goes to the
   // charts): what applyDefaultLayout gives them, again after the strip's rows changed.
   void fitStripAndTimeline();
