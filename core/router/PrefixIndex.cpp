@@ -8,12 +8,39 @@
 namespace kvscope {
 
 namespace {
-// A walk's lookups are independent, but each one misses the cache in a large index (a session's
-// new blocks were last touched when they were stored): prefetching the slot a few blocks ahead
-// overlaps those misses instead of paying them one after the other.
-constexpr std::size_t kPrefetchAhead = 8;
-
 bool inRange(WorkerId w) { return w >= 0 && w < kMaxWorkers; }
+
+// A walk's lookups are independent of one another, but each one misses the cache in a large index
+// (a session's new blocks were last touched when they were stored), and the walk's own work on a
+// block (narrowing, counting) sits between one lookup and the next. So the lookups are done in
+// batches of kBatch, in a loop of nothing else, where the processor overlaps their misses as in a
+// plain loop of lookups; the walk then reads the batch. A walk that jumps (resume() skipping to a
+// worker's depth) starts a batch there; at most kBatch - 1 lookups past the walk's end are wasted.
+template <typename Map, typename Entry>
+class BatchedLookup {
+ public:
+  BatchedLookup(const Map& map, std::span<const BlockHash> hashes) : map_(map), hashes_(hashes) {}
+
+  // The entry of hashes[i] (null when absent). Positions are asked in increasing order.
+  const Entry* at(std::size_t i) {
+    if (i >= end_ || i < begin_) {
+      begin_ = i;
+      end_ = std::min(hashes_.size(), i + kBatch);
+      for (std::size_t k = begin_; k < end_; ++k) {
+        auto it = map_.find(hashes_[k]);
+        batch_[k - begin_] = it == map_.end() ? nullptr : &it->second;
+      }
+    }
+    return batch_[i - begin_];
+  }
+
+ private:
+  static constexpr std::size_t kBatch = 16;
+  const Map& map_;
+  std::span<const BlockHash> hashes_;
+  std::size_t begin_ = 0, end_ = 0;  // the positions batch_ holds
+  std::array<const Entry*, kBatch> batch_{};
+};
 }  // namespace
 
 // The workers still matching, narrowed block by block. `count` is kept beside the set so that the
@@ -267,10 +294,9 @@ void PrefixIndex::match(std::span<const BlockHash> hashes, SessionId session, in
         },
         words);
   };
+  BatchedLookup<decltype(map_), Entry> lookups(map_, hashes);
   for (std::size_t i = 0; i < hashes.size() && walk.count > 0; ++i) {
-    if (i + kPrefetchAhead < hashes.size()) map_.prefetch(hashes[i + kPrefetchAhead]);
-    auto it = map_.find(hashes[i]);
-    const Entry* e = it == map_.end() ? nullptr : &it->second;
+    const Entry* e = lookups.at(i);
     walk.narrow(e, settle);
     if (walk.count == 0) return;
     if (e->owner != me && (e->owner & kShared) == 0 && out.first_foreign == kNoForeign) out.first_foreign = matched;
@@ -319,6 +345,7 @@ void PrefixIndex::resume(std::span<const BlockHash> hashes, SessionId session, i
   std::array<std::int32_t, kMaxWorkers> offset;
   std::int32_t exclusive = 0, pos = 0;
   Walk walk(*this, words);
+  BatchedLookup<decltype(map_), Entry> lookups(map_, hashes);
   auto settle = [&](const WorkerSet& dropped) {
     dropped.forEach(
         [&](WorkerId w) {
@@ -353,10 +380,7 @@ void PrefixIndex::resume(std::span<const BlockHash> hashes, SessionId session, i
       settle(walk.alive);
       return;
     }
-    const auto i = static_cast<std::size_t>(pos);
-    if (i + kPrefetchAhead < hashes.size()) map_.prefetch(hashes[i + kPrefetchAhead]);
-    auto it = map_.find(hashes[i]);
-    const Entry* e = it == map_.end() ? nullptr : &it->second;
+    const Entry* e = lookups.at(static_cast<std::size_t>(pos));
     walk.narrow(e, settle);
     if (walk.count > 0) {
       exclusive += e->owner == me;
