@@ -3,7 +3,9 @@
 // e3-like prompts: a shared system prompt plus a session history that grows by turn. Between
 // requests the cluster "stores" each prompt's new blocks (in process, as Report would: SGLang's KV
 // events name the blocks a turn adds, or the whole prompt when it moved), so the prefix index is as
-// full as in a live run. A plain main: it paces an open-loop schedule and prints
+// full as in a live run; and each request finishes --in-flight requests after it was routed (default
+// 1,000: 200 ms at 5,000/s), so the router tracks a live run's backlog, not every request ever sent.
+// A plain main: it paces an open-loop schedule and prints
 // percentiles; the requests are sent by --clients threads, each at rate/clients.
 //
 // --floor 1 sends GetCluster (which does nothing but answer) on the same schedule instead: gRPC's own
@@ -11,7 +13,8 @@
 // --unix 1 serves on a Unix domain socket (serve's --listen unix:PATH, for a router on the same host)
 // instead of TCP loopback.
 //
-//   bench_router_rpc [--rate 5000] [--seconds 10] [--blocks 2000] [--clients 2] [--workers 3] [--floor 1] [--unix 1]
+//   bench_router_rpc [--rate 5000] [--seconds 10] [--blocks 2000] [--clients 2] [--workers 3] [--in-flight 1000]
+//                    [--floor 1] [--unix 1]
 #include <grpcpp/grpcpp.h>
 #include <unistd.h>
 
@@ -21,10 +24,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <mutex>
 #include <span>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "kvscope/v1/router.grpc.pb.h"
@@ -39,7 +44,7 @@ namespace {
 
 struct Options {
   double rate = 5000, seconds = 10;
-  int blocks = 2000, clients = 2, workers = 3, sessions = 400;
+  int blocks = 2000, clients = 2, workers = 3, sessions = 400, in_flight = 1000;
   bool floor = false;
   bool unix_socket = false;
 };
@@ -72,24 +77,38 @@ Prompt promptFor(std::uint64_t i, const Options& o) {
   return p;
 }
 
-// What the cluster reports after a request: the blocks its worker did not hold yet (per session:
-// where it lives and how many of its blocks are stored there).
-class StoredBlocks {
+// What the cluster reports after a request, as Report would: the blocks its worker did not hold
+// yet (per session: where it lives and how many of its blocks are stored there), and, `in_flight`
+// requests later, that it finished. Without the completions the router would track every request
+// ever routed (each with its prompt's hashes, and counted in its worker's queue), which no cluster
+// does: the decision would be timed against an ever-growing backlog.
+class ClusterReports {
  public:
-  explicit StoredBlocks(int sessions) : where_(static_cast<std::size_t>(sessions) + 1, {kNoWorker, 0}) {}
-  void report(LiveRouter& router, WorkerId worker, const Prompt& p) {
+  ClusterReports(int sessions, int in_flight)
+      : where_(static_cast<std::size_t>(sessions) + 1, {kNoWorker, 0}), in_flight_(static_cast<std::size_t>(in_flight)) {}
+  void report(LiveRouter& router, RequestId request, WorkerId worker, const Prompt& p) {
     if (worker == kNoWorker) return;
     std::lock_guard lock(mutex_);
     auto& [w, stored] = where_[p.session];
     if (w != worker) w = worker, stored = 0;
-    if (stored >= p.hashes.size()) return;
-    router.blocksStored(worker, p.session, std::span(p.hashes).subspan(stored), nullptr);
-    stored = p.hashes.size();
+    if (stored < p.hashes.size()) {
+      router.blocksStored(worker, p.session, std::span(p.hashes).subspan(stored), nullptr);
+      stored = p.hashes.size();
+    }
+    RequestDone done;
+    done.request = request;
+    done.session = p.session;
+    done.turn = p.turn;
+    done.worker = worker;
+    routed_.push_back(std::move(done));
+    for (; routed_.size() > in_flight_; routed_.pop_front()) router.observe(routed_.front(), nullptr);
   }
 
  private:
   std::mutex mutex_;
   std::vector<std::pair<WorkerId, std::size_t>> where_;
+  std::size_t in_flight_;
+  std::deque<RequestDone> routed_;  // oldest first
 };
 
 LiveClusterSpec cluster(const Options& o) {
@@ -114,21 +133,23 @@ int main(int argc, char** argv) {
     else if (flag == "--workers") o.workers = static_cast<int>(v);
     else if (flag == "--floor") o.floor = v != 0;
     else if (flag == "--unix") o.unix_socket = v != 0;
+    else if (flag == "--in-flight") o.in_flight = std::max(0, static_cast<int>(v));
     else {
-      std::fprintf(stderr, "usage: %s [--rate N] [--seconds S] [--blocks N] [--clients N] [--workers N] [--floor 1] [--unix 1]\n",
+      std::fprintf(stderr, "usage: %s [--rate N] [--seconds S] [--blocks N] [--clients N] [--workers N] [--in-flight N] [--floor 1] [--unix 1]\n",
                    argv[0]);
       return 2;
     }
   }
   const auto requests = static_cast<std::uint64_t>(o.rate * o.seconds);
-  std::printf("bench_router_rpc: %d decode workers, kv-aware K=200, prompts of ~%d blocks, %llu requests at %.0f/s from %d client threads\n",
-              o.workers, o.blocks, static_cast<unsigned long long>(requests), o.rate, o.clients);
+  std::printf("bench_router_rpc: %d decode workers, kv-aware K=200, prompts of ~%d blocks, %llu requests at %.0f/s from %d client threads, "
+              "each finishing %d requests later\n",
+              o.workers, o.blocks, static_cast<unsigned long long>(requests), o.rate, o.clients, o.in_flight);
 
   // In process: the decision alone (LiveRouter::route, which includes publishing the route event).
   {
     TelemetryHub hub;
     LiveRouter router(cluster(o), {&hub});
-    StoredBlocks stored(o.sessions);
+    ClusterReports reports(o.sessions, o.in_flight);
     std::vector<double> us;
     const std::uint64_t n = std::min<std::uint64_t>(requests, 20000);
     for (std::uint64_t i = 0; i < n; ++i) {
@@ -137,7 +158,7 @@ int main(int argc, char** argv) {
       const auto t0 = Clock::now();
       const auto out = router.route(in);
       us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
-      stored.report(router, out.decision.chosen, p);
+      reports.report(router, i + 1, out.decision.chosen, p);
     }
     print("in-process LiveRouter::route", us);
   }
@@ -145,7 +166,7 @@ int main(int argc, char** argv) {
   // Over gRPC on loopback: the whole round trip a router would see.
   TelemetryHub hub;
   LiveRouter router(cluster(o), {&hub});
-  StoredBlocks stored(o.sessions);
+  ClusterReports reports(o.sessions, o.in_flight);
   std::string error;
   ServerOptions options;
   options.listen = "127.0.0.1:0";  // any free port, no token
@@ -202,7 +223,7 @@ int main(int argc, char** argv) {
         const grpc::Status status = stub->Route(&ctx, request, &reply);
         mine.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
         if (!status.ok()) ++failed;
-        else stored.report(router, reply.worker(), p);  // what Report would add
+        else reports.report(router, i + 1, reply.worker(), p);
       }
     });
   }
