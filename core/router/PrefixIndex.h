@@ -82,9 +82,6 @@ class PrefixIndex {
   static constexpr std::size_t kRemovalLog = 1024;  // per worker that ever lost a block: 16 KiB
 
   std::size_t size() const { return map_.size(); }
-  // Room for `blocks` entries without rehashing as the pools fill (the simulator knows their
-  // capacity: the index never holds more blocks than the pools together).
-  void reserve(std::size_t blocks) { map_.reserve(blocks); }
   // Bytes the index holds: the hash table (slots and control bytes), the spilled worker sets and
   // the session ordinals; not the per-worker removal logs (bounded, reported apart).
   std::size_t memoryBytes() const;

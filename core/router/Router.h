@@ -38,8 +38,6 @@ class Router : public KvEventListener {
   int assignedSessions(WorkerId worker) const { return assigned_[static_cast<std::size_t>(worker)]; }
 
   const PrefixIndex& index() const { return index_; }
-  // Sizes the index for `blocks` resident blocks up front (the simulator's pools together).
-  void reserveIndex(std::size_t blocks) { index_.reserve(blocks); }
   // The prefix match the last decide() computed (per worker: leading blocks cached).
   const PrefixIndex::Match& lastMatch() const { return match_; }
   // On (the default), decide() resumes each session's match from its previous turn

@@ -48,7 +48,6 @@ class BlockRefCounts {
     return single_.contains(h) ? 1 : 0;
   }
   std::size_t size() const { return single_.size() + shared_.size(); }
-  void reserve(std::size_t blocks) { single_.reserve(blocks); }
   void clear() {
     single_.clear();
     shared_.clear();

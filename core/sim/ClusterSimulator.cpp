@@ -18,10 +18,6 @@ ClusterSimulator::ClusterSimulator(const Scenario& scenario, Workload workload, 
       ctx_.publish(Eviction{w, rep.session, rep.tokens_freed, ctx_.scenario.eviction, rep.sessions_hit});
     });
   }
-  // The index never holds more blocks than the decode pools together: sized for that once, it is
-  // never rehashed as they fill.
-  ctx_.router.reserveIndex(static_cast<std::size_t>(scenario.decode_workers) *
-                           static_cast<std::size_t>(prof.decode_kv_pool_tokens / scenario.block_size));
   for (int p = 0; p < scenario.prefill_workers && scenario.disaggregated; ++p)
     ctx_.prefill.push_back(std::make_unique<PrefillWorker>(p, prof.prefill_kv_pool_tokens, scenario.block_size));
   ctx_.links.assign(ctx_.prefill.size(), std::vector<MooncakeLink>(static_cast<std::size_t>(scenario.decode_workers)));

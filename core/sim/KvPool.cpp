@@ -18,10 +18,7 @@ std::size_t commonPrefix(const std::vector<BlockHash>& chain, std::span<const Bl
 KvPool::KvPool(WorkerId worker, std::int64_t capacity_tokens, int block_size, EvictionGranularity granularity,
                KvEventListener* listener)
     : worker_(worker), capacity_(capacity_tokens), block_size_(block_size), granularity_(granularity),
-      listener_(listener) {
-  // Sized for a full pool of private blocks once, instead of rehashed as it fills.
-  if (block_size > 0 && capacity_tokens > 0) block_refs_.reserve(static_cast<std::size_t>(capacity_tokens / block_size));
-}
+      listener_(listener) {}
 
 void KvPool::addUsed(std::int64_t delta) {
   used_ += delta;
