@@ -21,7 +21,8 @@ class BatchedLookup {
  public:
   BatchedLookup(const Map& map, std::span<const BlockHash> hashes) : map_(map), hashes_(hashes) {}
 
-  // The entry of hashes[i] (null when absent). Positions are asked in increasing order.
+  // The entry of hashes[i] (null when absent). Walks ask in increasing order; a position outside
+  // the batch held (a jump) starts a new one there.
   const Entry* at(std::size_t i) {
     if (i >= end_ || i < begin_) {
       begin_ = i;
