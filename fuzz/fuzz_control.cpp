@@ -27,6 +27,7 @@
 
 #include "core/events/EventLimits.h"
 #include "kvscope/v1/control.grpc.pb.h"
+#include "core/router/PolicyRegistry.h"
 #include "core/router/RoutingPolicy.h"
 #include "core/run/LiveRunControl.h"
 #include "backend/service/ControlService.h"

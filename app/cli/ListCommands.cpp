@@ -5,6 +5,7 @@
 
 #include "app/cli/CliCommands.h"
 #include "core/knobs/KnobRegistry.h"
+#include "core/router/PolicyRegistry.h"
 #include "core/router/RoutingPolicy.h"
 #include "core/scenario/Scenario.h"
 
@@ -27,33 +28,44 @@ Command addPolicies(CLI::App& app) {
   auto format = std::make_shared<std::string>("table");
   sub->add_option("--format", *format, "table or json")->check(CLI::IsMember({"table", "json"}));
   return [format] {
+    const auto knobJson = [](const KnobSpec& k) {
+      return nlohmann::json{{"name", k.name}, {"unit", k.unit}, {"min", k.min}, {"max", k.max},
+                            {"default", k.default_value}, {"description", k.description}};
+    };
+    const auto printKnob = [](const KnobSpec& k, int width) {
+      std::printf("  %-*s default %-8g range [%g, %g] %s\n      %s\n", width, std::string(k.name).c_str(), k.default_value,
+                  k.min, k.max, std::string(k.unit).c_str(), std::string(k.description).c_str());
+    };
+    const bool table = *format == "table";
     nlohmann::json j = nlohmann::json::array();
-    for (auto policy : policyNames()) {
-      nlohmann::json p{{"policy", policy}, {"knobs", nlohmann::json::array()}};
-      if (*format == "table") std::printf("%s\n", std::string(policy).c_str());
-      for (const auto& k : KnobRegistry::specs()) {
-        const bool own = k.policies.find(policy) != std::string_view::npos;
-        if (!own) continue;
-        p["knobs"].push_back({{"name", k.name}, {"unit", k.unit}, {"min", k.min}, {"max", k.max},
-                              {"default", k.default_value}, {"description", k.description}});
-        if (*format == "table")
-          std::printf("  %-22s default %-8g range [%g, %g] %s\n      %s\n", std::string(k.name).c_str(), k.default_value,
-                      k.min, k.max, std::string(k.unit).c_str(), std::string(k.description).c_str());
+    for (const PolicySpec* policy : policySpecs()) {
+      nlohmann::json p{{"policy", policy->name},
+                       {"description", policy->description},
+                       {"origin", policy->origin},
+                       {"control", policy->control},
+                       {"lower_is_better", policy->lower_is_better},
+                       {"tie_break", policy->tie_break},
+                       {"knobs", nlohmann::json::array()},
+                       {"components", nlohmann::json::array()}};
+      if (table)
+        std::printf("%s\n  %s%s\n  from: %s\n", std::string(policy->name).c_str(), policy->control ? "[control] " : "",
+                    std::string(policy->description).c_str(), std::string(policy->origin).c_str());
+      for (KnobId id : policy->knobs) {
+        p["knobs"].push_back(knobJson(KnobRegistry::spec(id)));
+        if (table) printKnob(KnobRegistry::spec(id), 22);
       }
+      for (const ScoreComponentSpec& c : policy->components)
+        p["components"].push_back({{"name", c.name}, {"unit", c.unit}, {"description", c.help}});
       j.push_back(p);
     }
-    if (*format == "table") {
+    if (table) {
       std::printf("\nevery policy (admission and cluster knobs)\n");
       for (const auto& k : KnobRegistry::specs())
-        if (k.policies == "all")
-          std::printf("  %-28s default %-8g range [%g, %g] %s\n      %s\n", std::string(k.name).c_str(), k.default_value,
-                      k.min, k.max, std::string(k.unit).c_str(), std::string(k.description).c_str());
+        if (k.scope == KnobScope::Shared) printKnob(k, 28);
     } else {
       nlohmann::json shared = nlohmann::json::array();
       for (const auto& k : KnobRegistry::specs())
-        if (k.policies == "all")
-          shared.push_back({{"name", k.name}, {"unit", k.unit}, {"min", k.min}, {"max", k.max},
-                            {"default", k.default_value}, {"description", k.description}});
+        if (k.scope == KnobScope::Shared) shared.push_back(knobJson(k));
       std::printf("%s\n", nlohmann::json{{"policies", j}, {"shared_knobs", shared}}.dump(2).c_str());
     }
     return 0;

@@ -85,6 +85,11 @@ void payloadToProto(const EventPayload& payload, v1::Event* out) {
             p->set_lower_is_better(d.lower_is_better);
             p->mutable_candidates()->Reserve(static_cast<int>(d.candidates.size()));
             for (const auto& c : d.candidates) candidateToProto(c, p->add_candidates());
+            for (std::uint8_t i = 0; i < d.num_fields && i < d.fields.size(); ++i) {
+              auto* f = p->add_fields();
+              f->set_name(d.fields[i].name ? d.fields[i].name : "");
+              f->set_value(d.fields[i].value);
+            }
           },
           [&](const Admission& a) {
             auto* p = out->mutable_admission();
@@ -238,6 +243,13 @@ bool decode(const v1::RouteDecision& in, RouteDecision* out, std::string* error)
   for (int i = 0; i < in.candidates_size(); ++i)
     if (!decode(in.candidates(i), &out->candidates[static_cast<std::size_t>(i)], error))
       return prefix(error, "candidates[", i, "].");
+  if (in.fields_size() > kMaxWireComponents)
+    return fail(error, "fields: ", in.fields_size(), " entries, at most ", kMaxWireComponents);
+  for (int i = 0; i < in.fields_size(); ++i) {
+    const char* name = internComponentName(in.fields(i).name());
+    if (!name) return fail(error, "fields[", i, "].name: not accepted (longer than 128 bytes, or too many distinct names)");
+    out->addField(name, in.fields(i).value());
+  }
   return true;
 }
 

@@ -5,6 +5,7 @@
 
 #include "backend/convert/ConvertSupport.h"
 #include "core/knobs/KnobRegistry.h"
+#include "core/router/PolicyRegistry.h"
 
 namespace kvscope {
 
@@ -29,20 +30,6 @@ bool decodeWorkerInfos(const google::protobuf::RepeatedPtrField<v1::WorkerInfo>&
     if (!decodeEnum(in[i].role(), &w.role, "role", error)) return prefix(error, field, "[", i, "].");
   }
   return true;
-}
-
-// "kv-aware,exclusive-overlap" -> each name, trimmed.
-template <class F>
-void forEachPolicyName(std::string_view list, F&& f) {
-  while (!list.empty()) {
-    const auto comma = list.find(',');
-    std::string_view item = list.substr(0, comma);
-    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
-    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
-    if (!item.empty()) f(item);
-    if (comma == std::string_view::npos) break;
-    list.remove_prefix(comma + 1);
-  }
 }
 
 }  // namespace
@@ -191,18 +178,17 @@ void toProto(const KnobSpec& in, v1::KnobSpec* out) {
   out->set_max(in.max);
   out->set_default_value(in.default_value);
   out->set_integer(in.integer);
-  forEachPolicyName(in.policies, [&](std::string_view p) { out->add_policies(std::string(p)); });
+  if (in.scope == KnobScope::Shared) out->add_policies("all");
+  for (std::string_view p : policiesReading(in.id)) out->add_policies(std::string(p));
   out->set_description(std::string(in.description));
 }
 
 void policyToProto(std::string_view name, v1::Policy* out) {
   out->Clear();
   out->set_name(std::string(name));
-  for (const auto& spec : KnobRegistry::specs()) {
-    bool reads = false;
-    forEachPolicyName(spec.policies, [&](std::string_view p) { reads = reads || p == "all" || p == name; });
-    if (reads) out->add_knobs(std::string(spec.name));
-  }
+  const PolicySpec* policy = findPolicy(name);
+  for (const auto& spec : KnobRegistry::specs())
+    if (policy ? policy->reads(spec.id) : spec.scope == KnobScope::Shared) out->add_knobs(std::string(spec.name));
 }
 
 }  // namespace kvscope

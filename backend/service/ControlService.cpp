@@ -10,6 +10,7 @@
 
 #include "backend/convert/EventConvert.h"
 #include "core/knobs/KnobRegistry.h"
+#include "core/router/PolicyRegistry.h"
 #include "core/router/RoutingPolicy.h"
 #include "backend/service/TelemetryHub.h"
 
@@ -31,15 +32,6 @@ std::string echo(const std::string& name) {
 }
 
 std::string number(double v) { return shortestText(v); }
-
-std::string validPolicies() {
-  std::string out;
-  for (const auto name : policyNames()) {
-    if (!out.empty()) out += ", ";
-    out += name;
-  }
-  return out;
-}
 
 grpc::ServerUnaryReactor* finish(grpc::ServerUnaryReactor* reactor, StatusCode code, std::string message) {
   reactor->Finish(Status(code, std::move(message)));
@@ -79,10 +71,7 @@ std::string knobChanges(const google::protobuf::RepeatedPtrField<v1::KnobValue>&
   return {};
 }
 
-bool knownPolicy(const std::string& name) {
-  const auto names = policyNames();
-  return std::find(names.begin(), names.end(), std::string_view(name)) != names.end();
-}
+bool knownPolicy(const std::string& name) { return findPolicy(name) != nullptr; }
 
 // Preview's look-ahead: long enough for a slow effect, short enough to stay a preview.
 constexpr double kDefaultPreviewHorizonS = 600, kMaxPreviewHorizonS = 3600;
@@ -216,7 +205,7 @@ grpc::ServerUnaryReactor* ControlService::SetPolicy(grpc::CallbackServerContext*
   const std::string& name = request->policy();
   if (!knownPolicy(name))
     return finish(reactor, StatusCode::INVALID_ARGUMENT,
-                  "policy: unknown policy '" + echo(name) + "'; valid policies: " + validPolicies());
+                  "policy: unknown policy '" + echo(name) + "'; valid policies: " + policyNameList());
   // The policy before the change, for the response. RunControl reports only success, so this is
   // read here; two concurrent SetPolicy calls may both report the same old policy (the events in
   // the telemetry stream are exact).
@@ -368,7 +357,7 @@ grpc::ServerUnaryReactor* ControlService::Preview(grpc::CallbackServerContext* c
   if (!request->policy().empty()) {
     if (!knownPolicy(request->policy()))
       return finish(reactor, StatusCode::INVALID_ARGUMENT,
-                    "policy: unknown policy '" + echo(request->policy()) + "'; valid policies: " + validPolicies());
+                    "policy: unknown policy '" + echo(request->policy()) + "'; valid policies: " + policyNameList());
     change.policy = request->policy();
   }
   if (change.empty())

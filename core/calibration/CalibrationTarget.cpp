@@ -9,6 +9,7 @@
 
 #include "core/knobs/KnobRegistry.h"
 #include "core/model/Error.h"
+#include "core/router/PolicyRegistry.h"
 #include "core/router/RoutingPolicy.h"
 
 namespace kvscope {
@@ -36,9 +37,7 @@ double positive(const std::string& file, const std::string& field, const json& v
 
 void checkPolicy(const std::string& file, const std::string& field, const std::string& policy) {
   if (makePolicy(policy)) return;
-  std::string names;
-  for (auto n : policyNames()) names += (names.empty() ? "" : ", ") + std::string(n);
-  fail(file, field, "unknown policy \"" + policy + "\"; expected one of: " + names);
+  fail(file, field, "unknown policy \"" + policy + "\"; expected one of: " + policyNameList());
 }
 
 std::vector<double> shares(const std::string& file, const std::string& field, const json& v) {

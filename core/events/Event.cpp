@@ -76,11 +76,17 @@ const char* toString(WorkerHealth h) {
 
 const char* toString(RunMarkAction a) { return a == RunMarkAction::Start ? "start" : "end"; }
 
-double CandidateScore::component(const char* name) const {
-  for (std::uint8_t i = 0; i < num_components; ++i)
-    if (std::strcmp(components[i].name, name) == 0) return components[i].value;
+namespace {
+template <std::size_t N>
+double lookup(const std::array<ScoreComponent, N>& items, std::uint8_t n, const char* name) {
+  for (std::uint8_t i = 0; i < n && i < N; ++i)
+    if (items[i].name && std::strcmp(items[i].name, name) == 0) return items[i].value;
   return std::numeric_limits<double>::quiet_NaN();
 }
+}  // namespace
+
+double CandidateScore::component(const char* name) const { return lookup(components, num_components, name); }
+double RouteDecision::field(const char* name) const { return lookup(fields, num_fields, name); }
 
 
 const char* eventKindName(const EventPayload& p) {

@@ -85,6 +85,14 @@ struct RouteDecision {
   WorkerId chosen = kNoWorker;
   bool lower_is_better = false;
   std::vector<CandidateScore> candidates;
+  // Decision-wide fields a policy reports beside its candidates' components (unified-gated:
+  // affinity or fallback, the affinity's cache ratio, the average num_requests, the tie-break used).
+  std::uint8_t num_fields = 0;
+  std::array<ScoreComponent, 6> fields{};
+  void addField(const char* name, double value) {
+    if (num_fields < fields.size()) fields[num_fields++] = {name, value};
+  }
+  double field(const char* name) const;  // NaN when absent
 };
 
 struct Admission {

@@ -46,6 +46,10 @@ json eventToJson(const Event& e) {
           [&](const RouteDecision& d) {
             j.update({{"request", d.request}, {"session", d.session}, {"turn", d.turn}, {"policy", d.policy},
                       {"chosen", d.chosen}, {"lower_is_better", d.lower_is_better}, {"candidates", candidatesJson(d)}});
+            if (d.num_fields > 0) {
+              j["fields"] = json::object();
+              for (std::uint8_t i = 0; i < d.num_fields; ++i) j["fields"][d.fields[i].name] = d.fields[i].value;
+            }
           },
           [&](const Admission& a) {
             j.update({{"request", a.request}, {"session", a.session}, {"worker", a.worker}, {"result", toString(a.result)},

@@ -35,8 +35,20 @@ enum class KnobId : std::uint8_t {
   PrefillLoadScale,
   OverlapScoreCredit,
   DecodeActiveRequestWeight,
+  CacheView,
+  ProxyBlockTokens,
+  ProxyLruBlocks,
+  LinearCacheAlpha,
+  CacheRatioGate,
+  LmetricDecodeWeight,
+  LeastworkKappa,
+  ColdDBonus,
   Count
 };
+
+// Who reads a knob: every policy (admission, transfers, pools, cluster), or the policies whose
+// PolicySpec lists it (core/router/PolicySpec.h).
+enum class KnobScope : std::uint8_t { Shared, Policy };
 
 struct KnobSpec {
   KnobId id;
@@ -46,7 +58,7 @@ struct KnobSpec {
   double max;
   double default_value;
   bool integer;
-  std::string_view policies;  // which policies read it ("all" for admission and cluster knobs)
+  KnobScope scope;
   std::string_view description;
 };
 

@@ -9,6 +9,7 @@
 
 #include "core/knobs/KnobRegistry.h"
 #include "core/model/Error.h"
+#include "core/router/PolicyRegistry.h"
 #include "core/router/RoutingPolicy.h"
 
 namespace kvscope {
@@ -137,9 +138,7 @@ LiveRouterConfig routerSection(const Node& n) {
     const Node p = n.child("policy");
     r.policy = p.text();
     if (!makePolicy(r.policy)) {
-      std::string names;
-      for (std::string_view name : policyNames()) names += (names.empty() ? "" : ", ") + std::string(name);
-      p.fail("expected a policy (" + names + "), got '" + r.policy + "'");
+      p.fail("expected a policy (" + policyNameList() + "), got '" + r.policy + "'");
     }
   }
   if (n.node["block_size"]) r.block_size = static_cast<int>(n.child("block_size").number(1, 1 << 20));

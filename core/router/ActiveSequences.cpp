@@ -3,13 +3,14 @@
 namespace kvscope {
 
 void ActiveSequences::add(RequestId request, WorkerId worker, std::span<const BlockHash> hashes,
-                          std::int64_t prefill_tokens) {
+                          std::int64_t prefill_tokens, std::int64_t input_tokens) {
   if (worker < 0 || static_cast<std::size_t>(worker) >= workers_.size()) return;
   free(request);
   Worker& w = workers_[static_cast<std::size_t>(worker)];
   w.prefill_tokens += prefill_tokens;
+  w.input_tokens += input_tokens;
   ++w.requests;
-  auto it = requests_.emplace(request, Tracked{worker, {hashes.begin(), hashes.end()}, prefill_tokens}).first;
+  auto it = requests_.emplace(request, Tracked{worker, {hashes.begin(), hashes.end()}, prefill_tokens, input_tokens}).first;
   if (counting_) count(it->second, +1);
 }
 
@@ -35,8 +36,12 @@ void ActiveSequences::setCountingBlocks(bool on) {
 void ActiveSequences::prefillDone(RequestId request) {
   auto it = requests_.find(request);
   if (it == requests_.end()) return;
-  workers_[static_cast<std::size_t>(it->second.worker)].prefill_tokens -= it->second.prefill_tokens;
+  if (it->second.prefilled) return;
+  Worker& w = workers_[static_cast<std::size_t>(it->second.worker)];
+  w.prefill_tokens -= it->second.prefill_tokens;
+  w.decode_tokens += it->second.input_tokens;
   it->second.prefill_tokens = 0;
+  it->second.prefilled = true;
 }
 
 void ActiveSequences::free(RequestId request) {
@@ -45,6 +50,8 @@ void ActiveSequences::free(RequestId request) {
   if (counting_) count(it->second, -1);
   Worker& w = workers_[static_cast<std::size_t>(it->second.worker)];
   w.prefill_tokens -= it->second.prefill_tokens;
+  w.input_tokens -= it->second.input_tokens;
+  if (it->second.prefilled) w.decode_tokens -= it->second.input_tokens;
   --w.requests;
   requests_.erase(it);
 }

@@ -6,6 +6,11 @@
 // prefill completes). Not the worker's resident KV: a finished request's blocks leave the count
 // even though the engine keeps them cached.
 //
+// The lab's proxy (agentic-kvc scripts/cache_aware_proxy.py) keeps the same kind of counters per
+// instance, and they come from here too: num_requests (routed, not finished), ongoing_tokens (their
+// input tokens), pending_prefill_tokens (their uncached tokens until the first token) and
+// ongoing_decode_tokens (the input tokens of those past their first token).
+//
 // Counting the distinct blocks costs a map update per prompt block per request, and only a
 // policy that reads them (dynamo-kv) needs it: the router turns counting on with that policy. The
 // requests are kept either way, so counting can start mid-run from the requests in flight.
@@ -23,7 +28,8 @@ class ActiveSequences {
   explicit ActiveSequences(int num_workers) : workers_(static_cast<std::size_t>(num_workers)) {}
 
   // A request routed to `worker` (moved there if it was tracked elsewhere).
-  void add(RequestId request, WorkerId worker, std::span<const BlockHash> hashes, std::int64_t prefill_tokens);
+  void add(RequestId request, WorkerId worker, std::span<const BlockHash> hashes, std::int64_t prefill_tokens,
+           std::int64_t input_tokens = 0);
   void prefillDone(RequestId request);
   void free(RequestId request);
   void clearWorker(WorkerId worker);
@@ -34,6 +40,8 @@ class ActiveSequences {
   std::int64_t activeBlocks(WorkerId w) const { return static_cast<std::int64_t>(at(w).blocks.size()); }
   std::int64_t activeTokens(WorkerId w) const { return at(w).prefill_tokens; }  // prompt tokens still to prefill
   std::int32_t activeRequests(WorkerId w) const { return at(w).requests; }
+  std::int64_t inputTokens(WorkerId w) const { return at(w).input_tokens; }    // the proxy's ongoing_tokens
+  std::int64_t decodeTokens(WorkerId w) const { return at(w).decode_tokens; }  // its ongoing_decode_tokens
   // Blocks of `hashes` this worker's tracked requests do not hold yet (sequence.rs new_blocks).
   std::int64_t newBlocks(WorkerId w, std::span<const BlockHash> hashes) const;
 
@@ -41,12 +49,16 @@ class ActiveSequences {
   struct Worker {
     absl::flat_hash_map<BlockHash, std::int32_t> blocks;  // block -> tracked requests holding it
     std::int64_t prefill_tokens = 0;
+    std::int64_t input_tokens = 0;
+    std::int64_t decode_tokens = 0;
     std::int32_t requests = 0;
   };
   struct Tracked {
     WorkerId worker = kNoWorker;
     std::vector<BlockHash> hashes;
     std::int64_t prefill_tokens = 0;  // 0 once prefilled
+    std::int64_t input_tokens = 0;
+    bool prefilled = false;
   };
   const Worker& at(WorkerId w) const { return workers_[static_cast<std::size_t>(w)]; }
 

@@ -1,4 +1,5 @@
 #include "core/router/Router.h"
+#include "core/router/PolicyRegistry.h"
 
 #include <algorithm>
 #include <cmath>
@@ -8,7 +9,9 @@ namespace kvscope {
 Router::Router(int num_workers, int block_size, const KnobRegistry& knobs, std::uint64_t seed)
     : num_workers_(num_workers), block_size_(block_size), knobs_(knobs), policy_(makePolicy("kv-aware")),
       assigned_(static_cast<std::size_t>(num_workers), 0), active_(num_workers),
-      tree_blocks_(static_cast<std::size_t>(num_workers), 0), rng_(seed ^ 0x726f75746572ULL) {
+      tree_blocks_(static_cast<std::size_t>(num_workers), 0), proxy_cache_(num_workers),
+      proxy_cached_(static_cast<std::size_t>(num_workers), 0), proxy_capacity_(static_cast<std::size_t>(num_workers), 0),
+      rng_(seed ^ 0x726f75746572ULL) {
   active_.setCountingBlocks(policy_->readsActiveBlocks());
 }
 
@@ -37,6 +40,23 @@ void Router::decide(const RouteRequest& request, std::span<const WorkerLoad> loa
   ctx.active = &active_;
   ctx.tree_blocks = tree_blocks_;
   ctx.disaggregated = disaggregated_;
+  if (proxyView()) {
+    const int stride = ProxyBlockCache::stride(static_cast<int>(knobs_.getInt(KnobId::ProxyBlockTokens)), block_size_);
+    if (stride != proxy_stride_) {
+      proxy_cache_.clear();  // blocks of another size: the old keys mean nothing
+      proxy_stride_ = stride;
+    }
+    const std::int64_t block_tokens = static_cast<std::int64_t>(stride) * block_size_;
+    const long configured = knobs_.getInt(KnobId::ProxyLruBlocks);
+    const auto n = std::min<std::size_t>(loads.size(), proxy_cached_.size());
+    for (std::size_t w = 0; w < n; ++w) {
+      proxy_capacity_[w] = configured > 0 ? static_cast<std::size_t>(configured)
+                                          : static_cast<std::size_t>(std::max<std::int64_t>(0, loads[w].kv_capacity) / block_tokens);
+      proxy_cached_[w] = std::min<std::int64_t>(
+          request.input_tokens, proxy_cache_.prefixHit(static_cast<WorkerId>(w), request.hashes, stride) * block_tokens);
+    }
+    ctx.proxy_cached = std::span<const std::int64_t>(proxy_cached_.data(), n);
+  }
   out.request = request.id;
   out.session = request.session;
   out.turn = request.turn;
@@ -47,17 +67,27 @@ void Router::decide(const RouteRequest& request, std::span<const WorkerLoad> loa
 
 void Router::track(RequestId request, WorkerId worker, std::span<const BlockHash> hashes, std::int64_t input_tokens) {
   if (worker < 0 || worker >= num_workers_) return;
-  // Dynamo's new_tokens: the prompt minus what the indexer says the worker has cached. The request
-  // was usually just decided on an index that has not changed since: its match still holds.
-  const MatchedRequest now{request, hashes.size(), hashes.empty() ? 0 : hashes.back(), index_.version()};
-  const PrefixIndex::Match* m = &match_;
-  if (!(now == matched_)) {
-    index_.match(hashes, 0, num_workers_, track_match_);
-    m = &track_match_;
+  std::int64_t cached = 0;
+  if (proxyView() && proxy_stride_ > 0) {
+    // The lab's proxy counts the uncached tokens it estimated as the instance's pending prefill,
+    // then remembers the prompt as cached there.
+    cached = proxy_cache_.prefixHit(worker, hashes, proxy_stride_) * proxy_stride_ * block_size_;
+    proxy_cache_.insert(worker, hashes, proxy_stride_, proxy_capacity_[static_cast<std::size_t>(worker)]);
+  } else {
+    // Dynamo's new_tokens: the prompt minus what the indexer says the worker has cached. The
+    // request was usually just decided on an index that has not changed since: its match holds.
+    const MatchedRequest now{request, hashes.size(), hashes.empty() ? 0 : hashes.back(), index_.version()};
+    const PrefixIndex::Match* m = &match_;
+    if (!(now == matched_)) {
+      index_.match(hashes, 0, num_workers_, track_match_);
+      m = &track_match_;
+    }
+    cached = static_cast<std::int64_t>(m->prefix_blocks[static_cast<std::size_t>(worker)]) * block_size_;
   }
-  const std::int64_t cached = static_cast<std::int64_t>(m->prefix_blocks[static_cast<std::size_t>(worker)]) * block_size_;
-  active_.add(request, worker, hashes, std::max<std::int64_t>(0, input_tokens - cached));
+  active_.add(request, worker, hashes, std::max<std::int64_t>(0, input_tokens - cached), input_tokens);
 }
+
+bool Router::proxyView() const { return policy_->readsCacheView() && knobs_.getInt(KnobId::CacheView) == 1; }
 
 std::size_t Router::storeBlocks(WorkerId worker, SessionId session, std::span<const BlockHash> hashes) {
   lost_exclusive_.clear();

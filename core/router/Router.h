@@ -9,6 +9,7 @@
 
 #include "core/knobs/KnobRegistry.h"
 #include "core/router/PrefixIndex.h"
+#include "core/router/ProxyBlockCache.h"
 #include "core/router/RoutingPolicy.h"
 #include "core/router/SessionPrefixCache.h"
 #include "core/model/Distribution.h"
@@ -63,6 +64,9 @@ class Router : public KvEventListener {
   // by load alone). Aggregated: it picks the instance that prefills too.
   void setDisaggregated(bool d) { disaggregated_ = d; }
 
+  // The proxy's LRU estimate of what each worker caches (cache_view proxy-lru).
+  const ProxyBlockCache& proxyCache() const { return proxy_cache_; }
+
   // KV events from the cluster.
   void onBlocksStored(WorkerId worker, SessionId session, std::span<const BlockHash> hashes) override;
   void onBlocksRemoved(WorkerId worker, std::span<const BlockHash> hashes) override;
@@ -94,6 +98,13 @@ class Router : public KvEventListener {
   MatchedRequest matched_;
   PrefixIndex::Match track_match_;
   bool disaggregated_ = true;
+  // cache_view proxy-lru (for a policy that reads the view): the proxy's LRU per worker, the cache
+  // hits it gave the last decision, each worker's LRU capacity and the block stride in use.
+  bool proxyView() const;
+  ProxyBlockCache proxy_cache_;
+  std::vector<std::int64_t> proxy_cached_;
+  std::vector<std::size_t> proxy_capacity_;
+  int proxy_stride_ = 0;
   std::uint64_t decisions_ = 0;
   SplitMix64 rng_;
 };

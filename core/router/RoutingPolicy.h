@@ -10,6 +10,7 @@
 #include "core/events/Event.h"
 #include "core/knobs/KnobRegistry.h"
 #include "core/router/ActiveSequences.h"
+#include "core/router/PolicySpec.h"
 #include "core/router/PrefixIndex.h"
 
 namespace kvscope {
@@ -49,17 +50,21 @@ struct RouteContext {
   const ActiveSequences* active = nullptr;
   std::span<const std::int64_t> tree_blocks;  // blocks the prefix index holds per worker (Dynamo's tree size)
   bool disaggregated = true;                  // the router picks the decode worker of a P/D pair
+  // Cache hits in tokens per worker as the router's proxy LRU estimates them (cache_view proxy-lru,
+  // for a policy that reads the view); empty: the index's exact match.
+  std::span<const std::int64_t> proxy_cached;
 };
 
 class RoutingPolicy {
  public:
   virtual ~RoutingPolicy() = default;
-  virtual std::string_view name() const = 0;
-  virtual bool lowerIsBetter() const = 0;
-  // The kv-aware family retries its runner-up only within `epsilon` of the best score.
-  virtual bool retriesWithinEpsilon() const { return false; }
-  // Reads the distinct blocks of the router's active sequences (costly to keep: off unless needed).
-  virtual bool readsActiveBlocks() const { return false; }
+  // Its one entry in the registry (PolicySpec.h): name, knobs, components, ordering.
+  virtual const PolicySpec& spec() const = 0;
+  std::string_view name() const { return spec().name; }
+  bool lowerIsBetter() const { return spec().lower_is_better; }
+  bool retriesWithinEpsilon() const { return spec().retries_within_epsilon; }
+  bool readsActiveBlocks() const { return spec().reads_active_blocks; }
+  bool readsCacheView() const { return spec().reads_cache_view; }
   // Fills the decision: who asked, under which policy, every candidate ranked best first (rank()),
   // and `out.chosen` = the first eligible one (kNoWorker when none).
   void decide(const RouteContext& ctx, RouteDecision& out) const;
@@ -72,10 +77,8 @@ class RoutingPolicy {
   virtual void rank(const RouteContext& ctx, RouteDecision& out) const = 0;
   // Tokens of the prompt already cached on worker `w`, from the index's prefix match.
   static std::int64_t cachedTokens(const RouteContext& ctx, std::size_t w);
+  // Eligible candidates first, `chosen` at their head, the rest by score (then index); dead last.
+  static void orderCandidates(RouteDecision& out, WorkerId chosen, bool lower_is_better);
 };
-
-// The policies every run can select, by their CLI names.
-std::span<const std::string_view> policyNames();
-std::unique_ptr<RoutingPolicy> makePolicy(std::string_view name);  // nullptr for an unknown name
 
 }  // namespace kvscope

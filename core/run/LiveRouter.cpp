@@ -9,6 +9,7 @@
 #include "core/model/Error.h"
 #include "core/model/Overloaded.h"
 #include "core/router/ObservationCheck.h"
+#include "core/router/PolicyRegistry.h"
 
 namespace kvscope {
 

@@ -5,6 +5,7 @@
 
 #include "core/metrics/RunAnalysis.h"
 #include "core/model/Error.h"
+#include "core/router/PolicyRegistry.h"
 #include "core/router/RoutingPolicy.h"
 #include "core/run/WorkloadFactory.h"
 #include "core/sim/ClusterSimulator.h"
@@ -16,9 +17,7 @@ PreparedRun prepareRun(Scenario scenario, const SimulationOptions& options) {
   if (options.duration_s) scenario.duration_s = *options.duration_s;
   if (!options.policy.empty()) {
     if (!makePolicy(options.policy)) {
-      std::string names;
-      for (auto n : policyNames()) names += (names.empty() ? "" : ", ") + std::string(n);
-      throw InputError("--policy: unknown policy '" + options.policy + "'; expected one of: " + names);
+      throw InputError("--policy: unknown policy '" + options.policy + "'; expected one of: " + policyNameList());
     }
     scenario.policy = options.policy;
   }

@@ -8,6 +8,7 @@
 #include "core/model/Error.h"
 #include "core/model/JsonKeys.h"
 #include "core/knobs/KnobRegistry.h"
+#include "core/router/PolicyRegistry.h"
 #include "core/router/RoutingPolicy.h"
 #include "core/scenario/Scenario.h"
 #include "core/model/ResourceDir.h"
@@ -225,9 +226,7 @@ Scenario Scenario::fromJson(const nlohmann::json& j, const std::string& path) {
 
   s.policy = f.text("policy", s.policy);
   if (!makePolicy(s.policy)) {
-    std::string names;
-    for (auto n : policyNames()) names += (names.empty() ? "" : ", ") + std::string(n);
-    f.fail("policy", "unknown policy \"" + s.policy + "\"; expected one of: " + names);
+    f.fail("policy", "unknown policy \"" + s.policy + "\"; expected one of: " + policyNameList());
   }
   if (f.has("knobs")) {
     const Fields knobs = f.sub("knobs");

@@ -8,6 +8,7 @@
 
 #include "core/knobs/KnobRegistry.h"
 #include "core/model/Error.h"
+#include "core/router/PolicyRegistry.h"
 #include "core/router/RoutingPolicy.h"
 
 namespace kvscope {
@@ -49,12 +50,6 @@ bool sameValue(const std::string& axis, const std::string& a, const std::string&
   if (axis == "policy") return a == b;
   const auto x = parseNumber(a), y = parseNumber(b);
   return x && y ? *x == *y : a == b;
-}
-
-std::string policyList() {
-  std::string names;
-  for (auto n : policyNames()) names += (names.empty() ? "" : ", ") + std::string(n);
-  return names;
 }
 
 std::string flagFor(const std::string& field) {
@@ -202,7 +197,7 @@ void SweepSpec::validate() const {
     if (axis.name == "policy") {
       for (const auto& value : axis.values)
         if (!makePolicy(value))
-          throw InputError(describe(field, "unknown policy '" + value + "'; expected one of: " + policyList()));
+          throw InputError(describe(field, "unknown policy '" + value + "'; expected one of: " + policyNameList()));
       continue;
     }
     if (!KnobRegistry::find(axis.name))

@@ -278,7 +278,8 @@ void TelemetryStore::keepDecision(const RouteDecision& d) {
     omitted_.pop_front();
     ++decisions_dropped_;
   }
-  RouteDecision kept{d.request, d.session, d.turn, d.policy, d.chosen, d.lower_is_better, std::move(storage)};
+  RouteDecision kept{d.request, d.session, d.turn, d.policy, d.chosen, d.lower_is_better, std::move(storage),
+                     d.num_fields, d.fields};
   const std::size_t n = std::min(d.candidates.size(), std::max<std::size_t>(1, limits_.decision_candidates));
   kept.candidates.assign(d.candidates.begin(), d.candidates.begin() + static_cast<std::ptrdiff_t>(n));
   // Candidates come best first; the chosen one is the first eligible, so almost always kept. If

@@ -46,8 +46,9 @@ bool writeFile(const QString& path, const QByteArray& content) {
 const QStringList kBundled{"block-level-eviction", "cascade",       "e2-cold-d", "e3-load-floor", "evict-storm",
                           "invariant-crash",      "lab-000",       "lab-004",   "many-workers",  "reseed-storm",
                           "unified-vs-lmetric"};
-const QStringList kPolicies{"linear",           "lmetric",           "unified",  "kv-aware",
-                            "exclusive-overlap", "sglang-cache-aware", "dynamo-kv"};
+const QStringList kPolicies{"kv-aware",  "exclusive-overlap", "linear", "lmetric",     "unified",
+                            "unified-gated", "leastwork", "leastwork-kappa", "sticky", "load-only",
+                            "round-robin",   "sglang-cache-aware", "dynamo-kv"};
 const QStringList kShort{"simulate", "--scenario", "e3-load-floor", "--duration", "300", "--quiet"};
 
 QString errText(const Run& r) { return QString::fromUtf8(r.err); }
@@ -477,6 +478,8 @@ class TestCli : public QObject {
       const QJsonObject p = v.toObject();
       names << p["policy"].toString();
       QVERIFY(p["knobs"].isArray());
+      for (const char* key : {"description", "origin", "tie_break"}) QVERIFY2(!p[key].toString().isEmpty(), key);
+      QVERIFY(p["components"].isArray() && !p["components"].toArray().isEmpty());
       for (const auto& k : p["knobs"].toArray()) {
         const QJsonObject knob = k.toObject();
         for (const char* key : {"name", "unit", "min", "max", "default", "description"}) QVERIFY2(knob.contains(key), key);
@@ -484,7 +487,7 @@ class TestCli : public QObject {
         if (p["policy"].toString() == "kv-aware" && knob["name"].toString() == "K") kvAwareK = knob;
       }
     }
-    QCOMPARE(names.size(), 7);
+    QCOMPARE(names, kPolicies);  // the registry's order
     QCOMPARE(QSet<QString>(names.begin(), names.end()), QSet<QString>(kPolicies.begin(), kPolicies.end()));
     QVERIFY2(!kvAwareK.isEmpty(), "kv-aware does not list knob K");
     QCOMPARE(kvAwareK["min"].toDouble(-1), 0.0);

@@ -132,6 +132,10 @@ class TestCliCalibrate : public QObject {
     const QString out = path("interrupted.json");
     QStringList args = fitArgs(out);
     args.replace(args.indexOf("3"), "500");
+    // A search that takes seconds, not one that converges before the signal: a simulated hour
+    // per run and three parameters (one parameter on 300 s converged in 26 evaluations, 0.3 s).
+    args.replace(args.indexOf("300"), "3600");
+    args << "--fit" << "context_scale=0.5:3" << "--fit" << "sessions=16:128";
     QProcess p;
     p.setProgram(KVSCOPE_CLI);
     p.setArguments(args);

@@ -17,6 +17,7 @@
 #include "backend/convert/EventConvert.h"
 #include "core/knobs/KnobRegistry.h"
 #include "kvscope/v1/control.grpc.pb.h"
+#include "core/router/PolicyRegistry.h"
 #include "core/router/RoutingPolicy.h"
 #include "core/run/SimulationRunner.h"
 #include "core/run/WorkloadFactory.h"

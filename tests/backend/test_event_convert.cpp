@@ -20,6 +20,7 @@
 #include "backend/convert/EventConvert.h"
 #include "core/events/EventJson.h"
 #include "core/knobs/KnobRegistry.h"
+#include "core/router/PolicyRegistry.h"
 #include "core/router/RoutingPolicy.h"
 #include "core/sim/NewTokenRatio.h"
 
@@ -65,6 +66,8 @@ std::vector<Sample> makeSamples() {
                                          {{"prefix", 0.5}, {"load", -3.25}, {"load_floor", 200}, {"sticky", 100},
                                           {"tokens", 1e12}, {"tiny", 1e-300}}),
                                candidate(63, -7.5, true, {{"prefix", 0.125}})}});
+  std::get<RouteDecision>(s.back().event.payload).addField("decision", 1);
+  std::get<RouteDecision>(s.back().event.payload).addField("cache_ratio", 0.625);
   full("admission", Admission{5, 6, 1, AdmissionResult::NoSpace, RoutePath::Reseed, 123'456});
   full("seed", SeedStarted{7, 8, 3, 4, 9000, true});
   full("transfer_start", TransferStarted{11, 1, 2, 4096, 4096LL * 327'680, 2500});
@@ -392,8 +395,8 @@ class TestEventConvert : public QObject {
       QCOMPARE(q(p.description()), q(std::string(spec.description)));
       std::string joined;
       for (const auto& name : p.policies()) joined += (joined.empty() ? "" : ",") + name;
-      std::string expected(spec.policies);
-      std::erase(expected, ' ');
+      std::string expected = spec.scope == KnobScope::Shared ? "all" : "";
+      for (std::string_view name : policiesReading(spec.id)) expected += (expected.empty() ? "" : ",") + std::string(name);
       QCOMPARE(q(joined), q(expected));
     }
     for (auto name : policyNames()) {
@@ -404,6 +407,7 @@ class TestEventConvert : public QObject {
       QCOMPARE(knobs.count("K") == 1, name == "kv-aware" || name == "exclusive-overlap");
       QCOMPARE(knobs.count("cache_threshold") == 1, name == "sglang-cache-aware");
       QCOMPARE(knobs.count("router_temperature") == 1, name == "dynamo-kv");
+      QCOMPARE(knobs.count("cache_ratio_gate") == 1, name == "unified-gated");
     }
   }
 

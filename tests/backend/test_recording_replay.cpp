@@ -27,7 +27,7 @@ namespace {
 
 constexpr double kRunSeconds = 600;
 const SimTime kKnobAt = secondsToTime(80);     // K 200 -> 0
-const SimTime kPolicyAt = secondsToTime(150);  // kv-aware -> linear
+const SimTime kPolicyAt = secondsToTime(150);  // kv-aware -> round-robin
 constexpr int kWaitMs = 120000;                // generous: the machine may be busy
 
 struct Collector : EventSink {
@@ -99,7 +99,7 @@ class TestRecordingReplay : public QObject {
     sim.runUntil(kKnobAt);
     QVERIFY(sim.applyKnobs({{"K", 0}}, "tester").ok);
     sim.runUntil(kPolicyAt);
-    QVERIFY(sim.setPolicy("linear", "tester"));
+    QVERIFY(sim.setPolicy("round-robin", "tester"));
     sim.run();
     sim.finish(true);
     std::string error;
@@ -143,7 +143,7 @@ class TestRecordingReplay : public QObject {
       const char* policy;
     };
     // Back before the policy change, forward after it, back before the knob change.
-    for (const Target& t : {Target{secondsToTime(120), 0, "kv-aware"}, Target{secondsToTime(200), 0, "linear"},
+    for (const Target& t : {Target{secondsToTime(120), 0, "kv-aware"}, Target{secondsToTime(200), 0, "round-robin"},
                             Target{secondsToTime(45.5), 200, "kv-aware"}}) {
       const std::size_t before = published.size();
       std::string error;

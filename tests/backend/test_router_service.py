@@ -124,7 +124,9 @@ class RoutedCluster(unittest.TestCase):
             if message.HasField("event"):
                 kind = message.event.WhichOneof("payload")
                 kinds[kind] = kinds.get(kind, 0) + 1
-                if kinds.get("request_done", 0) == 2000 and kinds.get("route", 0) == 2000:
+                # The router's ticker snapshots once a second of wall time: a fast run may finish
+                # its 2,000 requests before the first one, so wait for it (the stream's 10 s deadline).
+                if kinds.get("request_done", 0) == 2000 and kinds.get("route", 0) == 2000 and kinds.get("snapshot", 0) >= 1:
                     break
         self.assertEqual(kinds.get("run_started"), 1)
         self.assertEqual(kinds.get("route"), 2000)

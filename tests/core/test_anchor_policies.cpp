@@ -13,6 +13,7 @@
 #include <QtTest>
 
 #include "core/router/ApproxRadixTree.h"
+#include "core/router/PolicyRegistry.h"
 #include "core/router/RoutingPolicy.h"
 
 using namespace kvscope;

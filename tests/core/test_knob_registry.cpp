@@ -58,7 +58,7 @@ class TestKnobRegistry : public QObject {
       QVERIFY2(!s.name.empty(), qPrintable(QString::number(i)));
       QVERIFY2(names.insert(s.name).second, qPrintable("duplicate name " + q(s.name)));
       QVERIFY2(s.min <= s.default_value && s.default_value <= s.max, qPrintable(q(s.name)));
-      QVERIFY2(!s.description.empty() && !s.unit.empty() && !s.policies.empty(), qPrintable(q(s.name)));
+      QVERIFY2(!s.description.empty() && !s.unit.empty(), qPrintable(q(s.name)));
       if (s.integer) {
         QVERIFY2(s.default_value == std::floor(s.default_value), qPrintable(q(s.name)));
         QVERIFY2(s.min == std::floor(s.min) && s.max == std::floor(s.max), qPrintable(q(s.name)));

@@ -11,6 +11,7 @@
 #include <functional>
 #include <map>
 
+#include "core/router/PolicyRegistry.h"
 #include "core/router/RoutingPolicy.h"
 #include "core/run/SimulationRun.h"
 #include "core/sim/ClusterSimulator.h"

@@ -120,7 +120,8 @@ class TestDecisionInspector : public QObject {
     QTest::addColumn<bool>("lower_wins");
     QTest::newRow("kv-aware, load floor") << "e3-load-floor" << "" << "floor_bonus" << false;
     QTest::newRow("exclusive-overlap") << "e3-load-floor" << "exclusive-overlap" << "floor_bonus" << false;
-    QTest::newRow("lmetric") << "e3-load-floor" << "lmetric" << "batch_size" << true;
+    QTest::newRow("lmetric") << "e3-load-floor" << "lmetric" << "num_requests" << true;
+    QTest::newRow("unified-gated") << "unified-vs-lmetric" << "unified-gated" << "new_uncached" << true;
     QTest::newRow("unified") << "unified-vs-lmetric" << "unified" << "contention_s" << true;
   }
   void decisionShowsEveryCandidate() {
@@ -166,6 +167,11 @@ class TestDecisionInspector : public QObject {
       QVERIFY2(summary->text().contains(QString::fromStdString(decision.policy) + QStringLiteral(" chose ") + chosen_name),
                qPrintable(summary->text()));
       QVERIFY(explanation->text().startsWith(lower_wins ? QStringLiteral("Lower score wins") : QStringLiteral("Higher score wins")));
+      // unified-gated's decision dict: affinity or fallback, the tie-break it used.
+      if (policy == QLatin1String("unified-gated")) {
+        QVERIFY2(explanation->text().contains(QStringLiteral("decision ")), qPrintable(explanation->text()));
+        QVERIFY2(explanation->text().contains(QStringLiteral("tie break ")), qPrintable(explanation->text()));
+      }
     }
   }
 

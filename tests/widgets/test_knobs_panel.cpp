@@ -14,6 +14,7 @@
 #include "widgets/knobs/KnobsPanel.h"
 #include "widgets/common/ViewState.h"
 #include "core/knobs/KnobRegistry.h"
+#include "core/router/PolicyRegistry.h"
 #include "core/router/RoutingPolicy.h"
 #include "core/source/Source.h"
 #include "core/telemetry/TelemetryStore.h"

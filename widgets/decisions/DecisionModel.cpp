@@ -7,60 +7,39 @@
 
 #include <cmath>
 #include <limits>
-#include <map>
 
+#include "core/router/PolicyRegistry.h"
 #include "widgets/decisions/RequestTableModel.h"
 
 namespace kvscope {
 
 namespace {
 
-// What each policy's components mean (core/router/policies), for the column tooltips.
-const std::map<QString, QString>& componentHelp() {
-  static const std::map<QString, QString> help{
-      {QStringLiteral("overlap"), QStringLiteral("Share (0-100) of the request's prefix blocks resident on the worker; "
-                                                 "exclusive-overlap counts only blocks the session owns")},
-      {QStringLiteral("sticky"), QStringLiteral("sticky_bonus, on the worker the session is bound to")},
-      {QStringLiteral("floor_bonus"), QStringLiteral("Load-floor bonus K * max(0, mean - assigned) / max(1, mean); "
-                                                     "fresh sessions only (the E3 fix for a cold D)")},
-      {QStringLiteral("assigned"), QStringLiteral("Sessions bound to the worker at decision time (not added to the score)")},
-      {QStringLiteral("prefill_tokens"), QStringLiteral("New prefill tokens: the input minus the worker's cached prefix")},
-      {QStringLiteral("batch_size"), QStringLiteral("Running + queued requests on the worker")},
-      {QStringLiteral("contention_s"), QStringLiteral("(running + queued) * decode_iteration_s")},
-      {QStringLiteral("queue_s"), QStringLiteral("Pending prefill tokens / throughput")},
-      {QStringLiteral("prefill_s"), QStringLiteral("Uncached input tokens / throughput")},
-      {QStringLiteral("affinity"), QStringLiteral("1 on the session's affinity instance")},
-      {QStringLiteral("gate1"), QStringLiteral("1 when the affinity instance's ongoing tokens <= average * overload_factor")},
-      {QStringLiteral("gate2"), QStringLiteral("1 when the affinity instance's cost <= best cost * overload_factor")},
-      {QStringLiteral("match_rate"), QStringLiteral("Cached fraction of the prompt")},
-      {QStringLiteral("load"), QStringLiteral("Running + queued requests")},
-      {QStringLiteral("imbalanced"), QStringLiteral("1 when both balance thresholds trip, so load decides")},
-      {QStringLiteral("branch"), QStringLiteral("0 balance load, 1 longest cache match, 2 least load")},
-      {QStringLiteral("prefill_blocks"), QStringLiteral("Blocks of the prompt the worker would have to prefill")},
-      {QStringLiteral("decode_blocks"), QStringLiteral("Blocks the worker holds for running requests")},
-      {QStringLiteral("logit"), QStringLiteral("overlap_score_weight * prefill_blocks + decode_blocks")},
-      {QStringLiteral("probability"), QStringLiteral("Chance of being sampled at router_temperature (1 on the argmin at 0)")},
-      {QStringLiteral("rotation_offset"), QStringLiteral("Position in the round-robin rotation")},
-  };
-  return help;
-}
+QString fromView(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
 
-// How a policy breaks ties between equal scores (core/router/policies).
+// How a policy orders equal scores, and why it may choose a worker whose score is not the best:
+// from its registry entry (core/router/policies).
 QString tieBreak(const std::string& policy) {
-  if (policy == "kv-aware")
-    return QStringLiteral("kv-aware gives a tie to the first worker in index order, as the lab's router does "
-                          "(half of the cold-D pattern)");
-  if (policy == "exclusive-overlap")
-    return QStringLiteral("exclusive-overlap gives a tie to the worker with fewer assigned sessions");
-  if (policy == "sglang-cache-aware") return QStringLiteral("sglang-cache-aware gives a tie to the less loaded worker");
+  const PolicySpec* spec = findPolicy(policy);
+  if (spec && !spec->tie_break.empty()) return fromView(spec->tie_break);
   return QStringLiteral("%1 gives a tie to the lowest worker index").arg(QString::fromStdString(policy));
 }
 
-// Why a policy may choose a worker whose total score is not the best.
+// What a decision field's code says (unified-gated's decision dict), or "" for a plain number.
+QString fieldMeaning(const QString& name, double value) {
+  if (name == QLatin1String("decision")) return value == 1 ? QStringLiteral(" (affinity)") : QStringLiteral(" (fallback)");
+  if (name == QLatin1String("affinity") && value < 0) return QStringLiteral(" (none)");
+  if (name == QLatin1String("tie_break")) {
+    static const char* const kinds[] = {" (no tie)", " (new uncached tokens)", " (num_requests)", " (round-robin)"};
+    const auto k = static_cast<int>(value);
+    if (k >= 0 && k < 4) return QString::fromLatin1(kinds[k]);
+  }
+  return {};
+}
+
 QString overrideReason(const std::string& policy) {
-  if (policy == "unified")
-    return QStringLiteral("unified keeps the session's affinity instance while gate1 and gate2 both pass");
-  if (policy == "dynamo-kv") return QStringLiteral("dynamo-kv samples by probability when router_temperature > 0");
+  const PolicySpec* spec = findPolicy(policy);
+  if (spec && !spec->override_rule.empty()) return fromView(spec->override_rule);
   return QStringLiteral("%1 ranks by more than the total score").arg(QString::fromStdString(policy));
 }
 
@@ -192,8 +171,9 @@ QVariant DecisionModel::headerData(int section, Qt::Orientation orientation, int
     if (role == Qt::DisplayRole) return QString(name).replace(QLatin1Char('_'), QLatin1Char(' '));
     if (role == ComponentRole) return name;
     if (role == Qt::ToolTipRole) {
-      auto it = componentHelp().find(name);
-      return it != componentHelp().end() ? it->second : name;
+      const PolicySpec* spec = decision_ ? findPolicy(decision_->policy) : nullptr;
+      const ScoreComponentSpec* c = spec ? spec->component(name.toStdString()) : nullptr;
+      return c ? QStringLiteral("%1 (%2)").arg(fromView(c->help), fromView(c->unit)) : name;
     }
     return {};
   }
@@ -214,6 +194,16 @@ QString explainDecision(const RouteDecision& d, const std::vector<QString>& name
   lines << (d.lower_is_better ? DecisionModel::tr("Lower score wins (%1 scores a cost).")
                               : DecisionModel::tr("Higher score wins (%1 scores a preference)."))
                .arg(QString::fromStdString(d.policy));
+  if (d.num_fields > 0) {
+    // The policy's decision-wide fields (unified-gated's decision dict), with what the codes mean.
+    QStringList fields;
+    for (std::uint8_t i = 0; i < d.num_fields && i < d.fields.size(); ++i) {
+      const QString name = QString::fromLatin1(d.fields[i].name ? d.fields[i].name : "?");
+      fields << QStringLiteral("%1 %2%3").arg(QString(name).replace(QLatin1Char('_'), QLatin1Char(' ')),
+                                                formatScore(d.fields[i].value), fieldMeaning(name, d.fields[i].value));
+    }
+    lines << fields.join(QStringLiteral(", ")) + QLatin1Char('.');
+  }
   if (d.chosen == kNoWorker) {
     lines << DecisionModel::tr("No candidate was eligible: the request could not be routed.");
     return lines.join(QLatin1Char('\n'));

@@ -21,6 +21,7 @@
 #include "widgets/knobs/KnobSlider.h"
 #include "widgets/common/PaletteTint.h"
 #include "core/knobs/KnobRegistry.h"
+#include "core/router/PolicyRegistry.h"
 #include "core/router/RoutingPolicy.h"
 #include "core/source/Source.h"
 #include "core/telemetry/TelemetryStore.h"
@@ -59,12 +60,11 @@ QString describeChange(const std::map<std::string, double>& knobs, const std::op
   return parts.join(QStringLiteral(", "));
 }
 
-std::vector<std::string> splitPolicies(std::string_view list) {
-  std::vector<std::string> out;
-  if (list == "all") return out;
-  for (const QString& p : fromView(list).split(QLatin1Char(','), Qt::SkipEmptyParts))
-    out.push_back(p.trimmed().toStdString());
-  return out;
+// The policies that read a knob, as one group's key ("" for the knobs every policy reads).
+std::string readersKey(const KnobSpec& s) {
+  std::string key;
+  for (std::string_view p : policiesReading(s.id)) key += (key.empty() ? "" : ", ") + std::string(p);
+  return key;
 }
 
 }  // namespace
@@ -81,7 +81,10 @@ KnobsPanel::KnobsPanel(ViewState& view, QWidget* parent) : TelemetryPanel(view, 
   auto* policy_label = new QLabel(tr("Routing policy"), this);
   policy_ = new QComboBox(this);
   policy_->setObjectName(QStringLiteral("policy"));
-  for (std::string_view name : policyNames()) policy_->addItem(fromView(name));
+  for (const PolicySpec* spec : policySpecs()) {
+    policy_->addItem(fromView(spec->name));
+    policy_->setItemData(policy_->count() - 1, fromView(spec->description), Qt::ToolTipRole);
+  }
   policy_->setToolTip(tr("The policy that scores every decode worker for each request (ARCHITECTURE.md D3). "
                          "A change is sent with Apply, after the knobs."));
   policy_label->setBuddy(policy_);
@@ -132,12 +135,12 @@ KnobsPanel::~KnobsPanel() = default;
 QWidget* KnobsPanel::buildKnobGroups() {
   auto* container = new QWidget;
   auto* column = new QVBoxLayout(container);
-  // One group per set of policies that read the knobs, in the registry's order (kv-aware first,
-  // then the admission and cluster knobs every policy shares, then the other policies' own).
-  std::vector<std::string_view> group_keys;
+  // One group per set of policies that read the knobs, in the knob registry's order (kv-aware
+  // first, then the admission and cluster knobs every policy shares, then the other policies' own).
+  std::vector<std::string> group_keys;
   for (const KnobSpec& s : KnobRegistry::specs())
-    if (std::find(group_keys.begin(), group_keys.end(), s.policies) == group_keys.end())
-      group_keys.push_back(s.policies);
+    if (std::find(group_keys.begin(), group_keys.end(), readersKey(s)) == group_keys.end())
+      group_keys.push_back(readersKey(s));
   rows_.reserve(KnobRegistry::specs().size());  // rows are captured by reference in their handlers
 
   // The same column widths in every group, so the fields line up down the whole panel.
@@ -149,11 +152,15 @@ QWidget* KnobsPanel::buildKnobGroups() {
   }
   const int field_width = metrics.horizontalAdvance(QStringLiteral("000000")) + 10;  // wider when the dock is
 
-  for (std::string_view key : group_keys) {
+  for (const std::string& key : group_keys) {
     KnobGroup group;
-    group.policies = splitPolicies(key);
+    for (const KnobSpec& s : KnobRegistry::specs())
+      if (readersKey(s) == key) {
+        for (std::string_view p : policiesReading(s.id)) group.policies.emplace_back(p);
+        break;
+      }
     group.title = group.policies.empty() ? tr("Admission, transfers and pools (every policy)")
-                                         : tr("Read by %1").arg(fromView(key).replace(QLatin1Char(','), QStringLiteral(", ")));
+                                         : tr("Read by %1").arg(QString::fromStdString(key));
     group.box = new QGroupBox(container);
     auto* grid = new QGridLayout(group.box);
     group.heading = new QLabel(group.title, group.box);
@@ -169,7 +176,7 @@ QWidget* KnobsPanel::buildKnobGroups() {
     grid->setColumnStretch(1, 1);
     int line = 1;  // under the heading
     for (const KnobSpec& s : KnobRegistry::specs()) {
-      if (s.policies != key) continue;
+      if (readersKey(s) != key) continue;
       KnobRow& row = rows_.emplace_back();
       row.name = std::string(s.name);
       const QString name = fromView(s.name);

@@ -7,6 +7,31 @@
 
 namespace kvscope {
 
+namespace {
+constexpr KnobId kKnobs[] = {KnobId::OverlapScoreWeight, KnobId::RouterTemperature, KnobId::DynamoCostForm,
+                             KnobId::PrefillLoadScale, KnobId::OverlapScoreCredit, KnobId::DecodeActiveRequestWeight};
+constexpr ScoreComponentSpec kComponents[] = {
+    {"prefill_blocks", "blocks", "Blocks of the prompt the worker would have to prefill"},
+    {"decode_blocks", "blocks", "Blocks the worker holds for the requests the router tracks there"},
+    {"overlap_blocks", "blocks", "The prompt's leading blocks the worker has cached"},
+    {"tree_blocks", "blocks", "Blocks the router's indexer holds for the worker (the tie-break)"},
+    {"probability", "fraction", "Chance of being sampled at router_temperature (1 on the argmin at 0)"},
+};
+}  // namespace
+
+const PolicySpec DynamoKvPolicy::kSpec{
+    .name = "dynamo-kv",
+    .description = "NVIDIA Dynamo's KV router: overlap_score_weight x prefill blocks + decode blocks, the minimum wins",
+    .origin = "ai-dynamo lib/llm/src/kv_router/scheduler.rs @ db19bd2a659d4cb04998fb4101cd0dbfbbeba9d4",
+    .lower_is_better = true,
+    .reads_active_blocks = true,
+    .knobs = kKnobs,
+    .components = kComponents,
+    .tie_break = "dynamo-kv gives a tie to the smaller tree, then draws uniformly",
+    .override_rule = "dynamo-kv samples by probability when router_temperature > 0",
+    .make = []() -> std::unique_ptr<RoutingPolicy> { return std::make_unique<DynamoKvPolicy>(); },
+};
+
 void DynamoKvPolicy::rank(const RouteContext& ctx, RouteDecision& out) const {
   const bool newer = ctx.knobs.getInt(KnobId::DynamoCostForm) == 1;
   const double temperature = ctx.knobs.get(KnobId::RouterTemperature);

@@ -20,9 +20,8 @@ namespace kvscope {
 
 class DynamoKvPolicy final : public RoutingPolicy {
  public:
-  std::string_view name() const override { return "dynamo-kv"; }
-  bool lowerIsBetter() const override { return true; }
-  bool readsActiveBlocks() const override { return true; }
+  static const PolicySpec kSpec;
+  const PolicySpec& spec() const override { return kSpec; }
   void rank(const RouteContext& ctx, RouteDecision& out) const override;
 };
 

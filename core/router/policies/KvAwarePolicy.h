@@ -11,9 +11,9 @@ class KvAwarePolicy final : public RoutingPolicy {
   // pulling every fresh session to the worker that happens to hold it.
   explicit KvAwarePolicy(bool exclusive = false) : exclusive_(exclusive) {}
 
-  std::string_view name() const override { return exclusive_ ? "exclusive-overlap" : "kv-aware"; }
-  bool retriesWithinEpsilon() const override { return true; }
-  bool lowerIsBetter() const override { return false; }
+  static const PolicySpec kSpec;
+  static const PolicySpec kExclusiveSpec;
+  const PolicySpec& spec() const override { return exclusive_ ? kExclusiveSpec : kSpec; }
   void rank(const RouteContext& ctx, RouteDecision& out) const override;
 
  private:

@@ -1,33 +1,28 @@
 #include "core/router/policies/LMetricPolicy.h"
 
-#include <algorithm>
+#include "core/router/policies/LabProxyView.h"
 
 namespace kvscope {
 
-void LMetricPolicy::rank(const RouteContext& ctx, RouteDecision& out) const {
+namespace {
+constexpr KnobId kKnobs[] = {KnobId::CacheView, KnobId::ProxyBlockTokens, KnobId::ProxyLruBlocks};
+}  // namespace
 
-  const std::int64_t input = ctx.request.input_tokens;
-  out.candidates.reserve(ctx.workers.size());
-  for (std::size_t w = 0; w < ctx.workers.size(); ++w) {
-    const WorkerLoad& load = ctx.workers[w];
-    const std::int64_t cached = cachedTokens(ctx, w);
-    const std::int64_t prefill = input - cached;
-    const std::int64_t batch = std::int64_t{load.running} + load.queued;
-    CandidateScore c;
-    c.worker = static_cast<WorkerId>(w);
-    c.eligible = load.alive;
-    // An idle worker scores 0 whatever its cache holds; that is the paper's rule, kept as is (with
-    // every worker idle the tie goes to worker 0, the lab's documented degenerate case).
-    c.score = static_cast<double>(prefill) * static_cast<double>(batch);
-    c.add("prefill_tokens", static_cast<double>(prefill));
-    c.add("batch_size", static_cast<double>(batch));
-    out.candidates.push_back(c);
-  }
-  std::stable_sort(out.candidates.begin(), out.candidates.end(), [](const CandidateScore& a, const CandidateScore& b) {
-    if (a.eligible != b.eligible) return a.eligible;
-    if (a.eligible && a.score != b.score) return a.score < b.score;
-    return a.worker < b.worker;
-  });
+const PolicySpec LMetricPolicy::kSpec{
+    .name = "lmetric",
+    .description = "LMetric as the lab's proxy runs it: (pending prefill + new prefill tokens) x num_requests, the "
+                   "minimum wins; no affinity",
+    .origin = "gahow/agentic-kvc analysis/characterization/b3_policies_pseudocode.md @ 08530b3915",
+    .lower_is_better = true,
+    .reads_cache_view = true,
+    .knobs = kKnobs,
+    .components = kLabComponents,
+    .tie_break = "lmetric gives a tie to the lowest worker index (with every worker idle every score is 0: worker 0)",
+    .make = []() -> std::unique_ptr<RoutingPolicy> { return std::make_unique<LMetricPolicy>(); },
+};
+
+void LMetricPolicy::rank(const RouteContext& ctx, RouteDecision& out) const {
+  orderCandidates(out, appendLmetricCandidates(ctx, out), /*lower_is_better=*/true);
 }
 
 }  // namespace kvscope

@@ -6,6 +6,31 @@
 namespace kvscope {
 
 namespace {
+constexpr KnobId kKnobs[] = {KnobId::CacheThreshold, KnobId::BalanceAbsThreshold, KnobId::BalanceRelThreshold,
+                             KnobId::EvictionIntervalS, KnobId::MaxTreeSize};
+constexpr ScoreComponentSpec kComponents[] = {
+    {"match_rate", "fraction", "Cached fraction of the prompt in the router's tree, for this worker"},
+    {"tree_match_rate", "fraction", "The tree's longest match over the prompt (what cache_threshold is compared with)"},
+    {"load", "requests", "Running + queued requests"},
+    {"tree_size", "blocks", "The worker's part of the router's approximate tree"},
+    {"imbalanced", "flag", "1 when both balance thresholds trip, so load decides"},
+    {"branch", "code", "0 balance load, 1 longest cache match, 2 smallest tree, 3 first healthy (fallback)"},
+};
+}  // namespace
+
+const PolicySpec SglangCacheAwarePolicy::kSpec{
+    .name = "sglang-cache-aware",
+    .description = "SGLang router's cache_aware: its own approximate radix tree, with a load-balance override",
+    .origin = "sgl-router/src/policies/cache_aware.rs @ b6f20641ad6bafc1278db74d1e13b0e9da47bd64",
+    .lower_is_better = false,
+    .knobs = kKnobs,
+    .components = kComponents,
+    .tie_break = "sglang-cache-aware gives a tie to the less loaded worker",
+    .override_rule = "sglang-cache-aware follows its branch (balance, tree match, smallest tree), not one total score",
+    .make = []() -> std::unique_ptr<RoutingPolicy> { return std::make_unique<SglangCacheAwarePolicy>(); },
+};
+
+namespace {
 enum Branch { kBalance = 0, kCache = 1, kSmallestTree = 2, kFallback = 3 };
 }  // namespace
 

@@ -20,8 +20,8 @@ namespace kvscope {
 
 class SglangCacheAwarePolicy final : public RoutingPolicy {
  public:
-  std::string_view name() const override { return "sglang-cache-aware"; }
-  bool lowerIsBetter() const override { return false; }
+  static const PolicySpec kSpec;
+  const PolicySpec& spec() const override { return kSpec; }
   void rank(const RouteContext& ctx, RouteDecision& out) const override;
   void routed(const RouteContext& ctx, WorkerId chosen) override;
 

@@ -3,26 +3,54 @@
 #include <algorithm>
 #include <limits>
 
+#include "core/router/policies/LabProxyView.h"
+
 namespace kvscope {
+
+namespace {
+constexpr KnobId kKnobs[] = {KnobId::DecodeIterationS, KnobId::Throughput, KnobId::OverloadFactor,
+                             KnobId::CacheView, KnobId::ProxyBlockTokens, KnobId::ProxyLruBlocks};
+constexpr ScoreComponentSpec kComponents[] = {
+    {"contention_s", "s", "num_requests * decode_iteration_s"},
+    {"queue_s", "s", "Pending prefill tokens / throughput"},
+    {"prefill_s", "s", "Uncached input tokens / throughput"},
+    {"affinity", "flag", "1 on the session's affinity instance"},
+    {"gate1", "flag", "1 when the affinity instance's ongoing tokens <= average * overload_factor"},
+    {"gate2", "flag", "1 when the affinity instance's cost <= best cost * overload_factor"},
+};
+}  // namespace
+
+const PolicySpec UnifiedPolicy::kSpec{
+    .name = "unified",
+    .description = "Unified additive cost (contention + prefill queue + new prefill, in seconds) with gated session affinity",
+    .origin = "the lab's seed 004 (agentic-kvc MIGRATION_POLICY_DESIGN)",
+    .lower_is_better = true,
+    .reads_cache_view = true,
+    .knobs = kKnobs,
+    .components = kComponents,
+    .tie_break = "the lowest worker index",
+    .override_rule = "unified keeps the session's affinity instance while gate1 and gate2 both pass",
+    .make = []() -> std::unique_ptr<RoutingPolicy> { return std::make_unique<UnifiedPolicy>(); },
+};
 
 void UnifiedPolicy::rank(const RouteContext& ctx, RouteDecision& out) const {
 
   const double iteration_s = ctx.knobs.get(KnobId::DecodeIterationS);
   const double throughput = ctx.knobs.get(KnobId::Throughput);  // the registry keeps it >= 1
   const double overload = ctx.knobs.get(KnobId::OverloadFactor);
-  const std::int64_t input = ctx.request.input_tokens;
   const auto n = static_cast<WorkerId>(ctx.workers.size());
 
   double min_cost = std::numeric_limits<double>::infinity();
   double ongoing_sum = 0;
+  std::vector<std::int64_t> ongoing(ctx.workers.size(), 0);
   int alive = 0;
   out.candidates.reserve(ctx.workers.size());
   for (WorkerId w = 0; w < n; ++w) {
     const WorkerLoad& load = ctx.workers[w];
-    const std::int64_t cached = cachedTokens(ctx, w);
-    const double contention = static_cast<double>(std::int64_t{load.running} + load.queued) * iteration_s;
-    const double queue = static_cast<double>(load.pending_prefill_tokens) / throughput;
-    const double prefill = static_cast<double>(std::max<std::int64_t>(0, input - cached)) / throughput;
+    const LabInstance lab = labInstance(ctx, w);
+    const double contention = static_cast<double>(lab.num_requests) * iteration_s;
+    const double queue = static_cast<double>(lab.pending_prefill_tokens) / throughput;
+    const double prefill = static_cast<double>(lab.new_uncached_tokens) / throughput;
     CandidateScore c;
     c.worker = w;
     c.eligible = load.alive;
@@ -34,7 +62,8 @@ void UnifiedPolicy::rank(const RouteContext& ctx, RouteDecision& out) const {
     out.candidates.push_back(c);
     if (load.alive) {
       min_cost = std::min(min_cost, c.score);
-      ongoing_sum += static_cast<double>(load.ongoing_tokens);
+      ongoing_sum += static_cast<double>(lab.ongoing_tokens);
+      ongoing[w] = lab.ongoing_tokens;
       ++alive;
     }
   }
@@ -48,7 +77,7 @@ void UnifiedPolicy::rank(const RouteContext& ctx, RouteDecision& out) const {
     double gate1 = 0, gate2 = 0;
     if (has_affinity && c.worker == a) {
       const double avg_ongoing = ongoing_sum / alive;
-      gate1 = static_cast<double>(ctx.workers[a].ongoing_tokens) <= avg_ongoing * overload ? 1 : 0;
+      gate1 = static_cast<double>(ongoing[a]) <= avg_ongoing * overload ? 1 : 0;
       gate2 = c.score <= min_cost * overload ? 1 : 0;
       keep_affinity = gate1 == 1 && gate2 == 1;
     }
