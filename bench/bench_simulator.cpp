@@ -33,7 +33,7 @@ void conversationTrace(benchmark::State& state, const std::string& trace) {
     return;
   }
   Scenario s = Scenario::load("e3-load-floor");
-  s.workload.replay = ReplayMode::OpenLoop;
+  s.workload.dispatch = Dispatch::Open;
   SimulationOptions o;
   o.trace = trace;
   long requests = 0;

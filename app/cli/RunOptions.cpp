@@ -18,14 +18,27 @@ void addRunOptions(CLI::App* sub, RunArgs& a) {
   sub->add_option("--start-window", a.start_window,
                   "Closed loop: start sessions spread over this many seconds (a --trace defaults to the scenario's window)")
       ->check(CLI::Range(0.0, 2.6e6).description("in [0, 30 days]"));
-  // The scenario's `replay` field; named --loop on the command line because `serve --replay` names a recording.
-  sub->add_option("--loop", a.replay,
-                  "open: requests at their timestamps; closed: a session's next turn after the previous one "
-                  "finished plus its think time (default: the scenario's `replay`; for --trace, open when every "
-                  "session is one request)")
-      ->check(CLI::IsMember({"open", "closed"}));
-  sub->add_option("--time-scale", a.time_scale, "Open loop: multiply arrival times by this (2 = half the rate)")
+  // The scenario's `dispatch` field; --loop is its older name (open or closed).
+  sub->add_option("--dispatch,--loop", a.dispatch,
+                  "When turns fire: open (each at its trace time), closed (a session's next turn its think time "
+                  "after the previous finished), tracets (at max(previous finished, its trace time): the lab's "
+                  "default), thinktime (turn 1 at its trace time, then previous finish + think time), burst (every "
+                  "session's first turn at 0, each next one when the previous finished). Default: the scenario's; "
+                  "for --trace, open when every session is one request, else closed")
+      ->check(CLI::IsMember({"open", "closed", "tracets", "thinktime", "burst"}));
+  sub->add_option("--time-scale", a.time_scale, "Multiply trace times by this (2 = half the rate)")
       ->check(CLI::Range(1e-6, 1e6).description("in (0, 1e6]"));
+  sub->add_option("--max-inflight-sessions", a.max_inflight_sessions,
+                  "At most this many sessions in flight; later ones wait for a slot in start order (the lab's "
+                  "--max-inflight-sessions; 0 = no cap; not with --dispatch open)")
+      ->check(CLI::Range(0L, 1000000000L));
+  sub->add_option("--request-timeout", a.request_timeout,
+                  "Seconds before a request fails unfinished (the knob request_timeout_s; the lab's replayer: 600)")
+      ->check(CLI::Range(1.0, 86400.0).description("in [1, 86400]"));
+  sub->add_option("--wall-deadline", a.wall_deadline,
+                  "End the run at this simulated second: requests not done by then fail as not completed "
+                  "(the lab's REPLAY_MAX_DURATION; 0 = none)")
+      ->check(CLI::Range(0.0, 2.6e6).description("in [0, 30 days]"));
   sub->add_flag("--lenient", a.lenient, "Skip malformed trace records (counted in the summary) instead of failing");
 }
 
@@ -39,7 +52,10 @@ SimulationOptions toSimulationOptions(const RunArgs& a) {
   options.trace = a.trace;
   options.start_window_s = a.start_window;
   options.time_scale = a.time_scale;
-  if (!a.replay.empty()) options.replay = a.replay == "open" ? ReplayMode::OpenLoop : ReplayMode::ClosedLoop;
+  if (!a.dispatch.empty()) options.dispatch = parseDispatch(a.dispatch);
+  options.max_inflight_sessions = a.max_inflight_sessions;
+  options.request_timeout_s = a.request_timeout;
+  options.wall_deadline_s = a.wall_deadline;
   options.lenient = a.lenient;
   return options;
 }

@@ -19,8 +19,11 @@ struct RunArgs {
   std::optional<std::uint64_t> seed;
   std::optional<double> duration;
   std::optional<double> start_window;
-  std::string replay;  // --loop open|closed (the scenario's `replay` field)
+  std::string dispatch;  // --dispatch (or its older name --loop): the scenario's `dispatch`
   std::optional<double> time_scale;
+  std::optional<long> max_inflight_sessions;
+  std::optional<double> request_timeout;
+  std::optional<double> wall_deadline;
   bool lenient = false;
 };
 

@@ -70,13 +70,15 @@ Command addServe(CLI::App& app) {
   // A recording brings its own run: the options that describe or record a simulation make no sense with it.
   auto* replay = sub->add_option("--replay", a->replay, "Serve this .kvrec recording (paced at --speed, seekable) instead of a simulation");
   for (const char* simulation_only : {"--scenario", "--trace", "--set", "--policy", "--seed", "--duration", "--start-window",
-                                      "--loop", "--time-scale", "--lenient", "--record", "--metrics", "--runs"})
+                                      "--dispatch", "--time-scale", "--max-inflight-sessions", "--request-timeout",
+                                      "--wall-deadline", "--lenient", "--record", "--metrics", "--runs"})
     replay->excludes(simulation_only);
   // A real cluster runs on its own clock: nothing of a simulation's shape or pace applies.
   auto* live = sub->add_option("--live", a->live, "Serve a real cluster described by this YAML file (SGLang /metrics, scheduler logs)");
   live->excludes(replay);
   for (const char* simulation_only : {"--scenario", "--trace", "--set", "--policy", "--seed", "--duration", "--start-window",
-                                      "--loop", "--time-scale", "--lenient", "--speed", "--exit-when-done"})
+                                      "--dispatch", "--time-scale", "--max-inflight-sessions", "--request-timeout",
+                                      "--wall-deadline", "--lenient", "--speed", "--exit-when-done"})
     live->excludes(simulation_only);
   auto* router = sub->add_option("--router", a->router,
                                  "Serve the Router service for a real cluster with these decode workers (D0,D1,...) "
@@ -87,8 +89,9 @@ Command addServe(CLI::App& app) {
       ->needs(router)->check(CLI::Range(1.0, 1e12))->capture_default_str();
   sub->add_option("--block-size", a->block_size, "With --router: tokens per block hash the router sends")
       ->needs(router)->check(CLI::Range(1, 1 << 20))->capture_default_str();
-  for (const char* simulation_only : {"--scenario", "--trace", "--seed", "--duration", "--start-window", "--loop",
-                                      "--time-scale", "--lenient", "--replay", "--exit-when-done", "--live"})
+  for (const char* simulation_only : {"--scenario", "--trace", "--seed", "--duration", "--start-window", "--dispatch",
+                                      "--time-scale", "--max-inflight-sessions", "--wall-deadline", "--lenient", "--replay",
+                                      "--exit-when-done", "--live"})
     router->excludes(simulation_only);
   // Only a live session has run markers (Control.MarkRun); a simulation or a replay is one run already.
   sub->callback([a, runs] {

@@ -31,6 +31,10 @@ struct SweepArgs {
   std::string baseline;
   std::vector<std::string> sets;
   std::optional<double> duration;
+  std::string dispatch;
+  std::optional<long> max_inflight_sessions;
+  std::optional<double> request_timeout;
+  std::optional<double> wall_deadline;
   std::optional<unsigned> jobs;
   std::optional<double> level;
   std::string out;
@@ -67,6 +71,10 @@ SweepSpec specFrom(const SweepArgs& a) {
   }
   // These flags override a sweep file: how to run it, not what it is.
   if (a.duration) spec.duration_s = a.duration;
+  if (!a.dispatch.empty()) spec.dispatch = parseDispatch(a.dispatch);
+  if (a.max_inflight_sessions) spec.max_inflight_sessions = a.max_inflight_sessions;
+  if (a.wall_deadline) spec.wall_deadline_s = a.wall_deadline;
+  if (a.request_timeout) spec.fixed_knobs["request_timeout_s"] = *a.request_timeout;
   if (a.jobs) spec.jobs = *a.jobs;
   if (a.level) spec.level = *a.level;
   return spec;
@@ -85,11 +93,13 @@ Command addSweep(CLI::App& app) {
       "fewer pairs differ); a per-D bindings table; a two-policy table when only the policy varies. Each run is kept as "
       "DIR/<point>-seed<k>.kvrec and .json. Ctrl+C stops cleanly; --resume runs only what is missing.");
   sub->add_option("file", a->file,
-                  "A sweep file (JSON with comments: scenario, grid, seeds, baseline, knobs, duration_s, jobs, level) "
+                  "A sweep file (JSON with comments: scenario, grid, seeds, baseline, knobs, duration_s, dispatch, "
+                  "max_inflight_sessions, wall_deadline_s, jobs, level) "
                   "instead of --scenario/--grid/--seeds/--baseline/--set");
   auto* scenario = sub->add_option("--scenario", a->scenario, "Bundled scenario name or scenario file (default e3-load-floor)");
   auto* grid = sub->add_option("--grid", a->grid,
-                               "An axis: KNOB=V1,V2,... or policy=P1,P2,... (repeatable; the grid is every combination)");
+                               "An axis: KNOB=V1,V2,..., policy=P1,P2,... or dispatch=tracets,thinktime,... (repeatable; "
+                               "the grid is every combination)");
   auto* seeds = sub->add_option("--seeds", a->seeds,
                                 "N (seeds 1..N, default 5) or a list 3,7,11 (\"7,\" is the single seed 7); every point "
                                 "runs the same seeds");
@@ -100,6 +110,14 @@ Command addSweep(CLI::App& app) {
   for (auto* o : {scenario, grid, seeds, baseline, sets}) o->excludes(sub->get_option("file"));
   sub->add_option("--duration", a->duration, "Simulated seconds of every run (overrides the scenario's)")
       ->check(CLI::Range(0.001, 2.6e6).description("in (0, 30 days]"));
+  sub->add_option("--dispatch", a->dispatch, "Every run's dispatch: open, closed, tracets, thinktime or burst (see simulate)")
+      ->check(CLI::IsMember({"open", "closed", "tracets", "thinktime", "burst"}));
+  sub->add_option("--max-inflight-sessions", a->max_inflight_sessions, "Every run: at most this many sessions in flight")
+      ->check(CLI::Range(0L, 1000000000L));
+  sub->add_option("--request-timeout", a->request_timeout, "Every run: the knob request_timeout_s")
+      ->check(CLI::Range(1.0, 86400.0).description("in [1, 86400]"));
+  sub->add_option("--wall-deadline", a->wall_deadline, "Every run: requests not done by this simulated second fail")
+      ->check(CLI::Range(0.0, 2.6e6).description("in [0, 30 days]"));
   sub->add_option("--jobs,-j", a->jobs, "Runs at once (default: the number of cores)")
       ->check(CLI::Range(1u, 1024u).description("in [1, 1024]"));
   sub->add_option("--level", a->level, "Significance level of the verdicts (default 0.05)")

@@ -174,6 +174,10 @@ void payloadToProto(const EventPayload& payload, v1::Event* out) {
             p->set_input_tokens(d.input_tokens);
             p->set_output_tokens(d.output_tokens);
             p->set_error(d.error);
+            if (d.cached_tokens >= 0) p->set_cached_tokens(d.cached_tokens);
+            if (d.ceiling_intra_tokens >= 0) p->set_ceiling_intra_tokens(d.ceiling_intra_tokens);
+            if (d.ceiling_any_tokens >= 0) p->set_ceiling_any_tokens(d.ceiling_any_tokens);
+            p->set_dispatch_slip_us(d.dispatch_slip);
           },
           [&](const KnobChanged& k) { toProto(k, out->mutable_knob()); },
           [&](const PolicyChanged& p) { toProto(p, out->mutable_policy()); },
@@ -334,6 +338,16 @@ bool decode(const v1::RequestDone& in, RequestDone* out, std::string* error) {
   out->input_tokens = in.input_tokens();
   out->output_tokens = in.output_tokens();
   out->error = in.error();
+  // Absent (a sender that does not know, or predates them) is -1.
+  out->cached_tokens = in.has_cached_tokens() ? in.cached_tokens() : -1;
+  out->ceiling_intra_tokens = in.has_ceiling_intra_tokens() ? in.ceiling_intra_tokens() : -1;
+  out->ceiling_any_tokens = in.has_ceiling_any_tokens() ? in.ceiling_any_tokens() : -1;
+  out->dispatch_slip = in.dispatch_slip_us();
+  for (const auto& [field, value] : {std::pair{"cached_tokens", out->cached_tokens},
+                                     std::pair{"ceiling_intra_tokens", out->ceiling_intra_tokens},
+                                     std::pair{"ceiling_any_tokens", out->ceiling_any_tokens}})
+    if (value < -1 || (value >= 0 && value > std::max<std::int64_t>(0, out->input_tokens)))
+      return fail(error, field, ": ", value, ", expected 0..input_tokens (", out->input_tokens, ")");
   return decodeWorker(in.worker(), true, &out->worker, "worker", error) &&
          decodeEnum(in.path(), &out->path, "path", error) && decodeEnum(in.status(), &out->status, "status", error);
 }

@@ -1,5 +1,6 @@
 // The payloads other layers also store on their own (snapshots in keyframes and GetState, run
 // metadata in recording headers, knob changes in SetKnobs replies) and the knob/policy metadata.
+#include <cmath>
 #include <string_view>
 #include <utility>
 
@@ -123,6 +124,9 @@ void toProto(const RunStarted& in, v1::RunStarted* out) {
     k->set_name(name);
     k->set_value(value);
   }
+  out->set_dispatch(in.dispatch);
+  out->set_offered_requests(in.offered_requests);
+  out->set_trace_window_s(in.trace_window_s);
 }
 
 bool fromProto(const v1::RunStarted& in, RunStarted* out, std::string* error) {
@@ -137,6 +141,13 @@ bool fromProto(const v1::RunStarted& in, RunStarted* out, std::string* error) {
   r.rho = in.rho();
   r.knobs.reserve(static_cast<std::size_t>(in.knobs_size()));
   for (const auto& k : in.knobs()) r.knobs.emplace_back(k.name(), k.value());
+  r.dispatch = in.dispatch();
+  r.offered_requests = in.offered_requests();
+  r.trace_window_s = in.trace_window_s();
+  if (r.offered_requests < 0 || !(r.trace_window_s >= 0) || !std::isfinite(r.trace_window_s)) {
+    if (error) *error = "offered_requests / trace_window_s: expected >= 0";
+    return false;
+  }
   *out = std::move(r);
   return true;
 }

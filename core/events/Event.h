@@ -75,6 +75,12 @@ struct RunStarted {
   std::vector<WorkerInfo> prefill;   // prefill workers (empty when not disaggregated)
   double rho = 0.95;
   std::vector<std::pair<std::string, double>> knobs;  // every knob's value at the start
+  // A workload replayed by a simulation (0 / empty when the source has no workload of its own: a
+  // live cluster, an import): how its turns are fired, how many requests it offers, and the span of
+  // its trace times (what the lab's wall amplification divides by).
+  std::string dispatch;
+  std::int64_t offered_requests = 0;
+  double trace_window_s = 0;
 };
 
 struct RouteDecision {
@@ -191,6 +197,15 @@ struct RequestDone {
   std::int64_t input_tokens = 0;
   std::int64_t output_tokens = 0;
   std::string error;
+  // Prompt tokens served from the worker's prefix cache, as the engine counts its hits (vLLM's
+  // prefix_cache_hits); -1 when the source does not know.
+  std::int64_t cached_tokens = -1;
+  // What an unbounded cache would have hit on the same requests: the longest prefix of the prompt
+  // any earlier request of this session (intra) or of any session (any) sent; -1: unknown.
+  std::int64_t ceiling_intra_tokens = -1;
+  std::int64_t ceiling_any_tokens = -1;
+  // When the request was fired minus its trace time (the lab's dispatch slip); 0 when unknown.
+  SimTime dispatch_slip = 0;
 };
 
 struct KnobChanged {

@@ -42,6 +42,8 @@ json eventToJson(const Event& e) {
               j["workers"].push_back({{"name", w.name}, {"role", toString(w.role)}, {"kv_capacity", w.kv_capacity_tokens}});
             for (const auto& w : r.prefill)
               j["prefill"].push_back({{"name", w.name}, {"role", toString(w.role)}, {"kv_capacity", w.kv_capacity_tokens}});
+            if (!r.dispatch.empty())
+              j.update({{"dispatch", r.dispatch}, {"offered_requests", r.offered_requests}, {"trace_window_s", r.trace_window_s}});
           },
           [&](const RouteDecision& d) {
             j.update({{"request", d.request}, {"session", d.session}, {"turn", d.turn}, {"policy", d.policy},
@@ -87,6 +89,10 @@ json eventToJson(const Event& e) {
             j.update({{"request", d.request}, {"session", d.session}, {"turn", d.turn}, {"worker", d.worker},
                       {"path", toString(d.path)}, {"status", toString(d.status)}, {"ttft_us", d.ttft}, {"e2e_us", d.e2e},
                       {"input_tokens", d.input_tokens}, {"output_tokens", d.output_tokens}, {"error", d.error}});
+            if (d.cached_tokens >= 0) j["cached_tokens"] = d.cached_tokens;
+            if (d.ceiling_intra_tokens >= 0) j["ceiling_intra_tokens"] = d.ceiling_intra_tokens;
+            if (d.ceiling_any_tokens >= 0) j["ceiling_any_tokens"] = d.ceiling_any_tokens;
+            if (d.dispatch_slip != 0) j["dispatch_slip_us"] = d.dispatch_slip;
           },
           [&](const KnobChanged& k) {
             j.update({{"name", k.name}, {"old", k.old_value}, {"new", k.new_value}, {"who", k.who}});

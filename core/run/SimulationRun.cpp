@@ -27,6 +27,7 @@ PreparedRun prepareRun(Scenario scenario, const SimulationOptions& options) {
     scenario.workload.session_start_window_s = scenario.workload.synthetic.start_window_s;
   if (options.start_window_s) scenario.workload.session_start_window_s = *options.start_window_s;
   for (const auto& [k, v] : options.knobs) scenario.knobs[k] = v;
+  if (options.request_timeout_s) scenario.knobs["request_timeout_s"] = *options.request_timeout_s;
   {
     KnobRegistry check;  // validate before any work: unknown knobs and ranges fail fast
     auto r = check.apply(scenario.knobs, "check");
@@ -34,13 +35,18 @@ PreparedRun prepareRun(Scenario scenario, const SimulationOptions& options) {
   }
   if (options.time_scale) scenario.workload.time_scale = *options.time_scale;
   Workload workload = buildWorkload(scenario, scenario.seed, options.trace, options.lenient);
-  if (options.replay) {
-    scenario.workload.replay = *options.replay;
+  if (options.dispatch) {
+    scenario.workload.dispatch = *options.dispatch;
   } else if (!options.trace.empty()) {
     const bool single = std::all_of(workload.sessions.begin(), workload.sessions.end(),
                                     [](const Session& s) { return s.turns.size() <= 1; });
-    scenario.workload.replay = single ? ReplayMode::OpenLoop : ReplayMode::ClosedLoop;
+    scenario.workload.dispatch = single ? Dispatch::Open : Dispatch::Closed;
   }
+  if (options.max_inflight_sessions) scenario.workload.max_inflight_sessions = *options.max_inflight_sessions;
+  if (options.wall_deadline_s) scenario.workload.wall_deadline_s = *options.wall_deadline_s;
+  if (scenario.workload.max_inflight_sessions > 0 && scenario.workload.dispatch == Dispatch::Open)
+    throw InputError("--max-inflight-sessions: caps sessions, whose turns the open dispatch does not sequence; use "
+                     "--dispatch closed, tracets, thinktime or burst");
   return PreparedRun{std::move(scenario), std::move(workload)};
 }
 

@@ -245,14 +245,25 @@ Scenario Scenario::fromJson(const nlohmann::json& j, const std::string& path) {
   s.snapshot_interval_s = f.number("snapshot_interval_s", 1.0, 0.01, 3600);
 
   const Fields w = f.sub("workload");
-  checkKeys(w, {"kind", "trace", "lenient", "replay", "time_scale", "session_start_window_s", "max_sessions", "sessions",
+  checkKeys(w, {"kind", "trace", "lenient", "replay", "dispatch", "max_inflight_sessions", "wall_deadline_s", "time_scale", "session_start_window_s", "max_sessions", "sessions",
                 "start_window_s", "boilerplate_tokens", "first_turn_tokens", "turns", "new_tokens", "output_tokens",
                 "think_s", "zero_think_probability", "max_context_tokens"});
   const std::string kind = w.text("kind", "synthetic");
-  const std::string replay = w.text("replay", "closed");
-  if (replay == "closed") s.workload.replay = ReplayMode::ClosedLoop;
-  else if (replay == "open") s.workload.replay = ReplayMode::OpenLoop;
-  else w.fail("replay", "expected \"open\" or \"closed\", got \"" + replay + "\"");
+  // `replay` (open or closed) is the older name of `dispatch`.
+  const bool has_dispatch = w.has("dispatch");
+  if (has_dispatch && w.has("replay")) w.fail("replay", "give `dispatch` or its older name `replay`, not both");
+  const char* dispatch_key = has_dispatch ? "dispatch" : "replay";
+  const std::string dispatch = w.text(dispatch_key, "closed");
+  if (auto d = parseDispatch(dispatch); d && (has_dispatch || *d == Dispatch::Open || *d == Dispatch::Closed))
+    s.workload.dispatch = *d;
+  else
+    w.fail(dispatch_key, std::string("expected ") + (has_dispatch ? kDispatchNames : "\"open\" or \"closed\"") +
+                             ", got \"" + dispatch + "\"");
+  s.workload.max_inflight_sessions = static_cast<long>(w.number("max_inflight_sessions", 0, 0, 1e9));
+  if (s.workload.max_inflight_sessions > 0 && s.workload.dispatch == Dispatch::Open)
+    w.fail("max_inflight_sessions", "caps sessions, whose turns the open dispatch does not sequence: use closed, "
+                                    "tracets, thinktime or burst");
+  s.workload.wall_deadline_s = w.number("wall_deadline_s", 0, 0, 30 * 86400.0);
   s.workload.time_scale = w.number("time_scale", 1.0, 1e-6, 1e6);
   if (kind == "synthetic") {
     auto& g = s.workload.synthetic;
@@ -279,6 +290,23 @@ Scenario Scenario::fromJson(const nlohmann::json& j, const std::string& path) {
     w.fail("kind", "expected \"synthetic\" or \"trace\", got \"" + kind + "\"");
   }
   return s;
+}
+
+const char* toString(Dispatch d) {
+  switch (d) {
+    case Dispatch::Open: return "open";
+    case Dispatch::Closed: return "closed";
+    case Dispatch::TraceTs: return "tracets";
+    case Dispatch::ThinkTime: return "thinktime";
+    case Dispatch::Burst: return "burst";
+  }
+  return "closed";
+}
+
+std::optional<Dispatch> parseDispatch(std::string_view text) {
+  for (Dispatch d : {Dispatch::Open, Dispatch::Closed, Dispatch::TraceTs, Dispatch::ThinkTime, Dispatch::Burst})
+    if (text == toString(d)) return d;
+  return std::nullopt;
 }
 
 }  // namespace kvscope

@@ -141,6 +141,7 @@ void AdmissionFlow::admit(SimRequest& r, WorkerId wid, std::int64_t need, bool f
   r.worker = wid;
   if (!forced) ctx_.sessions[r.session_index].rejects = 0;  // the migration threshold counts rejects in a row
   if (r.path == RoutePath::Direct || r.path == RoutePath::Local) {
+    r.prefix_hit = std::min(r.input, r.cached);  // prefilled here: the worker's own cache hit
     w.pool.lock(r.session);
     r.locked = true;
     r.reserved = need;

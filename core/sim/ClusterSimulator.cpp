@@ -3,13 +3,17 @@
 #include <algorithm>
 
 #include "core/model/Error.h"
+#include "core/model/NumberText.h"
 #include "core/trace/BlockChain.h"
 
 namespace kvscope {
 
 ClusterSimulator::ClusterSimulator(const Scenario& scenario, Workload workload, std::uint64_t seed)
     : workload_(std::move(workload)), ctx_(scenario, seed), decode_(ctx_), seeds_(ctx_, decode_),
-      admission_(ctx_, decode_, seeds_), end_(secondsToTime(scenario.duration_s)) {
+      admission_(ctx_, decode_, seeds_),
+      end_(secondsToTime(scenario.workload.wall_deadline_s > 0
+                             ? std::min(scenario.duration_s, scenario.workload.wall_deadline_s)
+                             : scenario.duration_s)) {
   const auto& prof = scenario.profile;
   for (int w = 0; w < scenario.decode_workers; ++w) {
     ctx_.workers.push_back(std::make_unique<DecodeWorker>(w, prof.decode_kv_pool_tokens, scenario.block_size,
@@ -45,10 +49,20 @@ bool ClusterSimulator::setPolicy(std::string_view name, const ChangeAuthor& auth
 
 double ClusterSimulator::sessionStartSeconds(std::size_t i) const {
   const auto& spec = ctx_.scenario.workload;
-  const double window = spec.session_start_window_s;
-  if (spec.replay == ReplayMode::ClosedLoop && window > 0)
-    return window * static_cast<double>(i) / static_cast<double>(workload_.sessions.size());
+  switch (spec.dispatch) {
+    case Dispatch::Burst: return 0;
+    case Dispatch::Closed:
+      if (spec.session_start_window_s > 0)
+        return spec.session_start_window_s * static_cast<double>(i) / static_cast<double>(workload_.sessions.size());
+      break;
+    default: break;
+  }
   return workload_.sessions[i].start_s * spec.time_scale;
+}
+
+double ClusterSimulator::traceSeconds(std::size_t session, std::size_t turn) const {
+  const Session& s = workload_.sessions[session];
+  return (s.start_s + s.turns[turn].offset_s) * ctx_.scenario.workload.time_scale;
 }
 
 void ClusterSimulator::start() {
@@ -70,27 +84,43 @@ void ClusterSimulator::start() {
     started.knobs.emplace_back(std::string(spec.name), ctx_.knobs.get(spec.id));
   for (const auto& p : ctx_.prefill)
     started.prefill.push_back(WorkerInfo{"P" + std::to_string(p->id), WorkerRole::Prefill, p->pool.capacity()});
+  const auto& spec = ctx_.scenario.workload;
+  started.dispatch = toString(spec.dispatch);
+  started.offered_requests = static_cast<std::int64_t>(workload_.turnCount());
+  double first = 0, last = 0;
+  bool any = false;
+  for (std::size_t i = 0; i < workload_.sessions.size(); ++i)
+    for (std::size_t k = 0; k < workload_.sessions[i].turns.size(); ++k) {
+      const double t = traceSeconds(i, k);
+      first = any ? std::min(first, t) : t;
+      last = any ? std::max(last, t) : t;
+      any = true;
+    }
+  started.trace_window_s = last - first;
   ctx_.publish(std::move(started));
 
-  const bool open = ctx_.scenario.workload.replay == ReplayMode::OpenLoop;
+  const bool open = spec.dispatch == Dispatch::Open;
+  const double end = timeToSeconds(end_);
   for (std::size_t i = 0; i < workload_.sessions.size(); ++i) {
     const auto& s = workload_.sessions[i];
     if (s.turns.empty()) continue;
     // Arrivals past the end of the run are never scheduled (and a huge trace time never overflows).
-    const double t0 = sessionStartSeconds(i);
-    const double end = timeToSeconds(end_);
     if (open) {
       for (std::size_t k = 0; k < s.turns.size(); ++k) {
-        const double t = t0 + s.turns[k].offset_s * ctx_.scenario.workload.time_scale;
+        const double t = traceSeconds(i, k);
         if (t <= end) ctx_.agenda.push(secondsToTime(t), SimEventType::Arrival, i, static_cast<std::int32_t>(k));
       }
       ctx_.sessions[i].next_turn = static_cast<std::int32_t>(s.turns.size());
     } else {
+      const double t0 = sessionStartSeconds(i);
       if (t0 <= end) ctx_.agenda.push(secondsToTime(t0), SimEventType::Arrival, i, 0);
       ctx_.sessions[i].next_turn = 1;
     }
   }
   ctx_.agenda.push(secondsToTime(ctx_.scenario.snapshot_interval_s), SimEventType::Snapshot);
+  // Pushed before anything can be scheduled at its time, so it runs first at that instant.
+  if (spec.wall_deadline_s > 0 && spec.wall_deadline_s <= ctx_.scenario.duration_s)
+    ctx_.agenda.push(end_, SimEventType::Deadline);
 }
 
 bool ClusterSimulator::step() {
@@ -118,7 +148,12 @@ void ClusterSimulator::dispatch(const SimEvent& e) {
     if (SimRequest* r = ctx_.current(e.id, e.b)) fn(*r);
   };
   switch (e.type) {
-    case SimEventType::Arrival: arrive(static_cast<std::uint32_t>(e.id), e.a); break;
+    case SimEventType::Arrival:
+      if (e.a == 0 && ctx_.scenario.workload.dispatch != Dispatch::Open)
+        startSession(static_cast<std::uint32_t>(e.id), e.b == 1);
+      else
+        arrive(static_cast<std::uint32_t>(e.id), e.a);
+      break;
     case SimEventType::AdmitRpc: current([&](SimRequest& r) { admission_.onAdmitRpc(r, e.a); }); break;
     case SimEventType::Fallback: current([&](SimRequest& r) { admission_.onFallback(r); }); break;
     case SimEventType::PrefillDone: current([&](SimRequest& r) { seeds_.onPrefillDone(r); }); break;
@@ -138,10 +173,37 @@ void ClusterSimulator::dispatch(const SimEvent& e) {
     case SimEventType::LinkRecover: seeds_.onLinkRecover(e.a, e.b); break;
     case SimEventType::WorkerRestart: restartWorker(e.a); break;
     case SimEventType::Snapshot: snapshot(); break;
+    case SimEventType::Deadline: wallDeadline(); break;
   }
 }
 
+void ClusterSimulator::startSession(std::uint32_t si, bool admitted) {
+  if (deadline_passed_) return;
+  const long cap = ctx_.scenario.workload.max_inflight_sessions;
+  if (cap > 0 && !admitted) {
+    // The lab's replayer takes a session semaphore before the first turn and holds it to the last.
+    if (sessions_in_flight_ >= cap) {
+      waiting_sessions_.push_back(si);
+      return;
+    }
+    ++sessions_in_flight_;
+  }
+  arrive(si, 0);
+}
+
+void ClusterSimulator::wallDeadline() {
+  // The lab's REPLAY_MAX_DURATION: what has not finished by now counts as not completed.
+  deadline_passed_ = true;
+  std::vector<RequestId> open;
+  for (const auto& [id, r] : ctx_.requests)
+    if (r.stage != RequestStage::Finishing) open.push_back(id);
+  std::sort(open.begin(), open.end());  // hash-map order is not deterministic across builds
+  const std::string error = "wall deadline: not completed by " + shortestText(timeToSeconds(ctx_.now)) + " s";
+  for (RequestId id : open) failRequest(id, error);
+}
+
 void ClusterSimulator::arrive(std::uint32_t si, std::int32_t ti) {
+  if (deadline_passed_) return;
   const Session& s = workload_.sessions[si];
   const Turn& turn = s.turns[static_cast<std::size_t>(ti)];
   const RequestId id = next_request_++;
@@ -151,28 +213,50 @@ void ClusterSimulator::arrive(std::uint32_t si, std::int32_t ti) {
   r.session_index = si;
   r.turn = ti + 1;
   r.arrival = ctx_.now;
+  r.trace_time = secondsToTime(traceSeconds(si, static_cast<std::size_t>(ti)));
   r.input = turn.prompt.input_tokens;
   r.output = std::max<std::int32_t>(1, turn.output_tokens);
   expandBlockHashes(turn.prompt, ctx_.scenario.block_size, r.hashes);
+  const PrefixCeiling::Hit ceiling = ceiling_.observe(s.id, r.hashes);
+  r.ceiling_intra = std::min(r.input, ceiling.intra_blocks * ctx_.scenario.block_size);
+  r.ceiling_any = std::min(r.input, ceiling.any_blocks * ctx_.scenario.block_size);
   ctx_.agenda.push(ctx_.now + secondsToTime(ctx_.knobs.get(KnobId::RequestTimeoutS)), SimEventType::Timeout, id);
   admission_.route(r);
 }
 
 void ClusterSimulator::turnEnded(const SimRequest& r) {
   auto& progress = ctx_.sessions[r.session_index];
-  if (--progress.turns_left == 0) ctx_.router.unbind(r.session);
-  const Session& s = workload_.sessions[r.session_index];
-  if (ctx_.scenario.workload.replay == ReplayMode::ClosedLoop &&
-      progress.next_turn < static_cast<std::int32_t>(s.turns.size())) {
-    const Turn& next = s.turns[static_cast<std::size_t>(progress.next_turn)];
-    ctx_.agenda.push(ctx_.now + secondsToTime(next.think_s), SimEventType::Arrival, r.session_index, progress.next_turn);
-    ++progress.next_turn;
+  const auto& spec = ctx_.scenario.workload;
+  if (--progress.turns_left == 0) {
+    ctx_.router.unbind(r.session);
+    ceiling_.endSession(r.session);
+    if (spec.max_inflight_sessions > 0 && spec.dispatch != Dispatch::Open) {
+      --sessions_in_flight_;
+      if (!waiting_sessions_.empty()) {  // the next waiting session takes the slot now
+        ++sessions_in_flight_;
+        ctx_.agenda.push(ctx_.now, SimEventType::Arrival, waiting_sessions_.front(), 0, /*admitted=*/1);
+        waiting_sessions_.pop_front();
+      }
+    }
   }
+  const Session& s = workload_.sessions[r.session_index];
+  if (spec.dispatch == Dispatch::Open || progress.next_turn >= static_cast<std::int32_t>(s.turns.size())) return;
+  const auto k = static_cast<std::size_t>(progress.next_turn);
+  SimTime at = ctx_.now;
+  switch (spec.dispatch) {
+    case Dispatch::Closed:
+    case Dispatch::ThinkTime: at += secondsToTime(s.turns[k].think_s); break;
+    case Dispatch::TraceTs: at = std::max(at, secondsToTime(traceSeconds(r.session_index, k))); break;
+    default: break;  // burst: at once
+  }
+  ctx_.agenda.push(at, SimEventType::Arrival, r.session_index, progress.next_turn);
+  ++progress.next_turn;
 }
 
 void ClusterSimulator::completeRequest(SimRequest& r) {
   ctx_.publish(RequestDone{r.id, r.session, r.turn, r.worker, r.path, RequestStatus::Ok, r.first_token - r.arrival,
-                        ctx_.now - r.arrival, r.input, r.output, {}});
+                           ctx_.now - r.arrival, r.input, r.output, {}, r.prefix_hit, r.ceiling_intra, r.ceiling_any,
+                           r.arrival - r.trace_time});
   r.stage = RequestStage::Finishing;
   ++r.attempt;
   ctx_.router.release(r.id);
@@ -190,8 +274,8 @@ void ClusterSimulator::failRequest(RequestId id, const std::string& error) {
   decode_.remove(*r);
   if (r->stage != RequestStage::Finishing) {
     ctx_.publish(RequestDone{r->id, r->session, r->turn, w, r->path, RequestStatus::Failed,
-                          r->first_token >= 0 ? r->first_token - r->arrival : -1, ctx_.now - r->arrival, r->input,
-                          r->output, error});
+                             r->first_token >= 0 ? r->first_token - r->arrival : -1, ctx_.now - r->arrival, r->input,
+                             r->output, error, -1, r->ceiling_intra, r->ceiling_any, r->arrival - r->trace_time});
     turnEnded(*r);
   }
   ctx_.requests.erase(id);

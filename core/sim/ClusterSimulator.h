@@ -2,6 +2,7 @@
 // The simulated prefill/decode cluster: a discrete-event simulation, deterministic for a seed (the
 // same seed gives a byte-identical event stream). Not thread-safe: a runner thread owns it and
 // applies knob and policy changes between events.
+#include <deque>
 #include <map>
 #include <memory>
 #include <string>
@@ -11,6 +12,7 @@
 #include "core/scenario/Scenario.h"
 #include "core/sim/AdmissionFlow.h"
 #include "core/sim/DecodeScheduler.h"
+#include "core/sim/PrefixCeiling.h"
 #include "core/sim/SeedPipeline.h"
 #include "core/sim/SimContext.h"
 
@@ -70,13 +72,18 @@ class ClusterSimulator {
  private:
   void dispatch(const SimEvent& e);
   void arrive(std::uint32_t session_index, std::int32_t turn_index);
+  // A session's first turn, through the cap on sessions in flight (max_inflight_sessions); `admitted`:
+  // the cap already counted it.
+  void startSession(std::uint32_t session_index, bool admitted);
   void turnEnded(const SimRequest& r);
+  void wallDeadline();
   void failRequest(RequestId id, const std::string& error);
   void completeRequest(SimRequest& r);
   void crashWorker(WorkerId w, const std::string& reason);
   void restartWorker(WorkerId w);
   void snapshot();
   double sessionStartSeconds(std::size_t index) const;
+  double traceSeconds(std::size_t session, std::size_t turn) const;  // the turn's time in the (scaled) trace
 
   Workload workload_;
   SimContext ctx_;
@@ -86,6 +93,10 @@ class ClusterSimulator {
   SimTime end_;
   RequestId next_request_ = 1;
   bool finished_ = false;
+  PrefixCeiling ceiling_;
+  long sessions_in_flight_ = 0;
+  std::deque<std::uint32_t> waiting_sessions_;  // over the cap, in the order they came
+  bool deadline_passed_ = false;
 };
 
 }  // namespace kvscope

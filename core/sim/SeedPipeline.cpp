@@ -64,6 +64,7 @@ void SeedPipeline::dispatch(SimRequest& r) {
   }
   PrefillWorker& p = *ctx_.prefill[static_cast<std::size_t>(r.prefill)];
   const std::int64_t compute = std::max<std::int64_t>(1, r.input - p.pool.matchPrefixTokens(r.hashes));
+  r.prefix_hit = std::max<std::int64_t>(0, r.input - compute);  // the prefill worker's cache hit
   const SimTime begin = std::max(ctx_.now, p.busy_until);
   p.busy_until = begin + secondsToTime(ctx_.profile.prefill_overhead_s + static_cast<double>(compute) / ctx_.profile.prefill_tokens_per_s);
   ctx_.agenda.push(p.busy_until, SimEventType::PrefillDone, r.id, 0, r.attempt);

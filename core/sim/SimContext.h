@@ -20,7 +20,7 @@
 namespace kvscope {
 
 struct SessionProgress {
-  std::int32_t next_turn = 0;       // closed loop: index of the turn to send next
+  std::int32_t next_turn = 0;       // sequential dispatch: index of the turn to send next
   std::int32_t turns_left = 0;      // turns not yet finished (for unbinding at the end)
   std::int32_t rejects = 0;         // admission rejects so far (migration threshold)
   bool ever_seeded = false;         // a later seed of this session is a reseed

@@ -25,6 +25,8 @@ struct SimRequest {
   std::uint32_t session_index = 0;
   std::int32_t turn = 1;  // 1-based
   SimTime arrival = 0;
+  SimTime trace_time = 0;  // when the trace has it (the dispatch slip is arrival - trace_time)
+  std::int64_t ceiling_intra = 0, ceiling_any = 0;  // tokens an unbounded cache would have hit (PrefixCeiling)
   std::int64_t input = 0;
   std::int64_t output = 0;
   std::vector<BlockHash> hashes;
@@ -39,6 +41,7 @@ struct SimRequest {
   std::int32_t prefill = 0;
 
   std::int64_t cached = 0;             // tokens D already holds for this prompt
+  std::int64_t prefix_hit = 0;         // prompt tokens the computing worker took from its prefix cache
   std::int64_t reserved = 0;           // tokens reserved on D (excluding decode growth)
   std::int64_t prefill_remaining = 0;  // local prefill still to do on D
   std::int64_t transfer_bytes = 0;

@@ -77,12 +77,14 @@ SweepSpec SweepFile::parse(const std::string& text, const std::string& path) {
   SweepSpec s;
   s.file = path;
   if (!j.is_object()) throw InputError(formatInputError(path, 1, "", "expected a JSON object (see `sweep --help`)"));
-  static constexpr const char* kKeys[] = {"scenario", "grid", "seeds", "baseline", "knobs", "duration_s", "jobs", "level"};
+  static constexpr const char* kKeys[] = {"scenario", "grid",     "seeds",      "baseline",
+                                          "knobs",    "duration_s", "dispatch", "max_inflight_sessions",
+                                          "wall_deadline_s", "jobs", "level"};
   for (const auto& [key, value] : j.items()) {
     s.lines[key] = lineOfKey(text, key);
     if (std::none_of(std::begin(kKeys), std::end(kKeys), [&](const char* k) { return key == k; }))
       throw InputError(s.describe(key, "unknown field; expected one of: scenario, grid, seeds, baseline, knobs, "
-                                       "duration_s, jobs, level"));
+                                       "duration_s, dispatch, max_inflight_sessions, wall_deadline_s, jobs, level"));
   }
   auto fail = [&](const std::string& field, const std::string& what) -> void {
     if (!s.lines.count(field)) s.lines[field] = lineOfKey(text, field);
@@ -146,6 +148,22 @@ SweepSpec SweepFile::parse(const std::string& text, const std::string& path) {
     if (!j["duration_s"].is_number()) fail("duration_s", "expected simulated seconds, got " + j["duration_s"].dump());
     s.duration_s = j["duration_s"].get<double>();
   }
+  if (j.contains("dispatch")) {
+    const auto d = j["dispatch"].is_string() ? parseDispatch(j["dispatch"].get<std::string>()) : std::nullopt;
+    if (!d) fail("dispatch", std::string("expected ") + kDispatchNames + ", got " + j["dispatch"].dump());
+    s.dispatch = d;
+  }
+  if (j.contains("max_inflight_sessions")) {
+    const auto& v = j["max_inflight_sessions"];
+    if (!v.is_number_unsigned() || v.get<unsigned long long>() > 1000000000ULL)
+      fail("max_inflight_sessions", "expected a whole number of sessions in [0, 1e9], got " + v.dump());
+    s.max_inflight_sessions = v.get<long>();
+  }
+  if (j.contains("wall_deadline_s")) {
+    if (!j["wall_deadline_s"].is_number())
+      fail("wall_deadline_s", "expected simulated seconds, got " + j["wall_deadline_s"].dump());
+    s.wall_deadline_s = j["wall_deadline_s"].get<double>();
+  }
   if (j.contains("jobs")) {
     const auto& v = j["jobs"];
     if (!v.is_number_unsigned() || v.get<unsigned long long>() < 1 || v.get<unsigned long long>() > 1024)
@@ -177,6 +195,9 @@ std::string SweepFile::text(const SweepSpec& spec) {
   }
   if (!spec.fixed_knobs.empty()) j["knobs"] = spec.fixed_knobs;
   if (spec.duration_s) j["duration_s"] = *spec.duration_s;
+  if (spec.dispatch) j["dispatch"] = toString(*spec.dispatch);
+  if (spec.max_inflight_sessions) j["max_inflight_sessions"] = *spec.max_inflight_sessions;
+  if (spec.wall_deadline_s) j["wall_deadline_s"] = *spec.wall_deadline_s;
   if (spec.jobs > 0) j["jobs"] = spec.jobs;
   j["level"] = spec.level;
   return j.dump(2) + "\n";

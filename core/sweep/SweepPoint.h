@@ -10,6 +10,7 @@ namespace kvscope {
 struct SweepPoint {
   std::vector<std::pair<std::string, std::string>> coords;  // axis name -> value as written, in axis order
   std::string policy;                                       // empty: the scenario's
+  std::string dispatch;                                     // empty: the sweep's or the scenario's
   std::map<std::string, double> knobs;                      // the grid's knob values at this point
 
   // "K=200,policy=kv-aware": how the tables name the point.

@@ -62,6 +62,10 @@ json SweepRunner::runIdentity(const SweepPoint& point, std::uint64_t seed) const
   id["knobs"] = o.knobs;
   id["seed"] = seed;
   id["duration_s"] = o.duration_s ? json(*o.duration_s) : json(nullptr);
+  // Only when set, so the runs of a sweep made before these options existed still resume.
+  if (o.dispatch) id["dispatch"] = toString(*o.dispatch);
+  if (o.max_inflight_sessions) id["max_inflight_sessions"] = *o.max_inflight_sessions;
+  if (o.wall_deadline_s) id["wall_deadline_s"] = *o.wall_deadline_s;
   id["recording"] = runStem(point, seed) + ".kvrec";
   return id;
 }

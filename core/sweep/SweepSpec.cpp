@@ -47,7 +47,7 @@ std::optional<std::uint64_t> parseSeed(const std::string& text) {
 
 // Knob values compare as numbers ("200" and "200.0" are one value); policies as names.
 bool sameValue(const std::string& axis, const std::string& a, const std::string& b) {
-  if (axis == "policy") return a == b;
+  if (axis == "policy" || axis == "dispatch") return a == b;
   const auto x = parseNumber(a), y = parseNumber(b);
   return x && y ? *x == *y : a == b;
 }
@@ -60,6 +60,8 @@ std::string flagFor(const std::string& field) {
   if (head == "knobs") return "--set" + rest;
   if (head == "baseline") return "--baseline";
   if (head == "duration_s") return "--duration";
+  if (head == "max_inflight_sessions") return "--max-inflight-sessions";
+  if (head == "wall_deadline_s") return "--wall-deadline";
   return "--" + head;
 }
 
@@ -133,6 +135,7 @@ std::vector<SweepPoint> SweepSpec::points() const {
         SweepPoint p = base;
         p.coords.emplace_back(axis.name, value);
         if (axis.name == "policy") p.policy = value;
+        else if (axis.name == "dispatch") p.dispatch = value;
         else if (auto v = parseNumber(value)) p.knobs[axis.name] = *v;
         next.push_back(std::move(p));
       }
@@ -163,6 +166,9 @@ SimulationOptions SweepSpec::optionsFor(const SweepPoint& point, std::uint64_t s
   o.policy = point.policy;
   o.seed = seed;
   o.duration_s = duration_s;
+  o.dispatch = point.dispatch.empty() ? dispatch : parseDispatch(point.dispatch);
+  o.max_inflight_sessions = max_inflight_sessions;
+  o.wall_deadline_s = wall_deadline_s;
   return o;
 }
 
@@ -200,8 +206,14 @@ void SweepSpec::validate() const {
           throw InputError(describe(field, "unknown policy '" + value + "'; expected one of: " + policyNameList()));
       continue;
     }
+    if (axis.name == "dispatch") {
+      for (const auto& value : axis.values)
+        if (!parseDispatch(value))
+          throw InputError(describe(field, "unknown dispatch '" + value + "'; expected " + kDispatchNames));
+      continue;
+    }
     if (!KnobRegistry::find(axis.name))
-      throw InputError(describe(field, "unknown knob '" + axis.name + "'; expected `policy` or one of: " +
+      throw InputError(describe(field, "unknown knob '" + axis.name + "'; expected `policy`, `dispatch` or one of: " +
                                            KnobRegistry::validNames()));
     for (const auto& value : axis.values) {
       const auto v = parseNumber(value);
@@ -229,6 +241,10 @@ void SweepSpec::validate() const {
   if (!(level > 0 && level < 1)) throw InputError(describe("level", "expected a significance level in (0, 1)"));
   if (duration_s && !(*duration_s > 0 && *duration_s <= 30 * 86400.0))
     throw InputError(describe("duration_s", "expected simulated seconds in (0, 30 days]"));
+  if (max_inflight_sessions && (*max_inflight_sessions < 0 || *max_inflight_sessions > 1000000000))
+    throw InputError(describe("max_inflight_sessions", "expected a whole number of sessions in [0, 1e9]"));
+  if (wall_deadline_s && !(*wall_deadline_s >= 0 && *wall_deadline_s <= 30 * 86400.0))
+    throw InputError(describe("wall_deadline_s", "expected simulated seconds in [0, 30 days]"));
   // Each point's combined knob set (scenario + fixed + grid) must prepare: a run must not fail later.
   for (const auto& point : points()) {
     try {

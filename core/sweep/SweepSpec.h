@@ -16,7 +16,7 @@
 namespace kvscope {
 
 struct SweepAxis {
-  std::string name;                 // "policy" or a knob of the KnobRegistry
+  std::string name;                 // "policy", "dispatch" or a knob of the KnobRegistry
   std::vector<std::string> values;  // as written (a knob's values parse as numbers)
 };
 
@@ -27,6 +27,11 @@ struct SweepSpec {
   std::vector<std::pair<std::string, std::string>> baseline;  // axis -> value; unnamed axes: their first value
   std::map<std::string, double> fixed_knobs;                  // the same at every point (--set)
   std::optional<double> duration_s;                           // overrides the scenario's
+  // The workload's dispatch for every run (a `dispatch` axis overrides it per point), its cap on
+  // sessions in flight and its wall deadline; empty: the scenario's.
+  std::optional<Dispatch> dispatch;
+  std::optional<long> max_inflight_sessions;
+  std::optional<double> wall_deadline_s;
   unsigned jobs = 0;                                          // runs at once; 0 = the core count
   double level = 0.05;                                        // significance level of the verdicts
 

@@ -317,11 +317,41 @@ class TestCli : public QObject {
     QTest::newRow("65 prefill workers") << QByteArray(R"({"cluster": {"prefill": 65, "decode": 8}})") << "cluster.prefill";
     QTest::newRow("bad policy") << QByteArray(R"({"policy": "nosuch"})") << "policy";
     QTest::newRow("bad knob type") << QByteArray(R"({"knobs": {"K": "lots"}})") << "knobs.K";
+    QTest::newRow("bad dispatch") << QByteArray(R"({"workload": {"dispatch": "asap"}})") << "workload.dispatch";
+    QTest::newRow("replay is open or closed only") << QByteArray(R"({"workload": {"replay": "burst"}})") << "workload.replay";
+    QTest::newRow("dispatch and replay") << QByteArray(R"({"workload": {"dispatch": "burst", "replay": "open"}})")
+                                         << "workload.replay";
+    QTest::newRow("inflight cap, open") << QByteArray(R"({"workload": {"dispatch": "open", "max_inflight_sessions": 3}})")
+                                        << "workload.max_inflight_sessions";
     // A profile path leaving the scenario's folder is not read; a key said twice is not
     // silently resolved to its last value.
     QTest::newRow("profile traversal") << QByteArray(R"({"profile": "../../../../etc/passwd"})") << "profile";
     QTest::newRow("absolute profile") << QByteArray(R"({"profile": "/etc/passwd"})") << "profile";
     QTest::newRow("key given twice") << QByteArray(R"({"knobs": {"K": 0, "K": 200}})") << "K";
+  }
+
+  // The lab's replayer options: every dispatch mode, the session cap, the request timeout and the
+  // wall deadline run, from the command line and from a scenario file.
+  void dispatchOptions() {
+    for (const char* mode : {"open", "closed", "tracets", "thinktime", "burst"}) {
+      RUN_EXPECT(r, 0, kShort + QStringList{"--dispatch", mode, "--format", "json"});
+      QVERIFY(r.out.contains("\"requests\""));
+    }
+    RUN_EXPECT(loop, 0, kShort + QStringList{"--loop", "open"});  // the older name
+    RUN_EXPECT(all, 0, kShort + QStringList{"--dispatch", "tracets", "--max-inflight-sessions", "5", "--request-timeout",
+                                            "600", "--wall-deadline", "120", "--format", "json"});
+    QString error;
+    const QJsonObject o = parseObject(all.out, &error);
+    QVERIFY2(error.isEmpty(), qPrintable(error));
+    QCOMPARE(o["sim_seconds"].toDouble(), 120.0);
+    RUN_EXPECT(open_cap, 1, kShort + QStringList{"--dispatch", "open", "--max-inflight-sessions", "5"});
+    QVERIFY2(open_cap.err.contains("--max-inflight-sessions"), open_cap.err.constData());
+    RUN_EXPECT(bad, 2, kShort + QStringList{"--dispatch", "asap"});
+    const QString path = tmp_.filePath("burst.json");
+    QVERIFY(writeFile(path, R"({"name": "burst", "duration_s": 120, "workload": {"kind": "synthetic", "sessions": 10,
+      "dispatch": "burst", "max_inflight_sessions": 4, "wall_deadline_s": 100}})"));
+    RUN_EXPECT(file, 0, QStringList({"simulate", "--quiet", "--format", "json", "--scenario", path}));
+    QCOMPARE(parseObject(file.out, &error)["sim_seconds"].toDouble(), 100.0);
   }
 
   // The largest cluster a scenario may ask for runs (the row above refuses one worker more).

@@ -59,6 +59,23 @@ class TestCliSweep : public QObject {
     QVERIFY(tmp_.isValid());
   }
 
+  // The lab's dispatch ablation (v2/exp_c_dispatch_ablation) as a sweep: `dispatch` is an axis,
+  // and every run of a point carries its mode; a bad mode names the axis.
+  void dispatchIsAGridAxis() {
+    const QString out = tmp_.filePath("dispatch");
+    RUN_EXPECT(r, 0, QStringList({"sweep", "--scenario", "e3-load-floor", "--grid", "dispatch=closed,burst", "--seeds", "2",
+                                  "--duration", "600", "--max-inflight-sessions", "40", "--request-timeout", "600",
+                                  "--wall-deadline", "500", "--jobs", "2", "--quiet", "--out", out}));
+    QVERIFY2(r.out.contains("4 runs: 4 ran now"), r.out.constData());
+    const QJsonObject burst = readObject(out + "/dispatch=burst-seed1.json");
+    QCOMPARE(burst["sweep_run"].toObject()["dispatch"].toString(), QString("burst"));
+    QCOMPARE(burst["sweep_run"].toObject()["max_inflight_sessions"].toInt(), 40);
+    QCOMPARE(burst["sweep_run"].toObject()["knobs"].toObject()["request_timeout_s"].toDouble(), 600.0);
+    QVERIFY(burst["summary"].toObject()["sim_seconds"].toDouble() <= 500.0);
+    RUN_EXPECT(bad, 1, QStringList({"sweep", "--grid", "dispatch=closed,nope", "--seeds", "1", "--out", tmp_.filePath("bad")}));
+    QVERIFY2(bad.err.contains("--grid dispatch: unknown dispatch 'nope'"), bad.err.constData());
+  }
+
   void gridSweepWritesRunsAndTablesAndResumes() {
     const QString out = tmp_.filePath("grid");
     const QStringList args{"sweep", "--scenario", "e3-load-floor", "--grid", "K=0,200,400", "--grid",

@@ -60,7 +60,8 @@ std::vector<Sample> makeSamples() {
                                  {{"D0", WorkerRole::Decode, 1'000'000}, {"I1", WorkerRole::Unified, 900'000}},
                                  {{"P0", WorkerRole::Prefill, 2'000'000}, {"P1", WorkerRole::Prefill, 1'500'000}},
                                  0.9,
-                                 {{"K", 200}, {"rho", 0.9}, {"pending_seed_budget", 4}}});
+                                 {{"K", 200}, {"rho", 0.9}, {"pending_seed_budget", 4}},
+                                 "tracets", 1285, 2912.5});
   full("route", RouteDecision{9'000'000'001, 77, 3, "kv-aware", 2, true,
                               {candidate(2, 1234.5, true,
                                          {{"prefix", 0.5}, {"load", -3.25}, {"load_floor", 200}, {"sticky", 100},
@@ -78,7 +79,7 @@ std::vector<Sample> makeSamples() {
   full("restart", WorkerRestarted{9});
   full("correction", Correction{10, 13, 14, 100, 2000, 1900, CorrectionFault::Drop});
   full("request_done", RequestDone{15, 16, 4, 11, RoutePath::Transient, RequestStatus::Failed, 150'000, 2'500'000, 8000,
-                                   300, "KVTransferError: Decode instance could be dead"});
+                                   300, "KVTransferError: Decode instance could be dead", 6000, 7000, 7500, -3'000'000});
   full("knob", KnobChanged{"K", 100, 200, "grpc:127.0.0.1:5000", {"127.0.0.1:5000", "token"}});
   full("policy", PolicyChanged{"linear", "kv-aware", "console", {"[::1]:6000", "open"}});
   full("snapshot", Snapshot{{{1, 500, 1000, 900, 2, 3, 4, 5, 6, true, 250, 17, 1}, {63, 7, 8, 9, 10, 11, 12, 13, 14, true, 15, 16, 2}},

@@ -110,7 +110,7 @@ class TestSimulator : public QObject {
     // (in the scenario's hour, 195 of the 226 turns are sent).
     o.duration_s = 4 * 3600;
     const auto s = simulate("e3-load-floor", [&](Scenario& sc) {
-      sc.workload.replay = open_loop ? ReplayMode::OpenLoop : ReplayMode::ClosedLoop;
+      sc.workload.dispatch = open_loop ? Dispatch::Open : Dispatch::Closed;
       sc.workload.session_start_window_s = 600;
     }, o, &log);
     qInfo() << trace << "requests" << s.total << "completed" << s.completed << "failure" << s.failure_rate;
@@ -128,7 +128,7 @@ class TestSimulator : public QObject {
     SimulationOptions o;
     o.trace = kData + "/traces/conversation_trace_600.jsonl";
     o.duration_s = 300;
-    simulate("e3-load-floor", [](Scenario& s) { s.workload.replay = ReplayMode::OpenLoop; }, o, &log);
+    simulate("e3-load-floor", [](Scenario& s) { s.workload.dispatch = Dispatch::Open; }, o, &log);
     long partial = 0, seeds = 0;
     std::map<RequestId, std::int64_t> input;
     for (const auto& [t, d] : log.all<RequestDone>()) input[d.request] = d.input_tokens;

@@ -33,7 +33,7 @@ double niceStep(double span, int ticks) {
 }
 
 bool numericAxis(const SweepData& data, const std::string& name) {
-  if (name == "policy" || data.points.empty()) return false;
+  if (name == "policy" || name == "dispatch" || data.points.empty()) return false;
   for (const auto& p : data.points)
     if (!p.knobs.count(name)) return false;
   return true;
