@@ -43,6 +43,7 @@ nlohmann::json RunSummary::toJson() const {
   j["token_imbalance"] = token_imbalance ? nlohmann::json(*token_imbalance) : nlohmann::json(nullptr);
   j["skipped_records"] = skipped_records;
   if (!source_notes.empty()) j["source_notes"] = source_notes;
+  lab.addTo(j);
   j["diagnosis"] = nlohmann::json::array();
   for (const auto& f : diagnosis)
     j["diagnosis"].push_back({{"mode", f.mode}, {"name", f.name}, {"subjects", f.subjects},
@@ -61,7 +62,8 @@ std::string RunSummary::toTable() const {
   out += "\n";
   out += "              mean      p50      p90      p99\n";
   out += "E2E (s)  " + formatNumber("%9.3f", e2e_s.mean) + formatNumber("%9.3f", e2e_s.p50) + formatNumber("%9.3f", e2e_s.p90) + formatNumber("%9.3f", e2e_s.p99) + "\n";
-  out += "TTFT (s) " + formatNumber("%9.3f", ttft_s.mean) + formatNumber("%9.3f", ttft_s.p50) + formatNumber("%9.3f", ttft_s.p90) + formatNumber("%9.3f", ttft_s.p99) + "\n\n";
+  out += "TTFT (s) " + formatNumber("%9.3f", ttft_s.mean) + formatNumber("%9.3f", ttft_s.p50) + formatNumber("%9.3f", ttft_s.p90) + formatNumber("%9.3f", ttft_s.p99) + "\n";
+  out += lab.table() + "\n";
   out += "worker  role     bindings   share  sessions  kv peak  evictions\n";
   for (const auto& w : workers) {
     char line[160];

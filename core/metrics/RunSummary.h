@@ -8,6 +8,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "core/diagnosis/Finding.h"
+#include "core/metrics/LabMetrics.h"
 #include "core/stats/Percentiles.h"
 
 namespace kvscope {
@@ -48,6 +49,7 @@ struct RunSummary {
   long skipped_records = 0;
   std::vector<std::string> source_notes;  // what the run's source could not use (RunFinished::notes)
   std::vector<Finding> diagnosis;
+  LabMetrics lab;  // the metrics the lab judges by (LabMetrics.h)
 
   nlohmann::json toJson() const;
   std::string toTable() const;

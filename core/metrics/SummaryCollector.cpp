@@ -15,6 +15,7 @@ void SummaryCollector::onEvent(const Event& e) {
   // Pausing, pacing or seeking the playback changes nothing the run did (nor how long it ran).
   if (std::holds_alternative<RunControlChanged>(e.payload)) return;
   last_time_ = std::max(last_time_, e.time);
+  lab_.onEvent(e);
   std::visit(Overloaded{
                  [&](const RunStarted& r) {
                    run_ = r;
@@ -125,11 +126,12 @@ RunSummary SummaryCollector::summary() const {
   s.corrections = corrections_;
   s.retractions = retractions_;
   s.retraction_events = retraction_events_;
+  s.lab = lab_.metrics();
   return s;
 }
 
 std::size_t SummaryCollector::memoryBytes() const {
-  std::size_t n = sizeof(*this) + e2e_.memoryBytes() + ttft_.memoryBytes() + evicted_sessions_.memoryBytes();
+  std::size_t n = sizeof(*this) + lab_.memoryBytes() + e2e_.memoryBytes() + ttft_.memoryBytes() + evicted_sessions_.memoryBytes();
   for (const auto& w : workers_) n += sizeof(w) + w.sessions.memoryBytes();
   return n;
 }

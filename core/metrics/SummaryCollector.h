@@ -7,6 +7,7 @@
 #include "core/events/Event.h"
 #include "core/stats/DistinctCount.h"
 #include "core/stats/LatencySample.h"
+#include "core/metrics/LabMetricsCollector.h"
 #include "core/metrics/RunSummary.h"
 
 namespace kvscope {
@@ -42,6 +43,7 @@ class SummaryCollector : public EventSink {
   long retractions_ = 0, retraction_events_ = 0;
   long seeds_ = 0, reseeds_ = 0, direct_ = 0, link_dead_ = 0, aborted_ = 0, crashes_ = 0, corrections_ = 0;
   SimTime last_time_ = 0;
+  LabMetricsCollector lab_;
 };
 
 }  // namespace kvscope

@@ -13,7 +13,8 @@ ClusterSimulator::ClusterSimulator(const Scenario& scenario, Workload workload, 
       admission_(ctx_, decode_, seeds_),
       end_(secondsToTime(scenario.workload.wall_deadline_s > 0
                              ? std::min(scenario.duration_s, scenario.workload.wall_deadline_s)
-                             : scenario.duration_s)) {
+                             : scenario.duration_s)),
+      ceiling_(scenario.block_size) {
   const auto& prof = scenario.profile;
   for (int w = 0; w < scenario.decode_workers; ++w) {
     ctx_.workers.push_back(std::make_unique<DecodeWorker>(w, prof.decode_kv_pool_tokens, scenario.block_size,
@@ -217,9 +218,9 @@ void ClusterSimulator::arrive(std::uint32_t si, std::int32_t ti) {
   r.input = turn.prompt.input_tokens;
   r.output = std::max<std::int32_t>(1, turn.output_tokens);
   expandBlockHashes(turn.prompt, ctx_.scenario.block_size, r.hashes);
-  const PrefixCeiling::Hit ceiling = ceiling_.observe(s.id, r.hashes);
-  r.ceiling_intra = std::min(r.input, ceiling.intra_blocks * ctx_.scenario.block_size);
-  r.ceiling_any = std::min(r.input, ceiling.any_blocks * ctx_.scenario.block_size);
+  const PrefixCeiling::Hit ceiling = ceiling_.observe(s.id, r.hashes, r.input, r.output);
+  r.ceiling_intra = ceiling.intra_tokens;
+  r.ceiling_any = ceiling.any_tokens;
   ctx_.agenda.push(ctx_.now + secondsToTime(ctx_.knobs.get(KnobId::RequestTimeoutS)), SimEventType::Timeout, id);
   admission_.route(r);
 }

@@ -61,6 +61,7 @@ RunSummary RunSummaryJson::fromJson(const nlohmann::json& j) {
   s.kv_capacity_violations = j.value("kv_capacity_violations", 0LL);
   if (!j.at("token_imbalance").is_null()) s.token_imbalance = j.at("token_imbalance").get<double>();
   s.skipped_records = j.at("skipped_records").get<long>();
+  s.lab = LabMetrics::fromJson(j);
   for (const auto& f : j.at("diagnosis")) {
     Finding finding;
     finding.mode = f.at("mode").get<std::string>();

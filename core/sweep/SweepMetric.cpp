@@ -29,6 +29,17 @@ std::vector<SweepMetric> SweepMetric::all(const std::vector<std::string>& worker
       {"evictions", "evictions", K::Count, [](R s) { return std::optional(double(s.eviction_count)); }},
       {"reseeds", "reseeds", K::Count, [](R s) { return std::optional(double(s.reseeds)); }},
       {"token_imbalance", "token imbalance (max/min served)", K::Ratio, [](R s) { return s.token_imbalance; }},
+      // The lab's own (LabMetrics.h).
+      {"apc", "prefix-cache hit rate (APC)", K::Fraction, [](R s) { return s.lab.apc; }},
+      {"tpot_p90_s", "TPOT p90 (s)", K::Seconds,
+       [](R s) { return s.lab.tpot_s ? std::optional(s.lab.tpot_s->p90) : std::nullopt; }},
+      {"uncached_tokens_p90", "uncached tokens p90", K::Count,
+       [](R s) { return s.lab.uncached_tokens ? std::optional(s.lab.uncached_tokens->p90) : std::nullopt; }},
+      {"worker_ttft_p90_max_s", "worker TTFT p90, max (s)", K::Seconds, [](R s) { return s.lab.worker_ttft_p90_max_s; }},
+      {"request_balance", "request balance (max/min)", K::Ratio, [](R s) { return s.lab.request_balance; }},
+      {"decode_tps", "decode tokens/s", K::Count, [](R s) { return s.lab.decode_tps; }},
+      {"completion_rate", "completion rate", K::Fraction, [](R s) { return s.lab.completion_rate; }},
+      {"wall_amplification", "wall amplification", K::Ratio, [](R s) { return s.lab.wall_amplification; }},
   };
   for (const auto& id : worker_ids)
     m.push_back({"share_" + id, id + " share of bindings", K::Fraction, [id](R s) -> std::optional<double> {

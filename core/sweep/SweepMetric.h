@@ -1,7 +1,8 @@
 #pragma once
 // The numbers a sweep compares across grid points (ARCHITECTURE.md D7), each read from a RunSummary:
-// E2E mean/p50/p90, TTFT p90/p99, errors and failure rate, evictions, reseeds, token imbalance, and
-// each decode worker's share of bindings.
+// E2E mean/p50/p90, TTFT p90/p99, errors and failure rate, evictions, reseeds, token imbalance, the
+// lab's APC, TPOT p90, uncached tokens p90, worst worker TTFT p90, request balance, decode tokens/s,
+// completion rate and wall amplification, and each decode worker's share of bindings.
 #include <functional>
 #include <optional>
 #include <string>

@@ -1,0 +1,119 @@
+#include "core/metrics/LabMetricsCollector.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "core/model/Overloaded.h"
+
+namespace kvscope {
+
+namespace {
+int classIndex(const char* name) { return std::strcmp(name, "WARM") == 0 ? 0 : std::strcmp(name, "MEDIUM") == 0 ? 1 : 2; }
+constexpr const char* kClassNames[] = {"WARM", "MEDIUM", "HEAVY"};
+
+std::optional<double> ratio(std::int64_t a, std::int64_t b) {
+  if (b <= 0) return std::nullopt;
+  return static_cast<double>(a) / static_cast<double>(b);
+}
+}  // namespace
+
+LabMetricsCollector::PerWorker& LabMetricsCollector::worker(WorkerId w) {
+  if (w >= static_cast<WorkerId>(workers_.size())) workers_.resize(static_cast<std::size_t>(w) + 1);
+  return workers_[static_cast<std::size_t>(w)];
+}
+
+void LabMetricsCollector::onEvent(const Event& e) {
+  if (const auto* r = std::get_if<RunStarted>(&e.payload)) {
+    *this = LabMetricsCollector{};
+    offered_ = r->offered_requests;
+    trace_window_s_ = r->trace_window_s;
+    workers_.resize(r->workers.size());
+    return;
+  }
+  const auto* d = std::get_if<RequestDone>(&e.payload);
+  if (!d) return;
+  const SimTime fired = e.time - d->e2e;
+  first_fired_ = any_fired_ ? std::min(first_fired_, fired) : fired;
+  last_end_ = any_fired_ ? std::max(last_end_, e.time) : e.time;
+  any_fired_ = true;
+  slip_.add(timeToSeconds(std::max<SimTime>(0, d->dispatch_slip)));
+  if (d->status != RequestStatus::Ok) return;
+  ++completed_;
+  input_done_ += std::max<std::int64_t>(0, d->input_tokens);
+  output_done_ += std::max<std::int64_t>(0, d->output_tokens);
+  if (d->output_tokens > 1 && d->ttft >= 0)
+    tpot_.add(timeToSeconds(d->e2e - d->ttft) / static_cast<double>(d->output_tokens - 1));
+  if (d->worker >= 0) {
+    PerWorker& w = worker(d->worker);
+    ++w.completed;
+    if (d->ttft >= 0) w.ttft.add(timeToSeconds(d->ttft));
+  }
+  if (d->cached_tokens < 0) return;
+  const std::int64_t input = std::max<std::int64_t>(0, d->input_tokens);
+  const std::int64_t cached = std::min(d->cached_tokens, input);
+  ++known_;
+  prompt_ += input;
+  cached_ += cached;
+  ceiling_intra_ += std::clamp<std::int64_t>(d->ceiling_intra_tokens, 0, input);
+  ceiling_any_ += std::clamp<std::int64_t>(d->ceiling_any_tokens, 0, input);
+  uncached_.add(static_cast<double>(input - cached));
+  Tokens& turn = by_turn_[std::clamp(d->turn, 1, LabMetrics::kMaxTurnIndex)];
+  turn.prompt += input;
+  turn.cached += cached;
+  ClassSamples& c = classes_[static_cast<std::size_t>(classIndex(LabMetrics::classOf(input, cached)))];
+  ++c.count;
+  if (d->ttft >= 0) c.ttft.add(timeToSeconds(d->ttft));
+  c.e2e.add(timeToSeconds(d->e2e));
+}
+
+LabMetrics LabMetricsCollector::metrics() const {
+  LabMetrics m;
+  m.apc = ratio(cached_, prompt_);
+  m.apc_ceiling_intra = ratio(ceiling_intra_, prompt_);
+  m.apc_ceiling_any = ratio(ceiling_any_, prompt_);
+  if (tpot_.count() > 0) m.tpot_s = tpot_.summary();
+  if (uncached_.count() > 0) m.uncached_tokens = uncached_.summary();
+  for (const auto& [turn, t] : by_turn_)
+    if (auto r = ratio(t.cached, t.prompt)) m.apc_by_turn[turn] = *r;
+  std::vector<double> p90s;
+  long most = -1, fewest = -1;
+  for (const PerWorker& w : workers_) {
+    if (w.ttft.count() > 0) p90s.push_back(w.ttft.summary().p90);
+    most = std::max(most, w.completed);
+    fewest = fewest < 0 ? w.completed : std::min(fewest, w.completed);
+  }
+  if (!p90s.empty()) {
+    std::sort(p90s.begin(), p90s.end());
+    m.worker_ttft_p90_median_s = percentileSorted(p90s, 50);
+    m.worker_ttft_p90_max_s = p90s.back();
+  }
+  if (fewest > 0) m.request_balance = static_cast<double>(most) / static_cast<double>(fewest);
+  if (any_fired_ && last_end_ > first_fired_) {
+    const double makespan = timeToSeconds(last_end_ - first_fired_);
+    m.decode_tps = static_cast<double>(output_done_) / makespan;
+    m.total_tps = static_cast<double>(input_done_ + output_done_) / makespan;
+    if (trace_window_s_ > 0) m.wall_amplification = makespan / trace_window_s_;
+  }
+  if (offered_ > 0) m.completion_rate = static_cast<double>(completed_) / static_cast<double>(offered_);
+  if (slip_.count() > 0) m.dispatch_slip_s = slip_.summary();
+  for (std::size_t i = 0; i < classes_.size(); ++i) {
+    const ClassSamples& c = classes_[i];
+    if (known_ == 0) break;
+    RequestClassStats s;
+    s.count = c.count;
+    if (c.ttft.count() > 0) s.ttft_p90_s = c.ttft.summary().p90;
+    if (c.e2e.count() > 0) s.e2e_p90_s = c.e2e.summary().p90;
+    m.request_classes[kClassNames[i]] = s;
+  }
+  return m;
+}
+
+std::size_t LabMetricsCollector::memoryBytes() const {
+  std::size_t n = sizeof(*this) + tpot_.memoryBytes() + uncached_.memoryBytes() + slip_.memoryBytes() +
+                  by_turn_.size() * (sizeof(int) + sizeof(Tokens) + 32);
+  for (const auto& w : workers_) n += sizeof(w) + w.ttft.memoryBytes();
+  for (const auto& c : classes_) n += c.ttft.memoryBytes() + c.e2e.memoryBytes();
+  return n;
+}
+
+}  // namespace kvscope
