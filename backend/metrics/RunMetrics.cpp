@@ -5,6 +5,7 @@
 #include <cmath>
 #include <string_view>
 
+#include "core/metrics/LabMetrics.h"
 #include "core/model/Overloaded.h"
 #include "core/model/Saturating.h"
 
@@ -112,6 +113,8 @@ void RunMetrics::onEvent(const Event& e) {
                      x.role = toString(w.role);
                    }
                    for (const auto& p : r.prefill) s.prefill_names.push_back(escapeLabel(p.name));
+                   s.offered = r.offered_requests;
+                   s.trace_window_s = r.trace_window_s;
                  },
                  // The same rules as SummaryCollector, so the two agree at the end of a run.
                  [&](const Admission& a) {
@@ -144,16 +147,33 @@ void RunMetrics::onEvent(const Event& e) {
                  },
                  [&](const RequestDone& d) {
                    ++s.requests;
+                   s.slip.observe(timeToSeconds(std::max<SimTime>(0, d.dispatch_slip)), kSlipBuckets);
                    if (d.status != RequestStatus::Ok) {
                      ++s.failures;
                      return;
                    }
                    s.e2e.observe(timeToSeconds(d.e2e), kE2eBuckets);
                    if (d.ttft >= 0) s.ttft.observe(timeToSeconds(d.ttft), kTtftBuckets);
+                   // As LabMetricsCollector.
+                   if (d.output_tokens > 1 && d.ttft >= 0)
+                     s.tpot.observe(timeToSeconds(d.e2e - d.ttft) / static_cast<double>(d.output_tokens - 1), kTpotBuckets);
+                   const std::int64_t input = std::max<std::int64_t>(0, d.input_tokens);
+                   const bool known = d.cached_tokens >= 0;
+                   const std::int64_t cached = std::min(d.cached_tokens, input);
+                   if (known) {
+                     addClamped(s.ceiling_intra, std::clamp<std::int64_t>(d.ceiling_intra_tokens, 0, input));
+                     addClamped(s.ceiling_any, std::clamp<std::int64_t>(d.ceiling_any_tokens, 0, input));
+                     const std::string_view c = LabMetrics::classOf(input, cached);
+                     ++s.classes[c == "WARM" ? 0 : c == "MEDIUM" ? 1 : 2];
+                   }
                    if (d.worker >= 0) {
                      Worker& w = worker(d.worker);
                      addClamped(w.prompt_tokens, d.input_tokens);
                      addClamped(w.generation_tokens, d.output_tokens);
+                     if (known) {
+                       addClamped(w.cache_queries, input);
+                       addClamped(w.cache_hits, cached);
+                     }
                    }
                  },
                  [&](const PolicyChanged& p) { s.policy = escapeLabel(p.new_policy); },
@@ -245,6 +265,12 @@ std::string RunMetrics::render() const {
             [](const Worker& w) { return w.prompt_tokens; });
   perWorker("kvscope_generation_tokens_total", "Output tokens of the requests the worker completed.",
             [](const Worker& w) { return w.generation_tokens; });
+  perWorker("kvscope_prefix_cache_queries_total",
+            "Prompt tokens of completed requests whose cache hit is known (as vllm:prefix_cache_queries); the lab's "
+            "APC is hits / queries.",
+            [](const Worker& w) { return w.cache_queries; });
+  perWorker("kvscope_prefix_cache_hits_total", "Prompt tokens served from the worker's prefix cache (as vllm:prefix_cache_hits).",
+            [](const Worker& w) { return w.cache_hits; });
 
   // Run-wide counters.
   counter(out, "kvscope_requests_total", "Requests finished, completed or failed.", s.requests);
@@ -262,6 +288,23 @@ std::string RunMetrics::render() const {
   counter(out, "kvscope_corrections_total", "Streaming-session extend_input_len corrections.", s.corrections);
   counter(out, "kvscope_retractions_total", "Decode out-of-memory events (\"Decode out of memory happened\"), each retracting requests.",
           s.retractions);
+
+  // The lab's: the unbounded cache's hits, the request classes, the workload's offer.
+  family(out, "kvscope_prefix_cache_ceiling_hits_total", "counter",
+         "Prompt tokens an unbounded cache would have hit on the same requests (scope intra: earlier requests of the "
+         "session; any: of any session): the APC ceilings are these over the queries.");
+  sample(out, "kvscope_prefix_cache_ceiling_hits_total", "scope=\"intra\"", s.ceiling_intra);
+  sample(out, "kvscope_prefix_cache_ceiling_hits_total", "scope=\"any\"", s.ceiling_any);
+  family(out, "kvscope_requests_by_class_total", "counter",
+         "Completed requests by the lab's class: HEAVY >= 20,000 uncached tokens; WARM more than half cached or under "
+         "5,000 uncached; MEDIUM the rest.");
+  for (std::size_t i = 0; i < s.classes.size(); ++i)
+    sample(out, "kvscope_requests_by_class_total", std::string("class=\"") + (i == 0 ? "WARM" : i == 1 ? "MEDIUM" : "HEAVY") + "\"",
+           s.classes[i]);
+  family(out, "kvscope_offered_requests", "gauge", "Requests the workload offers (the completion rate's denominator; 0 live).");
+  sample(out, "kvscope_offered_requests", {}, s.offered);
+  family(out, "kvscope_trace_window_seconds", "gauge", "Span of the workload's trace times (wall amplification divides by it).");
+  sample(out, "kvscope_trace_window_seconds", {}, s.trace_window_s);
 
   // Latency histograms of completed requests.
   const auto histogram = [&](std::string_view name, std::string_view help, const auto& h, const auto& bounds) {
@@ -282,6 +325,11 @@ std::string RunMetrics::render() const {
             kTtftBuckets);
   histogram("kvscope_e2e_request_latency_seconds", "End-to-end latency of completed requests, in seconds.", s.e2e,
             kE2eBuckets);
+  histogram("kvscope_time_per_output_token_seconds",
+            "(E2E - TTFT) / (output tokens - 1) of completed requests with more than one output token, in seconds.",
+            s.tpot, kTpotBuckets);
+  histogram("kvscope_dispatch_slip_seconds", "Each request's fire time minus its trace time (early fires count as 0).",
+            s.slip, kSlipBuckets);
 
   // Per-link gauges (prefill -> decode Mooncake links) from the latest snapshot.
   const auto linkLabels = [&](const LinkGauges& l) {

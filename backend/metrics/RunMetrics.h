@@ -25,6 +25,10 @@ class RunMetrics : public EventSink {
                                                           15,    20,    25,   30,   60,   120};
   static constexpr std::array<double, 20> kE2eBuckets = {0.3, 0.5, 0.8, 1,  1.5, 2,  2.5, 5,   10,  15,
                                                          20,  30,  40,  50, 60,  90, 120, 180, 300, 600};
+  // vLLM's time_per_output_token_seconds buckets (vllm/v1/metrics/loggers.py).
+  static constexpr std::array<double, 18> kTpotBuckets = {0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4,
+                                                          0.5,  0.75,  1.0,  2.5,   5.0, 7.5,  10,  20,  40};
+  static constexpr std::array<double, 12> kSlipBuckets = {0, 0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600};
 
   // The simulation thread, for every event: a few additions under an uncontended mutex.
   void onEvent(const Event& e) override;
@@ -44,6 +48,9 @@ class RunMetrics : public EventSink {
     std::string name, role;  // label values, escaped once when the worker is first seen
     std::uint64_t bindings = 0;
     std::uint64_t prompt_tokens = 0, generation_tokens = 0;
+    // The lab's APC, as vLLM's prefix_cache_queries / _hits count it: prompt tokens of requests
+    // whose hit is known, and the hits.
+    std::uint64_t cache_queries = 0, cache_hits = 0;
     std::uint64_t retracted = 0, last_retracted = 0;  // requests retracted: all, and by the latest retraction
     bool has_gauges = false;  // a Snapshot reported this worker
     WorkerGauges gauges;
@@ -65,6 +72,12 @@ class RunMetrics : public EventSink {
     std::uint64_t retractions = 0;  // decode out-of-memory events
     Histogram<kTtftBuckets.size()> ttft;
     Histogram<kE2eBuckets.size()> e2e;
+    Histogram<kTpotBuckets.size()> tpot;
+    Histogram<kSlipBuckets.size()> slip;
+    std::uint64_t ceiling_intra = 0, ceiling_any = 0;  // what an unbounded cache would hit (tokens)
+    std::array<std::uint64_t, 3> classes{};            // completed WARM, MEDIUM, HEAVY requests
+    std::int64_t offered = 0;
+    double trace_window_s = 0;
   };
 
   Worker& worker(WorkerId w);  // grows the table for an id the run did not announce

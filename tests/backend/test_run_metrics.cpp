@@ -211,6 +211,27 @@ class TestRunMetrics : public QObject {
                                 "kvscope_worker_up"})
         QVERIFY2(x.value(gauge, labels) >= 0, (std::string(gauge) + " of " + w.id).c_str());
     }
+    // The lab's metrics: APC and its ceilings, the classes, the offer, from the same events.
+    double queries = 0, hits = 0;
+    for (const auto& w : s.workers) {
+      const Labels labels{{"worker", w.id}, {"role", w.role}};
+      queries += x.value("kvscope_prefix_cache_queries_total", labels);
+      hits += x.value("kvscope_prefix_cache_hits_total", labels);
+    }
+    QVERIFY(s.lab.apc && queries > 0);
+    QVERIFY(std::abs(hits / queries - *s.lab.apc) < 1e-12);
+    QVERIFY(std::abs(x.value("kvscope_prefix_cache_ceiling_hits_total", {{"scope", "any"}}) / queries -
+                     *s.lab.apc_ceiling_any) < 1e-12);
+    QVERIFY(std::abs(x.value("kvscope_prefix_cache_ceiling_hits_total", {{"scope", "intra"}}) / queries -
+                     *s.lab.apc_ceiling_intra) < 1e-12);
+    for (const char* c : {"WARM", "MEDIUM", "HEAVY"})
+      QCOMPARE(x.value("kvscope_requests_by_class_total", {{"class", c}}), double(s.lab.request_classes.at(c).count));
+    QVERIFY(s.lab.completion_rate);
+    QVERIFY(std::abs(double(s.completed) / x.value("kvscope_offered_requests") - *s.lab.completion_rate) < 1e-12);
+    checkHistogram(x, "kvscope_time_per_output_token_seconds", double(s.lab.tpot_s->count));
+    if (QTest::currentTestFailed()) return;
+    checkHistogram(x, "kvscope_dispatch_slip_seconds", double(s.total));
+    if (QTest::currentTestFailed()) return;
     // Nothing labelled with a worker the summary does not know.
     QCOMPARE(x.all("kvscope_bindings_total").size(), s.workers.size());
 
