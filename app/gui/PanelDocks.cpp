@@ -17,6 +17,7 @@
 #include "widgets/timeline/EventTimelinePanel.h"
 #include "widgets/knobs/KnobsPanel.h"
 #include "widgets/charts/KvPoolPanel.h"
+#include "widgets/charts/LabMetricsPanel.h"
 #include "widgets/charts/LatencyPanel.h"
 #include "widgets/knobs/WhatIfPanel.h"
 #include "widgets/charts/LinkHealthModel.h"
@@ -52,6 +53,7 @@ PanelDocks::PanelDocks(QMainWindow& window, ViewState& view, QMenu& view_menu)
   replay_dock_ = addDock(replay_, tr("Replay"), "replay", Qt::BottomDockWidgetArea);
   addDock(new EventTimelinePanel(view_, &window_), tr("Event timeline"), "timeline", Qt::BottomDockWidgetArea);
   QDockWidget* inspector = addDock(new DecisionInspectorPanel(view_, &window_), tr("Decision inspector"), "decisions", Qt::BottomDockWidgetArea);
+  addDock(new LabMetricsPanel(view_, &window_), tr("Lab metrics"), "labMetrics", Qt::BottomDockWidgetArea);
   // The worker table and the timeline span the whole width: every column and row in view.
   window_.setCorner(Qt::TopLeftCorner, Qt::TopDockWidgetArea);
   window_.setCorner(Qt::TopRightCorner, Qt::TopDockWidgetArea);
@@ -167,6 +169,8 @@ void PanelDocks::applyDefaultLayout(ClosedDocks closed) {
   QDockWidget* inspector = dockNamed("decisions");
   window_.splitDockWidget(replay_dock_, timeline, Qt::Vertical);  // a slim bar above the timeline
   window_.tabifyDockWidget(timeline, inspector);
+  // The lab's metrics beside them: wide figures, and a tab bar that is there already.
+  window_.tabifyDockWidget(timeline, dockNamed("labMetrics"));
   timeline->raise();
   fitStripRows();
   const QSize size = window_.size();

@@ -24,6 +24,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -48,6 +49,12 @@ struct LabMetrics {
   std::optional<double> completion_rate;
   std::optional<SampleSummary> dispatch_slip_s;
   std::map<std::string, RequestClassStats> request_classes;  // "WARM", "MEDIUM", "HEAVY"
+  // The uncached-token ECDF for the console: percentile q (0..100) at index q; not in the JSON.
+  std::vector<double> uncached_quantiles;
+  // Each worker's TTFT p90 (absent: it finished no request) and requests completed, for the
+  // console's table; not in the JSON (the median and max are).
+  std::vector<std::optional<double>> worker_ttft_p90_s;
+  std::vector<long> worker_completed;
 
   static constexpr int kMaxTurnIndex = 100;
   static constexpr std::int64_t kHeavyNewTokens = 20000;

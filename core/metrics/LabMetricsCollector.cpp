@@ -72,12 +72,17 @@ LabMetrics LabMetricsCollector::metrics() const {
   m.apc_ceiling_intra = ratio(ceiling_intra_, prompt_);
   m.apc_ceiling_any = ratio(ceiling_any_, prompt_);
   if (tpot_.count() > 0) m.tpot_s = tpot_.summary();
-  if (uncached_.count() > 0) m.uncached_tokens = uncached_.summary();
+  if (uncached_.count() > 0) {
+    m.uncached_tokens = uncached_.summary();
+    for (int q = 0; q <= 100; ++q) m.uncached_quantiles.push_back(uncached_.quantile(q));
+  }
   for (const auto& [turn, t] : by_turn_)
     if (auto r = ratio(t.cached, t.prompt)) m.apc_by_turn[turn] = *r;
   std::vector<double> p90s;
   long most = -1, fewest = -1;
   for (const PerWorker& w : workers_) {
+    m.worker_completed.push_back(w.completed);
+    m.worker_ttft_p90_s.push_back(w.ttft.count() > 0 ? std::optional(w.ttft.summary().p90) : std::nullopt);
     if (w.ttft.count() > 0) p90s.push_back(w.ttft.summary().p90);
     most = std::max(most, w.completed);
     fewest = fewest < 0 ? w.completed : std::min(fewest, w.completed);

@@ -92,3 +92,19 @@ std::size_t LatencySample::memoryBytes() const {
 void LatencySample::clear() { *this = LatencySample(exact_limit_); }
 
 }  // namespace kvscope
+
+namespace kvscope {
+
+double LatencySample::quantile(double q) const {
+  if (count_ == 0) return 0;
+  if (exact()) {
+    summary();  // sorts what came since the last call
+    return percentileSorted(values_, q);
+  }
+  const double pos = q / 100.0 * static_cast<double>(count_ - 1);
+  const auto lo = static_cast<std::uint64_t>(std::floor(pos));
+  const double a = valueAtRank(lo), b = valueAtRank(std::min<std::uint64_t>(lo + 1, count_ - 1));
+  return a + (b - a) * (pos - static_cast<double>(lo));
+}
+
+}  // namespace kvscope

@@ -25,6 +25,8 @@ class LatencySample {
   void add(double seconds);
   // Not thread-safe even though const: it sorts the values added since the last call, in place.
   SampleSummary summary() const;
+  // Percentile q in [0, 100], as summary() computes its p50/p90/p99 (0 when empty). Not thread-safe.
+  double quantile(double q) const;
   bool exact() const { return buckets_.empty(); }
   std::size_t count() const { return count_; }
   std::size_t memoryBytes() const;

@@ -21,7 +21,8 @@ const char* toString(WorkerGauge g) {
 }
 
 TelemetryStore::TelemetryStore(Limits limits)
-    : limits_(limits), ttft_series_(series()), e2e_series_(series()) {}
+    : limits_(limits), ttft_series_(series()), e2e_series_(series()), apc_series_(series()),
+      apc_ceiling_series_(series()) {}
 
 void TelemetryStore::clear() {
   const std::uint64_t revision = revision_, run_id = run_id_;
@@ -123,6 +124,13 @@ void TelemetryStore::ingest(const Event& e) {
                    if (d.status != RequestStatus::Ok) return;
                    if (d.ttft >= 0) ttft_series_.add(e.time, timeToSeconds(d.ttft));
                    e2e_series_.add(e.time, timeToSeconds(d.e2e));
+                   if (d.cached_tokens < 0) return;
+                   const std::int64_t input = std::max<std::int64_t>(0, d.input_tokens);
+                   const std::int64_t cached = std::min(d.cached_tokens, input);
+                   const std::int64_t ceiling = std::clamp<std::int64_t>(d.ceiling_any_tokens, 0, input);
+                   // Sampled with the snapshots (onSnapshot): evenly, so a chart holds each value.
+                   hits_.add(e.time, input, cached, ceiling);
+                   if (WorkerSeries* w = worker(d.worker)) w->hits.add(e.time, input, cached, ceiling);
                  },
                  [&](const KnobChanged& k) {
                    knobs_[k.name] = k.new_value;
@@ -149,6 +157,8 @@ void TelemetryStore::onRunStarted(const RunStarted& r) {
     WorkerSeries w;
     w.info = info;
     w.gauges.fill(series());
+    w.apc = series();
+    w.apc_ceiling = series();
     workers_.push_back(std::move(w));
   }
   // Links appear as the snapshots name them; seed the P x D grid so it shows before any traffic.
@@ -159,7 +169,23 @@ void TelemetryStore::onRunStarted(const RunStarted& r) {
       if (r.workers[d].role == WorkerRole::Decode) linkSeries(static_cast<std::int32_t>(p), static_cast<WorkerId>(d));
 }
 
+void TelemetryStore::sampleHitRates(SimTime t) {
+  // A window with no finished request has no rate: a gap, not a zero.
+  hits_.advance(t);
+  if (!hits_.empty()) {
+    apc_series_.add(t, hits_.rate());
+    apc_ceiling_series_.add(t, hits_.ceilingRate());
+  }
+  for (WorkerSeries& w : workers_) {
+    w.hits.advance(t);
+    if (w.hits.empty()) continue;
+    w.apc.add(t, w.hits.rate());
+    w.apc_ceiling.add(t, w.hits.ceilingRate());
+  }
+}
+
 void TelemetryStore::onSnapshot(SimTime t, const Snapshot& s) {
+  sampleHitRates(t);
   for (const WorkerGauges& g : s.workers) {
     WorkerSeries* w = worker(g.worker);
     if (!w) continue;

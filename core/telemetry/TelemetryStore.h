@@ -18,6 +18,7 @@
 #include "core/diagnosis/DiagnosisEngine.h"
 #include "core/events/Event.h"
 #include "core/metrics/SummaryCollector.h"
+#include "core/telemetry/HitRateWindow.h"
 #include "core/telemetry/MinMaxSeries.h"
 
 namespace kvscope {
@@ -42,6 +43,10 @@ struct WorkerSeries {
   SimTime crashed_at = -1;     // the newest crash (-1: never)
   SimTime restarted_at = -1;   // the restart after it (-1: none yet)
   int crashes = 0;
+  // The lab's prefix-cache hit rate (APC) of the requests it finished in the last minute, and what
+  // an unbounded cache would have hit on them, sampled at each snapshot (none without a request).
+  MinMaxSeries apc, apc_ceiling;
+  HitRateWindow hits;
   MinMaxSeries& gauge(WorkerGauge g) { return gauges[static_cast<std::size_t>(g)]; }
   const MinMaxSeries& gauge(WorkerGauge g) const { return gauges[static_cast<std::size_t>(g)]; }
 };
@@ -136,6 +141,9 @@ class TelemetryStore {
   // Every finished request's TTFT and E2E in seconds, at its finish time (min/max envelopes).
   const MinMaxSeries& ttftSeries() const { return ttft_series_; }
   const MinMaxSeries& e2eSeries() const { return e2e_series_; }
+  // The whole cluster's APC and its ceiling over the last minute (as WorkerSeries::apc).
+  const MinMaxSeries& apcSeries() const { return apc_series_; }
+  const MinMaxSeries& apcCeilingSeries() const { return apc_ceiling_series_; }
 
   // Sessions whose first request was admitted at or after `since` (what K, which only steers new
   // sessions, can act on). Exact for the newest Limits::new_sessions of them.
@@ -156,6 +164,7 @@ class TelemetryStore {
   MinMaxSeries series() const { return MinMaxSeries(limits_.series_capacity, 4, 8, limits_.raw_samples); }
   void onRunStarted(const RunStarted& r);
   void onSnapshot(SimTime t, const Snapshot& s);
+  void sampleHitRates(SimTime t);
   LinkSeries& linkSeries(std::int32_t prefill, WorkerId worker);
   WorkerSeries* worker(WorkerId w);
   template <typename T, typename Ring>
@@ -182,6 +191,8 @@ class TelemetryStore {
   std::uint64_t dropped_discrete_ = 0;
   std::deque<RequestDone> requests_;
   MinMaxSeries ttft_series_, e2e_series_;
+  MinMaxSeries apc_series_, apc_ceiling_series_;
+  HitRateWindow hits_;
   std::deque<SimTime> request_times_;
   absl::flat_hash_set<SessionId> seen_sessions_;  // forgotten past 4 x Limits::new_sessions
   std::deque<SimTime> new_session_times_;
