@@ -135,13 +135,42 @@ CalibrationTarget fromReport(const json& j, const std::string& file) {
 }  // namespace
 
 const std::vector<std::string>& CalibrationTarget::metricNames() {
-  static const std::vector<std::string> names{"e2e_mean_s", "e2e_p50_s", "e2e_p90_s",  "e2e_p99_s",      "ttft_mean_s",
-                                              "ttft_p50_s", "ttft_p90_s", "ttft_p99_s", "token_imbalance"};
+  static const std::vector<std::string> names{
+      "e2e_mean_s", "e2e_p50_s", "e2e_p90_s", "e2e_p99_s", "ttft_mean_s", "ttft_p50_s", "ttft_p90_s", "ttft_p99_s",
+      "token_imbalance",
+      // The lab's metrics (LabMetrics.h).
+      "apc", "tpot_p90_s", "worker_ttft_p90_max_s", "request_balance", "completion_rate",
+      // The workload's shape (WorkloadShape): a trace characterisation to fit a synthetic workload to.
+      "requests", "sessions", "input_mean_tokens", "input_p50_tokens", "input_p90_tokens", "output_mean_tokens",
+      "output_p50_tokens", "single_turn_share", "inter_turn_p50_s", "inter_turn_p90_s", "share_over_32k",
+      "reuse_intra_share"};
   return names;
 }
 
 std::optional<double> CalibrationTarget::metricOf(const RunSummary& run, const std::string& metric) {
   if (metric == "token_imbalance") return run.token_imbalance;
+  const LabMetrics& lab = run.lab;
+  const WorkloadShape& w = lab.workload;
+  const auto field = [](const std::optional<SampleSummary>& s, double SampleSummary::*f) -> std::optional<double> {
+    return s ? std::optional((*s).*f) : std::nullopt;
+  };
+  if (metric == "apc") return lab.apc;
+  if (metric == "tpot_p90_s") return field(lab.tpot_s, &SampleSummary::p90);
+  if (metric == "worker_ttft_p90_max_s") return lab.worker_ttft_p90_max_s;
+  if (metric == "request_balance") return lab.request_balance;
+  if (metric == "completion_rate") return lab.completion_rate;
+  if (metric == "requests") return static_cast<double>(w.requests);
+  if (metric == "sessions") return static_cast<double>(w.sessions);
+  if (metric == "input_mean_tokens") return field(w.input_tokens, &SampleSummary::mean);
+  if (metric == "input_p50_tokens") return field(w.input_tokens, &SampleSummary::p50);
+  if (metric == "input_p90_tokens") return field(w.input_tokens, &SampleSummary::p90);
+  if (metric == "output_mean_tokens") return field(w.output_tokens, &SampleSummary::mean);
+  if (metric == "output_p50_tokens") return field(w.output_tokens, &SampleSummary::p50);
+  if (metric == "single_turn_share") return w.single_turn_share;
+  if (metric == "inter_turn_p50_s") return w.inter_turn_p50_s;
+  if (metric == "inter_turn_p90_s") return w.inter_turn_p90_s;
+  if (metric == "share_over_32k") return w.share_over_32k;
+  if (metric == "reuse_intra_share") return w.reuse_intra_share;
   const bool e2e = metric.rfind("e2e_", 0) == 0;
   const SampleSummary& s = e2e ? run.e2e_s : run.ttft_s;
   const std::string stat = metric.substr(e2e ? 4 : 5);

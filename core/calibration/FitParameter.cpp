@@ -81,7 +81,8 @@ std::string fmt(double v) {
 std::string FitParameter::describeAll() {
   std::string out =
       "sessions (workload.sessions, 1..100000), start_window_s (workload.start_window_s: sessions start over it, "
-      "0..1e6)";
+      "0..1e6), single_turn_share (workload.single_turn_share, 0..1), boilerplate_variants "
+      "(workload.boilerplate_variants: distinct shared prefixes, 1..10000)";
   for (const auto& s : scales()) out += ", " + std::string(s.name) + " (" + s.what + ", (0, 100])";
   out += ", knob.NAME (the scenario's knob NAME, within its range)";
   return out;
@@ -108,6 +109,10 @@ FitParameter FitParameter::parse(const std::string& text) {
     min = 1, max = 100000, p.integer = true;
   } else if (p.name == "start_window_s") {
     min = 0, max = 1e6;
+  } else if (p.name == "single_turn_share") {
+    min = 0, max = 1;
+  } else if (p.name == "boilerplate_variants") {
+    min = 1, max = 10000, p.integer = true;
   } else if (findScale(p.name)) {
     min = 0, max = kMaxScale, lo_open = true;
   } else if (p.name.rfind("knob.", 0) == 0) {
@@ -136,6 +141,8 @@ double FitParameter::current(const json& scenario) const {
   const json w = scenario.value("workload", json::object());
   const SyntheticAgenticSpec d;
   if (name == "sessions") return w.value("sessions", static_cast<double>(d.sessions));
+  if (name == "single_turn_share") return w.value("single_turn_share", d.single_turn_share);
+  if (name == "boilerplate_variants") return w.value("boilerplate_variants", static_cast<double>(d.boilerplate_variants));
   return w.value("start_window_s", d.start_window_s);
 }
 
@@ -150,8 +157,10 @@ void FitParameter::apply(json& scenario, double value) const {
   json& w = scenario["workload"];
   if (name == "sessions") {
     w["sessions"] = static_cast<long>(value);
-  } else if (name == "start_window_s") {
-    w["start_window_s"] = value;
+  } else if (name == "start_window_s" || name == "single_turn_share") {
+    w[name] = value;
+  } else if (name == "boilerplate_variants") {
+    w[name] = static_cast<long>(value);
   } else {
     for (const char* field : findScale(name)->fields) {
       const Distribution base = w.contains(field) ? Distribution::fromJson(w[field], std::string("workload.") + field)

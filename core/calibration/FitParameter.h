@@ -3,6 +3,8 @@
 // fitted scenario is an ordinary scenario file with the fitted values written in:
 //   sessions          workload.sessions (rounded to a whole number)
 //   start_window_s    workload.start_window_s: sessions start spread over this many seconds
+//   single_turn_share workload.single_turn_share: sessions of one request
+//   boilerplate_variants workload.boilerplate_variants: distinct shared prefixes (a whole number)
 //   context_scale     multiplies workload.first_turn_tokens and workload.new_tokens (median, p90,
 //                     min, max): how long prompts are
 //   boilerplate_scale multiplies workload.boilerplate_tokens (the prefix every session shares)

@@ -393,6 +393,7 @@ nlohmann::ordered_json ProfileCalibration::toJson(const CalibrationResult& r, co
   j["prefill_kv_pool_tokens"] = p.prefill_kv_pool_tokens;
   j["prefill_tokens_per_s"] = p.prefill_tokens_per_s;
   j["prefill_overhead_s"] = p.prefill_overhead_s;
+  j["prefill_per_context_token_s"] = p.prefill_per_context_token_s;  // the base's: not fitted from logs
   j["decode_iteration_base_s"] = p.decode_iteration_base_s;
   j["decode_iteration_per_request_s"] = p.decode_iteration_per_request_s;
   j["decode_iteration_per_context_token_s"] = p.decode_iteration_per_context_token_s;

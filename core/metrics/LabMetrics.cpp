@@ -58,6 +58,18 @@ void LabMetrics::addTo(json& j) const {
   j["wall_amplification"] = opt(wall_amplification);
   j["completion_rate"] = opt(completion_rate);
   j["dispatch_slip_s"] = dist(dispatch_slip_s, false);
+  const WorkloadShape& w = workload;
+  j["workload"] = {{"requests", w.requests},
+                   {"sessions", w.sessions},
+                   {"input_tokens", dist(w.input_tokens, true)},
+                   {"output_tokens", dist(w.output_tokens, true)},
+                   {"single_turn_share", opt(w.single_turn_share)},
+                   {"inter_turn_s",
+                    w.inter_turn_p50_s ? json{{"p25", opt(w.inter_turn_p25_s)}, {"p50", opt(w.inter_turn_p50_s)},
+                                              {"p75", opt(w.inter_turn_p75_s)}, {"p90", opt(w.inter_turn_p90_s)}}
+                                       : json(nullptr)},
+                   {"share_over_32k", opt(w.share_over_32k)},
+                   {"reuse_intra_share", opt(w.reuse_intra_share)}};
   j["request_classes"] = json::object();
   for (const auto& [name, c] : request_classes)
     j["request_classes"][name] = {{"count", c.count}, {"ttft_p90_s", opt(c.ttft_p90_s)}, {"e2e_p90_s", opt(c.e2e_p90_s)}};
@@ -83,6 +95,24 @@ LabMetrics LabMetrics::fromJson(const json& j) {
   m.wall_amplification = optOf(j, "wall_amplification");
   m.completion_rate = optOf(j, "completion_rate");
   m.dispatch_slip_s = distOf(j, "dispatch_slip_s");
+  if (j.contains("workload") && j.at("workload").is_object()) {
+    const json& w = j.at("workload");
+    WorkloadShape& s = m.workload;
+    s.requests = w.value("requests", 0L);
+    s.sessions = w.value("sessions", 0L);
+    s.input_tokens = distOf(w, "input_tokens");
+    s.output_tokens = distOf(w, "output_tokens");
+    s.single_turn_share = optOf(w, "single_turn_share");
+    if (w.contains("inter_turn_s") && w.at("inter_turn_s").is_object()) {
+      const json& t = w.at("inter_turn_s");
+      s.inter_turn_p25_s = optOf(t, "p25");
+      s.inter_turn_p50_s = optOf(t, "p50");
+      s.inter_turn_p75_s = optOf(t, "p75");
+      s.inter_turn_p90_s = optOf(t, "p90");
+    }
+    s.share_over_32k = optOf(w, "share_over_32k");
+    s.reuse_intra_share = optOf(w, "reuse_intra_share");
+  }
   if (j.contains("request_classes") && j.at("request_classes").is_object())
     for (const auto& [name, c] : j.at("request_classes").items())
       m.request_classes[name] = RequestClassStats{c.at("count").get<long>(), optOf(c, "ttft_p90_s"), optOf(c, "e2e_p90_s")};
@@ -115,6 +145,14 @@ std::string LabMetrics::table() const {
                     num(it->second.ttft_p90_s, "%.3f").c_str(), num(it->second.e2e_p90_s, "%.3f").c_str());
       out += line;
     }
+  }
+  const WorkloadShape& w = workload;
+  if (w.input_tokens) {
+    out += "workload " + std::to_string(w.requests) + " requests, " + std::to_string(w.sessions) + " sessions (" +
+           pct(w.single_turn_share) + " single-turn); input p50 " + formatNumber("%.0f", w.input_tokens->p50) + " p90 " +
+           formatNumber("%.0f", w.input_tokens->p90) + ", " + pct(w.share_over_32k) + " over 32K; output p50 " +
+           formatNumber("%.0f", w.output_tokens->p50) + "; inter-turn p50 " + num(w.inter_turn_p50_s, "%.1f s") +
+           "; reuse within sessions " + pct(w.reuse_intra_share) + "\n";
   }
   if (!apc_by_turn.empty()) {
     out += "APC by turn:";

@@ -37,6 +37,19 @@ struct RequestClassStats {
   std::optional<double> ttft_p90_s, e2e_p90_s;
 };
 
+// What the run's workload looked like, from its requests (completed or failed), in the terms of the
+// lab's trace characterisation (LAB_CODE.md 1b): a twin's workload is fit to such a table.
+struct WorkloadShape {
+  long requests = 0, sessions = 0;
+  std::optional<SampleSummary> input_tokens, output_tokens;
+  std::optional<double> single_turn_share;  // sessions whose only request is turn 1
+  // The time between a turn's end and its session's next request (the lab's T_external).
+  std::optional<double> inter_turn_p25_s, inter_turn_p50_s, inter_turn_p75_s, inter_turn_p90_s;
+  std::optional<double> share_over_32k;     // requests with more than 32,768 input tokens
+  // Of what an unbounded cache would reuse, the share within sessions (the lab's intra / cross split).
+  std::optional<double> reuse_intra_share;
+};
+
 struct LabMetrics {
   std::optional<double> apc, apc_ceiling_intra, apc_ceiling_any;
   std::optional<SampleSummary> tpot_s;
@@ -49,6 +62,7 @@ struct LabMetrics {
   std::optional<double> completion_rate;
   std::optional<SampleSummary> dispatch_slip_s;
   std::map<std::string, RequestClassStats> request_classes;  // "WARM", "MEDIUM", "HEAVY"
+  WorkloadShape workload;
   // The uncached-token ECDF for the console: percentile q (0..100) at index q; not in the JSON.
   std::vector<double> uncached_quantiles;
   // Each worker's TTFT p90 (absent: it finished no request) and requests completed, for the
@@ -59,6 +73,7 @@ struct LabMetrics {
   static constexpr int kMaxTurnIndex = 100;
   static constexpr std::int64_t kHeavyNewTokens = 20000;
   static constexpr std::int64_t kWarmNewTokens = 5000;
+  static constexpr std::int64_t kLongInputTokens = 32768;
   static const char* classOf(std::int64_t input_tokens, std::int64_t cached_tokens);
 
   // Into a summary's JSON object, top-level keys as named above (null when unknown); back again.

@@ -17,6 +17,27 @@ std::optional<double> ratio(std::int64_t a, std::int64_t b) {
 }
 }  // namespace
 
+void LabMetricsCollector::observeShape(const RequestDone& d, SimTime fired, SimTime end) {
+  ++requests_;
+  inputs_.add(static_cast<double>(std::max<std::int64_t>(0, d.input_tokens)));
+  outputs_.add(static_cast<double>(std::max<std::int64_t>(0, d.output_tokens)));
+  if (d.input_tokens > LabMetrics::kLongInputTokens) ++long_inputs_;
+  if (d.ceiling_any_tokens >= 0 && d.ceiling_intra_tokens >= 0) {
+    reuse_any_ += d.ceiling_any_tokens;
+    reuse_intra_ += std::min(d.ceiling_intra_tokens, d.ceiling_any_tokens);
+  }
+  // Sessions are counted by their turns, not kept: a first turn opens one, a second makes it multi-turn.
+  first_turns_ += d.turn == 1;
+  second_turns_ += d.turn == 2;
+  if (sessions_.size() >= kMaxSessionsTracked && !sessions_.contains(d.session)) return;
+  SessionSeen& s = sessions_[d.session];
+  if (d.turn == s.last_turn + 1 && s.last_end >= 0) inter_turn_.add(timeToSeconds(std::max<SimTime>(0, fired - s.last_end)));
+  if (d.turn > s.last_turn) {
+    s.last_turn = d.turn;
+    s.last_end = end;
+  }
+}
+
 LabMetricsCollector::PerWorker& LabMetricsCollector::worker(WorkerId w) {
   if (w >= static_cast<WorkerId>(workers_.size())) workers_.resize(static_cast<std::size_t>(w) + 1);
   return workers_[static_cast<std::size_t>(w)];
@@ -37,6 +58,7 @@ void LabMetricsCollector::onEvent(const Event& e) {
   last_end_ = any_fired_ ? std::max(last_end_, e.time) : e.time;
   any_fired_ = true;
   slip_.add(timeToSeconds(std::max<SimTime>(0, d->dispatch_slip)));
+  observeShape(*d, fired, e.time);
   if (d->status != RequestStatus::Ok) return;
   ++completed_;
   input_done_ += std::max<std::int64_t>(0, d->input_tokens);
@@ -101,6 +123,23 @@ LabMetrics LabMetricsCollector::metrics() const {
   }
   if (offered_ > 0) m.completion_rate = static_cast<double>(completed_) / static_cast<double>(offered_);
   if (slip_.count() > 0) m.dispatch_slip_s = slip_.summary();
+  WorkloadShape& w = m.workload;
+  w.requests = requests_;
+  w.sessions = first_turns_;
+  if (inputs_.count() > 0) {
+    w.input_tokens = inputs_.summary();
+    w.output_tokens = outputs_.summary();
+    w.share_over_32k = static_cast<double>(long_inputs_) / static_cast<double>(requests_);
+  }
+  if (first_turns_ > 0)
+    w.single_turn_share = std::max(0.0, 1.0 - static_cast<double>(second_turns_) / static_cast<double>(first_turns_));
+  if (inter_turn_.count() > 0) {
+    w.inter_turn_p25_s = inter_turn_.quantile(25);
+    w.inter_turn_p50_s = inter_turn_.quantile(50);
+    w.inter_turn_p75_s = inter_turn_.quantile(75);
+    w.inter_turn_p90_s = inter_turn_.quantile(90);
+  }
+  w.reuse_intra_share = ratio(reuse_intra_, reuse_any_);
   for (std::size_t i = 0; i < classes_.size(); ++i) {
     const ClassSamples& c = classes_[i];
     if (known_ == 0) break;
@@ -118,6 +157,8 @@ std::size_t LabMetricsCollector::memoryBytes() const {
                   by_turn_.size() * (sizeof(int) + sizeof(Tokens) + 32);
   for (const auto& w : workers_) n += sizeof(w) + w.ttft.memoryBytes();
   for (const auto& c : classes_) n += c.ttft.memoryBytes() + c.e2e.memoryBytes();
+  n += inputs_.memoryBytes() + outputs_.memoryBytes() + inter_turn_.memoryBytes() +
+       sessions_.capacity() * (sizeof(SessionId) + sizeof(SessionSeen) + 1);
   return n;
 }
 

@@ -5,6 +5,8 @@
 #include <map>
 #include <vector>
 
+#include <absl/container/flat_hash_map.h>
+
 #include "core/events/Event.h"
 #include "core/metrics/LabMetrics.h"
 #include "core/stats/LatencySample.h"
@@ -30,6 +32,7 @@ class LabMetricsCollector : public EventSink {
     long completed = 0;
   };
   PerWorker& worker(WorkerId w);
+  void observeShape(const RequestDone& d, SimTime fired, SimTime end);
 
   std::int64_t offered_ = 0;
   double trace_window_s_ = 0;
@@ -42,6 +45,17 @@ class LabMetricsCollector : public EventSink {
   std::map<int, Tokens> by_turn_;
   std::vector<PerWorker> workers_;
   std::array<ClassSamples, 3> classes_;  // WARM, MEDIUM, HEAVY
+  // The workload's shape.
+  struct SessionSeen {
+    std::int32_t last_turn = 0;
+    SimTime last_end = -1;
+  };
+  // Inter-turn gaps are sampled from the first sessions seen; a live cluster for days stays bounded.
+  static constexpr std::size_t kMaxSessionsTracked = 1U << 15;
+  absl::flat_hash_map<SessionId, SessionSeen> sessions_;
+  long requests_ = 0, long_inputs_ = 0, first_turns_ = 0, second_turns_ = 0;
+  LatencySample inputs_, outputs_, inter_turn_;
+  std::int64_t reuse_intra_ = 0, reuse_any_ = 0;
 };
 
 }  // namespace kvscope

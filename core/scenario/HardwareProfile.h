@@ -12,6 +12,9 @@ struct HardwareProfile {
   long prefill_kv_pool_tokens = 850000;
   double prefill_tokens_per_s = 15000;
   double prefill_overhead_s = 0.02;
+  // Attention: each prefilled token also costs this much per token of context before it, so a
+  // chunk of c tokens after o tokens adds c x (o + c/2) x this (0: prefill linear in tokens).
+  double prefill_per_context_token_s = 0;
   double decode_iteration_base_s = 0.006;
   double decode_iteration_per_request_s = 0.0002;
   double decode_iteration_per_context_token_s = 2.7e-8;

@@ -137,7 +137,7 @@ HardwareProfile HardwareProfile::load(const std::string& name_or_path) {
   // back to a default and change the run.
   static constexpr const char* kKeys[] = {
       "name", "kv_bytes_per_token", "decode_kv_pool_tokens", "prefill_kv_pool_tokens", "prefill_tokens_per_s",
-      "prefill_overhead_s", "decode_iteration_base_s", "decode_iteration_per_request_s",
+      "prefill_overhead_s", "prefill_per_context_token_s", "decode_iteration_base_s", "decode_iteration_per_request_s",
       "decode_iteration_per_context_token_s", "chunked_prefill_tokens", "max_running_requests",
       "link_bandwidth_bytes_per_s", "link_probe_interval_s", "admission_rpc_s", "worker_restart_s"};
   // "calibration": what `kvscope-cli calibrate profile` fitted and how well (read by people, not here).
@@ -158,6 +158,7 @@ HardwareProfile HardwareProfile::load(const std::string& name_or_path) {
   p.prefill_kv_pool_tokens = static_cast<long>(f.number("prefill_kv_pool_tokens", p.prefill_kv_pool_tokens, 1000, 1e10));
   p.prefill_tokens_per_s = f.number("prefill_tokens_per_s", p.prefill_tokens_per_s, 1, 1e9);
   p.prefill_overhead_s = f.number("prefill_overhead_s", p.prefill_overhead_s, 0, 60);
+  p.prefill_per_context_token_s = f.number("prefill_per_context_token_s", p.prefill_per_context_token_s, 0, 1e-3);
   p.decode_iteration_base_s = f.number("decode_iteration_base_s", p.decode_iteration_base_s, 1e-6, 10);
   p.decode_iteration_per_request_s = f.number("decode_iteration_per_request_s", p.decode_iteration_per_request_s, 0, 10);
   p.decode_iteration_per_context_token_s =
@@ -247,7 +248,8 @@ Scenario Scenario::fromJson(const nlohmann::json& j, const std::string& path) {
   const Fields w = f.sub("workload");
   checkKeys(w, {"kind", "trace", "lenient", "replay", "dispatch", "max_inflight_sessions", "wall_deadline_s", "time_scale", "session_start_window_s", "max_sessions", "sessions",
                 "start_window_s", "boilerplate_tokens", "first_turn_tokens", "turns", "new_tokens", "output_tokens",
-                "think_s", "zero_think_probability", "max_context_tokens"});
+                "think_s", "zero_think_probability", "max_context_tokens", "arrivals", "single_turn_share",
+                "boilerplate_variants"});
   const std::string kind = w.text("kind", "synthetic");
   // `replay` (open or closed) is the older name of `dispatch`.
   const bool has_dispatch = w.has("dispatch");
@@ -277,6 +279,11 @@ Scenario Scenario::fromJson(const nlohmann::json& j, const std::string& path) {
     g.think_s = w.dist("think_s", g.think_s);
     g.zero_think_probability = w.number("zero_think_probability", 0, 0, 1);
     g.max_context_tokens = static_cast<std::int64_t>(w.number("max_context_tokens", 200000, 1, 1e8));
+    const std::string arrivals = w.text("arrivals", "spread");
+    if (arrivals == "poisson") g.arrivals = SyntheticAgenticSpec::Arrivals::Poisson;
+    else if (arrivals != "spread") w.fail("arrivals", "expected \"spread\" or \"poisson\", got \"" + arrivals + "\"");
+    g.single_turn_share = w.number("single_turn_share", 0, 0, 1);
+    g.boilerplate_variants = static_cast<int>(w.number("boilerplate_variants", 1, 1, 1e6));
   } else if (kind == "trace") {
     s.workload.kind = WorkloadSpec::Kind::Trace;
     std::string trace = w.text("trace", "");

@@ -41,6 +41,7 @@ void DecodeScheduler::startIteration(DecodeWorker& w) {
   std::int64_t budget = prof.chunked_prefill_tokens;
   std::int64_t prefill_tokens = 0;
   std::size_t batch = w.running.size();
+  double attention = 0;  // the chunks' attention over the context before them (token x token)
   for (RequestId id : w.prefill_queue) {
     if (budget <= 0 || batch >= static_cast<std::size_t>(prof.max_running_requests)) break;
     const SimRequest* r = ctx_.find(id);
@@ -49,6 +50,8 @@ void DecodeScheduler::startIteration(DecodeWorker& w) {
     w.plan_prefill.emplace_back(id, take);
     budget -= take;
     prefill_tokens += take;
+    const double before = static_cast<double>(r->input - r->prefill_remaining);
+    attention += static_cast<double>(take) * (before + static_cast<double>(take) / 2);
     ++batch;
   }
   w.plan_decode = w.running.size();
@@ -59,7 +62,8 @@ void DecodeScheduler::startIteration(DecodeWorker& w) {
   const double seconds = prof.decode_iteration_base_s +
                          prof.decode_iteration_per_request_s * static_cast<double>(w.plan_decode) +
                          prof.decode_iteration_per_context_token_s * static_cast<double>(w.context_tokens) +
-                         static_cast<double>(prefill_tokens) / prof.prefill_tokens_per_s;
+                         static_cast<double>(prefill_tokens) / prof.prefill_tokens_per_s +
+                         prof.prefill_per_context_token_s * attention;
   const SimTime duration = std::max<SimTime>(1, secondsToTime(seconds));
   w.iterating = true;
   w.last_iteration = duration;

@@ -66,7 +66,11 @@ void SeedPipeline::dispatch(SimRequest& r) {
   const std::int64_t compute = std::max<std::int64_t>(1, r.input - p.pool.matchPrefixTokens(r.hashes));
   r.prefix_hit = std::max<std::int64_t>(0, r.input - compute);  // the prefill worker's cache hit
   const SimTime begin = std::max(ctx_.now, p.busy_until);
-  p.busy_until = begin + secondsToTime(ctx_.profile.prefill_overhead_s + static_cast<double>(compute) / ctx_.profile.prefill_tokens_per_s);
+  const double cached = static_cast<double>(std::max<std::int64_t>(0, r.input - compute));
+  p.busy_until = begin + secondsToTime(ctx_.profile.prefill_overhead_s +
+                                       static_cast<double>(compute) / ctx_.profile.prefill_tokens_per_s +
+                                       ctx_.profile.prefill_per_context_token_s * static_cast<double>(compute) *
+                                           (cached + static_cast<double>(compute) / 2));
   ctx_.agenda.push(p.busy_until, SimEventType::PrefillDone, r.id, 0, r.attempt);
 }
 

@@ -22,11 +22,17 @@ Workload SyntheticAgenticGenerator::generate(const SyntheticAgenticSpec& spec, s
     Session s;
     s.id = first_id + static_cast<SessionId>(i);
     s.source = "synthetic#" + std::to_string(i);
-    // Evenly spread starts with jitter inside each slot, so the start window is honoured exactly.
+    // Evenly spread starts with jitter inside each slot, so the start window is honoured exactly;
+    // or Poisson arrivals: uniform starts, sorted below.
     const double slot = spec.sessions > 0 ? spec.start_window_s / spec.sessions : 0;
-    s.start_s = slot * i + slot * rng.uniform01();
+    s.start_s = spec.arrivals == SyntheticAgenticSpec::Arrivals::Poisson ? spec.start_window_s * rng.uniform01()
+                                                                         : slot * i + slot * rng.uniform01();
     const std::int32_t boilerplate = tokens(spec.boilerplate_tokens.sample(rng));
-    const int turns = std::max(1, static_cast<int>(std::lround(spec.turns.sample(rng))));
+    // Drawn only when the spec asks, so a workload without these fields keeps its random stream.
+    const bool single = spec.single_turn_share > 0 && rng.uniform01() < spec.single_turn_share;
+    const std::uint64_t variant =
+        spec.boilerplate_variants > 1 ? rng.next() % static_cast<std::uint64_t>(spec.boilerplate_variants) : 0;
+    const int turns = single ? 1 : std::max(1, static_cast<int>(std::lround(spec.turns.sample(rng))));
     std::int64_t input = boilerplate + std::max<std::int32_t>(1, tokens(spec.first_turn_tokens.sample(rng)));
     double t = 0;
     for (int k = 0; k < turns && input <= spec.max_context_tokens; ++k) {
@@ -39,13 +45,16 @@ Workload SyntheticAgenticGenerator::generate(const SyntheticAgenticSpec& spec, s
       turn.offset_s = t;
       turn.prompt.input_tokens = static_cast<std::int32_t>(input);
       turn.prompt.shared_prefix_tokens = boilerplate;
-      turn.prompt.shared_scope = kBoilerplateScope;
+      turn.prompt.shared_scope = variant == 0 ? kBoilerplateScope : mixHash(kBoilerplateScope, variant);
       turn.prompt.session_scope = mixHash(kSessionSalt, mixHash(seed, s.id));
       s.turns.push_back(std::move(turn));
       input += s.turns.back().output_tokens + std::max<std::int32_t>(1, tokens(spec.new_tokens.sample(rng)));
     }
     w.sessions.push_back(std::move(s));
   }
+  if (spec.arrivals == SyntheticAgenticSpec::Arrivals::Poisson)
+    std::stable_sort(w.sessions.begin(), w.sessions.end(),
+                     [](const Session& a, const Session& b) { return a.start_s < b.start_s; });
   return w;
 }
 

@@ -14,9 +14,18 @@ namespace kvscope {
 struct SyntheticAgenticSpec {
   int sessions = 50;
   double start_window_s = 300;           // sessions start spread over this window
+  // How starts fill the window: evenly spread (one per slot, jittered inside it), or Poisson
+  // arrivals (independent uniform starts), as a production trace's sessions arrive.
+  enum class Arrivals { Spread, Poisson } arrivals = Arrivals::Spread;
   Distribution boilerplate_tokens = Distribution::fixed(12000);
   Distribution first_turn_tokens = Distribution::fixed(4000);  // user part of turn 1 after boilerplate
   Distribution turns = Distribution::fixed(12);
+  // Sessions of one request (most of a production agentic trace: the lab's GLM-5.1 window has 90%);
+  // the others draw their turn count from `turns`.
+  double single_turn_share = 0;
+  // Distinct boilerplates (system prompt + tools) the sessions use, each session one of them at
+  // random: 1 is every session on the same prefix; more split the cross-session reuse.
+  int boilerplate_variants = 1;
   Distribution new_tokens = Distribution::fixed(3000);
   Distribution output_tokens = Distribution::fixed(500);
   Distribution think_s = Distribution::fixed(10);

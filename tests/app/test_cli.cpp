@@ -44,8 +44,8 @@ bool writeFile(const QString& path, const QByteArray& content) {
 }
 
 const QStringList kBundled{"block-level-eviction", "cascade",       "e2-cold-d", "e3-load-floor", "evict-storm",
-                          "invariant-crash",      "lab-000",       "lab-004",   "many-workers",  "reseed-storm",
-                          "unified-vs-lmetric"};
+                          "invariant-crash",      "lab-000",       "lab-004",   "lab-8c",        "many-workers",
+                          "reseed-storm",         "unified-vs-lmetric"};
 const QStringList kPolicies{"kv-aware",  "exclusive-overlap", "linear", "lmetric",     "unified",
                             "unified-gated", "leastwork", "leastwork-kappa", "sticky", "load-only",
                             "round-robin",   "sglang-cache-aware", "dynamo-kv"};

@@ -1,6 +1,8 @@
 // The metrics the lab judges by (core/metrics/LabMetrics.h), on a hand-made stream whose every
 // number is worked out below, then as a property of simulated runs: the engine's hit rate never
 // exceeds what an unbounded cache would hit.
+#include <set>
+
 #include <QtTest>
 
 #include <nlohmann/json.hpp>
@@ -9,6 +11,7 @@
 #include "core/metrics/SummaryCollector.h"
 #include "core/run/SimulationRun.h"
 #include "core/sweep/RunSummaryJson.h"
+#include "core/workload/SyntheticAgenticGenerator.h"
 
 using namespace kvscope;
 
@@ -101,6 +104,62 @@ class TestLabMetrics : public QObject {
     for (const char* key : {"median", "max"}) QVERIFY(j.at("worker_ttft_p90_s").contains(key));
     for (const char* c : {"WARM", "MEDIUM", "HEAVY"}) QVERIFY(j.at("request_classes").contains(c));
     QCOMPARE(QString::fromStdString(RunSummaryJson::fromJson(j).toJson().dump()), QString::fromStdString(j.dump()));
+  }
+
+  // The workload's own shape (what `calibrate fit` matches to a trace characterisation), worked out:
+  // session 1 has three turns fired 2 s and 5 s after the previous ended; sessions 2 and 3 one each.
+  void workloadShapeHandWorked() {
+    LabMetricsCollector c;
+    auto turn = [&](SessionId session, int k, double end_s, double e2e_s, std::int64_t input, std::int64_t intra,
+                    std::int64_t any) {
+      Event e = done(end_s, 0, k, input, 0, 0.5, e2e_s, 10, intra, any, 0);
+      std::get<RequestDone>(e.payload).session = session;
+      c.onEvent(e);
+    };
+    turn(1, 1, 10, 10, 10000, 0, 3000);
+    turn(2, 1, 11, 11, 40000, 0, 3000);  // the one over 32,768
+    turn(1, 2, 20, 8, 12000, 10000, 13000);
+    turn(3, 1, 22, 2, 8000, 0, 0);
+    turn(1, 3, 30, 5, 14000, 12000, 15000);
+    const WorkloadShape w = c.metrics().workload;
+    QCOMPARE(w.requests, 5L);
+    QCOMPARE(w.sessions, 3L);
+    QCOMPARE(*w.single_turn_share, 2.0 / 3);
+    QCOMPARE(*w.share_over_32k, 0.2);
+    QCOMPARE(*w.inter_turn_p50_s, 3.5);   // gaps 2 and 5
+    QCOMPARE(*w.reuse_intra_share, 22000.0 / 34000);
+    QVERIFY(std::abs(w.input_tokens->p50 - 12000) <= 12000 * 0.01);  // the sketch's relative error
+  }
+
+  // The generator's new shape fields do what they say, and a workload without them keeps its stream.
+  void generatorShapeFields() {
+    SyntheticAgenticSpec spec;
+    spec.sessions = 4000;
+    spec.start_window_s = 600;
+    spec.turns = Distribution::fixed(5);
+    const Workload before = SyntheticAgenticGenerator::generate(spec, 7);
+    spec.arrivals = SyntheticAgenticSpec::Arrivals::Poisson;
+    spec.single_turn_share = 0.9;
+    spec.boilerplate_variants = 8;
+    const Workload w = SyntheticAgenticGenerator::generate(spec, 7);
+    long single = 0;
+    std::set<std::uint64_t> scopes;
+    for (std::size_t i = 0; i < w.sessions.size(); ++i) {
+      const Session& s = w.sessions[i];
+      single += s.turns.size() == 1;
+      scopes.insert(s.turns.front().prompt.shared_scope);
+      QVERIFY(s.start_s >= 0 && s.start_s <= 600);
+      if (i > 0) QVERIFY(w.sessions[i - 1].start_s <= s.start_s);  // Poisson starts come sorted
+    }
+    // Binomial(4000, 0.9): sd 19; 6 sd either side.
+    QVERIFY2(std::abs(single - 3600) < 114, qPrintable(QString::number(single)));
+    QCOMPARE(scopes.size(), std::size_t{8});
+    // Spread arrivals: one session per 0.15-s slot, in order.
+    for (std::size_t i = 0; i < before.sessions.size(); ++i) {
+      QVERIFY(before.sessions[i].start_s >= 0.15 * static_cast<double>(i) - 1e-9);
+      QVERIFY(before.sessions[i].start_s <= 0.15 * static_cast<double>(i + 1) + 1e-9);
+      QCOMPARE(before.sessions[i].turns.size(), std::size_t{5});
+    }
   }
 
   // The engine's hit rate is bounded by the unbounded cache's, intra by any, on real runs of every
