@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "core/calibration/CalibrationTarget.h"
 #include "core/calibration/ScenarioFitter.h"
 #include "app/cli/CalibrateCommands.h"
 #include "app/cli/ProgressLoop.h"
@@ -20,6 +21,12 @@ namespace kvscope::cli {
 using nlohmann::json;
 
 namespace {
+
+std::string joinNames(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
 
 struct FitArgs {
   std::string scenario;
@@ -92,14 +99,14 @@ Command addCalibrateFit(CLI::App& calibrate) {
       "by NLopt's derivative-free methods within the --fit ranges. Prints target vs fitted per metric, the parameters\n"
       "and each one's sensitivity, and writes a loadable scenario with a \"calibration\" record. Ctrl+C stops and\n"
       "writes the best point so far.\n"
-      "  kvscope-cli calibrate fit --scenario unified-vs-lmetric --target resources/calibration/lab-004-fit.target.json \\\n"
-      "      --fit sessions=16:128 --fit context_scale=0.5:3 --fit output_scale=0.5:3 --seeds 3 -o lab-004.json");
+      "  kvscope-cli calibrate fit --scenario lab-8c --target resources/calibration/lab-004-fit.target.json \\\n"
+      "      --fit start_window_s=300:7200 --fit sessions=300:900 --seeds 10 -o lab-004.json");
   sub->add_option("--scenario", a->scenario, "The scenario to fit (bundled name or file)")->required();
   sub->add_option("--target", a->target,
-                  "The measured metrics: {\"source\": ..., \"policies\": {POLICY: {METRIC: VALUE, ...}}} (metrics: "
-                  "e2e_mean_s, e2e_p50_s, e2e_p90_s, e2e_p99_s, ttft_mean_s, ttft_p50_s, ttft_p90_s, ttft_p99_s, "
-                  "token_imbalance, decode_shares [..]; a row may say \"policy\" and \"knobs\"), or the JSON of "
-                  "`kvscope-cli report --format json`")
+                  "The measured metrics: {\"source\": ..., \"policies\": {POLICY: {METRIC: VALUE, ...}}} (metrics: " +
+                      joinNames(CalibrationTarget::metricNames()) +
+                      ", decode_shares [..]; a row may say \"policy\" and \"knobs\"), or the JSON of "
+                      "`kvscope-cli report --format json`")
       ->required();
   sub->add_option("--fit", a->fits, "NAME=LO:HI, repeatable. NAME: " + FitParameter::describeAll())->required();
   sub->add_option("--seeds", a->seeds, "N (seeds 1..N) or a list 3,7,11: every candidate runs every policy on these (default 3)");

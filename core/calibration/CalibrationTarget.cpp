@@ -139,7 +139,7 @@ const std::vector<std::string>& CalibrationTarget::metricNames() {
       "e2e_mean_s", "e2e_p50_s", "e2e_p90_s", "e2e_p99_s", "ttft_mean_s", "ttft_p50_s", "ttft_p90_s", "ttft_p99_s",
       "token_imbalance",
       // The lab's metrics (LabMetrics.h).
-      "apc", "tpot_p90_s", "worker_ttft_p90_max_s", "request_balance", "completion_rate",
+      "apc", "apc_ceiling_intra", "apc_ceiling_any", "tpot_p90_s", "worker_ttft_p90_max_s", "request_balance", "completion_rate",
       // The workload's shape (WorkloadShape): a trace characterisation to fit a synthetic workload to.
       "requests", "sessions", "input_mean_tokens", "input_p50_tokens", "input_p90_tokens", "output_mean_tokens",
       "output_p50_tokens", "single_turn_share", "inter_turn_p50_s", "inter_turn_p90_s", "share_over_32k",
@@ -155,6 +155,8 @@ std::optional<double> CalibrationTarget::metricOf(const RunSummary& run, const s
     return s ? std::optional((*s).*f) : std::nullopt;
   };
   if (metric == "apc") return lab.apc;
+  if (metric == "apc_ceiling_intra") return lab.apc_ceiling_intra;
+  if (metric == "apc_ceiling_any") return lab.apc_ceiling_any;
   if (metric == "tpot_p90_s") return field(lab.tpot_s, &SampleSummary::p90);
   if (metric == "worker_ttft_p90_max_s") return lab.worker_ttft_p90_max_s;
   if (metric == "request_balance") return lab.request_balance;

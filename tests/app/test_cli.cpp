@@ -44,7 +44,8 @@ bool writeFile(const QString& path, const QByteArray& content) {
 }
 
 const QStringList kBundled{"block-level-eviction", "cascade",       "e2-cold-d", "e3-load-floor", "evict-storm",
-                          "invariant-crash",      "lab-000",       "lab-004",   "lab-8c",        "many-workers",
+                          "invariant-crash",      "lab-000",       "lab-004",   "lab-8c",        "lab-e-burst",
+                          "lab-pd-2p6d",          "lab-pd-4p4d",   "lab-pd-6p2d", "lab-w600-8c", "many-workers",
                           "reseed-storm",         "unified-vs-lmetric"};
 const QStringList kPolicies{"kv-aware",  "exclusive-overlap", "linear", "lmetric",     "unified",
                             "unified-gated", "leastwork", "leastwork-kappa", "sticky", "load-only",

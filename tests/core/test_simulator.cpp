@@ -121,6 +121,33 @@ class TestSimulator : public QObject {
     for (const auto& [t, d] : log.all<RouteDecision>()) QCOMPARE(d.candidates.size(), std::size_t{3});
   }
 
+  // The lab's vLLM clusters (colocated and static P:D splits) run the real agentic sessions under
+  // each of the replayer's dispatch modes: every turn is offered and ends, completed or failed.
+  void labClustersRunTheAgenticSessions_data() {
+    QTest::addColumn<QString>("scenario");
+    QTest::addColumn<int>("mode");
+    for (const char* sc : {"lab-8c", "lab-pd-6p2d", "lab-pd-4p4d", "lab-pd-2p6d"})
+      for (Dispatch d : {Dispatch::Open, Dispatch::Closed, Dispatch::TraceTs, Dispatch::ThinkTime, Dispatch::Burst})
+        QTest::newRow(qPrintable(QString("%1 %2").arg(sc, toString(d)))) << sc << static_cast<int>(d);
+  }
+  void labClustersRunTheAgenticSessions() {
+    QFETCH(QString, scenario);
+    QFETCH(int, mode);
+    EventLog log;
+    SimulationOptions o;
+    o.trace = kData + "/traces/kv-cache-tester";
+    o.duration_s = 4 * 3600;
+    const auto s = simulate(scenario.toStdString(), [&](Scenario& sc) {
+      sc.workload.dispatch = static_cast<Dispatch>(mode);
+      sc.workload.session_start_window_s = 600;
+      sc.workload.wall_deadline_s = 0;
+    }, o, &log);
+    QCOMPARE(s.total, 226L);
+    QCOMPARE(s.total, static_cast<long>(log.all<RequestDone>().size()));
+    QVERIFY2(s.completed > 150, qPrintable(QString::number(s.completed)));
+    QCOMPARE(*s.lab.completion_rate, static_cast<double>(s.completed) / 226);
+  }
+
   void conversationTracePrefixesAreReused() {
     // Every conversation-trace request starts with hash 0 (a shared first block): P's prefix cache
     // and D's pools must see those shared blocks, so seeds transfer less than the full prompt.
