@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/CliCommands.h"
+#include "core/model/InputFile.h"
 #include "core/events/EventJson.h"
 #include "core/live/ClusterConfigLoader.h"
 #include "core/live/LiveClusterLayout.h"
@@ -261,7 +262,8 @@ Command addLogs(CLI::App& app) {
   sub->add_option("--worker", *worker, "Whose logs they are (P... prefill, D... decode; a cluster file's worker name)")->capture_default_str();
   sub->add_option("--cluster", *cluster, "Cluster file: the addresses that name P/D pairs in link events");
   sub->add_option("--format", *format, "Output format")->check(CLI::IsMember({"jsonl"}))->capture_default_str();
-  return [paths, worker, cluster] {
+  // `format` is captured for its storage: CLI11 writes the parsed value into it after this returns.
+  return [paths, worker, cluster, format] {
     ClusterConfig config;
     if (!cluster->empty()) config = ClusterConfigLoader::load(*cluster);
     workerNamed(config, *worker);
@@ -270,8 +272,7 @@ Command addLogs(CLI::App& app) {
     for (std::size_t i = 0; i < config.workers.size(); ++i)
       if (config.workers[i].id == *worker) ref = layout.refs[i];
     for (const auto& path : *paths) {
-      std::ifstream in(path, std::ios::binary);
-      if (!in) throw InputError(formatInputError(path, 0, "", std::string("cannot open: ") + std::strerror(errno)));
+      std::ifstream in = InputFile::open(path);
       WorkerLogFeed feed(path, WorkerLogFeed::Kind::Scheduler, ref, &layout.book);
       long n = 0, started = 0;
       const auto print = [&](const LogItem& item, long line) {
@@ -292,10 +293,11 @@ Command addLogs(CLI::App& app) {
         std::printf("%s\n", j.dump().c_str());
       };
       std::string text;
-      while (std::getline(in, text)) {
+      bool too_long = false;
+      while (InputFile::readLine(in, text, &too_long, path)) {
         ++n;
         const bool was_folding = feed.folding();
-        for (const LogItem& item : feed.read(text)) print(item, was_folding && std::holds_alternative<LogRecord>(item) &&
+        for (const LogItem& item : too_long ? feed.readOverlong(InputFile::kMaxLineBytes) : feed.read(text)) print(item, was_folding && std::holds_alternative<LogRecord>(item) &&
                                                                      std::get<LogRecord>(item).kind == LogLineKind::SchedulerException ? started : n);
         if (!was_folding && feed.folding()) started = n;
       }

@@ -47,13 +47,14 @@ int main(int argc, char** argv) {
   try {
     if (const auto code = commands.runParsed()) return checkStdout(*code);
   } catch (const kvscope::UsageError& e) {
-    std::fprintf(stderr, "kvscope-cli: error: %s\n", e.what());
+    std::fprintf(stderr, "kvscope-cli: error: %s\n", kvscope::printableText(e.what()).c_str());
     return 2;
   } catch (const kvscope::InputError& e) {
-    std::fprintf(stderr, "kvscope-cli: error: %s\n", e.what());
+    std::fprintf(stderr, "kvscope-cli: error: %s\n", kvscope::printableText(e.what()).c_str());
     return 1;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "kvscope-cli: error: %s\n", e.what());  // never abort on bad input
+    // never abort on bad input
+    std::fprintf(stderr, "kvscope-cli: error: %s\n", kvscope::printableText(e.what()).c_str());
     return 1;
   }
   return 2;

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <queue>
 
+#include "core/model/InputFile.h"
 #include "core/live/ExpositionParser.h"
 #include "core/live/LiveClusterLayout.h"
 #include "core/live/SavedScrapeReader.h"
@@ -72,9 +73,10 @@ int LogImporter::defaultYear() const {
   std::optional<std::int64_t> earliest;
   for (const auto& f : files_) {
     if (!f->feed || f->feed->kind() == WorkerLogFeed::Kind::Mooncake) continue;
-    std::ifstream in(f->feed->path(), std::ios::binary);
+    std::ifstream in = InputFile::open(f->feed->path());
     std::string line;
-    for (long n = 0; n < kYearScanLines && std::getline(in, line); ++n) {
+    bool too_long = false;
+    for (long n = 0; n < kYearScanLines && InputFile::readLine(in, line, &too_long, f->feed->path()); ++n) {
       LogPrefix prefix;
       std::string_view rest;
       if (SchedulerLogParser::parsePrefix(line, prefix, rest) && prefix.has_time) {
@@ -107,17 +109,17 @@ bool LogImporter::fill(File& f) {
   std::string line;
   while (f.ready.empty() && !f.eof) {
     std::vector<LogItem> items;
-    if (std::getline(f.in, line)) {
+    bool too_long = false;
+    if (InputFile::readLine(f.in, line, &too_long, f.feed->path())) {
       ++f.line;
       f.read += line.size() + 1;
-      items = f.feed->read(line);
+      items = too_long ? f.feed->readOverlong(InputFile::kMaxLineBytes) : f.feed->read(line);
       if (options_.progress && f.line % kProgressLines == 0) {
         std::uint64_t done = 0, total = 0;
         for (const auto& g : files_) done += std::min(g->read, g->size), total += g->size;
         options_.progress(done, total);
       }
     } else {
-      if (f.in.bad()) throw InputError(formatInputError(f.feed->path(), f.line + 1, "", std::strerror(errno)));
       f.eof = true;
       items = f.feed->flush();
     }
@@ -184,8 +186,7 @@ LogImportResult LogImporter::run(const std::vector<EventSink*>& sinks) {
   const auto open = [&](const std::string& path, WorkerLogFeed::Kind kind, std::optional<LiveWorkerRef> worker) {
     auto f = std::make_unique<File>();
     f->feed = std::make_unique<WorkerLogFeed>(path, kind, std::move(worker), &layout.book);
-    f->in.open(path, std::ios::binary);
-    if (!f->in) throw InputError(formatInputError(path, 0, "", std::string("cannot open: ") + std::strerror(errno)));
+    f->in = InputFile::open(path);
     std::error_code ec;
     f->size = std::filesystem::file_size(path, ec);
     files_.push_back(std::move(f));
@@ -267,7 +268,8 @@ LogImportResult LogImporter::run(const std::vector<EventSink*>& sinks) {
   for (const auto& f : files_) {
     if (!f->done) continue;  // stopped at the window's end: count the lines left unread as outside
     std::string line;
-    while (std::getline(f->in, line)) ++result_.outside;
+    bool too_long = false;
+    while (InputFile::readLine(f->in, line, &too_long, f->feed->path())) ++result_.outside;
   }
   if (options_.progress) {
     std::uint64_t total = 0;

@@ -35,6 +35,12 @@ std::vector<LogItem> WorkerLogFeed::read(std::string_view line) {
   return out;
 }
 
+std::vector<LogItem> WorkerLogFeed::readOverlong(std::size_t max_bytes) {
+  std::vector<LogItem> out;
+  for (LogRecord& r : reader_.overlong(max_bytes)) out.emplace_back(std::move(r));
+  return out;
+}
+
 std::vector<LogItem> WorkerLogFeed::flush() {
   std::vector<LogItem> out;
   for (LogRecord& r : reader_.flush()) out.emplace_back(std::move(r));
@@ -92,7 +98,8 @@ LiveLogStats WorkerLogFeed::stats(std::size_t shapes) const {
   LiveLogStats s{path_, worker_ ? worker_->name : std::string(), {}, reader_.counts(), reader_.unknownShapes().top(shapes), false};
   if (kind_ == Kind::Mooncake) {
     const MooncakeLineCounts& c = mooncake_->counts();
-    s.lines = {c.lines, c.known, c.unknown + c.not_glog, 0, 0};
+    // An overlong line went to the reader, which parsed nothing else of this file.
+    s.lines = {c.lines + reader_.counts().lines, c.known, c.unknown + c.not_glog, reader_.counts().malformed, 0};
     s.unknown_shapes = mooncake_->unknownShapes().top(shapes);
     s.mooncake = true;
   } else if (mooncake_) {

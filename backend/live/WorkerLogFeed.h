@@ -45,6 +45,8 @@ class WorkerLogFeed {
 
   // The records this line completes (none while a traceback is being folded).
   std::vector<LogItem> read(std::string_view line);
+  // A line too long to read (InputFile::readLine's `too_long`): counted as malformed, never parsed.
+  std::vector<LogItem> readOverlong(std::size_t max_bytes);
   // The crash still being folded, at the file's end or when it has gone quiet.
   std::vector<LogItem> flush();
   // What one record means: events, and a batch line's gauges for the worker's next Snapshot.

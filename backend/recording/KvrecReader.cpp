@@ -50,7 +50,8 @@ std::unique_ptr<KvrecReader> KvrecReader::open(const std::string& path, std::str
     return nullptr;
   };
   const std::string name = "'" + path + "'";
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // Non-blocking, so a FIFO is refused below instead of waiting for a writer for ever.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) {
     if (errno == ENOENT) return set(name + ": no such file");
     return set(name + ": cannot open: " + std::strerror(errno));
@@ -61,9 +62,10 @@ std::unique_ptr<KvrecReader> KvrecReader::open(const std::string& path, std::str
     ::close(fd);
     return set(name + ": cannot stat: " + why);
   }
-  if (S_ISDIR(st.st_mode)) {
+  if (!S_ISREG(st.st_mode)) {
     ::close(fd);
-    return set(name + ": is a directory, not a recording");
+    return set(name + (S_ISDIR(st.st_mode) ? ": is a directory" : ": is not a regular file (a FIFO, device or socket)") +
+               ", not a recording");
   }
   if (st.st_size == 0) {
     ::close(fd);

@@ -1,3 +1,4 @@
+#include "core/model/InputFile.h"
 #include "core/calibration/CalibrationTarget.h"
 
 #include <algorithm>
@@ -191,11 +192,7 @@ std::vector<double> CalibrationTarget::decodeSharesOf(const RunSummary& run) {
 }
 
 CalibrationTarget CalibrationTarget::load(const std::string& file) {
-  std::ifstream in(file);
-  if (!in) throw InputError(formatInputError(file, 0, "", "cannot open the file"));
-  std::stringstream buf;
-  buf << in.rdbuf();
-  const std::string text = buf.str();
+  const std::string text = InputFile::readAll(file);
   json j;
   try {
     j = json::parse(text, nullptr, /*allow_exceptions=*/true, /*ignore_comments=*/true);

@@ -1,3 +1,4 @@
+#include "core/model/InputFile.h"
 #include "core/calibration/ProfileSamples.h"
 
 #include <fstream>
@@ -30,11 +31,13 @@ std::string streamKey(const std::string& file, const LogPrefix& p) {
 }  // namespace
 
 void ProfileSamples::addLogFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(formatInputError(path, 0, "", "cannot open the log file"));
+  std::ifstream in = InputFile::open(path);
   std::string line;
-  while (std::getline(in, line)) addLine(line, path);
-  if (in.bad()) throw InputError(formatInputError(path, 0, "", "read error"));
+  bool too_long = false;
+  while (InputFile::readLine(in, line, &too_long, path)) {
+    if (too_long) continue;  // no sample line is a megabyte long: not one of ours
+    addLine(line, path);
+  }
 }
 
 void ProfileSamples::addLine(std::string_view line, const std::string& file) {

@@ -1,3 +1,4 @@
+#include "core/model/InputFile.h"
 #include "core/live/ClusterConfigLoader.h"
 
 #include <filesystem>
@@ -196,11 +197,7 @@ ClusterConfig ClusterConfigLoader::parse(const std::string& text, const std::str
 }
 
 ClusterConfig ClusterConfigLoader::load(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(formatInputError(path, 0, "", "cannot open the file"));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parse(ss.str(), path);
+  return parse(InputFile::readAll(path), path);
 }
 
 }  // namespace kvscope

@@ -1,3 +1,4 @@
+#include "core/model/InputFile.h"
 #include "core/live/SavedScrapeReader.h"
 
 #include <cerrno>
@@ -33,8 +34,7 @@ bool fraction(std::string_view s, std::int64_t& us) {
 
 }  // namespace
 
-SavedScrapeReader::SavedScrapeReader(std::string path) : path_(std::move(path)), in_(path_, std::ios::binary) {
-  if (!in_) throw InputError(formatInputError(path_, 0, "", std::string("cannot open: ") + std::strerror(errno)));
+SavedScrapeReader::SavedScrapeReader(std::string path) : path_(std::move(path)), in_(InputFile::open(path_)) {
   std::error_code ec;
   size_ = std::filesystem::file_size(path_, ec);
 }
@@ -67,10 +67,19 @@ std::optional<std::int64_t> SavedScrapeReader::parseTimeLine(std::string_view s)
   return (day.time_since_epoch().count() * 86400LL + h * 3600 + mi * 60 + sec) * 1'000'000 + us;
 }
 
+bool SavedScrapeReader::readLine(std::string& line) {
+  bool too_long = false;
+  if (!InputFile::readLine(in_, line, &too_long, path_)) return false;
+  if (too_long)
+    throw InputError(formatInputError(path_, line_ + 1, "", "a line longer than " + std::to_string(InputFile::kMaxLineBytes) +
+                                                            " bytes: not a /metrics answer"));
+  return true;
+}
+
 std::optional<SavedScrapeReader::Scrape> SavedScrapeReader::next() {
   std::string line;
   while (!pending_) {
-    if (!std::getline(in_, line)) return std::nullopt;
+    if (!readLine(line)) return std::nullopt;
     ++line_;
     read_ += line.size() + 1;
     if (line.find_first_not_of(" \r\t") == std::string::npos) continue;
@@ -85,7 +94,7 @@ std::optional<SavedScrapeReader::Scrape> SavedScrapeReader::next() {
   s.time_us = pending_->first;
   s.line = pending_->second;
   pending_.reset();
-  while (std::getline(in_, line)) {
+  while (readLine(line)) {
     ++line_;
     read_ += line.size() + 1;
     // A time line never looks like exposition text: a sample starts with a metric name, a comment with '#'.

@@ -37,6 +37,8 @@ class SavedScrapeReader {
   long scrapes() const { return scrapes_; }
 
  private:
+  bool readLine(std::string& line);  // false at the end; throws on an overlong line or a read error
+
   std::string path_;
   std::ifstream in_;
   std::uint64_t read_ = 0, size_ = 0;

@@ -24,6 +24,17 @@ void SchedulerLogReader::count(const LogRecord& r) {
   }
 }
 
+std::vector<LogRecord> SchedulerLogReader::overlong(std::size_t max_bytes) {
+  ++counts_.lines;
+  std::vector<LogRecord> out = flush();
+  LogRecord r;
+  r.kind = LogLineKind::Malformed;
+  r.problem = "the line is longer than " + std::to_string(max_bytes) + " bytes; not read";
+  count(r);
+  out.push_back(std::move(r));
+  return out;
+}
+
 std::vector<LogRecord> SchedulerLogReader::feed(std::string_view line) {
   ++counts_.lines;
   LogRecord r = SchedulerLogParser::parse(line);

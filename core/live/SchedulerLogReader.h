@@ -29,6 +29,9 @@ class SchedulerLogReader {
   std::vector<LogRecord> feed(std::string_view line);
   // The crash still being folded, if any: call when the file has gone quiet, or at its end.
   std::vector<LogRecord> flush();
+  // A line longer than the reader keeps (InputFile::kMaxLineBytes): a malformed record for it,
+  // after the crash it closes. Its text is never parsed.
+  std::vector<LogRecord> overlong(std::size_t max_bytes);
   bool folding() const { return crash_.has_value(); }
   const LogLineCounts& counts() const { return counts_; }
   // The unknown lines (prefixed lines of no known format, stray unprefixed ones) by shape.

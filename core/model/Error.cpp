@@ -2,6 +2,23 @@
 
 namespace kvscope {
 
+std::string printableText(std::string_view text) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(text.size());
+  for (const char ch : text) {
+    const auto c = static_cast<unsigned char>(ch);
+    if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f) {
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 0xf];
+    } else {
+      out += ch;
+    }
+  }
+  return out;
+}
+
 std::string formatInputError(const std::string& file, long line, const std::string& field,
                              const std::string& what) {
   std::string out = file;
@@ -9,7 +26,7 @@ std::string formatInputError(const std::string& file, long line, const std::stri
   out += ": ";
   if (!field.empty()) out += "field '" + field + "': ";
   out += what;
-  return out;
+  return printableText(out);
 }
 
 }  // namespace kvscope

@@ -4,6 +4,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace kvscope {
 
@@ -17,7 +18,12 @@ struct UsageError : InputError {
   using InputError::InputError;
 };
 
-// "FILE:LINE: field 'F': expected ..., got ..." (line 0 = no line, e.g. a whole-file problem).
+// `text` with its control characters (but newline and tab) written as \xNN: an input's bytes quoted
+// in a message can then never retitle, clear or recolour the terminal that shows it.
+std::string printableText(std::string_view text);
+
+// "FILE:LINE: field 'F': expected ..., got ..." (line 0 = no line, e.g. a whole-file problem), its
+// control characters escaped (printableText).
 std::string formatInputError(const std::string& file, long line, const std::string& field,
                              const std::string& what);
 

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/model/InputFile.h"
 #include "core/model/Error.h"
 #include "core/model/JsonKeys.h"
 #include "core/knobs/KnobRegistry.h"
@@ -21,8 +22,7 @@ using nlohmann::json;
 namespace {
 
 json readJsonFile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError(formatInputError(path, 0, "", "cannot open the file"));
+  const std::string in = InputFile::readAll(path);
   try {
     return json::parse(in, rejectDuplicateKeys<json>(), /*allow_exceptions=*/true, /*ignore_comments=*/true);
   } catch (const json::parse_error& e) {

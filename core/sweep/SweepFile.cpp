@@ -1,3 +1,4 @@
+#include "core/model/InputFile.h"
 #include "core/sweep/SweepFile.h"
 
 #include <algorithm>
@@ -57,11 +58,7 @@ std::string valueText(const ojson& v) {
 }  // namespace
 
 SweepSpec SweepFile::load(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(formatInputError(path, 0, "", "cannot open the sweep file"));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parse(ss.str(), path);
+  return parse(InputFile::readAll(path), path);
 }
 
 SweepSpec SweepFile::parse(const std::string& text, const std::string& path) {

@@ -1,3 +1,4 @@
+#include "core/model/InputFile.h"
 #include "core/trace/AgenticSessionReader.h"
 
 #include <algorithm>
@@ -184,8 +185,8 @@ json parseFile(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))
     throw InputError(formatInputError(path, 0, "", "is a directory, expected a kv-cache-tester .json file"));
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(formatInputError(path, 0, "", "cannot open file"));
+  // One session's JSON: a large one is a few MB; whole-file size bounded as any small input.
+  const std::string in = InputFile::readAll(path, std::size_t{256} << 20);
   auto strip = [](const json::exception& e) {
     std::string msg = e.what();
     if (const auto tag = msg.find("] "); msg.rfind("[json.exception", 0) == 0 && tag != std::string::npos)

@@ -1,3 +1,4 @@
+#include "core/model/InputFile.h"
 #include "core/trace/AzureTraceReader.h"
 
 #include <algorithm>
@@ -139,14 +140,14 @@ Workload AzureTraceReader::read(const std::string& path, const TraceOptions& opt
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))
     throw InputError(formatInputError(path, 0, "", "is a directory, expected an Azure .csv file"));
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(formatInputError(path, 0, "", "cannot open file"));
+  std::ifstream in = InputFile::open(path);
+  bool too_long = false;
 
   auto chomp = [](std::string& s) {
     if (!s.empty() && s.back() == '\r') s.pop_back();
   };
   std::string line;
-  std::getline(in, line);
+  InputFile::readLine(in, line, &too_long, path);
   chomp(line);
   if (line.rfind("\xEF\xBB\xBF", 0) == 0) line.erase(0, 3);  // a BOM from spreadsheet exports
   if (line != kHeader)
@@ -157,11 +158,14 @@ Workload AzureTraceReader::read(const std::string& path, const TraceOptions& opt
   std::vector<std::int64_t> ticks;
   SessionId next = options.first_session_id;
   long line_no = 1;
-  while (std::getline(in, line)) {
+  while (InputFile::readLine(in, line, &too_long, path)) {
     ++line_no;
     chomp(line);
     if (line.empty()) continue;
     try {
+      if (too_long)
+        throw InputError(formatInputError(path, line_no, "", "a line longer than " +
+                                                                 std::to_string(InputFile::kMaxLineBytes) + " bytes: not a CSV row"));
       std::int64_t t = 0;
       w.sessions.push_back(parseRow(path, line_no, line, next, t));
       ticks.push_back(t);

@@ -1,3 +1,4 @@
+#include "core/model/InputFile.h"
 #include "core/trace/MooncakeTraceReader.h"
 
 #include <cmath>
@@ -97,6 +98,9 @@ Session parseRecord(const std::string& file, long line_no, const std::string& li
   return s;
 }
 
+// A record's hash_ids of the longest prompt a route can carry (2^16 blocks) fit well inside this.
+constexpr std::size_t kMaxTraceLineBytes = std::size_t{8} << 20;
+
 bool isBlank(const std::string& line) { return line.find_first_not_of(" \t\r\n") == std::string::npos; }
 
 }  // namespace
@@ -105,17 +109,20 @@ Workload MooncakeTraceReader::read(const std::string& path, const TraceOptions& 
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))
     throw InputError(formatInputError(path, 0, "", "is a directory, expected a Mooncake .jsonl file"));
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(formatInputError(path, 0, "", "cannot open file"));
+  std::ifstream in = InputFile::open(path);
 
   Workload w;
   SessionId next = options.first_session_id;
   std::string line;
   long line_no = 0;
-  while (std::getline(in, line)) {
+  bool too_long = false;
+  while (InputFile::readLine(in, line, &too_long, path, kMaxTraceLineBytes)) {
     ++line_no;
     if (isBlank(line)) continue;
     try {
+      if (too_long)
+        throw InputError(formatInputError(path, line_no, "", "a line longer than " + std::to_string(kMaxTraceLineBytes) +
+                                                                 " bytes: not a trace record"));
       w.sessions.push_back(parseRecord(path, line_no, line, next));
       ++next;
     } catch (const InputError&) {
@@ -123,7 +130,6 @@ Workload MooncakeTraceReader::read(const std::string& path, const TraceOptions& 
       ++w.skipped_records;
     }
   }
-  if (in.bad()) throw InputError(formatInputError(path, line_no + 1, "", "read error"));
   return w;
 }
 

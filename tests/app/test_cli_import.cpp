@@ -11,6 +11,8 @@
 #include <QJsonObject>
 #include <QTemporaryDir>
 
+#include <sys/stat.h>
+
 #include "tests/support/CliRunner.h"
 
 using namespace kvscope::test;
@@ -254,6 +256,74 @@ class TestCliImport : public QObject {
     QCOMPARE(crashes, 1);
     QCOMPARE(batches, 356);
     QCOMPARE(lines, 359);  // 364 lines, 5 of them the traceback folded into the crash
+  }
+
+  // Inputs that are not files: a FIFO would block for ever, a directory read as an empty log, an
+  // endless line took the machine's memory. Each is refused (or, a line, counted) at once.
+  void inputsThatAreNotFiles() {
+    QTemporaryDir dir;
+    const QString fifo = dir.filePath("fifo");
+    QVERIFY(::mkfifo(fifo.toLocal8Bit().constData(), 0600) == 0);
+    const QList<QStringList> refused{
+        {"logs", fifo},
+        {"logs", dir.path()},
+        {"import", "--log", "D0=" + fifo, "-o", dir.filePath("a.kvrec")},
+        {"import", "--metrics", "D0=" + dir.path(), "-o", dir.filePath("b.kvrec")},
+        {"report", fifo},
+        {"sweep", fifo, "--out", dir.filePath("s")},
+        {"simulate", "--scenario", fifo},
+        {"calibrate", "check", "--scenario", "e3-load-floor", "--target", fifo},
+        {"import", "--cluster", fifo, "-o", dir.filePath("c.kvrec")},
+    };
+    for (const QStringList& args : refused) {
+      RUN_EXPECT(r, 1, args);
+      QVERIFY2(r.err.contains("FIFO") || r.err.contains("directory") || r.err.contains("not a regular file"),
+               qPrintable(describe(args, r)));
+    }
+    QVERIFY(!QFile::exists(dir.filePath("a.kvrec")) && !QFile::exists(dir.filePath("b.kvrec")));
+
+    // A sweep file of 65 MiB (sparse): refused by its size, not read into memory.
+    QFile big(dir.filePath("big.json"));
+    QVERIFY(big.open(QIODevice::WriteOnly) && big.resize(65ll << 20));
+    big.close();
+    RUN_EXPECT(huge, 1, QStringList{"sweep", big.fileName(), "--out", dir.filePath("s2")});
+    QVERIFY2(huge.err.contains("larger than 64 MiB"), huge.err.constData());
+
+    // A 2 MiB line among log lines: one malformed record with its line number, the next line read.
+    QFile log(dir.filePath("d0.log"));
+    QVERIFY(log.open(QIODevice::WriteOnly));
+    log.write(QByteArray(2 << 20, 'x') + "\n");
+    QFile real(runFile("d1.log"));
+    QVERIFY(real.open(QIODevice::ReadOnly));
+    log.write(real.readLine());
+    log.close();
+    RUN_EXPECT(lines, 0, QStringList{"logs", log.fileName()});
+    const QList<QByteArray> records = lines.out.trimmed().split('\n');
+    QCOMPARE(records.size(), 2);
+    QVERIFY2(records[0].contains("\"line\":1") && records[0].contains("longer than 1048576 bytes"), records[0].left(300).constData());
+    QVERIFY2(records[1].contains("\"line\":2"), records[1].left(300).constData());
+
+    // A saved scrape whose first line carries escape sequences: quoted escaped, never raw.
+    QFile scrape(dir.filePath("d0.prom"));
+    QVERIFY(scrape.open(QIODevice::WriteOnly));
+    scrape.write("\x1b]0;pwned\x07\x1b[2J\n");
+    scrape.close();
+    RUN_EXPECT(esc, 1, QStringList{"import", "--metrics", "D0=" + scrape.fileName(), "-o", dir.filePath("d.kvrec")});
+    QVERIFY2(!esc.err.contains('\x1b') && !esc.err.contains('\x07'), esc.err.constData());
+    QVERIFY2(esc.err.contains("\\x1b]0;pwned\\x07"), esc.err.constData());
+  }
+
+  // `--format jsonl` (its only value) in both spellings prints the same records; its storage once
+  // died with the function that declared it (a use-after-free that segfaulted every time).
+  void logsFormatFlag() {
+    RUN_EXPECT(plain, 0, QStringList{"logs", runFile("d1.log")});
+    RUN_EXPECT(spaced, 0, QStringList{"logs", runFile("d1.log"), "--format", "jsonl"});
+    RUN_EXPECT(joined, 0, QStringList{"logs", "--format=jsonl", runFile("d1.log")});
+    QVERIFY(plain.out.count('\n') > 300);
+    QCOMPARE(spaced.out, plain.out);
+    QCOMPARE(joined.out, plain.out);
+    RUN_EXPECT(bad, 2, QStringList{"logs", runFile("d1.log"), "--format", "csv"});
+    Q_UNUSED(bad);
   }
 };
 
