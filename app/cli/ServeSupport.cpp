@@ -28,6 +28,8 @@ ServeOutputs::ServeOutputs(const ServeArgs& a) : sinks_{&hub_} {
   checkOutputFile("--record", a.record);
   if (!a.record.empty()) {
     recorder_ = std::make_unique<EventRecorder>(a.record);
+    // A folder that cannot take the file, or another writer of it: refused now, not at exit.
+    if (!recorder_->error().empty()) throw InputError("--record: " + recorder_->error());
     sinks_.push_back(recorder_.get());
   }
   if (!a.runs.empty()) {

@@ -265,6 +265,11 @@ std::string RunMetrics::render() const {
             [](const Worker& w) { return w.prompt_tokens; });
   perWorker("kvscope_generation_tokens_total", "Output tokens of the requests the worker completed.",
             [](const Worker& w) { return w.generation_tokens; });
+  family(out, "kvscope_expired_unreported_total", "counter",
+         "Requests routed to the worker and forgotten with no report (the live router's unreported_expiry_s or a "
+         "max_tracked_* cap): a client that crashed or never reports.");
+  for (std::size_t i = 0; i < s.workers.size(); ++i)
+    if (s.workers[i].has_gauges) sample(out, "kvscope_expired_unreported_total", labels[i], s.workers[i].gauges.expired_unreported);
   perWorker("kvscope_prefix_cache_queries_total",
             "Prompt tokens of completed requests whose cache hit is known (as vllm:prefix_cache_queries); the lab's "
             "APC is hits / queries.",

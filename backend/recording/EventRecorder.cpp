@@ -1,16 +1,24 @@
 #include "backend/recording/EventRecorder.h"
 
+#include <unistd.h>
+
 #include <chrono>
+#include <cstdio>
 
 #include "backend/convert/EventConvert.h"
 #include "kvscope/v1/events.pb.h"
 #include "kvscope/v1/recording.pb.h"
 #include "backend/recording/KvrecWriter.h"
+#include "core/sweep/AtomicFile.h"
 
 namespace kvscope {
 
 EventRecorder::EventRecorder(std::string path, double keyframe_interval_s)
-    : path_(std::move(path)), keyframe_interval_(secondsToTime(keyframe_interval_s)) {}
+    : path_(std::move(path)), keyframe_interval_(secondsToTime(keyframe_interval_s)) {
+  std::string why;
+  fd_ = AtomicFile::openForWrite(path_, &why);
+  if (fd_ < 0) error_ = "cannot create recording " + why;
+}
 
 EventRecorder::~EventRecorder() {
   std::string ignored;
@@ -30,7 +38,8 @@ void EventRecorder::onEvent(const Event& e) {
                                    std::chrono::system_clock::now().time_since_epoch())
                                    .count());
     header.set_keyframe_interval_s(timeToSeconds(keyframe_interval_));
-    writer_ = KvrecWriter::create(path_, header.SerializeAsString(), &error_);
+    writer_ = KvrecWriter::adopt(path_, fd_, header.SerializeAsString(), &error_);
+    fd_ = -1;
     if (!writer_) return;
   }
   v1::Event proto;
@@ -41,7 +50,12 @@ void EventRecorder::onEvent(const Event& e) {
   const bool keyframe = std::holds_alternative<Snapshot>(e.payload) &&
                         (last_keyframe_ < 0 || e.time - last_keyframe_ >= keyframe_interval_);
   if (keyframe) last_keyframe_ = e.time;
-  if (!writer_->append(e.seq, e.time, keyframe, buffer_)) error_ = path_ + ": " + writer_->error();
+  if (!writer_->append(e.seq, e.time, keyframe, buffer_)) {
+    error_ = path_ + ": " + writer_->error();
+    // Said at once (a full disk mid-session), not only when the recording is closed at exit.
+    std::fprintf(stderr, "kvscope: error: recording failed at event %llu, nothing after it is recorded: %s\n",
+                 static_cast<unsigned long long>(e.seq), error_.c_str());
+  }
 }
 
 bool EventRecorder::close(std::string* error) {
@@ -52,6 +66,8 @@ bool EventRecorder::close(std::string* error) {
   } else if (error_.empty() && !path_.empty()) {
     error_ = path_ + ": nothing was recorded (the run never started)";
   }
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
   path_.clear();  // closed: a second close reports nothing new
   if (!error_.empty() && error) *error = error_;
   return error_.empty();

@@ -13,8 +13,12 @@ class KvrecWriter;
 
 class EventRecorder : public EventSink {
  public:
+  // Opens (creates or truncates) and locks the file at once, so a folder that cannot take it or a
+  // second writer is known before the run starts: see error().
   explicit EventRecorder(std::string path, double keyframe_interval_s = 10.0);
   ~EventRecorder() override;
+  // The first failure so far (opening, or a write); empty while all is well.
+  const std::string& error() const { return error_; }
 
   void onEvent(const Event& e) override;
   // Writes the index and closes; false with `error` when any write failed (the first failure).
@@ -24,6 +28,7 @@ class EventRecorder : public EventSink {
   std::string path_;
   SimTime keyframe_interval_;
   SimTime last_keyframe_ = -1;
+  int fd_ = -1;  // opened and locked at construction, handed to the writer at RunStarted
   std::unique_ptr<KvrecWriter> writer_;
   std::string buffer_;
   std::string error_;

@@ -32,14 +32,22 @@ std::unique_ptr<KvrecWriter> KvrecWriter::create(const std::string& path, std::s
     if (error) *error = std::move(message);
     return nullptr;
   };
-  if (metadata.size() > kKvrecMaxPayload)
-    return set("'" + path + "': run metadata of " + std::to_string(metadata.size()) + " bytes exceeds the " +
-               std::to_string(kKvrecMaxPayload) + "-byte limit");
   // A regular file only (a symlink is followed): never a device, FIFO or directory.
   std::string why;
   const int fd = AtomicFile::openForWrite(path, &why);
   if (fd < 0) return set("cannot create recording " + why);
+  return adopt(path, fd, metadata, error, options);
+}
+
+std::unique_ptr<KvrecWriter> KvrecWriter::adopt(const std::string& path, int fd, std::string_view metadata,
+                                                std::string* error, const KvrecWriterOptions& options) {
   std::unique_ptr<KvrecWriter> w(new KvrecWriter(path, fd, options));
+  if (metadata.size() > kKvrecMaxPayload) {
+    if (error)
+      *error = "'" + path + "': run metadata of " + std::to_string(metadata.size()) + " bytes exceeds the " +
+               std::to_string(kKvrecMaxPayload) + "-byte limit";
+    return nullptr;
+  }
 
   // The header goes to the OS at once: a recording killed before its first flush still opens.
   std::vector<unsigned char> header(kKvrecHeaderFixedSize + metadata.size() + kKvrecHeaderChecksumSize);

@@ -26,6 +26,9 @@ class KvrecWriter {
   // Creates (or truncates) `path` (a regular file, or a symlink to one) and writes the header. nullptr with `*error` naming the file on failure.
   static std::unique_ptr<KvrecWriter> create(const std::string& path, std::string_view metadata,
                                              std::string* error, const KvrecWriterOptions& options = {});
+  // The same on a file already opened (and locked) by AtomicFile::openForWrite; takes `fd` over.
+  static std::unique_ptr<KvrecWriter> adopt(const std::string& path, int fd, std::string_view metadata,
+                                            std::string* error, const KvrecWriterOptions& options = {});
   ~KvrecWriter();  // closes (index + trailer) if close() was not called
   KvrecWriter(const KvrecWriter&) = delete;
   KvrecWriter& operator=(const KvrecWriter&) = delete;

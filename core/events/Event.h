@@ -273,6 +273,9 @@ struct WorkerGauges {
   std::int64_t retracted_total = 0;  // requests retracted so far (sglang:num_retracted_requests_total)
   // Times the simulated pool held more than its capacity (a simulator bug; always 0 when live).
   std::int64_t kv_capacity_violations = 0;
+  // Live router: requests routed here and forgotten with no report (unreported_expiry_s or a
+  // max_tracked_* cap), so far. The load still waiting for a report is `queued`.
+  std::int64_t expired_unreported = 0;
 };
 
 struct LinkGauges {

@@ -43,6 +43,12 @@ enum class KnobId : std::uint8_t {
   LmetricDecodeWeight,
   LeastworkKappa,
   ColdDBonus,
+  UnreportedExpiryS,
+  MaxTrackedRequests,
+  MaxTrackedPerWorker,
+  MaxTrackedBlockHashes,
+  SessionIdleS,
+  MaxTrackedSessions,
   Count
 };
 

@@ -98,6 +98,21 @@ constexpr KnobSpec kSpecs[] = {
      "bandwidth)"},
     {KnobId::ColdDBonus, "cold_d_bonus", "score", 0, 10000, 0, false, KnobScope::Policy,
      "kv-aware: bonus for a D with no assigned sessions, fresh sessions only (the lab's --kvcache-cold-d-bonus; 0 = off)"},
+    // The live router's memory of what it routed (core/run/UnreportedRequests.h): a client that
+    // routes and never reports must not hold load and hashes for ever.
+    {KnobId::UnreportedExpiryS, "unreported_expiry_s", "s", 1, 604800, 1800, false, KnobScope::Shared,
+     "Live router: a routed request with no report after this long is forgotten, its load and hashes with it "
+     "(3x the lab's 600-s request timeout)"},
+    {KnobId::MaxTrackedRequests, "max_tracked_requests", "requests", 1, 10000000, 65536, true, KnobScope::Shared,
+     "Live router: unreported requests kept at most, overall; the oldest is forgotten first"},
+    {KnobId::MaxTrackedPerWorker, "max_tracked_per_worker", "requests", 1, 10000000, 16384, true, KnobScope::Shared,
+     "Live router: unreported requests kept at most per worker; the oldest is forgotten first"},
+    {KnobId::MaxTrackedBlockHashes, "max_tracked_block_hashes", "hashes", 1024, 1e9, 4194304, true, KnobScope::Shared,
+     "Live router: block hashes the unreported requests may hold (8 bytes each, and a count per worker under dynamo-kv: ~100 MiB by default)"},
+    {KnobId::SessionIdleS, "session_idle_s", "s", 1, 2592000, 7200, false, KnobScope::Shared,
+     "Live router: a session not routed for this long is forgotten (its binding and residence)"},
+    {KnobId::MaxTrackedSessions, "max_tracked_sessions", "sessions", 1024, 1e8, 262144, true, KnobScope::Shared,
+     "Live router: sessions remembered at most; over it, the quarter least recently routed is forgotten"},
 };
 static_assert(std::size(kSpecs) == static_cast<std::size_t>(KnobId::Count));
 

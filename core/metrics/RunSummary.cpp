@@ -40,6 +40,7 @@ nlohmann::json RunSummary::toJson() const {
   j["corrections"] = corrections;
   j["retractions"] = {{"requests", retractions}, {"events", retraction_events}};
   j["kv_capacity_violations"] = kv_capacity_violations;
+  j["expired_unreported"] = expired_unreported;
   j["token_imbalance"] = token_imbalance ? nlohmann::json(*token_imbalance) : nlohmann::json(nullptr);
   j["skipped_records"] = skipped_records;
   if (!source_notes.empty()) j["source_notes"] = source_notes;
@@ -86,6 +87,9 @@ std::string RunSummary::toTable() const {
     out += " (" + per + ")";
   }
   out += "\n";
+  if (expired_unreported > 0)
+    out += std::to_string(expired_unreported) +
+           " requests expired unreported (routed, never reported done: their load was dropped; see unreported_expiry_s)\n";
   if (kv_capacity_violations > 0)
     out += "KV POOL OVER CAPACITY " + std::to_string(kv_capacity_violations) + " times: a simulator bug, the numbers above are not physical\n";
   out += "token imbalance (max/min served) " + (token_imbalance ? formatNumber("%.2fx", *token_imbalance) : std::string("inf (a worker served nothing)")) + "\n";

@@ -45,6 +45,9 @@ struct RunSummary {
   long retractions = 0, retraction_events = 0;
   // Times a simulated KV pool held more than its capacity, as the last snapshots said (a simulator bug).
   long long kv_capacity_violations = 0;
+  // Live router: requests routed and forgotten with no report (a client that crashed or never
+  // reports); their load and hashes went with them.
+  std::int64_t expired_unreported = 0;
   std::optional<double> token_imbalance;  // max/min tokens served across workers; none when one served nothing
   long skipped_records = 0;
   std::vector<std::string> source_notes;  // what the run's source could not use (RunFinished::notes)

@@ -69,6 +69,8 @@ void SummaryCollector::onEvent(const Event& e) {
                  [&](const PolicyChanged& p) { run_.policy = p.new_policy; },
                  [&](const Snapshot& s) {
                    for (const auto& g : s.workers) {
+                     if (g.worker < 0) continue;
+                     worker(g.worker).expired_unreported = std::max(worker(g.worker).expired_unreported, g.expired_unreported);
                      if (g.kv_capacity <= 0) continue;
                      auto& w = worker(g.worker);
                      w.kv_peak_frac = std::max(w.kv_peak_frac, static_cast<double>(g.kv_peak) / static_cast<double>(g.kv_capacity));
@@ -108,6 +110,7 @@ RunSummary SummaryCollector::summary() const {
     ws.tokens_served = w.tokens_served;
     ws.retractions = w.retractions;
     s.kv_capacity_violations += w.capacity_violations;
+    s.expired_unreported += w.expired_unreported;
     s.workers.push_back(ws);
     max_served = std::max(max_served, w.tokens_served);
     min_served = min_served < 0 ? w.tokens_served : std::min(min_served, w.tokens_served);

@@ -29,6 +29,7 @@ class SummaryCollector : public EventSink {
     long long tokens_served = 0;
     long retractions = 0;
     long long capacity_violations = 0;  // the worker's cumulative count in its latest snapshot
+    std::int64_t expired_unreported = 0;  // the same, for requests the live router forgot unreported
   };
   PerWorker& worker(WorkerId w);
 

@@ -44,6 +44,11 @@ void ActiveSequences::prefillDone(RequestId request) {
   it->second.prefilled = true;
 }
 
+void ActiveSequences::compact() {
+  requests_.rehash(0);
+  for (Worker& w : workers_) w.blocks.rehash(0);
+}
+
 void ActiveSequences::free(RequestId request) {
   auto it = requests_.find(request);
   if (it == requests_.end()) return;

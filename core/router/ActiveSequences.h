@@ -33,6 +33,7 @@ class ActiveSequences {
   void prefillDone(RequestId request);
   void free(RequestId request);
   void clearWorker(WorkerId worker);
+  void compact();  // shrinks the tables to what they hold (flat tables keep their size after erasing)
   // Off: activeBlocks() and newBlocks() are not kept (0 and every block); the rest is.
   void setCountingBlocks(bool on);
   bool countingBlocks() const { return counting_; }

@@ -59,6 +59,7 @@ class Router : public KvEventListener {
   void track(RequestId request, WorkerId worker, std::span<const BlockHash> hashes, std::int64_t input_tokens);
   void prefillDone(RequestId request) { active_.prefillDone(request); }
   void release(RequestId request) { active_.free(request); }
+  void compact() { active_.compact(); }  // the tracked-request tables' room back, after a purge
   const ActiveSequences& active() const { return active_; }
   // Disaggregated serving: the router picks the decode worker (Dynamo's decode router then scores
   // by load alone). Aggregated: it picks the instance that prefills too.

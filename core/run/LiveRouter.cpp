@@ -5,6 +5,9 @@
 #include <set>
 
 #include <absl/container/flat_hash_set.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 #include "core/model/Error.h"
 #include "core/model/Overloaded.h"
@@ -16,6 +19,13 @@ namespace kvscope {
 namespace {
 std::int64_t steadyNs() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// Freed memory goes back to the system (glibc keeps it in its arenas otherwise).
+void releaseFreeHeap() {
+#if defined(__GLIBC__)
+  ::malloc_trim(0);
+#endif
 }
 
 // Checked before any member is built, so a bad spec never half-constructs a router.
@@ -42,7 +52,8 @@ LiveRouter::LiveRouter(LiveClusterSpec spec, std::vector<EventSink*> sinks)
       standalone_(true),
       start_ns_(steadyNs()),
       router_(static_cast<int>(spec_.workers.size()), spec_.block_size, knobs_, 0),
-      loads_(spec_.workers.size()) {
+      loads_(spec_.workers.size()),
+      unreported_(static_cast<int>(spec_.workers.size())) {
   publish_ = [this](EventPayload payload) {
     const Event e{seq_++, now(), std::move(payload)};
     for (EventSink* sink : sinks_) sink->onEvent(e);
@@ -73,12 +84,14 @@ LiveRouter::LiveRouter(LiveClusterSpec spec, Publisher publish)
       standalone_(false),
       start_ns_(steadyNs()),
       router_(static_cast<int>(spec_.workers.size()), spec_.block_size, knobs_, 0),
-      loads_(spec_.workers.size()) {
+      loads_(spec_.workers.size()),
+      unreported_(static_cast<int>(spec_.workers.size())) {
   init();
 }
 
 void LiveRouter::init() {
   noted_ = std::make_unique<std::atomic<int>[]>(loads_.size());
+  expired_.assign(loads_.size(), 0);
   if (const auto r = knobs_.apply(spec_.knobs, "cluster"); !r.ok) throw InputError("cluster: " + r.error);
   router_.setPolicy(spec_.policy);
   for (std::size_t i = 0; i < loads_.size(); ++i) loads_[i].load.kv_capacity = spec_.workers[i].kv_capacity_tokens;
@@ -129,6 +142,13 @@ void LiveRouter::applyNotesLocked() {
 LiveRouter::RouteResult LiveRouter::route(const RouteInput& in) {
   std::lock_guard lock(mutex_);
   applyNotesLocked();
+  // A repeated id (a client retrying after a timeout) replaces its earlier routing, load and all.
+  if (in_flight_.contains(in.request) || unreported_.contains(in.request)) {
+    finishRequestLocked(in.request);
+    ++replaced_;
+  }
+  forgetUnreportedLocked();
+  session_seen_[in.session] = now();
   decide_loads_.resize(loads_.size());
   for (std::size_t w = 0; w < loads_.size(); ++w) {
     decide_loads_[w] = loads_[w].load;
@@ -163,6 +183,7 @@ LiveRouter::RouteResult LiveRouter::route(const RouteInput& in) {
     router_.bind(in.session, chosen);
     router_.track(in.request, chosen, in.hashes, in.input_tokens);
     in_flight_[in.request] = InFlight{chosen, Stage::Routed, out.path == RoutePath::Seed || out.path == RoutePath::Reseed};
+    unreported_.routed(in.request, chosen, now(), in.hashes.size());
     ++loads_[static_cast<std::size_t>(chosen)].load.queued;
   }
   out.seq = publishLocked(out.decision);
@@ -223,6 +244,7 @@ bool LiveRouter::observe(EventPayload payload, std::string* error) {
 
 void LiveRouter::finishRequestLocked(RequestId request) {
   router_.release(request);
+  unreported_.reported(request);
   const auto it = in_flight_.find(request);
   if (it == in_flight_.end()) return;
   WorkerLoad& l = loads_[static_cast<std::size_t>(it->second.worker)].load;
@@ -322,7 +344,9 @@ bool LiveRouter::blocksRemoved(WorkerId worker, std::span<const BlockHash> hashe
 
 void LiveRouter::publishSnapshot() {
   std::lock_guard lock(mutex_);
-  if (stopped_ || !standalone_) return;  // in a live cluster, the cluster's snapshots hold the gauges
+  if (stopped_) return;
+  forgetUnreportedLocked();              // also when no request comes
+  if (!standalone_) return;  // in a live cluster, the cluster's snapshots hold the gauges
   Snapshot s;
   for (std::size_t w = 0; w < loads_.size(); ++w) {
     Load& l = loads_[w];
@@ -337,10 +361,65 @@ void LiveRouter::publishSnapshot() {
     g.bindings = router_.assignedSessions(static_cast<WorkerId>(w));
     g.pending_seeds = l.load.pending_seeds;
     g.alive = l.load.alive;
+    g.expired_unreported = expired_[w];
     s.workers.push_back(g);
     l.kv_peak = l.load.kv_used;
   }
   publishLocked(std::move(s));
+}
+
+void LiveRouter::forgetUnreportedLocked() {
+  const SimTime t = now();
+  const UnreportedRequests::Limits limits{
+      secondsToTime(knobs_.get(KnobId::UnreportedExpiryS)), static_cast<std::size_t>(knobs_.getInt(KnobId::MaxTrackedRequests)),
+      static_cast<std::size_t>(knobs_.getInt(KnobId::MaxTrackedPerWorker)),
+      static_cast<std::size_t>(knobs_.getInt(KnobId::MaxTrackedBlockHashes))};
+  const std::vector<UnreportedRequests::Due> due = unreported_.due(t, limits);
+  for (const auto& d : due) {
+    finishRequestLocked(d.request);
+    ++expired_[static_cast<std::size_t>(d.worker)];
+  }
+  // Sessions: swept every few seconds, or at once over the cap (then the least recently routed
+  // quarter goes, so the sweep's cost is spread over the routes that filled it).
+  std::size_t forgotten = 0;
+  const auto cap = static_cast<std::size_t>(knobs_.getInt(KnobId::MaxTrackedSessions));
+  if (t >= next_idle_sweep_ || session_seen_.size() > cap) {
+    next_idle_sweep_ = t + secondsToTime(5);
+    SimTime cutoff = t - secondsToTime(knobs_.get(KnobId::SessionIdleS));
+    if (session_seen_.size() > cap) {
+      std::vector<SimTime> seen;
+      seen.reserve(session_seen_.size());
+      for (const auto& [s, at] : session_seen_) seen.push_back(at);
+      const auto quarter = seen.begin() + static_cast<std::ptrdiff_t>(seen.size() / 4);
+      std::nth_element(seen.begin(), quarter, seen.end());
+      cutoff = std::max(cutoff, *quarter);
+    }
+    for (auto it = session_seen_.begin(); it != session_seen_.end();) {
+      if (it->second > cutoff) {
+        ++it;
+        continue;
+      }
+      const SessionId s = it->first;
+      router_.unbind(s);
+      if (const auto r = resident_.find(s); r != resident_.end()) {
+        setResidentLocked(s, kNoWorker);
+        resident_.erase(s);
+      }
+      seeded_.erase(s);
+      session_seen_.erase(it++);
+      ++forgotten;
+    }
+  }
+  // Flat tables keep their size after erasing: after a purge, shrink them and give the heap back.
+  if (due.size() + forgotten >= 1024) {
+    unreported_.compact();
+    in_flight_.rehash(0);
+    session_seen_.rehash(0);
+    resident_.rehash(0);
+    seeded_.rehash(0);
+    router_.compact();
+    releaseFreeHeap();
+  }
 }
 
 LiveRouter::KnobState LiveRouter::knobStateLocked() const {

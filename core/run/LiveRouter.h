@@ -25,6 +25,7 @@
 #include "core/knobs/KnobRegistry.h"
 #include "core/router/Router.h"
 #include "core/run/LiveRunControl.h"
+#include "core/run/UnreportedRequests.h"
 
 namespace kvscope {
 
@@ -130,6 +131,9 @@ class LiveRouter final : public LiveRunControl {
   // The longest prompt (or output) an observation may state: what one RouteRequest can carry.
   std::int64_t maxRequestTokens() const { return std::int64_t{kMaxBlockHashes} * spec_.block_size; }
   void finishRequestLocked(RequestId request);
+  // Forgets requests routed and never reported (past unreported_expiry_s, or the oldest over the
+  // max_tracked_* caps) and sessions idle past session_idle_s; gives memory back after a purge.
+  void forgetUnreportedLocked();
   void setResidentLocked(SessionId session, WorkerId worker);
   KnobState knobStateLocked() const;
 
@@ -150,6 +154,11 @@ class LiveRouter final : public LiveRunControl {
   absl::flat_hash_map<RequestId, InFlight> in_flight_;
   absl::flat_hash_map<SessionId, WorkerId> resident_;  // where each session's KV cache lives
   absl::flat_hash_map<SessionId, bool> seeded_;        // sessions seeded at least once
+  UnreportedRequests unreported_;
+  absl::flat_hash_map<SessionId, SimTime> session_seen_;  // when each session was last routed
+  SimTime next_idle_sweep_ = 0;
+  std::vector<std::int64_t> expired_;  // per worker: requests forgotten unreported, so far
+  std::int64_t replaced_ = 0;          // Route calls that repeated a tracked id (a client's retry)
   std::uint64_t seq_ = 0;
   std::map<int, std::function<void(const KnobState&)>> watchers_;
   int next_watcher_ = 1;

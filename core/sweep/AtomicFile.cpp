@@ -72,7 +72,7 @@ int AtomicFile::openForWrite(const std::string& path, std::string* error) {
   const auto to = target(path, error);
   if (!to) return -1;
   // O_NONBLOCK: a FIFO put in place after the check must not hang the open (it fails with ENXIO).
-  const int fd = ::open(to->c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NONBLOCK, 0644);
+  const int fd = ::open(to->c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | O_NONBLOCK, 0644);
   if (fd < 0) {
     if (error) *error = path + ": cannot create: " + std::strerror(errno);
     return -1;
@@ -80,6 +80,27 @@ int AtomicFile::openForWrite(const std::string& path, std::string* error) {
   struct stat st {};
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     if (error) *error = refused(path, st.st_mode);
+    ::close(fd);
+    return -1;
+  }
+  // Lock, then truncate: truncating first would wreck the file of the writer that holds it.
+  struct flock lock {};
+  lock.l_type = F_WRLCK;
+  lock.l_whence = SEEK_SET;
+  if (::fcntl(fd, F_SETLK, &lock) != 0) {
+    struct flock holder {};
+    holder.l_type = F_WRLCK;
+    holder.l_whence = SEEK_SET;
+    const bool known = ::fcntl(fd, F_GETLK, &holder) == 0 && holder.l_type != F_UNLCK;
+    if (error)
+      *error = path + ": another writer has it open" +
+               (known ? " (pid " + std::to_string(holder.l_pid) + ")" : std::string()) +
+               "; two writers would interleave into one corrupt file";
+    ::close(fd);
+    return -1;
+  }
+  if (::ftruncate(fd, 0) != 0) {
+    if (error) *error = path + ": cannot truncate: " + std::strerror(errno);
     ::close(fd);
     return -1;
   }

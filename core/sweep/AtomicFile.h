@@ -27,7 +27,9 @@ class AtomicFile {
   static bool moveIntoPlace(const std::string& tmp, const std::string& path, std::string* error);
   // Opens target(path) for writing, created or truncated, for a writer that writes in place (a
   // recording). Never blocks on a FIFO; fstat after the open confirms a regular file, so a node
-  // swapped in after the check is refused too. -1 with `error` naming `path`.
+  // swapped in after the check is refused too. The file is locked for writing (fcntl) before it is
+  // truncated: a writer in another process (a second `serve --record` of the same file) is refused with the
+  // holder's pid instead of interleaving into one corrupt file. -1 with `error` naming `path`.
   static int openForWrite(const std::string& path, std::string* error);
 };
 

@@ -59,6 +59,7 @@ RunSummary RunSummaryJson::fromJson(const nlohmann::json& j) {
     s.retraction_events = j.at("retractions").at("events").get<long>();
   }
   s.kv_capacity_violations = j.value("kv_capacity_violations", 0LL);
+  s.expired_unreported = j.value("expired_unreported", std::int64_t{0});
   if (!j.at("token_imbalance").is_null()) s.token_imbalance = j.at("token_imbalance").get<double>();
   s.skipped_records = j.at("skipped_records").get<long>();
   s.lab = LabMetrics::fromJson(j);

@@ -109,6 +109,35 @@ class TestCliOutputFiles : public QObject {
     expectUntouched(n);
   }
 
+  // `serve --record` into a folder that does not exist (or cannot be written) fails at start, not
+  // after a whole session at exit; a second writer of a recording in use is refused with the pid of
+  // the first instead of interleaving into one corrupt file.
+  void serveRecordFailsAtStartAndHasOneWriter() {
+    QTemporaryDir dir;
+    const QString missing = dir.filePath("no/such/folder/run.kvrec");
+    RUN_EXPECT(nowhere, 1, QStringList{"serve", "--listen", "127.0.0.1:0", "--record", missing});
+    QVERIFY2(nowhere.err.contains("--record: cannot create recording"), nowhere.err.constData());
+
+    const QString rec = dir.filePath("run.kvrec");
+    QProcess first;
+    first.setProcessChannelMode(QProcess::MergedChannels);
+    first.start(KVSCOPE_CLI, {"serve", "--listen", "127.0.0.1:0", "--speed", "50", "--record", rec});
+    QVERIFY(first.waitForStarted(kTimeoutMs));
+    QByteArray out;
+    for (int i = 0; i < 100 && !out.contains("recording to"); ++i) {
+      first.waitForReadyRead(200);
+      out += first.readAll();
+    }
+    QVERIFY2(out.contains("recording to"), out.constData());
+    RUN_EXPECT(second, 1, QStringList{"serve", "--listen", "127.0.0.1:0", "--record", rec});
+    QVERIFY2(second.err.contains("another writer has it open (pid " + QByteArray::number(first.processId()) + ")"),
+             second.err.constData());
+    ::kill(static_cast<pid_t>(first.processId()), SIGTERM);
+    QVERIFY(first.waitForFinished(kTimeoutMs));
+    QCOMPARE(first.exitCode(), 0);
+    RUN_EXPECT(report, 0, QStringList{"report", rec});  // the first writer's recording is whole
+  }
+
   // The console's exports go through the same check: `kvscope --screenshot` onto a FIFO or a
   // device node is refused with the path named, the node left as it was.
   void theConsoleExportRefusesThemToo() {

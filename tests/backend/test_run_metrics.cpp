@@ -199,6 +199,7 @@ class TestRunMetrics : public QObject {
     for (const auto& w : s.workers) {
       const Labels labels{{"worker", w.id}, {"role", w.role}};
       QCOMPARE(x.value("kvscope_bindings_total", labels), double(w.bindings));
+      QCOMPARE(x.value("kvscope_expired_unreported_total", labels), 0.0);  // a simulation reports every request
       QCOMPARE(x.value("kvscope_prompt_tokens_total", labels) + x.value("kvscope_generation_tokens_total", labels),
                double(w.tokens_served));
       // The last snapshot's gauges, for every worker, consistent with each other.

@@ -91,7 +91,7 @@ class TestClusterConfig : public QObject {
       ClusterConfigLoader::load(dir.filePath("missing.yaml").toStdString());
       QFAIL("no error");
     } catch (const InputError& e) {
-      QVERIFY(std::string(e.what()).find("missing.yaml: cannot open") != std::string::npos);
+      QVERIFY(std::string(e.what()).find("missing.yaml: no such file") != std::string::npos);
     }
   }
 

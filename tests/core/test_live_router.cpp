@@ -195,6 +195,100 @@ class LiveRouterTest : public QObject {
     QCOMPARE(posted.size(), std::size_t{1});  // nor a RunFinished
   }
 
+  // A client routed 3,000 requests to D0 and crashed without reporting: while they count as load,
+  // a load-aware policy sends D0 nothing; once they expire D0 takes its share again.
+  void unreportedRequestsExpire() {
+    for (const double expiry : {1800.0, 1.0}) {
+      LiveClusterSpec spec = threeWorkers();
+      spec.policy = "lmetric";
+      spec.knobs["unreported_expiry_s"] = expiry;
+      Collect c;
+      LiveRouter router(spec, {&c});
+      for (RequestId id = 1; id <= 3000; ++id) {
+        LiveRouter::RouteInput in = turn(id, 100000 + id, 1, prompt(static_cast<SessionId>(id), 8));
+        in.candidates = {0};
+        QCOMPARE(router.route(in).decision.chosen, WorkerId{0});
+      }
+      if (expiry < 10) QTest::qWait(1200);
+      int to_d0 = 0;
+      for (RequestId id = 5001; id <= 5300; ++id) {
+        const auto r = router.route(turn(id, id, 1, prompt(static_cast<SessionId>(id), 8)));
+        to_d0 += r.decision.chosen == 0;
+        QVERIFY(router.observe(RequestDone{id, id, 1, r.decision.chosen, r.path, RequestStatus::Ok, 1000, 2000, 192, 10, {}}, nullptr));
+      }
+      router.publishSnapshot();
+      if (expiry > 10) {
+        QCOMPARE(to_d0, 0);  // the ghosts still hold D0
+        QCOMPARE(gaugesOf(c, 0).queued, 3000);
+        QCOMPARE(gaugesOf(c, 0).expired_unreported, std::int64_t{0});
+      } else {
+        QVERIFY2(to_d0 >= 60, qPrintable(QString::number(to_d0)));  // about a third of 300
+        QCOMPARE(gaugesOf(c, 0).queued, 0);
+        QCOMPARE(gaugesOf(c, 0).expired_unreported, std::int64_t{3000});
+      }
+    }
+  }
+
+  // A retried Route with the same id replaces its earlier routing: 100 routes of id 42 and one
+  // report leave no load behind.
+  void aRepeatedIdReplacesItsRouting() {
+    Collect c;
+    LiveRouter router(threeWorkers(), {&c});
+    WorkerId last = kNoWorker;
+    for (int i = 0; i < 100; ++i) last = router.route(turn(42, 7, 1, prompt(7, 10))).decision.chosen;
+    router.publishSnapshot();
+    int queued = 0;
+    for (WorkerId w = 0; w < 3; ++w) queued += gaugesOf(c, w).queued;
+    QCOMPARE(queued, 1);
+    QVERIFY(router.observe(RequestDone{42, 7, 1, last, RoutePath::Seed, RequestStatus::Ok, 1000, 2000, 240, 10, {}}, nullptr));
+    router.publishSnapshot();
+    for (WorkerId w = 0; w < 3; ++w) QCOMPARE(gaugesOf(c, w).queued, 0);
+  }
+
+  // The caps: at most max_tracked_per_worker per worker and max_tracked_requests overall, the
+  // oldest forgotten first, each one counted.
+  void trackingIsCapped() {
+    LiveClusterSpec spec = threeWorkers();
+    spec.knobs["max_tracked_requests"] = 1000;
+    spec.knobs["max_tracked_per_worker"] = 600;
+    Collect c;
+    LiveRouter router(spec, {&c});
+    for (RequestId id = 1; id <= 5000; ++id) {
+      LiveRouter::RouteInput in = turn(id, id, 1, prompt(static_cast<SessionId>(id), 4));
+      in.candidates = {static_cast<WorkerId>(id % 2)};  // D0 and D1 only
+      router.route(in);
+    }
+    router.publishSnapshot();
+    const WorkerGauges d0 = gaugesOf(c, 0), d1 = gaugesOf(c, 1);
+    QVERIFY2(d0.queued <= 600 && d1.queued <= 600, qPrintable(QString("%1 %2").arg(d0.queued).arg(d1.queued)));
+    QCOMPARE(d0.queued + d1.queued, 1000);
+    QCOMPARE(d0.expired_unreported + d1.expired_unreported, std::int64_t{4000});
+    // The oldest went: the newest request is still tracked, so its report frees its slot.
+    QVERIFY(router.observe(RequestDone{5000, 5000, 1, 0, RoutePath::Seed, RequestStatus::Ok, 1000, 2000, 96, 10, {}}, nullptr));
+    router.publishSnapshot();
+    QCOMPARE(gaugesOf(c, 0).queued + gaugesOf(c, 1).queued, 999);
+  }
+
+  // Sessions not routed for session_idle_s are forgotten: their bindings go.
+  void idleSessionsAreForgotten() {
+    LiveClusterSpec spec = threeWorkers();
+    spec.knobs["session_idle_s"] = 1;
+    Collect c;
+    LiveRouter router(spec, {&c});
+    for (RequestId id = 1; id <= 30; ++id) {
+      const auto r = router.route(turn(id, id, 1, prompt(static_cast<SessionId>(id), 4)));
+      QVERIFY(router.observe(Admission{id, id, r.decision.chosen, AdmissionResult::Admitted, r.path, 96}, nullptr));
+      QVERIFY(router.observe(RequestDone{id, id, 1, r.decision.chosen, r.path, RequestStatus::Ok, 1000, 2000, 96, 10, {}}, nullptr));
+    }
+    router.publishSnapshot();
+    int bound = 0;
+    for (WorkerId w = 0; w < 3; ++w) bound += gaugesOf(c, w).bindings;
+    QCOMPARE(bound, 30);
+    QTest::qWait(6200);  // past the idle time and the 5-s sweep
+    router.publishSnapshot();
+    for (WorkerId w = 0; w < 3; ++w) QCOMPARE(gaugesOf(c, w).bindings, 0);
+  }
+
   void aBadSpecIsRefusedWithTheField() {
     LiveClusterSpec spec = threeWorkers();
     spec.workers[1].name = "D0";
