@@ -54,6 +54,21 @@ Command addServe(CLI::App& app) {
   sub->add_flag("--insecure", a->server.insecure, "Allow a non-loopback address without a token");
   sub->add_flag("--open-telemetry", a->server.open_telemetry,
                 "With --token-file: let Telemetry (Subscribe, GetState) in without the token");
+  // The wrong-token throttle's limits (AuthFailureThrottle): the right token is never refused.
+  auto& throttle = a->server.auth_throttle;
+  sub->add_option("--auth-free-failures", throttle.free_failures,
+                  "Wrong-token calls a host may make before its lockouts start (1 s, doubling)")
+      ->check(CLI::Range(0, 1000000))
+      ->capture_default_str();
+  sub->add_option_function<double>(
+         "--auth-max-lockout",
+         [&throttle](double s) { throttle.max_lockout = std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(s)); },
+         "Longest lockout of a host that keeps failing, seconds (default 60)")
+      ->check(CLI::Range(1.0, 86400.0));
+  sub->add_option("--auth-failures-per-minute", throttle.global_failures_per_minute,
+                  "Wrong-token calls per minute from all hosts together; past it every wrong token is refused")
+      ->check(CLI::Range(1, 10000000))
+      ->capture_default_str();
   sub->add_option("--max-subscribers", a->server.max_subscribers, "Telemetry streams open at once; more are refused")
       ->check(CLI::Range(1, 100000))
       ->capture_default_str();

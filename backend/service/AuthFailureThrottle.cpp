@@ -27,7 +27,10 @@ AuthFailureThrottle::AuthFailureThrottle(Policy policy) : policy_(std::move(poli
 
 std::string AuthFailureThrottle::peerKey(std::string_view peer) {
   if (startsWith(peer, "unix:") || startsWith(peer, "unix-abstract:")) return "unix";
-  if (startsWith(peer, "ipv4:")) return std::string(hostOf(peer.substr(5)));
+  if (startsWith(peer, "ipv4:")) {
+    const std::string host(hostOf(peer.substr(5)));
+    return startsWith(host, "127.") ? "loopback" : host;  // 127/8 is one machine whatever source it picks
+  }
   if (startsWith(peer, "ipv6:")) {
     const std::string host(hostOf(peer.substr(5)));
     in6_addr a{};
@@ -37,9 +40,11 @@ std::string AuthFailureThrottle::peerKey(std::string_view peer) {
     static constexpr unsigned char kMapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
     char text[64];
     if (std::equal(kMapped, kMapped + 12, b)) {
+      if (b[12] == 127) return "loopback";
       std::snprintf(text, sizeof text, "%u.%u.%u.%u", b[12], b[13], b[14], b[15]);
       return text;
     }
+    if (IN6_IS_ADDR_LOOPBACK(&a)) return "loopback";
     // One machine usually holds a whole /64: counting single addresses would let it rotate through them.
     std::snprintf(text, sizeof text, "%x:%x:%x:%x::/64", (b[0] << 8) | b[1], (b[2] << 8) | b[3], (b[4] << 8) | b[5],
                   (b[6] << 8) | b[7]);
@@ -48,18 +53,40 @@ std::string AuthFailureThrottle::peerKey(std::string_view peer) {
   return std::string(peer);  // an unknown transport: its whole name
 }
 
+void AuthFailureThrottle::refillLocked(Clock::time_point t) {
+  const double capacity = std::max(1, policy_.global_failures_per_minute);
+  if (!bucket_started_) {
+    bucket_ = capacity;
+    bucket_at_ = t;
+    bucket_started_ = true;
+  }
+  const double minutes = std::chrono::duration<double>(t - bucket_at_).count() / 60.0;
+  bucket_ = std::min(capacity, bucket_ + minutes * capacity);
+  bucket_at_ = t;
+}
+
+AuthFailureThrottle::Clock::duration AuthFailureThrottle::globalLockLocked(Clock::time_point t) {
+  refillLocked(t);
+  if (bucket_ >= 1) return Clock::duration::zero();
+  const double capacity = std::max(1, policy_.global_failures_per_minute);
+  return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>((1 - bucket_) * 60.0 / capacity));
+}
+
 AuthFailureThrottle::Clock::duration AuthFailureThrottle::lockedFor(std::string_view peer) {
   const auto t = now();
   std::lock_guard lock(mutex_);
+  const Clock::duration global = globalLockLocked(t);
   const auto it = peers_.find(peerKey(peer));
-  if (it == peers_.end() || it->second.locked_until <= t) return Clock::duration::zero();
-  return it->second.locked_until - t;
+  if (it == peers_.end() || it->second.locked_until <= t) return global;
+  return std::max(global, it->second.locked_until - t);
 }
 
 AuthFailureThrottle::Clock::duration AuthFailureThrottle::failed(std::string_view peer) {
   const auto t = now();
   std::string key = peerKey(peer);
   std::lock_guard lock(mutex_);
+  refillLocked(t);
+  bucket_ = std::max(0.0, bucket_ - 1);
   auto it = peers_.find(key);
   if (it == peers_.end()) {
     if (peers_.size() >= policy_.max_peers) evictLocked(t);
@@ -76,12 +103,6 @@ AuthFailureThrottle::Clock::duration AuthFailureThrottle::failed(std::string_vie
   lockout = std::min<Clock::duration>(lockout, policy_.max_lockout);
   e.locked_until = t + lockout;
   return lockout;
-}
-
-void AuthFailureThrottle::succeeded(std::string_view peer) {
-  const std::string key = peerKey(peer);
-  std::lock_guard lock(mutex_);
-  peers_.erase(key);
 }
 
 std::size_t AuthFailureThrottle::trackedPeers() const {

@@ -18,8 +18,9 @@ long long secondsUp(AuthFailureThrottle::Clock::duration d) {
 grpc::Status lockedOutStatus(const std::string& peer, AuthFailureThrottle::Clock::duration left) {
   return grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
                       "too many calls with a missing or wrong bearer token from " + AuthFailureThrottle::peerKey(peer) +
-                          "; every call from there is refused for " + std::to_string(secondsUp(left)) +
-                          " s more, whatever token it carries (check the token from the server's --token-file)");
+                          " (or from everywhere at once); a wrong token from there is refused for " +
+                          std::to_string(secondsUp(left)) +
+                          " s more (the right one always passes: check the token from the server's --token-file)");
 }
 
 }  // namespace
@@ -31,18 +32,16 @@ CallAuthorization::CallAuthorization(std::optional<BearerToken> token, std::shar
 grpc::Status CallAuthorization::check(const grpc::CallbackServerContext& ctx) const {
   if (!token_) return grpc::Status::OK;
   const std::string peer = ctx.peer();
-  if (throttle_)
-    if (const auto left = throttle_->lockedFor(peer); left > AuthFailureThrottle::Clock::duration::zero())
-      return lockedOutStatus(peer, left);
   // Exactly one authorization header: several on one call would let a client try many guesses per call.
+  // The right token passes whatever the throttle says (compared in constant time): failures from the
+  // same host, or from everywhere, must not lock the real client out.
   const auto [first, last] = ctx.client_metadata().equal_range("authorization");
   const bool ok = first != last && std::next(first) == last &&
                   token_->accepts(std::string_view(first->second.data(), first->second.size()));
-  if (!throttle_) return ok ? grpc::Status::OK : unauthenticatedStatus();
-  if (ok) {
-    throttle_->succeeded(peer);
-    return grpc::Status::OK;
-  }
+  if (ok) return grpc::Status::OK;
+  if (!throttle_) return unauthenticatedStatus();
+  if (const auto left = throttle_->lockedFor(peer); left > AuthFailureThrottle::Clock::duration::zero())
+    return lockedOutStatus(peer, left);
   // This call is answered as any wrong token is; the lockout it may start applies from the next one.
   if (const auto lockout = throttle_->failed(peer); lockout > AuthFailureThrottle::Clock::duration::zero() && log_)
     log_("authentication: repeated calls with a missing or wrong token from " + AuthFailureThrottle::peerKey(peer) +

@@ -235,6 +235,9 @@ class TestCli : public QObject {
     QTest::newRow("serve 0.0.0.0 without a token") << QStringList{"serve", "--listen", "0.0.0.0:0", "--duration", "1"};
     QTest::newRow("serve --listen nonsense") << QStringList{"serve", "--listen", "nonsense", "--duration", "1"};
     QTest::newRow("serve --metrics 0.0.0.0") << QStringList{"serve", "--metrics", "0.0.0.0:0", "--duration", "1"};
+    QTest::newRow("serve --auth-free-failures -1") << QStringList{"serve", "--auth-free-failures", "-1"};
+    QTest::newRow("serve --auth-max-lockout 0") << QStringList{"serve", "--auth-max-lockout", "0"};
+    QTest::newRow("serve --auth-failures-per-minute 0") << QStringList{"serve", "--auth-failures-per-minute", "0"};
   }
 
   void usageErrorsExit2() {
@@ -485,6 +488,13 @@ class TestCli : public QObject {
   }
 
   // ---- listings -----------------------------------------------------------------------------------
+
+  // The wrong-token throttle's limits are taken (the throttle itself: test_call_authorization).
+  void serveTakesTheThrottleLimits() {
+    RUN_EXPECT(r, 0, QStringList{"serve", "--listen", "127.0.0.1:0", "--duration", "5", "--exit-when-done",
+                                 "--auth-free-failures", "3", "--auth-max-lockout", "10", "--auth-failures-per-minute", "100"});
+    Q_UNUSED(r);
+  }
 
   void scenariosListsTheBundledOnes() {
     RUN_EXPECT(r, 0, QStringList{"scenarios"});
