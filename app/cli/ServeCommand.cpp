@@ -72,6 +72,14 @@ Command addServe(CLI::App& app) {
   sub->add_option("--max-subscribers", a->server.max_subscribers, "Telemetry streams open at once; more are refused")
       ->check(CLI::Range(1, 100000))
       ->capture_default_str();
+  sub->add_option("--max-subscribers-per-host", a->server.max_subscribers_per_host,
+                  "Telemetry streams one client host may hold at once (every loopback address is one host)")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  sub->add_option("--stalled-subscriber", a->server.stalled_subscriber_s,
+                  "Seconds a Telemetry stream may leave a message unread before it is ended, its slot freed")
+      ->check(CLI::Range(0.1, 86400.0))
+      ->capture_default_str();
   sub->add_option("--record", a->record, "Record the run to this .kvrec file");
   auto* runs = sub->add_option("--runs", a->runs,
                                "With --live or --router: write each run marked by `kvscope-cli mark` to DIR "

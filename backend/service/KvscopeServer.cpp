@@ -115,7 +115,10 @@ std::unique_ptr<KvscopeServer> KvscopeServer::start(const ServerOptions& options
   const CallAuthorization guarded(token, server->throttle_, options.log);
   server->telemetry_ = std::make_unique<TelemetryService>(hub, &run);
   // The token covers the run's stream too, unless the operator keeps it open (--open-telemetry).
-  server->telemetry_->guard(options.open_telemetry ? CallAuthorization() : guarded, options.max_subscribers);
+  server->telemetry_->guard(options.open_telemetry ? CallAuthorization() : guarded,
+                            TelemetryService::Limits{options.max_subscribers, options.max_subscribers_per_host,
+                                                     std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                         std::chrono::duration<double>(options.stalled_subscriber_s))});
   if (router) server->router_ = std::make_unique<RouterService>(*router, guarded);
   server->control_ = std::make_unique<ControlService>(run, hub, guarded, forecaster, options.log);
   server->tls_ = !options.tls_cert.empty();

@@ -33,6 +33,8 @@ struct ServerOptions {
   bool insecure = false;                   // --insecure: allow a non-loopback address without a token
   bool open_telemetry = false;             // --open-telemetry: Subscribe and GetState need no token
   std::size_t max_subscribers = 256;       // --max-subscribers: Telemetry streams open at once
+  std::size_t max_subscribers_per_host = 64;  // --max-subscribers-per-host: the same, per client host
+  double stalled_subscriber_s = 60;        // --stalled-subscriber: a stream not read for this long ends
   // How an address that keeps failing the token is slowed down, across all services (tests shorten it).
   AuthFailureThrottle::Policy auth_throttle;
   // The server's log: each control change with its caller's label, address and admission, and each

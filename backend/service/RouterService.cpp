@@ -47,6 +47,13 @@ class WatchKnobsReactor final : public grpc::ServerWriteReactor<v1::KnobUpdate> 
  public:
   explicit WatchKnobsReactor(LiveRouter& router) : router_(router) {
     watch_ = router_.watchKnobs([this](const LiveRouter::KnobState& state) { offer(state); });
+    if (watch_ < 0) {  // as many watchers as the router takes: refused, said so
+      std::lock_guard lock(mutex_);
+      ending_ = true;
+      finishLocked(Status(StatusCode::RESOURCE_EXHAUSTED,
+                          "too many WatchKnobs streams (" + std::to_string(LiveRouter::kMaxKnobWatchers) +
+                              "); close one, or try again later"));
+    }
   }
   void OnWriteDone(bool ok) override {
     std::lock_guard lock(mutex_);
@@ -66,7 +73,7 @@ class WatchKnobsReactor final : public grpc::ServerWriteReactor<v1::KnobUpdate> 
     if (!writing_) finishLocked(Status::CANCELLED);  // else when the write in flight is done
   }
   void OnDone() override {
-    router_.unwatchKnobs(watch_);  // no callback runs after this returns
+    if (watch_ >= 0) router_.unwatchKnobs(watch_);  // no callback runs after this returns
     delete this;
   }
 

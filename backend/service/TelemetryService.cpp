@@ -1,12 +1,14 @@
 #include "backend/service/TelemetryService.h"
 
 #include <google/protobuf/io/coded_stream.h>
+#include <grpcpp/alarm.h>
 #include <grpcpp/support/proto_buffer_reader.h>
 
 #include <malloc.h>
 
 #include <algorithm>
 #include <atomic>
+#include <functional>
 #include <chrono>
 #include <memory>
 #include <mutex>
@@ -78,13 +80,19 @@ class SubscribeReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer>
     finish(std::move(error));
   }
 
-  SubscribeReactor(TelemetryHub& hub, std::uint64_t from_seq, std::set<std::string> kinds)
-      : gate_(std::make_shared<SubscribeGate>()) {
+  // `release` runs once when the call is done (the per-host slot); `context` is cancelled when a
+  // write waits longer than `stalled_write` for the client to read.
+  SubscribeReactor(TelemetryHub& hub, std::uint64_t from_seq, std::set<std::string> kinds,
+                   grpc::CallbackServerContext* context, std::chrono::steady_clock::duration stalled_write,
+                   std::function<void()> release)
+      : gate_(std::make_shared<SubscribeGate>()), context_(context), stalled_write_(stalled_write),
+        release_(std::move(release)) {
     GateLock lock(*gate_);
     gate_->reactor = this;
     // Called on the run's thread with the hub lock released: start a write if none is in flight.
     sub_ = hub.subscribe(from_seq, std::move(kinds), [gate = gate_] { gate->notify(); });
     writeNext();
+    armStallCheck(std::chrono::steady_clock::now() + stalled_write_);
   }
 
   void OnWriteDone(bool ok) override {
@@ -103,17 +111,43 @@ class SubscribeReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer>
   void OnDone() override {
     {
       GateLock lock(*gate_);
-      gate_->reactor = nullptr;  // a notify from now on finds no reactor
+      gate_->reactor = nullptr;  // a notify (or the stall check) from now on finds no reactor
     }
+    stall_alarm_.reset();  // cancels a pending check; its callback only reaches the gate
     const bool subscribed = sub_ != nullptr;
     if (sub_) sub_->close();
     sub_.reset();
+    if (release_) release_();
     delete this;
     if (subscribed) giveMemoryBack();
   }
 
  private:
   friend struct SubscribeGate;
+
+  // Gate mutex held. A stream whose write has waited stalled_write_ for the client to read (its
+  // window stayed full: it is not reading) is cancelled, which ends the write and frees the slot.
+  // Checked by a gRPC alarm at most once per stalled_write_, not per write.
+  void armStallCheck(std::chrono::steady_clock::time_point at) {
+    if (!context_ || status_) return;
+    const auto wall = std::chrono::system_clock::now() + (at - std::chrono::steady_clock::now());
+    stall_alarm_ = std::make_unique<grpc::Alarm>();
+    stall_alarm_->Set(wall, [gate = gate_](bool ok) {
+      if (!ok) return;  // cancelled: the call is done
+      GateLock lock(*gate);
+      if (gate->reactor) gate->reactor->checkStall();
+    });
+  }
+  void checkStall() {
+    if (status_ || cancelled_) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (writing_ && now - write_started_ >= stalled_write_) {
+      cancelled_ = true;
+      context_->TryCancel();
+      return;
+    }
+    armStallCheck((writing_ ? write_started_ : now) + stalled_write_);
+  }
 
   // Gate mutex held. One write in flight: the next item goes when the previous one is done.
   void writeNext() {
@@ -137,6 +171,7 @@ class SubscribeReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer>
       options.set_buffer_hint();
     }
     writing_ = started_ = true;
+    write_started_ = std::chrono::steady_clock::now();
     StartWrite(&buffer_, options);
   }
 
@@ -177,6 +212,12 @@ class SubscribeReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer>
   }
 
   std::shared_ptr<SubscribeGate> gate_;
+  grpc::CallbackServerContext* context_ = nullptr;
+  std::chrono::steady_clock::duration stalled_write_{};
+  std::function<void()> release_;
+  std::chrono::steady_clock::time_point write_started_{};
+  bool cancelled_ = false;
+  std::unique_ptr<grpc::Alarm> stall_alarm_;
   std::shared_ptr<TelemetryHub::Subscription> sub_;
   bool writing_ = false;
   bool finish_sent_ = false;
@@ -212,18 +253,18 @@ const std::vector<std::string>& TelemetryService::kindNames() {
   return names;
 }
 
-void TelemetryService::guard(CallAuthorization auth, std::size_t max_subscribers) {
+void TelemetryService::guard(CallAuthorization auth, Limits limits) {
   auth_ = std::move(auth);
-  max_subscribers_ = max_subscribers;
+  limits_ = limits;
 }
 
 grpc::ServerWriteReactor<grpc::ByteBuffer>* TelemetryService::Subscribe(grpc::CallbackServerContext* context,
                                                                          const grpc::ByteBuffer* raw) {
   if (auto status = auth_.check(*context); !status.ok()) return new SubscribeReactor(std::move(status));
   // Each subscriber holds a queue and a thread's share of the run's fan-out: bounded, and said so.
-  if (hub_.subscribers() >= max_subscribers_)
+  if (hub_.subscribers() >= limits_.max_subscribers)
     return new SubscribeReactor(grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
-                                             "too many subscribers (" + std::to_string(max_subscribers_) +
+                                             "too many subscribers (" + std::to_string(limits_.max_subscribers) +
                                                  "); try again later, or raise serve --max-subscribers"));
   v1::SubscribeRequest request;
   if (!parseRequest(raw, &request))
@@ -248,7 +289,26 @@ grpc::ServerWriteReactor<grpc::ByteBuffer>* TelemetryService::Subscribe(grpc::Ca
                                              "from_seq: " + std::to_string(request.from_seq()) +
                                                  " is beyond any sequence number a run reaches (2^62); the newest is " +
                                                  std::to_string(hub_.state().last_seq)));
-  return new SubscribeReactor(hub_, request.from_seq(), std::move(kinds));
+  // One host may not take every slot (a hoarder on the console's own machine included).
+  const std::string peer = AuthFailureThrottle::peerKey(context->peer());
+  {
+    std::lock_guard lock(peers_->mutex);
+    std::size_t& open = peers_->open[peer];
+    if (open >= limits_.max_subscribers_per_peer) {
+      if (open == 0) peers_->open.erase(peer);
+      return new SubscribeReactor(grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
+                                               "too many subscribers from " + peer + " (" +
+                                                   std::to_string(limits_.max_subscribers_per_peer) +
+                                                   " per host); close one, or raise serve --max-subscribers-per-host"));
+    }
+    ++open;
+  }
+  auto release = [peers = peers_, peer] {
+    std::lock_guard lock(peers->mutex);
+    if (auto it = peers->open.find(peer); it != peers->open.end() && --it->second == 0) peers->open.erase(it);
+  };
+  return new SubscribeReactor(hub_, request.from_seq(), std::move(kinds), context, limits_.stalled_write,
+                              std::move(release));
 }
 
 grpc::ServerUnaryReactor* TelemetryService::GetState(grpc::CallbackServerContext* context,

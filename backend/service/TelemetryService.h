@@ -6,8 +6,13 @@
 // serialised once: the method is registered raw (ByteBuffer), and each message is framed as a
 // TelemetryMessage{event} around those bytes instead of being parsed and serialised again per
 // subscriber; the wire format is exactly the generated one. GetState answers from hub.state().
+#include <chrono>
 #include <cstddef>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <optional>
+#include <string>
 
 #include "kvscope/v1/telemetry.grpc.pb.h"
 #include "backend/service/CallAuthorization.h"
@@ -23,9 +28,17 @@ class TelemetryService final
   // server this service is registered with.
   explicit TelemetryService(TelemetryHub& hub, const RunControl* control = nullptr);
 
-  // Who may subscribe: with a token, only calls carrying it (as Control's); and at most
-  // `max_subscribers` at once, the next refused with RESOURCE_EXHAUSTED. Call before serving.
-  void guard(CallAuthorization auth, std::size_t max_subscribers);
+  // How many may hold a stream, and for how long one may hold it without reading.
+  struct Limits {
+    std::size_t max_subscribers = 256;           // at once, all clients
+    std::size_t max_subscribers_per_peer = 64;   // at once, per host (AuthFailureThrottle::peerKey)
+    // A stream whose write has waited this long for the client to read is ended (CANCELLED), its
+    // slot freed: a never-read subscription cannot hold one for ever.
+    std::chrono::steady_clock::duration stalled_write = std::chrono::seconds(60);
+  };
+  // Who may subscribe: with a token, only calls carrying it (as Control's); and within `limits`,
+  // the next refused with RESOURCE_EXHAUSTED. Call before serving.
+  void guard(CallAuthorization auth, Limits limits);
 
   grpc::ServerWriteReactor<grpc::ByteBuffer>* Subscribe(grpc::CallbackServerContext* context,
                                                         const grpc::ByteBuffer* request) override;
@@ -39,7 +52,13 @@ class TelemetryService final
   TelemetryHub& hub_;
   const RunControl* control_;
   CallAuthorization auth_;
-  std::size_t max_subscribers_ = 256;
+  Limits limits_;
+  // Open streams per host; shared with the streams, which give their slot back when they end.
+  struct PeerCounts {
+    std::mutex mutex;
+    std::map<std::string, std::size_t> open;
+  };
+  std::shared_ptr<PeerCounts> peers_ = std::make_shared<PeerCounts>();
 };
 
 }  // namespace kvscope

@@ -434,32 +434,41 @@ LiveRouter::KnobState LiveRouter::knobState() const {
   return knobStateLocked();
 }
 
-void LiveRouter::notifyKnobsLocked(const std::string& who) {
-  KnobState state = knobStateLocked();
-  state.who = who;
+void LiveRouter::notifyKnobs(const KnobState& state) {
   for (auto& [id, callback] : watchers_) callback(state);
 }
 
 int LiveRouter::watchKnobs(std::function<void(const KnobState&)> callback) {
-  std::lock_guard lock(mutex_);
-  callback(knobStateLocked());
+  std::lock_guard watchers(watchers_mutex_);
+  if (watchers_.size() >= kMaxKnobWatchers) return -1;
+  callback(knobState());
   watchers_.emplace(next_watcher_, std::move(callback));
   return next_watcher_++;
 }
 
 void LiveRouter::unwatchKnobs(int id) {
-  std::lock_guard lock(mutex_);
+  std::lock_guard watchers(watchers_mutex_);
   watchers_.erase(id);
 }
 
+// Watchers are told outside the router's lock (a Route never waits for them), under their own,
+// which also keeps the states they see in the order the changes were made.
 void LiveRouter::applyKnobs(std::map<std::string, double> changes, ChangeAuthor author,
                             std::function<void(KnobRegistry::Result)> done) {
   KnobRegistry::Result result;
   {
-    std::lock_guard lock(mutex_);
-    result = knobs_.apply(changes, author);
-    for (const KnobChanged& c : result.changes) publishLocked(c);
-    if (result.ok && !result.changes.empty()) notifyKnobsLocked(author.who);
+    std::lock_guard watchers(watchers_mutex_);
+    std::optional<KnobState> state;
+    {
+      std::lock_guard lock(mutex_);
+      result = knobs_.apply(changes, author);
+      for (const KnobChanged& c : result.changes) publishLocked(c);
+      if (result.ok && !result.changes.empty()) {
+        state = knobStateLocked();
+        state->who = author.who;
+      }
+    }
+    if (state) notifyKnobs(*state);
   }
   done(std::move(result));
 }
@@ -467,13 +476,19 @@ void LiveRouter::applyKnobs(std::map<std::string, double> changes, ChangeAuthor 
 void LiveRouter::setPolicy(std::string name, ChangeAuthor author, Done done) {
   bool ok = false;
   {
-    std::lock_guard lock(mutex_);
-    const std::string old(router_.policyName());
-    ok = router_.setPolicy(name);
-    if (ok && old != name) {
-      publishLocked(PolicyChanged{old, name, author.who, author.origin});
-      notifyKnobsLocked(author.who);
+    std::lock_guard watchers(watchers_mutex_);
+    std::optional<KnobState> state;
+    {
+      std::lock_guard lock(mutex_);
+      const std::string old(router_.policyName());
+      ok = router_.setPolicy(name);
+      if (ok && old != name) {
+        publishLocked(PolicyChanged{old, name, author.who, author.origin});
+        state = knobStateLocked();
+        state->who = author.who;
+      }
     }
+    if (state) notifyKnobs(*state);
   }
   done(policyResult(ok, name));
 }

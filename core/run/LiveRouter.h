@@ -15,6 +15,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -79,8 +80,10 @@ class LiveRouter final : public LiveRunControl {
   bool blocksStored(WorkerId worker, SessionId session, std::span<const BlockHash> hashes, std::string* error);
   bool blocksRemoved(WorkerId worker, std::span<const BlockHash> hashes, std::string* error);
 
-  // The policy and knobs now, then after every change (from any thread, under the router's lock:
-  // the callback must only queue). Returns an id for unwatchKnobs.
+  // The policy and knobs now, then after every change (from the changing thread, outside the
+  // router's lock; the callback must only queue). Returns an id for unwatchKnobs, or -1 when
+  // kMaxKnobWatchers are watching already.
+  static constexpr std::size_t kMaxKnobWatchers = 256;
   struct KnobState {
     std::string policy;
     std::vector<std::pair<std::string, double>> knobs;
@@ -125,7 +128,7 @@ class LiveRouter final : public LiveRunControl {
   void init();
   SimTime now() const;
   std::uint64_t publishLocked(EventPayload payload);
-  void notifyKnobsLocked(const std::string& who);
+  void notifyKnobs(const KnobState& state);  // watchers_mutex_ held, not mutex_
   bool checkWorker(WorkerId w, const char* field, std::string* error) const;
   void applyLocked(const EventPayload& payload);
   // The longest prompt (or output) an observation may state: what one RouteRequest can carry.
@@ -160,6 +163,7 @@ class LiveRouter final : public LiveRunControl {
   std::vector<std::int64_t> expired_;  // per worker: requests forgotten unreported, so far
   std::int64_t replaced_ = 0;          // Route calls that repeated a tracked id (a client's retry)
   std::uint64_t seq_ = 0;
+  std::mutex watchers_mutex_;  // taken before mutex_, never after it
   std::map<int, std::function<void(const KnobState&)>> watchers_;
   int next_watcher_ = 1;
   bool stopped_ = false;

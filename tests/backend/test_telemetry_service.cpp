@@ -315,6 +315,53 @@ class TestTelemetryService : public QObject {
     runner->stop();
   }
 
+  // Streams cannot be hoarded: one host holds at most max_subscribers_per_peer, and a stream the
+  // client stops reading is ended once a write has waited stalled_write, its slot freed.
+  void streamsCannotBeHoarded() {
+    TelemetryHub hub;
+    TestServer server(hub);
+    TelemetryService::Limits limits;
+    limits.max_subscribers = 8;
+    limits.max_subscribers_per_peer = 2;
+    limits.stalled_write = std::chrono::seconds(1);
+    server.service.guard(CallAuthorization(), limits);
+    auto runner = makeRunner({&hub});
+    runner->start(100);  // 600 simulated seconds over ~6 wall seconds: events keep coming
+
+    // Two never-read streams from this host; the third is refused for the host, not the server.
+    struct Hoarder {
+      grpc::ClientContext ctx;
+      std::unique_ptr<grpc::ClientReader<v1::TelemetryMessage>> reader;
+    };
+    std::vector<std::unique_ptr<v1::Telemetry::Stub>> stubs;
+    std::vector<std::unique_ptr<Hoarder>> hoarders;
+    for (int i = 0; i < 2; ++i) {
+      stubs.push_back(server.client(/*small_window=*/true));
+      auto h = std::make_unique<Hoarder>();
+      h->ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(60));
+      h->reader = stubs.back()->Subscribe(&h->ctx, v1::SubscribeRequest());
+      hoarders.push_back(std::move(h));
+    }
+    QTRY_COMPARE_WITH_TIMEOUT(hub.subscribers(), std::size_t{2}, 5000);
+    auto third = server.client();
+    const Stream refused = readStream(*third, {});
+    QCOMPARE(refused.status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+    QVERIFY2(refused.status.error_message().find("per host") != std::string::npos, refused.status.error_message().c_str());
+
+    // Neither reads: their windows fill, their writes wait, and after a second the server ends them
+    // (well before the clients' own 60-s deadline).
+    QTRY_COMPARE_WITH_TIMEOUT(hub.subscribers(), std::size_t{0}, 8000);
+    for (auto& h : hoarders) {
+      h->ctx.TryCancel();
+      QVERIFY(!h->reader->Finish().ok());
+    }
+    // The slots are free again: a reader that keeps up gets every event to the end.
+    const Stream fine = readStream(*third, {});
+    QVERIFY2(fine.status.ok(), fine.status.error_message().c_str());
+    QVERIFY(fine.finished);
+    runner->waitFinished();
+  }
+
   void shutdownEndsAnOpenStream() {
     TelemetryHub hub;  // no run: the stream waits for events that never come
     TestServer server(hub);

@@ -289,6 +289,29 @@ class LiveRouterTest : public QObject {
     for (WorkerId w = 0; w < 3; ++w) QCOMPARE(gaugesOf(c, w).bindings, 0);
   }
 
+  // Knob watchers are capped, and told outside the router's lock: a watcher may even route (with
+  // the notification under the lock that would deadlock; a slow one would stall every Route).
+  void knobWatchersAreCappedAndToldOutsideTheLock() {
+    LiveRouter router(threeWorkers(), std::vector<EventSink*>{});
+    std::vector<int> ids;
+    for (std::size_t i = 0; i < LiveRouter::kMaxKnobWatchers; ++i)
+      ids.push_back(router.watchKnobs([](const LiveRouter::KnobState&) {}));
+    QVERIFY(std::all_of(ids.begin(), ids.end(), [](int id) { return id >= 0; }));
+    QCOMPARE(router.watchKnobs([](const LiveRouter::KnobState&) {}), -1);
+    router.unwatchKnobs(ids.back());
+    int routed_inside = 0;
+    const int id = router.watchKnobs([&](const LiveRouter::KnobState& s) {
+      if (s.who != "test") return;
+      router.route(turn(900 + routed_inside, 9, 1, prompt(9, 4)));
+      ++routed_inside;
+    });
+    QVERIFY(id >= 0);
+    bool done = false;
+    router.applyKnobs({{"K", 50}}, ChangeAuthor{"test", {}}, [&](const KnobRegistry::Result& r) { done = r.ok; });
+    QVERIFY(done);
+    QCOMPARE(routed_inside, 1);
+  }
+
   void aBadSpecIsRefusedWithTheField() {
     LiveClusterSpec spec = threeWorkers();
     spec.workers[1].name = "D0";
