@@ -10,8 +10,7 @@
 
 namespace kvscope::InputFile {
 
-namespace {
-const char* kindOf(mode_t mode) {
+const char* kindOf(unsigned mode) {
   if (S_ISDIR(mode)) return "a directory";
   if (S_ISFIFO(mode)) return "a FIFO";
   if (S_ISCHR(mode)) return "a character device";
@@ -19,7 +18,6 @@ const char* kindOf(mode_t mode) {
   if (S_ISSOCK(mode)) return "a socket";
   return "not a regular file";
 }
-}  // namespace
 
 void requireRegular(const std::string& path) {
   struct stat st {};

@@ -13,6 +13,9 @@ namespace kvscope::InputFile {
 inline constexpr std::size_t kMaxLineBytes = std::size_t{1} << 20;    // a log or trace line
 inline constexpr std::size_t kMaxWholeBytes = std::size_t{64} << 20;  // a scenario, cluster, sweep, target
 
+// What a file type (stat's st_mode) is called in messages: "a directory", "a FIFO", ...
+const char* kindOf(unsigned mode);
+
 // Throws InputError "PATH: is a FIFO, expected a regular file" (or "no such file", "cannot open").
 void requireRegular(const std::string& path);
 // requireRegular, then the file opened for binary reading.

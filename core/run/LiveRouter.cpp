@@ -329,7 +329,10 @@ bool LiveRouter::blocksStored(WorkerId worker, SessionId session, std::span<cons
   // Occupancy counts a block once per worker, however often the router hears of it.
   l.load.kv_used += static_cast<std::int64_t>(router_.storeBlocks(worker, session, hashes)) * spec_.block_size;
   l.kv_peak = std::max(l.kv_peak, l.load.kv_used);
-  if (session != 0 && !resident_.contains(session)) setResidentLocked(session, worker);
+  if (session != 0 && !resident_.contains(session)) {
+    setResidentLocked(session, worker);
+    session_seen_.try_emplace(session, now());  // so it is forgotten too, if never routed again
+  }
   return true;
 }
 

@@ -9,23 +9,16 @@
 #include <cstring>
 #include <filesystem>
 
+#include "core/model/InputFile.h"
+
 namespace kvscope {
 
 namespace {
 
 constexpr int kMaxSymlinks = 40;  // as the kernel's ELOOP limit
 
-const char* kindOf(mode_t mode) {
-  if (S_ISDIR(mode)) return "a directory";
-  if (S_ISFIFO(mode)) return "a FIFO";
-  if (S_ISCHR(mode)) return "a character device";
-  if (S_ISBLK(mode)) return "a block device";
-  if (S_ISSOCK(mode)) return "a socket";
-  return "not a regular file";
-}
-
 std::string refused(const std::string& path, mode_t mode) {
-  return path + ": is " + std::string(kindOf(mode)) +
+  return path + ": is " + std::string(InputFile::kindOf(mode)) +
          ", not a regular file; give a file name (standard output is '-' where a command offers it)";
 }
 
