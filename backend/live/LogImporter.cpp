@@ -280,7 +280,14 @@ LogImportResult LogImporter::run(const std::vector<EventSink*>& sinks) {
     if (f->feed) result_.files.push_back(f->feed->stats(kShapesShown));
     else result_.scrape_files.push_back({f->scrapes->path(), f->tracker->ref().name, f->scrapes->scrapes(), f->applied});
   }
-  if (!started) throw InputError("no line of the logs falls inside the window given by --from/--to");
+  if (!started) {
+    if (options_.from_us || options_.to_us)
+      throw InputError("no line of the logs falls inside the window given by --from/--to");
+    // No window given: the files have no timed line at all (empty, or not these logs).
+    std::string names;
+    for (const auto& f : files_) names += (names.empty() ? "" : ", ") + (f->feed ? f->feed->path() : f->scrapes->path());
+    throw InputError("no timed line in " + names + ": nothing to import (an empty file, or not a SGLang/Mooncake log)");
+  }
   std::vector<std::string> notes;
   for (const auto& s : result_.files)
     for (auto& n : WorkerLogFeed::notes(s)) notes.push_back(std::move(n));

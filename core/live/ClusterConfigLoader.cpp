@@ -17,6 +17,36 @@ namespace kvscope {
 
 namespace {
 
+// What is wrong with a worker's /metrics URL ("" when nothing): http, a host (an IPv6 one in
+// brackets, closed), an optional port 1..65535, then the path.
+std::string metricsUrlProblem(const std::string& url) {
+  if (url.rfind("http://", 0) != 0) return "not http://";
+  const std::string rest = url.substr(7);
+  const std::string authority = rest.substr(0, rest.find('/'));
+  std::string host = authority, port;
+  if (!authority.empty() && authority.front() == '[') {
+    const auto close = authority.find(']');
+    if (close == std::string::npos) return "an IPv6 host's '[' is not closed";
+    host = authority.substr(0, close + 1);
+    const std::string after = authority.substr(close + 1);
+    if (!after.empty() && after.front() != ':') return "text after the IPv6 host";
+    if (!after.empty()) port = after.substr(1);
+    if (host.size() <= 2) return "no host";
+  } else if (const auto colon = authority.rfind(':'); colon != std::string::npos) {
+    host = authority.substr(0, colon);
+    port = authority.substr(colon + 1);
+    if (host.find(':') != std::string::npos) return "an IPv6 host needs brackets";
+  }
+  if (host.empty()) return "no host";
+  if (authority.find(':') != std::string::npos && port.empty()) return "an empty port";
+  if (!port.empty()) {
+    if (port.size() > 5 || port.find_first_not_of("0123456789") != std::string::npos) return "the port is not a number";
+    const long p = std::stol(port);
+    if (p < 1 || p > 65535) return "the port is not in 1..65535";
+  }
+  return "";
+}
+
 namespace fs = std::filesystem;
 
 struct Node {
@@ -104,8 +134,8 @@ LiveWorkerConfig worker(const Node& n, const std::string& file) {
   if (n.node["metrics"]) {
     const Node m = n.child("metrics");
     w.metrics_url = m.text();
-    if (w.metrics_url.rfind("http://", 0) != 0 || w.metrics_url.size() <= 7)
-      m.fail("expected an http://HOST:PORT/metrics URL, got '" + w.metrics_url + "'");
+    if (const std::string why = metricsUrlProblem(w.metrics_url); !why.empty())
+      m.fail("expected an http://HOST:PORT/metrics URL, got '" + w.metrics_url + "' (" + why + ")");
   }
   if (n.node["logs"])
     for (auto& l : n.child("logs").texts()) w.logs.push_back(resolve(file, l));

@@ -394,6 +394,15 @@ class TestCli : public QObject {
     QVERIFY2(err.contains("'" + field + "'") || err.contains("\"" + field + "\""), qPrintable(describe(r_args, r)));
   }
 
+  // Every first turn over max_context_tokens: no session has a request. Said, not run empty.
+  void aWorkloadWithNoRequestIsAnError() {
+    const QString path = tmp_.filePath("huge-first-turn.json");
+    QVERIFY(writeFile(path, R"({"name": "huge", "workload": {"first_turn_tokens": {"fixed": 1e12}}})"));
+    RUN_EXPECT(r, 1, QStringList({"simulate", "--quiet", "--duration", "10", "--scenario", path}));
+    QVERIFY2(errText(r).contains("no session has a request") && errText(r).contains("max_context_tokens"),
+             qPrintable(describe(r_args, r)));
+  }
+
   void malformedScenarioJsonExit1() {
     const QString path = tmp_.filePath("broken.json");
     QVERIFY(writeFile(path, R"({"name": "x", "duration_s": )"));

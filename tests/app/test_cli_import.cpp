@@ -282,6 +282,13 @@ class TestCliImport : public QObject {
     }
     QVERIFY(!QFile::exists(dir.filePath("a.kvrec")) && !QFile::exists(dir.filePath("b.kvrec")));
 
+    // An empty log: nothing to import, and no word of a --from/--to window nobody gave.
+    QFile empty(dir.filePath("empty.log"));
+    QVERIFY(empty.open(QIODevice::WriteOnly));
+    empty.close();
+    RUN_EXPECT(nothing, 1, QStringList{"import", "--log", "D0=" + empty.fileName(), "-o", dir.filePath("e.kvrec")});
+    QVERIFY2(nothing.err.contains("no timed line") && !nothing.err.contains("--from"), nothing.err.constData());
+
     // A sweep file of 65 MiB (sparse): refused by its size, not read into memory.
     QFile big(dir.filePath("big.json"));
     QVERIFY(big.open(QIODevice::WriteOnly) && big.resize(65ll << 20));

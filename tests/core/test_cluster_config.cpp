@@ -127,6 +127,10 @@ class TestClusterConfig : public QObject {
                                   << "cluster.yaml:5: field 'workers[1].id': expected a unique id, got 'D0' a second time";
     QTest::newRow("https") << "workers:\n  - id: D0\n    role: decode\n    metrics: https://h/metrics\n"
                            << "cluster.yaml:4: field 'workers[0].metrics': expected an http://HOST:PORT/metrics URL";
+    for (const char* url : {"http://[::1/metrics", "http://:9/metrics", "http://h:/metrics", "http://h:99999/metrics",
+                            "http://h:x/metrics", "http://::1:9/metrics", "http://[::1]x/metrics"})
+      QTest::newRow(url) << QString("workers:\n  - id: D0\n    role: decode\n    metrics: \"%1\"\n").arg(url)
+                         << "cluster.yaml:4: field 'workers[0].metrics': expected an http://HOST:PORT/metrics URL";
     QTest::newRow("no role") << "workers:\n  - id: D0\n    logs: x\n" << "cluster.yaml:2: field 'workers[0]': expected a 'role'";
     QTest::newRow("nothing watched") << "workers:\n  - id: D0\n    role: decode\n"
                                      << "cluster.yaml:2: field 'workers[0]': expected 'metrics' or 'logs'";
