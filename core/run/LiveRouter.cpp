@@ -387,8 +387,9 @@ void LiveRouter::forgetUnreportedLocked() {
   std::size_t forgotten = 0;
   const auto cap = static_cast<std::size_t>(knobs_.getInt(KnobId::MaxTrackedSessions));
   if (t >= next_idle_sweep_ || session_seen_.size() > cap) {
-    next_idle_sweep_ = t + secondsToTime(5);
-    SimTime cutoff = t - secondsToTime(knobs_.get(KnobId::SessionIdleS));
+    const double idle_s = knobs_.get(KnobId::SessionIdleS);
+    next_idle_sweep_ = t + secondsToTime(std::min(5.0, idle_s / 2));  // a session is forgotten within 1.5x its idle time
+    SimTime cutoff = t - secondsToTime(idle_s);
     if (session_seen_.size() > cap) {
       std::vector<SimTime> seen;
       seen.reserve(session_seen_.size());

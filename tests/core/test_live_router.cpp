@@ -284,7 +284,7 @@ class LiveRouterTest : public QObject {
     int bound = 0;
     for (WorkerId w = 0; w < 3; ++w) bound += gaugesOf(c, w).bindings;
     QCOMPARE(bound, 30);
-    QTest::qWait(6200);  // past the idle time and the 5-s sweep
+    QTest::qWait(1700);  // past the idle time and the next sweep (every half idle time)
     router.publishSnapshot();
     for (WorkerId w = 0; w < 3; ++w) QCOMPARE(gaugesOf(c, w).bindings, 0);
   }
