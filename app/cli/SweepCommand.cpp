@@ -14,6 +14,7 @@
 #include "core/knobs/KnobRegistry.h"
 #include "core/model/Error.h"
 #include "backend/recording/KvrecSweepRecorder.h"
+#include "core/sweep/DirectoryLock.h"
 #include "core/sweep/SweepAnalysis.h"
 #include "core/sweep/SweepFile.h"
 #include "core/sweep/SweepReport.h"
@@ -172,6 +173,10 @@ Command addSweep(CLI::App& app) {
       throw InputError("--out " + a->out + ": exists and is not a directory");
     if (a->executor == "slurm") return SlurmSweep::submit(spec, a->out, a->resume, a->slurm);
 
+    // One sweep per directory at a time: a second (a --resume while it runs) is refused, not raced.
+    std::string lock_error;
+    const auto lock = DirectoryLock::acquire(a->out, &lock_error);
+    if (!lock) throw InputError("--out " + lock_error);
     SweepRunner runner(spec, a->out, KvrecSweepRecorder::factory());
     runner.setResume(a->resume);
     ProgressLoop loop;

@@ -169,6 +169,26 @@ class TestCliSweep : public QObject {
     QCOMPARE(readAll(out + "/summary.md"), md_before);
   }
 
+  // A `sweep --resume` while the same sweep still runs in the same --out is refused with the
+  // running one's pid (they would race renames and write summaries missing runs); once it has
+  // ended, the resume runs and finds everything done.
+  void oneSweepPerDirectory() {
+    const QString out = tmp_.filePath("locked");
+    const QStringList args{"sweep", "--scenario", "lab-w600-8c", "--grid", "policy=lmetric,linear,unified", "--seeds", "4", "--duration", "3600",
+                           "-j", "1", "--quiet", "--out", out};
+    QProcess first;
+    first.start(KVSCOPE_CLI, args);
+    QVERIFY(first.waitForStarted(kTimeoutMs));
+    QTRY_VERIFY_WITH_TIMEOUT(QFile::exists(out + "/.kvscope.lock"), 20000);
+    RUN_EXPECT(second, 1, args + QStringList{"--resume"});
+    QVERIFY2(second.err.contains("in use by another sweep (pid " + QByteArray::number(first.processId()) + ")"),
+             second.err.constData());
+    QVERIFY(first.waitForFinished(kTimeoutMs));
+    QCOMPARE(first.exitCode(), 0);
+    RUN_EXPECT(after, 0, args + QStringList{"--resume"});
+    QVERIFY2(after.out.contains("0 ran now, 12 reused"), after.out.constData());
+  }
+
   void twoPoliciesOverFiveSeeds() {
     const QString out = tmp_.filePath("two");
     RUN_EXPECT(r, 0, QStringList{"sweep", "--scenario", "unified-vs-lmetric", "--grid", "policy=lmetric,unified",
