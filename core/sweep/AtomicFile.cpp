@@ -10,6 +10,7 @@
 #include <filesystem>
 
 #include "core/model/InputFile.h"
+#include "core/sweep/DirectoryLock.h"
 
 namespace kvscope {
 
@@ -77,17 +78,9 @@ int AtomicFile::openForWrite(const std::string& path, std::string* error) {
     return -1;
   }
   // Lock, then truncate: truncating first would wreck the file of the writer that holds it.
-  struct flock lock {};
-  lock.l_type = F_WRLCK;
-  lock.l_whence = SEEK_SET;
-  if (::fcntl(fd, F_SETLK, &lock) != 0) {
-    struct flock holder {};
-    holder.l_type = F_WRLCK;
-    holder.l_whence = SEEK_SET;
-    const bool known = ::fcntl(fd, F_GETLK, &holder) == 0 && holder.l_type != F_UNLCK;
+  if (std::string pid; !DirectoryLock::lockForWriting(fd, &pid)) {
     if (error)
-      *error = path + ": another writer has it open" +
-               (known ? " (pid " + std::to_string(holder.l_pid) + ")" : std::string()) +
+      *error = path + ": another writer has it open" + (pid.empty() ? "" : " (pid " + pid + ")") +
                "; two writers would interleave into one corrupt file";
     ::close(fd);
     return -1;

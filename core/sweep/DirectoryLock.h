@@ -19,6 +19,11 @@ class DirectoryLock {
 
   static constexpr const char* kFileName = ".kvscope.lock";
 
+  // Takes an fcntl write lock on the whole of `fd`'s file without waiting. False when another
+  // process holds it: `holder` is then its pid as the kernel reports it, or "" when unknown.
+  // Shared with AtomicFile::openForWrite, which locks a recording the same way.
+  static bool lockForWriting(int fd, std::string* holder);
+
  private:
   explicit DirectoryLock(int fd) : fd_(fd) {}
   int fd_ = -1;
