@@ -52,23 +52,24 @@ std::string readAll(const std::string& path, std::size_t max_bytes) {
 bool readLine(std::istream& in, std::string& line, bool* too_long, const std::string& path, std::size_t max_bytes) {
   line.clear();
   if (too_long) *too_long = false;
-  std::streambuf* sb = in.rdbuf();
+  // istream::getline in chunks (it scans its buffer with memchr, unlike a byte-by-byte loop): a
+  // full chunk without its newline sets failbit, which is cleared to read on.
+  char chunk[1 << 14];
   bool any = false;
   for (;;) {
-    const int c = sb->sbumpc();
-    if (c == std::char_traits<char>::eof()) {
-      in.setstate(std::ios::eofbit);
-      break;
-    }
-    any = true;
-    if (c == '\n') return true;
-    if (line.size() < max_bytes)
-      line.push_back(static_cast<char>(c));
-    else if (too_long)
-      *too_long = true;
+    in.getline(chunk, sizeof chunk);
+    const auto got = static_cast<std::size_t>(in.gcount());
+    const bool cut = in.fail() && !in.eof() && got == sizeof chunk - 1;  // the line goes on
+    const std::size_t text = cut ? got : (got > 0 && !in.eof() ? got - 1 : got);  // without the '\n'
+    any |= got > 0;
+    const std::size_t room = max_bytes - std::min(max_bytes, line.size());
+    line.append(chunk, std::min(text, room));
+    if (text > room && too_long) *too_long = true;
+    if (!cut) break;
+    in.clear();
   }
   if (in.bad()) throw InputError(formatInputError(path, 0, "", std::string("read error: ") + std::strerror(errno)));
-  return any;
+  return any || !in.eof();
 }
 
 }  // namespace kvscope::InputFile
