@@ -22,6 +22,7 @@
 #include "core/model/Error.h"
 #include "backend/recording/EventRecorder.h"
 #include "core/sweep/AtomicFile.h"
+#include "core/sweep/TemporaryFiles.h"
 
 namespace kvscope::cli {
 
@@ -217,9 +218,15 @@ Command addImport(CLI::App& app) {
     const auto target = AtomicFile::target(*out, &error);
     if (!target) throw InputError(error);
     const std::string partial = AtomicFile::partialPath(*target);
+    const TemporaryFiles::Guard removed_on_interrupt(partial);
+    // A temporary already there was left by an import killed outright (SIGKILL, a power cut): the
+    // recorder takes it over (locked, truncated) or, when another import still writes it, refuses.
+    const bool stale = std::filesystem::exists(partial);
     LogImportResult result;
     {
       EventRecorder recorder(partial);
+      if (!recorder.error().empty()) throw InputError(*out + ": not written: " + recorder.error());
+      if (stale) std::fprintf(stderr, "kvscope-cli: replacing %s, left by an import that was killed\n", partial.c_str());
       try {
         result = LogImporter(std::move(config), options).run({&recorder});
       } catch (...) {

@@ -9,6 +9,7 @@
 #include "app/cli/CliCommands.h"
 #include "app/cli/SubcommandList.h"
 #include "core/model/Error.h"
+#include "core/sweep/TemporaryFiles.h"
 
 namespace {
 // What a command printed must have reached its reader: a full disk or a closed pipe behind stdout
@@ -21,6 +22,7 @@ int checkStdout(int code) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  kvscope::TemporaryFiles::removeOnInterrupt();  // no .partial left behind by a Ctrl+C
   CLI::App app{"kvscope-cli: KV-cache-aware routing on a simulated prefill/decode cluster", "kvscope-cli"};
   app.set_version_flag("--version", "kvscope-cli " + kvscope::versionLine());
   app.require_subcommand(1);

@@ -146,6 +146,7 @@ EventExporter::EventExporter(std::string path) : path_(std::move(path)) {
   const auto target = AtomicFile::target(path_, &error);
   if (!target) throw InputError(error);
   partial_ = AtomicFile::partialPath(*target);
+  removed_on_interrupt_ = std::make_unique<TemporaryFiles::Guard>(partial_);
   if (!file_.open(partial_, std::ios::out | std::ios::binary | std::ios::trunc))
     throw InputError(formatInputError(path_, 0, "", "cannot create the file"));
   out_.rdbuf(&file_);

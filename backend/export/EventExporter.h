@@ -10,6 +10,7 @@
 #include <string>
 
 #include "core/events/Event.h"
+#include "core/sweep/TemporaryFiles.h"
 
 namespace kvscope {
 
@@ -31,6 +32,7 @@ class EventExporter : public EventSink {
  private:
   std::filebuf file_;
   std::string path_, partial_;  // partial_ empty for standard output
+  std::unique_ptr<TemporaryFiles::Guard> removed_on_interrupt_;  // partial_, on Ctrl+C or SIGTERM
   bool finished_ = false;
 };
 

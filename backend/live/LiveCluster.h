@@ -49,12 +49,17 @@ class LiveCluster {
   // A serving worker's load from a batch log line (only the fields the line carries). A batch line
   // after the worker's crash means it runs again (WorkerRestarted).
   void setBatchGauges(WorkerId worker, const BatchGauges& batch);
+  // How many requests the router forgot unreported on `worker` so far (the router knows, /metrics
+  // does not): carried in every Snapshot from now on.
+  void setExpiredUnreported(WorkerId worker, std::int64_t count);
   // The health a scraper saw for a worker (any role), by the index in `workerNames()`.
   void setHealth(std::size_t index, WorkerHealth health, std::string reason);
   // Emits a Snapshot of every serving worker's newest gauges. A worker whose load comes from batch
   // lines alone and has printed none for kBatchQuietS is idle: SGLang prints a decode line every
   // decode_log_interval (40) iterations while it runs, and nothing when it has no batch.
-  void snapshot();
+  void snapshot();  // also flush()
+  // Ends a batch: every sink's flush() (a recording writes out what it buffered).
+  void flush();
   static constexpr SimTime kBatchQuietS = 10;
 
   SimTime now() const;

@@ -34,7 +34,9 @@ LiveSession::LiveSession(ClusterConfig config, std::vector<EventSink*> sinks, Op
   if (router_spec_) sinks.push_back(&router_feed_);
   cluster_ = std::make_unique<LiveCluster>(std::move(run), std::move(sinks));
   if (router_spec_) {
-    router_ = std::make_unique<LiveRouter>(*router_spec_, [cluster = cluster_.get()](EventPayload p) { return cluster->post(std::move(p)); });
+    router_ = std::make_unique<LiveRouter>(
+        *router_spec_, [cluster = cluster_.get()](EventPayload p) { return cluster->post(std::move(p)); },
+        [cluster = cluster_.get()] { cluster->flush(); });
     router_feed_.router = router_.get();
   }
 
@@ -96,6 +98,12 @@ void LiveSession::start() {
       wake_.wait_for(lock, std::chrono::duration<double>(config_.scrape_interval_s), [this] { return !running_; });
       if (!running_) break;
       lock.unlock();
+      if (router_) {
+        // The router forgets unreported requests even when none arrive; what it forgot is shown.
+        router_->publishSnapshot();
+        const std::vector<std::int64_t> expired = router_->expiredUnreported();
+        for (std::size_t w = 0; w < expired.size(); ++w) cluster_->setExpiredUnreported(static_cast<WorkerId>(w), expired[w]);
+      }
       cluster_->snapshot();
       lock.lock();
     }

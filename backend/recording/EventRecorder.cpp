@@ -58,6 +58,15 @@ void EventRecorder::onEvent(const Event& e) {
   }
 }
 
+void EventRecorder::flush() {
+  if (!writer_ || !error_.empty()) return;
+  std::string why;
+  if (!writer_->flush(&why)) {
+    error_ = path_ + ": " + why;
+    std::fprintf(stderr, "kvscope: error: recording failed, nothing after this is recorded: %s\n", error_.c_str());
+  }
+}
+
 bool EventRecorder::close(std::string* error) {
   if (writer_) {
     std::string close_error;

@@ -21,6 +21,8 @@ class EventRecorder : public EventSink {
   const std::string& error() const { return error_; }
 
   void onEvent(const Event& e) override;
+  // Writes the buffered frames out (to the OS, not fsync'ed: they survive the process, not the machine).
+  void flush() override;
   // Writes the index and closes; false with `error` when any write failed (the first failure).
   bool close(std::string* error);
 

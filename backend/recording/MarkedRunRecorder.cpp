@@ -121,6 +121,10 @@ void MarkedRunRecorder::onEvent(const Event& e) {
   splitter_.onEvent(e);
 }
 
+void MarkedRunRecorder::flush() {
+  if (open_) open_->flush();
+}
+
 void MarkedRunRecorder::writerLoop() {
   std::unique_lock lock(mutex_);
   while (true) {

@@ -48,6 +48,7 @@ class MarkedRunRecorder : public EventSink {
 
   // The session's stream, in order, from one thread.
   void onEvent(const Event& e) override;
+  void flush() override;  // the open run's recording
   // Ends a run still open (as the session's end would), waits until every run's files are written.
   // False with the first error. Idempotent.
   bool close(std::string* error);

@@ -26,7 +26,10 @@ class ReportReactor final : public grpc::ServerReadReactor<v1::Observation> {
     StartRead(&observation_);
   }
   void OnReadDone(bool ok) override {
-    if (!ok) return Finish(Status::OK);  // the client closed its side: all applied
+    if (!ok) {  // the client closed its side: all applied, and on their way to the recording
+      service_.flush();
+      return Finish(Status::OK);
+    }
     std::string error;
     if (!service_.apply(observation_, &error))
       return Finish(Status(StatusCode::INVALID_ARGUMENT, "observation " + std::to_string(summary_->applied()) + ": " + error));

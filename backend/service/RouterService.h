@@ -29,6 +29,7 @@ class RouterService final : public v1::Router::CallbackService {
 
   // Applies one observation; false with a message naming the field. Public for the Report reactor.
   bool apply(const v1::Observation& observation, std::string* error);
+  void flush() { router_.flush(); }  // a Report call ended
 
  private:
   LiveRouter& router_;

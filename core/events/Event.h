@@ -320,6 +320,9 @@ class EventSink {
  public:
   virtual ~EventSink() = default;
   virtual void onEvent(const Event& e) = 0;
+  // The producer has ended a batch (a Report call, a snapshot tick): a writer that buffers hands what
+  // it holds to the OS now, so a process killed right after keeps it. Same thread as onEvent().
+  virtual void flush() {}
 };
 
 }  // namespace kvscope

@@ -59,6 +59,9 @@ LiveRouter::LiveRouter(LiveClusterSpec spec, std::vector<EventSink*> sinks)
     for (EventSink* sink : sinks_) sink->onEvent(e);
     return e.seq;
   };
+  flush_ = [this] {
+    for (EventSink* sink : sinks_) sink->flush();
+  };
   init();
   RunStarted run;
   run.scenario = spec_.name;
@@ -78,9 +81,10 @@ LiveRouter::LiveRouter(LiveClusterSpec spec, std::vector<EventSink*> sinks)
   });
 }
 
-LiveRouter::LiveRouter(LiveClusterSpec spec, Publisher publish)
+LiveRouter::LiveRouter(LiveClusterSpec spec, Publisher publish, std::function<void()> flush)
     : spec_(checked(spec)),
       publish_(std::move(publish)),
+      flush_(std::move(flush)),
       standalone_(false),
       start_ns_(steadyNs()),
       router_(static_cast<int>(spec_.workers.size()), spec_.block_size, knobs_, 0),
@@ -117,6 +121,11 @@ void LiveRouter::stop() {
 SimTime LiveRouter::now() const { return (steadyNs() - start_ns_) / 1000; }
 
 std::uint64_t LiveRouter::publishLocked(EventPayload payload) { return publish_(std::move(payload)); }
+
+void LiveRouter::flush() {
+  std::lock_guard lock(mutex_);
+  if (!stopped_ && flush_) flush_();
+}
 
 void LiveRouter::publishMark(const RunMarked& mark) {
   std::lock_guard lock(mutex_);
@@ -369,6 +378,12 @@ void LiveRouter::publishSnapshot() {
     l.kv_peak = l.load.kv_used;
   }
   publishLocked(std::move(s));
+  flush_();  // a recording is on its way to disk every second
+}
+
+std::vector<std::int64_t> LiveRouter::expiredUnreported() const {
+  std::lock_guard lock(mutex_);
+  return expired_;
 }
 
 void LiveRouter::forgetUnreportedLocked() {

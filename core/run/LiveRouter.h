@@ -50,8 +50,9 @@ class LiveRouter final : public LiveRunControl {
   // Part of a live cluster (`serve --live` with a `router:` section): posts its decisions and the
   // router's observations into the cluster's one stream, which numbers them (the publisher returns
   // the sequence number) and owns RunStarted and the snapshots.
+  // `flush` ends a batch of the stream (see flush()).
   using Publisher = std::function<std::uint64_t(EventPayload)>;
-  LiveRouter(LiveClusterSpec spec, Publisher publish);
+  LiveRouter(LiveClusterSpec spec, Publisher publish, std::function<void()> flush = {});
   ~LiveRouter() override;  // stop()
   // Standalone: publishes RunFinished{completed=false} and stops the ticker. Idempotent.
   void stop();
@@ -100,7 +101,12 @@ class LiveRouter final : public LiveRunControl {
 
   const LiveClusterSpec& spec() const { return spec_; }
   KnobState knobState() const;
-  void publishSnapshot();  // also called by the ticker every second
+  void publishSnapshot();  // also called by the ticker every second; ends a batch (flush())
+  // Ends a batch of the stream: a recording writes out what it buffered (a Report call's end does
+  // this, so a router killed right after its client reported keeps what it was told).
+  void flush();
+  // Per worker, the requests forgotten unreported so far (a live cluster's snapshots carry them).
+  std::vector<std::int64_t> expiredUnreported() const;
 
   // RunControl
   bool canChangeKnobs() const override { return true; }
@@ -143,6 +149,7 @@ class LiveRouter final : public LiveRunControl {
   const LiveClusterSpec spec_;
   std::vector<EventSink*> sinks_;
   Publisher publish_;
+  std::function<void()> flush_;  // the stream's batch end: sinks' flush() (standalone) or the cluster's
   const bool standalone_;
   const std::int64_t start_ns_;
   mutable std::mutex mutex_;

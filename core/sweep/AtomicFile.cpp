@@ -8,9 +8,11 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <memory>
 
 #include "core/model/InputFile.h"
 #include "core/sweep/DirectoryLock.h"
+#include "core/sweep/TemporaryFiles.h"
 
 namespace kvscope {
 
@@ -94,10 +96,10 @@ int AtomicFile::openForWrite(const std::string& path, std::string* error) {
   return fd;
 }
 
-bool AtomicFile::write(const std::string& path, const std::string& content, std::string* error) {
-  const auto to = target(path, error);
-  if (!to) return false;
-  const std::string tmp = partialPath(*to);
+namespace {
+
+// Writes `content` to `tmp` and flushes it to disk; false with `error` (and `tmp` removed) on failure.
+bool writeTemporary(const std::string& path, const std::string& tmp, const std::string& content, std::string* error) {
   auto fail = [&](const char* what) {
     if (error) *error = path + ": " + what + ": " + std::strerror(errno);
     std::remove(tmp.c_str());
@@ -110,6 +112,7 @@ bool AtomicFile::write(const std::string& path, const std::string& content, std:
     const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
+      if (n == 0) errno = ENOSPC;
       ::close(fd);
       return fail("cannot write");
     }
@@ -121,7 +124,38 @@ bool AtomicFile::write(const std::string& path, const std::string& content, std:
     return fail("cannot flush");
   }
   if (::close(fd) != 0) return fail("cannot close");
-  return moveIntoPlace(tmp, path, error);
+  return true;
+}
+
+}  // namespace
+
+bool AtomicFile::write(const std::string& path, const std::string& content, std::string* error) {
+  return writeSet({{path, content}}, error);
+}
+
+bool AtomicFile::writeSet(const std::vector<std::pair<std::string, std::string>>& files, std::string* error) {
+  std::vector<std::string> targets, temporaries;
+  std::vector<std::unique_ptr<TemporaryFiles::Guard>> removed_on_interrupt;
+  auto discard = [&] {
+    for (const auto& tmp : temporaries) std::remove(tmp.c_str());
+    return false;
+  };
+  for (const auto& [path, content] : files) {
+    const auto to = target(path, error);
+    if (!to) return discard();
+    const std::string tmp = partialPath(*to);
+    removed_on_interrupt.push_back(std::make_unique<TemporaryFiles::Guard>(tmp));
+    if (!writeTemporary(path, tmp, content, error)) return discard();
+    targets.push_back(path);
+    temporaries.push_back(tmp);
+  }
+  // Every file is whole on disk before the first rename: a full disk leaves the old set as it was.
+  for (std::size_t i = 0; i < targets.size(); ++i)
+    if (!moveIntoPlace(temporaries[i], targets[i], error)) {
+      temporaries.erase(temporaries.begin(), temporaries.begin() + static_cast<std::ptrdiff_t>(i + 1));
+      return discard();
+    }
+  return true;
 }
 
 }  // namespace kvscope

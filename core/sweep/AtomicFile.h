@@ -9,6 +9,8 @@
 // user named (exports, recordings, sweep and run directories, the console's exports) goes through here.
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace kvscope {
 
@@ -16,6 +18,11 @@ class AtomicFile {
  public:
   // False with `error` naming the file when any step fails (the temporary is removed).
   static bool write(const std::string& path, const std::string& content, std::string* error);
+  // Writes files that belong together (a sweep's summary.md, .csv and .json) as a set: every one is
+  // written and flushed under its temporary name before the first is renamed, so a full disk or a
+  // bad path leaves the previous set whole rather than one new file beside two old ones. (The
+  // renames themselves need no space; only a crash between them could mix the sets.)
+  static bool writeSet(const std::vector<std::pair<std::string, std::string>>& files, std::string* error);
   // The temporary a writer of `path` uses: DIR/.NAME.partial (hidden, never taken for a result).
   static std::string partialPath(const std::string& path);
 

@@ -304,9 +304,10 @@ nlohmann::json SweepReport::json() const {
 
 bool SweepReport::writeAll(const std::string& dir, std::string* error) const {
   namespace fs = std::filesystem;
-  return AtomicFile::write((fs::path(dir) / "summary.md").string(), markdown(), error) &&
-         AtomicFile::write((fs::path(dir) / "summary.csv").string(), csv(), error) &&
-         AtomicFile::write((fs::path(dir) / "summary.json").string(), json().dump(2) + "\n", error);
+  return AtomicFile::writeSet({{(fs::path(dir) / "summary.md").string(), markdown()},
+                               {(fs::path(dir) / "summary.csv").string(), csv()},
+                               {(fs::path(dir) / "summary.json").string(), json().dump(2) + "\n"}},
+                              error);
 }
 
 }  // namespace kvscope

@@ -19,7 +19,7 @@ class SweepReport {
   std::string csv() const;
   nlohmann::json json() const;
 
-  // Writes DIR/summary.md, summary.csv and summary.json, each atomically. False with `error`.
+  // Writes DIR/summary.md, summary.csv and summary.json as one set (AtomicFile::writeSet). False with `error`.
   bool writeAll(const std::string& dir, std::string* error) const;
 
  private:

@@ -138,6 +138,58 @@ class TestCliOutputFiles : public QObject {
     RUN_EXPECT(report, 0, QStringList{"report", rec});  // the first writer's recording is whole
   }
 
+  // Ctrl+C or SIGTERM during a one-shot write leaves no hidden temporary: the events file of a long
+  // simulation is stopped mid-write, and neither it nor its .partial is left; the process dies of
+  // the signal (its parent sees how it ended).
+  void anInterruptedWriteLeavesNoTemporary() {
+    for (const int sig : {SIGTERM, SIGINT}) {
+      QTemporaryDir dir;
+      const QString events = dir.filePath("events.jsonl"), partial = dir.filePath(".events.jsonl.partial");
+      QProcess sim;
+      sim.start(KVSCOPE_CLI, {"simulate", "--scenario", "many-workers", "--quiet", "--events", events});
+      QVERIFY(sim.waitForStarted(kTimeoutMs));
+      // many-workers writes ~500 MB of events over ~10 s: signal it once the temporary has content.
+      for (int i = 0; i < 20000 && QFileInfo(partial).size() == 0 && sim.state() == QProcess::Running; ++i) QTest::qWait(1);
+      QVERIFY2(QFileInfo(partial).size() > 0, "the temporary never grew");
+      ::kill(static_cast<pid_t>(sim.processId()), sig);
+      QVERIFY(sim.waitForFinished(kTimeoutMs));
+      QCOMPARE(sim.exitStatus(), QProcess::CrashExit);
+      QVERIFY2(!QFileInfo::exists(partial), qPrintable(QString("signal %1 left the temporary").arg(sig)));
+      QVERIFY(!QFileInfo::exists(events));
+    }
+  }
+
+  // A temporary left by an import killed outright (SIGKILL cannot be caught) is taken over by the
+  // next import of the same output, which says so; while another import still writes it (its lock
+  // held), a second one is refused with the holder's pid before reading anything.
+  void importTakesOverAStaleTemporaryAndHasOneWriter() {
+    QTemporaryDir dir;
+    const QString log = QString::fromStdString(testDataPath("import_run/d0.log"));
+    const QString out = dir.filePath("run.kvrec"), partial = dir.filePath(".run.kvrec.partial");
+    {
+      QFile stale(partial);
+      QVERIFY(stale.open(QIODevice::WriteOnly));
+      stale.write("half of a recording from an import that was killed");
+    }
+    RUN_EXPECT(imp, 0, QStringList{"import", "--log", "D0=" + log, "-o", out});
+    QVERIFY2(imp.err.contains("replacing " + QFile::encodeName(partial) + ", left by an import that was killed"), imp.err.constData());
+    QVERIFY(!QFileInfo::exists(partial));
+    RUN_EXPECT(report, 0, QStringList{"report", out});
+
+    // Another writer: this test holds the fcntl lock an import would hold.
+    const int fd = ::open(QFile::encodeName(partial).constData(), O_WRONLY | O_CREAT, 0644);
+    QVERIFY(fd >= 0);
+    struct flock lock {};
+    lock.l_type = F_WRLCK;
+    lock.l_whence = SEEK_SET;
+    QVERIFY(::fcntl(fd, F_SETLK, &lock) == 0);
+    RUN_EXPECT(second, 1, QStringList{"import", "--log", "D0=" + log, "-o", out});
+    QVERIFY2(second.err.contains("another writer has it open (pid " + QByteArray::number(::getpid()) + ")"), second.err.constData());
+    QVERIFY2(!second.err.contains("replacing"), second.err.constData());
+    QVERIFY(QFileInfo::exists(partial));  // the holder's file, left alone
+    ::close(fd);
+  }
+
   // The console's exports go through the same check: `kvscope --screenshot` onto a FIFO or a
   // device node is refused with the path named, the node left as it was.
   void theConsoleExportRefusesThemToo() {

@@ -212,6 +212,42 @@ class TestLiveSession : public QObject {
     QCOMPARE(framesIn(kvrec), sink.events.size());
   }
 
+  // With a router: requests routed and never reported are forgotten past unreported_expiry_s even
+  // when no further request comes, and the live cluster's snapshots (the ones the console and
+  // Prometheus read under `serve --live`) say how many, per worker.
+  void routerExpiriesReachTheLiveSnapshots() {
+    QTemporaryDir dir;
+    FakeSglang fake;
+    const std::string path = clusterFile(dir, fake);
+    std::string text;
+    {
+      std::ifstream in(path);
+      std::stringstream s;
+      s << in.rdbuf();
+      text = s.str();
+    }
+    std::ofstream(path) << "router:\n  policy: kv-aware\n  knobs: {unreported_expiry_s: 1}\n" << text;
+    Collect sink;
+    LiveSession session(ClusterConfigLoader::load(path), {&sink});
+    QVERIFY(session.router());
+    session.start();
+    for (RequestId r = 1; r <= 5; ++r) {
+      LiveRouter::RouteInput in;
+      in.request = r;
+      in.session = r;
+      in.input_tokens = 1000;
+      in.candidates = {1};
+      session.router()->route(in);
+    }
+    const auto expiredOnD1 = [&] {
+      const auto snaps = sink.of<Snapshot>();
+      return snaps.empty() ? std::int64_t{-1} : snaps.back().workers.at(1).expired_unreported;
+    };
+    QTRY_COMPARE_WITH_TIMEOUT(expiredOnD1(), std::int64_t{5}, 10000);
+    QCOMPARE(sink.of<Snapshot>().back().workers.at(0).expired_unreported, std::int64_t{0});
+    session.stop();
+  }
+
   // A worker's Mooncake engine log (the cluster file's mooncake_logs) says itself which
   // link it gave up on, with its severity; an unknown scheduler line is counted by its shape.
   void mooncakeLogsAndUnknownShapes() {

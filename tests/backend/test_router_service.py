@@ -319,6 +319,46 @@ class UnixSocketListener(unittest.TestCase):
             self.assertFalse(os.path.exists(path), "the socket file outlived the server")
 
 
+class KilledRouter(unittest.TestCase):
+    """A router killed outright (SIGKILL: no clean close, no index) right after its client's Report
+    call ended keeps what it was told: the recording, and a marked run's recording under --runs,
+    were written out when the Report call ended, not left in a buffer. The frames are read back
+    with `export`, whose reader rebuilds the index of an unclosed recording."""
+
+    def kinds_in(self, recording):
+        out = subprocess.run([ARGS.cli, "export", recording, "--format", "jsonl", "-o", "-"], capture_output=True,
+                             text=True, timeout=60)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        kinds = {}
+        for line in out.stdout.splitlines():
+            kind = json.loads(line)["kind"]
+            kinds[kind] = kinds.get(kind, 0) + 1
+        return kinds
+
+    def test_a_report_is_on_disk_when_its_call_ends(self):
+        import_stubs()
+        with tempfile.TemporaryDirectory() as d:
+            recording, runs = os.path.join(d, "live.kvrec"), os.path.join(d, "runs")
+            server, address = serve_process.start_serve(
+                ARGS.cli, ["--router", "D0,D1,D2", "--listen", "127.0.0.1:0", "--record", recording, "--runs", runs])
+            try:
+                with grpc.insecure_channel(address) as channel:
+                    control_pb2_grpc.ControlStub(channel).MarkRun(
+                        control_pb2.MarkRunRequest(action=events_pb2.RUN_MARK_ACTION_START, name="calm"))
+                run = router_client.run(address, 300, 30, None, seed=6)
+                self.assertEqual(run["applied"], 900)
+            finally:
+                server.kill()  # at once: well inside the 1 s snapshot tick
+                server.communicate(timeout=30)
+            kinds = self.kinds_in(recording)
+            self.assertEqual(kinds.get("route"), 300, kinds)
+            self.assertEqual(kinds.get("request_done"), 300, kinds)
+            partial = os.path.join(runs, ".001-calm.kvrec.partial")  # the open run, under its hidden name
+            self.assertTrue(os.path.exists(partial), os.listdir(runs))
+            kinds = self.kinds_in(partial)
+            self.assertEqual(kinds.get("request_done"), 300, kinds)
+
+
 class HostileReports(unittest.TestCase):
     """A Report observation with a huge text field becomes a bounded event
     (cut with a marker) that a subscriber with gRPC's default limits still receives; numbers out of

@@ -4,12 +4,14 @@
 #include <QtTest>
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -135,6 +137,32 @@ class TestAtomicFile : public QObject {
     QVERIFY2(AtomicFile::write(path, "1", &error), error.c_str());
     QVERIFY2(AtomicFile::write(path, "2", &error), error.c_str());
     QCOMPARE(slurp(path), std::string("2"));
+  }
+
+  // A set (a sweep's three summaries) is written whole or not at all: when the disk fills while
+  // its last file is written, the previous set is left as it was, no file of the new one beside
+  // it and no temporary. A full disk is made with RLIMIT_FSIZE (writes past it fail with EFBIG).
+  void aSetIsWrittenWholeOrNotAtAll() {
+    QTemporaryDir dir;
+    const std::string md = dir.filePath("summary.md").toStdString(), json = dir.filePath("summary.json").toStdString();
+    std::string error;
+    QVERIFY2(AtomicFile::writeSet({{md, "old md"}, {json, "old json"}}, &error), error.c_str());
+
+    rlimit before {};
+    QVERIFY(::getrlimit(RLIMIT_FSIZE, &before) == 0);
+    const auto previous = std::signal(SIGXFSZ, SIG_IGN);
+    rlimit small = before;
+    small.rlim_cur = 4096;
+    QVERIFY(::setrlimit(RLIMIT_FSIZE, &small) == 0);
+    const bool written = AtomicFile::writeSet({{md, "new md"}, {json, std::string(8192, 'j')}}, &error);
+    ::setrlimit(RLIMIT_FSIZE, &before);
+    std::signal(SIGXFSZ, previous);
+
+    QVERIFY(!written);
+    QVERIFY2(error.find("summary.json: cannot write") != std::string::npos, error.c_str());
+    QCOMPARE(slurp(md), std::string("old md"));
+    QCOMPARE(slurp(json), std::string("old json"));
+    QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden).size(), 2);  // no temporary left
   }
 };
 
