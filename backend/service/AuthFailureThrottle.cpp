@@ -105,6 +105,20 @@ AuthFailureThrottle::Clock::duration AuthFailureThrottle::failed(std::string_vie
   return lockout;
 }
 
+std::vector<AuthFailureThrottle::Failing> AuthFailureThrottle::failing(std::size_t at_most) const {
+  const auto t = now();
+  std::vector<Failing> out;
+  {
+    std::lock_guard lock(mutex_);
+    for (const auto& [peer, e] : peers_)
+      if (e.failures > 0 && t - e.last_failure < policy_.forget_after)
+        out.push_back({peer, e.failures, t - e.last_failure, std::max(Clock::duration::zero(), e.locked_until - t)});
+  }
+  std::sort(out.begin(), out.end(), [](const Failing& a, const Failing& b) { return a.since_last < b.since_last; });
+  if (out.size() > at_most) out.resize(at_most);
+  return out;
+}
+
 std::size_t AuthFailureThrottle::trackedPeers() const {
   std::lock_guard lock(mutex_);
   return peers_.size();

@@ -17,6 +17,7 @@
 #include <functional>
 #include <mutex>
 #include <string>
+#include <vector>
 #include <string_view>
 
 #include <absl/container/flat_hash_map.h>
@@ -46,6 +47,15 @@ class AuthFailureThrottle {
   Clock::duration failed(std::string_view peer);
 
   std::size_t trackedPeers() const;
+  // The peers (peerKey) whose calls failed authentication within forget_after, the most recent
+  // first, at most `at_most`: what the console and logs show as the origin of refused calls.
+  struct Failing {
+    std::string peer;
+    int failures = 0;
+    Clock::duration since_last{};
+    Clock::duration locked_for{};  // zero when not locked out now
+  };
+  std::vector<Failing> failing(std::size_t at_most) const;
   // "ipv4:10.1.2.3:5000" -> "10.1.2.3", "ipv6:[2001:db8:1:2::9]:5000" -> "2001:db8:1:2::/64",
   // "ipv6:[::ffff:10.1.2.3]:5" -> "10.1.2.3", "ipv4:127.9.9.9:1" and "ipv6:[::1]:1" -> "loopback",
   // "unix:/x" -> "unix". What lockouts are counted by.

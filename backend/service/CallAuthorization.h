@@ -32,6 +32,10 @@ class CallAuthorization {
   bool required() const { return token_.has_value(); }
   // Where an admitted call came from and how it was admitted ("token" or "open"), for the events it causes.
   ChangeOrigin origin(const grpc::CallbackServerContext& ctx) const;
+  // Who was refused lately (AuthFailureThrottle::failing); empty without a throttle.
+  std::vector<AuthFailureThrottle::Failing> failing(std::size_t at_most) const {
+    return throttle_ ? throttle_->failing(at_most) : std::vector<AuthFailureThrottle::Failing>{};
+  }
 
  private:
   std::optional<BearerToken> token_;

@@ -119,6 +119,7 @@ std::unique_ptr<KvscopeServer> KvscopeServer::start(const ServerOptions& options
                             TelemetryService::Limits{options.max_subscribers, options.max_subscribers_per_host,
                                                      std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                                          std::chrono::duration<double>(options.stalled_subscriber_s))});
+  server->telemetry_->reportRefusalsOf(guarded);
   if (router) server->router_ = std::make_unique<RouterService>(*router, guarded);
   server->control_ = std::make_unique<ControlService>(run, hub, guarded, forecaster, options.log);
   server->tls_ = !options.tls_cert.empty();

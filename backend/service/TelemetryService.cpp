@@ -84,9 +84,9 @@ class SubscribeReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer>
   // write waits longer than `stalled_write` for the client to read.
   SubscribeReactor(TelemetryHub& hub, std::uint64_t from_seq, std::set<std::string> kinds,
                    grpc::CallbackServerContext* context, std::chrono::steady_clock::duration stalled_write,
-                   std::function<void()> release)
+                   std::function<void()> release, std::shared_ptr<std::atomic<std::uint64_t>> stalled_ended)
       : gate_(std::make_shared<SubscribeGate>()), context_(context), stalled_write_(stalled_write),
-        release_(std::move(release)) {
+        release_(std::move(release)), stalled_ended_(std::move(stalled_ended)) {
     GateLock lock(*gate_);
     gate_->reactor = this;
     // Called on the run's thread with the hub lock released: start a write if none is in flight.
@@ -143,6 +143,7 @@ class SubscribeReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer>
     const auto now = std::chrono::steady_clock::now();
     if (writing_ && now - write_started_ >= stalled_write_) {
       cancelled_ = true;
+      if (stalled_ended_) ++*stalled_ended_;
       context_->TryCancel();
       return;
     }
@@ -213,6 +214,7 @@ class SubscribeReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer>
 
   std::shared_ptr<SubscribeGate> gate_;
   grpc::CallbackServerContext* context_ = nullptr;
+  std::shared_ptr<std::atomic<std::uint64_t>> stalled_ended_;  // the service's count, for GetState
   std::chrono::steady_clock::duration stalled_write_{};
   std::function<void()> release_;
   std::chrono::steady_clock::time_point write_started_{};
@@ -308,7 +310,7 @@ grpc::ServerWriteReactor<grpc::ByteBuffer>* TelemetryService::Subscribe(grpc::Ca
     if (auto it = peers->open.find(peer); it != peers->open.end() && --it->second == 0) peers->open.erase(it);
   };
   return new SubscribeReactor(hub_, request.from_seq(), std::move(kinds), context, limits_.stalled_write,
-                              std::move(release));
+                              std::move(release), stalled_ended_);
 }
 
 grpc::ServerUnaryReactor* TelemetryService::GetState(grpc::CallbackServerContext* context,
@@ -339,6 +341,15 @@ grpc::ServerUnaryReactor* TelemetryService::GetState(grpc::CallbackServerContext
   response->set_policy(s.policy);
   response->set_last_seq(s.last_seq);
   response->set_sim_time_us(s.time);
+  response->set_subscribers(static_cast<std::uint32_t>(hub_.subscribers()));
+  response->set_stalled_streams_ended(stalled_ended_->load());
+  for (const auto& f : refusals_.failing(5)) {
+    auto* r = response->add_refused_peers();
+    r->set_peer(f.peer);
+    r->set_failures(static_cast<std::uint32_t>(f.failures));
+    r->set_seconds_since_last(std::chrono::duration<double>(f.since_last).count());
+    r->set_locked_for_s(std::chrono::duration<double>(f.locked_for).count());
+  }
   if (control_) {
     response->set_paused(control_->paused());
     response->set_speed(control_->speed());

@@ -6,6 +6,7 @@
 // serialised once: the method is registered raw (ByteBuffer), and each message is framed as a
 // TelemetryMessage{event} around those bytes instead of being parsed and serialised again per
 // subscriber; the wire format is exactly the generated one. GetState answers from hub.state().
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <map>
@@ -39,6 +40,9 @@ class TelemetryService final
   // Who may subscribe: with a token, only calls carrying it (as Control's); and within `limits`,
   // the next refused with RESOURCE_EXHAUSTED. Call before serving.
   void guard(CallAuthorization auth, Limits limits);
+  // Whose refusals GetState reports: the server's guarded services' (its one throttle), also when
+  // Telemetry itself is open.
+  void reportRefusalsOf(CallAuthorization guarded) { refusals_ = std::move(guarded); }
 
   grpc::ServerWriteReactor<grpc::ByteBuffer>* Subscribe(grpc::CallbackServerContext* context,
                                                         const grpc::ByteBuffer* request) override;
@@ -52,6 +56,7 @@ class TelemetryService final
   TelemetryHub& hub_;
   const RunControl* control_;
   CallAuthorization auth_;
+  CallAuthorization refusals_;
   Limits limits_;
   // Open streams per host; shared with the streams, which give their slot back when they end.
   struct PeerCounts {
@@ -59,6 +64,8 @@ class TelemetryService final
     std::map<std::string, std::size_t> open;
   };
   std::shared_ptr<PeerCounts> peers_ = std::make_shared<PeerCounts>();
+  // Streams ended for not reading, for GetState; shared with the streams, which count into it.
+  std::shared_ptr<std::atomic<std::uint64_t>> stalled_ended_ = std::make_shared<std::atomic<std::uint64_t>>(0);
 };
 
 }  // namespace kvscope

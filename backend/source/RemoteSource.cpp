@@ -44,6 +44,20 @@ std::string authorizationFrom(const std::string& token_file) {
   return header;
 }
 
+// "the server refused 12 calls (wrong or missing token) from 10.0.0.7, 3 s ago, locked out for 8 s;
+// 2 from loopback, 40 s ago": the origin of refused calls, as GetState reports it ("" for none).
+std::string refusalText(const v1::State& state) {
+  std::string out;
+  for (const auto& r : state.refused_peers()) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "%s%u%s from %s, %.0f s ago", out.empty() ? "the server refused " : "; ", r.failures(),
+                  out.empty() ? " calls (wrong or missing token)" : "", r.peer().substr(0, 64).c_str(), r.seconds_since_last());
+    out += buf;
+    if (r.locked_for_s() > 0) out += ", locked out for " + std::to_string(static_cast<long>(std::ceil(r.locked_for_s()))) + " s";
+  }
+  return printableText(out);
+}
+
 std::string seconds(double s) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f", s);
@@ -162,6 +176,7 @@ SourceStatus RemoteSource::status() const {
   if (undecodable_ > 0)
     note(std::to_string(undecodable_) + " events did not decode (last: " + undecodable_why_ + ")");
   note(notice_);
+  note(refusals_);
   note(control_error_);
   return s;
 }
@@ -352,6 +367,7 @@ void RemoteSource::poll(std::unique_lock<std::mutex>& lock) {
           if (stopping_) return;
           if (status.ok()) {
             poll_failures_ = 0;
+            refusals_ = refusalText(state);
             paused_ = state.paused();
             speed_ = state.speed();
             // Reachable, and a paused run sends nothing: connected even before the first message.

@@ -138,6 +138,7 @@ class RemoteSource final : public Source, private TelemetrySubscription::Listene
   std::uint64_t undecodable_ = 0;
   std::string undecodable_why_;
   std::string notice_;          // e.g. "the server started a new run"
+  std::string refusals_;        // who the server refused lately for a wrong or missing token (GetState)
   std::string control_error_;   // the last refused pause/resume/speed/seek
   std::string seek_refusal_;    // the server's FAILED_PRECONDITION for a seek: a live run
   std::unique_ptr<RemoteRunControl> control_ = std::make_unique<RemoteRunControl>(*this);

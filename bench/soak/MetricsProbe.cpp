@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 
 namespace kvscope::soak {
@@ -32,7 +33,7 @@ int connectTo(const std::string& host, int port, bool nonblocking) {
 }
 
 // One GET /metrics, the whole answer read (the server closes after it); true for a 200 within `limit`.
-bool scrape(const std::string& host, int port, std::chrono::milliseconds limit) {
+bool scrape(const std::string& host, int port, std::chrono::milliseconds limit, std::string& body) {
   const auto deadline = Clock::now() + limit;
   const int fd = connectTo(host, port, false);
   if (fd < 0) return false;
@@ -51,6 +52,7 @@ bool scrape(const std::string& host, int port, std::chrono::milliseconds limit) 
     if (got < 0) ok = false;
     if (got <= 0) break;
     if (head.size() < 32) head.append(buf, static_cast<std::size_t>(std::min<ssize_t>(got, 32)));
+    if (body.size() < (std::size_t{4} << 20)) body.append(buf, static_cast<std::size_t>(got));
   }
   ::close(fd);
   return ok && head.rfind("HTTP/1.1 200", 0) == 0;
@@ -73,6 +75,22 @@ MetricsProbe::~MetricsProbe() {
   hostile_.join();
 }
 
+double MetricsProbe::sumOf(const std::string& exposition, const std::string& name) {
+  double sum = 0;
+  std::size_t at = 0;
+  while ((at = exposition.find(name, at)) != std::string::npos) {
+    const bool line_start = at == 0 || exposition[at - 1] == '\n';
+    const char next = at + name.size() < exposition.size() ? exposition[at + name.size()] : '\n';
+    at += name.size();
+    if (!line_start || (next != '{' && next != ' ')) continue;
+    const std::size_t end = exposition.find('\n', at);
+    const std::string line = exposition.substr(at, end == std::string::npos ? std::string::npos : end - at);
+    const std::size_t space = line.rfind(' ');
+    if (space != std::string::npos) sum += std::strtod(line.c_str() + space + 1, nullptr);
+  }
+  return sum;
+}
+
 MetricsProbe::Counts MetricsProbe::counts() const {
   std::lock_guard lock(mutex_);
   return counts_;
@@ -82,12 +100,17 @@ void MetricsProbe::scrapeLoop() {
   auto next = Clock::now();
   while (!stop_) {
     const auto start = Clock::now();
-    const bool ok = scrape(host_, port_, std::chrono::seconds(15));
+    std::string body;
+    const bool ok = scrape(host_, port_, std::chrono::seconds(15), body);
     const double ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
     {
       std::lock_guard lock(mutex_);
-      if (ok) counts_.scrape_ms.push_back(ms);
-      else ++counts_.scrape_failures;
+      if (ok) {
+        counts_.scrape_ms.push_back(ms);
+        counts_.last_body = std::move(body);
+      } else {
+        ++counts_.scrape_failures;
+      }
     }
     next += std::chrono::milliseconds(interval_ms_);
     while (!stop_ && Clock::now() < next) std::this_thread::sleep_for(std::chrono::milliseconds(50));

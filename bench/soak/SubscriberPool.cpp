@@ -39,10 +39,10 @@ class SubscriberPool::Stream final : public grpc::ClientBidiReactor<grpc::ByteBu
  public:
   Stream(SubscriberPool& pool, std::uint64_t id, bool silent) : pool_(pool), id_(id), silent_(silent) {}
 
-  void start(grpc::GenericStub& stub, const std::string& request) {
+  void start(grpc::GenericStub& stub, const std::string& method, const std::string& request) {
     grpc::Slice slice(request);
     request_ = grpc::ByteBuffer(&slice, 1);
-    stub.PrepareBidiStreamingCall(&ctx_, "/kvscope.v1.Telemetry/Subscribe", grpc::StubOptions(), this);
+    stub.PrepareBidiStreamingCall(&ctx_, method, grpc::StubOptions(), this);
     StartWriteLast(&request_, grpc::WriteOptions());
     if (!silent_) StartRead(&response_);
     StartCall();
@@ -86,8 +86,8 @@ class SubscriberPool::Stream final : public grpc::ClientBidiReactor<grpc::ByteBu
   grpc::ByteBuffer request_, response_;
 };
 
-SubscriberPool::SubscriberPool(const std::string& address, int target, int silent, int connections)
-    : target_(target), silent_(silent) {
+SubscriberPool::SubscriberPool(const std::string& address, int target, int silent, int connections, std::string method)
+    : target_(target), silent_(silent), method_(std::move(method)) {
   // Separate connections (a channel argument unique to each), the silent streams on their own:
   // a stream that never reads stalls only its own HTTP/2 window, but should not share a socket with readers.
   const int silent_connections = silent > 0 ? std::max(1, connections / 4) : 0;
@@ -96,6 +96,12 @@ SubscriberPool::SubscriberPool(const std::string& address, int target, int silen
     args.SetInt("kvscope.soak.connection", i);
     args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
     args.SetMaxReceiveMessageSize(-1);
+    if (i >= connections) {
+      // A hoarder wants the slot, not the bytes: a small window (no BDP growth) fills at once, so
+      // the server's stall deadline, not megabytes of buffering, decides how long it is held.
+      args.SetInt(GRPC_ARG_HTTP2_BDP_PROBE, 0);
+      args.SetInt(GRPC_ARG_HTTP2_STREAM_LOOKAHEAD_BYTES, 16 * 1024);
+    }
     stubs_.push_back(std::make_unique<grpc::GenericStub>(grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args)));
   }
   silent_stubs_ = static_cast<std::size_t>(silent_connections);
@@ -131,7 +137,7 @@ void SubscriberPool::open(bool silent) {
   ++totals_.opened;
   const std::size_t readers = stubs_.size() - silent_stubs_;
   grpc::GenericStub& stub = silent && silent_stubs_ > 0 ? *stubs_[readers + id % silent_stubs_] : *stubs_[id % readers];
-  s->start(stub, subscribeRequest(kKinds[id % kKinds.size()]));
+  s->start(stub, method_, method_ == kSubscribe ? subscribeRequest(kKinds[id % kKinds.size()]) : std::string());
 }
 
 void SubscriberPool::ended(Stream* s, const grpc::Status& status, bool churned) {
@@ -149,8 +155,9 @@ void SubscriberPool::maintain(int churn) {
     for (Stream* s : finished_) delete s;  // their OnDone has returned: ended() is its last step
     finished_.clear();
     std::vector<Stream*> open;
+    // Readers come and go (consoles, `tail`); the silent ones stay until the server ends them.
     for (auto& [id, s] : live_)
-      if (s->connected()) open.push_back(s);
+      if (s->connected() && !s->silent()) open.push_back(s);
     for (int i = 0; i < churn && !open.empty(); ++i) {
       const std::size_t pick = rng_() % open.size();
       doomed.push_back(open[pick]);

@@ -3,7 +3,8 @@
 // connections (callback API, raw bytes: the client parses nothing but a message's first byte, to
 // tell a gap from an event, so it is not the bottleneck). `silent` of them never read a message:
 // the server's flow control and per-subscriber queue must absorb them. Churn cancels random
-// streams and opens new ones; a stream the server ends is replaced too.
+// streams and opens new ones; a stream the server ends is replaced too. The same pool hoards
+// Router.WatchKnobs streams (`method`), never read, on the router.
 #include <atomic>
 #include <cstdint>
 #include <map>
@@ -29,10 +30,13 @@ class SubscriberPool {
     std::map<std::string, long> ended;  // streams the server ended, by status code name
   };
 
-  SubscriberPool(const std::string& target_address, int target, int silent, int connections);
+  static constexpr const char* kSubscribe = "/kvscope.v1.Telemetry/Subscribe";
+  static constexpr const char* kWatchKnobs = "/kvscope.v1.Router/WatchKnobs";
+  SubscriberPool(const std::string& target_address, int target, int silent, int connections,
+                 std::string method = kSubscribe);
   ~SubscriberPool();  // cancels every stream and waits for them to end
 
-  // Opens streams up to the target (replacing ended ones) and cancels `churn` random open ones.
+  // Opens streams up to the target (replacing ended ones) and cancels `churn` random open readers.
   void maintain(int churn);
   Counts counts() const;
 
@@ -44,6 +48,7 @@ class SubscriberPool {
   std::vector<std::unique_ptr<grpc::GenericStub>> stubs_;
   std::size_t silent_stubs_ = 0;
   int target_, silent_;
+  const std::string method_;
   mutable std::mutex mutex_;
   std::map<std::uint64_t, Stream*> live_;
   std::vector<Stream*> finished_;  // OnDone ran; freed by maintain()

@@ -334,6 +334,12 @@ class TestRemoteSource : public QObject {
     QVERIFY(!r.first);
     QVERIFY2(r.second.find("bearer token") != std::string::npos, r.second.c_str());
 
+    // The console with the right token sees where the refused calls came from (GetState): the two
+    // refusals above, both from this host.
+    QTRY_VERIFY2_WITH_TIMEOUT(with.status().detail.find("the server refused 2 calls (wrong or missing token) from loopback") !=
+                                  std::string::npos,
+                              qPrintable(describe(with.status())), kWaitMs);
+
     // A token file that cannot be used is refused up front, naming the file.
     const std::string empty = writeFile("empty", " \n");
     bool thrown = false;

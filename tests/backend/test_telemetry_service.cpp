@@ -349,8 +349,16 @@ class TestTelemetryService : public QObject {
     QVERIFY2(refused.status.error_message().find("per host") != std::string::npos, refused.status.error_message().c_str());
 
     // Neither reads: their windows fill, their writes wait, and after a second the server ends them
-    // (well before the clients' own 60-s deadline).
+    // (well before the clients' own 60-s deadline, and before the run's end would), counted as such.
     QTRY_COMPARE_WITH_TIMEOUT(hub.subscribers(), std::size_t{0}, 8000);
+    QVERIFY2(!runner->finished(), "the run ended first: its end, not the stall, closed the streams");
+    {
+      grpc::ClientContext ctx;
+      v1::State state;
+      QVERIFY(third->GetState(&ctx, v1::GetStateRequest(), &state).ok());
+      QCOMPARE(state.stalled_streams_ended(), std::uint64_t{2});
+      QCOMPARE(state.subscribers(), 0u);
+    }
     for (auto& h : hoarders) {
       h->ctx.TryCancel();
       QVERIFY(!h->reader->Finish().ok());
