@@ -56,6 +56,7 @@ void toProto(const Snapshot& in, v1::Snapshot* out) {
     p->set_retracted_total(g.retracted_total);
     p->set_kv_capacity_violations(g.kv_capacity_violations);
     p->set_expired_unreported(g.expired_unreported);
+    p->set_awaiting_report(g.awaiting_report);
   }
   out->mutable_links()->Reserve(static_cast<int>(in.links.size()));
   for (const auto& l : in.links) {
@@ -87,6 +88,7 @@ bool fromProto(const v1::Snapshot& in, Snapshot* out, std::string* error) {
     g.retracted_total = p.retracted_total();
     g.kv_capacity_violations = p.kv_capacity_violations();
     g.expired_unreported = p.expired_unreported();
+    g.awaiting_report = p.awaiting_report();
     g.running = p.running();
     g.queued = p.queued();
     g.resident_sessions = p.resident_sessions();

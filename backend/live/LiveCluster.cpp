@@ -85,21 +85,23 @@ void LiveCluster::setGauges(const WorkerGauges& g, SimTime asked_at) {
   crashed_at = -1;
   last_batch_at_[static_cast<std::size_t>(g.worker)] = -1;  // /metrics speaks for the worker now
   const std::int32_t bindings = slot.bindings, resident = slot.resident_sessions;
-  const std::int64_t expired = slot.expired_unreported;
+  const std::int64_t expired = slot.expired_unreported, awaiting = slot.awaiting_report;
   slot = g;
   slot.kv_peak = std::max(g.kv_peak, g.kv_used);
   // What /metrics does not know (router bindings, resident sessions) stays as the router said.
   slot.bindings = bindings;
   slot.resident_sessions = resident;
   slot.expired_unreported = expired;
+  slot.awaiting_report = awaiting;
   slot.alive = true;
   if (was_down && started_ && !finished_) emitLocked(WorkerRestarted{g.worker});
 }
 
-void LiveCluster::setExpiredUnreported(WorkerId worker, std::int64_t count) {
+void LiveCluster::setUnreported(WorkerId worker, std::int64_t expired, std::int64_t awaiting) {
   std::lock_guard lock(mutex_);
   if (worker < 0 || static_cast<std::size_t>(worker) >= gauges_.size()) return;
-  gauges_[static_cast<std::size_t>(worker)].expired_unreported = count;
+  gauges_[static_cast<std::size_t>(worker)].expired_unreported = expired;
+  gauges_[static_cast<std::size_t>(worker)].awaiting_report = awaiting;
 }
 
 void LiveCluster::setBatchGauges(WorkerId worker, const BatchGauges& b) {

@@ -49,9 +49,9 @@ class LiveCluster {
   // A serving worker's load from a batch log line (only the fields the line carries). A batch line
   // after the worker's crash means it runs again (WorkerRestarted).
   void setBatchGauges(WorkerId worker, const BatchGauges& batch);
-  // How many requests the router forgot unreported on `worker` so far (the router knows, /metrics
-  // does not): carried in every Snapshot from now on.
-  void setExpiredUnreported(WorkerId worker, std::int64_t count);
+  // How many requests the router forgot unreported on `worker` so far, and how many still await
+  // their report (the router knows, /metrics does not): carried in every Snapshot from now on.
+  void setUnreported(WorkerId worker, std::int64_t expired, std::int64_t awaiting);
   // The health a scraper saw for a worker (any role), by the index in `workerNames()`.
   void setHealth(std::size_t index, WorkerHealth health, std::string reason);
   // Emits a Snapshot of every serving worker's newest gauges. A worker whose load comes from batch

@@ -101,8 +101,9 @@ void LiveSession::start() {
       if (router_) {
         // The router forgets unreported requests even when none arrive; what it forgot is shown.
         router_->publishSnapshot();
-        const std::vector<std::int64_t> expired = router_->expiredUnreported();
-        for (std::size_t w = 0; w < expired.size(); ++w) cluster_->setExpiredUnreported(static_cast<WorkerId>(w), expired[w]);
+        const LiveRouter::UnreportedCounts counts = router_->unreportedCounts();
+        for (std::size_t w = 0; w < counts.expired.size(); ++w)
+          cluster_->setUnreported(static_cast<WorkerId>(w), counts.expired[w], counts.awaiting[w]);
       }
       cluster_->snapshot();
       lock.lock();

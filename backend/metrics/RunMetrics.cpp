@@ -270,6 +270,10 @@ std::string RunMetrics::render() const {
          "max_tracked_* cap): a client that crashed or never reports.");
   for (std::size_t i = 0; i < s.workers.size(); ++i)
     if (s.workers[i].has_gauges) sample(out, "kvscope_expired_unreported_total", labels[i], s.workers[i].gauges.expired_unreported);
+  family(out, "kvscope_awaiting_report", "gauge",
+         "Requests the live router routed to the worker that still wait for their report (load until it comes).");
+  for (std::size_t i = 0; i < s.workers.size(); ++i)
+    if (s.workers[i].has_gauges) sample(out, "kvscope_awaiting_report", labels[i], s.workers[i].gauges.awaiting_report);
   perWorker("kvscope_prefix_cache_queries_total",
             "Prompt tokens of completed requests whose cache hit is known (as vllm:prefix_cache_queries); the lab's "
             "APC is hits / queries.",

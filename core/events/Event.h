@@ -274,8 +274,11 @@ struct WorkerGauges {
   // Times the simulated pool held more than its capacity (a simulator bug; always 0 when live).
   std::int64_t kv_capacity_violations = 0;
   // Live router: requests routed here and forgotten with no report (unreported_expiry_s or a
-  // max_tracked_* cap), so far. The load still waiting for a report is `queued`.
+  // max_tracked_* cap), so far.
   std::int64_t expired_unreported = 0;
+  // Live router: requests routed here still waiting for their report (each counts as load until it
+  // comes or expires): the part of the load only the client's word can clear.
+  std::int64_t awaiting_report = 0;
 };
 
 struct LinkGauges {

@@ -110,7 +110,8 @@ json eventToJson(const Event& e) {
                                       {"pending_seeds", g.pending_seeds}, {"alive", g.alive},
                                       {"kv_evictable", g.kv_evictable}, {"retracted_total", g.retracted_total},
                                       {"kv_capacity_violations", g.kv_capacity_violations},
-                                      {"expired_unreported", g.expired_unreported}});
+                                      {"expired_unreported", g.expired_unreported},
+                                      {"awaiting_report", g.awaiting_report}});
             for (const auto& l : s.links)
               j["links"].push_back({{"prefill", l.prefill}, {"worker", l.worker}, {"queue_depth", l.queue_depth},
                                     {"bytes_in_flight", l.bytes_in_flight}, {"state", toString(l.state)}});

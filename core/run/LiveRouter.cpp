@@ -374,6 +374,7 @@ void LiveRouter::publishSnapshot() {
     g.pending_seeds = l.load.pending_seeds;
     g.alive = l.load.alive;
     g.expired_unreported = expired_[w];
+    g.awaiting_report = static_cast<std::int64_t>(unreported_.onWorker(static_cast<WorkerId>(w)));
     s.workers.push_back(g);
     l.kv_peak = l.load.kv_used;
   }
@@ -381,9 +382,12 @@ void LiveRouter::publishSnapshot() {
   flush_();  // a recording is on its way to disk every second
 }
 
-std::vector<std::int64_t> LiveRouter::expiredUnreported() const {
+LiveRouter::UnreportedCounts LiveRouter::unreportedCounts() const {
   std::lock_guard lock(mutex_);
-  return expired_;
+  UnreportedCounts c{expired_, {}};
+  for (std::size_t w = 0; w < expired_.size(); ++w)
+    c.awaiting.push_back(static_cast<std::int64_t>(unreported_.onWorker(static_cast<WorkerId>(w))));
+  return c;
 }
 
 void LiveRouter::forgetUnreportedLocked() {

@@ -105,8 +105,12 @@ class LiveRouter final : public LiveRunControl {
   // Ends a batch of the stream: a recording writes out what it buffered (a Report call's end does
   // this, so a router killed right after its client reported keeps what it was told).
   void flush();
-  // Per worker, the requests forgotten unreported so far (a live cluster's snapshots carry them).
-  std::vector<std::int64_t> expiredUnreported() const;
+  // Per worker, the requests forgotten unreported so far and those still awaiting their report
+  // (a live cluster's snapshots carry them).
+  struct UnreportedCounts {
+    std::vector<std::int64_t> expired, awaiting;
+  };
+  UnreportedCounts unreportedCounts() const;
 
   // RunControl
   bool canChangeKnobs() const override { return true; }

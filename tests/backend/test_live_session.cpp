@@ -239,11 +239,17 @@ class TestLiveSession : public QObject {
       in.candidates = {1};
       session.router()->route(in);
     }
+    const auto awaitingOnD1 = [&] {
+      const auto snaps = sink.of<Snapshot>();
+      return snaps.empty() ? std::int64_t{-1} : snaps.back().workers.at(1).awaiting_report;
+    };
+    QTRY_COMPARE_WITH_TIMEOUT(awaitingOnD1(), std::int64_t{5}, 5000);  // before the expiry: all five wait
     const auto expiredOnD1 = [&] {
       const auto snaps = sink.of<Snapshot>();
       return snaps.empty() ? std::int64_t{-1} : snaps.back().workers.at(1).expired_unreported;
     };
     QTRY_COMPARE_WITH_TIMEOUT(expiredOnD1(), std::int64_t{5}, 10000);
+    QTRY_COMPARE_WITH_TIMEOUT(awaitingOnD1(), std::int64_t{0}, 5000);  // expired: no longer waited for
     QCOMPARE(sink.of<Snapshot>().back().workers.at(0).expired_unreported, std::int64_t{0});
     session.stop();
   }

@@ -221,10 +221,12 @@ class LiveRouterTest : public QObject {
         QCOMPARE(to_d0, 0);  // the ghosts still hold D0
         QCOMPARE(gaugesOf(c, 0).queued, 3000);
         QCOMPARE(gaugesOf(c, 0).expired_unreported, std::int64_t{0});
+        QCOMPARE(gaugesOf(c, 0).awaiting_report, std::int64_t{3000});  // the snapshot says whose load it is
       } else {
         QVERIFY2(to_d0 >= 60, qPrintable(QString::number(to_d0)));  // about a third of 300
         QCOMPARE(gaugesOf(c, 0).queued, 0);
         QCOMPARE(gaugesOf(c, 0).expired_unreported, std::int64_t{3000});
+        QCOMPARE(gaugesOf(c, 0).awaiting_report, std::int64_t{0});
       }
     }
   }
