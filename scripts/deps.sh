@@ -16,6 +16,8 @@ packages=(
   openssl  # the TLS test makes a throwaway certificate
   libcpp-httplib-dev  # serve --metrics: the Prometheus /metrics endpoint; the live scraper
   libyaml-cpp-dev  # the live cluster file (serve --live)
+  libzmq3-dev cppzmq-dev libmsgpack-cxx-dev  # the engines' KV events (vLLM, SGLang: ZMQ + msgpack)
+  python3-zmq python3-msgpack  # the KV-event tests publish as the engines do
   prometheus  # the metrics test has a real Prometheus scrape it
   slurm-wlm munge  # sweep --executor slurm: its test starts a real single-node Slurm (app.slurm_sweep)
   dpkg-dev binutils  # the .deb: dpkg-shlibdeps for its Depends; strings and readelf in the path checks
