@@ -1,0 +1,189 @@
+#include "backend/live/KvEventSubscriber.h"
+
+#include <zmq.hpp>
+#include <zmq_addon.hpp>
+
+#include <array>
+#include <optional>
+#include <vector>
+
+#include "core/live/KvEventDecoder.h"
+
+namespace kvscope {
+
+namespace {
+
+constexpr std::uint64_t kEndOfReplay = ~std::uint64_t{0};  // upstream's END_SEQ: -1 as 8 bytes
+
+std::uint64_t bigEndian(const zmq::message_t& m) {
+  std::uint64_t v = 0;
+  const auto* p = static_cast<const unsigned char*>(m.data());
+  for (std::size_t i = 0; i < 8; ++i) v = (v << 8) | p[i];
+  return v;
+}
+
+std::string bigEndianBytes(std::uint64_t v) {
+  std::string out(8, '\0');
+  for (int i = 7; i >= 0; --i, v >>= 8) out[static_cast<std::size_t>(i)] = static_cast<char>(v & 0xff);
+  return out;
+}
+
+// Reachability from ZMQ's own view of the connection (the SUB socket never fails on its own).
+class Monitor final : public zmq::monitor_t {
+ public:
+  explicit Monitor(std::function<void(bool, const std::string&)> report, std::string address)
+      : report_(std::move(report)), address_(std::move(address)) {}
+  void on_event_connected(const zmq_event_t&, const char*) override { say(true, ""); }
+  void on_event_connect_retried(const zmq_event_t&, const char*) override {
+    say(false, "no publisher answers at " + address_ + " (connection refused or unreachable); retrying, up to every 10 s");
+  }
+  void on_event_disconnected(const zmq_event_t&, const char*) override {
+    say(false, "the publisher at " + address_ + " closed the connection; retrying");
+  }
+
+ private:
+  void say(bool reachable, const std::string& why) {
+    if (last_ && *last_ == reachable && why == last_why_) return;
+    last_ = reachable;
+    last_why_ = why;
+    if (report_) report_(reachable, why);
+  }
+  std::function<void(bool, const std::string&)> report_;
+  std::string address_;
+  std::optional<bool> last_;
+  std::string last_why_;
+};
+
+}  // namespace
+
+KvEventSubscriber::KvEventSubscriber(Endpoint endpoint, Listener listener)
+    : KvEventSubscriber(std::move(endpoint), std::move(listener), Options{}) {}
+
+KvEventSubscriber::KvEventSubscriber(Endpoint endpoint, Listener listener, Options options)
+    : endpoint_(std::move(endpoint)), listener_(std::move(listener)), options_(options) {}
+
+KvEventSubscriber::~KvEventSubscriber() { stop(); }
+
+void KvEventSubscriber::start() {
+  if (thread_.joinable()) return;
+  thread_ = std::thread([this] { run(); });
+}
+
+void KvEventSubscriber::stop() {
+  stop_ = true;
+  if (thread_.joinable()) thread_.join();
+}
+
+KvEventSubscriber::Counts KvEventSubscriber::counts() const {
+  std::lock_guard lock(mutex_);
+  return counts_;
+}
+
+void KvEventSubscriber::run() {
+  zmq::context_t context(1);
+  zmq::socket_t sub(context, zmq::socket_type::sub);
+  sub.set(zmq::sockopt::linger, 0);
+  sub.set(zmq::sockopt::reconnect_ivl, 500);
+  sub.set(zmq::sockopt::reconnect_ivl_max, 10000);
+  sub.set(zmq::sockopt::maxmsgsize, static_cast<int64_t>(KvEventDecoder::kMaxPayloadBytes + 4096));
+  sub.set(zmq::sockopt::subscribe, endpoint_.topic);
+  static std::atomic<int> monitors{0};
+  Monitor monitor(listener_.health, endpoint_.publisher);
+  monitor.init(sub, "inproc://kvscope-kv-events-monitor-" + std::to_string(monitors++),
+               ZMQ_EVENT_CONNECTED | ZMQ_EVENT_CONNECT_RETRIED | ZMQ_EVENT_DISCONNECTED);
+  sub.connect(endpoint_.publisher);
+
+  std::optional<zmq::socket_t> replay;
+  if (!endpoint_.replay.empty()) {
+    replay.emplace(context, zmq::socket_type::dealer);
+    replay->set(zmq::sockopt::linger, 0);
+    replay->set(zmq::sockopt::maxmsgsize, static_cast<int64_t>(KvEventDecoder::kMaxPayloadBytes + 4096));
+    replay->connect(endpoint_.replay);
+  }
+
+  std::optional<std::uint64_t> expected;  // the next sequence number; unset until the first batch
+  auto count = [&](auto&& f) {
+    std::lock_guard lock(mutex_);
+    f(counts_);
+  };
+  auto deliver = [&](std::uint64_t seq, const zmq::message_t& payload) {
+    std::string why;
+    auto batch = KvEventDecoder::decode(static_cast<const char*>(payload.data()), payload.size(), &why);
+    expected = seq + 1;
+    if (!batch) {
+      count([](Counts& c) { ++c.undecodable; });
+      if (listener_.undecodable) listener_.undecodable(seq, why);
+      return;
+    }
+    count([](Counts& c) { ++c.batches; });
+    if (listener_.batch) listener_.batch(seq, std::move(*batch));
+  };
+  auto lost = [&](std::uint64_t first, std::uint64_t last, const std::string& why) {
+    count([&](Counts& c) { c.lost += last - first + 1; });
+    if (listener_.gap) listener_.gap(first, last, why);
+  };
+  // Asks the replay socket for `from` onwards and delivers, in order, what comes before `until`
+  // (exclusive; kEndOfReplay = no bound). Returns the next sequence number still missing.
+  auto replayFrom = [&](std::uint64_t from, std::uint64_t until, bool attaching) -> std::uint64_t {
+    std::uint64_t next = from;
+    if (!replay) return next;
+    const std::string start = bigEndianBytes(from);
+    std::array<zmq::const_buffer, 2> request{zmq::buffer(std::string_view()), zmq::buffer(start)};
+    if (!zmq::send_multipart(*replay, request, zmq::send_flags::dontwait)) return next;
+    const auto deadline = std::chrono::steady_clock::now() + options_.replay_timeout;
+    while (!stop_) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+      if (left.count() <= 0) break;
+      zmq::pollitem_t item{replay->handle(), 0, ZMQ_POLLIN, 0};
+      zmq::poll(&item, 1, std::min(left, std::chrono::milliseconds(100)));
+      if (!(item.revents & ZMQ_POLLIN)) continue;
+      std::vector<zmq::message_t> frames;
+      if (!zmq::recv_multipart(*replay, std::back_inserter(frames), zmq::recv_flags::dontwait)) continue;
+      // ["", seq, payload] (the ROUTER's identity frame is stripped on the way to a DEALER).
+      if (frames.size() != 3 || frames[1].size() != 8) {
+        count([](Counts& c) { ++c.malformed_frames; });
+        continue;
+      }
+      const std::uint64_t seq = bigEndian(frames[1]);
+      if (seq == kEndOfReplay) return next;
+      if (seq < next || seq >= until) continue;  // already had it, or the live stream will bring it
+      if (attaching && next == from) next = seq;  // history older than the buffer is not a gap
+      if (seq > next) lost(next, seq - 1, "the publisher's replay buffer no longer holds them");
+      count([](Counts& c) { ++c.replayed; });
+      deliver(seq, frames[2]);
+      next = seq + 1;
+    }
+    return next;
+  };
+
+  while (!stop_) {
+    monitor.check_event(0);
+    zmq::pollitem_t item{sub.handle(), 0, ZMQ_POLLIN, 0};
+    zmq::poll(&item, 1, std::chrono::milliseconds(100));
+    if (!(item.revents & ZMQ_POLLIN)) continue;
+    std::vector<zmq::message_t> frames;
+    if (!zmq::recv_multipart(sub, std::back_inserter(frames), zmq::recv_flags::dontwait)) continue;
+    if (frames.size() != 3 || frames[1].size() != 8) {  // [topic, seq, payload] or it is not a batch
+      count([](Counts& c) { ++c.malformed_frames; });
+      continue;
+    }
+    const std::uint64_t seq = bigEndian(frames[1]);
+    if (expected && seq < *expected) {
+      count([](Counts& c) { ++c.duplicates; });
+      continue;
+    }
+    if (!expected && seq > 0 && replay) {
+      // Attaching mid-stream: learn what the publisher still holds, then go on live.
+      expected = replayFrom(0, seq, /*attaching=*/true);
+    } else if (expected && seq > *expected) {
+      const std::uint64_t next = replayFrom(*expected, seq, false);
+      if (next < seq)
+        lost(next, seq - 1,
+             replay ? "replay did not return them (the publisher's buffer moved on, or it did not answer in time)"
+                    : "missed, and the endpoint has no replay socket");
+    }
+    deliver(seq, frames[2]);
+  }
+}
+
+}  // namespace kvscope
