@@ -50,7 +50,9 @@ int serveLive(const ServeArgs& a, const StopSignals& stop_signals) {
   std::size_t logs = config.client_logs.size();
   for (const auto& w : config.workers) logs += w.logs.size();
   const std::string name = config.name;
-  LiveSession session(std::move(config), out.sinks());
+  LiveSession::Options options;
+  options.warn = [](const std::string& line) { spdlog::warn("{}", line); };
+  LiveSession session(std::move(config), out.sinks(), options);
   session.start();
   std::string error;
   auto server = KvscopeServer::start(a.server, out.hub(), session, &error, session.router());

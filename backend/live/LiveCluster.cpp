@@ -104,6 +104,14 @@ void LiveCluster::setUnreported(WorkerId worker, std::int64_t expired, std::int6
   gauges_[static_cast<std::size_t>(worker)].awaiting_report = awaiting;
 }
 
+void LiveCluster::setKvUsed(WorkerId worker, std::int64_t tokens) {
+  std::lock_guard lock(mutex_);
+  if (worker < 0 || static_cast<std::size_t>(worker) >= gauges_.size()) return;
+  WorkerGauges& g = gauges_[static_cast<std::size_t>(worker)];
+  g.kv_used = tokens;
+  g.kv_peak = std::max(g.kv_peak, tokens);
+}
+
 void LiveCluster::setBatchGauges(WorkerId worker, const BatchGauges& b) {
   std::lock_guard lock(mutex_);
   if (worker < 0 || static_cast<std::size_t>(worker) >= gauges_.size()) return;

@@ -59,6 +59,9 @@ LiveSession::LiveSession(ClusterConfig config, std::vector<EventSink*> sinks, Op
   options_.scrape.interval_ms = static_cast<int>(config_.scrape_interval_s * 1000);
   options_.tail.from_start = config_.logs_from_start;
   scraper_ = std::make_unique<MetricsScraper>(std::move(targets), options_.scrape, *cluster_);
+  std::vector<std::size_t> status_index;
+  for (const auto& r : refs) status_index.push_back(layout.statusIndex(r));
+  kv_feeds_ = std::make_unique<KvEventFeeds>(config_, refs, status_index, *cluster_, options_.warn);
   tailer_ = std::make_unique<LogTailer>(
       std::move(paths), options_.tail, [this](std::size_t i, std::string_view l) { onLine(i, l); },
       [this](std::size_t i) { onIdle(i); });
@@ -92,6 +95,7 @@ void LiveSession::start() {
   cluster_->start();
   scraper_->start();
   tailer_->start();
+  kv_feeds_->start();
   snapshots_ = std::thread([this] {
     std::unique_lock lock(mutex_);
     while (running_) {
@@ -122,6 +126,7 @@ void LiveSession::stop() {
   if (snapshots_.joinable()) snapshots_.join();
   scraper_->stop();
   tailer_->stop();
+  kv_feeds_->stop();
   {
     std::lock_guard lock(logs_mutex_);
     for (auto& f : logs_) apply(*f, f->flush());

@@ -22,6 +22,7 @@
 #include "core/live/SchedulerLogReader.h"
 #include "backend/live/WorkerLogFeed.h"
 #include "core/run/LiveRouter.h"
+#include "backend/live/KvEventFeeds.h"
 #include "core/run/LiveRunControl.h"
 
 namespace kvscope {
@@ -34,6 +35,7 @@ class LiveSession : public LiveRunControl {
   struct Options {
     ScrapeOptions scrape;      // interval_ms is taken from the cluster file
     TailOptions tail;          // from_start is taken from the cluster file
+    std::function<void(const std::string&)> warn;  // what the KV event feeds have to say (serve logs it)
   };
 
   LiveSession(ClusterConfig config, std::vector<EventSink*> sinks);
@@ -49,6 +51,8 @@ class LiveSession : public LiveRunControl {
   const ClusterConfig& config() const { return config_; }
   std::vector<LiveWorkerStatus> statuses() const { return cluster_->statuses(); }
   std::vector<LiveLogStats> logStats() const;
+  // Each KV event endpoint's state (the cluster file's kv_events), empty when none is configured.
+  std::vector<KvEventFeeds::FeedStatus> kvEventStatus() const { return kv_feeds_->status(); }
 
   // RunControl
   bool canChangeKnobs() const override { return router_ != nullptr; }  // the knobs are the router's
@@ -85,6 +89,7 @@ class LiveSession : public LiveRunControl {
   std::unique_ptr<MetricsScraper> scraper_;
   std::vector<std::unique_ptr<WorkerLogFeed>> logs_;
   std::unique_ptr<LogTailer> tailer_;
+  std::unique_ptr<KvEventFeeds> kv_feeds_;
   mutable std::mutex logs_mutex_;  // the tailer's thread vs logStats()
   std::thread snapshots_;
   std::mutex mutex_;

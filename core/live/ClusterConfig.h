@@ -12,6 +12,13 @@
 
 namespace kvscope {
 
+// One KV event endpoint of a worker (vLLM or SGLang --kv-events-config): one per data-parallel rank.
+struct KvEventEndpoint {
+  std::string endpoint;  // the engine's PUB socket, tcp://HOST:PORT or ipc://PATH
+  std::string replay;    // its replay (ROUTER) socket; "" when it has none
+  std::string topic;     // the topic it publishes under ("" = every message)
+};
+
 struct LiveWorkerConfig {
   std::string id;                  // "D0", "P0": the name every screen shows
   WorkerRole role = WorkerRole::Decode;
@@ -22,6 +29,7 @@ struct LiveWorkerConfig {
   std::string bootstrap_address;   // prefill: the HOST:PORT decode logs name it by (bootstrap_addr)
   std::string mooncake_address;    // decode: the Mooncake session HOST:PORT prefill logs name it by
   std::int64_t kv_capacity_tokens = 0;  // used until /metrics reports max_total_num_tokens
+  std::vector<KvEventEndpoint> kv_events;  // the engine's KV cache events (exact block state)
   long line = 0;                   // where the worker is declared in the file
 };
 

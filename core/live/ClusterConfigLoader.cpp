@@ -118,8 +118,36 @@ void checkAddress(const Node& n, const std::string& value) {
     if (value[i] < '0' || value[i] > '9') n.fail("expected HOST:PORT with a numeric port, got '" + value + "'");
 }
 
+// tcp://HOST:PORT or ipc://PATH, as ZMQ takes them (the engines' wildcard tcp://*:P is theirs to bind).
+void checkZmqEndpoint(const Node& n, const std::string& value) {
+  if (value.rfind("ipc://", 0) == 0 && value.size() > 6) return;
+  if (value.rfind("tcp://", 0) == 0) {
+    const std::string rest = value.substr(6);
+    const auto colon = rest.rfind(':');
+    if (colon != std::string::npos && colon > 0 && colon + 1 < rest.size() && rest.find('*') == std::string::npos &&
+        rest.find_first_not_of("0123456789", colon + 1) == std::string::npos)
+      return;
+  }
+  n.fail("expected tcp://HOST:PORT or ipc://PATH (the engine's KV event socket), got '" + value + "'");
+}
+
+KvEventEndpoint kvEventEndpoint(const Node& n) {
+  n.onlyKeys({"endpoint", "replay", "topic"});
+  if (!n.node["endpoint"]) n.fail("expected an 'endpoint' (tcp://HOST:PORT, the engine's --kv-events-config endpoint)");
+  KvEventEndpoint e;
+  e.endpoint = n.child("endpoint").text();
+  checkZmqEndpoint(n.child("endpoint"), e.endpoint);
+  if (n.node["replay"]) {
+    e.replay = n.child("replay").text();
+    checkZmqEndpoint(n.child("replay"), e.replay);
+  }
+  if (n.node["topic"]) e.topic = n.child("topic").text();
+  return e;
+}
+
 LiveWorkerConfig worker(const Node& n, const std::string& file) {
-  n.onlyKeys({"id", "role", "metrics", "logs", "mooncake_logs", "metrics_scrapes", "bootstrap", "mooncake", "kv_capacity_tokens"});
+  n.onlyKeys({"id", "role", "metrics", "logs", "mooncake_logs", "metrics_scrapes", "bootstrap", "mooncake", "kv_capacity_tokens",
+              "kv_events"});
   LiveWorkerConfig w;
   w.line = n.line();
   if (!n.node["id"]) n.fail("expected an 'id' (e.g. D0)");
@@ -156,8 +184,17 @@ LiveWorkerConfig worker(const Node& n, const std::string& file) {
     checkAddress(m, w.mooncake_address);
   }
   if (n.node["kv_capacity_tokens"]) w.kv_capacity_tokens = static_cast<std::int64_t>(n.child("kv_capacity_tokens").number(0, 1e12));
-  if (w.metrics_url.empty() && w.logs.empty() && w.mooncake_logs.empty() && w.metrics_scrapes.empty())
-    n.fail("expected 'metrics' or 'logs' (or 'mooncake_logs', 'metrics_scrapes'): otherwise nothing is watched on " + w.id);
+  if (n.node["kv_events"]) {
+    // One endpoint (a mapping) or one per data-parallel rank (a list of them).
+    const Node k = n.child("kv_events");
+    if (k.node.IsSequence())
+      for (std::size_t i = 0; i < k.node.size(); ++i) w.kv_events.push_back(kvEventEndpoint(k.item(i)));
+    else
+      w.kv_events.push_back(kvEventEndpoint(k));
+  }
+  if (w.metrics_url.empty() && w.logs.empty() && w.mooncake_logs.empty() && w.metrics_scrapes.empty() && w.kv_events.empty())
+    n.fail("expected 'metrics' or 'logs' (or 'mooncake_logs', 'metrics_scrapes', 'kv_events'): otherwise nothing is watched on " +
+           w.id);
   return w;
 }
 

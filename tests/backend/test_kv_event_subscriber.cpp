@@ -6,14 +6,13 @@
 // the publisher going away.
 #include <QtTest>
 
-#include <QProcess>
-#include <filesystem>
 #include <mutex>
 
 #include "backend/live/KvEventSubscriber.h"
-#include "tests/support/BuildTree.h"
+#include "tests/support/KvEventPublisher.h"
 
 using namespace kvscope;
+using kvscope::test::Publisher;
 
 namespace {
 
@@ -30,43 +29,6 @@ struct Seen {
     std::lock_guard lock(mutex);
     return f();
   }
-};
-
-class Publisher {
- public:
-  Publisher() {
-    const auto tests = std::filesystem::canonical(kvscope::test::testDataDir()).parent_path();
-    process_.start("/usr/bin/python3", {QString::fromStdString((tests / "backend" / "kv_event_publisher.py").string())});
-    process_.waitForStarted(10000);
-    process_.waitForReadyRead(10000);
-    const QStringList words = QString::fromUtf8(process_.readLine()).split(' ');
-    if (words.size() == 4) {
-      pub = words[1].toStdString();
-      replay = words[3].trimmed().toStdString();
-    }
-  }
-  ~Publisher() {
-    process_.kill();
-    process_.waitForFinished();
-  }
-  // One command; waits for its "ok".
-  bool send(const QString& line) {
-    process_.write((line + "\n").toUtf8());
-    while (process_.canReadLine() || process_.waitForReadyRead(10000))
-      if (process_.readLine().trimmed() == "ok") return true;
-    return false;
-  }
-  QString fixture(const char* name) const {
-    return QString::fromStdString(kvscope::test::testDataPath(std::string("kv_events/") + name));
-  }
-  void quit() {
-    process_.write("quit\n");
-    process_.waitForFinished(10000);
-  }
-  std::string pub, replay;
-
- private:
-  QProcess process_;
 };
 
 }  // namespace

@@ -1,0 +1,83 @@
+#include "backend/live/KvEventFeeds.h"
+
+#include "backend/live/LiveCluster.h"
+
+namespace kvscope {
+
+KvEventFeeds::KvEventFeeds(const ClusterConfig& config, const std::vector<LiveWorkerRef>& refs,
+                           const std::vector<std::size_t>& status_index, LiveCluster& cluster, Warn warn)
+    : cluster_(cluster), warn_(std::move(warn)) {
+  int serving = 0;
+  for (const auto& r : refs) serving += r.worker != kNoWorker;
+  state_ = std::make_unique<KvBlockState>(serving);
+  for (std::size_t i = 0; i < config.workers.size(); ++i) {
+    const LiveWorkerConfig& w = config.workers[i];
+    const LiveWorkerRef& ref = refs[i];
+    if (ref.worker == kNoWorker) {
+      if (!w.kv_events.empty() && warn_) warn_(w.id + ": kv_events of a prefill worker are not followed (the router routes on decode caches)");
+      continue;
+    }
+    const bool events_alone = w.metrics_url.empty();  // then the feeds speak for its KV use and health
+    const std::size_t index = status_index[i];
+    for (const KvEventEndpoint& e : w.kv_events) {
+      auto feed = std::make_unique<Feed>();
+      feed->worker_name = w.id;
+      feed->worker = ref.worker;
+      feed->endpoint = e.endpoint;
+      Feed* f = feed.get();
+      KvEventSubscriber::Listener listener;
+      listener.batch = [this, f, events_alone](std::uint64_t, KvEventBatch batch) {
+        std::vector<EventPayload> out;
+        std::int64_t tokens = 0;
+        {
+          std::lock_guard lock(mutex_);
+          out = state_->apply(f->worker, batch);
+          tokens = state_->tokens(f->worker);
+        }
+        if (!out.empty()) cluster_.post(std::move(out));
+        if (events_alone) cluster_.setKvUsed(f->worker, tokens);
+      };
+      listener.gap = [this, f](std::uint64_t first, std::uint64_t last, const std::string& why) {
+        const std::string text = "batches " + std::to_string(first) + "-" + std::to_string(last) + " lost: " + why;
+        if (warn_) warn_(f->worker_name + " kv_events " + f->endpoint + ": " + text);
+        std::lock_guard lock(mutex_);
+        f->why = text;
+      };
+      listener.health = [this, f, events_alone, index](bool reachable, const std::string& why) {
+        {
+          std::lock_guard lock(mutex_);
+          f->reachable = reachable;
+          if (!reachable) f->why = why;
+        }
+        if (!reachable && warn_) warn_(f->worker_name + " kv_events: " + why);
+        if (events_alone) cluster_.setHealth(index, reachable ? WorkerHealth::Ok : WorkerHealth::Unreachable, why);
+      };
+      listener.undecodable = [this, f](std::uint64_t seq, const std::string& why) {
+        if (warn_) warn_(f->worker_name + " kv_events " + f->endpoint + ": batch " + std::to_string(seq) + " is not a KV event batch: " + why);
+      };
+      feed->subscriber = std::make_unique<KvEventSubscriber>(KvEventSubscriber::Endpoint{e.endpoint, e.replay, e.topic},
+                                                            std::move(listener));
+      feeds_.push_back(std::move(feed));
+    }
+  }
+}
+
+KvEventFeeds::~KvEventFeeds() { stop(); }
+
+void KvEventFeeds::start() {
+  for (auto& f : feeds_) f->subscriber->start();
+}
+
+void KvEventFeeds::stop() {
+  for (auto& f : feeds_) f->subscriber->stop();
+}
+
+std::vector<KvEventFeeds::FeedStatus> KvEventFeeds::status() const {
+  std::vector<FeedStatus> out;
+  std::lock_guard lock(mutex_);
+  for (const auto& f : feeds_)
+    out.push_back({f->worker_name, f->endpoint, f->reachable, f->why, f->subscriber->counts(), state_->blocks(f->worker)});
+  return out;
+}
+
+}  // namespace kvscope

@@ -1,0 +1,60 @@
+#pragma once
+// A live cluster's KV event feeds (the cluster file's per-worker `kv_events`): one
+// KvEventSubscriber per endpoint (per data-parallel rank), all folding into one KvBlockState, whose
+// evictions join the cluster's stream. A worker watched by its events alone (no /metrics) takes its
+// KV use from the blocks it holds, and its health from its feeds; a gap replay could not fill is
+// said (warn) and kept in status(), never skipped silently. Serving workers only: a prefill worker's cache is
+// not what the router routes on.
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "backend/live/KvEventSubscriber.h"
+#include "core/live/ClusterConfig.h"
+#include "core/live/KvBlockState.h"
+#include "core/live/SglangWorkerTracker.h"
+
+namespace kvscope {
+
+class LiveCluster;
+
+class KvEventFeeds {
+ public:
+  // `refs` and `status_index` as LiveClusterLayout gives them, one per config worker.
+  // `warn` (any thread) gets a line for a lost gap, an unreachable endpoint, a batch that is not one.
+  using Warn = std::function<void(const std::string&)>;
+  KvEventFeeds(const ClusterConfig& config, const std::vector<LiveWorkerRef>& refs,
+               const std::vector<std::size_t>& status_index, LiveCluster& cluster, Warn warn = {});
+  ~KvEventFeeds();  // stop()
+  void start();
+  void stop();
+
+  struct FeedStatus {
+    std::string worker, endpoint;
+    bool reachable = false;
+    std::string why;            // the last unreachable reason or gap, "" when all is well
+    KvEventSubscriber::Counts counts;
+    std::size_t blocks = 0;     // the worker's blocks held now (all its feeds)
+  };
+  std::vector<FeedStatus> status() const;
+  bool empty() const { return feeds_.empty(); }
+
+ private:
+  struct Feed {
+    std::string worker_name;
+    WorkerId worker = kNoWorker;
+    std::string endpoint;
+    std::unique_ptr<KvEventSubscriber> subscriber;
+    bool reachable = false;
+    std::string why;
+  };
+  LiveCluster& cluster_;
+  Warn warn_;
+  mutable std::mutex mutex_;  // state_ and the feeds' reachability
+  std::unique_ptr<KvBlockState> state_;
+  std::vector<std::unique_ptr<Feed>> feeds_;
+};
+
+}  // namespace kvscope

@@ -1,0 +1,112 @@
+// A live cluster watched through its engines' KV events: the cluster file gives D0 a kv_events
+// endpoint (and no /metrics), a real ZMQ publisher that behaves as vLLM's and SGLang's sends the
+// SGLang payload fixture (two stores, a removal, a clear), and the cluster's stream then holds the
+// evictions with their tokens, snapshots with D0's KV use from the blocks it holds, and D0's health
+// from its feed. A bad kv_events entry in the cluster file is refused with its line and field.
+#include <QtTest>
+
+#include <QTemporaryDir>
+#include <fstream>
+#include <mutex>
+
+#include "backend/live/LiveSession.h"
+#include "core/live/ClusterConfigLoader.h"
+#include "tests/support/KvEventPublisher.h"
+
+using namespace kvscope;
+using kvscope::test::Publisher;
+
+namespace {
+struct Collect : EventSink {
+  std::mutex mutex;
+  std::vector<Event> events;
+  void onEvent(const Event& e) override {
+    std::lock_guard lock(mutex);
+    events.push_back(e);
+  }
+  template <class T>
+  std::vector<T> of() {
+    std::lock_guard lock(mutex);
+    std::vector<T> out;
+    for (const auto& e : events)
+      if (const auto* x = std::get_if<T>(&e.payload)) out.push_back(*x);
+    return out;
+  }
+};
+}  // namespace
+
+class TestLiveKvEvents : public QObject {
+  Q_OBJECT
+ private slots:
+  void evictionsAndKvUseFromTheEngineEvents() {
+    Publisher publisher;
+    QVERIFY2(!publisher.pub.empty(), "the publisher did not start (python3-zmq)");
+    QTemporaryDir dir;
+    const std::string file = dir.filePath("cluster.yaml").toStdString();
+    std::ofstream(file) << "name: kv-events\nscrape_interval_s: 0.1\nworkers:\n"
+                           "  - id: D0\n    role: decode\n    kv_capacity_tokens: 1000\n"
+                           "    kv_events: {endpoint: "
+                        << publisher.pub << ", replay: " << publisher.replay << ", topic: kv-events}\n";
+    Collect sink;
+    LiveSession session(ClusterConfigLoader::load(file), {&sink});
+    session.start();
+    QTRY_VERIFY_WITH_TIMEOUT(session.statuses().at(0).health == WorkerHealth::Ok, 10000);
+
+    // The fixture's first two events (stores of 101, 102, then 103: 48 tokens) as batch 0, then the
+    // removal and the clear as batch 1, from hand-written payloads in the same (SGLang) form.
+    const QString stores = QString::fromStdString(kvscope::test::testDataPath("kv_events/sglang-array-v0.msgpack"));
+    QVERIFY(publisher.send("publish 0 " + stores));
+    QTRY_VERIFY_WITH_TIMEOUT(!session.kvEventStatus().empty() && session.kvEventStatus()[0].counts.batches == 1, 10000);
+    const auto status = session.kvEventStatus().at(0);
+    QCOMPARE(status.worker, std::string("D0"));
+    QVERIFY(status.reachable);
+    QCOMPARE(status.blocks, std::size_t{0});  // the fixture ends with a clear
+
+    // The two evictions, in the stream: 16 tokens (block 101), then the 32 left at the clear.
+    QTRY_COMPARE_WITH_TIMEOUT(sink.of<Eviction>().size(), std::size_t{2}, 5000);
+    const auto evictions = sink.of<Eviction>();
+    QCOMPARE(evictions[0].worker, 0);
+    QCOMPARE(evictions[0].tokens_freed, std::int64_t{16});
+    QCOMPARE(evictions[0].granularity, EvictionGranularity::Block);
+    QCOMPARE(evictions[1].tokens_freed, std::int64_t{32});
+
+    // Stores alone (batch 2, a stored chain of two blocks): D0's snapshots show the 32 tokens held.
+    // ["BlockStored", [7, 8], nil, [], 16, nil] in [ts, [event]].
+    QVERIFY(publisher.send("raw 1 92cb41da556e401000009196ab426c6f636b53746f726564920708c09010c0"));
+    QTRY_VERIFY_WITH_TIMEOUT(
+        [&] {
+          const auto snaps = sink.of<Snapshot>();
+          return !snaps.empty() && snaps.back().workers.at(0).kv_used == 32;
+        }(),
+        10000);
+    QCOMPARE(sink.of<Snapshot>().back().workers.at(0).kv_capacity, std::int64_t{1000});
+    session.stop();
+  }
+
+  void badEndpointsAreRefusedWithTheField_data() {
+    QTest::addColumn<QString>("entry");
+    QTest::addColumn<QString>("error");
+    QTest::newRow("wildcard") << "{endpoint: 'tcp://*:5557'}" << "field 'workers[0].kv_events.endpoint': expected tcp://HOST:PORT";
+    QTest::newRow("no port") << "{endpoint: 'tcp://10.0.0.1'}" << "expected tcp://HOST:PORT";
+    QTest::newRow("http") << "{endpoint: 'http://10.0.0.1:5557'}" << "expected tcp://HOST:PORT";
+    QTest::newRow("no endpoint") << "{replay: 'tcp://10.0.0.1:5558'}" << "expected an 'endpoint'";
+    QTest::newRow("unknown key") << "{endpoint: 'tcp://10.0.0.1:5557', hwm: 5}" << "hwm";
+    QTest::newRow("bad replay in a list") << "[{endpoint: 'tcp://10.0.0.1:5557', replay: 'x'}]"
+                                          << "field 'workers[0].kv_events[0].replay': expected tcp://HOST:PORT";
+  }
+  void badEndpointsAreRefusedWithTheField() {
+    QFETCH(QString, entry);
+    QFETCH(QString, error);
+    const std::string text = "workers:\n  - {id: D0, role: decode, kv_events: " + entry.toStdString() + "}\n";
+    std::string got = "accepted";
+    try {
+      ClusterConfigLoader::parse(text, "c.yaml");
+    } catch (const std::exception& e) {
+      got = e.what();
+    }
+    QVERIFY2(got.find(error.toStdString()) != std::string::npos, got.c_str());
+  }
+};
+
+QTEST_GUILESS_MAIN(TestLiveKvEvents)
+#include "test_live_kv_events.moc"
