@@ -22,6 +22,7 @@ Command addCompare(CLI::App& app);
 Command addMark(CLI::App& app);
 Command addImport(CLI::App& app);
 Command addLogs(CLI::App& app);
+Command addKvEvents(CLI::App& app);
 Command addCalibrate(CLI::App& app);  // the group; its subcommands: cli/CalibrateCommands.h
 
 }  // namespace kvscope::cli

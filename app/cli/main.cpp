@@ -1,5 +1,5 @@
 // kvscope-cli: the headless side of KVScope (simulate, scenarios, policies, report, export, serve, tail, sweep,
-// compare, mark, import, logs, calibrate).
+// compare, mark, import, logs, kv-events, calibrate).
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -39,6 +39,7 @@ int main(int argc, char** argv) {
   commands.add(kvscope::cli::addMark);
   commands.add(kvscope::cli::addImport);
   commands.add(kvscope::cli::addLogs);
+  commands.add(kvscope::cli::addKvEvents);
   commands.add(kvscope::cli::addCalibrate);
   try {
     app.parse(argc, argv);

@@ -118,16 +118,8 @@ void checkAddress(const Node& n, const std::string& value) {
     if (value[i] < '0' || value[i] > '9') n.fail("expected HOST:PORT with a numeric port, got '" + value + "'");
 }
 
-// tcp://HOST:PORT or ipc://PATH, as ZMQ takes them (the engines' wildcard tcp://*:P is theirs to bind).
 void checkZmqEndpoint(const Node& n, const std::string& value) {
-  if (value.rfind("ipc://", 0) == 0 && value.size() > 6) return;
-  if (value.rfind("tcp://", 0) == 0) {
-    const std::string rest = value.substr(6);
-    const auto colon = rest.rfind(':');
-    if (colon != std::string::npos && colon > 0 && colon + 1 < rest.size() && rest.find('*') == std::string::npos &&
-        rest.find_first_not_of("0123456789", colon + 1) == std::string::npos)
-      return;
-  }
+  if (kvEventEndpointProblem(value).empty()) return;
   n.fail("expected tcp://HOST:PORT or ipc://PATH (the engine's KV event socket), got '" + value + "'");
 }
 
@@ -265,6 +257,17 @@ ClusterConfig ClusterConfigLoader::parse(const std::string& text, const std::str
 
 ClusterConfig ClusterConfigLoader::load(const std::string& path) {
   return parse(InputFile::readAll(path), path);
+}
+
+std::string kvEventEndpointProblem(const std::string& value) {
+  if (value.rfind("ipc://", 0) == 0) return value.size() > 6 ? "" : "no path after ipc://";
+  if (value.rfind("tcp://", 0) != 0) return "not tcp:// or ipc://";
+  const std::string rest = value.substr(6);
+  if (rest.find('*') != std::string::npos) return "a wildcard is the publisher's to bind; give its host";
+  const auto colon = rest.rfind(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == rest.size()) return "no HOST:PORT";
+  if (rest.find_first_not_of("0123456789", colon + 1) != std::string::npos) return "the port is not a number";
+  return "";
 }
 
 }  // namespace kvscope

@@ -15,4 +15,8 @@ class ClusterConfigLoader {
   static ClusterConfig parse(const std::string& text, const std::string& file);
 };
 
+// "" when `endpoint` is one a KV event subscriber can connect to (tcp://HOST:PORT or ipc://PATH),
+// else what is wrong with it. The engines' own wildcard (tcp://*:5557) is theirs to bind, not ours.
+std::string kvEventEndpointProblem(const std::string& endpoint);
+
 }  // namespace kvscope
