@@ -7,33 +7,16 @@
 
 #include <QTemporaryDir>
 #include <fstream>
-#include <mutex>
 
 #include "backend/live/LiveSession.h"
 #include "core/live/ClusterConfigLoader.h"
 #include "tests/support/KvEventPublisher.h"
+#include "tests/support/LockedEventLog.h"
 
 using namespace kvscope;
 using kvscope::test::Publisher;
+using Collect = kvscope::test::LockedEventLog;
 
-namespace {
-struct Collect : EventSink {
-  std::mutex mutex;
-  std::vector<Event> events;
-  void onEvent(const Event& e) override {
-    std::lock_guard lock(mutex);
-    events.push_back(e);
-  }
-  template <class T>
-  std::vector<T> of() {
-    std::lock_guard lock(mutex);
-    std::vector<T> out;
-    for (const auto& e : events)
-      if (const auto* x = std::get_if<T>(&e.payload)) out.push_back(*x);
-    return out;
-  }
-};
-}  // namespace
 
 class TestLiveKvEvents : public QObject {
   Q_OBJECT
