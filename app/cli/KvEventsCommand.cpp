@@ -118,6 +118,10 @@ Command addKvEvents(CLI::App& app) {
       l.health = [p](bool reachable, const std::string& why) {
         p->print({{"kind", "health"}, {"reachable", reachable}, {"why", why}});
       };
+      l.restarted = [p] {
+        p->state.forget(0);
+        p->print({{"kind", "restarted"}});
+      };
       l.undecodable = [p](std::uint64_t seq, const std::string& why) {
         p->print({{"kind", "undecodable"}, {"seq", seq}, {"why", printableText(why)}});
       };
@@ -134,6 +138,7 @@ Command addKvEvents(CLI::App& app) {
       const auto c = w->subscriber->counts();
       const auto& s = w->state.counts(0);
       w->print({{"kind", "summary"}, {"batches", c.batches}, {"replayed", c.replayed}, {"duplicates", c.duplicates},
+                {"restarts", c.restarts},
                 {"lost", c.lost}, {"undecodable", c.undecodable}, {"cached_blocks", w->state.blocks(0)},
                 {"stored", s.stored}, {"removed", s.removed}, {"cleared", s.cleared}, {"other_tiers", s.other_tiers}});
     }

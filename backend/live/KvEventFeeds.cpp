@@ -52,6 +52,14 @@ KvEventFeeds::KvEventFeeds(const ClusterConfig& config, const std::vector<LiveWo
         if (!reachable && warn_) warn_(f->worker_name + " kv_events: " + why);
         if (events_alone) cluster_.setHealth(index, reachable ? WorkerHealth::Ok : WorkerHealth::Unreachable, why);
       };
+      listener.restarted = [this, f, events_alone]() {
+        if (warn_) warn_(f->worker_name + " kv_events " + f->endpoint + ": the publisher started over (engine restart): its blocks are forgotten");
+        {
+          std::lock_guard lock(mutex_);
+          state_->forget(f->worker);
+        }
+        if (events_alone) cluster_.setKvUsed(f->worker, 0);
+      };
       listener.undecodable = [this, f](std::uint64_t seq, const std::string& why) {
         if (warn_) warn_(f->worker_name + " kv_events " + f->endpoint + ": batch " + std::to_string(seq) + " is not a KV event batch: " + why);
       };

@@ -33,7 +33,11 @@ class Monitor final : public zmq::monitor_t {
  public:
   explicit Monitor(std::function<void(bool, const std::string&)> report, std::string address)
       : report_(std::move(report)), address_(std::move(address)) {}
-  void on_event_connected(const zmq_event_t&, const char*) override { say(true, ""); }
+  bool reconnected = false;  // connected again after a disconnect: the publisher may be a new process
+  void on_event_connected(const zmq_event_t&, const char*) override {
+    if (last_ && !*last_) reconnected = true;
+    say(true, "");
+  }
   void on_event_connect_retried(const zmq_event_t&, const char*) override {
     say(false, "no publisher answers at " + address_ + " (connection refused or unreachable); retrying, up to every 10 s");
   }
@@ -157,7 +161,8 @@ void KvEventSubscriber::run() {
   };
 
   while (!stop_) {
-    monitor.check_event(0);
+    while (monitor.check_event(0)) {
+    }
     zmq::pollitem_t item{sub.handle(), 0, ZMQ_POLLIN, 0};
     zmq::poll(&item, 1, std::chrono::milliseconds(100));
     if (!(item.revents & ZMQ_POLLIN)) continue;
@@ -168,6 +173,14 @@ void KvEventSubscriber::run() {
       continue;
     }
     const std::uint64_t seq = bigEndian(frames[1]);
+    // Below where we are, after a reconnect or from 0: a restarted publisher, not a duplicate
+    // (upstream numbers every publisher from 0 and keeps no epoch on the wire).
+    if (expected && seq < *expected && (monitor.reconnected || (seq == 0 && *expected > 1))) {
+      count([](Counts& c) { ++c.restarts; });
+      if (listener_.restarted) listener_.restarted();
+      expected.reset();
+    }
+    monitor.reconnected = false;
     if (expected && seq < *expected) {
       count([](Counts& c) { ++c.duplicates; });
       continue;

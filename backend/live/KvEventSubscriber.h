@@ -11,7 +11,8 @@
 // reported as a gap, never skipped silently. On attach the subscriber asks for replay from 0, so it
 // starts from as much history as the publisher holds (what is older is not a gap: it was before us).
 // Reachability comes from ZMQ's socket monitor: connected, or retrying (ZMQ reconnects with backoff
-// from 0.5 s up to 10 s) with the reason. Everything runs on one thread of its own; the listener's
+// from 0.5 s up to 10 s) with the reason. A publisher that comes back numbering from below where it
+// was (after a reconnect, or from 0) is a restarted engine: said, and followed from its new start. Everything runs on one thread of its own; the listener's
 // callbacks are called there, in order.
 #include <atomic>
 #include <chrono>
@@ -41,9 +42,12 @@ class KvEventSubscriber {
     std::function<void(std::uint64_t first, std::uint64_t last, const std::string& why)> gap;
     std::function<void(bool reachable, const std::string& why)> health;
     std::function<void(std::uint64_t seq, const std::string& why)> undecodable;
+    // The publisher started over (an engine restart: its sequence numbers begin again after a
+    // reconnect): what it held before is gone, and batches are followed from its new start.
+    std::function<void()> restarted;
   };
   struct Counts {
-    std::uint64_t batches = 0, duplicates = 0, replayed = 0, lost = 0, undecodable = 0, malformed_frames = 0;
+    std::uint64_t batches = 0, duplicates = 0, replayed = 0, lost = 0, undecodable = 0, malformed_frames = 0, restarts = 0;
   };
 
   KvEventSubscriber(Endpoint endpoint, Listener listener);

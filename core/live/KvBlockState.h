@@ -40,6 +40,8 @@ class KvBlockState {
   // The length of the chain of held blocks ending at `key` (0 when `key` is not held).
   std::size_t chainLength(WorkerId worker, KvBlockKey key) const;
   const Counts& counts(WorkerId worker) const { return at(worker).counts; }
+  // The worker's engine restarted: what it held is gone (not evicted: no event), counts kept.
+  void forget(WorkerId worker) { at(worker).blocks = {}; }
 
  private:
   static constexpr KvBlockKey kNoParent = 0;  // a chain's first block (an engine hash of 0 is as good as none)

@@ -12,7 +12,8 @@ Driven line by line from stdin so a test can stage what a subscriber misses:
   resend SEQ            send a buffered batch again (a duplicate)
   raw SEQ HEX           buffer and send these bytes (not a batch)
   quit
-Prints "pub tcp://127.0.0.1:P replay tcp://127.0.0.1:R" once bound, then "ok" after each line."""
+Prints "pub tcp://127.0.0.1:P replay tcp://127.0.0.1:R" once bound, then "ok" after each line.
+With two arguments, PUB_PORT REPLAY_PORT, it binds those (an engine restarted on its own ports)."""
 import sys
 import zmq
 
@@ -23,9 +24,14 @@ END_SEQ = (-1).to_bytes(8, "big", signed=True)
 def main():
     ctx = zmq.Context.instance()
     pub = ctx.socket(zmq.PUB)
-    pub_port = pub.bind_to_random_port("tcp://127.0.0.1")
     router = ctx.socket(zmq.ROUTER)
-    replay_port = router.bind_to_random_port("tcp://127.0.0.1")
+    if len(sys.argv) == 3:  # the ports of a publisher this one restarts
+        pub_port, replay_port = int(sys.argv[1]), int(sys.argv[2])
+        pub.bind("tcp://127.0.0.1:%d" % pub_port)
+        router.bind("tcp://127.0.0.1:%d" % replay_port)
+    else:
+        pub_port = pub.bind_to_random_port("tcp://127.0.0.1")
+        replay_port = router.bind_to_random_port("tcp://127.0.0.1")
     print("pub tcp://127.0.0.1:%d replay tcp://127.0.0.1:%d" % (pub_port, replay_port), flush=True)
     buffer = {}
     poller = zmq.Poller()

@@ -2,8 +2,8 @@
 // ZmqEventPublisher (tests/backend/kv_event_publisher.py: PUB [topic, seq, payload] and a ROUTER
 // replay socket), sending the engines' own payloads (tests/data/kv_events). The test stages what a
 // subscriber meets: batches sent before its subscription took, one dropped by the PUB socket but
-// still in the replay buffer, one gone from both, a duplicate, a payload that is not a batch, and
-// the publisher going away.
+// still in the replay buffer, one gone from both, a duplicate, a payload that is not a batch, the
+// publisher going away, and an engine restarted on the same ports numbering from 0 again.
 #include <QtTest>
 
 #include <mutex>
@@ -23,6 +23,7 @@ struct Seen {
   std::vector<std::string> gaps;
   std::vector<std::uint64_t> undecodable;
   bool reachable = false;
+  int restarts = 0;
   std::string why;
   template <class F>
   auto with(F f) {
@@ -36,7 +37,7 @@ struct Seen {
 class TestKvEventSubscriber : public QObject {
   Q_OBJECT
  private slots:
-  void replaysGapsDropsDuplicatesAndSaysWhatIsLost() {
+  void gapsDuplicatesLossesAndARestart() {
     Publisher publisher;
     QVERIFY2(!publisher.pub.empty(), "the publisher did not start (python3-zmq)");
     Seen seen;
@@ -57,6 +58,7 @@ class TestKvEventSubscriber : public QObject {
       });
     };
     listener.undecodable = [&](std::uint64_t seq, const std::string&) { seen.with([&] { seen.undecodable.push_back(seq); }); };
+    listener.restarted = [&] { seen.with([&] { ++seen.restarts; }); };
     KvEventSubscriber subscriber({publisher.pub, publisher.replay, "kv-events"}, listener);
     subscriber.start();
     QTRY_VERIFY_WITH_TIMEOUT(seen.with([&] { return seen.reachable; }), 10000);
@@ -96,6 +98,20 @@ class TestKvEventSubscriber : public QObject {
     publisher.quit();
     QTRY_VERIFY_WITH_TIMEOUT(seen.with([&] { return !seen.reachable; }), 10000);
     seen.with([&] { QVERIFY2(seen.why.find(publisher.pub) != std::string::npos, seen.why.c_str()); });
+
+    // The engine restarts on the same ports and numbers from 0 again: not duplicates of what came
+    // before, but a new start, said once and followed (its batch 0 from replay if the PUB dropped it).
+    Publisher again(publisher.ports());
+    QVERIFY2(again.pub == publisher.pub, again.pub.c_str());
+    QTRY_VERIFY_WITH_TIMEOUT(seen.with([&] { return seen.reachable; }), 15000);
+    QVERIFY(again.send("publish 0 " + sglang));
+    QVERIFY(again.send("publish 1 " + vllm));
+    QTRY_VERIFY_WITH_TIMEOUT(seen.with([&] { return seen.seqs.size() >= 9 && seen.seqs.back() == 1; }), 10000);
+    seen.with([&] {
+      QCOMPARE(seen.restarts, 1);
+      QCOMPARE(std::vector<std::uint64_t>(seen.seqs.end() - 2, seen.seqs.end()), (std::vector<std::uint64_t>{0, 1}));
+    });
+    QCOMPARE(subscriber.counts().restarts, std::uint64_t{1});
     subscriber.stop();
   }
 
