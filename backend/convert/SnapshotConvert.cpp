@@ -57,6 +57,7 @@ void toProto(const Snapshot& in, v1::Snapshot* out) {
     p->set_kv_capacity_violations(g.kv_capacity_violations);
     p->set_expired_unreported(g.expired_unreported);
     p->set_awaiting_report(g.awaiting_report);
+    p->set_kv_event_blocks(g.kv_event_blocks);
   }
   out->mutable_links()->Reserve(static_cast<int>(in.links.size()));
   for (const auto& l : in.links) {
@@ -89,6 +90,7 @@ bool fromProto(const v1::Snapshot& in, Snapshot* out, std::string* error) {
     g.kv_capacity_violations = p.kv_capacity_violations();
     g.expired_unreported = p.expired_unreported();
     g.awaiting_report = p.awaiting_report();
+    g.kv_event_blocks = p.kv_event_blocks();
     g.running = p.running();
     g.queued = p.queued();
     g.resident_sessions = p.resident_sessions();

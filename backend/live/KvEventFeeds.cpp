@@ -28,14 +28,15 @@ KvEventFeeds::KvEventFeeds(const ClusterConfig& config, const std::vector<LiveWo
       KvEventSubscriber::Listener listener;
       listener.batch = [this, f, events_alone](std::uint64_t, KvEventBatch batch) {
         std::vector<EventPayload> out;
-        std::int64_t tokens = 0;
+        std::int64_t tokens = 0, blocks = 0;
         {
           std::lock_guard lock(mutex_);
           out = state_->apply(f->worker, batch);
           tokens = state_->tokens(f->worker);
+          blocks = static_cast<std::int64_t>(state_->blocks(f->worker));
         }
         if (!out.empty()) cluster_.post(std::move(out));
-        if (events_alone) cluster_.setKvUsed(f->worker, tokens);
+        cluster_.setKvEventBlocks(f->worker, blocks, tokens, events_alone);
       };
       listener.gap = [this, f](std::uint64_t first, std::uint64_t last, const std::string& why) {
         const std::string text = "batches " + std::to_string(first) + "-" + std::to_string(last) + " lost: " + why;
@@ -58,7 +59,7 @@ KvEventFeeds::KvEventFeeds(const ClusterConfig& config, const std::vector<LiveWo
           std::lock_guard lock(mutex_);
           state_->forget(f->worker);
         }
-        if (events_alone) cluster_.setKvUsed(f->worker, 0);
+        cluster_.setKvEventBlocks(f->worker, 0, 0, events_alone);
       };
       listener.undecodable = [this, f](std::uint64_t seq, const std::string& why) {
         if (warn_) warn_(f->worker_name + " kv_events " + f->endpoint + ": batch " + std::to_string(seq) + " is not a KV event batch: " + why);

@@ -85,7 +85,7 @@ void LiveCluster::setGauges(const WorkerGauges& g, SimTime asked_at) {
   crashed_at = -1;
   last_batch_at_[static_cast<std::size_t>(g.worker)] = -1;  // /metrics speaks for the worker now
   const std::int32_t bindings = slot.bindings, resident = slot.resident_sessions;
-  const std::int64_t expired = slot.expired_unreported, awaiting = slot.awaiting_report;
+  const std::int64_t expired = slot.expired_unreported, awaiting = slot.awaiting_report, event_blocks = slot.kv_event_blocks;
   slot = g;
   slot.kv_peak = std::max(g.kv_peak, g.kv_used);
   // What /metrics does not know (router bindings, resident sessions) stays as the router said.
@@ -93,6 +93,7 @@ void LiveCluster::setGauges(const WorkerGauges& g, SimTime asked_at) {
   slot.resident_sessions = resident;
   slot.expired_unreported = expired;
   slot.awaiting_report = awaiting;
+  slot.kv_event_blocks = event_blocks;
   slot.alive = true;
   if (was_down && started_ && !finished_) emitLocked(WorkerRestarted{g.worker});
 }
@@ -104,10 +105,12 @@ void LiveCluster::setUnreported(WorkerId worker, std::int64_t expired, std::int6
   gauges_[static_cast<std::size_t>(worker)].awaiting_report = awaiting;
 }
 
-void LiveCluster::setKvUsed(WorkerId worker, std::int64_t tokens) {
+void LiveCluster::setKvEventBlocks(WorkerId worker, std::int64_t blocks, std::int64_t tokens, bool set_kv_used) {
   std::lock_guard lock(mutex_);
   if (worker < 0 || static_cast<std::size_t>(worker) >= gauges_.size()) return;
   WorkerGauges& g = gauges_[static_cast<std::size_t>(worker)];
+  g.kv_event_blocks = blocks;
+  if (!set_kv_used) return;
   g.kv_used = tokens;
   g.kv_peak = std::max(g.kv_peak, tokens);
 }

@@ -52,9 +52,9 @@ class LiveCluster {
   // How many requests the router forgot unreported on `worker` so far, and how many still await
   // their report (the router knows, /metrics does not): carried in every Snapshot from now on.
   void setUnreported(WorkerId worker, std::int64_t expired, std::int64_t awaiting);
-  // A serving worker's KV use from the blocks its engine's KV events say it holds (a worker watched
-  // by its events alone: /metrics, when scraped, speaks for it instead).
-  void setKvUsed(WorkerId worker, std::int64_t tokens);
+  // The blocks a serving worker's engine holds per its KV events; with `set_kv_used` (a worker watched
+  // by its events alone: /metrics, when scraped, speaks for it instead) also its KV use, `tokens`.
+  void setKvEventBlocks(WorkerId worker, std::int64_t blocks, std::int64_t tokens, bool set_kv_used);
   // The health a scraper saw for a worker (any role), by the index in `workerNames()`.
   void setHealth(std::size_t index, WorkerHealth health, std::string reason);
   // Emits a Snapshot of every serving worker's newest gauges. A worker whose load comes from batch

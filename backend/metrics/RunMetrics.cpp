@@ -274,6 +274,10 @@ std::string RunMetrics::render() const {
          "Requests the live router routed to the worker that still wait for their report (load until it comes).");
   for (std::size_t i = 0; i < s.workers.size(); ++i)
     if (s.workers[i].has_gauges) sample(out, "kvscope_awaiting_report", labels[i], s.workers[i].gauges.awaiting_report);
+  family(out, "kvscope_kv_event_blocks", "gauge",
+         "Blocks the worker's engine holds in its KV cache, from its KV events (vLLM/SGLang --kv-events-config).");
+  for (std::size_t i = 0; i < s.workers.size(); ++i)
+    if (s.workers[i].has_gauges) sample(out, "kvscope_kv_event_blocks", labels[i], s.workers[i].gauges.kv_event_blocks);
   perWorker("kvscope_prefix_cache_queries_total",
             "Prompt tokens of completed requests whose cache hit is known (as vllm:prefix_cache_queries); the lab's "
             "APC is hits / queries.",

@@ -279,6 +279,8 @@ struct WorkerGauges {
   // Live router: requests routed here still waiting for their report (each counts as load until it
   // comes or expires): the part of the load only the client's word can clear.
   std::int64_t awaiting_report = 0;
+  // Live: the blocks the worker's engine says it holds, from its KV events (0 without a feed).
+  std::int64_t kv_event_blocks = 0;
 };
 
 struct LinkGauges {

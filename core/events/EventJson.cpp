@@ -111,7 +111,8 @@ json eventToJson(const Event& e) {
                                       {"kv_evictable", g.kv_evictable}, {"retracted_total", g.retracted_total},
                                       {"kv_capacity_violations", g.kv_capacity_violations},
                                       {"expired_unreported", g.expired_unreported},
-                                      {"awaiting_report", g.awaiting_report}});
+                                      {"awaiting_report", g.awaiting_report},
+                                      {"kv_event_blocks", g.kv_event_blocks}});
             for (const auto& l : s.links)
               j["links"].push_back({{"prefill", l.prefill}, {"worker", l.worker}, {"queue_depth", l.queue_depth},
                                     {"bytes_in_flight", l.bytes_in_flight}, {"state", toString(l.state)}});

@@ -63,6 +63,7 @@ class TestLiveKvEvents : public QObject {
         }(),
         10000);
     QCOMPARE(sink.of<Snapshot>().back().workers.at(0).kv_capacity, std::int64_t{1000});
+    QCOMPARE(sink.of<Snapshot>().back().workers.at(0).kv_event_blocks, std::int64_t{2});
     session.stop();
   }
 

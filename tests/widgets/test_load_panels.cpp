@@ -42,7 +42,36 @@ class LoadPanelsTest : public QObject {
   void kvChartDrawsDecimatedPointsWithThePeak();
   void linkGridShowsDeadLinksWithReason();
   void latencyPanelMatchesTheStore();
+  void kvUseSaysTheBlocksTheEngineHolds();
 };
+
+// A live worker followed through its engine's KV events: the KV use cell says how many blocks the
+// engine holds; one without a feed says only its tokens.
+void LoadPanelsTest::kvUseSaysTheBlocksTheEngineHolds() {
+  ViewState view;
+  DecodeLoadPanel panel(view);
+  TelemetryStore store;
+  RunStarted run;
+  run.scenario = "live";
+  run.workers = {{"D0", WorkerRole::Decode, 1000}, {"D1", WorkerRole::Decode, 1000}};
+  Snapshot s;
+  WorkerGauges d0, d1;
+  d0.worker = 0;
+  d0.kv_used = 32;
+  d0.kv_capacity = 1000;
+  d0.kv_event_blocks = 2;
+  d1.worker = 1;
+  d1.kv_capacity = 1000;
+  s.workers = {d0, d1};
+  store.ingest({Event{0, 0, run}, Event{1, secondsToTime(1), s}});
+  panel.refresh(store);
+  DecodeLoadModel& model = panel.model();
+  QCOMPARE(model.rowCount(), 2);
+  const QString fed = model.data(model.index(model.rowOfWorker("D0"), DecodeLoadModel::KvUse), Qt::ToolTipRole).toString();
+  QVERIFY2(fed.contains("32 tokens in use; its engine holds 2 cached blocks (from its KV events)"), qPrintable(fed));
+  const QString plain = model.data(model.index(model.rowOfWorker("D1"), DecodeLoadModel::KvUse), Qt::ToolTipRole).toString();
+  QVERIFY2(!plain.contains("cached blocks"), qPrintable(plain));
+}
 
 void LoadPanelsTest::coldDecodeWorkerIsMarked_data() {
   QTest::addColumn<QString>("scenario");

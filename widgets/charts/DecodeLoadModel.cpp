@@ -51,6 +51,8 @@ void DecodeLoadModel::refresh(const TelemetryStore& store) {
     r.sessions = w.latest.resident_sessions;
     r.pending_seeds = w.latest.pending_seeds;
     r.kv_use = w.latest.kv_capacity > 0 ? static_cast<double>(w.latest.kv_used) / static_cast<double>(w.latest.kv_capacity) : 0;
+    r.kv_event_blocks = w.latest.kv_event_blocks;
+    r.kv_used = w.latest.kv_used;
     total += w.admitted;
     rows.push_back(std::move(r));
   }
@@ -147,6 +149,11 @@ QVariant DecodeLoadModel::data(const QModelIndex& index, int role) const {
     return QStringLiteral("%1: %2. The cold-D pattern: raise the load-floor bonus K or use exclusive-overlap.")
         .arg(r.name, QString::fromStdString(r.state.cause));
   if (role == Qt::ToolTipRole && index.column() == State) return QString::fromStdString(r.state.cause);
+  if (role == Qt::ToolTipRole && index.column() == KvUse)
+    return r.kv_event_blocks > 0
+               ? QStringLiteral("%1: %2 tokens in use; its engine holds %3 cached blocks (from its KV events)")
+                     .arg(r.name).arg(r.kv_used).arg(r.kv_event_blocks)
+               : QStringLiteral("%1: %2 tokens in use").arg(r.name).arg(r.kv_used);
   // A worker picked for the charts: its name cell in the selection colour.
   const bool selected = index.column() == Worker && selected_.contains(r.name);
   if (role == Qt::BackgroundRole && selected) return QGuiApplication::palette().brush(QPalette::Highlight);

@@ -10,6 +10,7 @@
 #include <QColor>
 #include <QStringList>
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <string>
@@ -70,6 +71,7 @@ class DecodeLoadModel : public QAbstractTableModel {
     double share = 0;
     int running = 0, queued = 0, sessions = 0, pending_seeds = 0;
     double kv_use = 0;
+    std::int64_t kv_used = 0, kv_event_blocks = 0;  // tokens; blocks per the engine's KV events (0: no feed)
   };
   std::vector<Row> rows_;
   std::map<std::string, std::string> health_;
