@@ -97,13 +97,7 @@ void KvEventSubscriber::run() {
                ZMQ_EVENT_CONNECTED | ZMQ_EVENT_CONNECT_RETRIED | ZMQ_EVENT_DISCONNECTED);
   sub.connect(endpoint_.publisher);
 
-  std::optional<zmq::socket_t> replay;
-  if (!endpoint_.replay.empty()) {
-    replay.emplace(context, zmq::socket_type::dealer);
-    replay->set(zmq::sockopt::linger, 0);
-    replay->set(zmq::sockopt::maxmsgsize, static_cast<int64_t>(KvEventDecoder::kMaxPayloadBytes + 4096));
-    replay->connect(endpoint_.replay);
-  }
+  const bool replay = !endpoint_.replay.empty();
 
   std::optional<std::uint64_t> expected;  // the next sequence number; unset until the first batch
   auto count = [&](auto&& f) {
@@ -128,21 +122,29 @@ void KvEventSubscriber::run() {
   };
   // Asks the replay socket for `from` onwards and delivers, in order, what comes before `until`
   // (exclusive; kEndOfReplay = no bound). Returns the next sequence number still missing.
+  // A socket of its own per request: the replies (and the end marker) of an earlier request that
+  // ran out of time can never be taken for this one's. The timeout is an idle one: a long replay
+  // that keeps answering runs to its end.
   auto replayFrom = [&](std::uint64_t from, std::uint64_t until, bool attaching) -> std::uint64_t {
     std::uint64_t next = from;
     if (!replay) return next;
+    zmq::socket_t dealer(context, zmq::socket_type::dealer);
+    dealer.set(zmq::sockopt::linger, 0);
+    dealer.set(zmq::sockopt::maxmsgsize, static_cast<int64_t>(KvEventDecoder::kMaxPayloadBytes + 4096));
+    dealer.connect(endpoint_.replay);
     const std::string start = bigEndianBytes(from);
     std::array<zmq::const_buffer, 2> request{zmq::buffer(std::string_view()), zmq::buffer(start)};
-    if (!zmq::send_multipart(*replay, request, zmq::send_flags::dontwait)) return next;
-    const auto deadline = std::chrono::steady_clock::now() + options_.replay_timeout;
+    if (!zmq::send_multipart(dealer, request, zmq::send_flags::dontwait)) return next;
+    auto deadline = std::chrono::steady_clock::now() + options_.replay_timeout;
     while (!stop_) {
       const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
       if (left.count() <= 0) break;
-      zmq::pollitem_t item{replay->handle(), 0, ZMQ_POLLIN, 0};
+      zmq::pollitem_t item{dealer.handle(), 0, ZMQ_POLLIN, 0};
       zmq::poll(&item, 1, std::min(left, std::chrono::milliseconds(100)));
       if (!(item.revents & ZMQ_POLLIN)) continue;
       std::vector<zmq::message_t> frames;
-      if (!zmq::recv_multipart(*replay, std::back_inserter(frames), zmq::recv_flags::dontwait)) continue;
+      if (!zmq::recv_multipart(dealer, std::back_inserter(frames), zmq::recv_flags::dontwait)) continue;
+      deadline = std::chrono::steady_clock::now() + options_.replay_timeout;
       // ["", seq, payload] (the ROUTER's identity frame is stripped on the way to a DEALER).
       if (frames.size() != 3 || frames[1].size() != 8) {
         count([](Counts& c) { ++c.malformed_frames; });

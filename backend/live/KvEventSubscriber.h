@@ -34,7 +34,7 @@ class KvEventSubscriber {
     std::string topic;      // prefix filter; "" = every message
   };
   struct Options {
-    std::chrono::milliseconds replay_timeout{2000};  // for the replay socket's end marker
+    std::chrono::milliseconds replay_timeout{2000};  // the most the replay socket may stay silent before its end marker
   };
   struct Listener {
     std::function<void(std::uint64_t seq, KvEventBatch batch)> batch;
