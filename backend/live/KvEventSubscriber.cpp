@@ -34,6 +34,7 @@ class Monitor final : public zmq::monitor_t {
   explicit Monitor(std::function<void(bool, const std::string&)> report, std::string address)
       : report_(std::move(report)), address_(std::move(address)) {}
   bool reconnected = false;  // connected again after a disconnect: the publisher may be a new process
+  bool connected() const { return last_.value_or(false); }
   void on_event_connected(const zmq_event_t&, const char*) override {
     if (last_ && !*last_) reconnected = true;
     say(true, "");
@@ -162,12 +163,30 @@ void KvEventSubscriber::run() {
     return next;
   };
 
+  // After a second with nothing on the PUB socket, ask the replay socket for what is newer than the
+  // last batch: what a PUB socket drops (before our subscription reaches it, past its high-water
+  // mark) would otherwise wait for the next batch to reveal the jump, and the tail of a quiet
+  // stream for ever. Once a second at most, and only while connected.
+  constexpr auto kIdleProbe = std::chrono::seconds(1);
+  auto last_heard = std::chrono::steady_clock::now();
+  bool connected = false;
   while (!stop_) {
     while (monitor.check_event(0)) {
     }
+    if (monitor.connected() != connected) {
+      connected = monitor.connected();
+      last_heard = std::chrono::steady_clock::now();
+    }
     zmq::pollitem_t item{sub.handle(), 0, ZMQ_POLLIN, 0};
     zmq::poll(&item, 1, std::chrono::milliseconds(100));
-    if (!(item.revents & ZMQ_POLLIN)) continue;
+    if (!(item.revents & ZMQ_POLLIN)) {
+      if (replay && connected && !monitor.reconnected && std::chrono::steady_clock::now() - last_heard >= kIdleProbe) {
+        replayFrom(expected.value_or(0), kEndOfReplay, /*attaching=*/!expected);  // deliver() moves `expected`
+        last_heard = std::chrono::steady_clock::now();
+      }
+      continue;
+    }
+    last_heard = std::chrono::steady_clock::now();
     std::vector<zmq::message_t> frames;
     if (!zmq::recv_multipart(sub, std::back_inserter(frames), zmq::recv_flags::dontwait)) continue;
     if (frames.size() != 3 || frames[1].size() != 8) {  // [topic, seq, payload] or it is not a batch

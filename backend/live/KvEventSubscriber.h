@@ -10,6 +10,8 @@
 // what replay cannot give (no replay socket, the publisher's buffer moved on, no answer in time) is
 // reported as a gap, never skipped silently. On attach the subscriber asks for replay from 0, so it
 // starts from as much history as the publisher holds (what is older is not a gap: it was before us).
+// After a second with nothing on the PUB socket it asks the replay socket for anything newer, so a
+// batch the PUB socket dropped at the tail of a quiet stream is not left waiting for the next one.
 // Reachability comes from ZMQ's socket monitor: connected, or retrying (ZMQ reconnects with backoff
 // from 0.5 s up to 10 s) with the reason. A publisher that comes back numbering from below where it
 // was (after a reconnect, or from 0) is a restarted engine: said, and followed from its new start. Everything runs on one thread of its own; the listener's

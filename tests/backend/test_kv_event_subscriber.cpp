@@ -104,6 +104,9 @@ class TestKvEventSubscriber : public QObject {
     Publisher again(publisher.ports());
     QVERIFY2(again.pub == publisher.pub, again.pub.c_str());
     QTRY_VERIFY_WITH_TIMEOUT(seen.with([&] { return seen.reachable; }), 15000);
+    // After a reconnect only a live batch tells a restart from the same publisher: give the
+    // subscription time to reach the new PUB socket (ZMQ's slow joiner) before it sends.
+    QTest::qWait(500);
     QVERIFY(again.send("publish 0 " + sglang));
     QVERIFY(again.send("publish 1 " + vllm));
     QTRY_VERIFY_WITH_TIMEOUT(seen.with([&] { return seen.seqs.size() >= 9 && seen.seqs.back() == 1; }), 10000);
