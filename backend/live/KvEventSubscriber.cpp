@@ -166,7 +166,8 @@ void KvEventSubscriber::run() {
   // After a second with nothing on the PUB socket, ask the replay socket for what is newer than the
   // last batch: what a PUB socket drops (before our subscription reaches it, past its high-water
   // mark) would otherwise wait for the next batch to reveal the jump, and the tail of a quiet
-  // stream for ever. Once a second at most, and only while connected.
+  // stream for ever. Once a second at most, and only while connected. A replay socket that does not
+  // answer holds the loop for replay_timeout each time (live batches wait in ZMQ's queue meanwhile).
   constexpr auto kIdleProbe = std::chrono::seconds(1);
   auto last_heard = std::chrono::steady_clock::now();
   bool connected = false;
@@ -180,7 +181,10 @@ void KvEventSubscriber::run() {
     zmq::pollitem_t item{sub.handle(), 0, ZMQ_POLLIN, 0};
     zmq::poll(&item, 1, std::chrono::milliseconds(100));
     if (!(item.revents & ZMQ_POLLIN)) {
-      if (replay && connected && !monitor.reconnected && std::chrono::steady_clock::now() - last_heard >= kIdleProbe) {
+      // Not after a reconnect once we have a position: a restarted publisher would answer from its
+      // new start, below `expected`, and only a live batch tells a restart from a duplicate.
+      const bool may_probe = !monitor.reconnected || !expected;
+      if (replay && connected && may_probe && std::chrono::steady_clock::now() - last_heard >= kIdleProbe) {
         replayFrom(expected.value_or(0), kEndOfReplay, /*attaching=*/!expected);  // deliver() moves `expected`
         last_heard = std::chrono::steady_clock::now();
       }
