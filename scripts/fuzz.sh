@@ -21,7 +21,5 @@ fi
 # Configured every time (cheap) so a changed KVSCOPE_FUZZ_SECONDS reaches the tests' command and timeout.
 CC="clang-${clang_version}" CXX="clang++-${clang_version}" cmake -S . -B build-fuzz -G Ninja \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKVSCOPE_FUZZ=ON -DKVSCOPE_FUZZ_SECONDS="$seconds" >/dev/null
-cmake --build build-fuzz --target kvscope_fuzz_trace_readers kvscope_fuzz_recording kvscope_fuzz_exposition \
-  kvscope_fuzz_scheduler_log kvscope_fuzz_mooncake_log kvscope_fuzz_report kvscope_fuzz_control kvscope_fuzz_log_import \
-  kvscope_fuzz_calibration
+cmake --build build-fuzz --target kvscope_fuzzers
 ctest --test-dir build-fuzz -L fuzz --no-tests=error --output-on-failure "$@"
