@@ -1,14 +1,14 @@
-// libFuzzer target for the Prometheus text parser and the SGLang mapping behind it:
-// a /metrics body is untrusted network input. Each input is parsed, mapped and fed to a
+// libFuzzer target for the Prometheus text parser and the SGLang and vLLM mappings behind it:
+// a /metrics body is untrusted network input. Each input is parsed, mapped by both engines' mappers and fed to a
 // worker tracker twice (so counter and histogram deltas run too). A crash, a hang, a sanitizer report
 // or a broken invariant below is a finding.
 //
-// Invariants (each a promise of core/live/ExpositionParser.h or SglangWorkerTracker.h):
+// Invariants (each a promise of core/live/ExpositionParser.h or WorkerMetricsTracker.h):
 //  - the sample count equals the samples held by the families, and stays within the limit;
 //  - problems stay within the limit, each on a line of the body (0 = the whole body);
 //  - every sample and label name is a valid Prometheus name;
 //  - a body the parser accepts without problems still parses the same with one more blank line;
-//  - the tracker's gauges are never negative and events per scrape stay bounded.
+//  - the tracker's gauges (prefix-cache tokens included) are never negative and events per scrape stay bounded.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -17,7 +17,8 @@
 
 #include "core/live/ExpositionParser.h"
 #include "core/live/SglangMetricsMapper.h"
-#include "core/live/SglangWorkerTracker.h"
+#include "core/live/VllmMetricsMapper.h"
+#include "core/live/WorkerMetricsTracker.h"
 #include "fuzz/FuzzSupport.h"
 
 namespace {
@@ -67,19 +68,24 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (again.samples != e.samples || !again.ok()) finding("an accepted body changed with a trailing blank line");
   }
 
-  LiveWorkerRef ref;
-  ref.name = "D0";
-  ref.worker = 0;
-  SglangWorkerTracker tracker(ref);
-  const SglangMetrics m = SglangMetricsMapper::map(e);
-  for (int round = 0; round < 2; ++round) {
-    const SglangUpdate u = tracker.update(m);
-    if (!u.gauges) finding("a decode worker without gauges");
-    const WorkerGauges& g = *u.gauges;
-    if (g.kv_used < 0 || g.kv_capacity < 0 || g.running < 0 || g.queued < 0 || g.pending_seeds < 0)
-      finding("a negative gauge");
-    if (u.events.size() > static_cast<std::size_t>(SglangWorkerTracker::kMaxEventsPerScrape) + 1)
-      finding("more events than the per-scrape bound");
+  for (const EngineKind engine : {EngineKind::Sglang, EngineKind::Vllm}) {
+    LiveWorkerRef ref;
+    ref.name = "D0";
+    ref.worker = 0;
+    ref.engine = engine;
+    WorkerMetricsTracker tracker(ref);
+    const EngineMetrics m = mapEngineMetrics(engine, e);
+    for (int round = 0; round < 2; ++round) {
+      const MetricsUpdate u = tracker.update(m);
+      if (!u.gauges) finding("a decode worker without gauges");
+      const WorkerGauges& g = *u.gauges;
+      if (g.kv_used < 0 || g.kv_capacity < 0 || g.running < 0 || g.queued < 0 || g.pending_seeds < 0 ||
+          g.prefix_queried_tokens < 0 || g.prefix_hit_tokens < 0 || g.external_queried_tokens < 0 ||
+          g.external_hit_tokens < 0)
+        finding("a negative gauge");
+      if (u.events.size() > static_cast<std::size_t>(WorkerMetricsTracker::kMaxEventsPerScrape) + 1)
+        finding("more events than the per-scrape bound");
+    }
   }
   return 0;
 }

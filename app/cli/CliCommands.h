@@ -23,6 +23,7 @@ Command addMark(CLI::App& app);
 Command addImport(CLI::App& app);
 Command addLogs(CLI::App& app);
 Command addKvEvents(CLI::App& app);
+Command addScrape(CLI::App& app);
 Command addCalibrate(CLI::App& app);  // the group; its subcommands: cli/CalibrateCommands.h
 
 }  // namespace kvscope::cli

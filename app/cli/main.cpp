@@ -40,6 +40,7 @@ int main(int argc, char** argv) {
   commands.add(kvscope::cli::addImport);
   commands.add(kvscope::cli::addLogs);
   commands.add(kvscope::cli::addKvEvents);
+  commands.add(kvscope::cli::addScrape);
   commands.add(kvscope::cli::addCalibrate);
   try {
     app.parse(argc, argv);

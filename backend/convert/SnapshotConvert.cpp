@@ -58,6 +58,10 @@ void toProto(const Snapshot& in, v1::Snapshot* out) {
     p->set_expired_unreported(g.expired_unreported);
     p->set_awaiting_report(g.awaiting_report);
     p->set_kv_event_blocks(g.kv_event_blocks);
+    p->set_prefix_queried_tokens(g.prefix_queried_tokens);
+    p->set_prefix_hit_tokens(g.prefix_hit_tokens);
+    p->set_external_queried_tokens(g.external_queried_tokens);
+    p->set_external_hit_tokens(g.external_hit_tokens);
   }
   out->mutable_links()->Reserve(static_cast<int>(in.links.size()));
   for (const auto& l : in.links) {
@@ -91,6 +95,10 @@ bool fromProto(const v1::Snapshot& in, Snapshot* out, std::string* error) {
     g.expired_unreported = p.expired_unreported();
     g.awaiting_report = p.awaiting_report();
     g.kv_event_blocks = p.kv_event_blocks();
+    g.prefix_queried_tokens = p.prefix_queried_tokens();
+    g.prefix_hit_tokens = p.prefix_hit_tokens();
+    g.external_queried_tokens = p.external_queried_tokens();
+    g.external_hit_tokens = p.external_hit_tokens();
     g.running = p.running();
     g.queued = p.queued();
     g.resident_sessions = p.resident_sessions();

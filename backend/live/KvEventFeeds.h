@@ -14,7 +14,7 @@
 #include "backend/live/KvEventSubscriber.h"
 #include "core/live/ClusterConfig.h"
 #include "core/live/KvBlockState.h"
-#include "core/live/SglangWorkerTracker.h"
+#include "core/live/WorkerMetricsTracker.h"
 
 namespace kvscope {
 

@@ -13,8 +13,8 @@
 #include "core/live/ExpositionParser.h"
 #include "core/live/LiveClusterLayout.h"
 #include "core/live/SavedScrapeReader.h"
-#include "core/live/SglangMetricsMapper.h"
-#include "core/live/SglangWorkerTracker.h"
+#include "core/live/VllmMetricsMapper.h"
+#include "core/live/WorkerMetricsTracker.h"
 #include "core/model/Error.h"
 
 namespace kvscope {
@@ -53,7 +53,7 @@ struct LogImporter::File {
   };
   std::unique_ptr<WorkerLogFeed> feed;  // a log file's, or
   std::unique_ptr<SavedScrapeReader> scrapes;
-  std::unique_ptr<SglangWorkerTracker> tracker;
+  std::unique_ptr<WorkerMetricsTracker> tracker;
   std::size_t status_index = 0;
   long applied = 0;
   std::ifstream in;
@@ -167,14 +167,16 @@ bool LogImporter::fill(File& f) {
 void LogImporter::applyScrape(File& f, const std::string& body, LiveCluster& cluster) {
   // What MetricsScraper does with an answer, on the log clock (LiveCluster::now() is the scrape's time).
   const Exposition exposition = ExpositionParser().parse(body);
-  const SglangMetrics metrics = SglangMetricsMapper::map(exposition);
+  const EngineMetrics metrics = mapEngineMetrics(f.tracker->ref().engine, exposition);
   if (!metrics.any()) {
-    cluster.setHealth(f.status_index, WorkerHealth::Degraded, "saved scrape holds no SGLang metrics");
+    cluster.setHealth(f.status_index, WorkerHealth::Degraded,
+                      std::string("saved scrape holds no ") + (metrics.engine == EngineKind::Vllm ? "vLLM" : "SGLang") +
+                          " metrics");
     return;
   }
   ++f.applied;
   const SimTime now = cluster.now();
-  SglangUpdate update = f.tracker->update(metrics, now);
+  MetricsUpdate update = f.tracker->update(metrics, now);
   if (update.gauges) cluster.setGauges(*update.gauges, now);
   if (!update.events.empty()) cluster.post(std::move(update.events));
   const std::string stale = update.staleReason();
@@ -199,7 +201,7 @@ LogImportResult LogImporter::run(const std::vector<EventSink*>& sinks) {
       auto f = std::make_unique<File>();
       f->scrapes = std::make_unique<SavedScrapeReader>(path);
       f->size = f->scrapes->size();
-      f->tracker = std::make_unique<SglangWorkerTracker>(layout.refs[i]);
+      f->tracker = std::make_unique<WorkerMetricsTracker>(layout.refs[i]);
       f->status_index = layout.statusIndex(layout.refs[i]);
       files_.push_back(std::move(f));
     }

@@ -3,7 +3,7 @@
 // Mooncake transfer-engine logs, the benchmark client's log and saved /metrics scrapes
 // (SavedScrapeReader), read from the start, merged across files by the time each line carries, mapped by the same WorkerLogFeed a live session uses, and
 // posted to a LiveCluster that runs on the logs' clock instead of the wall clock. A scrape goes
-// through the SglangWorkerTracker a live scraper uses (counters become events, gauges the worker's). The batch lines'
+// through the WorkerMetricsTracker a live scraper uses (counters become events, gauges the worker's). The batch lines'
 // gauges become a Snapshot every `snapshot_interval_s` of log time. Sinks (a recorder, a
 // diagnosis) see the stream a live session would have produced had it watched the run.
 //

@@ -6,7 +6,7 @@
 #include <httplib.h>
 
 #include "core/live/ExpositionParser.h"
-#include "core/live/SglangMetricsMapper.h"
+#include "core/live/VllmMetricsMapper.h"
 
 namespace kvscope {
 
@@ -44,7 +44,7 @@ std::string seconds(double s) {
 MetricsScraper::MetricsScraper(std::vector<ScrapeTarget> targets, ScrapeOptions options, LiveCluster& cluster)
     : options_(options), cluster_(cluster) {
   for (auto& t : targets) {
-    SglangWorkerTracker tracker(t.worker);
+    WorkerMetricsTracker tracker(t.worker);
     targets_.push_back(std::unique_ptr<Target>(new Target{std::move(t), std::move(tracker), {}}));
   }
 }
@@ -75,30 +75,26 @@ void MetricsScraper::stop() {
     if (t->thread.joinable()) t->thread.join();
 }
 
-ScrapeResult MetricsScraper::scrapeOnce(std::size_t i) {
-  Target& t = *targets_.at(i);
-  ScrapeResult r;
+MetricsFetch MetricsScraper::fetch(const std::string& target, const ScrapeOptions& options) {
+  MetricsFetch r;
   const auto done = [&](WorkerHealth health, std::string reason) {
     r.health = health;
     r.reason = std::move(reason);
-    cluster_.setHealth(t.spec.status_index, r.health, r.reason);
     return r;
   };
   Url url;
   std::string why;
-  if (!splitUrl(t.spec.url, url, why)) return done(WorkerHealth::Unreachable, why);
+  if (!splitUrl(target, url, why)) return done(WorkerHealth::Unreachable, why);
 
   httplib::Client client(url.origin);
   const auto ms = [](int v) { return std::chrono::milliseconds(v); };
-  client.set_connection_timeout(ms(options_.connect_timeout_ms));
-  client.set_read_timeout(ms(options_.read_timeout_ms));
-  client.set_write_timeout(ms(options_.read_timeout_ms));
+  client.set_connection_timeout(ms(options.connect_timeout_ms));
+  client.set_read_timeout(ms(options.read_timeout_ms));
+  client.set_write_timeout(ms(options.read_timeout_ms));
   client.set_keep_alive(false);
 
-  const SimTime asked_at = cluster_.now();
   const auto began = std::chrono::steady_clock::now();
-  const auto deadline = began + ms(options_.deadline_ms);
-  std::string body;
+  const auto deadline = began + ms(options.deadline_ms);
   bool too_big = false, too_slow = false;
   // The deadline covers the status line and headers too: a server sending them a byte at a time
   // never trips the per-read timeout, and the body callback below only runs once they are in. A
@@ -115,9 +111,9 @@ ScrapeResult MetricsScraper::scrapeOnce(std::size_t i) {
   auto result = client.Get(
       url.path,
       [&](const char* data, std::size_t size) {
-        if (body.size() + size > options_.max_body_bytes) return !(too_big = true);
+        if (r.body.size() + size > options.max_body_bytes) return !(too_big = true);
         if (std::chrono::steady_clock::now() > deadline) return !(too_slow = true);
-        body.append(data, size);
+        r.body.append(data, size);
         return true;
       });
   {
@@ -128,24 +124,39 @@ ScrapeResult MetricsScraper::scrapeOnce(std::size_t i) {
   watchdog.join();
   too_slow = too_slow || expired;
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
-  r.bytes = body.size();
   if (too_big)
-    return done(WorkerHealth::Unreachable, "GET " + t.spec.url + ": answer larger than " +
-                                               std::to_string(options_.max_body_bytes) + " bytes; abandoned");
+    return done(WorkerHealth::Unreachable, "GET " + target + ": answer larger than " +
+                                               std::to_string(options.max_body_bytes) + " bytes; abandoned");
   if (too_slow)
-    return done(WorkerHealth::Unreachable, "GET " + t.spec.url + ": no complete answer within " +
-                                               seconds(options_.deadline_ms / 1000.0) + "; abandoned");
+    return done(WorkerHealth::Unreachable, "GET " + target + ": no complete answer within " +
+                                               seconds(options.deadline_ms / 1000.0) + "; abandoned");
   if (!result)
-    return done(WorkerHealth::Unreachable, "GET " + t.spec.url + ": " + httplib::to_string(result.error()) +
+    return done(WorkerHealth::Unreachable, "GET " + target + ": " + httplib::to_string(result.error()) +
                                                " (after " + seconds(r.seconds) + ")");
-  if (result->status != 200)
-    return done(WorkerHealth::Degraded, "GET " + t.spec.url + ": HTTP " + std::to_string(result->status));
+  if (result->status != 200) return done(WorkerHealth::Degraded, "GET " + target + ": HTTP " + std::to_string(result->status));
+  return done(WorkerHealth::Ok, "");
+}
 
-  const Exposition exposition = ExpositionParser().parse(body);
-  const SglangMetrics metrics = SglangMetricsMapper::map(exposition);
+ScrapeResult MetricsScraper::scrapeOnce(std::size_t i) {
+  Target& t = *targets_.at(i);
+  ScrapeResult r;
+  const auto done = [&](WorkerHealth health, std::string reason) {
+    r.health = health;
+    r.reason = std::move(reason);
+    cluster_.setHealth(t.spec.status_index, r.health, r.reason);
+    return r;
+  };
+  const SimTime asked_at = cluster_.now();
+  const MetricsFetch answer = fetch(t.spec.url, options_);
+  r.seconds = answer.seconds;
+  r.bytes = answer.body.size();
+  if (answer.health != WorkerHealth::Ok) return done(answer.health, answer.reason);
+
+  const Exposition exposition = ExpositionParser().parse(answer.body);
+  const EngineMetrics metrics = mapEngineMetrics(t.spec.worker.engine, exposition);
   std::string stale;
   if (metrics.any()) {
-    SglangUpdate update = t.tracker.update(metrics, asked_at);
+    MetricsUpdate update = t.tracker.update(metrics, asked_at);
     stale = update.staleReason();
     if (update.gauges) cluster_.setGauges(*update.gauges, asked_at);
     if (!update.events.empty()) cluster_.post(std::move(update.events));
@@ -158,7 +169,7 @@ ScrapeResult MetricsScraper::scrapeOnce(std::size_t i) {
                                             (more ? " (and " + std::to_string(more) + " more problems)" : ""));
   }
   if (!metrics.any() || !metrics.notes.empty())
-    return done(WorkerHealth::Degraded, metrics.notes.empty() ? std::string("no SGLang metrics") : metrics.notes.front());
+    return done(WorkerHealth::Degraded, metrics.notes.empty() ? std::string("no ") + (t.spec.worker.engine == EngineKind::Vllm ? "vLLM" : "SGLang") + " metrics" : metrics.notes.front());
   if (r.seconds * 1000 > options_.slow_ms)
     return done(WorkerHealth::Degraded, "slow: /metrics answered in " + seconds(r.seconds));
   if (!stale.empty()) return done(WorkerHealth::Degraded, stale);

@@ -1,5 +1,5 @@
 #pragma once
-// Polls each SGLang worker's Prometheus /metrics with cpp-httplib, one poll
+// Polls each SGLang or vLLM worker's Prometheus /metrics with cpp-httplib, one poll
 // loop (thread) per worker so a slow or dead worker never delays the others. Every request is
 // bounded: connect timeout, read timeout, a deadline for the whole answer and a body size limit.
 // A worker that refuses, times out or answers too much is "unreachable"; one that answers slowly,
@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "backend/live/LiveCluster.h"
-#include "core/live/SglangWorkerTracker.h"
+#include "core/live/WorkerMetricsTracker.h"
 
 namespace kvscope {
 
@@ -41,8 +41,19 @@ struct ScrapeResult {
   bool applied = false;  // gauges or events reached the cluster
 };
 
+// One GET of a /metrics URL under ScrapeOptions' bounds.
+struct MetricsFetch {
+  WorkerHealth health = WorkerHealth::Unknown;  // Ok: body holds the answer; else reason says why not
+  std::string reason;
+  std::string body;
+  double seconds = 0;
+};
+
 class MetricsScraper {
  public:
+  // One bounded GET, on the caller's thread (`kvscope-cli scrape` uses it too).
+  static MetricsFetch fetch(const std::string& url, const ScrapeOptions& options);
+
   MetricsScraper(std::vector<ScrapeTarget> targets, ScrapeOptions options, LiveCluster& cluster);
   ~MetricsScraper();  // stop()
 
@@ -57,7 +68,7 @@ class MetricsScraper {
  private:
   struct Target {
     ScrapeTarget spec;
-    SglangWorkerTracker tracker;
+    WorkerMetricsTracker tracker;
     std::thread thread;
   };
 

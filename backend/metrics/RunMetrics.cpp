@@ -278,6 +278,25 @@ std::string RunMetrics::render() const {
          "Blocks the worker's engine holds in its KV cache, from its KV events (vLLM/SGLang --kv-events-config).");
   for (std::size_t i = 0; i < s.workers.size(); ++i)
     if (s.workers[i].has_gauges) sample(out, "kvscope_kv_event_blocks", labels[i], s.workers[i].gauges.kv_event_blocks);
+  const auto engineCounter = [&](const char* name, const char* help, std::int64_t WorkerGauges::*field) {
+    family(out, name, "counter", help);
+    for (std::size_t i = 0; i < s.workers.size(); ++i)
+      if (s.workers[i].has_gauges) sample(out, name, labels[i], s.workers[i].gauges.*field);
+  };
+  engineCounter("kvscope_engine_prefix_queried_tokens_total",
+                "Live: prompt tokens the worker's engine looked up in its prefix cache since KVScope watched "
+                "(sglang:prompt_tokens_total, vllm:prefix_cache_queries).",
+                &WorkerGauges::prefix_queried_tokens);
+  engineCounter("kvscope_engine_prefix_hit_tokens_total",
+                "Live: of those, the tokens its prefix cache held (sglang:cached_tokens_total, vllm:prefix_cache_hits).",
+                &WorkerGauges::prefix_hit_tokens);
+  engineCounter("kvscope_engine_external_queried_tokens_total",
+                "Live: prompt tokens the engine's KV connector looked up in other instances' caches "
+                "(vllm:external_prefix_cache_queries).",
+                &WorkerGauges::external_queried_tokens);
+  engineCounter("kvscope_engine_external_hit_tokens_total",
+                "Live: of those, the tokens the connector found (vllm:external_prefix_cache_hits).",
+                &WorkerGauges::external_hit_tokens);
   perWorker("kvscope_prefix_cache_queries_total",
             "Prompt tokens of completed requests whose cache hit is known (as vllm:prefix_cache_queries); the lab's "
             "APC is hits / queries.",

@@ -149,7 +149,7 @@ void ProfileSamples::addScrapeFile(const std::string& worker, const std::string&
 
 void ProfileSamples::addScrape(const std::string& worker, std::string_view body) {
   ++transfer_.scrapes;
-  const SglangMetrics m = SglangMetricsMapper::map(ExpositionParser().parse(body));
+  const EngineMetrics m = SglangMetricsMapper::map(ExpositionParser().parse(body));
   bool has = false;
   if (m.kv_transfer_speed_hist) {
     has = true;

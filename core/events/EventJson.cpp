@@ -112,7 +112,11 @@ json eventToJson(const Event& e) {
                                       {"kv_capacity_violations", g.kv_capacity_violations},
                                       {"expired_unreported", g.expired_unreported},
                                       {"awaiting_report", g.awaiting_report},
-                                      {"kv_event_blocks", g.kv_event_blocks}});
+                                      {"kv_event_blocks", g.kv_event_blocks},
+                                      {"prefix_queried_tokens", g.prefix_queried_tokens},
+                                      {"prefix_hit_tokens", g.prefix_hit_tokens},
+                                      {"external_queried_tokens", g.external_queried_tokens},
+                                      {"external_hit_tokens", g.external_hit_tokens}});
             for (const auto& l : s.links)
               j["links"].push_back({{"prefill", l.prefill}, {"worker", l.worker}, {"queue_depth", l.queue_depth},
                                     {"bytes_in_flight", l.bytes_in_flight}, {"state", toString(l.state)}});

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/events/Event.h"
+#include "core/live/EngineMetrics.h"
 
 namespace kvscope {
 
@@ -22,6 +23,7 @@ struct KvEventEndpoint {
 struct LiveWorkerConfig {
   std::string id;                  // "D0", "P0": the name every screen shows
   WorkerRole role = WorkerRole::Decode;
+  EngineKind engine = EngineKind::Sglang;  // `engine: sglang | vllm`: whose /metrics and logs these are
   std::string metrics_url;         // http://HOST:PORT/metrics; "" = not scraped
   std::vector<std::string> logs;   // scheduler log files (absolute, or relative to the cluster file)
   std::vector<std::string> mooncake_logs;  // the worker's Mooncake transfer-engine (glog) log files, same rules

@@ -138,7 +138,7 @@ KvEventEndpoint kvEventEndpoint(const Node& n) {
 }
 
 LiveWorkerConfig worker(const Node& n, const std::string& file) {
-  n.onlyKeys({"id", "role", "metrics", "logs", "mooncake_logs", "metrics_scrapes", "bootstrap", "mooncake", "kv_capacity_tokens",
+  n.onlyKeys({"id", "role", "engine", "metrics", "logs", "mooncake_logs", "metrics_scrapes", "bootstrap", "mooncake", "kv_capacity_tokens",
               "kv_events"});
   LiveWorkerConfig w;
   w.line = n.line();
@@ -151,6 +151,13 @@ LiveWorkerConfig worker(const Node& n, const std::string& file) {
   else if (r == "decode") w.role = WorkerRole::Decode;
   else if (r == "unified") w.role = WorkerRole::Unified;
   else role.fail("expected prefill, decode or unified, got '" + r + "'");
+  if (n.node["engine"]) {
+    const Node e = n.child("engine");
+    const std::string engine = e.text();
+    if (engine == "sglang") w.engine = EngineKind::Sglang;
+    else if (engine == "vllm") w.engine = EngineKind::Vllm;
+    else e.fail("expected sglang or vllm, got '" + engine + "'");
+  }
   if (n.node["metrics"]) {
     const Node m = n.child("metrics");
     w.metrics_url = m.text();

@@ -12,6 +12,7 @@ LiveClusterLayout LiveClusterLayout::of(const ClusterConfig& config) {
     LiveWorkerRef r;
     r.name = w.id;
     r.role = w.role;
+    r.engine = w.engine;
     r.kv_capacity = w.kv_capacity_tokens;
     if (w.role == WorkerRole::Prefill) {
       r.prefill = prefills++;

@@ -7,7 +7,7 @@
 
 #include "core/live/ClusterConfig.h"
 #include "core/live/LogEventMapper.h"
-#include "core/live/SglangWorkerTracker.h"
+#include "core/live/WorkerMetricsTracker.h"
 
 namespace kvscope {
 

@@ -15,7 +15,7 @@
 
 #include "core/events/Event.h"
 #include "core/live/SchedulerLogParser.h"
-#include "core/live/SglangWorkerTracker.h"
+#include "core/live/WorkerMetricsTracker.h"
 
 namespace kvscope {
 

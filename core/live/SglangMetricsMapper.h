@@ -4,15 +4,15 @@
 // engine_type, tp_rank, dp_rank (plus pp_rank, moe_ep_rank). Tensor/pipeline/expert ranks repeat
 // the same scheduler's numbers, so the lowest of them is read; DP ranks are separate schedulers,
 // so counts are summed over them and ratios averaged. Stateless: counter deltas are the
-// SglangWorkerTracker's job.
+// WorkerMetricsTracker's job.
 #include "core/live/ExpositionParser.h"
-#include "core/live/SglangMetrics.h"
+#include "core/live/EngineMetrics.h"
 
 namespace kvscope {
 
 class SglangMetricsMapper {
  public:
-  static SglangMetrics map(const Exposition& exposition);
+  static EngineMetrics map(const Exposition& exposition);
 };
 
 }  // namespace kvscope

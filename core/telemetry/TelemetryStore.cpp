@@ -189,6 +189,11 @@ void TelemetryStore::onSnapshot(SimTime t, const Snapshot& s) {
   for (const WorkerGauges& g : s.workers) {
     WorkerSeries* w = worker(g.worker);
     if (!w) continue;
+    // Live: the engine's own prefix-cache counters grew since the last snapshot: its hit rate over
+    // the window, as the requests' cached tokens give it in the twin (no ceiling is known live).
+    const std::int64_t queried = g.prefix_queried_tokens - w->latest.prefix_queried_tokens;
+    const std::int64_t hit = g.prefix_hit_tokens - w->latest.prefix_hit_tokens;
+    if (queried > 0 && hit >= 0) w->hits.add(t, queried, std::min(hit, queried), 0);
     w->latest = g;
     w->alive = g.alive;
     if (g.kv_capacity > 0) {

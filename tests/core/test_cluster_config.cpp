@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "core/live/ClusterConfigLoader.h"
+#include "core/live/LiveClusterLayout.h"
 #include "core/model/Error.h"
 #include "core/model/ResourceDir.h"
 
@@ -107,6 +108,19 @@ class TestClusterConfig : public QObject {
     QVERIFY(c.workers[1].mooncake_logs.empty());
   }
 
+  // `engine:` says whose /metrics and logs a worker's are: SGLang unless it says vllm.
+  void engines() {
+    const ClusterConfig c = ClusterConfigLoader::parse(
+        "workers:\n  - id: D0\n    role: decode\n    engine: vllm\n    metrics: http://h:8000/metrics\n"
+        "  - id: D1\n    role: decode\n    engine: sglang\n    logs: d1.log\n"
+        "  - id: D2\n    role: decode\n    logs: d2.log\n",
+        "/etc/kvscope/c.yaml");
+    QCOMPARE(c.workers[0].engine, EngineKind::Vllm);
+    QCOMPARE(c.workers[1].engine, EngineKind::Sglang);
+    QCOMPARE(c.workers[2].engine, EngineKind::Sglang);
+    QCOMPARE(LiveClusterLayout::of(c).refs[0].engine, EngineKind::Vllm);
+  }
+
   void bundledExample() {
     const ClusterConfig c = ClusterConfigLoader::load(resourcePath("clusters/lab-1p3d.yaml"));
     QCOMPARE(c.name, std::string("lab-1p3d"));
@@ -154,6 +168,8 @@ class TestClusterConfig : public QObject {
                                  << "cluster.yaml:2: field 'router.knobs.K': expected ";
     QTest::newRow("router key") << "router:\n  endpoint: h:1\n" + head
                                 << "cluster.yaml:2: field 'router.endpoint': unknown key; expected one of policy, block_size, knobs";
+    QTest::newRow("engine") << head + "    engine: tgi\n"
+                            << "cluster.yaml:5: field 'workers[0].engine': expected sglang or vllm, got 'tgi'";
     QTest::newRow("logs mapping") << head + "    logs: {a: b}\n"
                                   << "cluster.yaml:5: field 'workers[0].logs': expected a file name or a list of them";
   }

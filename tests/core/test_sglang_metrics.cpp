@@ -10,7 +10,7 @@
 
 #include "core/live/ExpositionParser.h"
 #include "core/live/SglangMetricsMapper.h"
-#include "core/live/SglangWorkerTracker.h"
+#include "core/live/WorkerMetricsTracker.h"
 #include "tests/support/Fixtures.h"
 
 using namespace kvscope;
@@ -18,7 +18,7 @@ using kvscope::test::fixture;
 
 namespace {
 
-SglangMetrics mapBody(const std::string& body) { return SglangMetricsMapper::map(ExpositionParser().parse(body)); }
+EngineMetrics mapBody(const std::string& body) { return SglangMetricsMapper::map(ExpositionParser().parse(body)); }
 
 // A decode worker of current SGLang with DP 2 x TP 2: ranks tp=1 repeat tp=0's numbers.
 std::string decodeBody(double failed, double bootstrap, double ttft_fast, double ttft_slow, const char* prefix = "sglang:") {
@@ -67,7 +67,7 @@ class TestSglangMetrics : public QObject {
   Q_OBJECT
  private slots:
   void docsFixture() {
-    const SglangMetrics m = mapBody(fixture("sglang_metrics_sample.txt"));
+    const EngineMetrics m = mapBody(fixture("sglang_metrics_sample.txt"));
     QVERIFY2(m.notes.empty(), m.notes.empty() ? "" : m.notes[0].c_str());
     QCOMPARE(m.ranks, 1);
     QCOMPARE(m.model_name, std::string("meta-llama/Llama-3.1-8B-Instruct"));
@@ -84,8 +84,8 @@ class TestSglangMetrics : public QObject {
     QCOMPARE(m.ttft->buckets.size(), std::size_t(21));
     QCOMPARE(m.e2e->count, 11228.0);
 
-    SglangWorkerTracker tracker(decodeRef());
-    const SglangUpdate u = tracker.update(m);
+    WorkerMetricsTracker tracker(decodeRef());
+    const MetricsUpdate u = tracker.update(m);
     QVERIFY(u.gauges);
     QCOMPARE(u.gauges->worker, 1);
     QCOMPARE(u.gauges->kv_used, std::int64_t(123859));
@@ -98,7 +98,7 @@ class TestSglangMetrics : public QObject {
   }
 
   void vllmIsNotSglang() {
-    const SglangMetrics m = mapBody(fixture("vllm_metrics_sample.txt"));
+    const EngineMetrics m = mapBody(fixture("vllm_metrics_sample.txt"));
     QVERIFY(!m.any());
     QCOMPARE(m.notes.size(), std::size_t(1));
     QVERIFY(m.notes[0].find("no sglang") != std::string::npos);
@@ -111,7 +111,7 @@ class TestSglangMetrics : public QObject {
   }
   void currentLabelsBothPrefixes() {
     QFETCH(QString, prefix);
-    const SglangMetrics m = mapBody(decodeBody(4, 1, 10, 0, qPrintable(prefix)));
+    const EngineMetrics m = mapBody(decodeBody(4, 1, 10, 0, qPrintable(prefix)));
     QVERIFY2(m.notes.empty(), m.notes.empty() ? "" : m.notes[0].c_str());
     QCOMPARE(m.engine_type, std::string("decode"));
     QCOMPARE(m.ranks, 2);                      // DP ranks; tp_rank 1 is not read
@@ -122,7 +122,7 @@ class TestSglangMetrics : public QObject {
     QCOMPARE(*m.kv_transfer_latency_ms, 20.0);  // averaged
     QCOMPARE(*m.num_transfer_failed_reqs_total, 8.0);
     QCOMPARE(m.ttft->count, 20.0);
-    SglangWorkerTracker tracker(decodeRef());
+    WorkerMetricsTracker tracker(decodeRef());
     const auto g = *tracker.update(m).gauges;
     QCOMPARE(g.kv_used, std::int64_t(4000));
     QCOMPARE(g.kv_capacity, std::int64_t(20000));
@@ -132,9 +132,9 @@ class TestSglangMetrics : public QObject {
   }
 
   void counterIncreasesBecomeLinkEvents() {
-    SglangWorkerTracker tracker(decodeRef());
+    WorkerMetricsTracker tracker(decodeRef());
     QVERIFY(tracker.update(mapBody(decodeBody(4, 1, 10, 0))).events.empty());  // baseline
-    const SglangUpdate u = tracker.update(mapBody(decodeBody(5.5, 3, 30, 10)));
+    const MetricsUpdate u = tracker.update(mapBody(decodeBody(5.5, 3, 30, 10)));
     int transfers = 0, links = 0;
     for (const auto& e : u.events) {
       if (const auto* t = std::get_if<TransferFinished>(&e)) {
@@ -157,7 +157,7 @@ class TestSglangMetrics : public QObject {
     QVERIFY(*u.ttft.p99_s > 0.5 && *u.ttft.p99_s <= 5.0);
     QCOMPARE(*u.ttft.mean_s, (40 * 0.25 + 20 * 3.0) / 60);
     // A restarted worker's counters start again: noted, and its count is the increase.
-    const SglangUpdate reset = tracker.update(mapBody(decodeBody(1, 1.5, 1, 0)));
+    const MetricsUpdate reset = tracker.update(mapBody(decodeBody(1, 1.5, 1, 0)));
     QVERIFY(!reset.notes.empty());
     QVERIFY(reset.notes[0].find("reset") != std::string::npos);
     QCOMPARE(std::count_if(reset.events.begin(), reset.events.end(),
@@ -166,10 +166,10 @@ class TestSglangMetrics : public QObject {
   }
 
   void eventsPerScrapeAreBounded() {
-    SglangWorkerTracker tracker(decodeRef());
+    WorkerMetricsTracker tracker(decodeRef());
     tracker.update(mapBody(decodeBody(0, 0, 0, 0)));
-    const SglangUpdate u = tracker.update(mapBody(decodeBody(1e6, 0, 0, 0)));
-    QCOMPARE(u.events.size(), std::size_t(SglangWorkerTracker::kMaxEventsPerScrape));
+    const MetricsUpdate u = tracker.update(mapBody(decodeBody(1e6, 0, 0, 0)));
+    QCOMPARE(u.events.size(), std::size_t(WorkerMetricsTracker::kMaxEventsPerScrape));
   }
 
   void prefillWorkerWithoutAKnownDecode() {
@@ -177,16 +177,16 @@ class TestSglangMetrics : public QObject {
     p.name = "P0";
     p.role = WorkerRole::Prefill;
     p.prefill = 0;
-    SglangWorkerTracker tracker(p);
+    WorkerMetricsTracker tracker(p);
     tracker.update(mapBody(decodeBody(0, 0, 0, 0)));
-    const SglangUpdate u = tracker.update(mapBody(decodeBody(2, 0, 0, 0)));
+    const MetricsUpdate u = tracker.update(mapBody(decodeBody(2, 0, 0, 0)));
     QVERIFY(!u.gauges);
     QVERIFY(u.events.empty());
     QVERIFY(u.notes.back().find("decode worker is unknown") != std::string::npos);
   }
 
   void badLabelsAndValuesAreNoted() {
-    const SglangMetrics m = mapBody(
+    const EngineMetrics m = mapBody(
         "sglang:num_running_reqs{tp_rank=\"x\"} 3\n"
         "sglang:num_queue_reqs{tp_rank=\"0\"} NaN\n"
         "sglang:num_used_tokens{tp_rank=\"0\"} -5\n"
@@ -200,10 +200,10 @@ class TestSglangMetrics : public QObject {
 
   void quantile() {
     const std::vector<std::pair<double, double>> b{{1, 10}, {2, 20}, {INFINITY, 20}};
-    QCOMPARE(*SglangWorkerTracker::quantile(b, 0.5), 1.0);
-    QCOMPARE(*SglangWorkerTracker::quantile(b, 0.75), 1.5);
-    QVERIFY(!SglangWorkerTracker::quantile({{1, 0}, {INFINITY, 0}}, 0.5));
-    QCOMPARE(*SglangWorkerTracker::quantile({{1, 0}, {INFINITY, 5}}, 0.5), 1.0);
+    QCOMPARE(*WorkerMetricsTracker::quantile(b, 0.5), 1.0);
+    QCOMPARE(*WorkerMetricsTracker::quantile(b, 0.75), 1.5);
+    QVERIFY(!WorkerMetricsTracker::quantile({{1, 0}, {INFINITY, 0}}, 0.5));
+    QCOMPARE(*WorkerMetricsTracker::quantile({{1, 0}, {INFINITY, 5}}, 0.5), 1.0);
   }
 };
 

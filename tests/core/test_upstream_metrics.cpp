@@ -10,7 +10,7 @@
 
 #include "core/live/ExpositionParser.h"
 #include "core/live/SglangMetricsMapper.h"
-#include "core/live/SglangWorkerTracker.h"
+#include "core/live/WorkerMetricsTracker.h"
 #include "core/sim/KvPool.h"
 #include "tests/support/BuildTree.h"
 
@@ -25,7 +25,7 @@ std::string body(const char* name) {
   return ss.str();
 }
 
-SglangMetrics scrape(const char* name) {
+EngineMetrics scrape(const char* name) {
   const Exposition e = ExpositionParser().parse(body(name));
   if (!e.ok()) qWarning("%s: %s", name, e.problems.empty() ? "truncated" : e.problems.front().message().c_str());
   return SglangMetricsMapper::map(e);
@@ -42,7 +42,7 @@ LiveWorkerRef ref(WorkerRole role) {
   return r;
 }
 
-int failedTransfers(const SglangUpdate& u) {
+int failedTransfers(const MetricsUpdate& u) {
   int n = 0;
   for (const auto& e : u.events)
     if (const auto* t = std::get_if<TransferFinished>(&e)) n += !t->ok;
@@ -65,7 +65,7 @@ class TestUpstreamMetrics : public QObject {
     const Exposition e = ExpositionParser().parse(body(qPrintable(file)));
     QVERIFY(e.samples >= 9);
     QVERIFY2(e.ok(), e.problems.empty() ? "truncated" : e.problems.front().message().c_str());
-    const SglangMetrics m = SglangMetricsMapper::map(e);
+    const EngineMetrics m = SglangMetricsMapper::map(e);
     QVERIFY2(m.notes.empty(), m.notes.empty() ? "" : m.notes.front().c_str());
     QCOMPARE(m.ranks, 1);
   }
@@ -73,23 +73,23 @@ class TestUpstreamMetrics : public QObject {
   // A labelled counter has no series until its first increment; the scrape where it appears at 1
   // is that failure, not a baseline.
   void firstFailureIsNotLost() {
-    SglangWorkerTracker tracker(ref(WorkerRole::Decode));
-    const SglangUpdate first = tracker.update(scrape("sglang_decode_old.prom"), 0);
+    WorkerMetricsTracker tracker(ref(WorkerRole::Decode));
+    const MetricsUpdate first = tracker.update(scrape("sglang_decode_old.prom"), 0);
     QCOMPARE(failedTransfers(first), 0);
-    const SglangUpdate second = tracker.update(scrape("sglang_decode_old_2.prom"), 5'000'000);
+    const MetricsUpdate second = tracker.update(scrape("sglang_decode_old_2.prom"), 5'000'000);
     QCOMPARE(failedTransfers(second), 1);
     const auto& t = std::get<TransferFinished>(second.events.front());
     QCOMPARE(t.worker, 0);
     QCOMPARE(t.prefill, 0);
     QVERIFY(t.reason.find("rose by 1 to 1") != std::string::npos);
     // Seen on the very first scrape, the same counter is history: a baseline, no event.
-    SglangWorkerTracker late(ref(WorkerRole::Decode));
+    WorkerMetricsTracker late(ref(WorkerRole::Decode));
     QCOMPARE(failedTransfers(late.update(scrape("sglang_decode_old_2.prom"), 0)), 0);
   }
 
   void renamedQueueReadUnderBothNames() {
-    const SglangMetrics old_p = scrape("sglang_prefill_old.prom");
-    const SglangMetrics new_p = scrape("sglang_prefill_new.prom");
+    const EngineMetrics old_p = scrape("sglang_prefill_old.prom");
+    const EngineMetrics new_p = scrape("sglang_prefill_new.prom");
     QCOMPARE(old_p.engine_type, std::string("prefill"));
     QCOMPARE(*old_p.num_prefill_bootstrap_queue_reqs, 5.0);  // num_prefill_prealloc_queue_reqs
     QCOMPARE(*new_p.num_prefill_bootstrap_queue_reqs, 5.0);  // num_prefill_bootstrap_queue_reqs
@@ -97,26 +97,26 @@ class TestUpstreamMetrics : public QObject {
   }
 
   void transferMetricsAsGaugesOrHistograms() {
-    const SglangMetrics old_p = scrape("sglang_prefill_old.prom");
+    const EngineMetrics old_p = scrape("sglang_prefill_old.prom");
     QCOMPARE(*old_p.kv_transfer_latency_ms, 412.0);
     QCOMPARE(*old_p.kv_transfer_speed_gb_s, 18.5);
     QVERIFY(!old_p.kv_transfer_latency_hist && !old_p.kv_transfer_speed_hist);
-    const SglangMetrics new_p = scrape("sglang_prefill_new.prom");
+    const EngineMetrics new_p = scrape("sglang_prefill_new.prom");
     QVERIFY(!new_p.kv_transfer_latency_ms && !new_p.kv_transfer_speed_gb_s);
     QCOMPARE(new_p.kv_transfer_latency_hist->count, 10.0);
     QCOMPARE(new_p.kv_transfer_latency_hist->sum, 2950.0);
     QCOMPARE(new_p.kv_transfer_latency_hist->buckets.size(), std::size_t(13));
     QCOMPARE(new_p.kv_transfer_speed_hist->count, 10.0);
     // Counted since the first scrape: the histogram first seen after it is all new transfers.
-    SglangWorkerTracker tracker(ref(WorkerRole::Prefill));
+    WorkerMetricsTracker tracker(ref(WorkerRole::Prefill));
     tracker.update(scrape("sglang_prefill_old.prom"), 0);
-    const SglangUpdate u = tracker.update(new_p, 1'000'000);
+    const MetricsUpdate u = tracker.update(new_p, 1'000'000);
     QCOMPARE(u.kv_transfer_ms.requests, 10.0);
     QCOMPARE(*u.kv_transfer_ms.mean_s, 295.0);  // ms, as the histogram counts them
   }
 
   void poolBreakdownAndWhatUsersExpect() {
-    const SglangMetrics m = scrape("sglang_decode_new.prom");
+    const EngineMetrics m = scrape("sglang_decode_new.prom");
     QCOMPARE(*m.kv_available_tokens, 142385.0);
     QCOMPARE(*m.kv_evictable_tokens, 120000.0);
     QCOMPARE(*m.kv_used_tokens, 182340.0);
@@ -129,15 +129,15 @@ class TestUpstreamMetrics : public QObject {
     QCOMPARE(m.queue_time->count, 70.0);
     QCOMPARE(m.itl->count, 2000.0);
 
-    SglangWorkerTracker tracker(ref(WorkerRole::Decode));
-    const SglangUpdate a = tracker.update(m, 0);
+    WorkerMetricsTracker tracker(ref(WorkerRole::Decode));
+    const MetricsUpdate a = tracker.update(m, 0);
     // kv_used is num_used_tokens (locked or held), the evictable radix cache beside it.
     QCOMPARE(a.gauges->kv_used, std::int64_t(182340));
     QCOMPARE(a.gauges->kv_evictable, std::int64_t(120000));
     QCOMPARE(a.gauges->kv_capacity, std::int64_t(444725));
     QVERIFY(a.gauges->kv_used + a.gauges->kv_evictable + 142385 <= a.gauges->kv_capacity);
     QCOMPARE(a.retracted, 0.0);
-    const SglangUpdate b = tracker.update(scrape("sglang_decode_new_2.prom"), 5'000'000);
+    const MetricsUpdate b = tracker.update(scrape("sglang_decode_new_2.prom"), 5'000'000);
     QCOMPARE(b.gauges->kv_evictable, std::int64_t(150000));
     QCOMPARE(b.retracted, 2.0);  // the counter's series appeared at 2
     QCOMPARE(b.prompt_tokens, 150000.0);
@@ -151,7 +151,7 @@ class TestUpstreamMetrics : public QObject {
 
   // An older worker without the breakdown: num_used_tokens as before, evictable unknown (0).
   void olderWorkerWithoutBreakdown() {
-    SglangWorkerTracker tracker(ref(WorkerRole::Decode));
+    WorkerMetricsTracker tracker(ref(WorkerRole::Decode));
     const auto g = *tracker.update(scrape("sglang_decode_old.prom"), 0).gauges;
     QCOMPARE(g.kv_used, std::int64_t(182340));
     QCOMPARE(g.kv_evictable, std::int64_t(0));
@@ -159,11 +159,11 @@ class TestUpstreamMetrics : public QObject {
   }
 
   void frozenGaugesBecomeStale() {
-    SglangWorkerTracker tracker(ref(WorkerRole::Decode));
-    const SglangMetrics idle = scrape("sglang_decode_new.prom");
+    WorkerMetricsTracker tracker(ref(WorkerRole::Decode));
+    const EngineMetrics idle = scrape("sglang_decode_new.prom");
     QVERIFY(!tracker.update(idle, 0).stale_for_s);
     QVERIFY(!tracker.update(idle, 29'000'000).stale_for_s);
-    const SglangUpdate stale = tracker.update(idle, 31'000'000);
+    const MetricsUpdate stale = tracker.update(idle, 31'000'000);
     QVERIFY(stale.stale_for_s);
     QCOMPARE(*stale.stale_for_s, 31.0);
     QVERIFY(stale.staleReason().find("stale: gauges unchanged for 31 s") == 0);

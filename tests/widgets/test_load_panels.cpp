@@ -43,7 +43,43 @@ class LoadPanelsTest : public QObject {
   void linkGridShowsDeadLinksWithReason();
   void latencyPanelMatchesTheStore();
   void kvUseSaysTheBlocksTheEngineHolds();
+  void prefixHitIsTheEnginesOwnLive();
 };
+
+// A live worker's engine counts its prefix-cache lookups and hits (vLLM's prefix_cache_queries /
+// hits, SGLang's prompt / cached tokens): the table shows its hit rate over the last minute, from
+// the counters' growth between snapshots; a worker whose engine says nothing shows "-".
+void LoadPanelsTest::prefixHitIsTheEnginesOwnLive() {
+  ViewState view;
+  DecodeLoadPanel panel(view);
+  TelemetryStore store;
+  RunStarted run;
+  run.scenario = "live";
+  run.workers = {{"D0", WorkerRole::Decode, 1000}, {"D1", WorkerRole::Decode, 1000}};
+  std::vector<Event> events{Event{0, 0, run}};
+  for (int i = 1; i <= 3; ++i) {
+    Snapshot s;
+    WorkerGauges d0, d1;
+    d0.worker = 0;
+    d0.kv_capacity = 1000;
+    d0.prefix_queried_tokens = 4000 * i;  // +4,000 tokens looked up per snapshot, 3,000 of them hits
+    d0.prefix_hit_tokens = 3000 * i;
+    d1.worker = 1;
+    d1.kv_capacity = 1000;
+    s.workers = {d0, d1};
+    events.push_back(Event{static_cast<std::uint64_t>(i), secondsToTime(i), s});
+  }
+  store.ingest(events);
+  panel.refresh(store);
+  DecodeLoadModel& model = panel.model();
+  const QModelIndex d0 = model.index(model.rowOfWorker("D0"), DecodeLoadModel::PrefixHit);
+  QCOMPARE(model.data(d0, Qt::DisplayRole).toString(), QString("75.0 %"));
+  const QString tip = model.data(d0, Qt::ToolTipRole).toString();
+  QVERIFY2(tip.contains("of 12000 prompt tokens") && tip.contains("the engine's own counters"), qPrintable(tip));
+  QCOMPARE(model.data(model.index(model.rowOfWorker("D1"), DecodeLoadModel::PrefixHit), Qt::DisplayRole).toString(),
+           QString("-"));
+  QCOMPARE(model.headerData(DecodeLoadModel::PrefixHit, Qt::Horizontal, Qt::DisplayRole).toString(), QString("prefix hit"));
+}
 
 // A live worker followed through its engine's KV events: the KV use cell says how many blocks the
 // engine holds; one without a feed says only its tokens.

@@ -53,6 +53,9 @@ void DecodeLoadModel::refresh(const TelemetryStore& store) {
     r.kv_use = w.latest.kv_capacity > 0 ? static_cast<double>(w.latest.kv_used) / static_cast<double>(w.latest.kv_capacity) : 0;
     r.kv_event_blocks = w.latest.kv_event_blocks;
     r.kv_used = w.latest.kv_used;
+    if (!w.hits.empty()) r.prefix_hit = w.hits.rate();
+    r.prefix_queried = w.hits.prompt();
+    r.engine_counted = w.latest.prefix_queried_tokens > 0;
     total += w.admitted;
     rows.push_back(std::move(r));
   }
@@ -129,6 +132,7 @@ QVariant DecodeLoadModel::data(const QModelIndex& index, int role) const {
       case Sessions: return r.sessions;
       case PendingSeeds: return r.pending_seeds;
       case KvUse: return pct(r.kv_use);
+      case PrefixHit: return r.prefix_hit < 0 ? QStringLiteral("-") : pct(r.prefix_hit);
     }
   }
   if (role == Qt::UserRole) {  // raw numbers for sorting, tests and bars
@@ -136,6 +140,7 @@ QVariant DecodeLoadModel::data(const QModelIndex& index, int role) const {
       case Share: return r.share;
       case RecentShare: return r.state.recent_share;
       case KvUse: return r.kv_use;
+      case PrefixHit: return r.prefix_hit;
       case State: return QString::fromLatin1(toString(r.state.kind));
       default: return data(index, Qt::DisplayRole);
     }
@@ -154,7 +159,14 @@ QVariant DecodeLoadModel::data(const QModelIndex& index, int role) const {
                ? QStringLiteral("%1: %2 tokens in use; its engine holds %3 cached blocks (from its KV events)")
                      .arg(r.name).arg(r.kv_used).arg(r.kv_event_blocks)
                : QStringLiteral("%1: %2 tokens in use").arg(r.name).arg(r.kv_used);
-  // A worker picked for the charts: its name cell in the selection colour.
+  if (role == Qt::ToolTipRole && index.column() == PrefixHit)
+    return r.prefix_hit < 0
+               ? QStringLiteral("%1: no prompt tokens looked up in its prefix cache in the last minute").arg(r.name)
+               : QStringLiteral("%1: %2 of %3 prompt tokens served from its prefix cache in the last minute (%4)")
+                     .arg(r.name, pct(r.prefix_hit))
+                     .arg(r.prefix_queried)
+                     .arg(r.engine_counted ? QStringLiteral("the engine's own counters") : QStringLiteral("finished requests"));
+
   const bool selected = index.column() == Worker && selected_.contains(r.name);
   if (role == Qt::BackgroundRole && selected) return QGuiApplication::palette().brush(QPalette::Highlight);
   if (role == Qt::ForegroundRole && selected) return QGuiApplication::palette().brush(QPalette::HighlightedText);
@@ -174,7 +186,7 @@ QVariant DecodeLoadModel::data(const QModelIndex& index, int role) const {
 QVariant DecodeLoadModel::headerData(int section, Qt::Orientation orientation, int role) const {
   if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
   static const char* names[] = {"worker", "state", "bindings", "share", "recent share", "running",
-                                "queued", "sessions", "pending seeds", "KV use"};
+                                "queued", "sessions", "pending seeds", "KV use", "prefix hit"};
   return section >= 0 && section < ColumnCount ? QString::fromLatin1(names[section]) : QVariant{};
 }
 

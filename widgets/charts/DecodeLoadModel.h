@@ -30,7 +30,7 @@ QColor workerStateColor(WorkerStateKind kind);
 class DecodeLoadModel : public QAbstractTableModel {
   Q_OBJECT
  public:
-  enum Column { Worker, State, Bindings, Share, RecentShare, Running, Queued, Sessions, PendingSeeds, KvUse, ColumnCount };
+  enum Column { Worker, State, Bindings, Share, RecentShare, Running, Queued, Sessions, PendingSeeds, KvUse, PrefixHit, ColumnCount };
 
   static constexpr int kWorstFirstAbove = 12;
 
@@ -72,6 +72,9 @@ class DecodeLoadModel : public QAbstractTableModel {
     int running = 0, queued = 0, sessions = 0, pending_seeds = 0;
     double kv_use = 0;
     std::int64_t kv_used = 0, kv_event_blocks = 0;  // tokens; blocks per the engine's KV events (0: no feed)
+    double prefix_hit = -1;  // prompt tokens served from the prefix cache over the last minute; -1: none asked
+    std::int64_t prefix_queried = 0;  // those tokens' count
+    bool engine_counted = false;  // live: the engine's own counters (else the requests' cached tokens)
   };
   std::vector<Row> rows_;
   std::map<std::string, std::string> health_;

@@ -1,9 +1,11 @@
 #pragma once
-// One scrape of one SGLang worker's /metrics, reduced to the numbers KVScope shows. Plain values;
-// std::nullopt means the worker did not export that metric (older SGLang lacks the disaggregation
-// gauges and the kv_*_tokens breakdown, a unified worker never has the disaggregation ones). Names
-// and meanings are upstream's: see tests/data/upstream_metrics/README.md for the files and versions
-// they come from.
+// One scrape of one engine's /metrics (SGLang or vLLM), reduced to the numbers KVScope shows. Plain
+// values; std::nullopt means the worker did not export that metric (older SGLang lacks the
+// disaggregation gauges and the kv_*_tokens breakdown, a unified worker never has the disaggregation
+// ones, vLLM has neither). Fields are named after SGLang's metrics, which came first; the vLLM name
+// each one is read from is in VllmMetricsMapper.cpp. Names and meanings are upstream's: see
+// tests/data/upstream_metrics/README.md for the files and versions they come from.
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -19,7 +21,11 @@ struct LatencyHistogram {
   double count = 0;
 };
 
-struct SglangMetrics {
+enum class EngineKind : std::uint8_t { Sglang, Vllm };
+const char* toString(EngineKind);
+
+struct EngineMetrics {
+  EngineKind engine = EngineKind::Sglang;
   std::string model_name;
   std::string engine_type;  // "unified", "prefill", "decode", or "" when the label is absent
   int ranks = 0;            // DP ranks (label sets) the numbers were summed over
@@ -43,9 +49,26 @@ struct SglangMetrics {
   std::optional<double> num_retracted_reqs;
   std::optional<double> num_retracted_requests_total;  // counter
   std::optional<double> num_paused_reqs;
+  // vLLM: requests preempted for want of KV blocks (and recomputed later): the same mechanism as
+  // SGLang's retraction, so the tracker counts them as retractions.
+  std::optional<double> num_preemptions_total;  // counter
   // Tokenizer-side counters: prompt tokens and the part of them served from the prefix cache.
   std::optional<double> prompt_tokens_total;  // counter
   std::optional<double> cached_tokens_total;  // counter
+  // The engine's own prefix-cache hit accounting, in tokens (the rate the lab calls APC): SGLang's
+  // prompt/cached tokens above, vLLM's prefix_cache_queries / prefix_cache_hits (counted in blocks
+  // before vLLM 0.9: block_counted says so). External: tokens a KV connector (Mooncake, LMCache)
+  // was asked for and found in another instance's cache (vLLM's external_prefix_cache_*).
+  std::optional<double> prefix_queried_tokens_total;  // counter
+  std::optional<double> prefix_hit_tokens_total;      // counter
+  std::optional<double> external_queried_tokens_total;  // counter
+  std::optional<double> external_hit_tokens_total;      // counter
+  bool prefix_block_counted = false;
+  std::map<std::string, double> prompt_tokens_by_source;  // vLLM: local_compute, local_cache_hit, external_kv_transfer
+  std::optional<double> generation_tokens_total;  // counter
+  // The KV pool as the engine's cache config says it (vLLM's cache_config_info labels).
+  std::optional<double> kv_block_size;  // tokens per block
+  std::optional<double> num_gpu_blocks;  // blocks, summed over DP engines
   // Disaggregation (present on prefill/decode engines of recent SGLang).
   std::optional<double> num_decode_prealloc_queue_reqs;
   std::optional<double> num_decode_transfer_queue_reqs;
@@ -62,11 +85,14 @@ struct SglangMetrics {
   std::optional<LatencyHistogram> e2e;   // e2e_request_latency_seconds
   std::optional<LatencyHistogram> itl;   // inter_token_latency_seconds
   std::optional<LatencyHistogram> queue_time;  // queue_time_seconds
+  std::optional<LatencyHistogram> tpot;        // vLLM: request_time_per_output_token_seconds (older: time_per_output_token_seconds)
+  std::optional<LatencyHistogram> prefill_time;  // vLLM: request_prefill_time_seconds
   std::optional<LatencyHistogram> kv_transfer_latency_hist;  // kv_transfer_latency_ms (a histogram since PR #19009)
   std::optional<LatencyHistogram> kv_transfer_speed_hist;    // kv_transfer_speed_gb_s (likewise)
   std::map<std::string, LatencyHistogram> per_stage;  // per_stage_req_latency_seconds by its `stage` label
 
   std::vector<std::string> notes;  // why something could not be mapped (shown as "degraded")
+  std::vector<std::string> unread_families;  // the engine's families this mapper does not read (for `scrape`)
   bool any() const { return ranks > 0; }
 };
 

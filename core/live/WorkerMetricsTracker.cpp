@@ -1,4 +1,4 @@
-#include "core/live/SglangWorkerTracker.h"
+#include "core/live/WorkerMetricsTracker.h"
 
 #include <algorithm>
 #include <cmath>
@@ -21,7 +21,7 @@ std::int64_t clampTokens(double v) { return std::isnan(v) ? 0 : static_cast<std:
 
 }  // namespace
 
-std::optional<double> SglangWorkerTracker::quantile(const std::vector<std::pair<double, double>>& buckets, double q) {
+std::optional<double> WorkerMetricsTracker::quantile(const std::vector<std::pair<double, double>>& buckets, double q) {
   if (buckets.empty() || !std::isinf(buckets.back().first)) return std::nullopt;
   const double total = buckets.back().second;
   if (!(total > 0)) return std::nullopt;
@@ -40,16 +40,16 @@ std::optional<double> SglangWorkerTracker::quantile(const std::vector<std::pair<
   return lower;
 }
 
-std::string SglangUpdate::staleReason() const {
+std::string MetricsUpdate::staleReason() const {
   if (!stale_for_s) return {};
   char buf[160];
-  std::snprintf(buf, sizeof buf,
-                "stale: gauges unchanged for %.0f s (SGLang sets them when it logs a batch; an idle worker keeps its last ones)",
-                *stale_for_s);
+  std::snprintf(buf, sizeof buf, "stale: gauges unchanged for %.0f s (%s; an idle worker keeps its last ones)",
+                *stale_for_s,
+                engine == EngineKind::Vllm ? "vLLM sets them when its engine steps" : "SGLang sets them when it logs a batch");
   return buf;
 }
 
-double SglangWorkerTracker::increase(std::optional<double>& previous, std::optional<double> now, const char* name,
+double WorkerMetricsTracker::increase(std::optional<double>& previous, std::optional<double> now, const char* name,
                                      std::vector<std::string>& notes) {
   if (!now) return 0;
   // A labelled series appears with its first increment: after the first scrape, absent was 0.
@@ -67,7 +67,7 @@ double SglangWorkerTracker::increase(std::optional<double>& previous, std::optio
   return delta;
 }
 
-IntervalLatency SglangWorkerTracker::interval(std::optional<LatencyHistogram>& previous,
+IntervalLatency WorkerMetricsTracker::interval(std::optional<LatencyHistogram>& previous,
                                               const std::optional<LatencyHistogram>& now) {
   IntervalLatency out;
   if (!now) return out;
@@ -92,9 +92,10 @@ IntervalLatency SglangWorkerTracker::interval(std::optional<LatencyHistogram>& p
   return out;
 }
 
-SglangUpdate SglangWorkerTracker::update(const SglangMetrics& m, SimTime now) {
-  SglangUpdate u;
+MetricsUpdate WorkerMetricsTracker::update(const EngineMetrics& m, SimTime now) {
+  MetricsUpdate u;
   u.notes = m.notes;
+  u.engine = m.engine;
   // The gauges the scheduler sets in log_stats (capacity is a constant and left out).
   std::vector<std::optional<double>> frozen{m.token_usage, m.num_used_tokens, m.kv_available_tokens,
                                             m.kv_evictable_tokens, m.num_running_reqs, m.num_queue_reqs,
@@ -173,7 +174,21 @@ SglangUpdate SglangWorkerTracker::update(const SglangMetrics& m, SimTime now) {
       u.notes.push_back(reason + " (the decode worker is unknown: no link event)");
     }
   }
-  u.retracted = increase(retracted_, m.num_retracted_requests_total, "num_retracted_requests_total", u.notes);
+  u.retracted = m.num_retracted_requests_total
+                    ? increase(retracted_, m.num_retracted_requests_total, "num_retracted_requests_total", u.notes)
+                    : increase(retracted_, m.num_preemptions_total, "num_preemptions_total", u.notes);
+  prefix_queried_sum_ += increase(prefix_queried_, m.prefix_queried_tokens_total, "prefix cache queries", u.notes);
+  prefix_hit_sum_ += increase(prefix_hit_, m.prefix_hit_tokens_total, "prefix cache hits", u.notes);
+  external_queried_sum_ += increase(external_queried_, m.external_queried_tokens_total, "external prefix cache queries", u.notes);
+  external_hit_sum_ += increase(external_hit_, m.external_hit_tokens_total, "external prefix cache hits", u.notes);
+  if (u.gauges) {
+    // vLLM 0.8 counted its prefix cache in blocks: in tokens with its block size, else as they are.
+    const double unit = m.prefix_block_counted && m.kv_block_size ? *m.kv_block_size : 1.0;
+    u.gauges->prefix_queried_tokens = clampTokens(prefix_queried_sum_ * unit);
+    u.gauges->prefix_hit_tokens = clampTokens(prefix_hit_sum_ * unit);
+    u.gauges->external_queried_tokens = clampTokens(external_queried_sum_);
+    u.gauges->external_hit_tokens = clampTokens(external_hit_sum_);
+  }
   u.prompt_tokens = increase(prompt_tokens_, m.prompt_tokens_total, "prompt_tokens_total", u.notes);
   u.cached_tokens = increase(cached_tokens_, m.cached_tokens_total, "cached_tokens_total", u.notes);
   u.ttft = interval(ttft_, m.ttft);
