@@ -80,6 +80,9 @@ void describeRecord(const LogRecord& r, nlohmann::json& j) {
   if (!r.exception.empty()) j["exception"] = r.exception;
   if (!r.rid.empty()) j["rid"] = r.rid;
   if (!r.remote.empty()) j["remote"] = r.remote;
+  if (!r.prefix.process.empty()) j["process"] = r.prefix.process;  // vLLM's "(NAME pid=N) "
+  if (r.kind == LogLineKind::EngineStats && r.prefix.dp >= 0) j["engine"] = r.prefix.dp;
+  if (r.engines_aggregated > 0) j["engines_aggregated"] = r.engines_aggregated;
 }
 
 void describeRecord(const MooncakeLogRecord& r, nlohmann::json& j) {
@@ -123,6 +126,9 @@ nlohmann::json batchGaugesJson(const BatchGauges& b) {
   ratio("input throughput (token/s)", b.input_throughput);
   ratio("cache hit rate", b.cache_hit_rate);
   ratio("accept len", b.accept_len);
+  ratio("external prefix cache hit rate", b.external_hit_rate);
+  count("preemptions", b.preemptions);
+  count("GPU KV cache size (tokens)", b.capacity_tokens);
   if (b.cuda_graph >= 0) j["cuda graph"] = b.cuda_graph == 1;
   return j;
 }
@@ -255,7 +261,7 @@ Command addImport(CLI::App& app) {
 }
 
 Command addLogs(CLI::App& app) {
-  auto* sub = app.add_subcommand("logs", "Print what each line of SGLang / Mooncake logs maps to (one JSON object per record)");
+  auto* sub = app.add_subcommand("logs", "Print what each line of SGLang, vLLM or Mooncake logs maps to (one JSON object per record)");
   sub->footer(
       "Every record a line completes: its kind (unknown lines with their shape, malformed ones with the\n"
       "field), the events it maps to and a batch line's gauges. A traceback is one crash record.\n"

@@ -127,6 +127,8 @@ void LiveCluster::setBatchGauges(WorkerId worker, const BatchGauges& b) {
     if (started_ && !finished_) emitLocked(WorkerRestarted{worker});
   }
   last_batch_at_[static_cast<std::size_t>(worker)] = now();
+  // vLLM says its pool at start-up (GPU KV cache size); /metrics' cache config says it again later.
+  if (b.capacity_tokens > 0) g.kv_capacity = std::min<std::int64_t>(b.capacity_tokens, 1'000'000'000'000'000);
   const auto count = [](std::int64_t v) { return static_cast<std::int32_t>(std::min<std::int64_t>(v, 1'000'000'000)); };
   if (b.running_req >= 0) g.running = count(b.running_req);
   if (b.queue_req >= 0) g.queued = count(b.queue_req);

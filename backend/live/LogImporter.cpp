@@ -132,6 +132,8 @@ bool LogImporter::fill(File& f) {
       if (t)
         if (const auto* m = std::get_if<MooncakeLogRecord>(&item); m && !m->has_year)
           t = inYear(*t, options_.year);
+        else if (const auto* r = std::get_if<LogRecord>(&item); r && !r->prefix.has_year)
+          t = inYear(*t, options_.year);  // vLLM's MM-DD, as glog's
       if (!t) {
         if (!f.last_us) {
           f.before_first_time.push_back(std::move(item));

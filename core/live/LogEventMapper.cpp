@@ -77,7 +77,9 @@ void LogEventMapper::linkState(LogMapping& m, Link link, LinkState state, const 
 }
 
 void LogEventMapper::crash(LogMapping& m, const std::string& reason, std::int64_t clock_s, bool sigquit) {
-  if (sigquit && last_crash_s_ && clock_s - *last_crash_s_ <= kSigquitEchoS) return;
+  // One death, several witnesses: SGLang's sigquit after the crash, vLLM's executor, EngineCore
+  // and client each saying it within a second or two.
+  if (last_crash_s_ && clock_s - *last_crash_s_ <= (sigquit ? kSigquitEchoS : kSameDeathS)) return;
   last_crash_s_ = clock_s;
   if (ref_.role == WorkerRole::Prefill) {
     if (!book_) return;
@@ -100,8 +102,20 @@ void LogEventMapper::failedRequest(LogMapping& m, const LogRecord& r, const std:
   m.events.push_back(std::move(d));
 }
 
+bool LogEventMapper::firstReport(const LogRecord& r) {
+  if (r.prefix.process.empty() || r.rid.empty()) return true;  // SGLang logs once per request
+  if (!failed_rids_.insert(r.rid).second) return false;
+  failed_order_.push_back(r.rid);
+  if (failed_order_.size() > kRecentFailures) {
+    failed_rids_.erase(failed_order_.front());
+    failed_order_.pop_front();
+  }
+  return true;
+}
+
 LogMapping LogEventMapper::map(const LogRecord& r) {
   LogMapping m;
+  if ((r.kind == LogLineKind::TransferFailed || r.kind == LogLineKind::KvPollTimeout) && !firstReport(r)) return m;
   switch (r.kind) {
     case LogLineKind::Correction: {
       if (ref_.role == WorkerRole::Prefill) break;  // the correction is a decode-side path
@@ -154,7 +168,47 @@ LogMapping LogEventMapper::map(const LogRecord& r) {
       // `Request R waiting_timeout` (no seconds) precedes the transfer failure that fails the request.
       if (r.seconds >= 0) failedRequest(m, r, r.message);
       break;
-    case LogLineKind::Aborted: failedRequest(m, r, r.message); break;
+    case LogLineKind::Aborted: {
+      // vLLM names several requests in one line ("Aborted request(s) a,b."): one failure each.
+      std::string_view ids = r.rid;
+      do {
+        const auto comma = ids.find(',');
+        LogRecord one = r;
+        one.rid = std::string(ids.substr(0, comma));
+        failedRequest(m, one, r.message);
+        ids = comma == std::string_view::npos ? std::string_view() : ids.substr(comma + 1);
+      } while (!ids.empty() && m.events.size() < kMaxAbortsPerLine);
+      break;
+    }
+    case LogLineKind::EngineStats: {
+      if (ref_.role == WorkerRole::Prefill) break;
+      if (r.engines_aggregated > 0 || r.prefix.dp < 0) {  // the whole worker already
+        engine_stats_.clear();
+        m.gauges = r.batch;
+        break;
+      }
+      engine_stats_[r.prefix.dp] = r.batch;
+      // Data-parallel engines are one worker: requests add up, the KV use is their mean.
+      BatchGauges sum;
+      sum.running_req = sum.queue_req = 0;
+      sum.token_usage = 0;
+      for (const auto& [engine, b] : engine_stats_) {
+        sum.running_req += std::max<std::int64_t>(b.running_req, 0);
+        sum.queue_req += std::max<std::int64_t>(b.queue_req, 0);
+        sum.token_usage += std::max(b.token_usage, 0.0) / static_cast<double>(engine_stats_.size());
+      }
+      m.gauges = sum;
+      break;
+    }
+    case LogLineKind::KvCacheSize: {
+      if (ref_.role == WorkerRole::Prefill) break;
+      engine_capacity_[r.prefix.process] = r.batch.capacity_tokens;  // one line per EngineCore (DP rank)
+      BatchGauges g;
+      g.capacity_tokens = 0;
+      for (const auto& [process, tokens] : engine_capacity_) g.capacity_tokens += tokens;
+      m.gauges = g;
+      break;
+    }
     case LogLineKind::LostConnection:
       // Always an event: it carries how many requests the dead link aborted.
       linkState(m, linkFor(r.remote), LinkState::Dead, r.message, std::max(r.affected, 0), true);

@@ -8,7 +8,9 @@
 // Mooncake session -> LinkHealth Dead; a heartbeat reconnect attempt -> LinkHealth Suspect; an abort
 // or the client's generate error -> a failed RequestDone; batch lines -> gauges for the next Snapshot.
 // Which P/D pair a line names comes from the file's worker and the cluster's address book.
+#include <deque>
 #include <map>
+#include <set>
 #include <optional>
 #include <string>
 #include <vector>
@@ -38,6 +40,10 @@ class LogEventMapper {
  public:
   // A sigquit this soon (log clock) after a crash of the same worker is that crash's echo.
   static constexpr std::int64_t kSigquitEchoS = 60;
+  // A crash this soon after another of the same worker is the same death, told by another process.
+  static constexpr std::int64_t kSameDeathS = 5;
+  static constexpr std::size_t kRecentFailures = 1024;  // request ids remembered to count a failure once
+  static constexpr std::size_t kMaxAbortsPerLine = 1024;
 
   LogEventMapper(LiveWorkerRef worker, const LiveAddressBook* book) : ref_(std::move(worker)), book_(book) {}
 
@@ -58,6 +64,14 @@ class LogEventMapper {
   LiveWorkerRef ref_;
   const LiveAddressBook* book_;
   std::map<std::pair<std::int32_t, WorkerId>, LinkState> links_;
+  // vLLM: each data-parallel engine's last stats line (summed into the worker's gauges), each
+  // EngineCore's KV cache size, and the requests whose transfer failure one TP rank reported
+  // already (every rank logs the same failure).
+  std::map<int, BatchGauges> engine_stats_;
+  std::map<std::string, std::int64_t> engine_capacity_;
+  std::set<std::string> failed_rids_;
+  std::deque<std::string> failed_order_;
+  bool firstReport(const LogRecord& r);
   std::optional<std::int64_t> last_crash_s_;
 };
 

@@ -1,6 +1,7 @@
 #include "core/live/SchedulerLogParser.h"
 
 #include "core/live/MooncakeLogParser.h"
+#include "core/live/VllmLogParser.h"
 
 #include <algorithm>
 #include <cctype>
@@ -32,6 +33,8 @@ const char* toString(LogLineKind k) {
     case LogLineKind::PrefillBatch: return "prefill_batch";
     case LogLineKind::ClientGenerateError: return "client_generate_error";
     case LogLineKind::DecodeOutOfMemory: return "decode_out_of_memory";
+    case LogLineKind::EngineStats: return "engine_stats";
+    case LogLineKind::KvCacheSize: return "kv_cache_size";
   }
   return "?";
 }
@@ -558,6 +561,7 @@ bool SchedulerLogParser::parsePrefix(std::string_view line, LogPrefix& p, std::s
 }
 
 LogRecord SchedulerLogParser::parse(std::string_view line) {
+  if (VllmLogParser::looksLike(line)) return VllmLogParser::parse(line);
   LogRecord r;
   while (!line.empty() && (line.back() == '\r' || line.back() == '\n')) line.remove_suffix(1);
   std::string_view msg;

@@ -36,6 +36,10 @@ enum class LogLineKind : std::uint8_t {
   PrefillBatch,        // Prefill batch. #new-seq: N, ...
   ClientGenerateError, // RuntimeError: generate stream ended before producing any token
   DecodeOutOfMemory,   // Decode out of memory happened. #retracted_reqs: N, #new_token_ratio: a -> b
+  // vLLM (VllmLogParser): the periodic stats line (`Engine 000: Avg prompt throughput: ...`), and
+  // the KV cache size it reports at start-up (`GPU KV cache size: N tokens`).
+  EngineStats,
+  KvCacheSize,
 };
 const char* toString(LogLineKind);
 
@@ -48,6 +52,15 @@ struct LogPrefix {
   int tp = -1, dp = -1, pp = -1, ep = -1;  // -1: not in the prefix
   int cp = -1, attn_cp = -1, moe_dp = -1;  // CPn, ATTN_CPn, MOE_DPn
   int gpu = -1;                 // 2024's "[gpu_id=N] " (tp_worker.py), no asctime
+  // vLLM: `(APIServer pid=1203) ` before `LEVEL MM-DD HH:MM:SS [file.py:N] `. Its time has no year
+  // (clock_s is in 1970, as a glog time; the importer moves it into the run's year).
+  bool has_year = true;
+  std::string process;          // "APIServer", "EngineCore_DP0", "VllmWorker TP1", "" when none
+  std::string level;            // "INFO", "ERROR", ...
+  // The line ends in '\r': vLLM writes a record with newlines as several lines, each with the
+  // header again, all but the last ending in '\r' (NewLineFormatter). The next line of the same
+  // process continues this record.
+  bool continues = false;
 };
 
 // Batch-line gauges; -1 when the line did not carry the field. Hybrid models print one pair per KV
@@ -63,7 +76,10 @@ struct BatchGauges {
   std::int64_t full_tokens = -1, swa_tokens = -1, mamba_num = -1;
   double full_usage = -1, swa_usage = -1, mamba_usage = -1;
   double token_usage = -1, preallocated_usage = -1, gen_throughput = -1, input_throughput = -1;
-  double cache_hit_rate = -1;   // older prefill lines: `cache hit rate: 12.34%` (as a fraction)
+  double cache_hit_rate = -1;   // older prefill lines: `cache hit rate: 12.34%`; vLLM's `Prefix cache hit rate` (fractions)
+  double external_hit_rate = -1;  // vLLM: `External prefix cache hit rate` (a KV connector's), a fraction
+  std::int64_t preemptions = -1;  // vLLM: `Preemptions: N` in the interval (absent when 0)
+  std::int64_t capacity_tokens = -1;  // vLLM: `GPU KV cache size: N tokens`
   double accept_len = -1;       // speculative decoding
   int cuda_graph = -1;  // 0/1 (`cuda graph` or `cpu graph`)
 };
@@ -99,6 +115,9 @@ struct LogRecord {
   // DecodeOutOfMemory: the scheduler's new_token_ratio before and after the retraction
   double ratio_before = -1, ratio_after = -1;
   BatchGauges batch;
+  // vLLM EngineStats: the data-parallel engine the line is for (prefix.dp), or the number of engines
+  // an `N Engines Aggregated:` line sums (0 otherwise).
+  int engines_aggregated = 0;
 };
 
 class SchedulerLogParser {

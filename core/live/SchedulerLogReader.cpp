@@ -39,6 +39,32 @@ std::vector<LogRecord> SchedulerLogReader::feed(std::string_view line) {
   ++counts_.lines;
   LogRecord r = SchedulerLogParser::parse(line);
   std::vector<LogRecord> out;
+  if (r.prefix.present && !r.prefix.has_year) {  // a vLLM line (VllmLogParser)
+    const auto it = open_.find(r.prefix.process);
+    if (it != open_.end()) {
+      // The next line of a record its process had left open: a traceback frame or the message's
+      // next line; its last line names the exception.
+      Open& o = it->second;
+      ++o.lines;
+      ++counts_.folded;
+      if (const std::string_view text = trimmed(r.message); !text.empty()) {
+        if (o.record.message.size() + text.size() + 1 <= SchedulerLogParser::kMaxMessage)
+          o.record.message += "\n" + std::string(text);
+        o.record.exception = std::string(text);
+      }
+      if (r.prefix.continues && o.lines < kMaxTracebackLines) return out;
+      count(o.record);
+      out.push_back(std::move(o.record));
+      open_.erase(it);
+      return out;
+    }
+    // Lines of other processes may come between a record's lines: each process has its own.
+    if (r.prefix.continues && open_.size() < kMaxOpenRecords) {
+      std::string process = r.prefix.process;  // before r is moved from
+      open_.emplace(std::move(process), Open{std::move(r), 0});
+      return out;
+    }
+  }
   if (crash_) {
     if (r.kind == LogLineKind::Continuation && folded_lines_ < kMaxTracebackLines) {
       ++folded_lines_;
@@ -66,6 +92,11 @@ std::vector<LogRecord> SchedulerLogReader::feed(std::string_view line) {
 
 std::vector<LogRecord> SchedulerLogReader::flush() {
   std::vector<LogRecord> out;
+  for (auto& [process, o] : open_) {
+    count(o.record);
+    out.push_back(std::move(o.record));
+  }
+  open_.clear();
   if (!crash_) return out;
   count(*crash_);
   out.push_back(std::move(*crash_));

@@ -1,9 +1,13 @@
 #pragma once
 // Reads one log file's lines in order and folds a `Scheduler hit an exception` with the traceback
 // lines that follow it (lines without the `[date]` prefix) into one record, whose `exception` is the
-// traceback's last line (e.g. "AssertionError: ..."): that line says why the worker died. Counts
-// what it could not use; nothing is fatal.
+// traceback's last line (e.g. "AssertionError: ..."): that line says why the worker died. vLLM
+// writes a multi-line record as lines that each carry the full header, all but the last ending in
+// '\r': those are joined per process the same way (a crash's traceback, its last line the
+// exception), whatever other processes write between them. Counts what it could not use; nothing is fatal.
+#include <map>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -23,6 +27,7 @@ struct LogLineCounts {
 class SchedulerLogReader {
  public:
   static constexpr int kMaxTracebackLines = 200;
+  static constexpr std::size_t kMaxOpenRecords = 64;  // vLLM processes with a record open at once
 
   // The records this line completes: none while a traceback is being folded, otherwise the line's
   // own record, preceded by the crash a prefixed line closes.
@@ -32,7 +37,7 @@ class SchedulerLogReader {
   // A line longer than the reader keeps (InputFile::kMaxLineBytes): a malformed record for it,
   // after the crash it closes. Its text is never parsed.
   std::vector<LogRecord> overlong(std::size_t max_bytes);
-  bool folding() const { return crash_.has_value(); }
+  bool folding() const { return crash_.has_value() || !open_.empty(); }
   const LogLineCounts& counts() const { return counts_; }
   // The unknown lines (prefixed lines of no known format, stray unprefixed ones) by shape.
   const LineShapeCounter& unknownShapes() const { return shapes_; }
@@ -41,6 +46,11 @@ class SchedulerLogReader {
   void count(const LogRecord& r);
 
   std::optional<LogRecord> crash_;
+  struct Open {
+    LogRecord record;
+    int lines = 0;  // lines joined to it so far
+  };
+  std::map<std::string, Open> open_;  // vLLM: per process, its record still continuing
   int folded_lines_ = 0;
   LogLineCounts counts_;
   LineShapeCounter shapes_;

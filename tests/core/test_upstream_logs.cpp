@@ -122,6 +122,9 @@ std::string prefixOf(const LogPrefix& p) {
   std::string out = "[" + tags + "]";
   if (!p.has_time) out += " notime";
   if (p.millis >= 0) out += " ms=" + std::to_string(p.millis);
+  if (!p.process.empty()) out += " proc=" + p.process;  // vLLM's "(NAME pid=N) ", spaces kept
+  if (!p.level.empty()) out += " " + p.level;
+  if (p.continues) out += " cont";
   return out;
 }
 
@@ -141,12 +144,16 @@ std::string batchOf(const BatchGauges& b) {
   i("inflight", b.inflight_req), i("bootstrap", b.bootstrap_req), i("pending", b.pending_token);
   d("prealloc_u", b.preallocated_usage), i("mixed", b.mixed_running_req), i("iter", b.iteration);
   i("graph", b.cuda_graph), d("gen", b.gen_throughput), d("input", b.input_throughput), d("accept", b.accept_len);
+  i("preempt", b.preemptions), d("ext_hit", b.external_hit_rate), i("cap", b.capacity_tokens);
   return out;
 }
 
 std::string describe(const LogRecord& r) {
   std::string out = std::string(toString(r.kind)) + " " + prefixOf(r.prefix);
-  if (r.kind == LogLineKind::DecodeBatch || r.kind == LogLineKind::PrefillBatch) out += batchOf(r.batch);
+  if (r.kind == LogLineKind::DecodeBatch || r.kind == LogLineKind::PrefillBatch || r.kind == LogLineKind::EngineStats ||
+      r.kind == LogLineKind::KvCacheSize)
+    out += batchOf(r.batch);
+  if (r.engines_aggregated > 0) out += " engines=" + std::to_string(r.engines_aggregated);
   const auto s = [&](const char* k, const std::string& v) {
     if (!v.empty()) out += std::string(" ") + k + "=" + v;
   };
@@ -227,6 +234,96 @@ class TestUpstreamLogs : public QObject {
     QCOMPARE(exceptions.at(1), std::string("RuntimeError: CUDA error: an illegal memory access was encountered"));
     QCOMPARE(exceptions.at(2), std::string("torch.cuda.OutOfMemoryError: CUDA out of memory."));
     QCOMPARE(reader.counts().unknown, 0L);
+  }
+
+  // vLLM's lines (VllmLogParser) through the same reader and mapper: each line as the .expected
+  // file says, then the whole file as one stream: the '\r'-continued records joined per process
+  // (the fatal error's traceback, the client's EngineDeadError) with other processes' lines in
+  // between, one crash for one death, and a Mooncake failure that every TP rank logs counted once.
+  void vllmEngineLog() {
+    QString error;
+    const auto lines = load(kUpstreamLogs + "/vllm_engine.log", kUpstreamLogs + "/vllm_engine.expected", error);
+    QVERIFY2(!lines.empty(), qPrintable(error));
+    const LiveAddressBook book = labBook();
+    int total = 0, recognised = 0, correct = 0, continued = 0;
+    QStringList wrong;
+    for (const auto& l : lines) {
+      const LogRecord r = SchedulerLogParser::parse(l.text);
+      std::string actual = describe(r);
+      if (l.role != "-") {
+        LogEventMapper mapper(worker(l.role), &book);
+        actual += " -> " + events(mapper.map(r));
+        ++total;
+        if (r.kind != LogLineKind::Unknown && r.kind != LogLineKind::Continuation && r.kind != LogLineKind::Malformed)
+          ++recognised;
+      } else {
+        ++continued;
+      }
+      if (printActual()) std::printf("%s %s\n", l.role.c_str(), actual.c_str());
+      if (actual != l.expected)
+        wrong << QString("line %1: %2\n  expected: %3\n  actual:   %4").arg(l.number).arg(l.text.c_str(), l.expected.c_str(), actual.c_str());
+      else if (l.role != "-")
+        ++correct;
+    }
+    std::printf("vllm engine log: %d/%d lines recognised (the rest are start-up and access lines), %d/%d mapped as "
+                "expected, %d continuation lines\n",
+                recognised, total, correct, total, continued);
+    QVERIFY2(wrong.isEmpty(), qPrintable(wrong.join("\n")));
+
+    // As one decode worker's stream (every line, as a vLLM server's log interleaves its processes).
+    SchedulerLogReader reader;
+    LogEventMapper mapper(worker("D0"), &book);
+    int crashes = 0, failed_transfers = 0, failed_requests = 0;
+    std::vector<std::string> exceptions;
+    const auto take = [&](const LogRecord& r) {
+      if (r.kind == LogLineKind::SchedulerException) exceptions.push_back(r.exception);
+      for (const auto& e : mapper.map(r).events) {
+        crashes += std::holds_alternative<WorkerCrashed>(e);
+        if (const auto* t = std::get_if<TransferFinished>(&e)) failed_transfers += !t->ok;
+        if (const auto* d = std::get_if<RequestDone>(&e)) failed_requests += d->status == RequestStatus::Failed;
+      }
+    };
+    for (const auto& l : lines)
+      for (const auto& r : reader.feed(l.text)) take(r);
+    for (const auto& r : reader.flush()) take(r);
+    QCOMPARE(exceptions, std::vector<std::string>{"RuntimeError: Executor failed."});
+    QCOMPARE(crashes, 1);  // the worker process, EngineCore, the client: one death
+    QCOMPARE(reader.counts().folded, long(continued));
+    // Eleven failure lines: six requests the decode side failed to pull (three of them logged by
+    // TP0 and TP1 alike) and two prefill-side errors: eight failed transfers, not eleven.
+    QCOMPARE(failed_transfers, 8);
+    std::printf("vllm engine log as one stream: %d failed transfers, %d failed requests\n", failed_transfers, failed_requests);
+  }
+
+  // Data-parallel engines of one vLLM server are one worker: their stats lines add up (requests)
+  // and average (KV use); an aggregated line replaces them; each EngineCore's pool adds up.
+  void vllmEnginesAreOneWorker() {
+    LogEventMapper mapper(worker("D0"), nullptr);
+    const auto line = [](const char* engine, int running, int waiting, double usage) {
+      return std::string("(APIServer pid=7) INFO 08-20 09:14:02 [loggers.py:123] Engine ") + engine +
+             ": Avg prompt throughput: 1.0 tokens/s, Avg generation throughput: 2.0 tokens/s, Running: " +
+             std::to_string(running) + " reqs, Waiting: " + std::to_string(waiting) + " reqs, GPU KV cache usage: " +
+             num(usage) + "%, Prefix cache hit rate: 50.0%";
+    };
+    mapper.map(SchedulerLogParser::parse(line("000", 10, 1, 40)));
+    const LogMapping both = mapper.map(SchedulerLogParser::parse(line("001", 6, 2, 20)));
+    QVERIFY(both.gauges);
+    QCOMPARE(both.gauges->running_req, std::int64_t{16});
+    QCOMPARE(both.gauges->queue_req, std::int64_t{3});
+    QCOMPARE(both.gauges->token_usage, 0.3);
+    const LogMapping again = mapper.map(SchedulerLogParser::parse(line("000", 1, 0, 10)));
+    QCOMPARE(again.gauges->running_req, std::int64_t{7});  // engine 000's newest line replaces its last
+    for (const char* dp : {"EngineCore_DP0", "EngineCore_DP1"})
+      mapper.map(SchedulerLogParser::parse(std::string("(") + dp +
+                                           " pid=9) INFO 08-20 09:13:31 [kv_cache_utils.py:1087] GPU KV cache size: 436,880 tokens"));
+    const LogMapping pool = mapper.map(SchedulerLogParser::parse(
+        "(EngineCore_DP1 pid=9) INFO 08-20 09:13:32 [kv_cache_utils.py:1087] GPU KV cache size: 436,880 tokens"));
+    QCOMPARE(pool.gauges->capacity_tokens, std::int64_t{2 * 436880});  // a repeated line is not counted twice
+    const LogRecord bad = SchedulerLogParser::parse(
+        "(APIServer pid=7) INFO 08-20 09:14:02 [loggers.py:123] Engine 000: Avg prompt throughput: 1.0 tokens/s, "
+        "Running: many reqs, GPU KV cache usage: 1.0%");
+    QCOMPARE(bad.kind, LogLineKind::Malformed);
+    QVERIFY2(bad.problem.find("field 'Running'") != std::string::npos, bad.problem.c_str());
   }
 
   void mooncakeTransferEngineLog() {
