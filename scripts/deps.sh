@@ -18,6 +18,7 @@ packages=(
   libyaml-cpp-dev  # the live cluster file (serve --live)
   libzmq3-dev cppzmq-dev libmsgpack-cxx-dev  # the engines' KV events (vLLM, SGLang: ZMQ + msgpack)
   python3-zmq python3-msgpack  # the KV-event tests publish as the engines do
+  python3-xxhash  # an independent check of the token block hashes (Dynamo's formula)
   prometheus  # the metrics test has a real Prometheus scrape it
   slurm-wlm munge  # sweep --executor slurm: its test starts a real single-node Slurm (app.slurm_sweep)
   dpkg-dev binutils  # the .deb: dpkg-shlibdeps for its Depends; strings and readelf in the path checks

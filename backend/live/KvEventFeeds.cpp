@@ -4,12 +4,33 @@
 
 namespace kvscope {
 
+namespace {
+
+// Why an engine's blocks did not reach the router, said once per feed (KvRouterAlignment.h).
+std::string unmatchedReason(const KvRouterAlignment::Counts& c, int router_block_size) {
+  std::string out;
+  const auto add = [&](std::uint64_t n, const std::string& why) {
+    if (n) out += (out.empty() ? "" : "; ") + std::to_string(n) + " " + why;
+  };
+  add(c.no_tokens, "blocks stored without token ids (the engine does not send them)");
+  add(c.other_size, "blocks of " + std::to_string(c.last_block_size) + " tokens, the router's block_size is " +
+                        std::to_string(router_block_size) + " (set router.block_size to the engine's)");
+  add(c.unknown_parent, "blocks continuing a chain stored before KVScope attached");
+  add(c.lora, "LoRA blocks (no adapter in the router's hashes)");
+  add(c.overflow, "blocks past the per-worker limit");
+  return out;
+}
+
+}  // namespace
+
 KvEventFeeds::KvEventFeeds(const ClusterConfig& config, const std::vector<LiveWorkerRef>& refs,
-                           const std::vector<std::size_t>& status_index, LiveCluster& cluster, Warn warn)
-    : cluster_(cluster), warn_(std::move(warn)) {
+                           const std::vector<std::size_t>& status_index, LiveCluster& cluster, Warn warn,
+                           std::optional<RouterLink> router)
+    : cluster_(cluster), warn_(std::move(warn)), router_(std::move(router)) {
   int serving = 0;
   for (const auto& r : refs) serving += r.worker != kNoWorker;
   state_ = std::make_unique<KvBlockState>(serving);
+  if (router_) alignment_ = std::make_unique<KvRouterAlignment>(serving, router_->block_size);
   for (std::size_t i = 0; i < config.workers.size(); ++i) {
     const LiveWorkerConfig& w = config.workers[i];
     const LiveWorkerRef& ref = refs[i];
@@ -29,13 +50,24 @@ KvEventFeeds::KvEventFeeds(const ClusterConfig& config, const std::vector<LiveWo
       listener.batch = [this, f, events_alone](std::uint64_t, KvEventBatch batch) {
         std::vector<EventPayload> out;
         std::int64_t tokens = 0, blocks = 0;
+        KvRouterAlignment::Update aligned;
+        std::string unmatched;
         {
           std::lock_guard lock(mutex_);
           out = state_->apply(f->worker, batch);
           tokens = state_->tokens(f->worker);
           blocks = static_cast<std::int64_t>(state_->blocks(f->worker));
+          if (alignment_) {
+            aligned = alignment_->apply(f->worker, batch);
+            unmatched = unmatchedReason(alignment_->counts(f->worker), alignment_->blockSize());
+            if (!unmatched.empty() && !f->said_unmatched) f->said_unmatched = true;
+            else unmatched.clear();
+          }
         }
+        if (!unmatched.empty() && warn_)
+          warn_(f->worker_name + " kv_events: some blocks cannot be matched to the router's view (cache_view exact): " + unmatched);
         if (!out.empty()) cluster_.post(std::move(out));
+        if (router_ && (!aligned.stored.empty() || !aligned.removed.empty())) router_->update(f->worker, aligned);
         cluster_.setKvEventBlocks(f->worker, blocks, tokens, events_alone);
       };
       listener.gap = [this, f](std::uint64_t first, std::uint64_t last, const std::string& why) {
@@ -55,10 +87,13 @@ KvEventFeeds::KvEventFeeds(const ClusterConfig& config, const std::vector<LiveWo
       };
       listener.restarted = [this, f, events_alone]() {
         if (warn_) warn_(f->worker_name + " kv_events " + f->endpoint + ": the publisher started over (engine restart): its blocks are forgotten");
+        KvRouterAlignment::Update gone;
         {
           std::lock_guard lock(mutex_);
           state_->forget(f->worker);
+          if (alignment_) gone.removed = alignment_->forget(f->worker);
         }
+        if (router_ && !gone.removed.empty()) router_->update(f->worker, gone);
         cluster_.setKvEventBlocks(f->worker, 0, 0, events_alone);
       };
       listener.undecodable = [this, f](std::uint64_t seq, const std::string& why) {
@@ -85,7 +120,8 @@ std::vector<KvEventFeeds::FeedStatus> KvEventFeeds::status() const {
   std::vector<FeedStatus> out;
   std::lock_guard lock(mutex_);
   for (const auto& f : feeds_)
-    out.push_back({f->worker_name, f->endpoint, f->reachable, f->why, f->subscriber->counts(), state_->blocks(f->worker)});
+    out.push_back({f->worker_name, f->endpoint, f->reachable, f->why, f->subscriber->counts(), state_->blocks(f->worker),
+                   alignment_ ? std::optional(alignment_->counts(f->worker)) : std::nullopt});
   return out;
 }
 

@@ -4,16 +4,20 @@
 // evictions join the cluster's stream. A worker watched by its events alone (no /metrics) takes its
 // KV use from the blocks it holds, and its health from its feeds; a gap replay could not fill is
 // said (warn) and kept in status(), never skipped silently. Serving workers only: a prefill worker's cache is
-// not what the router routes on.
+// not what the router routes on. With a router (the cluster file's `router:`), the blocks whose
+// tokens the engine sent are also given to it in its own hashes (KvRouterAlignment), so
+// `cache_view = exact` routes on what the engines hold.
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "backend/live/KvEventSubscriber.h"
 #include "core/live/ClusterConfig.h"
 #include "core/live/KvBlockState.h"
+#include "core/live/KvRouterAlignment.h"
 #include "core/live/WorkerMetricsTracker.h"
 
 namespace kvscope {
@@ -25,8 +29,15 @@ class KvEventFeeds {
   // `refs` and `status_index` as LiveClusterLayout gives them, one per config worker.
   // `warn` (any thread) gets a line for a lost gap, an unreachable endpoint, a batch that is not one.
   using Warn = std::function<void(const std::string&)>;
+  // What the router is told: blocks the engine removed (their router hashes), then blocks it stored.
+  using RouterUpdate = std::function<void(WorkerId, const KvRouterAlignment::Update&)>;
+  struct RouterLink {
+    int block_size = 0;  // the router's tokens per block hash
+    RouterUpdate update;
+  };
   KvEventFeeds(const ClusterConfig& config, const std::vector<LiveWorkerRef>& refs,
-               const std::vector<std::size_t>& status_index, LiveCluster& cluster, Warn warn = {});
+               const std::vector<std::size_t>& status_index, LiveCluster& cluster, Warn warn = {},
+               std::optional<RouterLink> router = std::nullopt);
   ~KvEventFeeds();  // stop()
   void start();
   void stop();
@@ -37,6 +48,7 @@ class KvEventFeeds {
     std::string why;            // the last unreachable reason or gap, "" when all is well
     KvEventSubscriber::Counts counts;
     std::size_t blocks = 0;     // the worker's blocks held now (all its feeds)
+    std::optional<KvRouterAlignment::Counts> alignment;  // with a router: what matched it and what did not
   };
   std::vector<FeedStatus> status() const;
   bool empty() const { return feeds_.empty(); }
@@ -49,11 +61,14 @@ class KvEventFeeds {
     std::unique_ptr<KvEventSubscriber> subscriber;
     bool reachable = false;
     std::string why;
+    bool said_unmatched = false;  // the blocks the router cannot match were warned about
   };
   LiveCluster& cluster_;
   Warn warn_;
   mutable std::mutex mutex_;  // state_ and the feeds' reachability
   std::unique_ptr<KvBlockState> state_;
+  std::optional<RouterLink> router_;
+  std::unique_ptr<KvRouterAlignment> alignment_;
   std::vector<std::unique_ptr<Feed>> feeds_;
 };
 

@@ -11,6 +11,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <thread>
 #include <vector>
 
@@ -90,6 +91,8 @@ class LiveSession : public LiveRunControl {
   std::vector<std::unique_ptr<WorkerLogFeed>> logs_;
   std::unique_ptr<LogTailer> tailer_;
   std::unique_ptr<KvEventFeeds> kv_feeds_;
+  std::mutex refused_mutex_;           // the feeds' threads share it
+  std::set<WorkerId> refused_warned_;  // workers whose KV events the router refused (said once)
   mutable std::mutex logs_mutex_;  // the tailer's thread vs logStats()
   std::thread snapshots_;
   std::mutex mutex_;

@@ -4,6 +4,7 @@
 
 #include "backend/convert/EventConvert.h"
 #include "core/events/EventLimits.h"
+#include "core/router/TokenBlockHash.h"
 #include "backend/service/CallAuthorization.h"
 
 namespace kvscope {
@@ -157,6 +158,12 @@ grpc::ServerUnaryReactor* RouterService::Route(grpc::CallbackServerContext* ctx,
     return invalid("block_hashes: " + std::to_string(request->block_hashes_size()) + " hashes, at most " +
                    std::to_string(LiveRouter::kMaxBlockHashes));
   if (request->input_tokens() < 0) return invalid("input_tokens: " + std::to_string(request->input_tokens()) + " is negative");
+  const std::int64_t block_size = router_.spec().block_size;
+  if (request->token_ids_size() > 0 && request->block_hashes_size() > 0)
+    return invalid("token_ids: give block_hashes or token_ids, not both");
+  if (request->token_ids_size() > LiveRouter::kMaxBlockHashes * block_size)
+    return invalid("token_ids: " + std::to_string(request->token_ids_size()) + " tokens, at most " +
+                   std::to_string(LiveRouter::kMaxBlockHashes * block_size));
   if (request->turn() < 0) return invalid("turn: " + std::to_string(request->turn()) + " is negative");
   LiveRouter::RouteInput in;
   in.request = request->request_id();
@@ -164,6 +171,11 @@ grpc::ServerUnaryReactor* RouterService::Route(grpc::CallbackServerContext* ctx,
   in.turn = request->turn();
   in.input_tokens = request->input_tokens();
   in.hashes.assign(request->block_hashes().begin(), request->block_hashes().end());
+  if (request->token_ids_size() > 0) {
+    const std::vector<std::uint32_t> tokens(request->token_ids().begin(), request->token_ids().end());
+    in.hashes = tokenBlockHashes(tokens, static_cast<int>(block_size));
+    if (in.input_tokens == 0) in.input_tokens = request->token_ids_size();
+  }
   for (int i = 0; i < request->candidates_size(); ++i) {
     const auto it = worker_index_.find(request->candidates(i));
     if (it == worker_index_.end())

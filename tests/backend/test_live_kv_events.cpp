@@ -7,9 +7,14 @@
 
 #include <QTemporaryDir>
 #include <fstream>
+#include <mutex>
+
+#include <msgpack.hpp>
 
 #include "backend/live/LiveSession.h"
 #include "core/live/ClusterConfigLoader.h"
+#include "core/router/TokenBlockHash.h"
+#include "core/run/LiveRouter.h"
 #include "tests/support/KvEventPublisher.h"
 #include "tests/support/LockedEventLog.h"
 
@@ -18,9 +23,105 @@ using kvscope::test::Publisher;
 using Collect = kvscope::test::LockedEventLog;
 
 
+namespace {
+
+// One KVEventBatch [ts, [BlockStored]] as vLLM's array form packs it (the engine's own hashes,
+// parent, token ids, block size, no LoRA), as hex for the publisher's `raw` command.
+QString storedBatchHex(const std::vector<std::uint64_t>& engine_hashes, std::optional<std::uint64_t> parent,
+                       const std::vector<std::uint32_t>& tokens, int block_size) {
+  msgpack::sbuffer buf;
+  msgpack::packer<msgpack::sbuffer> pk(buf);
+  pk.pack_array(2);
+  pk.pack(1.5);
+  pk.pack_array(1);
+  pk.pack_array(6);
+  pk.pack(std::string("BlockStored"));
+  pk.pack(engine_hashes);
+  if (parent) pk.pack(*parent);
+  else pk.pack_nil();
+  pk.pack(tokens);
+  pk.pack(block_size);
+  pk.pack_nil();
+  return QByteArray(buf.data(), static_cast<int>(buf.size())).toHex();
+}
+
+std::vector<std::uint32_t> prompt(std::uint32_t from, std::size_t n) {
+  std::vector<std::uint32_t> v(n);
+  for (std::size_t i = 0; i < n; ++i) v[i] = from + static_cast<std::uint32_t>(i);
+  return v;
+}
+
+}  // namespace
+
 class TestLiveKvEvents : public QObject {
   Q_OBJECT
  private slots:
+  // cache_view = exact on the real cluster: the router's view of D0's cache comes from D0's own KV
+  // events, matched by the tokens they carry (the engine's hashes are its own). A prompt whose first
+  // 32 tokens D0 stored sees 32 cached tokens there and none on D1; another prompt sees none; after
+  // D0 evicts one block the router sees 16.
+  void theRouterSeesTheEnginesCache() {
+    Publisher publisher;
+    QVERIFY2(!publisher.pub.empty(), "the publisher did not start (python3-zmq)");
+    QTemporaryDir dir;
+    const std::string file = dir.filePath("cluster.yaml").toStdString();
+    std::ofstream(dir.filePath("d1.log").toStdString()) << "";
+    std::ofstream(file) << "name: exact\nscrape_interval_s: 0.1\n"
+                           "router: {policy: linear, block_size: 16, knobs: {cache_view: 0}}\nworkers:\n"
+                           "  - id: D0\n    role: decode\n    kv_capacity_tokens: 100000\n"
+                           "    kv_events: {endpoint: "
+                        << publisher.pub << ", replay: " << publisher.replay
+                        << ", topic: kv-events}\n"
+                           "  - id: D1\n    role: decode\n    kv_capacity_tokens: 100000\n    logs: d1.log\n";
+    Collect sink;
+    LiveSession::Options options;
+    std::mutex warned_mutex;
+    std::vector<std::string> warned;
+    options.warn = [&](const std::string& w) {
+      std::lock_guard lock(warned_mutex);
+      warned.push_back(w);
+    };
+    LiveSession session(ClusterConfigLoader::load(file), {&sink}, options);
+    session.start();
+    QTRY_VERIFY_WITH_TIMEOUT(session.statuses().at(0).health == WorkerHealth::Ok, 10000);
+
+    const auto tokens = prompt(151643, 48);
+    const std::vector<std::uint32_t> first32(tokens.begin(), tokens.begin() + 32);
+    QVERIFY(publisher.send("raw 0 " + storedBatchHex({0xE1, 0xE2}, std::nullopt, first32, 16)));
+    QTRY_VERIFY_WITH_TIMEOUT(session.kvEventStatus().at(0).alignment && session.kvEventStatus().at(0).alignment->aligned == 2,
+                             10000);
+
+    const auto cachedOn = [&](const std::vector<std::uint32_t>& p, RequestId id) {
+      LiveRouter::RouteInput in;
+      in.request = id;
+      in.session = id;
+      in.input_tokens = static_cast<std::int64_t>(p.size());
+      in.hashes = tokenBlockHashes(p, 16);
+      const LiveRouter::RouteResult r = session.router()->route(in);
+      std::map<WorkerId, double> hit;
+      for (const auto& c : r.decision.candidates) hit[c.worker] = c.component("cache_hit");
+      return hit;
+    };
+    auto hit = cachedOn(tokens, 1);
+    QCOMPARE(hit[0], 32.0);
+    QCOMPARE(hit[1], 0.0);
+    QCOMPARE(cachedOn(prompt(7, 48), 2)[0], 0.0);
+
+    // The engine evicts its second block: ["BlockRemoved", [0xE2], nil] in [ts, [event]].
+    QVERIFY(publisher.send("raw 1 92cb3ff80000000000009193ac426c6f636b52656d6f76656491cce2c0"));
+    QTRY_COMPARE_WITH_TIMEOUT(cachedOn(tokens, 3)[0], 16.0, 10000);
+
+    // An engine with another block size cannot be matched: said once, with what to change.
+    QVERIFY(publisher.send("raw 2 " + storedBatchHex({0xF1}, std::nullopt, prompt(1, 32), 32)));
+    QTRY_VERIFY_WITH_TIMEOUT(session.kvEventStatus().at(0).alignment->other_size == 1, 10000);
+    {
+      std::lock_guard lock(warned_mutex);
+      QCOMPARE(warned.size(), std::size_t{1});
+      QVERIFY2(warned[0].find("1 blocks of 32 tokens, the router's block_size is 16") != std::string::npos, warned[0].c_str());
+    }
+    session.stop();
+  }
+
   void evictionsAndKvUseFromTheEngineEvents() {
     Publisher publisher;
     QVERIFY2(!publisher.pub.empty(), "the publisher did not start (python3-zmq)");

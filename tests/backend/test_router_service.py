@@ -179,6 +179,34 @@ class RoutedCluster(unittest.TestCase):
             control_pb2_grpc.ControlStub(self.channel).Pause(control_pb2.PauseRequest(), metadata=self.auth)
         self.assertEqual(pause.exception.code(), grpc.StatusCode.FAILED_PRECONDITION)
 
+    def test_2_token_ids_are_hashed_as_dynamo_hashes_them(self):
+        # The client sends token ids; KVScope hashes them (XXH3-64, seed 1337, chained per block, as
+        # Dynamo's KV router does), so blocks reported under the same hashes are found: D2 holds the
+        # first two blocks of these tokens, and the overlap the router sees there is 2 of the 3 blocks.
+        import struct
+        import xxhash
+        router = self.router()
+        block_size = router.GetCluster(router_pb2.GetClusterRequest(), metadata=self.auth).block_size
+        tokens = list(range(151643, 151643 + 3 * block_size))
+        hashes = []
+        for i in range(0, len(tokens) - block_size + 1, block_size):
+            local = xxhash.xxh3_64_intdigest(struct.pack("<%dI" % block_size, *tokens[i:i + block_size]), seed=1337)
+            hashes.append(local if not hashes else
+                          xxhash.xxh3_64_intdigest(struct.pack("<2Q", hashes[-1], local), seed=1337))
+        stored = router_pb2.Observation(blocks_stored=router_pb2.BlocksStored(
+            worker=2, session=4242, block_hashes=hashes[:2]))
+        self.assertEqual(router.Report(iter([stored]), metadata=self.auth).applied, 1)
+        reply = router.Route(router_pb2.RouteRequest(request_id=4242, session_id=4243, turn=1, token_ids=tokens),
+                             metadata=self.auth)
+        overlap = {c.worker: {k.name: k.value for k in c.components}["overlap"] for c in reply.decision.candidates}
+        self.assertAlmostEqual(overlap[2], 100 * 2 / 3, msg=overlap)  # percent of the prompt's 3 blocks
+        self.assertEqual(overlap[0], 0, overlap)
+        with self.assertRaises(grpc.RpcError) as both:
+            router.Route(router_pb2.RouteRequest(request_id=4244, session_id=4244, turn=1, token_ids=tokens,
+                                                 block_hashes=hashes), metadata=self.auth)
+        self.assertEqual(both.exception.code(), grpc.StatusCode.INVALID_ARGUMENT)
+        self.assertIn("token_ids: give block_hashes or token_ids, not both", both.exception.details())
+
     def test_2_run_markers(self):
         # A sweep script splits the live session into runs through Control.MarkRun.
         control = control_pb2_grpc.ControlStub(self.channel)
