@@ -62,6 +62,8 @@ void toProto(const Snapshot& in, v1::Snapshot* out) {
     p->set_prefix_hit_tokens(g.prefix_hit_tokens);
     p->set_external_queried_tokens(g.external_queried_tokens);
     p->set_external_hit_tokens(g.external_hit_tokens);
+    p->set_kv_event_stored(g.kv_event_stored);
+    p->set_kv_event_removed(g.kv_event_removed);
   }
   out->mutable_links()->Reserve(static_cast<int>(in.links.size()));
   for (const auto& l : in.links) {
@@ -99,6 +101,8 @@ bool fromProto(const v1::Snapshot& in, Snapshot* out, std::string* error) {
     g.prefix_hit_tokens = p.prefix_hit_tokens();
     g.external_queried_tokens = p.external_queried_tokens();
     g.external_hit_tokens = p.external_hit_tokens();
+    g.kv_event_stored = p.kv_event_stored();
+    g.kv_event_removed = p.kv_event_removed();
     g.running = p.running();
     g.queued = p.queued();
     g.resident_sessions = p.resident_sessions();

@@ -49,7 +49,7 @@ KvEventFeeds::KvEventFeeds(const ClusterConfig& config, const std::vector<LiveWo
       KvEventSubscriber::Listener listener;
       listener.batch = [this, f, events_alone](std::uint64_t, KvEventBatch batch) {
         std::vector<EventPayload> out;
-        std::int64_t tokens = 0, blocks = 0;
+        std::int64_t tokens = 0, blocks = 0, stored = 0, removed = 0;
         KvRouterAlignment::Update aligned;
         std::string unmatched;
         {
@@ -57,6 +57,9 @@ KvEventFeeds::KvEventFeeds(const ClusterConfig& config, const std::vector<LiveWo
           out = state_->apply(f->worker, batch);
           tokens = state_->tokens(f->worker);
           blocks = static_cast<std::int64_t>(state_->blocks(f->worker));
+          const KvBlockState::Counts& c = state_->counts(f->worker);
+          stored = static_cast<std::int64_t>(std::min<std::uint64_t>(c.stored, INT64_MAX));
+          removed = static_cast<std::int64_t>(std::min<std::uint64_t>(c.removed, INT64_MAX));
           if (alignment_) {
             aligned = alignment_->apply(f->worker, batch);
             unmatched = unmatchedReason(alignment_->counts(f->worker), alignment_->blockSize());
@@ -68,7 +71,7 @@ KvEventFeeds::KvEventFeeds(const ClusterConfig& config, const std::vector<LiveWo
           warn_(f->worker_name + " kv_events: some blocks cannot be matched to the router's view (cache_view exact): " + unmatched);
         if (!out.empty()) cluster_.post(std::move(out));
         if (router_ && (!aligned.stored.empty() || !aligned.removed.empty())) router_->update(f->worker, aligned);
-        cluster_.setKvEventBlocks(f->worker, blocks, tokens, events_alone);
+        cluster_.setKvEventBlocks(f->worker, blocks, tokens, stored, removed, events_alone);
       };
       listener.gap = [this, f](std::uint64_t first, std::uint64_t last, const std::string& why) {
         const std::string text = "batches " + std::to_string(first) + "-" + std::to_string(last) + " lost: " + why;
@@ -88,13 +91,16 @@ KvEventFeeds::KvEventFeeds(const ClusterConfig& config, const std::vector<LiveWo
       listener.restarted = [this, f, events_alone]() {
         if (warn_) warn_(f->worker_name + " kv_events " + f->endpoint + ": the publisher started over (engine restart): its blocks are forgotten");
         KvRouterAlignment::Update gone;
+        std::int64_t stored = 0, removed = 0;
         {
           std::lock_guard lock(mutex_);
+          stored = static_cast<std::int64_t>(std::min<std::uint64_t>(state_->counts(f->worker).stored, INT64_MAX));
+          removed = static_cast<std::int64_t>(std::min<std::uint64_t>(state_->counts(f->worker).removed, INT64_MAX));
           state_->forget(f->worker);
           if (alignment_) gone.removed = alignment_->forget(f->worker);
         }
         if (router_ && !gone.removed.empty()) router_->update(f->worker, gone);
-        cluster_.setKvEventBlocks(f->worker, 0, 0, events_alone);
+        cluster_.setKvEventBlocks(f->worker, 0, 0, stored, removed, events_alone);
       };
       listener.undecodable = [this, f](std::uint64_t seq, const std::string& why) {
         if (warn_) warn_(f->worker_name + " kv_events " + f->endpoint + ": batch " + std::to_string(seq) + " is not a KV event batch: " + why);

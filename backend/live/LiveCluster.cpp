@@ -86,6 +86,7 @@ void LiveCluster::setGauges(const WorkerGauges& g, SimTime asked_at) {
   last_batch_at_[static_cast<std::size_t>(g.worker)] = -1;  // /metrics speaks for the worker now
   const std::int32_t bindings = slot.bindings, resident = slot.resident_sessions;
   const std::int64_t expired = slot.expired_unreported, awaiting = slot.awaiting_report, event_blocks = slot.kv_event_blocks;
+  const std::int64_t event_stored = slot.kv_event_stored, event_removed = slot.kv_event_removed;
   slot = g;
   slot.kv_peak = std::max(g.kv_peak, g.kv_used);
   // What /metrics does not know (router bindings, resident sessions) stays as the router said.
@@ -94,6 +95,8 @@ void LiveCluster::setGauges(const WorkerGauges& g, SimTime asked_at) {
   slot.expired_unreported = expired;
   slot.awaiting_report = awaiting;
   slot.kv_event_blocks = event_blocks;
+  slot.kv_event_stored = event_stored;
+  slot.kv_event_removed = event_removed;
   slot.alive = true;
   if (was_down && started_ && !finished_) emitLocked(WorkerRestarted{g.worker});
 }
@@ -105,11 +108,14 @@ void LiveCluster::setUnreported(WorkerId worker, std::int64_t expired, std::int6
   gauges_[static_cast<std::size_t>(worker)].awaiting_report = awaiting;
 }
 
-void LiveCluster::setKvEventBlocks(WorkerId worker, std::int64_t blocks, std::int64_t tokens, bool set_kv_used) {
+void LiveCluster::setKvEventBlocks(WorkerId worker, std::int64_t blocks, std::int64_t tokens, std::int64_t stored,
+                                   std::int64_t removed, bool set_kv_used) {
   std::lock_guard lock(mutex_);
   if (worker < 0 || static_cast<std::size_t>(worker) >= gauges_.size()) return;
   WorkerGauges& g = gauges_[static_cast<std::size_t>(worker)];
   g.kv_event_blocks = blocks;
+  g.kv_event_stored = stored;
+  g.kv_event_removed = removed;
   if (!set_kv_used) return;
   g.kv_used = tokens;
   g.kv_peak = std::max(g.kv_peak, tokens);

@@ -54,7 +54,9 @@ class LiveCluster {
   void setUnreported(WorkerId worker, std::int64_t expired, std::int64_t awaiting);
   // The blocks a serving worker's engine holds per its KV events; with `set_kv_used` (a worker watched
   // by its events alone: /metrics, when scraped, speaks for it instead) also its KV use, `tokens`.
-  void setKvEventBlocks(WorkerId worker, std::int64_t blocks, std::int64_t tokens, bool set_kv_used);
+  // `stored`, `removed`: the GPU-tier blocks its events stored and removed so far.
+  void setKvEventBlocks(WorkerId worker, std::int64_t blocks, std::int64_t tokens, std::int64_t stored,
+                        std::int64_t removed, bool set_kv_used);
   // The health a scraper saw for a worker (any role), by the index in `workerNames()`.
   void setHealth(std::size_t index, WorkerHealth health, std::string reason);
   // Emits a Snapshot of every serving worker's newest gauges. A worker whose load comes from batch

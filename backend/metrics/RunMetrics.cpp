@@ -283,6 +283,12 @@ std::string RunMetrics::render() const {
     for (std::size_t i = 0; i < s.workers.size(); ++i)
       if (s.workers[i].has_gauges) sample(out, name, labels[i], s.workers[i].gauges.*field);
   };
+  engineCounter("kvscope_kv_event_stored_blocks_total",
+                "Live: GPU-tier blocks the worker's engine stored, from its KV events (rate() is the cache's fill rate).",
+                &WorkerGauges::kv_event_stored);
+  engineCounter("kvscope_kv_event_removed_blocks_total",
+                "Live: GPU-tier blocks the worker's engine removed (evictions, clears), from its KV events.",
+                &WorkerGauges::kv_event_removed);
   engineCounter("kvscope_engine_prefix_queried_tokens_total",
                 "Live: prompt tokens the worker's engine looked up in its prefix cache since KVScope watched "
                 "(sglang:prompt_tokens_total, vllm:prefix_cache_queries).",

@@ -281,6 +281,10 @@ struct WorkerGauges {
   std::int64_t awaiting_report = 0;
   // Live: the blocks the worker's engine says it holds, from its KV events (0 without a feed).
   std::int64_t kv_event_blocks = 0;
+  // Live: GPU-tier blocks the engine's KV events stored and removed (evictions and clears) since
+  // KVScope attached: their rates are the cache's churn.
+  std::int64_t kv_event_stored = 0;
+  std::int64_t kv_event_removed = 0;
   // Live: the engine's own prefix-cache counters, in prompt tokens, since KVScope started watching
   // (SGLang's prompt/cached tokens, vLLM's prefix_cache_queries/hits and, for a KV connector's
   // cross-instance cache, external_prefix_cache_*): hit / queried is the hit rate the lab calls APC.

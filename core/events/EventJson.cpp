@@ -116,7 +116,9 @@ json eventToJson(const Event& e) {
                                       {"prefix_queried_tokens", g.prefix_queried_tokens},
                                       {"prefix_hit_tokens", g.prefix_hit_tokens},
                                       {"external_queried_tokens", g.external_queried_tokens},
-                                      {"external_hit_tokens", g.external_hit_tokens}});
+                                      {"external_hit_tokens", g.external_hit_tokens},
+                                      {"kv_event_stored", g.kv_event_stored},
+                                      {"kv_event_removed", g.kv_event_removed}});
             for (const auto& l : s.links)
               j["links"].push_back({{"prefill", l.prefill}, {"worker", l.worker}, {"queue_depth", l.queue_depth},
                                     {"bytes_in_flight", l.bytes_in_flight}, {"state", toString(l.state)}});

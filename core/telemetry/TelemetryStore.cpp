@@ -194,6 +194,12 @@ void TelemetryStore::onSnapshot(SimTime t, const Snapshot& s) {
     const std::int64_t queried = g.prefix_queried_tokens - w->latest.prefix_queried_tokens;
     const std::int64_t hit = g.prefix_hit_tokens - w->latest.prefix_hit_tokens;
     if (queried > 0 && hit >= 0) w->hits.add(t, queried, std::min(hit, queried), 0);
+    if (w->last_snapshot >= 0 && t > w->last_snapshot) {
+      const double dt = timeToSeconds(t - w->last_snapshot);
+      w->kv_stores_per_s = static_cast<double>(std::max<std::int64_t>(0, g.kv_event_stored - w->latest.kv_event_stored)) / dt;
+      w->kv_removals_per_s = static_cast<double>(std::max<std::int64_t>(0, g.kv_event_removed - w->latest.kv_event_removed)) / dt;
+    }
+    w->last_snapshot = t;
     w->latest = g;
     w->alive = g.alive;
     if (g.kv_capacity > 0) {

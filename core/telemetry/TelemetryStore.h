@@ -47,6 +47,9 @@ struct WorkerSeries {
   // an unbounded cache would have hit on them, sampled at each snapshot (none without a request).
   MinMaxSeries apc, apc_ceiling;
   HitRateWindow hits;
+  // Live: blocks the engine's KV events stored and removed per second between the last two snapshots.
+  double kv_stores_per_s = 0, kv_removals_per_s = 0;
+  SimTime last_snapshot = -1;
   MinMaxSeries& gauge(WorkerGauge g) { return gauges[static_cast<std::size_t>(g)]; }
   const MinMaxSeries& gauge(WorkerGauge g) const { return gauges[static_cast<std::size_t>(g)]; }
 };

@@ -165,6 +165,9 @@ class TestLiveKvEvents : public QObject {
         10000);
     QCOMPARE(sink.of<Snapshot>().back().workers.at(0).kv_capacity, std::int64_t{1000});
     QCOMPARE(sink.of<Snapshot>().back().workers.at(0).kv_event_blocks, std::int64_t{2});
+    // The churn so far: 3 + 2 blocks stored, 1 removed and 2 cleared.
+    QCOMPARE(sink.of<Snapshot>().back().workers.at(0).kv_event_stored, std::int64_t{5});
+    QCOMPARE(sink.of<Snapshot>().back().workers.at(0).kv_event_removed, std::int64_t{3});
     session.stop();
   }
 

@@ -99,12 +99,17 @@ void LoadPanelsTest::kvUseSaysTheBlocksTheEngineHolds() {
   d1.worker = 1;
   d1.kv_capacity = 1000;
   s.workers = {d0, d1};
-  store.ingest({Event{0, 0, run}, Event{1, secondsToTime(1), s}});
+  Snapshot later = s;
+  later.workers[0].kv_event_stored = 40;  // 40 stored and 10 removed in the 2 s since
+  later.workers[0].kv_event_removed = 10;
+  store.ingest({Event{0, 0, run}, Event{1, secondsToTime(1), s}, Event{2, secondsToTime(3), later}});
   panel.refresh(store);
   DecodeLoadModel& model = panel.model();
   QCOMPARE(model.rowCount(), 2);
   const QString fed = model.data(model.index(model.rowOfWorker("D0"), DecodeLoadModel::KvUse), Qt::ToolTipRole).toString();
-  QVERIFY2(fed.contains("32 tokens in use; its engine holds 2 cached blocks (from its KV events)"), qPrintable(fed));
+  QVERIFY2(fed.contains("32 tokens in use; its engine holds 2 cached blocks (from its KV events), storing 20.0 and "
+                        "removing 5.0 blocks/s"),
+           qPrintable(fed));
   const QString plain = model.data(model.index(model.rowOfWorker("D1"), DecodeLoadModel::KvUse), Qt::ToolTipRole).toString();
   QVERIFY2(!plain.contains("cached blocks"), qPrintable(plain));
 }

@@ -53,6 +53,8 @@ void DecodeLoadModel::refresh(const TelemetryStore& store) {
     r.kv_use = w.latest.kv_capacity > 0 ? static_cast<double>(w.latest.kv_used) / static_cast<double>(w.latest.kv_capacity) : 0;
     r.kv_event_blocks = w.latest.kv_event_blocks;
     r.kv_used = w.latest.kv_used;
+    r.kv_stores_per_s = w.kv_stores_per_s;
+    r.kv_removals_per_s = w.kv_removals_per_s;
     if (!w.hits.empty()) r.prefix_hit = w.hits.rate();
     r.prefix_queried = w.hits.prompt();
     r.engine_counted = w.latest.prefix_queried_tokens > 0;
@@ -156,8 +158,10 @@ QVariant DecodeLoadModel::data(const QModelIndex& index, int role) const {
   if (role == Qt::ToolTipRole && index.column() == State) return QString::fromStdString(r.state.cause);
   if (role == Qt::ToolTipRole && index.column() == KvUse)
     return r.kv_event_blocks > 0
-               ? QStringLiteral("%1: %2 tokens in use; its engine holds %3 cached blocks (from its KV events)")
+               ? QStringLiteral("%1: %2 tokens in use; its engine holds %3 cached blocks (from its KV events), "
+                                "storing %4 and removing %5 blocks/s")
                      .arg(r.name).arg(r.kv_used).arg(r.kv_event_blocks)
+                     .arg(r.kv_stores_per_s, 0, 'f', 1).arg(r.kv_removals_per_s, 0, 'f', 1)
                : QStringLiteral("%1: %2 tokens in use").arg(r.name).arg(r.kv_used);
   if (role == Qt::ToolTipRole && index.column() == PrefixHit)
     return r.prefix_hit < 0

@@ -72,6 +72,7 @@ class DecodeLoadModel : public QAbstractTableModel {
     int running = 0, queued = 0, sessions = 0, pending_seeds = 0;
     double kv_use = 0;
     std::int64_t kv_used = 0, kv_event_blocks = 0;  // tokens; blocks per the engine's KV events (0: no feed)
+    double kv_stores_per_s = 0, kv_removals_per_s = 0;  // the engine's block churn, per its KV events
     double prefix_hit = -1;  // prompt tokens served from the prefix cache over the last minute; -1: none asked
     std::int64_t prefix_queried = 0;  // those tokens' count
     bool engine_counted = false;  // live: the engine's own counters (else the requests' cached tokens)
