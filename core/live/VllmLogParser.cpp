@@ -136,10 +136,9 @@ void statsLine(std::string_view parts, LogRecord& r) {
     else if (key == "External prefix cache hit rate") b.external_hit_rate = read("a percentage") / 100;
     if (r.kind == LogLineKind::Malformed) return;
   }
-  if (b.running_req < 0 || b.token_usage < 0) {
-    r.kind = LogLineKind::Malformed;
-    r.problem = "expected 'Running' and 'GPU KV cache usage' in a stats line";
-  }
+  // A stats line of every version has both: one cut short (a truncated write) is not one.
+  if (b.running_req < 0) return malformed(r, "Running", "", "a request count in every stats line (missing)");
+  if (b.token_usage < 0) return malformed(r, "GPU KV cache usage", "", "a percentage in every stats line (missing)");
 }
 
 // The first request id of "['a', 'b']", "{'a'}" or a bare id.

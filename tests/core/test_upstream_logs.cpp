@@ -324,6 +324,10 @@ class TestUpstreamLogs : public QObject {
         "Running: many reqs, GPU KV cache usage: 1.0%");
     QCOMPARE(bad.kind, LogLineKind::Malformed);
     QVERIFY2(bad.problem.find("field 'Running'") != std::string::npos, bad.problem.c_str());
+    // A line cut short names the field it lacks (fuzz.scheduler_log found one that did not).
+    const LogRecord cut = SchedulerLogParser::parse(line("000", 1, 0, 10).substr(0, 120));
+    QCOMPARE(cut.kind, LogLineKind::Malformed);
+    QVERIFY2(cut.problem.starts_with("field 'Running'"), cut.problem.c_str());
   }
 
   void mooncakeTransferEngineLog() {
