@@ -82,7 +82,7 @@ std::vector<Sample> makeSamples() {
                                    300, "KVTransferError: Decode instance could be dead", 6000, 7000, 7500, -3'000'000});
   full("knob", KnobChanged{"K", 100, 200, "grpc:127.0.0.1:5000", {"127.0.0.1:5000", "token"}});
   full("policy", PolicyChanged{"linear", "kv-aware", "console", {"[::1]:6000", "open"}});
-  full("snapshot", Snapshot{{{1, 500, 1000, 900, 2, 3, 4, 5, 6, true, 250, 17, 1, 3000, 12, 640}, {63, 7, 8, 9, 10, 11, 12, 13, 14, true, 15, 16, 2, 4, 5, 9}},
+  full("snapshot", Snapshot{{{1, 500, 1000, 900, 2, 3, 4, 5, 6, true, 250, 17, 1, 3000, 12, 640, 40, 30, 20, 10, 70, 60}, {63, 7, 8, 9, 10, 11, 12, 13, 14, true, 15, 16, 2, 4, 5, 9, 8, 7, 6, 5, 4, 3}},
                             {{1, 2, 3, 4, LinkState::Suspect}, {3, 63, 5, 6, LinkState::Dead}}});
   full("run_finished", RunFinished{true, {"d0.log: 12 lines like \"Xyz batch. #foo: <n>\"", "p0.log: 1 malformed line"}});
   full("retraction", Retraction{3, {9'000'000'001, 42}, 31'000, 0.7, 0.2857});
