@@ -14,15 +14,6 @@
 
 using namespace kvscope::test;
 
-namespace {
-QList<QJsonObject> objects(const QByteArray& out) {
-  QList<QJsonObject> all;
-  for (const QByteArray& line : out.split('\n'))
-    if (!line.isEmpty()) all << QJsonDocument::fromJson(line).object();
-  return all;
-}
-}  // namespace
-
 class TestCliKvEvents : public QObject {
   Q_OBJECT
  private slots:
@@ -55,7 +46,7 @@ class TestCliKvEvents : public QObject {
     QCOMPARE(cli.exitCode(), 0);
     out += cli.readAllStandardOutput();
 
-    const auto all = objects(out);
+    const auto all = jsonLines(out);
     QStringList kinds;
     QJsonObject first_stored, summary, unknown;
     for (const auto& o : all) {

@@ -13,12 +13,6 @@
 using namespace kvscope::test;
 
 namespace {
-QList<QJsonObject> objects(const QByteArray& out) {
-  QList<QJsonObject> all;
-  for (const QByteArray& line : out.split('\n'))
-    if (!line.isEmpty()) all << QJsonDocument::fromJson(line).object();
-  return all;
-}
 QString fixture(const char* name) {
   return QString::fromStdString(kvscope::test::testDataPath(std::string("upstream_metrics/") + name));
 }
@@ -29,7 +23,7 @@ class TestCliScrape : public QObject {
  private slots:
   void filesOfBothEnginesAreRecognised() {
     RUN_EXPECT(r, 0, QStringList{"scrape", fixture("vllm_v0_18.prom"), fixture("sglang_decode_new.prom"), "--format", "json"});
-    const auto all = objects(r.out);
+    const auto all = jsonLines(r.out);
     QCOMPARE(all.size(), 2);
     const QJsonObject vllm = all[0], sglang = all[1];
     QCOMPARE(vllm["engine"].toString(), QString("vllm"));
@@ -47,7 +41,7 @@ class TestCliScrape : public QObject {
   void theNamedEngineIsTheOneRead() {
     // A vLLM answer read as SGLang's: nothing understood, and the note says so.
     RUN_EXPECT(r, 0, QStringList{"scrape", "--engine", "sglang", fixture("vllm_v0_10.prom")});
-    const QJsonObject o = objects(r.out).value(0);
+    const QJsonObject o = jsonLines(r.out).value(0);
     QCOMPARE(o["engine"].toString(), QString("sglang"));
     QCOMPARE(o["ranks"].toInt(), 0);
     QVERIFY2(o["notes"].toArray().first().toString().contains("no sglang: or sglang_ metrics"), r.out.constData());
@@ -70,13 +64,13 @@ class TestCliScrape : public QObject {
     QVERIFY2(m.hasMatch(), banner.constData());
     const QString url = "http://127.0.0.1:" + m.captured(1) + "/vllm_v0_18_2.prom";
     RUN_EXPECT(r, 0, QStringList{"scrape", url, "--timeout", "10"});
-    const QJsonObject o = objects(r.out).value(0);
+    const QJsonObject o = jsonLines(r.out).value(0);
     QCOMPARE(o["source"].toString(), url);
     QCOMPARE(o["engine"].toString(), QString("vllm"));
     QCOMPARE(o["counters"].toObject()["num_preemptions_total"].toDouble(), 9.0);
     // A path the server does not have: HTTP 404, an error object, exit 1; the good source still prints.
     RUN_EXPECT(bad, 1, QStringList{"scrape", url, "http://127.0.0.1:" + m.captured(1) + "/nothing"});
-    const auto both = objects(bad.out);
+    const auto both = jsonLines(bad.out);
     QCOMPARE(both.size(), 2);
     QCOMPARE(both[0]["engine"].toString(), QString("vllm"));
     QVERIFY2(both[1]["error"].toString().contains("HTTP 404"), bad.out.constData());
@@ -86,7 +80,7 @@ class TestCliScrape : public QObject {
 
   void unreadableSourcesSayWhy() {
     RUN_EXPECT(r, 1, QStringList{"scrape", "/nonexistent/metrics.txt", "http://127.0.0.1:1/metrics"});
-    const auto all = objects(r.out);
+    const auto all = jsonLines(r.out);
     QCOMPARE(all.size(), 2);
     QVERIFY2(all[0]["error"].toString().contains("/nonexistent/metrics.txt"), r.out.constData());
     QVERIFY2(all[1]["error"].toString().contains("GET http://127.0.0.1:1/metrics"), r.out.constData());

@@ -1,5 +1,8 @@
 #pragma once
 // Runs the real kvscope-cli binary (KVSCOPE_CLI) with QProcess for the app-level tests.
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QList>
 #include <QProcess>
 #include <QString>
 #include <QStringList>
@@ -40,6 +43,14 @@ inline Run runCli(const QStringList& args) {
   r.out = p.readAllStandardOutput();
   r.err = p.readAllStandardError();
   return r;
+}
+
+// The JSON objects of a command's JSON-lines output (`logs`, `kv-events`, `scrape`).
+inline QList<QJsonObject> jsonLines(const QByteArray& out) {
+  QList<QJsonObject> all;
+  for (const QByteArray& line : out.split('\n'))
+    if (!line.isEmpty()) all << QJsonDocument::fromJson(line).object();
+  return all;
 }
 
 inline QString describe(const QStringList& args, const Run& r) {
