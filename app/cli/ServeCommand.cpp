@@ -1,6 +1,6 @@
 // `kvscope-cli serve`: the gRPC backend around a paced simulation (telemetry, control, health,
 // reflection), optionally recording, around a recording in replay (--replay), around a real
-// cluster (--live cluster.yaml: SGLang /metrics and scheduler logs), or around the router core
+// cluster (--live cluster.yaml: SGLang or vLLM /metrics, logs and KV events), or around the router core
 // steering a real cluster's router (--router: the Router service); stops cleanly on SIGINT/SIGTERM,
 // closing the recording.
 #include <spdlog/spdlog.h>
@@ -97,7 +97,7 @@ Command addServe(CLI::App& app) {
                                       "--wall-deadline", "--lenient", "--record", "--metrics", "--runs"})
     replay->excludes(simulation_only);
   // A real cluster runs on its own clock: nothing of a simulation's shape or pace applies.
-  auto* live = sub->add_option("--live", a->live, "Serve a real cluster described by this YAML file (SGLang /metrics, scheduler logs)");
+  auto* live = sub->add_option("--live", a->live, "Serve a real cluster described by this YAML file (SGLang or vLLM /metrics, logs, KV events)");
   live->excludes(replay);
   for (const char* simulation_only : {"--scenario", "--trace", "--set", "--policy", "--seed", "--duration", "--start-window",
                                       "--dispatch", "--time-scale", "--max-inflight-sessions", "--request-timeout",

@@ -84,7 +84,7 @@ void describe(QCommandLineParser& args) {
       {"connect", "Watch and steer a `kvscope-cli serve` backend.", "HOST:PORT"},
       {"token-file", "Bearer token for the server's Control calls (with --connect).", "FILE"},
       {"replay", "Replay a recording.", "FILE.kvrec"},
-      {"live", "Watch a live SGLang + Mooncake cluster described by a cluster file.", "CLUSTER.yaml"},
+      {"live", "Watch a live SGLang or vLLM cluster (and its Mooncake links) described by a cluster file.", "CLUSTER.yaml"},
       {"speed", "Simulated (or recorded) seconds per wall second; 0 = as fast as possible. Default 10.", "X"},
       {"seed", "Simulation seed (default: the scenario's).", "N"},
       {"set", "Knob override for the simulation, repeatable (e.g. --set K=200).", "NAME=VALUE"},
