@@ -21,6 +21,11 @@ Installed from the .deb, the stubs and this file are in /usr/share/kvscope:
 
 Here the "cluster" is pretend: each routed request is admitted, stores its blocks and completes
 with a made-up latency. A real router reports what its workers actually did.
+
+A router that has the prompt's token ids can send `token_ids` instead of `block_hashes`: KVScope
+hashes them as NVIDIA Dynamo's KV router does, the same hashes it gives the blocks the engines' own
+KV events report (the cluster file's `kv_events`), so `cache_view = exact` sees the engines' caches
+and no `BlocksStored` report is needed for them.
 """
 import argparse
 import queue
