@@ -1,5 +1,6 @@
 #include "core/live/VllmLogParser.h"
 
+#include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <cmath>
@@ -100,6 +101,9 @@ std::optional<double> parseNumber(std::string_view s) {
   return v;
 }
 
+// A scraped number as a count: logs are untrusted, and casting an out-of-range double is undefined.
+std::int64_t asCount(double v) { return static_cast<std::int64_t>(std::clamp(v, -1.0, 1e15)); }
+
 void malformed(LogRecord& r, std::string_view field, std::string_view value, std::string_view expected) {
   r.kind = LogLineKind::Malformed;
   r.problem = "field '" + std::string(field) + "': expected " + std::string(expected) + ", got '" +
@@ -128,9 +132,9 @@ void statsLine(std::string_view parts, LogRecord& r) {
     };
     if (key == "Avg prompt throughput") b.input_throughput = read("a number of tokens/s");
     else if (key == "Avg generation throughput") b.gen_throughput = read("a number of tokens/s");
-    else if (key == "Running") b.running_req = static_cast<std::int64_t>(read("a request count"));
-    else if (key == "Waiting" || key == "Pending") b.queue_req = static_cast<std::int64_t>(read("a request count"));
-    else if (key == "Preemptions") b.preemptions = static_cast<std::int64_t>(read("a count"));
+    else if (key == "Running") b.running_req = asCount(read("a request count"));
+    else if (key == "Waiting" || key == "Pending") b.queue_req = asCount(read("a request count"));
+    else if (key == "Preemptions") b.preemptions = asCount(read("a count"));
     else if (key == "GPU KV cache usage") b.token_usage = read("a percentage") / 100;
     else if (key == "Prefix cache hit rate") b.cache_hit_rate = read("a percentage") / 100;
     else if (key == "External prefix cache hit rate") b.external_hit_rate = read("a percentage") / 100;
@@ -177,13 +181,13 @@ void classify(std::string_view m, LogRecord& r) {
   // Stats: "Engine 000: ...", "2 Engines Aggregated: ...", V0 "Avg prompt throughput: ...".
   if (m.starts_with("Engine ") && m.size() > 12 && m.substr(10, 2) == ": " && m.find("Avg prompt throughput") != std::string_view::npos) {
     const auto engine = parseNumber(m.substr(7, 3));
-    if (!engine) return malformed(r, "engine", m.substr(7, 3), "a 3-digit engine index");
+    if (!engine || *engine > 999) return malformed(r, "engine", m.substr(7, 3), "a 3-digit engine index");
     r.prefix.dp = static_cast<int>(*engine);
     return statsLine(m.substr(12), r);
   }
   if (const auto agg = m.find(" Engines Aggregated: "); agg != std::string_view::npos && agg < 8) {
     const auto n = parseNumber(m.substr(0, agg));
-    if (!n || *n < 1) return malformed(r, "engines", m.substr(0, agg), "a count of engines");
+    if (!n || *n < 1 || *n > 1e6) return malformed(r, "engines", m.substr(0, agg), "a count of engines");
     r.engines_aggregated = static_cast<int>(*n);
     return statsLine(m.substr(agg + 21), r);
   }

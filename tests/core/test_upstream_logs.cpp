@@ -324,6 +324,10 @@ class TestUpstreamLogs : public QObject {
         "Running: many reqs, GPU KV cache usage: 1.0%");
     QCOMPARE(bad.kind, LogLineKind::Malformed);
     QVERIFY2(bad.problem.find("field 'Running'") != std::string::npos, bad.problem.c_str());
+    // A count beyond any integer (fuzz.scheduler_log found one that overflowed the cast) is capped.
+    std::string huge = line("000", 1, 0, 10);
+    huge.replace(huge.find("Running: 1 reqs"), 15, "Running: " + std::string(95, '8') + " reqs");
+    QCOMPARE(SchedulerLogParser::parse(huge).batch.running_req, std::int64_t{1'000'000'000'000'000});
     // A line cut short names the field it lacks (fuzz.scheduler_log found one that did not).
     const LogRecord cut = SchedulerLogParser::parse(line("000", 1, 0, 10).substr(0, 120));
     QCOMPARE(cut.kind, LogLineKind::Malformed);
