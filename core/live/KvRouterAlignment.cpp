@@ -1,7 +1,10 @@
 #include "core/live/KvRouterAlignment.h"
 
+#include <algorithm>
 #include <span>
 #include <variant>
+
+#include <absl/container/flat_hash_set.h>
 
 #include "core/router/TokenBlockHash.h"
 
@@ -17,6 +20,16 @@ KvRouterAlignment::Update KvRouterAlignment::apply(WorkerId worker, const KvEven
   Update out;
   Worker& w = workers_.at(static_cast<std::size_t>(worker));
   std::vector<std::uint32_t> tokens;
+  // The caller removes first, then stores: a block stored and removed within this batch must not
+  // come out stored, so its removal cancels its store instead.
+  absl::flat_hash_set<BlockHash> fresh;
+  const auto removeHash = [&](BlockHash h) {
+    if (fresh.erase(h)) {
+      out.stored.erase(std::find(out.stored.begin(), out.stored.end(), h));
+      return;
+    }
+    out.removed.push_back(h);
+  };
   for (const KvCacheEvent& event : batch.events) {
     if (const auto* s = std::get_if<KvBlockStored>(&event)) {
       if (!gpuTier(s->medium)) continue;
@@ -58,7 +71,7 @@ KvRouterAlignment::Update KvRouterAlignment::apply(WorkerId worker, const KvEven
           continue;
         }
         w.hashes[s->blocks[i]] = chain;
-        out.stored.push_back(chain);
+        if (fresh.insert(chain).second) out.stored.push_back(chain);
         ++w.counts.aligned;
       }
     } else if (const auto* r = std::get_if<KvBlockRemoved>(&event)) {
@@ -66,11 +79,11 @@ KvRouterAlignment::Update KvRouterAlignment::apply(WorkerId worker, const KvEven
       for (const KvBlockKey k : r->blocks) {
         const auto it = w.hashes.find(k);
         if (it == w.hashes.end()) continue;  // never aligned (counted when stored)
-        out.removed.push_back(it->second);
+        removeHash(it->second);
         w.hashes.erase(it);
       }
     } else {  // AllBlocksCleared
-      for (const auto& [key, hash] : w.hashes) out.removed.push_back(hash);
+      for (const auto& [key, hash] : w.hashes) removeHash(hash);
       w.hashes = {};
     }
   }

@@ -117,6 +117,20 @@ class TestTokenBlockHash : public QObject {
     QVERIFY(a.apply(0, batch({})).stored.empty());
   }
 
+  // The router is told removals before stores: a block stored and evicted in one batch is neither.
+  void aBlockStoredAndRemovedInOneBatchIsNotStored() {
+    KvRouterAlignment a(1, 16);
+    const auto t = range(1, 32);
+    KvBlockRemoved r;
+    r.blocks = {0xB2};
+    const auto u = a.apply(0, batch({stored({0xB1, 0xB2}, std::nullopt, t, 16), r}));
+    QCOMPARE(u.stored, std::vector<BlockHash>{tokenBlockHashes(t, 16)[0]});
+    QVERIFY(u.removed.empty());
+    const auto cleared = a.apply(0, batch({stored({0xC1}, std::nullopt, range(900, 16), 16), KvAllBlocksCleared{}}));
+    QVERIFY(cleared.stored.empty());
+    QCOMPARE(cleared.removed, std::vector<BlockHash>{tokenBlockHashes(t, 16)[0]});
+  }
+
   void whatCannotBeMatchedIsCountedByReason() {
     KvRouterAlignment a(1, 16);
     const auto t = range(1, 32);
