@@ -1,4 +1,4 @@
-// Routing decisions per second, per policy, with the full prefix recomputation and with the
+// Routing decisions per second, per policy (every registered one), with the full prefix recomputation and with the
 // per-session routing state (issue 17 section 2), beside a plain loop of flat hash map lookups over
 // every block of the same prompts (the practical limit for a router that rewalks the prompt).
 //
@@ -21,6 +21,7 @@
 
 #include <absl/container/flat_hash_map.h>
 
+#include "core/router/PolicyRegistry.h"
 #include "core/router/Router.h"
 #include "core/scenario/Scenario.h"
 #include "core/trace/BlockChain.h"
@@ -30,7 +31,6 @@ using namespace kvscope;
 
 namespace {
 constexpr int kWorkers = 8;
-constexpr std::array<const char*, 4> kPolicies{"kv-aware", "exclusive-overlap", "unified", "dynamo-kv"};
 
 struct Prompts {
   std::vector<RouteRequest> requests;
@@ -224,11 +224,25 @@ void printTable(const char* title, const Prompts& p, int workers, double seconds
   const double plain = plainLoopRate(p, seconds, churn, shared);
   std::printf("  plain lookup loop over the whole prompt%s: %10.0f prompts/s\n",
               shared ? " (in the router's own index)" : "", plain);
-  std::printf("  %-18s %14s %14s %10s %10s %9s\n", "policy", "full dec/s", "session dec/s", "full/plain",
+  std::printf("  %-24s %14s %14s %10s %10s %9s\n", "policy", "full dec/s", "session dec/s", "full/plain",
               "sess/plain", "resumed");
   KnobRegistry knobs;
   knobs.apply({{"K", 200}}, "bench");
-  for (const char* policy : kPolicies) {
+  // Every registered policy; one that reads the knob cache_view runs twice: under its default view
+  // (the proxy's LRU, which this bench never fills) and under cache_view = exact (the index match).
+  struct Row {
+    std::string label;
+    std::string policy;
+    double cache_view;
+  };
+  std::vector<Row> rows;
+  for (const std::string_view name : policyNames()) {
+    rows.push_back({std::string(name), std::string(name), knobs.get(KnobId::CacheView)});
+    if (makePolicy(name)->readsCacheView()) rows.push_back({std::string(name) + " exact", std::string(name), 0});
+  }
+  const double default_view = knobs.get(KnobId::CacheView);
+  for (const Row& row : rows) {
+    knobs.apply({{"cache_view", row.cache_view}}, "bench");
     std::unique_ptr<Router> own;
     Router* router = shared;
     if (!router) {
@@ -237,17 +251,18 @@ void printTable(const char* title, const Prompts& p, int workers, double seconds
       if (churn) Churn::populate(*own);
       router = own.get();
     }
-    router->setPolicy(policy);
+    router->setPolicy(row.policy);
     const double full = decisionRate(*router, p, false, seconds, churn);
     const auto& c = router->sessionCache();
     const std::uint64_t resumed0 = c.resumed(), all0 = c.resumed() + c.recomputed();
     const double session = decisionRate(*router, p, true, seconds, churn);
     const double resumed = static_cast<double>(c.resumed() - resumed0) /
                            static_cast<double>(std::max<std::uint64_t>(1, c.resumed() + c.recomputed() - all0));
-    std::printf("  %-18s %14.0f %14.0f %9.2fx %9.2fx %8.0f%%\n", policy, full, session, full / plain, session / plain,
-                100 * resumed);
+    std::printf("  %-24s %14.0f %14.0f %9.2fx %9.2fx %8.0f%%\n", row.label.c_str(), full, session, full / plain,
+                session / plain, 100 * resumed);
     std::fflush(stdout);
   }
+  knobs.apply({{"cache_view", default_view}}, "bench");
 }
 
 long rssKiB() {
