@@ -1,5 +1,9 @@
 #include "backend/live/KvEventFeeds.h"
 
+#include <algorithm>
+#include <cstdint>
+#include <tuple>
+
 #include "backend/live/LiveCluster.h"
 
 namespace kvscope {
@@ -19,6 +23,12 @@ std::string unmatchedReason(const KvRouterAlignment::Counts& c, int router_block
   add(c.lora, "LoRA blocks (no adapter in the router's hashes)");
   add(c.overflow, "blocks past the per-worker limit");
   return out;
+}
+
+// The GPU-tier blocks stored and removed so far, as the snapshot's gauges carry them.
+std::pair<std::int64_t, std::int64_t> churn(const KvBlockState::Counts& c) {
+  const auto gauge = [](std::uint64_t n) { return static_cast<std::int64_t>(std::min<std::uint64_t>(n, INT64_MAX)); };
+  return {gauge(c.stored), gauge(c.removed)};
 }
 
 }  // namespace
@@ -57,9 +67,7 @@ KvEventFeeds::KvEventFeeds(const ClusterConfig& config, const std::vector<LiveWo
           out = state_->apply(f->worker, batch);
           tokens = state_->tokens(f->worker);
           blocks = static_cast<std::int64_t>(state_->blocks(f->worker));
-          const KvBlockState::Counts& c = state_->counts(f->worker);
-          stored = static_cast<std::int64_t>(std::min<std::uint64_t>(c.stored, INT64_MAX));
-          removed = static_cast<std::int64_t>(std::min<std::uint64_t>(c.removed, INT64_MAX));
+          std::tie(stored, removed) = churn(state_->counts(f->worker));
           if (alignment_) {
             aligned = alignment_->apply(f->worker, batch);
             unmatched = unmatchedReason(alignment_->counts(f->worker), alignment_->blockSize());
@@ -94,8 +102,7 @@ KvEventFeeds::KvEventFeeds(const ClusterConfig& config, const std::vector<LiveWo
         std::int64_t stored = 0, removed = 0;
         {
           std::lock_guard lock(mutex_);
-          stored = static_cast<std::int64_t>(std::min<std::uint64_t>(state_->counts(f->worker).stored, INT64_MAX));
-          removed = static_cast<std::int64_t>(std::min<std::uint64_t>(state_->counts(f->worker).removed, INT64_MAX));
+          std::tie(stored, removed) = churn(state_->counts(f->worker));
           state_->forget(f->worker);
           if (alignment_) gone.removed = alignment_->forget(f->worker);
         }

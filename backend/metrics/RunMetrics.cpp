@@ -217,11 +217,16 @@ std::string RunMetrics::render() const {
   std::vector<std::string> labels;
   labels.reserve(s.workers.size());
   for (const auto& w : s.workers) labels.push_back("worker=\"" + w.name + "\",role=\"" + w.role + "\"");
-  const auto gauge = [&](std::string_view name, std::string_view help, auto value_of) {
-    family(out, name, "gauge", help);
+  // A family read from each worker's latest snapshot gauges (workers without one are left out).
+  const auto fromSnapshot = [&](std::string_view name, std::string_view type, std::string_view help, auto value_of) {
+    family(out, name, type, help);
     for (std::size_t i = 0; i < s.workers.size(); ++i)
       if (s.workers[i].has_gauges) sample(out, name, labels[i], value_of(s.workers[i].gauges));
   };
+  const auto gauge = [&](std::string_view name, std::string_view help, auto value_of) {
+    fromSnapshot(name, "gauge", help, value_of);
+  };
+  const auto field = [](std::int64_t WorkerGauges::*f) { return [f](const WorkerGauges& g) { return g.*f; }; };
   gauge("kvscope_num_used_tokens", "KV cache tokens in use (as sglang:num_used_tokens).",
         [](const WorkerGauges& g) { return std::int64_t{g.kv_used}; });
   gauge("kvscope_kv_capacity_tokens", "KV cache capacity in tokens.",
@@ -265,23 +270,18 @@ std::string RunMetrics::render() const {
             [](const Worker& w) { return w.prompt_tokens; });
   perWorker("kvscope_generation_tokens_total", "Output tokens of the requests the worker completed.",
             [](const Worker& w) { return w.generation_tokens; });
-  family(out, "kvscope_expired_unreported_total", "counter",
-         "Requests routed to the worker and forgotten with no report (the live router's unreported_expiry_s or a "
-         "max_tracked_* cap): a client that crashed or never reports.");
-  for (std::size_t i = 0; i < s.workers.size(); ++i)
-    if (s.workers[i].has_gauges) sample(out, "kvscope_expired_unreported_total", labels[i], s.workers[i].gauges.expired_unreported);
-  family(out, "kvscope_awaiting_report", "gauge",
-         "Requests the live router routed to the worker that still wait for their report (load until it comes).");
-  for (std::size_t i = 0; i < s.workers.size(); ++i)
-    if (s.workers[i].has_gauges) sample(out, "kvscope_awaiting_report", labels[i], s.workers[i].gauges.awaiting_report);
-  family(out, "kvscope_kv_event_blocks", "gauge",
-         "Blocks the worker's engine holds in its KV cache, from its KV events (vLLM/SGLang --kv-events-config).");
-  for (std::size_t i = 0; i < s.workers.size(); ++i)
-    if (s.workers[i].has_gauges) sample(out, "kvscope_kv_event_blocks", labels[i], s.workers[i].gauges.kv_event_blocks);
-  const auto engineCounter = [&](const char* name, const char* help, std::int64_t WorkerGauges::*field) {
-    family(out, name, "counter", help);
-    for (std::size_t i = 0; i < s.workers.size(); ++i)
-      if (s.workers[i].has_gauges) sample(out, name, labels[i], s.workers[i].gauges.*field);
+  fromSnapshot("kvscope_expired_unreported_total", "counter",
+               "Requests routed to the worker and forgotten with no report (the live router's unreported_expiry_s or a "
+               "max_tracked_* cap): a client that crashed or never reports.",
+               field(&WorkerGauges::expired_unreported));
+  gauge("kvscope_awaiting_report",
+        "Requests the live router routed to the worker that still wait for their report (load until it comes).",
+        field(&WorkerGauges::awaiting_report));
+  gauge("kvscope_kv_event_blocks",
+        "Blocks the worker's engine holds in its KV cache, from its KV events (vLLM/SGLang --kv-events-config).",
+        field(&WorkerGauges::kv_event_blocks));
+  const auto engineCounter = [&](std::string_view name, std::string_view help, std::int64_t WorkerGauges::*f) {
+    fromSnapshot(name, "counter", help, field(f));
   };
   engineCounter("kvscope_kv_event_stored_blocks_total",
                 "Live: GPU-tier blocks the worker's engine stored, from its KV events (rate() is the cache's fill rate).",

@@ -561,7 +561,7 @@ bool SchedulerLogParser::parsePrefix(std::string_view line, LogPrefix& p, std::s
 }
 
 LogRecord SchedulerLogParser::parse(std::string_view line) {
-  if (VllmLogParser::looksLike(line)) return VllmLogParser::parse(line);
+  if (auto vllm = VllmLogParser::parse(line)) return std::move(*vllm);
   LogRecord r;
   while (!line.empty() && (line.back() == '\r' || line.back() == '\n')) line.remove_suffix(1);
   std::string_view msg;

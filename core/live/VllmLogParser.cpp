@@ -271,25 +271,23 @@ void classify(std::string_view m, LogRecord& r) {
 
 }  // namespace
 
-bool VllmLogParser::looksLike(std::string_view line) {
-  std::string name;
-  if (processPrefix(line, name)) return true;  // a vLLM process wrote it, whatever follows
-  LogPrefix p;
-  return header(line, p);
-}
-
-LogRecord VllmLogParser::parse(std::string_view line) {
+std::optional<LogRecord> VllmLogParser::parse(std::string_view line) {
   LogRecord r;
   while (!line.empty() && line.back() == '\n') line.remove_suffix(1);
   if (!line.empty() && line.back() == '\r') {
     r.prefix.continues = true;
     line.remove_suffix(1);
   }
-  processPrefix(line, r.prefix.process);
+  const bool from_process = processPrefix(line, r.prefix.process);
   std::string_view rest = line;
-  if (!header(rest, r.prefix)) {  // a process' line without the logger's header (uvicorn's, print())
-    r.message = std::string(line.substr(0, SchedulerLogParser::kMaxMessage));
-    return r;
+  if (!header(rest, r.prefix)) {
+    if (!from_process) return std::nullopt;  // not vLLM's
+    // A vLLM process' line without the logger's header (uvicorn's, print()): an unknown line.
+    LogRecord plain;
+    plain.prefix.process = std::move(r.prefix.process);
+    plain.prefix.continues = r.prefix.continues;
+    plain.message = std::string(line.substr(0, SchedulerLogParser::kMaxMessage));
+    return plain;
   }
   r.prefix.present = true;
   r.message = std::string(rest.substr(0, SchedulerLogParser::kMaxMessage));

@@ -10,6 +10,7 @@
 // ...`, V0's), the KV cache size at start-up, EngineCore's fatal error (with its traceback) and the
 // death of an engine or worker process, the Mooncake connector's transfer, handshake, bootstrap
 // and timeout failures (one line per TP rank: LogEventMapper counts a request once), and aborts.
+#include <optional>
 #include <string_view>
 
 #include "core/live/SchedulerLogParser.h"
@@ -18,10 +19,10 @@ namespace kvscope {
 
 class VllmLogParser {
  public:
-  // Whether the line has vLLM's header (with or without the process prefix).
-  static bool looksLike(std::string_view line);
-  // Never throws; a vLLM line of no known message is Unknown, a known one with a bad field Malformed.
-  static LogRecord parse(std::string_view line);
+  // The line's record when it has vLLM's header or process prefix, else nullopt (not vLLM's: the
+  // caller tries other formats). Never throws; a vLLM line of no known message is Unknown, a known
+  // one with a bad field Malformed.
+  static std::optional<LogRecord> parse(std::string_view line);
 };
 
 }  // namespace kvscope
