@@ -44,137 +44,10 @@ class BatchedLookup {
 };
 }  // namespace
 
-// The workers still matching, narrowed block by block. `count` is kept beside the set so that the
-// common block (held by one or two workers, none of them dropping out) costs two bit tests.
-class PrefixIndex::Walk {
- public:
-  Walk(const PrefixIndex& index, int words) : index_(index), words_(words) {}
-
-  WorkerSet alive;
-  int count = 0;
-
-  // Narrows `alive` to the holders of `e` (none when null), passing the workers it drops to `settle`
-  // before the set changes.
-  template <typename Settle>
-  void narrow(const Entry* e, Settle&& settle) {
-    if (e == nullptr) {
-      settle(alive);
-      alive.clear(words_);
-      count = 0;
-      return;
-    }
-    if ((e->holders & kSpilled) == 0) {
-      const int a = static_cast<int>(e->holders & 0xFFFF) - 1;
-      const int b = static_cast<int>(e->holders >> 16) - 1;
-      const bool keep_a = a >= 0 && alive.test(a);
-      const bool keep_b = b >= 0 && alive.test(b);
-      const int kept = int{keep_a} + int{keep_b};
-      if (kept == count) return;
-      if (keep_a) alive.reset(a);
-      if (keep_b) alive.reset(b);
-      settle(alive);
-      alive.clear(words_);
-      if (keep_a) alive.set(a);
-      if (keep_b) alive.set(b);
-      count = kept;
-      return;
-    }
-    WorkerSet next = alive;
-    next.intersect(index_.sets_[e->holders & ~kSpilled], words_);
-    const int kept = next.count(words_);
-    if (kept == count) return;
-    settle(alive.minus(next, words_));
-    alive = next;
-    count = kept;
-  }
-
- private:
-  const PrefixIndex& index_;
-  int words_;
-};
-
-std::uint32_t PrefixIndex::ordinalOf(SessionId s) const {
-  auto it = ordinals_.find(s);
-  return it == ordinals_.end() ? kNoOrdinal : it->second;
-}
-
-std::uint32_t PrefixIndex::intern(SessionId s) {
-  auto [it, inserted] = ordinals_.try_emplace(s, static_cast<std::uint32_t>(sessions_.size()));
-  if (inserted) {
-    if (sessions_.size() >= kNoOrdinal) {  // two billion sessions: later ones count as shared
-      ordinals_.erase(it);
-      return kShared;
-    }
-    sessions_.push_back(s);
-  }
-  return it->second;
-}
-
-std::uint32_t PrefixIndex::spill() {
-  if (!free_sets_.empty()) {
-    const std::uint32_t i = free_sets_.back();
-    free_sets_.pop_back();
-    sets_[i].clear();
-    return i;
-  }
-  sets_.emplace_back();
-  return static_cast<std::uint32_t>(sets_.size() - 1);
-}
-
-bool PrefixIndex::addHolder(Entry& e, WorkerId w) {
-  if (e.holders & kSpilled) {
-    WorkerSet& s = sets_[e.holders & ~kSpilled];
-    if (s.test(w)) return false;
-    s.set(w);
-    return true;
-  }
-  const std::uint32_t code = static_cast<std::uint32_t>(w) + 1;
-  const std::uint32_t a = e.holders & 0xFFFF, b = e.holders >> 16;
-  if (a == code || b == code) return false;
-  if (a == 0) {
-    e.holders |= code;
-  } else if (b == 0) {
-    e.holders |= code << 16;
-  } else {
-    const std::uint32_t i = spill();
-    WorkerSet& s = sets_[i];
-    s.set(static_cast<WorkerId>(a - 1));
-    s.set(static_cast<WorkerId>(b - 1));
-    s.set(w);
-    e.holders = kSpilled | i;
-  }
-  return true;
-}
-
-bool PrefixIndex::removeHolder(Entry& e, WorkerId w) {
-  if (e.holders & kSpilled) {
-    const std::uint32_t i = e.holders & ~kSpilled;
-    WorkerSet& s = sets_[i];
-    if (!s.test(w)) return false;
-    s.reset(w);
-    if (s.count() <= 2) {  // back inline, low half first
-      e.holders = 0;
-      s.forEach([&](WorkerId x) { e.holders |= (static_cast<std::uint32_t>(x) + 1) << ((e.holders & 0xFFFF) ? 16 : 0); });
-      free_sets_.push_back(i);
-    }
-    return true;
-  }
-  const std::uint32_t code = static_cast<std::uint32_t>(w) + 1;
-  const std::uint32_t a = e.holders & 0xFFFF, b = e.holders >> 16;
-  if (a == code) {
-    e.holders = b;
-  } else if (b == code) {
-    e.holders = a;
-  } else {
-    return false;
-  }
-  return true;
-}
-
 std::size_t PrefixIndex::stored(WorkerId worker, SessionId session, std::span<const BlockHash> hashes,
                                 std::vector<SessionId>* lost_exclusive, std::vector<std::uint32_t>* shared_at) {
   if (!inRange(worker) || hashes.empty()) return 0;
-  const std::uint32_t me = intern(session);
+  const std::uint32_t me = ordinals_.intern(session);
   std::size_t added = 0;
   for (std::size_t i = 0; i < hashes.size(); ++i) {
     auto [it, inserted] = map_.try_emplace(hashes[i]);
@@ -182,12 +55,12 @@ std::size_t PrefixIndex::stored(WorkerId worker, SessionId session, std::span<co
     if (inserted) {
       e.owner = me;
     } else if (e.owner != me) {
-      if (lost_exclusive && (e.owner & kShared) == 0 && e.owner < sessions_.size())
-        lost_exclusive->push_back(sessions_[e.owner]);
+      if (lost_exclusive && (e.owner & kShared) == 0 && e.owner < ordinals_.size())
+        lost_exclusive->push_back(ordinals_.session(e.owner));
       e.owner |= kShared;
     }
     if (shared_at && e.owner != me) shared_at->push_back(static_cast<std::uint32_t>(i));
-    added += addHolder(e, worker);
+    added += holders_.add(e.holders, worker);
   }
   ++version_;  // a holder or an owner may have changed
   return added;
@@ -202,12 +75,12 @@ std::size_t PrefixIndex::removed(WorkerId worker, std::span<const BlockHash> has
   std::size_t dropped = 0;
   for (BlockHash h : hashes) {
     auto it = map_.find(h);
-    if (it == map_.end() || !removeHolder(it->second, worker)) continue;
+    if (it == map_.end() || !holders_.remove(it->second.holders, worker)) continue;
     ++dropped;
     if (const std::uint32_t owner = it->second.owner; owner & kShared) {
       last_shared_removal_[w] = tick;
-    } else if (owner < sessions_.size()) {
-      if (owner >= own_removal_.size()) own_removal_.resize(sessions_.size(), 0);
+    } else if (owner < ordinals_.size()) {
+      if (owner >= own_removal_.size()) own_removal_.resize(ordinals_.size(), 0);
       own_removal_[owner] = tick;
     }
     if (it->second.holders == 0) map_.erase(it);
@@ -240,7 +113,7 @@ bool PrefixIndex::removedSince(WorkerId worker, std::uint64_t since, std::size_t
 void PrefixIndex::clearWorker(WorkerId worker) {
   if (!inRange(worker)) return;
   for (auto it = map_.begin(); it != map_.end();) {
-    if (removeHolder(it->second, worker) && it->second.holders == 0)
+    if (holders_.remove(it->second.holders, worker) && it->second.holders == 0)
       map_.erase(it++);
     else
       ++it;
@@ -252,35 +125,25 @@ void PrefixIndex::clearWorker(WorkerId worker) {
 }
 
 std::uint64_t PrefixIndex::lastOwnRemoval(SessionId session) const {
-  const std::uint32_t o = ordinalOf(session);
+  const std::uint32_t o = ordinals_.of(session);
   return o < own_removal_.size() ? own_removal_[o] : 0;
 }
 
 bool PrefixIndex::holds(BlockHash h, WorkerId worker) const {
   auto it = map_.find(h);
-  if (it == map_.end() || !inRange(worker)) return false;
-  const std::uint32_t v = it->second.holders;
-  if (v & kSpilled) return sets_[v & ~kSpilled].test(worker);
-  const std::uint32_t code = static_cast<std::uint32_t>(worker) + 1;
-  return (v & 0xFFFF) == code || (v >> 16) == code;
+  return it != map_.end() && inRange(worker) && holders_.test(it->second.holders, worker);
 }
 
 WorkerSet PrefixIndex::holders(BlockHash h) const {
-  WorkerSet s;
   auto it = map_.find(h);
-  if (it == map_.end()) return s;
-  const std::uint32_t v = it->second.holders;
-  if (v & kSpilled) return sets_[v & ~kSpilled];
-  if (v & 0xFFFF) s.set(static_cast<WorkerId>((v & 0xFFFF) - 1));
-  if (v >> 16) s.set(static_cast<WorkerId>((v >> 16) - 1));
-  return s;
+  return it == map_.end() ? WorkerSet{} : holders_.set(it->second.holders);
 }
 
 void PrefixIndex::match(std::span<const BlockHash> hashes, SessionId session, int num_workers, Match& out) const {
   const int n = std::clamp(num_workers, 0, kMaxWorkers);
   const int words = WorkerSet::wordsFor(n);
-  const std::uint32_t me = ordinalOf(session);
-  Walk walk(*this, words);
+  const std::uint32_t me = ordinals_.of(session);
+  HolderWalk walk(holders_, words);
   walk.alive = WorkerSet::first(n);
   walk.count = n;
   // One lookup per block while any worker still matches. A worker's counts are the running totals
@@ -298,7 +161,7 @@ void PrefixIndex::match(std::span<const BlockHash> hashes, SessionId session, in
   BatchedLookup<decltype(map_), Entry> lookups(map_, hashes);
   for (std::size_t i = 0; i < hashes.size() && walk.count > 0; ++i) {
     const Entry* e = lookups.at(i);
-    walk.narrow(e, settle);
+    walk.narrow(e != nullptr, e ? e->holders : 0, settle);
     if (walk.count == 0) return;
     if (e->owner != me && (e->owner & kShared) == 0 && out.first_foreign == kNoForeign) out.first_foreign = matched;
     ++matched;
@@ -311,7 +174,7 @@ void PrefixIndex::resume(std::span<const BlockHash> hashes, SessionId session, i
   const int n = std::clamp(num_workers, 0, kMaxWorkers);
   if (n == 0) return;
   const int words = WorkerSet::wordsFor(n);
-  const std::uint32_t me = ordinalOf(session);
+  const std::uint32_t me = ordinals_.of(session);
   const auto length = static_cast<std::int32_t>(hashes.size());
 
   // Workers join the walk at their starting depth. Most of a session's workers start at the same
@@ -345,7 +208,7 @@ void PrefixIndex::resume(std::span<const BlockHash> hashes, SessionId session, i
   // that running total plus the offset fixed when it joined (its known count minus the total then).
   std::array<std::int32_t, kMaxWorkers> offset;
   std::int32_t exclusive = 0, pos = 0;
-  Walk walk(*this, words);
+  HolderWalk walk(holders_, words);
   BatchedLookup<decltype(map_), Entry> lookups(map_, hashes);
   auto settle = [&](const WorkerSet& dropped) {
     dropped.forEach(
@@ -382,7 +245,7 @@ void PrefixIndex::resume(std::span<const BlockHash> hashes, SessionId session, i
       return;
     }
     const Entry* e = lookups.at(static_cast<std::size_t>(pos));
-    walk.narrow(e, settle);
+    walk.narrow(e != nullptr, e ? e->holders : 0, settle);
     if (walk.count > 0) {
       exclusive += e->owner == me;
       if (e->owner != me && (e->owner & kShared) == 0) inout.first_foreign = std::min(inout.first_foreign, pos);
@@ -392,8 +255,7 @@ void PrefixIndex::resume(std::span<const BlockHash> hashes, SessionId session, i
 }
 
 std::size_t PrefixIndex::memoryBytes() const {
-  return flatTableBytes(map_) + flatTableBytes(ordinals_) + sets_.capacity() * sizeof(WorkerSet) + free_sets_.capacity() * sizeof(std::uint32_t) +
-         sessions_.capacity() * sizeof(SessionId) + own_removal_.capacity() * sizeof(std::uint64_t);
+  return flatTableBytes(map_) + ordinals_.memoryBytes() + holders_.memoryBytes() + own_removal_.capacity() * sizeof(std::uint64_t);
 }
 
 std::size_t PrefixIndex::removalLogBytes() const {

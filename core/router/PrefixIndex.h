@@ -19,7 +19,8 @@
 #include <absl/container/flat_hash_map.h>
 
 #include "core/model/Ids.h"
-#include "core/router/WorkerSet.h"
+#include "core/router/HolderCodes.h"
+#include "core/router/SessionOrdinals.h"
 
 namespace kvscope {
 
@@ -89,29 +90,16 @@ class PrefixIndex {
 
  private:
   // 8 bytes. `owner`: the ordinal of the session that stored the block first, kShared set once
-  // another session has stored it too. `holders`: kSpilled clear: up to two worker ids + 1 (low 16
-  // bits, then 15 bits; 0 = none, the low half filled first); kSpilled set: an index into sets_.
+  // another session has stored it too. `holders`: a HolderCodes code.
   struct Entry {
     std::uint32_t owner = 0;
     std::uint32_t holders = 0;
   };
-  static constexpr std::uint32_t kShared = std::uint32_t{1} << 31;
-  static constexpr std::uint32_t kSpilled = std::uint32_t{1} << 31;
-  static constexpr std::uint32_t kNoOrdinal = kShared - 1;  // a session the index never saw
-
-  bool addHolder(Entry& e, WorkerId w);
-  bool removeHolder(Entry& e, WorkerId w);
-  std::uint32_t spill();
-  std::uint32_t ordinalOf(SessionId s) const;
-  std::uint32_t intern(SessionId s);
-  // The prefix walk shared by match() and resume(); see PrefixIndex.cpp.
-  class Walk;
+  static constexpr std::uint32_t kShared = SessionOrdinals::kShared;
 
   absl::flat_hash_map<BlockHash, Entry> map_;
-  std::vector<WorkerSet> sets_;            // spilled holder sets
-  std::vector<std::uint32_t> free_sets_;   // indices into sets_ not in use
-  absl::flat_hash_map<SessionId, std::uint32_t> ordinals_;
-  std::vector<SessionId> sessions_;        // ordinal -> session
+  HolderCodes holders_;  // the codes' spilled sets
+  SessionOrdinals ordinals_;
   std::uint64_t tick_ = 0;
   std::uint64_t version_ = 0;
   std::array<std::uint64_t, kMaxWorkers> last_removal_{};
