@@ -5,7 +5,12 @@
 // time, microseconds per simulated request, the wall time one simulated hour would take, peak RSS,
 // and the bytes per resident block of the router's prefix index and of the KV pools' bookkeeping.
 //
+// The last line is the ratio of the largest size's cost per request to the smallest's (the issue's
+// "flat cost": within 1.5x). `--index per-block` runs the router on the per-block prefix index
+// instead of the per-run one (the A/B of the chain-level state).
+//
 //   bench_cluster_scale [--decode 3,64,256,512] [--duration 3600] [--sessions-per-64d 1000]
+//                       [--index chain|per-block]
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -28,7 +33,8 @@ using kvscope::bench::peakRssMiB;
 
 namespace {
 
-void runOne(int decode, double duration_s, double sessions_per_64d) {
+// Prints the row and returns microseconds per simulated request (through a pipe from the child).
+double runOne(int decode, double duration_s, double sessions_per_64d, TwinOptions options) {
   Scenario s = Scenario::load("many-workers");
   s.decode_workers = decode;
   s.prefill_workers = std::clamp(decode / 4, 1, kMaxPrefillWorkers);
@@ -38,7 +44,7 @@ void runOne(int decode, double duration_s, double sessions_per_64d) {
   s.workload.synthetic.start_window_s = std::min(s.workload.synthetic.start_window_s, duration_s / 2);
   const auto t0 = std::chrono::steady_clock::now();
   auto [scenario, workload] = prepareRun(s, {});
-  ClusterSimulator sim(scenario, std::move(workload), scenario.seed);
+  ClusterSimulator sim(scenario, std::move(workload), scenario.seed, options);
   RunAnalysis analysis;  // what `kvscope-cli simulate` keeps: the summary and the diagnosis
   sim.addSink(&analysis);
   sim.start();
@@ -55,6 +61,7 @@ void runOne(int decode, double duration_s, double sessions_per_64d) {
               mem.pool_blocks ? static_cast<double>(mem.pool_bytes) / static_cast<double>(mem.pool_blocks) : 0.0,
               mem.index_blocks);
   std::fflush(stdout);
+  return wall / requests * 1e6;
 }
 
 }  // namespace
@@ -62,6 +69,7 @@ void runOne(int decode, double duration_s, double sessions_per_64d) {
 int main(int argc, char** argv) {
   std::vector<int> sizes{3, 64, 256, 512};
   double duration = 3600, per64 = 1000;
+  TwinOptions options;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     const bool has_value = i + 1 < argc;
@@ -73,8 +81,10 @@ int main(int argc, char** argv) {
       duration = std::stod(argv[++i]);
     } else if (a == "--sessions-per-64d" && has_value) {
       per64 = std::stod(argv[++i]);
+    } else if (a == "--index" && has_value && (std::string(argv[i + 1]) == "chain" || std::string(argv[i + 1]) == "per-block")) {
+      options.index = std::string(argv[++i]) == "chain" ? Router::IndexKind::Chain : Router::IndexKind::PerBlock;
     } else {
-      std::fprintf(stderr, "usage: %s [--decode 3,64,256,512] [--duration SIMULATED_S] [--sessions-per-64d N]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--decode 3,64,256,512] [--duration SIMULATED_S] [--sessions-per-64d N] [--index chain|per-block]\n", argv[0]);
       return a == "--help" || a == "-h" ? 0 : 2;
     }
   }
@@ -83,24 +93,41 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "--decode: expected 1..%d decode workers, got %d\n", kMaxWorkers, d);
       return 2;
     }
-  std::printf("many-workers workload, %.0f simulated s, %.0f sessions per 64 D, one P per 4 D\n", duration, per64);
+  std::printf("many-workers workload, %.0f simulated s, %.0f sessions per 64 D, one P per 4 D, %s prefix index\n",
+              duration, per64, options.index == Router::IndexKind::Chain ? "per-run (chain)" : "per-block");
   std::printf("%5s %4s %8s %9s %8s %9s %10s %12s %9s %11s %10s %11s\n", "D", "P", "sessions", "requests", "sim_s",
               "wall_s", "us/request", "wall_s/sim_h", "rss_MiB", "index_B/blk", "pool_B/blk", "index_blks");
   std::fflush(stdout);
+  std::vector<std::pair<int, double>> costs;  // (D, us/request) of the sizes that ran
   for (int d : sizes) {
+    int fds[2];
+    if (pipe(fds) != 0) return 1;
     const pid_t pid = fork();
     if (pid == 0) {
+      close(fds[0]);
       try {
-        runOne(d, duration, per64);
+        const double us = runOne(d, duration, per64, options);
+        if (write(fds[1], &us, sizeof us) != static_cast<ssize_t>(sizeof us)) std::_Exit(1);
       } catch (const std::exception& e) {
         std::fprintf(stderr, "%d D: %s\n", d, e.what());
         std::_Exit(1);
       }
       std::_Exit(0);
     }
+    close(fds[1]);
+    double us = 0;
+    const bool got = read(fds[0], &us, sizeof us) == static_cast<ssize_t>(sizeof us);
+    close(fds[0]);
     int status = 0;
     waitpid(pid, &status, 0);
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) std::printf("%5d  (failed: status %d)\n", d, status);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || !got)
+      std::printf("%5d  (failed: status %d)\n", d, status);
+    else
+      costs.emplace_back(d, us);
+  }
+  if (costs.size() >= 2) {
+    const auto [lo, hi] = std::minmax_element(costs.begin(), costs.end());  // by D
+    std::printf("us/request at %d D / at %d D: %.2fx\n", hi->first, lo->first, hi->second / lo->second);
   }
   return 0;
 }

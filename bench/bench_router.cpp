@@ -103,7 +103,7 @@ Prompts multiTurnPrompts(int sessions, int workers, std::uint64_t seed) {
 
 void populate(Router& router, const Prompts& p) {
   for (std::size_t i = 0; i < p.requests.size(); ++i) {
-    router.onBlocksStored(p.home[i], p.requests[i].session, p.requests[i].hashes);
+    router.onChainStored(p.home[i], p.requests[i].session, p.requests[i].hashes, 0);
     router.bind(p.requests[i].session, p.home[i]);
   }
 }
@@ -158,11 +158,13 @@ struct Churn {
     const std::size_t i = rng() % cold.size();
     return {static_cast<WorkerId>(i % kWorkers), 1'000'000 + i / 512, std::span<const BlockHash>(cold).subspan(i, 1)};
   }
+  // A cold block is a chain of its own (the root's child), so both index kinds take it as events
+  // that name their chain.
   static void populate(Router& router) {
     Churn c;
     for (int k = 0; k < 8192; ++k) {
       const auto e = c.next();
-      router.onBlocksStored(e.worker, e.session, e.block);
+      router.onChainStored(e.worker, e.session, e.block, 0);
     }
   }
 };
@@ -207,8 +209,8 @@ double decisionRate(Router& router, const Prompts& p, bool session_state, double
   const double rate = ratePerSecond(p.requests.size(), seconds, [&](std::size_t i) {
     if (churn.on) {
       const auto e = churn.next();
-      router.onBlocksRemoved(e.worker, e.block);
-      router.onBlocksStored(e.worker, e.session, e.block);
+      router.onChainRemoved(e.worker, e.block, 0);
+      router.onChainStored(e.worker, e.session, e.block, 0);
     }
     router.decide(p.requests[i], loads, d);
     sink += d.chosen;
@@ -217,15 +219,24 @@ double decisionRate(Router& router, const Prompts& p, bool session_state, double
   return rate;
 }
 
-void printTable(const char* title, const Prompts& p, int workers, double seconds, Router* shared = nullptr,
+// `shared`: routers already holding a large index (one per index kind), instead of ones populated
+// with the prompts themselves.
+struct SharedRouters {
+  Router* per_block = nullptr;
+  Router* chain = nullptr;
+};
+
+void printTable(const char* title, const Prompts& p, int workers, double seconds, SharedRouters shared = {},
                 bool churn = false) {
   std::printf("\n%s: %zu decisions per pass, mean %.0f blocks per prompt, %d workers\n", title, p.requests.size(),
               static_cast<double>(p.total_hashes) / static_cast<double>(p.requests.size()), workers);
-  const double plain = plainLoopRate(p, seconds, churn, shared);
+  const double plain = plainLoopRate(p, seconds, churn, shared.per_block);
   std::printf("  plain lookup loop over the whole prompt%s: %10.0f prompts/s\n",
-              shared ? " (in the router's own index)" : "", plain);
-  std::printf("  %-24s %14s %14s %10s %10s %9s\n", "policy", "full dec/s", "session dec/s", "full/plain",
-              "sess/plain", "resumed");
+              shared.per_block ? " (in the router's own index)" : "", plain);
+  // full and session: the per-block index (PrefixIndex) without and with the per-session state, as
+  // LiveRouter routes; chain: the per-run index (ChainIndex), as the twin routes.
+  std::printf("  %-24s %12s %13s %12s %10s %10s %11s %8s\n", "policy", "full dec/s", "session dec/s", "chain dec/s",
+              "full/plain", "sess/plain", "chain/plain", "resumed");
   KnobRegistry knobs;
   knobs.apply({{"K", 200}}, "bench");
   // Every registered policy; one that reads the knob cache_view runs twice: under its default view
@@ -243,23 +254,29 @@ void printTable(const char* title, const Prompts& p, int workers, double seconds
   const double default_view = knobs.get(KnobId::CacheView);
   for (const Row& row : rows) {
     knobs.apply({{"cache_view", row.cache_view}}, "bench");
-    std::unique_ptr<Router> own;
-    Router* router = shared;
-    if (!router) {
-      own = std::make_unique<Router>(workers, 24, knobs, 1);
-      populate(*own, p);
-      if (churn) Churn::populate(*own);
-      router = own.get();
-    }
-    router->setPolicy(row.policy);
+    auto routerOf = [&](Router::IndexKind kind, std::unique_ptr<Router>& own) {
+      Router* router = kind == Router::IndexKind::Chain ? shared.chain : shared.per_block;
+      if (!router) {
+        own = std::make_unique<Router>(workers, 24, knobs, 1, kind);
+        populate(*own, p);
+        if (churn) Churn::populate(*own);
+        router = own.get();
+      }
+      router->setPolicy(row.policy);
+      return router;
+    };
+    std::unique_ptr<Router> own_blocks, own_chain;
+    Router* router = routerOf(Router::IndexKind::PerBlock, own_blocks);
     const double full = decisionRate(*router, p, false, seconds, churn);
     const auto& c = router->sessionCache();
     const std::uint64_t resumed0 = c.resumed(), all0 = c.resumed() + c.recomputed();
     const double session = decisionRate(*router, p, true, seconds, churn);
     const double resumed = static_cast<double>(c.resumed() - resumed0) /
                            static_cast<double>(std::max<std::uint64_t>(1, c.resumed() + c.recomputed() - all0));
-    std::printf("  %-24s %14.0f %14.0f %9.2fx %9.2fx %8.0f%%\n", row.label.c_str(), full, session, full / plain,
-                session / plain, 100 * resumed);
+    own_blocks.reset();
+    const double chain = decisionRate(*routerOf(Router::IndexKind::Chain, own_chain), p, true, seconds, churn);
+    std::printf("  %-24s %12.0f %13.0f %12.0f %9.2fx %9.2fx %10.2fx %7.0f%%\n", row.label.c_str(), full, session, chain,
+                full / plain, session / plain, chain / plain, 100 * resumed);
     std::fflush(stdout);
   }
   knobs.apply({{"cache_view", default_view}}, "bench");
@@ -286,21 +303,25 @@ void largeIndex(std::size_t blocks, int workers, double seconds) {
   const Prompts all = multiTurnPrompts(sessions, workers, 99);
   KnobRegistry knobs;
   knobs.apply({{"K", 200}}, "bench");
-  Router router(workers, 24, knobs, 1);
-  const long rss1 = rssKiB();
-  const auto t0 = std::chrono::steady_clock::now();
-  // Store each session's longest chain once (its turns are prefixes of it).
-  for (std::size_t s = 0; s < all.hashes.size(); ++s)
-    router.onBlocksStored(static_cast<WorkerId>(s % static_cast<std::size_t>(workers)), s + 1, all.hashes[s]);
-  const double build_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  const long rss2 = rssKiB();
-  const std::size_t resident = router.index().size();
-  std::printf("\nlarge index: %zu resident blocks over %d workers, %d sessions; built in %.2f s (%.2f M blocks/s); "
-              "index RSS %.0f MiB = %.1f bytes/block, by its own count %.1f bytes/block (prompts themselves %.0f MiB)\n",
-              resident, workers, sessions, build_s, static_cast<double>(resident) / build_s / 1e6,
-              static_cast<double>(rss2 - rss1) / 1024.0, static_cast<double>(rss2 - rss1) * 1024.0 / static_cast<double>(resident),
-              static_cast<double>(router.index().memoryBytes()) / static_cast<double>(resident),
-              static_cast<double>(rss1 - rss0) / 1024.0);
+  Router router(workers, 24, knobs, 1, Router::IndexKind::PerBlock);
+  Router chain(workers, 24, knobs, 1, Router::IndexKind::Chain);
+  const double prompts_mib = static_cast<double>(rssKiB() - rss0) / 1024.0;
+  for (Router* r : {&router, &chain}) {
+    const long rss1 = rssKiB();
+    const auto t0 = std::chrono::steady_clock::now();
+    // Store each session's longest chain once (its turns are prefixes of it).
+    for (std::size_t s = 0; s < all.hashes.size(); ++s)
+      r->onChainStored(static_cast<WorkerId>(s % static_cast<std::size_t>(workers)), s + 1, all.hashes[s], 0);
+    const double build_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const long rss2 = rssKiB();
+    const std::size_t resident = r->indexBlocks();
+    std::printf("\nlarge index (%s): %zu resident blocks over %d workers, %d sessions; built in %.2f s (%.2f M blocks/s); "
+                "index RSS %.0f MiB = %.1f bytes/block, by its own count %.1f bytes/block (prompts themselves %.0f MiB)\n",
+                r == &chain ? "per run" : "per block", resident, workers, sessions, build_s,
+                static_cast<double>(resident) / build_s / 1e6, static_cast<double>(rss2 - rss1) / 1024.0,
+                static_cast<double>(rss2 - rss1) * 1024.0 / static_cast<double>(resident),
+                static_cast<double>(r->indexBytes()) / static_cast<double>(resident), prompts_mib);
+  }
   // Decisions: the multi-turn requests of the first 256 sessions, against the whole index.
   Prompts sample;
   for (std::size_t i = 0; i < all.requests.size(); ++i)
@@ -310,8 +331,8 @@ void largeIndex(std::size_t blocks, int workers, double seconds) {
       sample.total_hashes += all.requests[i].hashes.size();
     }
   for (std::size_t i = 0; i < all.hashes.size() && i < 256; ++i)
-    router.bind(static_cast<SessionId>(i + 1), static_cast<WorkerId>(i % static_cast<std::size_t>(workers)));
-  printTable("large index, multi-turn sessions", sample, workers, seconds, &router);
+    for (Router* r : {&router, &chain}) r->bind(static_cast<SessionId>(i + 1), static_cast<WorkerId>(i % static_cast<std::size_t>(workers)));
+  printTable("large index, multi-turn sessions", sample, workers, seconds, SharedRouters{&router, &chain});
 }
 
 }  // namespace
@@ -362,7 +383,7 @@ int main(int argc, char** argv) {
   const Prompts multi = multiTurnPrompts(64, kWorkers, 7);
   printTable("multi-turn sessions (turns interleaved, +200-400 blocks a turn)", multi, kWorkers, seconds);
   printTable("the same with an eviction before every decision (a cold block, on a random worker)", multi,
-             kWorkers, seconds, nullptr, /*churn=*/true);
+             kWorkers, seconds, {}, /*churn=*/true);
   if (large) largeIndex(large_blocks, large_workers, seconds);
   if (gbench) {
     int n = static_cast<int>(rest.size());

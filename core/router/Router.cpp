@@ -6,8 +6,8 @@
 
 namespace kvscope {
 
-Router::Router(int num_workers, int block_size, const KnobRegistry& knobs, std::uint64_t seed)
-    : num_workers_(num_workers), block_size_(block_size), knobs_(knobs), policy_(makePolicy("kv-aware")),
+Router::Router(int num_workers, int block_size, const KnobRegistry& knobs, std::uint64_t seed, IndexKind index)
+    : num_workers_(num_workers), block_size_(block_size), knobs_(knobs), policy_(makePolicy("kv-aware")), index_kind_(index),
       assigned_(static_cast<std::size_t>(num_workers), 0), active_(num_workers),
       tree_blocks_(static_cast<std::size_t>(num_workers), 0), proxy_cache_(num_workers),
       proxy_cached_(static_cast<std::size_t>(num_workers), 0), proxy_capacity_(static_cast<std::size_t>(num_workers), 0),
@@ -28,12 +28,24 @@ void Router::setSessionState(bool on) {
   session_cache_.clear();  // states are not kept up to date while off
 }
 
+void Router::fullMatch(std::span<const BlockHash> hashes, SessionId session, PrefixIndex::Match& out) const {
+  if (index_kind_ == IndexKind::Chain)
+    chain_.match(hashes, session, num_workers_, out);
+  else
+    index_.match(hashes, session, num_workers_, out);
+}
+
+std::size_t Router::indexBlocks() const { return index_kind_ == IndexKind::Chain ? chain_.size() : index_.size(); }
+std::size_t Router::indexBytes() const {
+  return index_kind_ == IndexKind::Chain ? chain_.memoryBytes() : index_.memoryBytes();
+}
+
 void Router::decide(const RouteRequest& request, std::span<const WorkerLoad> loads, RouteDecision& out) {
-  if (session_state_)
+  if (session_state_ && index_kind_ == IndexKind::PerBlock)
     session_cache_.match(index_, request.hashes, request.session, num_workers_, match_);
   else
-    index_.match(request.hashes, request.session, num_workers_, match_);
-  matched_ = {request.id, request.hashes.size(), request.hashes.empty() ? 0 : request.hashes.back(), index_.version()};
+    fullMatch(request.hashes, request.session, match_);
+  matched_ = {request.id, request.hashes.size(), request.hashes.empty() ? 0 : request.hashes.back(), indexVersion()};
   WorkerId bound = boundWorker(request.session);
   if (bound != kNoWorker && !loads[static_cast<std::size_t>(bound)].alive) bound = kNoWorker;
   RouteContext ctx{request, loads, match_, block_size_, bound, knobs_, decisions_++, rng_.uniform01()};
@@ -76,10 +88,10 @@ void Router::track(RequestId request, WorkerId worker, std::span<const BlockHash
   } else {
     // Dynamo's new_tokens: the prompt minus what the indexer says the worker has cached. The
     // request was usually just decided on an index that has not changed since: its match holds.
-    const MatchedRequest now{request, hashes.size(), hashes.empty() ? 0 : hashes.back(), index_.version()};
+    const MatchedRequest now{request, hashes.size(), hashes.empty() ? 0 : hashes.back(), indexVersion()};
     const PrefixIndex::Match* m = &match_;
     if (!(now == matched_)) {
-      index_.match(hashes, 0, num_workers_, track_match_);
+      fullMatch(hashes, 0, track_match_);
       m = &track_match_;
     }
     cached = static_cast<std::int64_t>(m->prefix_blocks[static_cast<std::size_t>(worker)]) * block_size_;
@@ -90,6 +102,11 @@ void Router::track(RequestId request, WorkerId worker, std::span<const BlockHash
 bool Router::proxyView() const { return policy_->readsCacheView() && knobs_.getInt(KnobId::CacheView) == 1; }
 
 std::size_t Router::storeBlocks(WorkerId worker, SessionId session, std::span<const BlockHash> hashes) {
+  if (index_kind_ == IndexKind::Chain) {  // a bare list: taken as a chain from the root
+    const std::size_t n = chain_.stored(worker, session, hashes, 0);
+    tree_blocks_[static_cast<std::size_t>(worker)] += static_cast<std::int64_t>(n);
+    return n;
+  }
   lost_exclusive_.clear();
   shared_at_.clear();
   const std::size_t n = index_.stored(worker, session, hashes, session_state_ ? &lost_exclusive_ : nullptr,
@@ -101,7 +118,8 @@ std::size_t Router::storeBlocks(WorkerId worker, SessionId session, std::span<co
 }
 
 std::size_t Router::removeBlocks(WorkerId worker, std::span<const BlockHash> hashes) {
-  const std::size_t n = index_.removed(worker, hashes);
+  const std::size_t n =
+      index_kind_ == IndexKind::Chain ? chain_.removedAnywhere(worker, hashes) : index_.removed(worker, hashes);
   tree_blocks_[static_cast<std::size_t>(worker)] -= static_cast<std::int64_t>(n);
   return n;
 }
@@ -146,8 +164,27 @@ void Router::onBlocksStored(WorkerId worker, SessionId session, std::span<const 
   storeBlocks(worker, session, hashes);
 }
 void Router::onBlocksRemoved(WorkerId worker, std::span<const BlockHash> hashes) { removeBlocks(worker, hashes); }
+void Router::onChainStored(WorkerId worker, SessionId session, std::span<const BlockHash> path, std::size_t from) {
+  if (index_kind_ == IndexKind::PerBlock) {
+    storeBlocks(worker, session, path.subspan(from));
+    return;
+  }
+  if (worker < 0 || worker >= num_workers_) return;
+  tree_blocks_[static_cast<std::size_t>(worker)] += static_cast<std::int64_t>(chain_.stored(worker, session, path, from));
+}
+
+void Router::onChainRemoved(WorkerId worker, std::span<const BlockHash> path, std::size_t from) {
+  if (index_kind_ == IndexKind::PerBlock) {
+    KvEventListener::onChainRemoved(worker, path, from);
+    return;
+  }
+  if (worker < 0 || worker >= num_workers_) return;
+  tree_blocks_[static_cast<std::size_t>(worker)] -= static_cast<std::int64_t>(chain_.removed(worker, path, from));
+}
+
 void Router::onWorkerCleared(WorkerId worker) {
   index_.clearWorker(worker);
+  chain_.clearWorker(worker);
   tree_blocks_[static_cast<std::size_t>(worker)] = 0;
 }
 

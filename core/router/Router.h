@@ -8,6 +8,7 @@
 #include <absl/container/flat_hash_map.h>
 
 #include "core/knobs/KnobRegistry.h"
+#include "core/router/ChainIndex.h"
 #include "core/router/PrefixIndex.h"
 #include "core/router/ProxyBlockCache.h"
 #include "core/router/RoutingPolicy.h"
@@ -19,7 +20,15 @@ namespace kvscope {
 
 class Router : public KvEventListener {
  public:
-  Router(int num_workers, int block_size, const KnobRegistry& knobs, std::uint64_t seed);
+  // Where the prefix index keeps what workers hold. PerBlock (PrefixIndex, with SessionPrefixCache
+  // resuming each session's match): for events that come as bare block lists, as a real cluster's
+  // do (LiveRouter). Chain (ChainIndex): for events that name their chain (onChainStored), as the
+  // twin's pools send them; a decision then walks the prompt's runs, with no per-session state.
+  // The two give the same matches, and so the same decisions (tests/core/test_twin_equivalence).
+  enum class IndexKind { PerBlock, Chain };
+
+  Router(int num_workers, int block_size, const KnobRegistry& knobs, std::uint64_t seed,
+         IndexKind index = IndexKind::PerBlock);
 
   // Returns false (and keeps the current policy) for an unknown name.
   bool setPolicy(std::string_view name);
@@ -38,7 +47,13 @@ class Router : public KvEventListener {
   WorkerId boundWorker(SessionId session) const;
   int assignedSessions(WorkerId worker) const { return assigned_[static_cast<std::size_t>(worker)]; }
 
+  IndexKind indexKind() const { return index_kind_; }
+  // The per-block index (IndexKind::PerBlock; empty otherwise) and the per-run one (Chain).
   const PrefixIndex& index() const { return index_; }
+  const ChainIndex& chainIndex() const { return chain_; }
+  // Of whichever index is in use: blocks known, and bytes held.
+  std::size_t indexBlocks() const;
+  std::size_t indexBytes() const;
   // The prefix match the last decide() computed (per worker: leading blocks cached).
   const PrefixIndex::Match& lastMatch() const { return match_; }
   // On (the default), decide() resumes each session's match from its previous turn
@@ -72,14 +87,21 @@ class Router : public KvEventListener {
   void onBlocksStored(WorkerId worker, SessionId session, std::span<const BlockHash> hashes) override;
   void onBlocksRemoved(WorkerId worker, std::span<const BlockHash> hashes) override;
   void onWorkerCleared(WorkerId worker) override;
+  void onChainStored(WorkerId worker, SessionId session, std::span<const BlockHash> path, std::size_t from) override;
+  void onChainRemoved(WorkerId worker, std::span<const BlockHash> path, std::size_t from) override;
 
  private:
   int num_workers_;
   int block_size_;
   const KnobRegistry& knobs_;
   std::unique_ptr<RoutingPolicy> policy_;
+  IndexKind index_kind_;
   PrefixIndex index_;
+  ChainIndex chain_;
   PrefixIndex::Match match_;
+  // The full match of `hashes` on the index in use.
+  void fullMatch(std::span<const BlockHash> hashes, SessionId session, PrefixIndex::Match& out) const;
+  std::uint64_t indexVersion() const { return index_kind_ == IndexKind::Chain ? chain_.version() : index_.version(); }
   bool session_state_ = true;
   SessionPrefixCache session_cache_;
   std::vector<SessionId> lost_exclusive_;  // scratch for PrefixIndex::stored

@@ -8,8 +8,8 @@
 
 namespace kvscope {
 
-ClusterSimulator::ClusterSimulator(const Scenario& scenario, Workload workload, std::uint64_t seed)
-    : workload_(std::move(workload)), ctx_(scenario, seed), decode_(ctx_), seeds_(ctx_, decode_),
+ClusterSimulator::ClusterSimulator(const Scenario& scenario, Workload workload, std::uint64_t seed, TwinOptions options)
+    : workload_(std::move(workload)), ctx_(scenario, seed, options.index), decode_(ctx_), seeds_(ctx_, decode_),
       admission_(ctx_, decode_, seeds_),
       end_(secondsToTime(scenario.workload.wall_deadline_s > 0
                              ? std::min(scenario.duration_s, scenario.workload.wall_deadline_s)
@@ -327,8 +327,8 @@ std::vector<ClusterSimulator::PoolCheck> ClusterSimulator::poolChecks() const {
 
 ClusterSimulator::MemoryUse ClusterSimulator::memoryUse() const {
   MemoryUse m;
-  m.index_bytes = ctx_.router.index().memoryBytes();
-  m.index_blocks = ctx_.router.index().size();
+  m.index_bytes = ctx_.router.indexBytes();
+  m.index_blocks = ctx_.router.indexBlocks();
   for (const auto& w : ctx_.workers) {
     m.pool_bytes += w->pool.memoryBytes();
     m.pool_blocks += w->pool.residentBlocks();

@@ -18,9 +18,17 @@
 
 namespace kvscope {
 
+// How the twin keeps its state, where there is more than one way to the same event stream. The
+// router's index is kept per run of blocks (ChainIndex: a turn costs its new blocks, a cut costs the
+// run it cuts); the per-block index the live router needs stays selectable so test_twin_equivalence
+// can hold the two to byte-identical streams on every bundled scenario.
+struct TwinOptions {
+  Router::IndexKind index = Router::IndexKind::Chain;
+};
+
 class ClusterSimulator {
  public:
-  ClusterSimulator(const Scenario& scenario, Workload workload, std::uint64_t seed);
+  ClusterSimulator(const Scenario& scenario, Workload workload, std::uint64_t seed, TwinOptions options = {});
 
   void addSink(EventSink* sink) { ctx_.sinks.push_back(sink); }
 

@@ -109,6 +109,18 @@ void KvPool::dropBlockRef(BlockHash h, std::vector<BlockHash>& removed) {
   }
 }
 
+void KvPool::reportRemoved(std::span<const BlockHash> chain, std::span<const BlockHash> removed) {
+  if (!listener_ || removed.empty()) return;
+  // Freed deepest first, and a block's references never outnumber its parent's (every chain through
+  // it runs through the parent), so the freed blocks are the chain's last ones: the event names its
+  // chain. Block ids that are not prefix-chained (a trace's own) can break that: then blocks alone.
+  const std::size_t from = chain.size() - std::min(chain.size(), removed.size());
+  if (std::equal(removed.begin(), removed.end(), chain.rbegin()))
+    listener_->onChainRemoved(worker_, chain, from);
+  else
+    listener_->onBlocksRemoved(worker_, removed);
+}
+
 std::int64_t KvPool::trimChain(SessionChain& chain, std::int64_t want_tokens) {
   std::int64_t freed = 0;
   const std::int64_t from_tail = std::min(chain.tail_tokens, want_tokens);
@@ -116,13 +128,14 @@ std::int64_t KvPool::trimChain(SessionChain& chain, std::int64_t want_tokens) {
   addUsed(-from_tail);
   freed += from_tail;
   std::vector<BlockHash> removed;
-  while (freed < want_tokens && !chain.blocks.empty()) {
+  std::size_t keep = chain.blocks.size();
+  while (freed < want_tokens && keep > 0) {
     const std::int64_t before = used_;
-    dropBlockRef(chain.blocks.back(), removed);
-    chain.blocks.pop_back();
+    dropBlockRef(chain.blocks[--keep], removed);
     freed += before - used_;
   }
-  if (listener_ && !removed.empty()) listener_->onBlocksRemoved(worker_, removed);
+  reportRemoved(chain.blocks, removed);
+  chain.blocks.resize(keep);
   return freed;
 }
 
@@ -207,7 +220,7 @@ void KvPool::commit(SessionId session, std::span<const BlockHash> prompt, std::i
   const bool locked = chain.locks > 0;
   if (locked) pinChain(chain, -1);  // re-pinned below with the new chain
   for (std::size_t i = chain.blocks.size(); i > m; --i) dropBlockRef(chain.blocks[i - 1], removed);
-  if (listener_ && !removed.empty()) listener_->onBlocksRemoved(worker_, removed);
+  reportRemoved(chain.blocks, removed);
   chain.blocks.resize(m);
   addUsed(-chain.tail_tokens);  // the old tail goes before the new blocks come (no transient overshoot)
   chain.tail_tokens = 0;
@@ -216,7 +229,7 @@ void KvPool::commit(SessionId session, std::span<const BlockHash> prompt, std::i
     if (block_refs_.add(prompt[i])) addUsed(block_size_);
     chain.blocks.push_back(prompt[i]);
   }
-  if (listener_ && prompt.size() > m) listener_->onBlocksStored(worker_, session, prompt.subspan(m));
+  if (listener_ && prompt.size() > m) listener_->onChainStored(worker_, session, prompt, m);
   const std::int64_t hashed = static_cast<std::int64_t>(prompt.size()) * block_size_;
   chain.tail_tokens = std::max<std::int64_t>(0, committed_tokens - hashed);
   addUsed(chain.tail_tokens);

@@ -120,6 +120,8 @@ class KvPool {
   };
 
   void touch(SessionId session, SessionChain& chain);
+  // The blocks a cut of `chain` freed (deepest first), to the listener.
+  void reportRemoved(std::span<const BlockHash> chain, std::span<const BlockHash> removed);
   // Pops tokens from the end of a chain; returns tokens actually freed from the pool.
   std::int64_t trimChain(SessionChain& chain, std::int64_t want_tokens);
   void dropBlockRef(BlockHash h, std::vector<BlockHash>& removed);

@@ -47,8 +47,8 @@ struct SimContext {
   std::function<void(RequestId, const std::string&)> fail;
   std::function<void(SimRequest&)> completed;  // last token sent (status ok)
 
-  SimContext(const Scenario& s, std::uint64_t seed)
-      : scenario(s), profile(s.profile), router(s.decode_workers, s.block_size, knobs, seed), rng(seed ^ 0x73696dULL) {
+  SimContext(const Scenario& s, std::uint64_t seed, Router::IndexKind index)
+      : scenario(s), profile(s.profile), router(s.decode_workers, s.block_size, knobs, seed, index), rng(seed ^ 0x73696dULL) {
     router.setDisaggregated(s.disaggregated);
   }
 
