@@ -23,7 +23,7 @@ std::int64_t RoutingPolicy::cachedTokens(const RouteContext& ctx, std::size_t w)
 }
 
 void RoutingPolicy::orderCandidates(RouteDecision& out, WorkerId chosen, bool lower_is_better) {
-  std::stable_sort(out.candidates.begin(), out.candidates.end(), [&](const CandidateScore& a, const CandidateScore& b) {
+  sortCandidates(out.candidates, [&](const CandidateScore& a, const CandidateScore& b) {
     if (a.eligible != b.eligible) return a.eligible;
     if (a.eligible) {
       if ((a.worker == chosen) != (b.worker == chosen)) return a.worker == chosen;

@@ -2,6 +2,7 @@
 // A routing policy is a pure decision: from the request's features and a read-only view of the
 // cluster to every candidate's score components, ranked best first. State a policy needs (the
 // round-robin position, a random draw) comes in through the RouteContext.
+#include <algorithm>
 #include <memory>
 #include <span>
 #include <string_view>
@@ -79,6 +80,21 @@ class RoutingPolicy {
   static std::int64_t cachedTokens(const RouteContext& ctx, std::size_t w);
   // Eligible candidates first, `chosen` at their head, the rest by score (then index); dead last.
   static void orderCandidates(RouteDecision& out, WorkerId chosen, bool lower_is_better);
+  // Sorts the candidates by `less`, which must be a total order (every policy's ends on the worker
+  // id), so the result is the one std::stable_sort gives. Sorting 2-byte positions and gathering once
+  // moves no 120-byte candidate twice and allocates nothing per decision (stable_sort takes a
+  // temporary buffer each time).
+  template <typename Less>
+  static void sortCandidates(std::vector<CandidateScore>& candidates, Less&& less) {
+    thread_local std::vector<std::uint16_t> order;
+    thread_local std::vector<CandidateScore> sorted;
+    order.resize(candidates.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<std::uint16_t>(i);
+    std::sort(order.begin(), order.end(), [&](std::uint16_t a, std::uint16_t b) { return less(candidates[a], candidates[b]); });
+    sorted.resize(candidates.size());
+    for (std::size_t i = 0; i < order.size(); ++i) sorted[i] = candidates[order[i]];
+    candidates.swap(sorted);
+  }
 };
 
 }  // namespace kvscope

@@ -120,7 +120,7 @@ void DynamoKvPolicy::rank(const RouteContext& ctx, RouteDecision& out) const {
   }
   for (CandidateScore& c : out.candidates) c.add("probability", probability[c.worker]);
 
-  std::stable_sort(out.candidates.begin(), out.candidates.end(), [&](const CandidateScore& a, const CandidateScore& b) {
+  sortCandidates(out.candidates, [&](const CandidateScore& a, const CandidateScore& b) {
     if (a.eligible != b.eligible) return a.eligible;
     if (a.eligible) {
       if ((a.worker == picked) != (b.worker == picked)) return a.worker == picked;

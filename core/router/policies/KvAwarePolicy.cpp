@@ -92,7 +92,7 @@ void KvAwarePolicy::rank(const RouteContext& ctx, RouteDecision& out) const {
     out.candidates.push_back(c);
   }
 
-  std::stable_sort(out.candidates.begin(), out.candidates.end(), [&](const CandidateScore& a, const CandidateScore& b) {
+  sortCandidates(out.candidates, [&](const CandidateScore& a, const CandidateScore& b) {
     if (a.eligible != b.eligible) return a.eligible;
     if (a.eligible) {
       if (a.score != b.score) return a.score > b.score;

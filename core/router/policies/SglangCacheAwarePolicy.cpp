@@ -89,7 +89,7 @@ void SglangCacheAwarePolicy::rank(const RouteContext& ctx, RouteDecision& out) c
     c.add("branch", branch);
     out.candidates.push_back(c);
   }
-  std::stable_sort(out.candidates.begin(), out.candidates.end(), [&](const CandidateScore& a, const CandidateScore& b) {
+  sortCandidates(out.candidates, [&](const CandidateScore& a, const CandidateScore& b) {
     if (a.eligible != b.eligible) return a.eligible;
     if (a.eligible) {
       if ((a.worker == picked) != (b.worker == picked)) return a.worker == picked;

@@ -34,7 +34,6 @@ const PolicySpec UnifiedPolicy::kSpec{
 };
 
 void UnifiedPolicy::rank(const RouteContext& ctx, RouteDecision& out) const {
-
   const double iteration_s = ctx.knobs.get(KnobId::DecodeIterationS);
   const double throughput = ctx.knobs.get(KnobId::Throughput);  // the registry keeps it >= 1
   const double overload = ctx.knobs.get(KnobId::OverloadFactor);
@@ -42,7 +41,8 @@ void UnifiedPolicy::rank(const RouteContext& ctx, RouteDecision& out) const {
 
   double min_cost = std::numeric_limits<double>::infinity();
   double ongoing_sum = 0;
-  std::vector<std::int64_t> ongoing(ctx.workers.size(), 0);
+  thread_local std::vector<std::int64_t> ongoing;  // per decision; kept to allocate nothing
+  ongoing.assign(ctx.workers.size(), 0);
   int alive = 0;
   out.candidates.reserve(ctx.workers.size());
   for (WorkerId w = 0; w < n; ++w) {
@@ -85,7 +85,7 @@ void UnifiedPolicy::rank(const RouteContext& ctx, RouteDecision& out) const {
     c.add("gate2", gate2);
   }
 
-  std::stable_sort(out.candidates.begin(), out.candidates.end(),
+  sortCandidates(out.candidates,
                    [&](const CandidateScore& x, const CandidateScore& y) {
                      if (x.eligible != y.eligible) return x.eligible;
                      if (x.eligible) {
