@@ -6,10 +6,22 @@
 // recently used leaves until its size is at most max_tree_size.
 //
 // Upstream stores request text and counts characters; KVScope's requests are block hashes, so the
-// tree stores hash sequences and sizes count blocks. One node per element (upstream compresses
-// runs into radix nodes; every element of a node carries the same tenants, so matches, tenants at
-// the match and sizes are the same).
+// tree stores hash sequences and sizes count blocks. The model is one element per block: each
+// element has its tenants (in the order they first reached it) and each tenant's last access, and
+// eviction takes one element at a time. Like upstream, the nodes are radix runs - a chain of
+// elements with one tenant list - so a decision costs one child lookup per run, not per block. A
+// run splits wherever its elements would diverge (a path or a match ending inside it, an eviction
+// of its tail), and runs alike again are re-merged, so every result is the per-element tree's
+// (tests/support/PerElementRadixTree.h is that tree; test_approx_radix_tree replays both).
+//
+// One caveat, shared with upstream (its eviction heap orders by timestamp only): leaves of one
+// tenant with equal access times are evicted in an unspecified order. Here that order is by node
+// id and run, so it can differ from the per-element tree's; with `now` strictly increasing across
+// operations (or a prefixMatch and insert of the same prompt sharing one `now`, as the policy
+// does) no two leaves of a tenant ever tie.
+#include <cstdint>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include <absl/container/flat_hash_map.h>
@@ -31,22 +43,33 @@ class ApproxRadixTree {
   // tree.rs insert: the path of `seq` gets `tenant` (its size grows by the elements new to it).
   void insert(std::span<const BlockHash> seq, WorkerId tenant, std::uint64_t now);
   // tree.rs prefix_match: walks the longest matching path and returns the first tenant of the
-  // last node reached (upstream: the first key of that node's tenant map), refreshing its access
-  // time along the path.
+  // last element reached (upstream: the first key of that node's tenant map), refreshing its
+  // access time from that element to the root.
   Match prefixMatch(std::span<const BlockHash> seq, std::uint64_t now);
   // tree.rs get_smallest_tenant: the tenant with the fewest elements (ties: the lowest id).
   WorkerId smallestTenant() const;
   void evictTenantBySize(std::int64_t max_size);
   std::int64_t size(WorkerId tenant) const { return sizes_[static_cast<std::size_t>(tenant)]; }
+  // Runs in use, the root not counted (how far the compression got; the tests watch it).
+  std::size_t nodeCount() const { return nodes_.size() - 1 - free_.size(); }
 
  private:
+  using Tenants = std::vector<std::pair<WorkerId, std::uint64_t>>;  // in the order they reached it; last access
   struct Node {
     std::uint32_t parent = 0;
-    BlockHash key = 0;
-    absl::flat_hash_map<BlockHash, std::uint32_t> children;
-    std::vector<std::pair<WorkerId, std::uint64_t>> tenants;  // in the order they reached the node; last access
+    std::vector<BlockHash> elems;  // the run; empty only for the root and for free nodes
+    absl::flat_hash_map<BlockHash, std::uint32_t> children;  // by their first element
+    Tenants tenants;               // every element of the run has exactly these
   };
   static std::uint64_t* accessOf(Node& n, WorkerId t);
+  bool alive(std::uint32_t n) const { return n != 0 && !nodes_[n].elems.empty(); }
+  std::uint32_t allocate();
+  void release(std::uint32_t n, std::vector<std::uint32_t>& freed);
+  std::uint32_t split(std::uint32_t n, std::size_t at);
+  bool absorbable(std::uint32_t n) const;
+  void absorbOnlyChild(std::uint32_t n);
+  void remerge(std::uint32_t n);
+  void touch(std::uint32_t n, WorkerId t, std::uint64_t now);
 
   std::vector<Node> nodes_;  // [0] is the root; removed nodes are recycled through free_
   std::vector<std::uint32_t> free_;
