@@ -33,35 +33,16 @@ void KvPool::addUsed(std::int64_t delta) {
 
 void KvPool::notePeak() { held_peak_ = std::max(held_peak_, heldTokens()); }
 
-void KvPool::pin(BlockHash h) {
-  if (pins_[h]++ == 0) pinned_tokens_ += block_size_;
-}
-
-void KvPool::unpin(BlockHash h) {
-  auto it = pins_.find(h);
-  if (it == pins_.end()) return;
-  if (--it->second == 0) {
-    pins_.erase(it);
-    pinned_tokens_ -= block_size_;
-  }
-}
-
 void KvPool::pinChain(const SessionChain& chain, int sign) {
   // Pinned tokens only tell evictable ones apart, and only block-level eviction has any: a
-  // session-level pool skips the per-block count (a lock is then O(1), not O(chain)).
+  // session-level pool skips the count (a lock is then O(1), not O(runs)).
   if (granularity_ != EvictionGranularity::Block) return;
-  for (BlockHash h : chain.blocks) sign > 0 ? pin(h) : unpin(h);
-  pinned_tokens_ += sign * chain.tail_tokens;
+  pinned_tokens_ += sign * (static_cast<std::int64_t>(refs_.pin(chain.blocks, sign)) * block_size_ + chain.tail_tokens);
   notePeak();
 }
 
 std::int64_t KvPool::matchPrefixTokens(std::span<const BlockHash> hashes) const {
-  std::int64_t n = 0;
-  for (BlockHash h : hashes) {
-    if (!block_refs_.contains(h)) break;
-    ++n;
-  }
-  return n * block_size_;
+  return static_cast<std::int64_t>(refs_.residentPrefix(hashes)) * block_size_;
 }
 
 std::int64_t KvPool::cachedTokensFor(SessionId session, std::span<const BlockHash> hashes,
@@ -102,41 +83,27 @@ void KvPool::touch(SessionId session, SessionChain& chain) {
   chain.lru = lru_.insert(lru_.end(), session);
 }
 
-void KvPool::dropBlockRef(BlockHash h, std::vector<BlockHash>& removed) {
-  if (block_refs_.drop(h)) {
-    addUsed(-block_size_);
-    removed.push_back(h);
-  }
-}
-
-void KvPool::reportRemoved(std::span<const BlockHash> chain, std::span<const BlockHash> removed) {
-  if (!listener_ || removed.empty()) return;
-  // Freed deepest first, and a block's references never outnumber its parent's (every chain through
-  // it runs through the parent), so the freed blocks are the chain's last ones: the event names its
-  // chain. Block ids that are not prefix-chained (a trace's own) can break that: then blocks alone.
-  const std::size_t from = chain.size() - std::min(chain.size(), removed.size());
-  if (std::equal(removed.begin(), removed.end(), chain.rbegin()))
-    listener_->onChainRemoved(worker_, chain, from);
-  else
-    listener_->onBlocksRemoved(worker_, removed);
+void KvPool::cutChain(SessionChain& chain, std::size_t keep) {
+  const std::size_t freed = refs_.drop(chain.blocks, keep);
+  addUsed(-static_cast<std::int64_t>(freed) * block_size_);
+  if (listener_ && freed > 0) listener_->onChainRemoved(worker_, chain.blocks, chain.blocks.size() - freed);
+  chain.blocks.resize(keep);
 }
 
 std::int64_t KvPool::trimChain(SessionChain& chain, std::int64_t want_tokens) {
-  std::int64_t freed = 0;
   const std::int64_t from_tail = std::min(chain.tail_tokens, want_tokens);
   chain.tail_tokens -= from_tail;
   addUsed(-from_tail);
-  freed += from_tail;
-  std::vector<BlockHash> removed;
-  std::size_t keep = chain.blocks.size();
-  while (freed < want_tokens && keep > 0) {
-    const std::int64_t before = used_;
-    dropBlockRef(chain.blocks[--keep], removed);
-    freed += before - used_;
-  }
-  reportRemoved(chain.blocks, removed);
-  chain.blocks.resize(keep);
-  return freed;
+  const std::int64_t short_by = want_tokens - from_tail;
+  if (short_by <= 0 || chain.blocks.empty()) return from_tail;
+  // Blocks go from the end, and only the chain's own ones (its last) free anything: as many as the
+  // request needs, or, when those are not enough, the whole chain (a shared block stays resident
+  // for its other sessions).
+  const std::size_t own = refs_.exclusiveTail(chain.blocks);
+  const auto need = static_cast<std::size_t>(short_by / block_size_ + (short_by % block_size_ != 0));
+  const std::int64_t before = used_;
+  cutChain(chain, need <= own ? chain.blocks.size() - need : 0);
+  return from_tail + before - used_;
 }
 
 KvPool::EvictionReport KvPool::makeRoom(std::int64_t tokens, std::int64_t limit) {
@@ -216,19 +183,14 @@ void KvPool::commit(SessionId session, std::span<const BlockHash> prompt, std::i
   SessionChain& chain = it->second;
   if (inserted) chain.lru = lru_.insert(lru_.end(), session);
   const std::size_t m = commonPrefix(chain.blocks, prompt);
-  std::vector<BlockHash> removed;
   const bool locked = chain.locks > 0;
   if (locked) pinChain(chain, -1);  // re-pinned below with the new chain
-  for (std::size_t i = chain.blocks.size(); i > m; --i) dropBlockRef(chain.blocks[i - 1], removed);
-  reportRemoved(chain.blocks, removed);
-  chain.blocks.resize(m);
+  if (m < chain.blocks.size()) cutChain(chain, m);
   addUsed(-chain.tail_tokens);  // the old tail goes before the new blocks come (no transient overshoot)
   chain.tail_tokens = 0;
   chain.blocks.reserve(prompt.size());  // exactly: a chain grows once per turn, doubling would waste up to half
-  for (std::size_t i = m; i < prompt.size(); ++i) {
-    if (block_refs_.add(prompt[i])) addUsed(block_size_);
-    chain.blocks.push_back(prompt[i]);
-  }
+  chain.blocks.insert(chain.blocks.end(), prompt.begin() + static_cast<std::ptrdiff_t>(m), prompt.end());
+  addUsed(static_cast<std::int64_t>(refs_.add(chain.blocks, m)) * block_size_);
   if (listener_ && prompt.size() > m) listener_->onChainStored(worker_, session, prompt, m);
   const std::int64_t hashed = static_cast<std::int64_t>(prompt.size()) * block_size_;
   chain.tail_tokens = std::max<std::int64_t>(0, committed_tokens - hashed);
@@ -270,12 +232,12 @@ std::int64_t KvPool::commitGrowth(SessionId session, std::span<const BlockHash> 
   if (auto it = sessions_.find(session); it != sessions_.end()) {
     const SessionChain& chain = it->second;
     m = commonPrefix(chain.blocks, prompt);
-    for (std::size_t i = m; i < chain.blocks.size(); ++i)
-      if (block_refs_.refs(chain.blocks[i]) == 1) growth -= block_size_;
+    // The chain's own blocks are its last ones: those past m leave the pool.
+    growth -= static_cast<std::int64_t>(std::min(refs_.exclusiveTail(chain.blocks), chain.blocks.size() - m)) * block_size_;
     growth -= chain.tail_tokens;
   }
-  for (std::size_t i = m; i < prompt.size(); ++i)
-    if (!block_refs_.contains(prompt[i])) growth += block_size_;
+  // Resident blocks form a prefix of the prompt, and its first m are the chain's.
+  growth += static_cast<std::int64_t>(prompt.size() - std::max(m, refs_.residentPrefix(prompt))) * block_size_;
   const std::int64_t hashed = static_cast<std::int64_t>(prompt.size()) * block_size_;
   return growth + std::max<std::int64_t>(0, committed_tokens - hashed);
 }
@@ -290,17 +252,16 @@ std::int64_t KvPool::release(SessionId session) {
 }
 
 void KvPool::clear() {
-  block_refs_.clear();
+  refs_.clear();
   sessions_.clear();
   lru_.clear();
-  pins_.clear();
   used_ = reserved_ = pinned_tokens_ = 0;  // the requests holding reservations die with the worker (the peak stays reported)
   if (listener_) listener_->onWorkerCleared(worker_);
 }
 
 std::size_t KvPool::memoryBytes() const {
   // A list node: the value, two links and the allocator's header.
-  std::size_t n = block_refs_.memoryBytes() + flatTableBytes(pins_) + flatTableBytes(sessions_) +
+  std::size_t n = refs_.memoryBytes() + flatTableBytes(sessions_) +
                   lru_.size() * (sizeof(SessionId) + 2 * sizeof(void*) + 8);
   for (const auto& [id, chain] : sessions_) n += chain.blocks.capacity() * sizeof(BlockHash);
   return n;

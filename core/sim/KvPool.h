@@ -19,7 +19,7 @@
 #include <absl/container/flat_hash_map.h>
 
 #include "core/events/Event.h"
-#include "core/sim/BlockRefCounts.h"
+#include "core/sim/ChainRefs.h"
 #include "core/model/Ids.h"
 #include "core/events/KvEventListener.h"
 
@@ -108,7 +108,7 @@ class KvPool {
 
   // Distinct resident blocks, and the bytes this pool's bookkeeping holds (tables, chains, LRU):
   // bench_cluster_scale's bytes per resident block.
-  std::size_t residentBlocks() const { return block_refs_.size(); }
+  std::size_t residentBlocks() const { return refs_.blocks(); }
   std::size_t memoryBytes() const;
 
  private:
@@ -120,16 +120,14 @@ class KvPool {
   };
 
   void touch(SessionId session, SessionChain& chain);
-  // The blocks a cut of `chain` freed (deepest first), to the listener.
-  void reportRemoved(std::span<const BlockHash> chain, std::span<const BlockHash> removed);
+  // The chain no longer holds its blocks from `keep` on: the freed ones leave the pool and are
+  // reported (they are the chain's last ones).
+  void cutChain(SessionChain& chain, std::size_t keep);
   // Pops tokens from the end of a chain; returns tokens actually freed from the pool.
   std::int64_t trimChain(SessionChain& chain, std::int64_t want_tokens);
-  void dropBlockRef(BlockHash h, std::vector<BlockHash>& removed);
   void addUsed(std::int64_t delta);
   // A locked chain's blocks and tail are pinned (not evictable); a block shared by several locked
   // chains is pinned once.
-  void pin(BlockHash h);
-  void unpin(BlockHash h);
   void pinChain(const SessionChain& chain, int sign);
   void notePeak();
 
@@ -147,8 +145,7 @@ class KvPool {
   std::int64_t held_peak_ = 0;
   std::int64_t peak_ever_ = 0;
   std::int64_t violations_ = 0;
-  absl::flat_hash_map<BlockHash, std::int32_t> pins_;  // pinned block -> locked chains holding it
-  BlockRefCounts block_refs_;  // resident block -> sessions referencing it
+  ChainRefs refs_;  // the resident sessions' chains: which blocks are resident, and pinned
   absl::flat_hash_map<SessionId, SessionChain> sessions_;
   std::list<SessionId> lru_;
 };

@@ -2,30 +2,34 @@
 
 namespace kvscope {
 
-std::int64_t PrefixCeiling::seenPrefix(const Set& seen, std::span<const BlockHash> hashes) {
-  // The seen blocks of a chain form a prefix of it: bisect for its length.
-  std::int64_t lo = 0, hi = static_cast<std::int64_t>(hashes.size());
-  while (lo < hi) {
-    const std::int64_t mid = lo + (hi - lo + 1) / 2;  // is the prefix of length mid seen?
-    if (seen.contains(hashes[static_cast<std::size_t>(mid - 1)]))
-      lo = mid;
-    else
-      hi = mid - 1;
+std::int64_t PrefixCeiling::see(Paths& seen, std::span<const BlockHash> hashes) {
+  Paths::NodeId at = Paths::kRoot;
+  std::size_t pos = 0;
+  while (pos < hashes.size()) {
+    const Paths::NodeId c = seen.child(at, hashes[pos]);
+    if (c == Paths::kNone) break;
+    const std::size_t k = seen.common(c, hashes, pos);
+    pos += k;
+    if (k < seen.node(c).size()) {  // the prompt ends or leaves this run inside it
+      if (pos < hashes.size()) at = seen.split(c, k, Seen{});
+      break;
+    }
+    at = c;
   }
-  return lo;
-}
-
-void PrefixCeiling::insertFrom(Set& seen, std::span<const BlockHash> hashes, std::int64_t from) {
-  for (std::size_t i = static_cast<std::size_t>(from); i < hashes.size(); ++i) seen.insert(hashes[i]);
+  const auto matched = static_cast<std::int64_t>(pos);
+  if (pos == hashes.size()) return matched;
+  if (at != Paths::kRoot && seen.node(at).children == 0)
+    seen.append(at, hashes.subspan(pos));  // the session's last prompt, one turn longer
+  else
+    seen.addChild(at, hashes.subspan(pos), Seen{});
+  return matched;
 }
 
 PrefixCeiling::Hit PrefixCeiling::observe(SessionId session, std::span<const BlockHash> hashes, std::int64_t input_tokens,
                                           std::int64_t output_tokens) {
-  const std::int64_t any_blocks = seenPrefix(any_, hashes);
-  insertFrom(any_, hashes, any_blocks);
+  const std::int64_t any_blocks = see(any_, hashes);
   Session& own = sessions_[session];
-  const std::int64_t intra_blocks = seenPrefix(own.seen, hashes);
-  insertFrom(own.seen, hashes, intra_blocks);
+  const std::int64_t intra_blocks = see(own.seen, hashes);
   std::int64_t intra = intra_blocks * block_size_;
   if (own.last_tokens > 0 && intra_blocks >= own.last_blocks) intra = std::max(intra, own.last_tokens);
   own.last_blocks = static_cast<std::int64_t>(hashes.size());
@@ -37,8 +41,8 @@ PrefixCeiling::Hit PrefixCeiling::observe(SessionId session, std::span<const Blo
 }
 
 std::size_t PrefixCeiling::memoryBytes() const {
-  std::size_t n = any_.capacity() * (sizeof(BlockHash) + 1);
-  for (const auto& [s, own] : sessions_) n += sizeof(s) + sizeof(own) + own.seen.capacity() * (sizeof(BlockHash) + 1);
+  std::size_t n = any_.memoryBytes();
+  for (const auto& [s, own] : sessions_) n += sizeof(s) + sizeof(own) + own.seen.memoryBytes();
   return n;
 }
 

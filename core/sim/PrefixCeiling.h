@@ -5,21 +5,17 @@
 // cache iff hash_ids[0..i] matches some previously seen request's hash_ids[0..i]", an infinite
 // cache, rows in time order) at the twin's block size, in dispatch order.
 //
-// Block hashes are prefix-chained, so a set of every block seen holds, with any block, every block
-// before it in its chain: the longest seen prefix is found by bisection (log n lookups) and only
-// the blocks past it are inserted, so a turn costs its new blocks. A session's own set is dropped
-// when the session ends; the any-session set keeps every distinct block of the run (about 40 bytes
-// each: what this costs).
-//
-// An unbounded cache also holds what the engine generated: a prompt that extends the session's
-// previous one (it holds all of that prompt's blocks) may hit the previous prompt and its output,
-// as an engine's session cache does with the previous turn's unhashed tail.
+// The seen prompts are kept as paths (ChainTree runs: 8 bytes a block plus a node per fork), which
+// is the lab's own definition (a block hits when its whole prefix was seen), so a turn costs a node
+// lookup per run on its path, one sequential compare, and an append of its new blocks. A session's
+// own tree is dropped when the session ends; the any-session tree keeps every distinct path of the
+// run (an infinite cache: what it costs is its size).
 #include <cstdint>
 #include <span>
 
 #include <absl/container/flat_hash_map.h>
-#include <absl/container/flat_hash_set.h>
 
+#include "core/model/ChainTree.h"
 #include "core/model/Ids.h"
 
 namespace kvscope {
@@ -38,17 +34,18 @@ class PrefixCeiling {
   std::size_t memoryBytes() const;
 
  private:
-  using Set = absl::flat_hash_set<BlockHash>;
-  static std::int64_t seenPrefix(const Set& seen, std::span<const BlockHash> hashes);
-  static void insertFrom(Set& seen, std::span<const BlockHash> hashes, std::int64_t from);
+  struct Seen {};  // a path is all the tree records
+  using Paths = ChainTree<Seen>;
+  // How many leading blocks of `hashes` are a seen path; then the path is seen whole.
+  static std::int64_t see(Paths& seen, std::span<const BlockHash> hashes);
 
   struct Session {
-    Set seen;
+    Paths seen;
     std::int64_t last_blocks = 0;  // the previous prompt's blocks and its prompt + output tokens
     std::int64_t last_tokens = 0;
   };
   int block_size_;
-  Set any_;
+  Paths any_;
   absl::flat_hash_map<SessionId, Session> sessions_;
 };
 
