@@ -87,17 +87,19 @@ std::string SlurmExecutor::script(const SlurmOptions& o, const std::string& cli,
   s << "#!/bin/bash\n"
     << "# Written by `kvscope-cli sweep --executor slurm`: submission " << n << " of the sweep in this directory.\n"
     << "# Array task T runs the runs on line T+1 of submit-" << n << ".runs (indices into the grid of\n"
-    << "# ../sweep.json) into the sweep directory, then writes the summary if every run is done.\n"
+    << "# ../sweep.json) into the sweep directory, then writes the summary if every run is done. A task\n"
+    << "# Slurm requeued (its node was lost: SLURM_RESTART_COUNT is set) skips the runs it had done.\n"
     << "#SBATCH --job-name=kvscope-sweep\n"
     << "#SBATCH --array=0-" << (tasks == 0 ? 0 : tasks - 1) << "\n"
     << "#SBATCH --cpus-per-task=" << std::max(1u, o.cpus_per_task) << "\n"
     << "#SBATCH --chdir=" << directiveValue(dir) << "\n"
-    << "#SBATCH --output=" << directiveValue((slurm / ("submit-" + n + "-%a.log")).string()) << "\n";
+    << "#SBATCH --output=" << directiveValue((slurm / ("submit-" + n + "-%a.log")).string()) << "\n"
+    << "#SBATCH --open-mode=append\n";  // a requeued task's log keeps its first attempt
   if (!o.partition.empty()) s << "#SBATCH --partition=" << directiveValue(o.partition) << "\n";
   if (!o.time.empty()) s << "#SBATCH --time=" << directiveValue(o.time) << "\n";
   s << "exec " << shellQuote(cli) << " sweep --run-task " << shellQuote(dir) << " --submission " << n
     << " --task-index \"$SLURM_ARRAY_TASK_ID\" --jobs \"${SLURM_CPUS_PER_TASK:-" << std::max(1u, o.cpus_per_task)
-    << "}\"" << (resume ? " --resume" : "") << "\n";
+    << "}\"" << (resume ? " --resume" : " ${SLURM_RESTART_COUNT:+--resume}") << "\n";
   return s.str();
 }
 

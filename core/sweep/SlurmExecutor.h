@@ -57,8 +57,8 @@ class SlurmExecutor {
 
   // Writes submit-N.runs and submit-N.sbatch, runs `sbatch --parsable`, records the job id. `cli`
   // is the kvscope-cli the tasks run (an absolute path every node can reach). With `resume` the
-  // tasks skip a run found done (a requeued task does not redo its share); without, they run all of
-  // it, as a local sweep without --resume does. Throws InputError ("sbatch not found: ...", sbatch's
+  // tasks skip a run found done; without, they run all of it, as a local sweep without --resume
+  // does, except when Slurm requeued the task (its node was lost): then it skips what it had done. Throws InputError ("sbatch not found: ...", sbatch's
   // own message) and leaves no .runs file of a failed submission.
   SlurmSubmission submit(const std::vector<std::size_t>& runs, const SlurmOptions& options, const std::string& cli,
                          bool resume = false);

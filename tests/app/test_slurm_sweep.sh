@@ -9,155 +9,26 @@
 # Without root or the Slurm/munge programs it says what is missing and exits 77 (CTest's skip), unless
 # KVSCOPE_REQUIRE_SLURM=1 (CI, which runs as root after scripts/deps.sh): then that is a failure.
 #
-# What Slurm needed in a container (no systemd, no cgroups, another munged maybe running):
-#   - its own munged with its own key and socket (AuthInfo=socket=...), so nothing in /etc is touched;
-#   - ProctrackType=proctrack/linuxproc, TaskPlugin=task/none, JobAcctGatherType=jobacct_gather/none:
-#     the cgroup plugins need a writable cgroup tree the container does not give;
-#   - every state, spool, pid and log file in the temporary directory, free ports picked at start,
-#     an empty plugstack.conf (the package's one includes /etc/slurm/plugstack.conf.d);
-#   - SlurmUser=root (the daemons run as the test's root), ReturnToService=2 (the node comes back up
-#     on its own), MpiDefault=none, KillWait=5 (scancel's SIGKILL comes soon after SIGTERM);
-#   - the daemons in the foreground (-D) as the script's own children, slurmctld with -c (no state).
-# No accounting (no slurmdbd), so sacct has nothing: --status tells a cancelled task's runs from the
-# files and squeue ("missing"), as it does on a cluster without accounting.
+# The daemons and what they needed here: slurm_cluster.sh.
 # Usage: test_slurm_sweep.sh KVSCOPE_CLI
 set -uo pipefail
 cli=$(realpath "${1:?usage: test_slurm_sweep.sh KVSCOPE_CLI}")
-skip() {
-  echo "SKIP: $*" >&2
-  if [ "${KVSCOPE_REQUIRE_SLURM:-0}" = 1 ]; then
-    echo "FAIL: KVSCOPE_REQUIRE_SLURM=1, and Slurm cannot be started here (install it with scripts/deps.sh, run as root)" >&2
-    exit 1
-  fi
-  exit 77
-}
-fail() {
-  echo "FAIL: $*" >&2
-  exit 1
-}
-
-missing=()
-[ "$(id -u)" -eq 0 ] || missing+=("root (to start munged, slurmctld and slurmd)")
-for p in munged slurmctld slurmd sbatch squeue scancel sinfo python3; do
-  command -v "$p" >/dev/null 2>&1 || missing+=("$p")
-done
-[ ${#missing[@]} -eq 0 ] || skip "missing: ${missing[*]} (Debian: apt-get install slurm-wlm munge)"
-
-tmp=$(mktemp -d)
-chmod 755 "$tmp"
-pids=()
-cleanup() {
-  # Jobs first, so no slurmstepd outlives its slurmd; then the daemons this script started, by pid.
-  if [ -n "${SLURM_CONF:-}" ] && [ -n "${ctld_pid:-}" ] && kill -0 "$ctld_pid" 2>/dev/null; then
-    scancel --quiet --user root 2>/dev/null
-    for _ in $(seq 1 50); do
-      [ -z "$(squeue -h 2>/dev/null)" ] && break
-      sleep 0.2
-    done
-  fi
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null; done
-  for pid in "${pids[@]}"; do
-    for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    kill -9 "$pid" 2>/dev/null
-    wait "$pid" 2>/dev/null
-  done
-  if [ -f "$tmp/munged.pid" ]; then
-    munge_pid=$(cat "$tmp/munged.pid")
-    kill "$munge_pid" 2>/dev/null
-    for _ in $(seq 1 50); do kill -0 "$munge_pid" 2>/dev/null || break; sleep 0.1; done
-  fi
-  if [ "${keep:-0}" = 1 ]; then echo "kept $tmp" >&2; else rm -rf "$tmp"; fi
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-show_logs() {
-  for f in "$tmp"/munged.log "$tmp"/slurmctld.log "$tmp"/slurmd.log; do
-    [ -f "$f" ] && { echo "--- $f (last lines)" >&2; tail -n 25 "$f" >&2; }
-  done
-}
-startup_failed() {
-  show_logs
-  if [ "${KVSCOPE_REQUIRE_SLURM:-0}" = 1 ]; then fail "$*"; fi
-  skip "$* (set KVSCOPE_REQUIRE_SLURM=1 to make this a failure)"
-}
-
-# munged: a fresh key and socket of our own.
-dd if=/dev/urandom of="$tmp/munge.key" bs=1024 count=1 status=none
-chmod 400 "$tmp/munge.key"
-mkdir -p "$tmp/munge"
-chmod 700 "$tmp/munge"
-munged --force --key-file="$tmp/munge.key" --socket="$tmp/munge/munge.socket" --pid-file="$tmp/munged.pid" \
-  --log-file="$tmp/munged.log" --seed-file="$tmp/munged.seed" ||
-  startup_failed "munged did not start"
-
-# Two free TCP ports for slurmctld and slurmd.
-read -r ctld_port slurmd_port < <(python3 -c '
-import socket
-s = [socket.socket() for _ in range(2)]
-for x in s: x.bind(("127.0.0.1", 0))
-print(*[x.getsockname()[1] for x in s])')
-host=$(hostname -s)
-mkdir -p "$tmp/state" "$tmp/spool"
-: >"$tmp/plugstack.conf"
-cat >"$tmp/slurm.conf" <<EOF
-ClusterName=kvscopetest
-SlurmctldHost=$host(127.0.0.1)
-SlurmctldPort=$ctld_port
-SlurmdPort=$slurmd_port
-SlurmUser=root
-SlurmdUser=root
-AuthType=auth/munge
-CredType=cred/munge
-AuthInfo=socket=$tmp/munge/munge.socket
-StateSaveLocation=$tmp/state
-SlurmdSpoolDir=$tmp/spool
-SlurmctldPidFile=$tmp/slurmctld.pid
-SlurmdPidFile=$tmp/slurmd.pid
-SlurmctldLogFile=$tmp/slurmctld.log
-SlurmdLogFile=$tmp/slurmd.log
-PlugStackConfig=$tmp/plugstack.conf
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
-JobAcctGatherType=jobacct_gather/none
-AccountingStorageType=accounting_storage/none
-JobCompType=jobcomp/none
-SelectType=select/cons_tres
-SelectTypeParameters=CR_CPU
-SchedulerType=sched/builtin
-MpiDefault=none
-ReturnToService=2
-KillWait=5
-MaxArraySize=1001
-NodeName=$host NodeAddr=127.0.0.1 CPUs=$(nproc) State=UNKNOWN
-PartitionName=kvscope Nodes=$host Default=YES MaxTime=INFINITE State=UP
-EOF
-export SLURM_CONF="$tmp/slurm.conf"
-slurmctld -D -c -f "$SLURM_CONF" >"$tmp/slurmctld.out" 2>&1 &
-ctld_pid=$!
-pids+=("$ctld_pid")
-slurmd -D -N "$host" -f "$SLURM_CONF" >"$tmp/slurmd.out" 2>&1 &
-pids+=("$!")
-
-# Up when sinfo shows the node idle.
-up=0
-for _ in $(seq 1 150); do
-  state=$(sinfo -h -N -o "%T" 2>/dev/null | head -n1)
-  [ "$state" = idle ] && { up=1; break; }
-  for pid in "${pids[@]}"; do kill -0 "$pid" 2>/dev/null || { cat "$tmp"/slurm*.out >&2; startup_failed "a Slurm daemon exited"; }; done
-  sleep 0.2
-done
-[ $up = 1 ] || startup_failed "the node never became idle (sinfo: ${state:-no answer})"
+here=$(dirname "$(realpath "$0")")
+# shellcheck source=slurm_cluster.sh
+. "$here/slurm_cluster.sh"
+slurm_require
+slurm_start_munged
+slurm_ports 2
+{
+  echo "ClusterName=kvscopetest"
+  slurm_common_conf "${ports[0]}" ""
+  echo "NodeName=$host NodeHostname=$host NodeAddr=127.0.0.1 Port=${ports[1]} CPUs=$(nproc) State=UNKNOWN"
+  echo "PartitionName=kvscope Nodes=$host Default=YES MaxTime=INFINITE State=UP"
+} >"$tmp/slurm.conf"
+slurm_start_ctld
+slurm_start_slurmd "$host"
+slurm_wait_idle "$host"
 echo "slurm up: node $host idle, $(nproc) CPUs"
-
-wait_queue_empty() {  # job id, seconds
-  for _ in $(seq 1 $(($2 * 5))); do
-    [ -z "$(squeue -h -j "$1" 2>/dev/null)" ] && return 0
-    sleep 0.2
-  done
-  show_logs
-  fail "job $1 still queued after $2 s: $(squeue -h -j "$1")"
-}
-job_of() { sed -n 's/.*submitted Slurm job \([0-9][0-9]*\).*/\1/p' <<<"$1"; }
 
 # 2 points x 4 seeds = 8 runs dealt to 2 array tasks of 4 runs each, one run at a time per task.
 # Runs of 64 D (about 0.6 s each here): with e3-load-floor's 0.15-s runs a loaded machine let

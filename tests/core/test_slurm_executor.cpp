@@ -78,14 +78,16 @@ class TestSlurmExecutor : public QObject {
     QVERIFY(s.find("#SBATCH --chdir=\"/shared/my sweep\"\n") != std::string::npos);
     QVERIFY(s.find("#SBATCH --output=\"/shared/my sweep/slurm/submit-2-%a.log\"\n") != std::string::npos);
     QVERIFY(s.find("exec '/opt/kv scope/kvscope-cli' sweep --run-task '/shared/my sweep' --submission 2 "
-                   "--task-index \"$SLURM_ARRAY_TASK_ID\" --jobs \"${SLURM_CPUS_PER_TASK:-4}\"\n") != std::string::npos);
+                   "--task-index \"$SLURM_ARRAY_TASK_ID\" --jobs \"${SLURM_CPUS_PER_TASK:-4}\" ${SLURM_RESTART_COUNT:+--resume}\n") != std::string::npos);
     // Every #SBATCH line before the first command, or sbatch ignores it.
     QVERIFY(s.rfind("#SBATCH") < s.find("\nexec "));
     // Without a partition or time limit the cluster's defaults apply: no such line.
     const std::string plain = SlurmExecutor::script(SlurmOptions{}, "/x/kvscope-cli", "/d", 1, 1);
     QVERIFY(plain.find("--partition") == std::string::npos && plain.find("--time") == std::string::npos);
     QVERIFY(plain.find("#SBATCH --array=0-0\n") != std::string::npos);
-    QVERIFY(plain.find("--resume") == std::string::npos);
+    // A first submission's task redoes its share, unless Slurm requeued it after a lost node.
+    QVERIFY(plain.find("}\" ${SLURM_RESTART_COUNT:+--resume}\n") != std::string::npos);
+    QVERIFY(plain.find("#SBATCH --open-mode=append\n") != std::string::npos);
     // A resumed submission's tasks skip what is done (a requeued task does not redo its share).
     QVERIFY(SlurmExecutor::script(SlurmOptions{}, "/x/kvscope-cli", "/d", 3, 1, true).find("}\" --resume\n") != std::string::npos);
     // A quote in a path stays one shell word.
