@@ -206,9 +206,7 @@ void ChainIndex::match(std::span<const BlockHash> hashes, SessionId session, int
   const int n = std::clamp(num_workers, 0, kMaxWorkers);
   const int words = WorkerSet::wordsFor(n);
   const std::uint32_t me = ordinals_.of(session);
-  HolderWalk walk(holders_, words);
-  walk.alive = WorkerSet::first(n);
-  walk.count = n;
+  HolderWalk walk = HolderWalk::fromAll(holders_, n);
   std::int32_t matched = 0, exclusive = 0;
   out.first_foreign = Match{}.first_foreign;
   auto settle = [&](const WorkerSet& dropped) {

@@ -122,6 +122,13 @@ class HolderCodes {
 class HolderWalk {
  public:
   HolderWalk(const HolderCodes& codes, int words) : codes_(codes), words_(words) {}
+  // A walk that starts with workers 0..n-1 all matching (a match from the root).
+  static HolderWalk fromAll(const HolderCodes& codes, int n) {
+    HolderWalk walk(codes, WorkerSet::wordsFor(n));
+    walk.alive = WorkerSet::first(n);
+    walk.count = n;
+    return walk;
+  }
 
   WorkerSet alive;
   int count = 0;

@@ -143,9 +143,7 @@ void PrefixIndex::match(std::span<const BlockHash> hashes, SessionId session, in
   const int n = std::clamp(num_workers, 0, kMaxWorkers);
   const int words = WorkerSet::wordsFor(n);
   const std::uint32_t me = ordinals_.of(session);
-  HolderWalk walk(holders_, words);
-  walk.alive = WorkerSet::first(n);
-  walk.count = n;
+  HolderWalk walk = HolderWalk::fromAll(holders_, n);
   // One lookup per block while any worker still matches. A worker's counts are the running totals
   // at the block where it drops out, so there is no per-worker work per block.
   std::int32_t matched = 0, exclusive = 0;
