@@ -129,11 +129,12 @@ bool LogImporter::fill(File& f) {
           throw InputError(f.feed->path() + ":" + std::to_string(f.line) + ": " + r->problem +
                            " (--strict stops at a malformed line; without it such lines are counted)");
       std::optional<std::int64_t> t = WorkerLogFeed::timeOf(item);
-      if (t)
+      if (t) {
         if (const auto* m = std::get_if<MooncakeLogRecord>(&item); m && !m->has_year)
           t = inYear(*t, options_.year);
         else if (const auto* r = std::get_if<LogRecord>(&item); r && !r->prefix.has_year)
           t = inYear(*t, options_.year);  // vLLM's MM-DD, as glog's
+      }
       if (!t) {
         if (!f.last_us) {
           f.before_first_time.push_back(std::move(item));

@@ -85,8 +85,8 @@ class SubscribeReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer>
   SubscribeReactor(TelemetryHub& hub, std::uint64_t from_seq, std::set<std::string> kinds,
                    grpc::CallbackServerContext* context, std::chrono::steady_clock::duration stalled_write,
                    std::function<void()> release, std::shared_ptr<std::atomic<std::uint64_t>> stalled_ended)
-      : gate_(std::make_shared<SubscribeGate>()), context_(context), stalled_write_(stalled_write),
-        release_(std::move(release)), stalled_ended_(std::move(stalled_ended)) {
+      : gate_(std::make_shared<SubscribeGate>()), context_(context), stalled_ended_(std::move(stalled_ended)),
+        stalled_write_(stalled_write), release_(std::move(release)) {
     GateLock lock(*gate_);
     gate_->reactor = this;
     // Called on the run's thread with the hub lock released: start a write if none is in flight.

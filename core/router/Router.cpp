@@ -48,10 +48,8 @@ void Router::decide(const RouteRequest& request, std::span<const WorkerLoad> loa
   matched_ = {request.id, request.hashes.size(), request.hashes.empty() ? 0 : request.hashes.back(), indexVersion()};
   WorkerId bound = boundWorker(request.session);
   if (bound != kNoWorker && !loads[static_cast<std::size_t>(bound)].alive) bound = kNoWorker;
-  RouteContext ctx{request, loads, match_, block_size_, bound, knobs_, decisions_++, rng_.uniform01()};
-  ctx.active = &active_;
-  ctx.tree_blocks = tree_blocks_;
-  ctx.disaggregated = disaggregated_;
+  RouteContext ctx{request, loads, match_, block_size_, bound, knobs_, decisions_++, rng_.uniform01(),
+                   &active_, tree_blocks_, disaggregated_, /*proxy_cached=*/{}};
   if (proxyView()) {
     const int stride = ProxyBlockCache::stride(static_cast<int>(knobs_.getInt(KnobId::ProxyBlockTokens)), block_size_);
     if (stride != proxy_stride_) {

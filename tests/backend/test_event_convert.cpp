@@ -105,7 +105,7 @@ std::vector<Sample> makeSamples() {
                       Admission{std::numeric_limits<RequestId>::max(), std::numeric_limits<SessionId>::max(), 63,
                                 AdmissionResult::Rejected, RoutePath::Direct, std::numeric_limits<std::int64_t>::min()}));
   edge("run_started/unicode, empty lists",
-       ev(5, 0, RunStarted{"données-ü-\xF0\x9F\x9A\x80", "linear", 0, "", {}, {}, 0, {}}));
+       ev(5, 0, RunStarted{"données-ü-\xF0\x9F\x9A\x80", "linear", 0, "", {}, {}, 0, {}, "", 0, 0}));
   edge("snapshot/empty", ev(6, 7, Snapshot{}));
   edge("snapshot/dead worker", ev(7, 8, Snapshot{{{0, 0, 0, 0, 0, 0, 0, 0, 0, false}}, {{0, 0, 0, 0, LinkState::Alive}}}));
   edge("run_finished/stopped", ev(8, 9, RunFinished{false}));
@@ -136,7 +136,7 @@ std::vector<Sample> makeSamples() {
   for (auto a : {RunMarkAction::Start, RunMarkAction::End})
     edge(std::string("run_mark/") + toString(a), ev(30, 30, RunMarked{a, 0, "", {}, "", {}}));
   for (auto r : {WorkerRole::Prefill, WorkerRole::Decode, WorkerRole::Unified})
-    edge(std::string("run_started/role ") + toString(r), ev(28, 28, RunStarted{"s", "p", 1, "h", {{"W", r, 1}}, {{"P", r, 2}}, 0.5, {}}));
+    edge(std::string("run_started/role ") + toString(r), ev(28, 28, RunStarted{"s", "p", 1, "h", {{"W", r, 1}}, {{"P", r, 2}}, 0.5, {}, "", 0, 0}));
   return s;
 }
 

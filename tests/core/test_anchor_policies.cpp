@@ -40,7 +40,7 @@ struct Replay {
     PrefixIndex::Match m;
     index.match(hashes, 1, static_cast<int>(loads.size()), m);
     const RouteRequest req{id, 1, 1, static_cast<std::int32_t>(hashes.size()) * block_size, hashes, now};
-    RouteContext ctx{req, loads, m, block_size, kNoWorker, knobs, 0, uniform};
+    RouteContext ctx{req, loads, m, block_size, kNoWorker, knobs, 0, uniform, nullptr, {}, true, {}};
     ctx.active = &active;
     ctx.tree_blocks = tree;
     ctx.disaggregated = disaggregated;

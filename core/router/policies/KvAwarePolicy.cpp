@@ -27,6 +27,7 @@ const PolicySpec KvAwarePolicy::kSpec{
     .components = kComponents,
     .tie_break = "kv-aware gives a tie to the first worker in index order, as the lab's router does (half of the "
                  "cold-D pattern)",
+    .override_rule = "",  // "": the chosen worker has the best score
     .make = []() -> std::unique_ptr<RoutingPolicy> { return std::make_unique<KvAwarePolicy>(false); },
 };
 
@@ -39,6 +40,7 @@ const PolicySpec KvAwarePolicy::kExclusiveSpec{
     .knobs = kKnobs,
     .components = kComponents,
     .tie_break = "exclusive-overlap gives a tie to the worker with fewer assigned sessions",
+    .override_rule = "",  // "": the chosen worker has the best score
     .make = []() -> std::unique_ptr<RoutingPolicy> { return std::make_unique<KvAwarePolicy>(true); },
 };
 

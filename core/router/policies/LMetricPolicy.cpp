@@ -18,6 +18,7 @@ const PolicySpec LMetricPolicy::kSpec{
     .knobs = kKnobs,
     .components = kLabComponents,
     .tie_break = "lmetric gives a tie to the lowest worker index (with every worker idle every score is 0: worker 0)",
+    .override_rule = "",  // "": the chosen worker has the best score
     .make = []() -> std::unique_ptr<RoutingPolicy> { return std::make_unique<LMetricPolicy>(); },
 };
 

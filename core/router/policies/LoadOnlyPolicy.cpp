@@ -18,8 +18,10 @@ const PolicySpec LoadOnlyPolicy::kSpec{
     .origin = "gahow/agentic-kvc analysis/characterization/b3_policies_pseudocode.md @ 08530b3915 (load_only)",
     .lower_is_better = true,
     .control = true,
+    .knobs = {},  // none of its own
     .components = kComponents,
     .tie_break = "load-only gives a tie to the lowest worker index",
+    .override_rule = "",  // "": the chosen worker has the best score
     .make = []() -> std::unique_ptr<RoutingPolicy> { return std::make_unique<LoadOnlyPolicy>(); },
 };
 

@@ -14,8 +14,10 @@ const PolicySpec RoundRobinPolicy::kSpec{
     .origin = "KVScope's rotation control (its `linear` until the lab's linear cost was implemented)",
     .lower_is_better = true,
     .control = true,
+    .knobs = {},  // none of its own
     .components = kComponents,
     .tie_break = "no ties: every worker has its own rotation position",
+    .override_rule = "",  // "": the chosen worker has the best score
     .make = []() -> std::unique_ptr<RoutingPolicy> { return std::make_unique<RoundRobinPolicy>(); },
 };
 
