@@ -56,6 +56,27 @@ class ChainTree {
     return static_cast<std::size_t>(std::mismatch(b.begin(), b.begin() + static_cast<std::ptrdiff_t>(len), path.begin() + static_cast<std::ptrdiff_t>(pos)).first - b.begin());
   }
 
+  // How far `path` runs along the tree from the root: its first `depth` blocks are a path of the
+  // tree, ending `within` blocks into `node` (all of it when the path went through it whole; the
+  // root and 0 when not even the first block is there).
+  struct Reach {
+    NodeId node = kRoot;
+    std::size_t within = 0;
+    std::size_t depth = 0;
+  };
+  Reach reach(std::span<const BlockHash> path) const {
+    Reach r;
+    while (r.depth < path.size()) {
+      const NodeId c = child(r.node, path[r.depth]);
+      if (c == kNone) break;
+      r.node = c;
+      r.within = common(c, path, r.depth);
+      r.depth += r.within;
+      if (r.within < nodes_[c].size()) break;
+    }
+    return r;
+  }
+
   NodeId addChild(NodeId parent, std::span<const BlockHash> blocks, Payload payload) {
     const NodeId n = allocate();
     Node& c = nodes_[n];

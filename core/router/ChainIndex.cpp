@@ -208,15 +208,8 @@ void ChainIndex::match(std::span<const BlockHash> hashes, SessionId session, int
   const std::uint32_t me = ordinals_.of(session);
   HolderWalk walk = HolderWalk::fromAll(holders_, n);
   std::int32_t matched = 0, exclusive = 0;
-  out.first_foreign = Match{}.first_foreign;
-  auto settle = [&](const WorkerSet& dropped) {
-    dropped.forEach(
-        [&](WorkerId w) {
-          out.prefix_blocks[static_cast<std::size_t>(w)] = matched;
-          out.exclusive_blocks[static_cast<std::size_t>(w)] = exclusive;
-        },
-        words);
-  };
+  out.first_foreign = PrefixIndex::kNoForeign;
+  auto settle = [&](const WorkerSet& dropped) { out.settle(dropped, matched, exclusive, words); };
   // A run's payload is the same for each of its blocks, so workers drop out only where a run
   // starts: one narrowing per node, and the counts grow by the run's matched length.
   std::size_t pos = 0;
@@ -226,7 +219,7 @@ void ChainIndex::match(std::span<const BlockHash> hashes, SessionId session, int
     const Run* r = c == Tree::kNone ? nullptr : &tree_.node(c).payload;
     walk.narrow(r != nullptr, r ? r->holders : 0, settle);
     if (walk.count == 0) return;
-    if (r->owner != me && (r->owner & kShared) == 0 && out.first_foreign == Match{}.first_foreign)
+    if (r->owner != me && (r->owner & kShared) == 0 && out.first_foreign == PrefixIndex::kNoForeign)
       out.first_foreign = matched;
     const std::size_t k = tree_.common(c, hashes, pos);
     matched += static_cast<std::int32_t>(k);

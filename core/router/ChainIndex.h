@@ -33,8 +33,8 @@ class ChainIndex {
   std::size_t stored(WorkerId worker, SessionId session, std::span<const BlockHash> path, std::size_t from);
   // `worker` no longer holds path[from..]. Returns how many of them it held.
   std::size_t removed(WorkerId worker, std::span<const BlockHash> path, std::size_t from);
-  // The same for blocks whose path is not known (a fallback that scans the tree; the twin's pools
-  // send it only for traces whose block ids are not prefix-chained).
+  // The same for blocks whose path is not known (a fallback that scans the tree: a bare block list
+  // given to Router::onBlocksRemoved; the twin's pools always name the chain).
   std::size_t removedAnywhere(WorkerId worker, std::span<const BlockHash> hashes);
   void clearWorker(WorkerId worker);
 

@@ -148,14 +148,7 @@ void PrefixIndex::match(std::span<const BlockHash> hashes, SessionId session, in
   // at the block where it drops out, so there is no per-worker work per block.
   std::int32_t matched = 0, exclusive = 0;
   out.first_foreign = kNoForeign;
-  auto settle = [&](const WorkerSet& dropped) {
-    dropped.forEach(
-        [&](WorkerId w) {
-          out.prefix_blocks[static_cast<std::size_t>(w)] = matched;
-          out.exclusive_blocks[static_cast<std::size_t>(w)] = exclusive;
-        },
-        words);
-  };
+  auto settle = [&](const WorkerSet& dropped) { out.settle(dropped, matched, exclusive, words); };
   BatchedLookup<decltype(map_), Entry> lookups(map_, hashes);
   for (std::size_t i = 0; i < hashes.size() && walk.count > 0; ++i) {
     const Entry* e = lookups.at(i);

@@ -37,6 +37,16 @@ class PrefixIndex {
     // can then tell that no removal touched it without reading the removal log. resume() lowers it
     // to the first foreign block it walks; match() starts it afresh.
     std::int32_t first_foreign = kNoForeign;
+
+    // The workers of `dropped` stopped matching here: their counts are the walk's running totals.
+    void settle(const WorkerSet& dropped, std::int32_t prefix, std::int32_t exclusive, int words) {
+      dropped.forEach(
+          [&](WorkerId w) {
+            prefix_blocks[static_cast<std::size_t>(w)] = prefix;
+            exclusive_blocks[static_cast<std::size_t>(w)] = exclusive;
+          },
+          words);
+    }
   };
   static constexpr std::int32_t kNoForeign = std::numeric_limits<std::int32_t>::max();
 

@@ -4,19 +4,7 @@
 
 namespace kvscope {
 
-std::size_t ChainRefs::residentPrefix(std::span<const BlockHash> hashes) const {
-  NodeId at = Tree::kRoot;
-  std::size_t pos = 0;
-  while (pos < hashes.size()) {
-    const NodeId c = tree_.child(at, hashes[pos]);
-    if (c == Tree::kNone) break;
-    const std::size_t k = tree_.common(c, hashes, pos);
-    pos += k;
-    if (k < tree_.node(c).size()) break;
-    at = c;
-  }
-  return pos;
-}
+std::size_t ChainRefs::residentPrefix(std::span<const BlockHash> hashes) const { return tree_.reach(hashes).depth; }
 
 void ChainRefs::runsOf(std::span<const BlockHash> path, std::size_t from) {
   path_.clear();

@@ -3,21 +3,12 @@
 namespace kvscope {
 
 std::int64_t PrefixCeiling::see(Paths& seen, std::span<const BlockHash> hashes) {
-  Paths::NodeId at = Paths::kRoot;
-  std::size_t pos = 0;
-  while (pos < hashes.size()) {
-    const Paths::NodeId c = seen.child(at, hashes[pos]);
-    if (c == Paths::kNone) break;
-    const std::size_t k = seen.common(c, hashes, pos);
-    pos += k;
-    if (k < seen.node(c).size()) {  // the prompt ends or leaves this run inside it
-      if (pos < hashes.size()) at = seen.split(c, k, Seen{});
-      break;
-    }
-    at = c;
-  }
-  const auto matched = static_cast<std::int64_t>(pos);
-  if (pos == hashes.size()) return matched;
+  const Paths::Reach r = seen.reach(hashes);
+  const auto matched = static_cast<std::int64_t>(r.depth);
+  if (r.depth == hashes.size()) return matched;
+  const std::size_t pos = r.depth;
+  Paths::NodeId at = r.node;
+  if (at != Paths::kRoot && r.within < seen.node(at).size()) at = seen.split(at, r.within, Seen{});  // it leaves the run inside
   if (at != Paths::kRoot && seen.node(at).children == 0)
     seen.append(at, hashes.subspan(pos));  // the session's last prompt, one turn longer
   else
