@@ -25,6 +25,7 @@
 
 #include "bench/PeakRss.h"
 #include "core/metrics/RunAnalysis.h"
+#include "core/run/HugePageHeap.h"
 #include "core/run/SimulationRun.h"
 #include "core/sim/ClusterSimulator.h"
 
@@ -67,6 +68,7 @@ double runOne(int decode, double duration_s, double sessions_per_64d, TwinOption
 }  // namespace
 
 int main(int argc, char** argv) {
+  relaunchWithHugePageHeap(argv);  // as kvscope-cli and the console do (KVSCOPE_HUGE_PAGES=0: without)
   std::vector<int> sizes{3, 64, 256, 512};
   double duration = 3600, per64 = 1000;
   TwinOptions options;
@@ -93,8 +95,11 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "--decode: expected 1..%d decode workers, got %d\n", kMaxWorkers, d);
       return 2;
     }
-  std::printf("many-workers workload, %.0f simulated s, %.0f sessions per 64 D, one P per 4 D, %s prefix index\n",
-              duration, per64, options.index == Router::IndexKind::Chain ? "per-run (chain)" : "per-block");
+  const char* tunables = std::getenv("GLIBC_TUNABLES");
+  const bool huge = tunables && std::string(tunables).find("glibc.malloc.hugetlb=1") != std::string::npos;
+  std::printf("many-workers workload, %.0f simulated s, %.0f sessions per 64 D, one P per 4 D, %s prefix index, heap on %s\n",
+              duration, per64, options.index == Router::IndexKind::Chain ? "per-run (chain)" : "per-block",
+              huge ? "transparent huge pages" : "4 KiB pages");
   std::printf("%5s %4s %8s %9s %8s %9s %10s %12s %9s %11s %10s %11s\n", "D", "P", "sessions", "requests", "sim_s",
               "wall_s", "us/request", "wall_s/sim_h", "rss_MiB", "index_B/blk", "pool_B/blk", "index_blks");
   std::fflush(stdout);

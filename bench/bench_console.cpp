@@ -33,6 +33,7 @@
 #include "app/gui/MainWindow.h"
 #include "app/gui/PanelDocks.h"
 #include "widgets/common/RunSession.h"
+#include "core/run/HugePageHeap.h"
 #include "core/telemetry/TelemetryStore.h"
 
 using namespace kvscope;
@@ -113,6 +114,7 @@ std::array<const char*, sizeof...(I)> kindNames(std::index_sequence<I...>) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  kvscope::relaunchWithHugePageHeap(argv);  // as the console does
   if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
   BenchApplication app(argc, argv);
   // Its own QSettings scope, so a user's saved layout neither applies here nor gets overwritten.

@@ -5,12 +5,14 @@
 #include <cstdio>
 #include <vector>
 
+#include "core/run/HugePageHeap.h"
 #include "core/run/WhatIfPreview.h"
 #include "core/scenario/Scenario.h"
 
 using namespace kvscope;
 
-int main() {
+int main(int, char** argv) {
+  relaunchWithHugePageHeap(argv);  // as kvscope-cli and the console do
   const PreparedRun run = prepareRun(Scenario::load("e3-load-floor"), {});
   const WhatIfPreview preview(run, {});
   ControlStep change;

@@ -14,6 +14,7 @@
 #include "app/gui/MainWindow.h"
 #include "app/gui/ScreenshotRunner.h"
 #include "app/gui/SourceFactory.h"
+#include "core/run/HugePageHeap.h"
 #include "core/knobs/KnobRegistry.h"
 
 using namespace kvscope;
@@ -113,6 +114,7 @@ QSize parseSize(const QString& text) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  kvscope::relaunchWithHugePageHeap(argv);  // the embedded twin's chains on 2 MiB pages (HugePageHeap.h)
   if (wantsTextOnly(argc, argv)) {
     QCoreApplication app(argc, argv);
     QCoreApplication::setApplicationVersion(QString::fromStdString(kvscope::versionLine()));

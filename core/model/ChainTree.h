@@ -15,6 +15,7 @@
 
 #include <absl/container/flat_hash_map.h>
 
+#include "core/model/CommonPrefix.h"
 #include "core/model/Ids.h"
 #include "core/model/TableBytes.h"
 
@@ -51,9 +52,7 @@ class ChainTree {
   }
   // How many leading blocks of `n`'s run equal path[pos..] (at least 1 for a node child() found).
   std::size_t common(NodeId n, std::span<const BlockHash> path, std::size_t pos) const {
-    const auto& b = nodes_[n].blocks;
-    const std::size_t len = std::min(b.size(), path.size() - pos);
-    return static_cast<std::size_t>(std::mismatch(b.begin(), b.begin() + static_cast<std::ptrdiff_t>(len), path.begin() + static_cast<std::ptrdiff_t>(pos)).first - b.begin());
+    return commonPrefix(nodes_[n].blocks, path.subspan(pos));
   }
 
   // How far `path` runs along the tree from the root: its first `depth` blocks are a path of the

@@ -4,15 +4,9 @@
 #include <queue>
 #include <tuple>
 
-namespace kvscope {
+#include "core/model/CommonPrefix.h"
 
-namespace {
-// How many elements of `run` the query `rest` matches from their starts.
-std::size_t sharedPrefix(const std::vector<BlockHash>& run, std::span<const BlockHash> rest) {
-  const auto end = run.begin() + static_cast<std::ptrdiff_t>(std::min(run.size(), rest.size()));
-  return static_cast<std::size_t>(std::mismatch(run.begin(), end, rest.begin()).first - run.begin());
-}
-}  // namespace
+namespace kvscope {
 
 ApproxRadixTree::ApproxRadixTree(int num_tenants) : nodes_(1), sizes_(static_cast<std::size_t>(num_tenants), 0) {
   // init_workers inserts "" for every worker: each is a tenant of the root from the start.
@@ -119,7 +113,7 @@ void ApproxRadixTree::insert(std::span<const BlockHash> seq, WorkerId tenant, st
       return;
     }
     std::uint32_t next = it->second;
-    const std::size_t shared = sharedPrefix(nodes_[next].elems, seq.subspan(pos));
+    const std::size_t shared = commonPrefix(nodes_[next].elems, seq.subspan(pos));
     if (shared < nodes_[next].elems.size()) {
       // The path ends or turns inside the run: only its head gets the tenant. Ending where the run
       // already has the tenant at `now` changes nothing, so the run stays whole.
@@ -149,7 +143,7 @@ ApproxRadixTree::Match ApproxRadixTree::prefixMatch(std::span<const BlockHash> s
     const auto it = nodes_[cur].children.find(seq[pos]);
     if (it == nodes_[cur].children.end()) break;
     std::uint32_t next = it->second;
-    const std::size_t shared = sharedPrefix(nodes_[next].elems, seq.subspan(pos));
+    const std::size_t shared = commonPrefix(nodes_[next].elems, seq.subspan(pos));
     pos += shared;
     for (const auto& [t, at] : nodes_[next].tenants)
       m.per_tenant[static_cast<std::size_t>(t)] = static_cast<std::int64_t>(pos);

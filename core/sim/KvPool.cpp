@@ -4,16 +4,11 @@
 #include <cassert>
 #include <limits>
 
+#include "core/model/CommonPrefix.h"
+
 #include "core/model/TableBytes.h"
 
 namespace kvscope {
-
-namespace {
-// How many leading blocks a session's chain and a prompt have in common.
-std::size_t commonPrefix(const std::vector<BlockHash>& chain, std::span<const BlockHash> prompt) {
-  return static_cast<std::size_t>(std::mismatch(chain.begin(), chain.end(), prompt.begin(), prompt.end()).first - chain.begin());
-}
-}  // namespace
 
 KvPool::KvPool(WorkerId worker, std::int64_t capacity_tokens, int block_size, EvictionGranularity granularity,
                KvEventListener* listener)
