@@ -109,11 +109,12 @@ QString ExportActions::summaryMarkdown(const RunSummary& s) {
   if (!s.diagnosis.empty()) {
     out += "\n## Diagnosis\n\n";
     for (const Finding& f : s.diagnosis)
-      out += QStringLiteral("- **[%1] %2** (%3-%4 s): %5. Suggestion: %6\n")
+      out += QStringLiteral("- **[%1] %2** (%3-%4 s%7): %5. Suggestion: %6\n")
                  .arg(QString::fromStdString(f.mode), QString::fromStdString(f.name))
                  .arg(f.window_start_s, 0, 'f', 0)
                  .arg(f.window_end_s, 0, 'f', 0)
-                 .arg(QString::fromStdString(f.evidence), QString::fromStdString(f.suggestion));
+                 .arg(QString::fromStdString(f.evidence), QString::fromStdString(f.suggestion),
+                      f.resolved ? QStringLiteral(", resolved") : QString());
   }
   return out;
 }

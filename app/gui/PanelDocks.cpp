@@ -92,6 +92,10 @@ PanelDocks::PanelDocks(QMainWindow& window, ViewState& view, QMenu& view_menu)
     for (const auto& [name, value] : knobs) knobs_->setPendingValue(name, value);
   };
   connect(diagnosis, &DiagnosisPanel::fixPreviewRequested, knobs_, setPending);
+  // A fix can be previewed and applied only where the knobs can be set.
+  auto allowFixes = [this, diagnosis] { diagnosis->setFixesAllowed(knobs_->editable(), knobs_->readOnlyReason()); };
+  connect(knobs_, &KnobsPanel::editableChanged, diagnosis, allowFixes);
+  allowFixes();
   connect(diagnosis, &DiagnosisPanel::fixApplyRequested, knobs_, [this, setPending](const std::map<std::string, double>& knobs) {
     setPending(knobs);
     knobs_->applyEdits();

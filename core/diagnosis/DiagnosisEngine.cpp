@@ -2,7 +2,9 @@
 #include "core/model/Overloaded.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <iterator>
 
 #include "core/stats/Percentiles.h"
 #include "core/model/NumberText.h"
@@ -64,6 +66,10 @@ std::string DiagnosisEngine::name(WorkerId w) const {
 
 void DiagnosisEngine::onEvent(const Event& e) {
   const double t = timeToSeconds(e.time);
+  if (t >= next_check_) {
+    check();  // on what the stream said before this event
+    next_check_ = (std::floor(t / kBucketS) + 1) * kBucketS;
+  }
   end_ = std::max(end_, t);
   auto bucket = [](std::vector<Bucket>& v, double at) -> Bucket& {
     const auto i = static_cast<std::size_t>(std::max(0.0, at) / kBucketS);
@@ -80,6 +86,8 @@ void DiagnosisEngine::onEvent(const Event& e) {
                    running_sum_.assign(r.workers.size(), 0);
                    cluster_running_sum_.assign(r.workers.size(), 0);
                    busy_snapshots_.assign(r.workers.size(), 0);
+                   health_.clear();
+                   alive_.assign(r.workers.size(), true);
                  },
                  [&](const RouteDecision&) {
                    if (first_arrival_ < 0) first_arrival_ = t;
@@ -112,7 +120,12 @@ void DiagnosisEngine::onEvent(const Event& e) {
                    ++dead_per_worker_[l.worker];
                    ++dead_per_link_[{l.prefill, l.worker}];
                  },
-                 [&](const WorkerCrashed& c) { onCrash(t, c); },
+                 [&](const WorkerCrashed& c) {
+                   setHealth(t, name(c.worker), std::nullopt, true, c.reason);
+                   onCrash(t, c);
+                 },
+                 [&](const WorkerRestarted& r) { setHealth(t, name(r.worker), std::nullopt, false, ""); },
+                 [&](const WorkerHealthChanged& h) { setHealth(t, h.worker, h.health, std::nullopt, h.reason); },
                  [&](const Correction& c) {
                    while (!recent_corrections_.empty() && recent_corrections_.front().t < t - kFixBeforeCrashS)
                      recent_corrections_.pop_front();
@@ -132,6 +145,12 @@ void DiagnosisEngine::onEvent(const Event& e) {
                    if (!failed && d.ttft >= 0) ttft_.add(timeToSeconds(d.ttft));
                  },
                  [&](const Snapshot& s) {
+                   for (const auto& g : s.workers) {
+                     const auto w = static_cast<std::size_t>(g.worker);
+                     if (g.worker < 0 || w >= alive_.size() || alive_[w] == g.alive) continue;
+                     alive_[w] = g.alive;
+                     setHealth(t, name(g.worker), std::nullopt, !g.alive, g.alive ? "" : "its gauges say it is not alive");
+                   }
                    addLoad(t, s);
                    if (first_arrival_ < 0 || t - first_arrival_ > kEarlyWindowS / 2) return;
                    int seeds = 0;
@@ -142,6 +161,53 @@ void DiagnosisEngine::onEvent(const Event& e) {
                  [](const auto&) {},
              },
              e.payload);
+}
+
+void DiagnosisEngine::setHealth(double t, const std::string& worker, std::optional<WorkerHealth> health,
+                                std::optional<bool> down, const std::string& reason) {
+  Health& h = health_[worker];
+  const bool was = h.since >= 0;
+  if (health) h.health = *health;
+  if (down) h.down = *down;
+  const bool is = h.down || h.health == WorkerHealth::Degraded || h.health == WorkerHealth::Unreachable;
+  if (is && !reason.empty()) h.reason = reason;
+  if (is && !was) h.since = t;
+  if (!is && was) {
+    h.unhealthy_s += t - h.since;
+    h.since = -1;
+    h.reason.clear();
+  }
+}
+
+bool DiagnosisEngine::unhealthySince(WorkerId w, double from) const {
+  auto it = health_.find(name(w));
+  if (it == health_.end()) return false;
+  return it->second.since >= 0 || it->second.unhealthy_s > kUnhealthyShare * std::max(0.0, end_ - from);
+}
+
+std::optional<Finding> DiagnosisEngine::workerHealth() const {
+  std::vector<std::pair<double, std::string>> down;  // (since, worker)
+  for (const auto& [worker, h] : health_)
+    if (h.since >= 0) down.emplace_back(h.since, worker);
+  if (down.empty()) return std::nullopt;
+  std::stable_sort(down.begin(), down.end());
+  Finding f;
+  f.mode = "H";
+  f.name = "Worker down or degraded";
+  f.window_start_s = down.front().first;
+  f.window_end_s = end_;
+  for (const auto& [since, worker] : down) {
+    const Health& h = health_.at(worker);
+    const char* state = h.down ? "down" : h.health == WorkerHealth::Unreachable ? "unreachable" : "degraded";
+    f.subjects.push_back(worker);
+    if (f.subjects.size() > kListed) continue;
+    f.evidence += (f.evidence.empty() ? "" : "; ") + worker + " " + state + " since " + formatNumber("%.1f s", since) +
+                  (h.reason.empty() ? "" : " (" + h.reason + ")");
+  }
+  if (down.size() > kListed) f.evidence += "; and " + std::to_string(down.size() - kListed) + " more";
+  f.suggestion = "check the worker itself (its process, /metrics and log): the load findings (B) leave it out "
+                 "while it is unhealthy, and the router may still send it work";
+  return f;
 }
 
 void DiagnosisEngine::onCrash(double t, const WorkerCrashed& c) {
@@ -232,7 +298,7 @@ std::optional<Finding> DiagnosisEngine::coldDecodeByLoad() const {
     snapshots = std::max(snapshots, busy_snapshots_[w]);
     const double share = running_sum_[w] / cluster_running_sum_[w];
     table.push_back({name(static_cast<WorkerId>(w)), share, pct(share)});
-    if (coldShare(share, counted)) {
+    if (coldShare(share, counted) && !unhealthySince(static_cast<WorkerId>(w), first_busy_)) {
       cold.push_back(table.back());
       cold_workers.push_back(name(static_cast<WorkerId>(w)));
     }
@@ -268,7 +334,8 @@ std::optional<Finding> DiagnosisEngine::coldDecode() const {
   for (std::size_t w = 0; w < bindings_.size(); ++w) {
     const double share = static_cast<double>(bindings_[w]) / static_cast<double>(total);
     table.push_back({name(static_cast<WorkerId>(w)), share, std::to_string(bindings_[w])});
-    if (coldShare(share, bindings_.size())) {
+    // A D that was down or degraded could not take the sessions: that is its own finding (H).
+    if (coldShare(share, bindings_.size()) && !unhealthySince(static_cast<WorkerId>(w), first_arrival_)) {
       cold.push_back({name(static_cast<WorkerId>(w)), share, pct(share)});
       cold_workers.push_back(name(static_cast<WorkerId>(w)));
     }
@@ -349,11 +416,55 @@ std::vector<Finding> DiagnosisEngine::invariantCrash() const {
   return out;
 }
 
-std::vector<Finding> DiagnosisEngine::findings() const {
+std::vector<Finding> DiagnosisEngine::current() const {
   std::vector<Finding> out;
-  for (auto f : {cascade(), coldDecode(), evictStorm(), reseedStorm()})
+  for (auto f : {workerHealth(), cascade(), coldDecode(), evictStorm(), reseedStorm()})
     if (f) out.push_back(*f);
   for (auto& f : invariantCrash()) out.push_back(std::move(f));
+  for (Finding& f : out) {  // a window drawn from whole buckets may reach past the stream
+    f.window_end_s = std::min(f.window_end_s, end_);
+    f.window_start_s = std::min(f.window_start_s, f.window_end_s);
+  }
+  return out;
+}
+
+namespace {
+// One failure mode is one finding, whatever its subjects and window do from check to check.
+bool sameMode(const Finding& a, const Finding& b) { return a.mode == b.mode && a.name == b.name; }
+const Finding* sameMode(const std::vector<Finding>& list, const Finding& f) {
+  for (const Finding& g : list)
+    if (sameMode(g, f)) return &g;
+  return nullptr;
+}
+}  // namespace
+
+void DiagnosisEngine::check() {
+  const std::vector<Finding> now = current();
+  for (Seen& s : seen_) {
+    if (const Finding* f = sameMode(now, s.finding)) {
+      s.finding = *f;
+      s.resolved_at = -1;
+    } else if (s.resolved_at < 0) {
+      s.resolved_at = end_;
+    }
+  }
+  for (const Finding& f : now)
+    if (f.mode != "D" && !std::any_of(seen_.begin(), seen_.end(), [&](const Seen& s) { return sameMode(f, s.finding); }))
+      seen_.push_back({f, -1});
+}
+
+std::vector<Finding> DiagnosisEngine::findings() const {
+  std::vector<Finding> out = current();
+  std::vector<Finding> resolved;
+  for (const Seen& s : seen_) {
+    if (sameMode(out, s.finding)) continue;
+    Finding f = s.finding;
+    f.resolved = true;
+    f.window_end_s = s.resolved_at >= 0 ? s.resolved_at : end_;  // held at the last check, gone since
+    f.window_start_s = std::min(f.window_start_s, f.window_end_s);
+    resolved.push_back(std::move(f));
+  }
+  out.insert(out.end(), std::make_move_iterator(resolved.begin()), std::make_move_iterator(resolved.end()));
   return out;
 }
 
@@ -361,6 +472,7 @@ std::size_t DiagnosisEngine::memoryBytes() const {
   std::size_t n = sizeof(*this) + ttft_.memoryBytes() + evicted_sessions_.memoryBytes();
   n += (by_arrival_.capacity() + by_end_.capacity()) * sizeof(Bucket);
   n += crashes_.capacity() * sizeof(Crash) + recent_corrections_.size() * sizeof(Fix);
+  n += health_.size() * (sizeof(Health) + 64) + alive_.capacity() / 8 + seen_.capacity() * sizeof(Seen);
   n += (dead_per_worker_.size() + dead_per_link_.size() + session_evictions_per_worker_.size()) * 48 + names_.size() * 32 + bindings_.capacity() * sizeof(long);
   return n;
 }

@@ -5,6 +5,11 @@
 // Thresholds are the cheat sheet's symptoms made numeric; a healthy run produces no finding.
 // Bounded at any run length: aggregates, sketches and small capped lists, never one entry per
 // request or per session, so the console can feed it from a live cluster for days.
+//
+// Worker health comes first: a worker that is down, degraded or unreachable is its own finding (H)
+// and never a cold D, whose load it could not have taken. Every kBucketS of stream time the engine
+// checks what holds; a finding that held at a check and no longer does stays listed as resolved,
+// with the time it stopped. No window ends after the last event seen.
 #include <deque>
 #include <map>
 #include <optional>
@@ -41,6 +46,27 @@ class DiagnosisEngine : public EventSink {
     std::optional<Fix> fix;
   };
 
+  // A worker's health as the stream told it (by name: prefill workers have no WorkerId).
+  struct Health {
+    WorkerHealth health = WorkerHealth::Ok;
+    bool down = false;       // crashed, or its snapshots say it is not alive
+    std::string reason;      // why, while unhealthy
+    double since = -1;       // unhealthy since (-1: healthy now)
+    double unhealthy_s = 0;  // its unhealthy spells that ended, summed
+  };
+  // A finding that held at a check, and when it was first missing at one (-1: still holding).
+  struct Seen {
+    Finding finding;
+    double resolved_at = -1;
+  };
+
+  void setHealth(double t, const std::string& worker, std::optional<WorkerHealth> health, std::optional<bool> down,
+                 const std::string& reason);
+  // Unhealthy now, or for over a quarter of the time since `from` (spells before it count too).
+  bool unhealthySince(WorkerId w, double from) const;
+  std::optional<Finding> workerHealth() const;
+  std::vector<Finding> current() const;
+  void check();
   void onCrash(double t, const WorkerCrashed& c);
   std::optional<Finding> cascade() const;
   std::optional<Finding> coldDecode() const;
@@ -55,7 +81,12 @@ class DiagnosisEngine : public EventSink {
   static constexpr double kBucketS = 10;
   static constexpr std::size_t kMaxCrashFindings = 100;  // one finding each; later ones only counted
   static constexpr double kFixBeforeCrashS = 1.0;       // a correction this close before a crash caused it
+  static constexpr double kUnhealthyShare = 0.25;
   std::vector<std::string> names_;
+  std::map<std::string, Health> health_;
+  std::vector<bool> alive_;  // by WorkerId, as the last snapshot said (only changes are passed on)
+  std::vector<Seen> seen_;   // modes A, B, C, C' and H; D is listed per crash for good anyway
+  double next_check_ = kBucketS;
   std::vector<long> bindings_;
   std::vector<bool> decode_;  // by serving WorkerId: a decode worker (cold-D concerns them only)
   // Without routing decisions (a live cluster without our router, an import of logs) the workers'

@@ -18,6 +18,9 @@ struct Finding {
   // The mitigation as knob values the console can preview and apply (empty where the fix is not a
   // knob, e.g. a code hotfix or the eviction granularity).
   std::map<std::string, double> fix_knobs;
+  // It held at some point of the run and no longer does; window_end_s is when it stopped. Kept on
+  // the list, so a cold D that recovered or a cascade that passed stays on record with its times.
+  bool resolved = false;
 
   // The subjects for one line of a report or a table cell: the first `named`, then how many more
   // ("D0, D1, D2 and 46 more"); a finding on a large cluster can concern dozens of workers.

@@ -49,7 +49,7 @@ nlohmann::json RunSummary::toJson() const {
   for (const auto& f : diagnosis)
     j["diagnosis"].push_back({{"mode", f.mode}, {"name", f.name}, {"subjects", f.subjects},
                               {"window_s", {f.window_start_s, f.window_end_s}}, {"evidence", f.evidence},
-                              {"suggestion", f.suggestion}, {"fix_knobs", f.fix_knobs}});
+                              {"suggestion", f.suggestion}, {"fix_knobs", f.fix_knobs}, {"resolved", f.resolved}});
   return j;
 }
 
@@ -100,7 +100,8 @@ std::string RunSummary::toTable() const {
   out += diagnosis.empty() ? "\ndiagnosis: no known failure mode found\n" : "\ndiagnosis:\n";
   for (const auto& f : diagnosis) {
     const std::string subjects = f.subjects.empty() ? "" : " - " + f.subjectsText();  // the JSON has them all
-    out += "  [" + f.mode + "] " + f.name + subjects + "  (" + formatNumber("%.0f", f.window_start_s) + "-" + formatNumber("%.0f s", f.window_end_s) + ")\n";
+    out += "  [" + f.mode + "] " + f.name + subjects + "  (" + formatNumber("%.0f", f.window_start_s) + "-" + formatNumber("%.0f s", f.window_end_s) +
+           (f.resolved ? ", resolved" : "") + ")\n";
     out += "      evidence:   " + f.evidence + "\n";
     out += "      suggestion: " + f.suggestion + "\n";
   }

@@ -73,6 +73,7 @@ RunSummary RunSummaryJson::fromJson(const nlohmann::json& j) {
     finding.window_end_s = f.at("window_s").at(1).get<double>();
     finding.evidence = f.at("evidence").get<std::string>();
     finding.suggestion = f.at("suggestion").get<std::string>();
+    finding.resolved = f.value("resolved", false);  // absent before findings could resolve
     s.diagnosis.push_back(finding);
   }
   return s;

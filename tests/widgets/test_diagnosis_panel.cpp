@@ -6,6 +6,7 @@
 #include <QApplication>
 
 #include <QAbstractItemModelTester>
+#include <QPushButton>
 #include <QTableView>
 
 #include <map>
@@ -291,6 +292,47 @@ class TestDiagnosisPanel : public QObject {
     panel.refresh(storeFor("e2-cold-d"));  // findings arrive (within the throttle's second)
     QTRY_VERIFY_WITH_TIMEOUT(!panel.showsEmptyState(), 3000);
     QVERIFY(panel.table()->isVisible());
+  }
+
+  // On a run that takes no knob changes (a live cluster without our router, a recording) the fix
+  // buttons are off and say why; clicking them sends nothing. A resolved finding's fix is off too.
+  void fixButtonsFollowWhetherTheRunTakesKnobs() {
+    const TelemetryStore& store = storeFor("e2-cold-d");
+    ViewState view;
+    DiagnosisPanel panel(view);
+    QVERIFY(showPanel(panel));
+    panel.refresh(store);
+    const int row = rowOfMode(*panel.model(), QStringLiteral("B"));
+    QVERIFY(row >= 0);
+    panel.table()->setCurrentIndex(panel.model()->index(row, FindingsModel::Name));
+    auto* preview = panel.findChild<QPushButton*>(QStringLiteral("previewFix"));
+    auto* apply = panel.findChild<QPushButton*>(QStringLiteral("applyFix"));
+    QVERIFY(preview && apply);
+    QSignalSpy previews(&panel, &DiagnosisPanel::fixPreviewRequested);
+    QSignalSpy applies(&panel, &DiagnosisPanel::fixApplyRequested);
+
+    const QString why = QStringLiteral("live cluster takes no knob or policy changes");
+    panel.setFixesAllowed(false, why);
+    QVERIFY(!preview->isEnabled() && !apply->isEnabled());
+    QCOMPARE(apply->toolTip(), why);
+    QTest::mouseClick(apply, Qt::LeftButton);
+    panel.applySelectedFix();
+    panel.previewSelectedFix();
+    QCOMPARE(previews.count() + applies.count(), 0);
+
+    panel.setFixesAllowed(true, {});
+    QVERIFY(preview->isEnabled() && apply->isEnabled());
+    QVERIFY(apply->toolTip().contains(QStringLiteral("K=200")));
+    QTest::mouseClick(apply, Qt::LeftButton);
+    QCOMPARE(applies.count(), 1);
+
+    Finding resolved = *panel.model()->finding(row);
+    resolved.resolved = true;
+    panel.model()->setFindings({resolved});
+    panel.table()->setCurrentIndex(panel.model()->index(0, FindingsModel::Name));
+    QVERIFY(!apply->isEnabled());
+    QVERIFY(apply->toolTip().contains(QStringLiteral("no longer holds")));
+    QVERIFY(panel.model()->index(0, FindingsModel::Window).data().toString().endsWith(QStringLiteral("resolved")));
   }
 
   void asksTheEngineAtMostOncePerInterval() {

@@ -118,6 +118,17 @@ void DecisionInspectorPanel::refresh(const TelemetryStore& store) {
 void DecisionInspectorPanel::onRequestRowChanged(const QModelIndex& current) {
   if (syncing_selection_ || !current.isValid()) return;
   const RequestId request = current.data(RequestTableModel::RequestIdRole).toULongLong();
+  if (request == 0) {  // a failure a log line reported without naming its request: nothing to inspect
+    const RequestDone& done = requests_->requestAt(sorted_requests_->mapToSource(current).row());
+    shown_ = 0;
+    decision_->clear();
+    explanation_->clear();
+    summary_->setText(tr("A failure on %1 read from a log line that names no request, so there is no route decision "
+                         "to show: %2")
+                          .arg(workerLabel(worker_names_, done.worker),
+                               done.error.empty() ? tr("no error text") : QString::fromStdString(done.error)));
+    return;
+  }
   if (request != shown_) view().selectRequest(request);  // comes back through onRequestSelected
 }
 

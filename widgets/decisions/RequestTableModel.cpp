@@ -107,14 +107,18 @@ QVariant RequestTableModel::data(const QModelIndex& index, int role) const {
   const Row& row = rows_[static_cast<std::size_t>(index.row())];
   const RequestDone& d = row.done;
   const bool failed = d.status != RequestStatus::Ok;
+  // A failure read from a log line that names no request (id 0): it counts, but has no session,
+  // turn, path or decision to show, and showing 0 / direct would invent them.
+  const bool unnamed = d.request == 0;
+  const QString none = QStringLiteral("—");
   switch (role) {
     case Qt::DisplayRole:
       switch (index.column()) {
-        case Request: return QString::number(d.request);
-        case Session: return QString::number(d.session);
-        case Turn: return d.turn;
+        case Request: return unnamed ? none : QString::number(d.request);
+        case Session: return d.session == 0 ? none : QString::number(d.session);
+        case Turn: return unnamed ? QVariant(none) : QVariant(d.turn);
         case Worker: return workerLabel(worker_names_, d.worker);
-        case Path: return QString::fromLatin1(toString(d.path));
+        case Path: return unnamed ? none : QString::fromLatin1(toString(d.path));
         case Status: return QString::fromLatin1(toString(d.status));
         case Ttft: return d.ttft < 0 ? QStringLiteral("—") : seconds(d.ttft);
         case E2e: return seconds(d.e2e);
@@ -142,6 +146,9 @@ QVariant RequestTableModel::data(const QModelIndex& index, int role) const {
       if (failed) return kFailedText;
       break;
     case Qt::ToolTipRole:
+      if (unnamed)
+        return tr("A failure from a log line that names no request: %1")
+            .arg(d.error.empty() ? tr("no error text") : QString::fromStdString(d.error));
       if (failed && !d.error.empty()) return QString::fromStdString(d.error);
       if (index.column() == Ttft && d.ttft < 0) return tr("No token was produced");
       break;

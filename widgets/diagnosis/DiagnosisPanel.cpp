@@ -216,21 +216,35 @@ void DiagnosisPanel::selectFinding(const QModelIndex& index) {
 }
 
 void DiagnosisPanel::previewSelectedFix() {
+  if (!preview_fix_->isEnabled()) return;
   if (const Finding* f = model_->finding(table_->currentIndex().row()); f && !f->fix_knobs.empty())
     emit fixPreviewRequested(f->fix_knobs);
 }
 
 void DiagnosisPanel::applySelectedFix() {
+  if (!apply_fix_->isEnabled()) return;
   if (const Finding* f = model_->finding(table_->currentIndex().row()); f && !f->fix_knobs.empty())
     emit fixApplyRequested(f->fix_knobs);
+}
+
+void DiagnosisPanel::setFixesAllowed(bool allowed, const QString& why_not) {
+  fixes_allowed_ = allowed;
+  fixes_why_not_ = why_not;
+  showDetails(table_->currentIndex().row());
 }
 
 void DiagnosisPanel::showDetails(int row) {
   const Finding* f = model_->finding(row);
   const bool fix = f && !f->fix_knobs.empty();
-  preview_fix_->setEnabled(fix);
-  apply_fix_->setEnabled(fix);
-  if (fix) {
+  const bool usable = fix && fixes_allowed_ && !f->resolved;
+  preview_fix_->setEnabled(usable);
+  apply_fix_->setEnabled(usable);
+  if (fix && !usable) {  // say why the buttons are off: a disabled button that does not is a riddle
+    const QString why = !fixes_allowed_ ? (fixes_why_not_.isEmpty() ? tr("This run takes no knob changes.") : fixes_why_not_)
+                                        : tr("This finding no longer holds: its fix would change nothing now.");
+    preview_fix_->setToolTip(why);
+    apply_fix_->setToolTip(why);
+  } else if (fix) {
     QStringList values;
     for (const auto& [name, value] : f->fix_knobs) values << QStringLiteral("%1=%2").arg(QString::fromStdString(name)).arg(value);
     preview_fix_->setToolTip(tr("Load %1 as pending edits and preview the next minutes with them").arg(values.join(", ")));

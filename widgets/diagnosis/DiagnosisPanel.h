@@ -45,6 +45,10 @@ class DiagnosisPanel : public TelemetryPanel {
   // The selected finding's knob fix as pending values (preview) or sent at once (apply).
   void previewSelectedFix();
   void applySelectedFix();
+  // Whether the run takes knob changes: on a read-only run (a live cluster without our router, a
+  // recording) the fix buttons are disabled and their tooltip says why.
+  void setFixesAllowed(bool allowed, const QString& why_not);
+  bool fixesAllowed() const { return fixes_allowed_; }
 
  signals:
   void fixPreviewRequested(const std::map<std::string, double>& knobs);
@@ -70,6 +74,8 @@ class DiagnosisPanel : public TelemetryPanel {
   QLabel* details_ = nullptr;
   QPushButton* preview_fix_ = nullptr;
   QPushButton* apply_fix_ = nullptr;
+  bool fixes_allowed_ = false;  // until the knobs panel says the run takes changes
+  QString fixes_why_not_;
   // The store outlives the panels (the main window owns both); held for the deferred recompute.
   const TelemetryStore* store_ = nullptr;
   // What the findings were computed from; a cleared store restarts its revision, hence the time.

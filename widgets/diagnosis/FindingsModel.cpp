@@ -1,5 +1,8 @@
 #include "widgets/diagnosis/FindingsModel.h"
 
+#include <QGuiApplication>
+#include <QPalette>
+
 #include <algorithm>
 
 namespace kvscope {
@@ -13,7 +16,7 @@ bool sameFinding(const Finding& a, const Finding& b) {
 
 bool sameContent(const Finding& a, const Finding& b) {
   return sameFinding(a, b) && a.window_end_s == b.window_end_s && a.evidence == b.evidence && a.suggestion == b.suggestion &&
-         a.subjects == b.subjects;  // (the mode cell names them)
+         a.subjects == b.subjects && a.resolved == b.resolved;  // (the mode cell names them)
 }
 
 QString q(const std::string& s) { return QString::fromStdString(s); }
@@ -70,7 +73,8 @@ void FindingsModel::setNamedSubjects(int named) {
 }
 
 QString FindingsModel::windowText(const Finding& f) {
-  return tr("%1 – %2 s").arg(f.window_start_s, 0, 'f', 1).arg(f.window_end_s, 0, 'f', 1);
+  const QString window = tr("%1 – %2 s").arg(f.window_start_s, 0, 'f', 1).arg(f.window_end_s, 0, 'f', 1);
+  return f.resolved ? tr("%1, resolved").arg(window) : window;
 }
 
 QVariant FindingsModel::data(const QModelIndex& index, int role) const {
@@ -96,10 +100,15 @@ QVariant FindingsModel::data(const QModelIndex& index, int role) const {
           for (const std::string& s : f.subjects) all << q(s);
           return QStringLiteral("<p>%1</p><p>%2</p>").arg(title.toHtmlEscaped(), all.join(QStringLiteral(", ")).toHtmlEscaped());
         }
-        case Window: return tr("Click to show this window on every chart");
+        case Window:
+          return f.resolved ? tr("It held until %1 s and no longer does. Click to show its window on every chart").arg(f.window_end_s, 0, 'f', 1)
+                            : tr("Click to show this window on every chart");
         case Evidence: return wrapped(f.evidence);
         case Suggestion: return wrapped(f.suggestion);
       }
+      break;
+    case Qt::ForegroundRole:  // a resolved finding stays on record, greyed
+      if (f.resolved) return QGuiApplication::palette().color(QPalette::Disabled, QPalette::Text);
       break;
     case Qt::TextAlignmentRole:
       if (index.column() == Mode) return QVariant::fromValue(Qt::Alignment(Qt::AlignCenter));

@@ -14,12 +14,14 @@
 #include <QLineEdit>
 #include <QPointer>
 #include <QPushButton>
+#include <QKeyEvent>
 #include <QScrollArea>
 #include <QStringList>
 #include <QVBoxLayout>
 
 #include "widgets/knobs/KnobSlider.h"
 #include "widgets/common/PaletteTint.h"
+#include "widgets/common/ViewState.h"
 #include "core/knobs/KnobRegistry.h"
 #include "core/router/PolicyRegistry.h"
 #include "core/router/RoutingPolicy.h"
@@ -216,7 +218,11 @@ QWidget* KnobsPanel::buildKnobGroups() {
         row.field->setText(text);
         onFieldEdited(row, text);
       });
-      connect(row.field, &QLineEdit::returnPressed, this, &KnobsPanel::apply);
+      // Enter ends the edit and leaves the field; what it changes is previewed, and only Apply sends it.
+      connect(row.field, &QLineEdit::returnPressed, this, [this, &row] {
+        row.field->clearFocus();
+        emit editsChanged();
+      });
     }
     column->addWidget(group.box);
     groups_.push_back(std::move(group));
@@ -301,6 +307,8 @@ void KnobsPanel::apply() {
     source_->control()->applyKnobs(change.knobs, consoleAuthor(), onGuiThread(ticket, &KnobsPanel::onKnobsDone));
   else
     sendPolicy(ticket);
+  // What the change does is ahead, not in the window the operator was reading (a finding's, say).
+  view().setFollowLive(true);
   render(false);
   emit editsChanged();
 }
@@ -350,6 +358,20 @@ void KnobsPanel::revert() {
 }
 
 bool KnobsPanel::eventFilter(QObject* watched, QEvent* event) {
+  const bool field = watched->property("knobDescription").isValid();
+  if (field && (event->type() == QEvent::ShortcutOverride || event->type() == QEvent::KeyPress)) {
+    const auto* key = static_cast<QKeyEvent*>(event);
+    if (key->key() == Qt::Key_Space && key->modifiers() == Qt::NoModifier) {
+      // A number has no spaces: Space stays the console's pause even in a knob field. Not taken
+      // here as an override, the window's shortcut gets it; a key press that still comes types nothing.
+      event->ignore();
+      return true;
+    }
+    if (key->key() == Qt::Key_Escape && event->type() == QEvent::KeyPress) {
+      static_cast<QWidget*>(watched)->clearFocus();  // leaves the field; the edit stays pending
+      return true;
+    }
+  }
   if (event->type() == QEvent::FocusIn) {
     const QVariant text = watched->property("knobDescription");
     if (text.isValid()) description_->setText(text.toString());
@@ -361,8 +383,11 @@ bool KnobsPanel::eventFilter(QObject* watched, QEvent* event) {
   return TelemetryPanel::eventFilter(watched, event);
 }
 
+QString KnobsPanel::readOnlyReason() const { return editable() ? QString() : source_note_->text(); }
+
 void KnobsPanel::render(bool force) {
   const bool can_edit = editable();
+  const bool changed = can_edit != last_editable_;
   last_editable_ = can_edit;
   if (!source_) {
     source_note_->setText(tr("No run attached: the knobs are shown read-only."));
@@ -375,6 +400,7 @@ void KnobsPanel::render(bool force) {
   renderPolicy(force);
   renderGroups();
   renderStatus();
+  if (changed) emit editableChanged(can_edit);
 }
 
 void KnobsPanel::renderRow(KnobRow& row, bool force) {

@@ -39,10 +39,15 @@ class KnobsPanel : public TelemetryPanel {
   const KnobEditModel& edits() const { return model_; }
   // Applies what is pending, as the Apply button does.
   void applyEdits() { apply(); }
+  // Whether the attached run takes knob changes; when not, the note the panel shows says why.
+  bool editable() const;
+  QString readOnlyReason() const;
 
  signals:
   // The operator's unsent edits changed (typed, dragged, reverted or sent).
   void editsChanged();
+  // The run started or stopped taking knob changes (another source, or its capabilities changed).
+  void editableChanged(bool editable);
 
  protected:
   bool eventFilter(QObject* watched, QEvent* event) override;
@@ -74,7 +79,6 @@ class KnobsPanel : public TelemetryPanel {
   template <typename Handler>
   auto onGuiThread(std::uint64_t ticket, Handler handler);
 
-  bool editable() const;
   // `force`: also replace the text of the field the operator is in (Revert); otherwise it is kept.
   void render(bool force);
   void renderRow(KnobRow& row, bool force);
