@@ -115,6 +115,7 @@ void PreviewController::show(std::shared_ptr<WhatIfResult> result, std::uint64_t
 }
 
 void PreviewController::refreshIfStale() {
+  table_.setNow(session_.store().now());  // the caption ages with the run
   // Only a shown preview, with nothing else on its way, is renewed.
   if (!last_ || running_ || debounce_.isActive()) return;
   if (session_.store().now() - last_->from >= horizon_ / 10) start(true);

@@ -135,6 +135,11 @@ std::vector<WorkerState> WorkerStateTracker::update(const TelemetryStore& store,
                             improbablyLow(s.recent_bindings, total, fair, eligible);
     // Busy enough that every D would run one request were the load balanced, and this one far below.
     const bool load_cold = judge_load && w.alive && load_total >= eligible && load[k] / load_total < options_.cold_fraction * fair;
+    // Hysteresis: a cold D stays cold until its share is back above twice the threshold, so a
+    // worker near the line does not flick between cold and ok from one frame to the next.
+    const bool still_low = cold_.contains(s.worker) &&
+                           (judge_load ? load_total > 0 && load[k] / load_total < 2 * options_.cold_fraction * fair
+                                       : bindings_known && total > 0 && s.recent_share < 2 * options_.cold_fraction * fair);
     if (!w.alive) {
       s.kind = WorkerStateKind::Crashed;
       s.since = w.crashed_at;
@@ -148,13 +153,17 @@ std::vector<WorkerState> WorkerStateTracker::update(const TelemetryStore& store,
       s.kind = WorkerStateKind::Restarted;
       s.since = w.restarted_at;
       s.cause = "crashed " + seconds(w.crashed_at) + ", restarted " + seconds(w.restarted_at);
-    } else if (load_cold) {
+    } else if (startsWith(text, "degraded")) {
+      s.kind = WorkerStateKind::Degraded;
+      s.since = health_since;
+      s.cause = text + " since " + seconds(health_since);
+    } else if (load_cold || (judge_load && still_low)) {
       s.kind = WorkerStateKind::Cold;
       s.since = window_start;
       std::snprintf(buf, sizeof buf, "cold: runs %.1f%% of the requests in %.0f s (fair %.0f%%)",
                     100 * load[k] / load_total, window_s, 100 * fair);
       s.cause = buf;
-    } else if (bindings_known && eligible > 1 && (judged_zero || judged_low || starved)) {
+    } else if (bindings_known && eligible > 1 && (judged_zero || judged_low || starved || still_low)) {
       s.kind = WorkerStateKind::Cold;
       s.since = std::max<SimTime>(0, w.last_admitted);
       if (s.recent_bindings == 0) {
@@ -165,10 +174,6 @@ std::vector<WorkerState> WorkerStateTracker::update(const TelemetryStore& store,
                       s.recent_bindings, total, window_s, 100 * fair);
         s.cause = buf;
       }
-    } else if (startsWith(text, "degraded")) {
-      s.kind = WorkerStateKind::Degraded;
-      s.since = health_since;
-      s.cause = text + " since " + seconds(health_since);
     } else if (w.last_eviction >= 0 && now - w.last_eviction <= options_.eviction_window) {
       s.kind = WorkerStateKind::Evicting;
       s.since = w.last_eviction;
@@ -190,6 +195,10 @@ std::vector<WorkerState> WorkerStateTracker::update(const TelemetryStore& store,
       s.kind = WorkerStateKind::Ok;
       s.cause = "ok";
     }
+    if (s.kind == WorkerStateKind::Cold)
+      cold_.insert(s.worker);
+    else
+      cold_.erase(s.worker);
   }
   return out;
 }

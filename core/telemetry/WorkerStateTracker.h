@@ -11,11 +11,14 @@
 //   quiet        no bindings in the window, but too few bindings anywhere to call it cold
 //   idle         no bindings anywhere in the window
 //   ok
-// A crashed or restarted worker is never "cold": its missing bindings have a cause already. Where no
+// A crashed, unreachable, restarted or degraded worker is never "cold": its missing bindings have a
+// cause already. Once cold, a worker stays cold until its share is back above twice the threshold
+// (hysteresis: at 64 D the labels flickered among workers near the line). Where no
 // binding was ever seen (a live cluster watched without its router), bindings judge nothing.
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -64,6 +67,7 @@ class WorkerStateTracker {
     SimTime since = 0;
   };
   std::map<std::string, HealthSeen> health_seen_;
+  std::set<std::string> cold_;  // the workers called cold at the last update
 
   // Evictions per worker in the last eviction_window, kept from the discrete events the store
   // added since the last update: rescanning the window every frame cost as much as a chart in an

@@ -135,6 +135,41 @@ class WorkerStatesTest : public QObject {
     }
   }
 
+  // D3 gets nothing for 150 s (cold), then 10% of the bindings (above the 6.25% line, below twice
+  // it), then its fair quarter. Cold stays cold through the middle phase (hysteresis: no flicker
+  // at the line) and ends once its share of the window is fair again. A degraded D is degraded,
+  // never cold, whatever its bindings.
+  void coldHasHysteresisAndDegradedIsNeverCold() {
+    TelemetryStore store;
+    std::uint64_t seq = 0;
+    RunStarted run;
+    for (int w = 0; w < 4; ++w) run.workers.push_back(WorkerInfo{"D" + std::to_string(w), WorkerRole::Decode, 100000});
+    store.ingest(Event{++seq, 0, run});
+    WorkerStateTracker tracker, degraded;
+    RequestId id = 0;
+    std::map<int, std::set<WorkerStateKind>> phases;  // phase -> D3's states in it
+    for (int second = 0; second <= 450; ++second) {
+      const SimTime t = secondsToTime(second);
+      Snapshot snap;
+      for (int w = 0; w < 4; ++w) snap.workers.push_back(WorkerGauges{w, 50000, 100000, 50000, 2, 0, 5, 5, 0, true});
+      store.ingest(Event{++seq, t, snap});
+      const int phase = second < 150 ? 0 : second < 300 ? 1 : 2;
+      for (int k = 0; k < 10; ++k) {  // ten bindings a second
+        const int d3_every = phase == 0 ? 0 : phase == 1 ? 10 : 4;  // D3's share: 0, 10%, 25%
+        const WorkerId w = d3_every > 0 && (id % static_cast<RequestId>(d3_every)) == 0 ? 3 : static_cast<WorkerId>(id % 3);
+        ++id;
+        store.ingest(Event{++seq, t + k, Admission{id, id, w, AdmissionResult::Admitted, RoutePath::Direct, 1000}});
+      }
+      for (const WorkerState& s : tracker.update(store, {}))
+        if (s.worker == "D3" && second >= 130) phases[phase].insert(s.kind);
+      for (const WorkerState& s : degraded.update(store, {{"D3", "degraded: HTTP 503"}}))
+        if (s.worker == "D3") QCOMPARE(s.kind, WorkerStateKind::Degraded);
+    }
+    QCOMPARE(phases[0], std::set<WorkerStateKind>{WorkerStateKind::Cold});
+    QCOMPARE(phases[1], std::set<WorkerStateKind>{WorkerStateKind::Cold});
+    QVERIFY(phases[2].count(WorkerStateKind::Ok) > 0);
+  }
+
   void aCrashedWorkerReadsCrashedThenRestarted() {
     const Seen seen = play("invariant-crash", 3600);
     bool crashed = false, restarted = false;

@@ -2,12 +2,15 @@
 // Apply sends every edit in one call, shows it pending until the run acknowledges (on any thread),
 // keeps the edit on a refusal; Revert restores; a frame never overwrites a field being edited.
 #include <QtTest>
+#include <QSignalSpy>
+#include <QWheelEvent>
 
 #include <QComboBox>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
 
+#include <cmath>
 #include <thread>
 
 #include "widgets/knobs/KnobSlider.h"
@@ -192,7 +195,7 @@ class TestKnobsPanel : public QObject {
     QVERIFY2(f.message(knob)->text().contains(why), qPrintable(f.message(knob)->text()));
     QVERIFY(!f.apply()->isEnabled());
     QTest::mouseClick(f.apply(), Qt::LeftButton);
-    QTest::keyClick(f.field(knob), Qt::Key_Return);  // Enter in a field applies too
+    QTest::keyClick(f.field(knob), Qt::Key_Return);  // Enter in a field sends nothing either
     QCoreApplication::processEvents();
     QCOMPARE(f.source.apply_calls, 0);
     QCOMPARE(f.source.policy_calls, 0);
@@ -210,6 +213,75 @@ class TestKnobsPanel : public QObject {
     QTest::mouseClick(f.apply(), Qt::LeftButton);
     QCOMPARE(f.source.apply_calls, 1);
     QCOMPARE(f.source.last_knobs, (std::map<std::string, double>{{"K", 200}, {"rho", 0.9}}));
+  }
+
+  // Enter ends an edit without sending it (what it changes is previewed; Apply sends); Space types
+  // nothing into a number (it is the console's pause); Esc leaves the field and keeps the edit.
+  void enterEscapeAndSpaceInAField() {
+    Fixture f;
+    f.panel.show();
+    QVERIFY(QTest::qWaitForWindowActive(&f.panel));
+    QSignalSpy edits(&f.panel, &KnobsPanel::editsChanged);
+    f.type("K", "200");
+    const int typed = edits.count();
+    QTest::keyClick(f.field("K"), Qt::Key_Return);
+    QCOMPARE(f.source.apply_calls, 0);
+    QCOMPARE(state(f.field("K")), QStringLiteral("edited"));
+    QVERIFY(QApplication::focusWidget() != f.field("K"));
+    QVERIFY(edits.count() > typed);  // a preview is asked for at once
+    f.field("K")->setFocus();
+    QTest::keyClick(f.field("K"), Qt::Key_Space);
+    QCOMPARE(f.field("K")->text(), QStringLiteral("200"));
+    QTest::keyClick(f.field("K"), Qt::Key_Escape);
+    QVERIFY(QApplication::focusWidget() != f.field("K"));
+    QCOMPARE(state(f.field("K")), QStringLiteral("edited"));
+    f.view.setRange(0, secondsToTime(10));  // reading a window in the past, as a finding shows it
+    QVERIFY(!f.view.followLive());
+    QTest::mouseClick(f.apply(), Qt::LeftButton);
+    QCOMPARE(f.source.apply_calls, 1);
+    QVERIFY(f.view.followLive());  // Apply returns the charts to now, where the change acts
+  }
+
+  // The wheel over a slider the operator has not focused scrolls the list; it edits nothing.
+  void wheelEditsOnlyAFocusedSlider() {
+    Fixture f;
+    f.panel.show();
+    QVERIFY(QTest::qWaitForWindowActive(&f.panel));
+    auto* slider = f.panel.findChild<KnobSlider*>(QStringLiteral("slider:K"));
+    QVERIFY(slider);
+    const QString before = f.field("K")->text();
+    auto wheel = [&] {
+      const QPointF at(slider->width() / 2.0, slider->height() / 2.0);
+      QWheelEvent e(at, slider->mapToGlobal(at), {}, QPoint(0, 120), Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
+      QCoreApplication::sendEvent(slider, &e);
+    };
+    wheel();
+    QCOMPARE(f.field("K")->text(), before);
+    QCOMPARE(state(f.field("K")), QStringLiteral("current"));
+    slider->setFocus();
+    wheel();
+    QVERIFY(f.field("K")->text() != before);
+  }
+
+  // Values a slider chooses are round: two significant digits on a log scale, 1-2-5 steps on a
+  // linear one; the range's ends stay exact.
+  void slidersChooseRoundValues() {
+    for (const KnobSpec& s : KnobRegistry::specs()) {
+      KnobSlider slider(s);
+      for (int p = 1; p < KnobSlider::kSteps; p += 7) {
+        const double v = slider.valueAt(p);
+        if (v <= s.min || v >= s.max || v == 0) continue;
+        double step = std::pow(10.0, std::floor(std::log10(std::abs(v))) - 1);  // two digits
+        if (!slider.logarithmic()) {  // the 1-2-5 step at or above a 200th of the range
+          const double raw = (s.max - s.min) / 200, decade = std::pow(10.0, std::floor(std::log10(raw)));
+          step = raw <= decade * (1 + 1e-9) ? decade : raw <= 2 * decade * (1 + 1e-9) ? 2 * decade : raw <= 5 * decade * (1 + 1e-9) ? 5 * decade : 10 * decade;
+          if (s.integer) step = std::max(step, 1.0);
+        }
+        const bool round = std::abs(v / step - std::round(v / step)) < 1e-6;
+        QVERIFY2(round,
+                 qPrintable(QString::fromStdString(std::string(s.name)) + " " + KnobEditModel::formatValue(v)));
+      }
+    }
   }
 
   void validKIsPendingUntilAcknowledged() {

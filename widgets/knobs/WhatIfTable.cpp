@@ -5,6 +5,9 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
+#include <algorithm>
+#include <cmath>
+
 #include "core/run/WhatIfPreview.h"
 
 namespace kvscope {
@@ -30,8 +33,23 @@ WhatIfTable::WhatIfTable(QWidget* parent)
 }
 
 void WhatIfTable::setComputing(const QString& what) {
-  caption_->setText(what);
+  caption_text_ = what;
+  from_ = -1;
+  renderCaption();
   show();
+}
+
+void WhatIfTable::setNow(SimTime now) {
+  if (now == now_) return;
+  now_ = now;
+  if (from_ >= 0) renderCaption();
+}
+
+void WhatIfTable::renderCaption() {
+  // A preview is a fork of the run as it was: say how far the run has moved on since, so a
+  // promise made at 921 s is not taken for the state at 995 s.
+  const double age = from_ >= 0 && now_ > from_ ? timeToSeconds(now_ - from_) : 0;
+  caption_->setText(age >= 1 ? tr("%1; the run has moved %2 s on since").arg(caption_text_).arg(age, 0, 'f', 0) : caption_text_);
 }
 
 void WhatIfTable::setPreview(const WhatIfResult* r, const QString& note) {
@@ -40,17 +58,21 @@ void WhatIfTable::setPreview(const WhatIfResult* r, const QString& note) {
   if (!r) {
     table_->setRowCount(0);
     setVisible(!note.isEmpty());
+    caption_text_.clear();
+    from_ = -1;
     caption_->clear();
     return;
   }
   show();
   const double minutes = timeToSeconds(r->to - r->from) / 60;
-  caption_->setText(r->with.error.empty()
-                        ? tr("Preview: the next %1 simulated min from %2 s, same seed (%3 ms)")
-                              .arg(minutes, 0, 'f', 0)
-                              .arg(timeToSeconds(r->from), 0, 'f', 0)
-                              .arg(r->wall_ms, 0, 'f', 0)
-                        : tr("The change cannot be previewed: %1").arg(QString::fromStdString(r->with.error)));
+  caption_text_ = r->with.error.empty()
+                      ? tr("Preview: the next %1 simulated min from %2 s, same seed (%3 ms)")
+                            .arg(minutes, 0, 'f', 0)
+                            .arg(timeToSeconds(r->from), 0, 'f', 0)
+                            .arg(r->wall_ms, 0, 'f', 0)
+                      : tr("The change cannot be previewed: %1").arg(QString::fromStdString(r->with.error));
+  from_ = r->from;
+  renderCaption();
   struct Line {
     QString name;
     QString without, with;
@@ -58,13 +80,32 @@ void WhatIfTable::setPreview(const WhatIfResult* r, const QString& note) {
   std::vector<Line> lines;
   const RunSummary& a = r->without.horizon;
   const RunSummary& b = r->with.horizon;
+  struct Share {
+    const WorkerSummary* worker;
+    double without, with;
+  };
+  std::vector<Share> shares;
   for (const WorkerSummary& w : a.workers) {
     if (w.role != "decode") continue;
     double with_share = 0;
     for (const WorkerSummary& x : b.workers)
       if (x.id == w.id) with_share = x.share;
-    lines.push_back({tr("%1 share").arg(QString::fromStdString(w.id)), QString::number(w.share * 100, 'f', 1) + " %",
-                     QString::number(with_share * 100, 'f', 1) + " %"});
+    shares.push_back({&w, w.share, with_share});
+  }
+  auto percent = [](double share) { return QString::number(share * 100, 'f', 1) + " %"; };
+  if (shares.size() > kMovers + 1) {  // the workers the change moves most, then the rest summed
+    std::stable_sort(shares.begin(), shares.end(),
+                     [](const Share& x, const Share& y) { return std::abs(x.with - x.without) > std::abs(y.with - y.without); });
+    double rest_without = 0, rest_with = 0;
+    for (std::size_t i = kMovers; i < shares.size(); ++i) rest_without += shares[i].without, rest_with += shares[i].with;
+    const std::size_t rest = shares.size() - kMovers;
+    shares.resize(kMovers);
+    for (const Share& s : shares)
+      lines.push_back({tr("%1 share").arg(QString::fromStdString(s.worker->id)), percent(s.without), percent(s.with)});
+    lines.push_back({tr("%1 other D, summed").arg(rest), percent(rest_without), percent(rest_with)});
+  } else {
+    for (const Share& s : shares)
+      lines.push_back({tr("%1 share").arg(QString::fromStdString(s.worker->id)), percent(s.without), percent(s.with)});
   }
   lines.push_back({tr("TTFT p90 (s)"), QString::number(a.ttft_s.p90, 'f', 2), QString::number(b.ttft_s.p90, 'f', 2)});
   lines.push_back({tr("E2E p90 (s)"), QString::number(a.e2e_s.p90, 'f', 2), QString::number(b.e2e_s.p90, 'f', 2)});
