@@ -55,6 +55,22 @@ const TelemetryStore& storeFor(const QString& scenario) {
   return *slot;
 }
 
+int rowOfMode(const FindingsModel& model, const QString& mode);
+bool showPanel(QWidget& panel);
+
+// The panel shown over e2-cold-d, and the row of its cold-D finding (B).
+struct ColdDPanel {
+  ViewState view;
+  DiagnosisPanel panel{view};
+  int row = -1;
+  bool ready() {
+    if (!showPanel(panel)) return false;
+    panel.refresh(storeFor(QStringLiteral("e2-cold-d")));
+    row = rowOfMode(*panel.model(), QStringLiteral("B"));
+    return row >= 0;
+  }
+};
+
 int rowOfMode(const FindingsModel& model, const QString& mode) {
   for (int row = 0; row < model.rowCount(); ++row)
     if (model.index(row, FindingsModel::Mode).data(FindingsModel::ModeRole).toString() == mode) return row;
@@ -139,13 +155,11 @@ class TestDiagnosisPanel : public QObject {
   }
 
   void clickingAFindingSelectsItsWindow() {
-    const TelemetryStore& store = storeFor("e2-cold-d");
-    ViewState view;
-    DiagnosisPanel panel(view);
-    QVERIFY(showPanel(panel));
-    panel.refresh(store);
-    const int row = rowOfMode(*panel.model(), QStringLiteral("B"));
-    QVERIFY(row >= 0);
+    ColdDPanel shown;
+    QVERIFY(shown.ready());
+    DiagnosisPanel& panel = shown.panel;
+    ViewState& view = shown.view;
+    const int row = shown.row;
     const Finding finding = *panel.model()->finding(row);
 
     QSignalSpy windows(&view, &ViewState::windowSelected);
@@ -297,13 +311,10 @@ class TestDiagnosisPanel : public QObject {
   // On a run that takes no knob changes (a live cluster without our router, a recording) the fix
   // buttons are off and say why; clicking them sends nothing. A resolved finding's fix is off too.
   void fixButtonsFollowWhetherTheRunTakesKnobs() {
-    const TelemetryStore& store = storeFor("e2-cold-d");
-    ViewState view;
-    DiagnosisPanel panel(view);
-    QVERIFY(showPanel(panel));
-    panel.refresh(store);
-    const int row = rowOfMode(*panel.model(), QStringLiteral("B"));
-    QVERIFY(row >= 0);
+    ColdDPanel shown;
+    QVERIFY(shown.ready());
+    DiagnosisPanel& panel = shown.panel;
+    const int row = shown.row;
     panel.table()->setCurrentIndex(panel.model()->index(row, FindingsModel::Name));
     auto* preview = panel.findChild<QPushButton*>(QStringLiteral("previewFix"));
     auto* apply = panel.findChild<QPushButton*>(QStringLiteral("applyFix"));
