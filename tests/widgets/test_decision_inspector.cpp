@@ -59,6 +59,24 @@ std::vector<RequestId> decidedRequests(const TelemetryStore& store, std::size_t 
 class TestDecisionInspector : public QObject {
   Q_OBJECT
  private slots:
+  // A failure a log line reported without naming its request shows dashes, not an invented
+  // request 0 / session 0 / turn 0 / direct path, and says where it came from.
+  void aFailureWithoutItsRequestInventsNothing() {
+    RequestDone d;
+    d.worker = 1;
+    d.status = RequestStatus::Failed;
+    d.error = "Decode instance could be dead";
+    RequestTableModel model;
+    model.sync(std::deque<RequestDone>{d}, std::deque<SimTime>{secondsToTime(5)});
+    QCOMPARE(model.rowCount(), 1);
+    const QString dash = QStringLiteral("—");
+    for (int c : {RequestTableModel::Request, RequestTableModel::Session, RequestTableModel::Turn, RequestTableModel::Path})
+      QCOMPARE(model.index(0, c).data().toString(), dash);
+    QCOMPARE(model.index(0, RequestTableModel::Status).data().toString(), QString::fromLatin1(toString(RequestStatus::Failed)));
+    const QString tip = model.index(0, RequestTableModel::Request).data(Qt::ToolTipRole).toString();
+    QVERIFY2(tip.contains(QStringLiteral("names no request")) && tip.contains(QStringLiteral("could be dead")), qPrintable(tip));
+  }
+
   void requestTableFollowsTheRing_data() {
     QTest::addColumn<int>("batches");
     QTest::addColumn<int>("ring");

@@ -123,10 +123,7 @@ void DecisionInspectorPanel::onRequestRowChanged(const QModelIndex& current) {
     shown_ = 0;
     decision_->clear();
     explanation_->clear();
-    summary_->setText(tr("A failure on %1 read from a log line that names no request, so there is no route decision "
-                         "to show: %2")
-                          .arg(workerLabel(worker_names_, done.worker),
-                               done.error.empty() ? tr("no error text") : QString::fromStdString(done.error)));
+    summary_->setText(tr("On %1: %2").arg(workerLabel(worker_names_, done.worker), unnamedFailureText(done)));
     return;
   }
   if (request != shown_) view().selectRequest(request);  // comes back through onRequestSelected

@@ -19,6 +19,12 @@ QString workerLabel(const std::vector<QString>& names, WorkerId worker) {
   return QStringLiteral("#%1").arg(worker);
 }
 
+QString unnamedFailureText(const RequestDone& done) {
+  return RequestTableModel::tr("A failure read from a log line that names no request, so there is no route decision "
+                               "to show: %1")
+      .arg(done.error.empty() ? RequestTableModel::tr("no error text") : QString::fromStdString(done.error));
+}
+
 RequestTableModel::RequestTableModel(QObject* parent) : QAbstractTableModel(parent) {}
 
 void RequestTableModel::resetTo(const std::deque<RequestDone>& ring, const std::deque<SimTime>& times) {
@@ -146,9 +152,7 @@ QVariant RequestTableModel::data(const QModelIndex& index, int role) const {
       if (failed) return kFailedText;
       break;
     case Qt::ToolTipRole:
-      if (unnamed)
-        return tr("A failure from a log line that names no request: %1")
-            .arg(d.error.empty() ? tr("no error text") : QString::fromStdString(d.error));
+      if (unnamed) return unnamedFailureText(d);
       if (failed && !d.error.empty()) return QString::fromStdString(d.error);
       if (index.column() == Ttft && d.ttft < 0) return tr("No token was produced");
       break;

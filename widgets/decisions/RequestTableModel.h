@@ -16,6 +16,8 @@ namespace kvscope {
 
 // A worker's name as the run announced it ("D1"); "#3" for an index the run did not name.
 QString workerLabel(const std::vector<QString>& names, WorkerId worker);
+// A failure read from a log line that names no request (request id 0), said as such with its error.
+QString unnamedFailureText(const RequestDone& done);
 
 class RequestTableModel : public QAbstractTableModel {
   Q_OBJECT

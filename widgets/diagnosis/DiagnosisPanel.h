@@ -48,7 +48,6 @@ class DiagnosisPanel : public TelemetryPanel {
   // Whether the run takes knob changes: on a read-only run (a live cluster without our router, a
   // recording) the fix buttons are disabled and their tooltip says why.
   void setFixesAllowed(bool allowed, const QString& why_not);
-  bool fixesAllowed() const { return fixes_allowed_; }
 
  signals:
   void fixPreviewRequested(const std::map<std::string, double>& knobs);

@@ -93,20 +93,18 @@ void WhatIfTable::setPreview(const WhatIfResult* r, const QString& note) {
     shares.push_back({&w, w.share, with_share});
   }
   auto percent = [](double share) { return QString::number(share * 100, 'f', 1) + " %"; };
-  if (shares.size() > kMovers + 1) {  // the workers the change moves most, then the rest summed
+  // On a large cluster: the workers the change moves most, then the rest summed.
+  const bool summed = shares.size() > kMovers + 1;
+  double rest_without = 0, rest_with = 0;
+  if (summed) {
     std::stable_sort(shares.begin(), shares.end(),
                      [](const Share& x, const Share& y) { return std::abs(x.with - x.without) > std::abs(y.with - y.without); });
-    double rest_without = 0, rest_with = 0;
     for (std::size_t i = kMovers; i < shares.size(); ++i) rest_without += shares[i].without, rest_with += shares[i].with;
-    const std::size_t rest = shares.size() - kMovers;
-    shares.resize(kMovers);
-    for (const Share& s : shares)
-      lines.push_back({tr("%1 share").arg(QString::fromStdString(s.worker->id)), percent(s.without), percent(s.with)});
-    lines.push_back({tr("%1 other D, summed").arg(rest), percent(rest_without), percent(rest_with)});
-  } else {
-    for (const Share& s : shares)
-      lines.push_back({tr("%1 share").arg(QString::fromStdString(s.worker->id)), percent(s.without), percent(s.with)});
   }
+  const std::size_t listed = summed ? kMovers : shares.size();
+  for (std::size_t i = 0; i < listed; ++i)
+    lines.push_back({tr("%1 share").arg(QString::fromStdString(shares[i].worker->id)), percent(shares[i].without), percent(shares[i].with)});
+  if (summed) lines.push_back({tr("%1 other D, summed").arg(shares.size() - listed), percent(rest_without), percent(rest_with)});
   lines.push_back({tr("TTFT p90 (s)"), QString::number(a.ttft_s.p90, 'f', 2), QString::number(b.ttft_s.p90, 'f', 2)});
   lines.push_back({tr("E2E p90 (s)"), QString::number(a.e2e_s.p90, 'f', 2), QString::number(b.e2e_s.p90, 'f', 2)});
   lines.push_back({tr("evictions"), QString::number(a.eviction_count), QString::number(b.eviction_count)});
