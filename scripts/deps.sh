@@ -4,6 +4,7 @@
 set -euo pipefail
 packages=(
   cmake ninja-build ccache g++ pkg-config
+  lld  # links the executables in a fifth of GNU ld's time (CMakeLists.txt)
   qt6-base-dev qt6-charts-dev libqt6opengl6-dev libgl1-mesa-dev
   xvfb xauth imagemagick  # screenshots of the real window
   libabsl-dev nlohmann-json3-dev libcli11-dev

@@ -6,5 +6,9 @@ template <class... Ts>
 struct Overloaded : Ts... {
   using Ts::operator()...;
 };
+// Spelled out for clang < 17 (clazy and clang-tidy from Debian 12 are clang 14), which lacks
+// aggregate class template argument deduction.
+template <class... Ts>
+Overloaded(Ts...) -> Overloaded<Ts...>;
 
 }  // namespace kvscope
