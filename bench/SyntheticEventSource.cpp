@@ -58,7 +58,10 @@ class Rng {
 class SyntheticEventSource::Generator {
  public:
   Generator(double events_per_sim_second, std::uint64_t seed, int decode, int prefill)
-      : rng_(seed), decode_(decode), prefill_(prefill), workers_(static_cast<std::size_t>(decode)),
+      : rng_(seed),
+        decode_(decode),
+        prefill_(prefill),
+        workers_(static_cast<std::size_t>(decode)),
         links_(static_cast<std::size_t>(decode * prefill)) {
     // Events per request: route + admission + done (3); sessions average 7 turns, so about one in
     // seven requests is seeded (seed, transfer start and end); a few percent evict; plus one snapshot
@@ -191,8 +194,8 @@ class SyntheticEventSource::Generator {
                    dead ? static_cast<std::int32_t>(rng_.between(1, 12)) : 0};
       link(p, w).state = h.state;
       emit(out, t, std::move(h));
-      pending_.push({t + rng_.between(1'000'000, dead ? 6'000'000 : 3'000'000),
-                     LinkHealth{p, w, LinkState::Alive, "", 0}});
+      pending_.push(
+          {t + rng_.between(1'000'000, dead ? 6'000'000 : 3'000'000), LinkHealth{p, w, LinkState::Alive, "", 0}});
     }
     if (second % 90 == 45) {
       const double old_k = k_;
@@ -291,7 +294,8 @@ class SyntheticEventSource::Generator {
       ev.granularity = rng_.chance(0.8) ? EvictionGranularity::Session : EvictionGranularity::Block;
       ev.session = ev.granularity == EvictionGranularity::Session ? next_session_ - rng_.between(1, 5000) : 0;
       ev.tokens_freed = rng_.between(20'000, 120'000);
-      ev.sessions_hit = ev.granularity == EvictionGranularity::Session ? 1 : static_cast<std::int32_t>(rng_.between(2, 9));
+      ev.sessions_hit =
+          ev.granularity == EvictionGranularity::Session ? 1 : static_cast<std::int32_t>(rng_.between(2, 9));
       x.kv_used = std::max<std::int64_t>(0, x.kv_used - ev.tokens_freed);
       x.resident = std::max(0, x.resident - ev.sessions_hit);
       emit(out, t, std::move(ev));
@@ -317,8 +321,9 @@ class SyntheticEventSource::Generator {
       const SimTime wait = rng_.between(0, 20'000);
       emit(out, t, TransferStarted{request, p, w, input, bytes, wait});
       const bool ok = !rng_.chance(0.004);
-      pending_.push({t + wait + rng_.between(30'000, 400'000),
-                     TransferFinished{request, p, w, input, bytes, ok, ok ? "" : "transfer aborted: link marked dead"}});
+      pending_.push(
+          {t + wait + rng_.between(30'000, 400'000),
+           TransferFinished{request, p, w, input, bytes, ok, ok ? "" : "transfer aborted: link marked dead"}});
     }
     s.context = input + output;
 
@@ -374,8 +379,10 @@ class SyntheticEventSource::Generator {
 };
 
 SyntheticEventSource::SyntheticEventSource(Options options)
-    : options_(options), gen_(std::make_unique<Generator>(options.events_per_sim_second, options.seed, std::clamp(options.decode, 1, kMaxWorkers),
-                                      std::clamp(options.prefill, 1, kMaxPrefillWorkers))),
+    : options_(options),
+      gen_(std::make_unique<Generator>(options.events_per_sim_second, options.seed,
+                                       std::clamp(options.decode, 1, kMaxWorkers),
+                                       std::clamp(options.prefill, 1, kMaxPrefillWorkers))),
       rate_(options.rate) {}
 
 SyntheticEventSource::~SyntheticEventSource() { stop(); }
@@ -457,8 +464,8 @@ void SyntheticEventSource::run() {
       if (next_tick < now) next_tick = now;  // behind (a busy machine): catch up by the rate, not by ticks
       std::this_thread::sleep_until(next_tick);
     } else {
-      const std::uint64_t backlog =
-          produced_.load(std::memory_order_relaxed) - std::min(acked_.load(std::memory_order_relaxed), produced_.load());
+      const std::uint64_t backlog = produced_.load(std::memory_order_relaxed) -
+                                    std::min(acked_.load(std::memory_order_relaxed), produced_.load());
       if (backlog >= options_.max_backlog) {
         std::this_thread::sleep_for(std::chrono::microseconds(500));
         continue;

@@ -3,12 +3,12 @@
 // realistic events to the staging buffer at a fixed wall-clock rate, in small batches (every 2 ms by
 // default), or as fast as the consumer keeps up (rate 0, with a bounded backlog).
 //
-// The cluster: by default 1 prefill (P0) and 8 decode workers (D0..D7; Options::decode, ::prefill) under the kv-aware policy. It starts
-// with one RunStarted naming them; then per request a RouteDecision (a candidate per D with their score
-// components), an Admission and, later, a RequestDone; a quarter of the requests are seeded
-// (SeedStarted, TransferStarted, TransferFinished), some evict (Eviction); a Snapshot with every
-// worker's and link's gauges per simulated second; a link goes suspect and back now and then, and a
-// knob changes now and then. Times never go backwards and seqs run 0, 1, 2, ...
+// The cluster: by default 1 prefill (P0) and 8 decode workers (D0..D7; Options::decode, ::prefill) under the kv-aware
+// policy. It starts with one RunStarted naming them; then per request a RouteDecision (a candidate per D with their
+// score components), an Admission and, later, a RequestDone; a quarter of the requests are seeded (SeedStarted,
+// TransferStarted, TransferFinished), some evict (Eviction); a Snapshot with every worker's and link's gauges per
+// simulated second; a link goes suspect and back now and then, and a knob changes now and then. Times never go
+// backwards and seqs run 0, 1, 2, ...
 //
 // Every append is logged (wall time, last seq of the batch) so the benchmark can measure the lag
 // from an event's arrival in the staging buffer to the first frame that ingested it.
@@ -29,10 +29,10 @@ namespace kvscope::bench {
 class SyntheticEventSource : public Source {
  public:
   struct Options {
-    double rate = 50'000;                          // events per wall second; 0 = as fast as possible
+    double rate = 50'000;                            // events per wall second; 0 = as fast as possible
     std::chrono::microseconds batch_interval{2000};  // how often the producer appends when paced
-    double events_per_sim_second = 5'000;          // so 50K/s wall is 10 simulated s per wall s
-    std::size_t max_backlog = 150'000;             // unpaced: produced - acknowledged never exceeds this
+    double events_per_sim_second = 5'000;            // so 50K/s wall is 10 simulated s per wall s
+    std::size_t max_backlog = 150'000;               // unpaced: produced - acknowledged never exceeds this
     std::uint64_t seed = 42;
     int decode = 8;   // D0..D(n-1), at most kMaxWorkers
     int prefill = 1;  // P0..P(m-1); requests go to them round robin; every P -> D link is in each snapshot

@@ -16,9 +16,9 @@
 
 #include <algorithm>
 #include <chrono>
-#include <exception>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -55,9 +55,9 @@ double runOne(int decode, double duration_s, double sessions_per_64d, TwinOption
   const RunSummary summary = analysis.summary();
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const double requests = static_cast<double>(std::max<long>(1, summary.total));
-  std::printf("%5d %4d %8d %9ld %8.1f %9.2f %10.1f %12.2f %9.0f %11.1f %10.1f %11zu\n", decode, scenario.prefill_workers,
-              scenario.workload.synthetic.sessions, summary.total, summary.sim_seconds, wall, wall / requests * 1e6,
-              wall * 3600.0 / std::max(1.0, summary.sim_seconds), peakRssMiB(),
+  std::printf("%5d %4d %8d %9ld %8.1f %9.2f %10.1f %12.2f %9.0f %11.1f %10.1f %11zu\n", decode,
+              scenario.prefill_workers, scenario.workload.synthetic.sessions, summary.total, summary.sim_seconds, wall,
+              wall / requests * 1e6, wall * 3600.0 / std::max(1.0, summary.sim_seconds), peakRssMiB(),
               mem.index_blocks ? static_cast<double>(mem.index_bytes) / static_cast<double>(mem.index_blocks) : 0.0,
               mem.pool_blocks ? static_cast<double>(mem.pool_bytes) / static_cast<double>(mem.pool_blocks) : 0.0,
               mem.index_blocks);
@@ -83,10 +83,14 @@ int main(int argc, char** argv) {
       duration = std::stod(argv[++i]);
     } else if (a == "--sessions-per-64d" && has_value) {
       per64 = std::stod(argv[++i]);
-    } else if (a == "--index" && has_value && (std::string(argv[i + 1]) == "chain" || std::string(argv[i + 1]) == "per-block")) {
+    } else if (a == "--index" && has_value &&
+               (std::string(argv[i + 1]) == "chain" || std::string(argv[i + 1]) == "per-block")) {
       options.index = std::string(argv[++i]) == "chain" ? Router::IndexKind::Chain : Router::IndexKind::PerBlock;
     } else {
-      std::fprintf(stderr, "usage: %s [--decode 3,64,256,512] [--duration SIMULATED_S] [--sessions-per-64d N] [--index chain|per-block]\n", argv[0]);
+      std::fprintf(stderr,
+                   "usage: %s [--decode 3,64,256,512] [--duration SIMULATED_S] [--sessions-per-64d N] [--index "
+                   "chain|per-block]\n",
+                   argv[0]);
       return a == "--help" || a == "-h" ? 0 : 2;
     }
   }
@@ -97,9 +101,10 @@ int main(int argc, char** argv) {
     }
   const char* tunables = std::getenv("GLIBC_TUNABLES");
   const bool huge = tunables && std::string(tunables).find("glibc.malloc.hugetlb=1") != std::string::npos;
-  std::printf("many-workers workload, %.0f simulated s, %.0f sessions per 64 D, one P per 4 D, %s prefix index, heap on %s\n",
-              duration, per64, options.index == Router::IndexKind::Chain ? "per-run (chain)" : "per-block",
-              huge ? "transparent huge pages" : "4 KiB pages");
+  std::printf(
+      "many-workers workload, %.0f simulated s, %.0f sessions per 64 D, one P per 4 D, %s prefix index, heap on %s\n",
+      duration, per64, options.index == Router::IndexKind::Chain ? "per-run (chain)" : "per-block",
+      huge ? "transparent huge pages" : "4 KiB pages");
   std::printf("%5s %4s %8s %9s %8s %9s %10s %12s %9s %11s %10s %11s\n", "D", "P", "sessions", "requests", "sim_s",
               "wall_s", "us/request", "wall_s/sim_h", "rss_MiB", "index_B/blk", "pool_B/blk", "index_blks");
   std::fflush(stdout);

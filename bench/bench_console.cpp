@@ -27,14 +27,14 @@
 #include <utility>
 #include <vector>
 
-#include "app/gui/WindowSize.h"
-#include "bench/SyntheticEventSource.h"
-#include "widgets/common/TelemetryPanel.h"
 #include "app/gui/MainWindow.h"
 #include "app/gui/PanelDocks.h"
-#include "widgets/common/RunSession.h"
+#include "app/gui/WindowSize.h"
+#include "bench/SyntheticEventSource.h"
 #include "core/run/HugePageHeap.h"
 #include "core/telemetry/TelemetryStore.h"
+#include "widgets/common/RunSession.h"
+#include "widgets/common/TelemetryPanel.h"
 
 using namespace kvscope;
 using kvscope::bench::SyntheticEventSource;
@@ -68,8 +68,8 @@ struct Stats {
   double pct(double p) {
     if (v.empty()) return 0;
     std::sort(v.begin(), v.end());
-    const auto i = static_cast<std::size_t>(std::clamp(p / 100.0 * static_cast<double>(v.size()) - 1.0 + 0.999999, 0.0,
-                                                       static_cast<double>(v.size() - 1)));
+    const auto i = static_cast<std::size_t>(
+        std::clamp(p / 100.0 * static_cast<double>(v.size()) - 1.0 + 0.999999, 0.0, static_cast<double>(v.size() - 1)));
     return v[i];
   }
   double max() { return v.empty() ? 0 : *std::max_element(v.begin(), v.end()); }
@@ -133,11 +133,14 @@ int main(int argc, char** argv) {
       {"decode", "Decode workers D0..D(N-1) (default 8, at most 512).", "N", "8"},
       {"prefill", "Prefill workers P0..P(M-1) (default 1, at most 64).", "M", "1"},
       {"memory-timeout", "Give up the memory phase after this many wall seconds (default 900).", "S", "900"},
-      {"size", "Window size (default 1600x1000). The default layout tabs the side columns when a long worker "
-               "strip leaves them too little height (64 D below ~1100 px): then the latency panel is hidden "
-               "and not refreshed; 1600x1300 shows every panel.", "WxH", "1600x1000"},
-      {"panel-times", "Diagnosis: after each live frame, refresh every visible panel once more, timing each "
-                      "(adds work; the frame numbers then include it)."},
+      {"size",
+       "Window size (default 1600x1000). The default layout tabs the side columns when a long worker "
+       "strip leaves them too little height (64 D below ~1100 px): then the latency panel is hidden "
+       "and not refreshed; 1600x1300 shows every panel.",
+       "WxH", "1600x1000"},
+      {"panel-times",
+       "Diagnosis: after each live frame, refresh every visible panel once more, timing each "
+       "(adds work; the frame numbers then include it)."},
   });
   args.process(app);
   auto number = [&](const char* name, double min) {
@@ -161,7 +164,8 @@ int main(int argc, char** argv) {
 
   const std::optional<QSize> size = parseWindowSize(args.value("size"));
   if (!size) {
-    std::fprintf(stderr, "bench_console: --size: expected WIDTHxHEIGHT, at least 640x400, got '%s'\n", qPrintable(args.value("size")));
+    std::fprintf(stderr, "bench_console: --size: expected WIDTHxHEIGHT, at least 640x400, got '%s'\n",
+                 qPrintable(args.value("size")));
     return 2;
   }
   MainWindow window;
@@ -186,8 +190,9 @@ int main(int argc, char** argv) {
 
   std::printf("bench_console: synthetic source (%d P + %d D, kv-aware), MainWindow %dx%d on the '%s' platform\n",
               prefill, decode, window.width(), window.height(), qPrintable(QGuiApplication::platformName()));
-  std::printf("live: %.0f events/s for %.0f s in 2 ms batches, %.0f events per simulated s (%.1f simulated s per wall s)\n",
-              rate, seconds, opts.events_per_sim_second, sim_speed);
+  std::printf(
+      "live: %.0f events/s for %.0f s in 2 ms batches, %.0f events per simulated s (%.1f simulated s per wall s)\n",
+      rate, seconds, opts.events_per_sim_second, sim_speed);
   std::printf("rss idle (window shown, no source): %.1f MB\n", rss_idle);
   std::fflush(stdout);
 
@@ -379,11 +384,12 @@ int main(int argc, char** argv) {
       std::printf("memory at %llu events: not reached\n", static_cast<unsigned long long>(m.events));
       continue;
     }
-    std::printf("memory at %llu events: RSS %.1f MB (peak %.1f MB), store approx %.1f MB; at %.1f s wall (%s), "
-                "%.0f simulated s; staged-not-ingested %llu; discrete held %llu, dropped %llu\n",
-                static_cast<unsigned long long>(m.events), m.rss, m.hwm, m.approx, m.at_s, m.phase, m.sim_s,
-                static_cast<unsigned long long>(m.staged), static_cast<unsigned long long>(m.discrete),
-                static_cast<unsigned long long>(m.dropped));
+    std::printf(
+        "memory at %llu events: RSS %.1f MB (peak %.1f MB), store approx %.1f MB; at %.1f s wall (%s), "
+        "%.0f simulated s; staged-not-ingested %llu; discrete held %llu, dropped %llu\n",
+        static_cast<unsigned long long>(m.events), m.rss, m.hwm, m.approx, m.at_s, m.phase, m.sim_s,
+        static_cast<unsigned long long>(m.staged), static_cast<unsigned long long>(m.discrete),
+        static_cast<unsigned long long>(m.dropped));
   }
   std::printf("memory at the end (%llu events): RSS %.1f MB, peak %.1f MB\n",
               static_cast<unsigned long long>(final_events), rss_end, hwm_end);

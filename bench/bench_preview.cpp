@@ -26,7 +26,8 @@ int main(int, char** argv) {
       wall.push_back(last.wall_ms);
     }
     std::sort(wall.begin(), wall.end());
-    std::printf("fork at %5.0f s: wall median %7.1f ms (min %.1f, max %.1f)", now_s, wall[2], wall.front(), wall.back());
+    std::printf("fork at %5.0f s: wall median %7.1f ms (min %.1f, max %.1f)", now_s, wall[2], wall.front(),
+                wall.back());
     std::printf("  | requests %ld vs %ld, TTFT p90 %.2f vs %.2f s, evictions %ld vs %ld\n", last.without.horizon.total,
                 last.with.horizon.total, last.without.horizon.ttft_s.p90, last.with.horizon.ttft_s.p90,
                 last.without.horizon.eviction_count, last.with.horizon.eviction_count);

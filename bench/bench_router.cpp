@@ -51,8 +51,11 @@ const Prompts& e3Prompts() {
       for (std::size_t k = 0; k < session.turns.size(); ++k) {
         expandBlockHashes(session.turns[k].prompt, s.block_size, h);
         out.hashes.push_back(h);
-        out.requests.push_back(RouteRequest{out.requests.size() + 1, session.id, static_cast<std::int32_t>(k + 1),
-                                            session.turns[k].prompt.input_tokens, {}});
+        out.requests.push_back(RouteRequest{out.requests.size() + 1,
+                                            session.id,
+                                            static_cast<std::int32_t>(k + 1),
+                                            session.turns[k].prompt.input_tokens,
+                                            {}});
         out.home.push_back(static_cast<WorkerId>(session.id % kWorkers));
         out.total_hashes += h.size();
       }
@@ -90,9 +93,9 @@ Prompts multiTurnPrompts(int sessions, int workers, std::uint64_t seed) {
       if (round >= t.size()) continue;
       any = true;
       const auto& chain = out.hashes[static_cast<std::size_t>(s)];
-      out.requests.push_back(RouteRequest{out.requests.size() + 1, static_cast<SessionId>(s + 1),
-                                          static_cast<std::int32_t>(round + 1), static_cast<std::int32_t>(t[round] * 24),
-                                          std::span<const BlockHash>(chain).first(t[round])});
+      out.requests.push_back(
+          RouteRequest{out.requests.size() + 1, static_cast<SessionId>(s + 1), static_cast<std::int32_t>(round + 1),
+                       static_cast<std::int32_t>(t[round] * 24), std::span<const BlockHash>(chain).first(t[round])});
       out.home.push_back(static_cast<WorkerId>(s % workers));
       out.total_hashes += t[round];
     }
@@ -109,7 +112,8 @@ void populate(Router& router, const Prompts& p) {
 }
 
 std::vector<WorkerLoad> busyLoads(int workers) {
-  return std::vector<WorkerLoad>(static_cast<std::size_t>(workers), WorkerLoad{true, 8, 2, 4000, 400000, 600000, 850000, 6, 0});
+  return std::vector<WorkerLoad>(static_cast<std::size_t>(workers),
+                                 WorkerLoad{true, 8, 2, 4000, 400000, 600000, 850000, 6, 0});
 }
 
 // Whole passes over the requests (so every mode sees the same mix of turns) for at least
@@ -315,12 +319,13 @@ void largeIndex(std::size_t blocks, int workers, double seconds) {
     const double build_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const long rss2 = rssKiB();
     const std::size_t resident = r->indexBlocks();
-    std::printf("\nlarge index (%s): %zu resident blocks over %d workers, %d sessions; built in %.2f s (%.2f M blocks/s); "
-                "index RSS %.0f MiB = %.1f bytes/block, by its own count %.1f bytes/block (prompts themselves %.0f MiB)\n",
-                r == &chain ? "per run" : "per block", resident, workers, sessions, build_s,
-                static_cast<double>(resident) / build_s / 1e6, static_cast<double>(rss2 - rss1) / 1024.0,
-                static_cast<double>(rss2 - rss1) * 1024.0 / static_cast<double>(resident),
-                static_cast<double>(r->indexBytes()) / static_cast<double>(resident), prompts_mib);
+    std::printf(
+        "\nlarge index (%s): %zu resident blocks over %d workers, %d sessions; built in %.2f s (%.2f M blocks/s); "
+        "index RSS %.0f MiB = %.1f bytes/block, by its own count %.1f bytes/block (prompts themselves %.0f MiB)\n",
+        r == &chain ? "per run" : "per block", resident, workers, sessions, build_s,
+        static_cast<double>(resident) / build_s / 1e6, static_cast<double>(rss2 - rss1) / 1024.0,
+        static_cast<double>(rss2 - rss1) * 1024.0 / static_cast<double>(resident),
+        static_cast<double>(r->indexBytes()) / static_cast<double>(resident), prompts_mib);
   }
   // Decisions: the multi-turn requests of the first 256 sessions, against the whole index.
   Prompts sample;
@@ -331,7 +336,8 @@ void largeIndex(std::size_t blocks, int workers, double seconds) {
       sample.total_hashes += all.requests[i].hashes.size();
     }
   for (std::size_t i = 0; i < all.hashes.size() && i < 256; ++i)
-    for (Router* r : {&router, &chain}) r->bind(static_cast<SessionId>(i + 1), static_cast<WorkerId>(i % static_cast<std::size_t>(workers)));
+    for (Router* r : {&router, &chain})
+      r->bind(static_cast<SessionId>(i + 1), static_cast<WorkerId>(i % static_cast<std::size_t>(workers)));
   printTable("large index, multi-turn sessions", sample, workers, seconds, SharedRouters{&router, &chain});
 }
 
@@ -356,7 +362,8 @@ static void BM_RouteDecision(benchmark::State& state, const char* policy, bool s
     hashes += r.hashes.size();
     if (++i == p.requests.size()) i = 0;
   }
-  state.counters["decisions/s"] = benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+  state.counters["decisions/s"] =
+      benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
   state.counters["hashes/s"] = benchmark::Counter(static_cast<double>(hashes), benchmark::Counter::kIsRate);
 }
 BENCHMARK_CAPTURE(BM_RouteDecision, kv_aware_full, "kv-aware", false);
@@ -372,18 +379,24 @@ int main(int argc, char** argv) {
   std::vector<char*> rest{argv[0]};
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--large") large = true;
-    else if (a == "--gbench") gbench = true;
-    else if (a.rfind("--large-blocks=", 0) == 0) large = true, large_blocks = std::stoull(a.substr(15));
-    else if (a.rfind("--large-workers=", 0) == 0) large = true, large_workers = std::stoi(a.substr(16));
-    else if (a.rfind("--seconds=", 0) == 0) seconds = std::stod(a.substr(10));
-    else rest.push_back(argv[i]);
+    if (a == "--large")
+      large = true;
+    else if (a == "--gbench")
+      gbench = true;
+    else if (a.rfind("--large-blocks=", 0) == 0)
+      large = true, large_blocks = std::stoull(a.substr(15));
+    else if (a.rfind("--large-workers=", 0) == 0)
+      large = true, large_workers = std::stoi(a.substr(16));
+    else if (a.rfind("--seconds=", 0) == 0)
+      seconds = std::stod(a.substr(10));
+    else
+      rest.push_back(argv[i]);
   }
   printTable("e3 prompts (each session's turns in a row)", e3Prompts(), kWorkers, seconds);
   const Prompts multi = multiTurnPrompts(64, kWorkers, 7);
   printTable("multi-turn sessions (turns interleaved, +200-400 blocks a turn)", multi, kWorkers, seconds);
-  printTable("the same with an eviction before every decision (a cold block, on a random worker)", multi,
-             kWorkers, seconds, {}, /*churn=*/true);
+  printTable("the same with an eviction before every decision (a cold block, on a random worker)", multi, kWorkers,
+             seconds, {}, /*churn=*/true);
   if (large) largeIndex(large_blocks, large_workers, seconds);
   if (gbench) {
     int n = static_cast<int>(rest.size());

@@ -32,10 +32,10 @@
 #include <utility>
 #include <vector>
 
-#include "kvscope/v1/router.grpc.pb.h"
-#include "core/run/LiveRouter.h"
 #include "backend/service/KvscopeServer.h"
 #include "backend/service/TelemetryHub.h"
+#include "core/run/LiveRouter.h"
+#include "kvscope/v1/router.grpc.pb.h"
 
 using namespace kvscope;
 using Clock = std::chrono::steady_clock;
@@ -85,7 +85,8 @@ Prompt promptFor(std::uint64_t i, const Options& o) {
 class ClusterReports {
  public:
   ClusterReports(int sessions, int in_flight)
-      : where_(static_cast<std::size_t>(sessions) + 1, {kNoWorker, 0}), in_flight_(static_cast<std::size_t>(in_flight)) {}
+      : where_(static_cast<std::size_t>(sessions) + 1, {kNoWorker, 0}),
+        in_flight_(static_cast<std::size_t>(in_flight)) {}
   void report(LiveRouter& router, RequestId request, WorkerId worker, const Prompt& p) {
     if (worker == kNoWorker) return;
     std::lock_guard lock(mutex_);
@@ -126,24 +127,36 @@ int main(int argc, char** argv) {
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
     const double v = std::atof(argv[i + 1]);
-    if (flag == "--rate") o.rate = v;
-    else if (flag == "--seconds") o.seconds = v;
-    else if (flag == "--blocks") o.blocks = static_cast<int>(v);
-    else if (flag == "--clients") o.clients = std::max(1, static_cast<int>(v));
-    else if (flag == "--workers") o.workers = static_cast<int>(v);
-    else if (flag == "--floor") o.floor = v != 0;
-    else if (flag == "--unix") o.unix_socket = v != 0;
-    else if (flag == "--in-flight") o.in_flight = std::max(0, static_cast<int>(v));
+    if (flag == "--rate")
+      o.rate = v;
+    else if (flag == "--seconds")
+      o.seconds = v;
+    else if (flag == "--blocks")
+      o.blocks = static_cast<int>(v);
+    else if (flag == "--clients")
+      o.clients = std::max(1, static_cast<int>(v));
+    else if (flag == "--workers")
+      o.workers = static_cast<int>(v);
+    else if (flag == "--floor")
+      o.floor = v != 0;
+    else if (flag == "--unix")
+      o.unix_socket = v != 0;
+    else if (flag == "--in-flight")
+      o.in_flight = std::max(0, static_cast<int>(v));
     else {
-      std::fprintf(stderr, "usage: %s [--rate N] [--seconds S] [--blocks N] [--clients N] [--workers N] [--in-flight N] [--floor 1] [--unix 1]\n",
+      std::fprintf(stderr,
+                   "usage: %s [--rate N] [--seconds S] [--blocks N] [--clients N] [--workers N] [--in-flight N] "
+                   "[--floor 1] [--unix 1]\n",
                    argv[0]);
       return 2;
     }
   }
   const auto requests = static_cast<std::uint64_t>(o.rate * o.seconds);
-  std::printf("bench_router_rpc: %d decode workers, kv-aware K=200, prompts of ~%d blocks, %llu requests at %.0f/s from %d client threads, "
-              "each finishing %d requests later\n",
-              o.workers, o.blocks, static_cast<unsigned long long>(requests), o.rate, o.clients, o.in_flight);
+  std::printf(
+      "bench_router_rpc: %d decode workers, kv-aware K=200, prompts of ~%d blocks, %llu requests at %.0f/s from %d "
+      "client threads, "
+      "each finishing %d requests later\n",
+      o.workers, o.blocks, static_cast<unsigned long long>(requests), o.rate, o.clients, o.in_flight);
 
   // In process: the decision alone (LiveRouter::route, which includes publishing the route event).
   {
@@ -154,7 +167,8 @@ int main(int argc, char** argv) {
     const std::uint64_t n = std::min<std::uint64_t>(requests, 20000);
     for (std::uint64_t i = 0; i < n; ++i) {
       const Prompt p = promptFor(i, o);
-      LiveRouter::RouteInput in{i + 1, p.session, p.turn, static_cast<std::int64_t>(p.hashes.size()) * 24, p.hashes, {}};
+      LiveRouter::RouteInput in{i + 1,    p.session, p.turn, static_cast<std::int64_t>(p.hashes.size()) * 24,
+                                p.hashes, {}};
       const auto t0 = Clock::now();
       const auto out = router.route(in);
       us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
@@ -207,7 +221,8 @@ int main(int argc, char** argv) {
         request.set_input_tokens(static_cast<std::int64_t>(p.hashes.size()) * 24);
         *request.mutable_block_hashes() = {p.hashes.begin(), p.hashes.end()};
         // Open loop: each request has its slot; a late one is sent at once and counted.
-        const auto due = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(static_cast<double>(k) * interval_s));
+        const auto due = start + std::chrono::duration_cast<Clock::duration>(
+                                     std::chrono::duration<double>(static_cast<double>(k) * interval_s));
         if (Clock::now() > due + std::chrono::milliseconds(1)) ++late;
         std::this_thread::sleep_until(due);
         grpc::ClientContext ctx;
@@ -222,8 +237,10 @@ int main(int argc, char** argv) {
         const auto t0 = Clock::now();
         const grpc::Status status = stub->Route(&ctx, request, &reply);
         mine.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
-        if (!status.ok()) ++failed;
-        else reports.report(router, i + 1, reply.worker(), p);
+        if (!status.ok())
+          ++failed;
+        else
+          reports.report(router, i + 1, reply.worker(), p);
       }
     });
   }
@@ -231,7 +248,9 @@ int main(int argc, char** argv) {
   const double wall = std::chrono::duration<double>(Clock::now() - start).count();
   std::vector<double> all;
   for (const auto& l : latencies) all.insert(all.end(), l.begin(), l.end());
-  print((std::string(o.floor ? "GetCluster round trip (gRPC's floor)" : "Route round trip") + " on " + transport).c_str(), all);
+  print(
+      (std::string(o.floor ? "GetCluster round trip (gRPC's floor)" : "Route round trip") + " on " + transport).c_str(),
+      all);
   std::printf("achieved %.0f requests/s over %.1f s; %ld sent late (> 1 ms behind schedule), %ld failed\n",
               static_cast<double>(all.size()) / wall, wall, late.load(), failed.load());
   server->shutdown();

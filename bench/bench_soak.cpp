@@ -38,12 +38,12 @@
 #include <thread>
 #include <vector>
 
-#include "kvscope/v1/telemetry.grpc.pb.h"
 #include "bench/soak/MetricsProbe.h"
 #include "bench/soak/ReportFeeder.h"
 #include "bench/soak/RouteFlood.h"
 #include "bench/soak/ServeProcess.h"
 #include "bench/soak/SubscriberPool.h"
+#include "kvscope/v1/telemetry.grpc.pb.h"
 
 using namespace kvscope;
 using namespace kvscope::soak;
@@ -60,12 +60,13 @@ struct Options {
 };
 
 [[noreturn]] void usage(const char* why) {
-  std::fprintf(stderr,
-               "bench_soak: %s\nusage: bench_soak [--seconds S] [--subscribers N] [--silent N] [--churn N/s] [--speed X]\n"
-               "  [--scenario NAME] [--idle N] [--trickle N] [--scrape-ms MS] [--report-rate N/s] [--invalid-every N]\n"
-               "  [--interval S] [--connections N] [--cli PATH] [--unreported-rate N/s] [--flood-hashes N]\n"
-               "  [--unreported-expiry S] [--hoard N] [--stalled-subscriber S]\n",
-               why);
+  std::fprintf(
+      stderr,
+      "bench_soak: %s\nusage: bench_soak [--seconds S] [--subscribers N] [--silent N] [--churn N/s] [--speed X]\n"
+      "  [--scenario NAME] [--idle N] [--trickle N] [--scrape-ms MS] [--report-rate N/s] [--invalid-every N]\n"
+      "  [--interval S] [--connections N] [--cli PATH] [--unreported-rate N/s] [--flood-hashes N]\n"
+      "  [--unreported-expiry S] [--hoard N] [--stalled-subscriber S]\n",
+      why);
   std::exit(2);
 }
 
@@ -81,26 +82,46 @@ Options parse(int argc, char** argv) {
       if (end == v.c_str() || *end || d < 0) usage((flag + ": expected a number >= 0, got '" + v + "'").c_str());
       return d;
     };
-    if (flag == "--seconds") o.seconds = number();
-    else if (flag == "--subscribers") o.subscribers = static_cast<int>(number());
-    else if (flag == "--silent") o.silent = static_cast<int>(number());
-    else if (flag == "--churn") o.churn = static_cast<int>(number());
-    else if (flag == "--speed") o.speed = number();
-    else if (flag == "--scenario") o.scenario = v;
-    else if (flag == "--idle") o.idle = static_cast<int>(number());
-    else if (flag == "--trickle") o.trickle = static_cast<int>(number());
-    else if (flag == "--scrape-ms") o.scrape_ms = std::max(10, static_cast<int>(number()));
-    else if (flag == "--report-rate") o.report_rate = std::max(1.0, number());
-    else if (flag == "--invalid-every") o.invalid_every = std::max(2, static_cast<int>(number()));
-    else if (flag == "--interval") o.interval = number();
-    else if (flag == "--connections") o.connections = std::max(1, static_cast<int>(number()));
-    else if (flag == "--cli") o.cli = v;
-    else if (flag == "--unreported-rate") o.unreported_rate = std::max(1.0, number());
-    else if (flag == "--flood-hashes") o.flood_hashes = std::clamp(static_cast<int>(number()), 1, 65536);
-    else if (flag == "--unreported-expiry") o.unreported_expiry = std::max(1.0, number());
-    else if (flag == "--hoard") o.hoard = static_cast<int>(number());
-    else if (flag == "--stalled-subscriber") o.stalled_subscriber = std::max(1.0, number());
-    else usage(("unknown option " + flag).c_str());
+    if (flag == "--seconds")
+      o.seconds = number();
+    else if (flag == "--subscribers")
+      o.subscribers = static_cast<int>(number());
+    else if (flag == "--silent")
+      o.silent = static_cast<int>(number());
+    else if (flag == "--churn")
+      o.churn = static_cast<int>(number());
+    else if (flag == "--speed")
+      o.speed = number();
+    else if (flag == "--scenario")
+      o.scenario = v;
+    else if (flag == "--idle")
+      o.idle = static_cast<int>(number());
+    else if (flag == "--trickle")
+      o.trickle = static_cast<int>(number());
+    else if (flag == "--scrape-ms")
+      o.scrape_ms = std::max(10, static_cast<int>(number()));
+    else if (flag == "--report-rate")
+      o.report_rate = std::max(1.0, number());
+    else if (flag == "--invalid-every")
+      o.invalid_every = std::max(2, static_cast<int>(number()));
+    else if (flag == "--interval")
+      o.interval = number();
+    else if (flag == "--connections")
+      o.connections = std::max(1, static_cast<int>(number()));
+    else if (flag == "--cli")
+      o.cli = v;
+    else if (flag == "--unreported-rate")
+      o.unreported_rate = std::max(1.0, number());
+    else if (flag == "--flood-hashes")
+      o.flood_hashes = std::clamp(static_cast<int>(number()), 1, 65536);
+    else if (flag == "--unreported-expiry")
+      o.unreported_expiry = std::max(1.0, number());
+    else if (flag == "--hoard")
+      o.hoard = static_cast<int>(number());
+    else if (flag == "--stalled-subscriber")
+      o.stalled_subscriber = std::max(1.0, number());
+    else
+      usage(("unknown option " + flag).c_str());
   }
   if (o.seconds <= 0) usage("--seconds must be > 0");
   if (o.silent > o.subscribers) usage("--silent cannot exceed --subscribers");
@@ -166,13 +187,14 @@ int main(int argc, char** argv) {
   const Options o = parse(argc, argv);
   // The simulation must outlast the soak at this speed (30 days at most, the CLI's bound).
   const double duration = std::min(2.6e6, std::max(3600.0, o.speed * o.seconds * 1.5 + 3600));
-  std::printf("bench_soak: %.0f s; serve --scenario %s --speed %g --duration %.0f; %d subscribers (%d never read, "
-              "ended after %.0f s stalled; %d/s churn) over %d+ connections; /metrics every %d ms with %d idle and %d "
-              "trickling sockets; serve --router: Report at %.0f/s, 1 in %d invalid; %.0f unreported Routes/s of %d "
-              "hashes (expiry %.0f s); %d never-read WatchKnobs; SetKnobs every second\n",
-              o.seconds, o.scenario.c_str(), o.speed, duration, o.subscribers, o.silent, o.stalled_subscriber, o.churn,
-              o.connections, o.scrape_ms, o.idle, o.trickle, o.report_rate, o.invalid_every, o.unreported_rate,
-              o.flood_hashes, o.unreported_expiry, o.hoard);
+  std::printf(
+      "bench_soak: %.0f s; serve --scenario %s --speed %g --duration %.0f; %d subscribers (%d never read, "
+      "ended after %.0f s stalled; %d/s churn) over %d+ connections; /metrics every %d ms with %d idle and %d "
+      "trickling sockets; serve --router: Report at %.0f/s, 1 in %d invalid; %.0f unreported Routes/s of %d "
+      "hashes (expiry %.0f s); %d never-read WatchKnobs; SetKnobs every second\n",
+      o.seconds, o.scenario.c_str(), o.speed, duration, o.subscribers, o.silent, o.stalled_subscriber, o.churn,
+      o.connections, o.scrape_ms, o.idle, o.trickle, o.report_rate, o.invalid_every, o.unreported_rate, o.flood_hashes,
+      o.unreported_expiry, o.hoard);
   std::fflush(stdout);
 
   std::unique_ptr<ServeProcess> sim, router;
@@ -192,8 +214,8 @@ int main(int argc, char** argv) {
     return 1;
   }
   std::printf("simulation on %s (metrics %s, pid %d); router on %s (metrics %s, pid %d)\n", sim->grpcAddress().c_str(),
-              sim->metricsAddress().c_str(), sim->pid(), router->grpcAddress().c_str(), router->metricsAddress().c_str(),
-              router->pid());
+              sim->metricsAddress().c_str(), sim->pid(), router->grpcAddress().c_str(),
+              router->metricsAddress().c_str(), router->pid());
 
   auto telemetry = v1::Telemetry::NewStub(grpc::CreateChannel(sim->grpcAddress(), grpc::InsecureChannelCredentials()));
   const long rss_start_sim = sim->rssKiB(), rss_start_router = router->rssKiB();
@@ -208,8 +230,9 @@ int main(int argc, char** argv) {
     std::size_t last_routes = 0, last_set_knobs = 0;
 
     std::printf("\n%7s %9s %10s %11s %9s %8s %9s %9s %9s %9s %8s %8s %9s %7s %7s %8s %8s %9s %9s %8s %7s %8s\n", "t(s)",
-                "pace(x)", "sim(s)", "subs conn", "silent", "msgs/s", "gaps", "rss sim", "rss rtr", "cpu sim", "scr p50",
-                "scr p99", "report ok", "rej", "hostile", "routes/s", "rt p99", "setk p99", "expired", "watch", "console", "stalled");
+                "pace(x)", "sim(s)", "subs conn", "silent", "msgs/s", "gaps", "rss sim", "rss rtr", "cpu sim",
+                "scr p50", "scr p99", "report ok", "rej", "hostile", "routes/s", "rt p99", "setk p99", "expired",
+                "watch", "console", "stalled");
     std::printf("%7s %9s %10s %11s %9s %8s %9s %9s %9s %9s %8s %8s %9s %7s %7s %8s %8s %9s %9s %8s %7s %8s\n", "", "",
                 "", "/target", "conn", "", "", "MiB", "MiB", "%", "ms", "ms", "", "", "closed", "unrep", "ms", "ms",
                 "unrep", "hoarded", "in", "ended");
@@ -246,26 +269,28 @@ int main(int argc, char** argv) {
       const auto subs = subscribers.counts();
       min_connected = min_connected < 0 ? subs.connected : std::min(min_connected, subs.connected);
       const auto scrapes = sim_metrics.counts();
-      const std::vector<double> recent(scrapes.scrape_ms.begin() + static_cast<long>(last_scrapes), scrapes.scrape_ms.end());
+      const std::vector<double> recent(scrapes.scrape_ms.begin() + static_cast<long>(last_scrapes),
+                                       scrapes.scrape_ms.end());
       const double cpu = sim->cpuSeconds();
       const auto rep = reports.counts();
       const auto fl = flood.counts();
       const std::vector<double> recent_routes(fl.route_ms.begin() + static_cast<long>(last_routes), fl.route_ms.end());
-      const std::vector<double> recent_knobs(fl.set_knobs_ms.begin() + static_cast<long>(last_set_knobs), fl.set_knobs_ms.end());
+      const std::vector<double> recent_knobs(fl.set_knobs_ms.begin() + static_cast<long>(last_set_knobs),
+                                             fl.set_knobs_ms.end());
       const bool in = consoleGetsIn(*telemetry);
       (in ? console_in : console_refused) += 1;
       const double expired = MetricsProbe::sumOf(router_metrics.counts().last_body, "kvscope_expired_unreported_total");
-      std::printf("%7.0f %9.0f %10.0f %5ld/%-5d %9ld %8.0f %9llu %9.1f %9.1f %9.0f %8.1f %8.1f %9llu %7llu %7ld %8.0f %8.1f "
-                  "%9.1f %9.0f %8ld %7s %8llu\n",
-                  std::chrono::duration<double>(now - start).count(), pace, static_cast<double>(sim_now) / 1e6,
-                  subs.connected, o.subscribers, subs.connected_silent,
-                  static_cast<double>(subs.messages - last_messages) / wall, static_cast<unsigned long long>(subs.gaps),
-                  static_cast<double>(sim->rssKiB()) / 1024, static_cast<double>(router->rssKiB()) / 1024,
-                  (cpu - last_cpu) / wall * 100, pct(recent, 50), pct(recent, 99),
-                  static_cast<unsigned long long>(rep.applied), static_cast<unsigned long long>(rep.rejected),
-                  scrapes.hostile_closed, static_cast<double>(recent_routes.size()) / wall, pct(recent_routes, 99),
-                  pct(recent_knobs, 99), expired, hoard.counts().connected, in ? "yes" : "NO",
-                  static_cast<unsigned long long>(state.stalled_streams_ended()));
+      std::printf(
+          "%7.0f %9.0f %10.0f %5ld/%-5d %9ld %8.0f %9llu %9.1f %9.1f %9.0f %8.1f %8.1f %9llu %7llu %7ld %8.0f %8.1f "
+          "%9.1f %9.0f %8ld %7s %8llu\n",
+          std::chrono::duration<double>(now - start).count(), pace, static_cast<double>(sim_now) / 1e6, subs.connected,
+          o.subscribers, subs.connected_silent, static_cast<double>(subs.messages - last_messages) / wall,
+          static_cast<unsigned long long>(subs.gaps), static_cast<double>(sim->rssKiB()) / 1024,
+          static_cast<double>(router->rssKiB()) / 1024, (cpu - last_cpu) / wall * 100, pct(recent, 50), pct(recent, 99),
+          static_cast<unsigned long long>(rep.applied), static_cast<unsigned long long>(rep.rejected),
+          scrapes.hostile_closed, static_cast<double>(recent_routes.size()) / wall, pct(recent_routes, 99),
+          pct(recent_knobs, 99), expired, hoard.counts().connected, in ? "yes" : "NO",
+          static_cast<unsigned long long>(state.stalled_streams_ended()));
       last_routes = fl.route_ms.size();
       last_set_knobs = fl.set_knobs_ms.size();
       std::fflush(stdout);
@@ -287,53 +312,63 @@ int main(int argc, char** argv) {
     std::printf("pace: %.0fx overall (asked %gx); per interval min %.0fx, median %.0fx\n",
                 static_cast<double>(sim_end - first_sim) / 1e6 / wall, o.speed,
                 paces.empty() ? 0 : *std::min_element(paces.begin(), paces.end()), pct(paces, 50));
-    std::printf("subscribers: %ld of %d connected at the end (%ld of them silent), fewest at a report %ld; %ld pending; "
-                "%ld streams opened, %ld churned; %llu messages (%.1f MiB), %llu gaps\n",
-                subs.connected, o.subscribers, subs.connected_silent, min_connected, subs.pending, subs.opened,
-                subs.churned, static_cast<unsigned long long>(subs.messages), static_cast<double>(subs.bytes) / 1048576,
-                static_cast<unsigned long long>(subs.gaps));
-    std::printf("  ended by the server, as the clients saw it:%s; the server's count: %u streams open, %llu ended for "
-                "not reading (--stalled-subscriber %.0f s; a client that never reads never hears of it)\n",
-                endedText(subs.ended).c_str(), end_state.subscribers(),
-                static_cast<unsigned long long>(end_state.stalled_streams_ended()), o.stalled_subscriber);
-    std::printf("RSS simulation serve: start %.1f MiB, peak %.1f MiB, end %.1f MiB; router serve: start %.1f, peak %.1f, end %.1f MiB\n",
-                static_cast<double>(rss_start_sim) / 1024, static_cast<double>(rss_peak_sim) / 1024,
-                static_cast<double>(sim->rssKiB()) / 1024, static_cast<double>(rss_start_router) / 1024,
-                static_cast<double>(rss_peak_router) / 1024, static_cast<double>(router->rssKiB()) / 1024);
+    std::printf(
+        "subscribers: %ld of %d connected at the end (%ld of them silent), fewest at a report %ld; %ld pending; "
+        "%ld streams opened, %ld churned; %llu messages (%.1f MiB), %llu gaps\n",
+        subs.connected, o.subscribers, subs.connected_silent, min_connected, subs.pending, subs.opened, subs.churned,
+        static_cast<unsigned long long>(subs.messages), static_cast<double>(subs.bytes) / 1048576,
+        static_cast<unsigned long long>(subs.gaps));
+    std::printf(
+        "  ended by the server, as the clients saw it:%s; the server's count: %u streams open, %llu ended for "
+        "not reading (--stalled-subscriber %.0f s; a client that never reads never hears of it)\n",
+        endedText(subs.ended).c_str(), end_state.subscribers(),
+        static_cast<unsigned long long>(end_state.stalled_streams_ended()), o.stalled_subscriber);
+    std::printf(
+        "RSS simulation serve: start %.1f MiB, peak %.1f MiB, end %.1f MiB; router serve: start %.1f, peak %.1f, end "
+        "%.1f MiB\n",
+        static_cast<double>(rss_start_sim) / 1024, static_cast<double>(rss_peak_sim) / 1024,
+        static_cast<double>(sim->rssKiB()) / 1024, static_cast<double>(rss_start_router) / 1024,
+        static_cast<double>(rss_peak_router) / 1024, static_cast<double>(router->rssKiB()) / 1024);
     std::printf("CPU: simulation serve %.0f s, router serve %.0f s, this client %.0f s (of %.0f s wall)\n",
                 sim->cpuSeconds(), router->cpuSeconds(), ownCpuSeconds(), wall);
-    std::printf("/metrics (simulation): %zu scrapes, p50 %.1f ms, p99 %.1f ms, max %.1f ms, %ld failed; "
-                "%ld idle and %ld trickling sockets open at the end, %ld closed by the server\n",
-                scrapes.scrape_ms.size(), pct(scrapes.scrape_ms, 50), pct(scrapes.scrape_ms, 99),
-                scrapes.scrape_ms.empty() ? 0 : *std::max_element(scrapes.scrape_ms.begin(), scrapes.scrape_ms.end()),
-                scrapes.scrape_failures, scrapes.idle_open, scrapes.trickle_open, scrapes.hostile_closed);
-    std::printf("/metrics (router): %zu scrapes, p50 %.1f ms, p99 %.1f ms, %ld failed\n", router_scrapes.scrape_ms.size(),
-                pct(router_scrapes.scrape_ms, 50), pct(router_scrapes.scrape_ms, 99), router_scrapes.scrape_failures);
+    std::printf(
+        "/metrics (simulation): %zu scrapes, p50 %.1f ms, p99 %.1f ms, max %.1f ms, %ld failed; "
+        "%ld idle and %ld trickling sockets open at the end, %ld closed by the server\n",
+        scrapes.scrape_ms.size(), pct(scrapes.scrape_ms, 50), pct(scrapes.scrape_ms, 99),
+        scrapes.scrape_ms.empty() ? 0 : *std::max_element(scrapes.scrape_ms.begin(), scrapes.scrape_ms.end()),
+        scrapes.scrape_failures, scrapes.idle_open, scrapes.trickle_open, scrapes.hostile_closed);
+    std::printf("/metrics (router): %zu scrapes, p50 %.1f ms, p99 %.1f ms, %ld failed\n",
+                router_scrapes.scrape_ms.size(), pct(router_scrapes.scrape_ms, 50), pct(router_scrapes.scrape_ms, 99),
+                router_scrapes.scrape_failures);
     std::printf("Report: %llu streams, %llu observations applied, %llu rejected with INVALID_ARGUMENT",
                 static_cast<unsigned long long>(rep.streams), static_cast<unsigned long long>(rep.applied),
                 static_cast<unsigned long long>(rep.rejected));
     std::uint64_t unexpected = 0;
     for (const auto& [what, n] : rep.unexpected) unexpected += n;
     std::printf(", %llu other outcomes\n", static_cast<unsigned long long>(unexpected));
-    for (const auto& [what, n] : rep.unexpected) std::printf("  %llu x %s\n", static_cast<unsigned long long>(n), what.c_str());
+    for (const auto& [what, n] : rep.unexpected)
+      std::printf("  %llu x %s\n", static_cast<unsigned long long>(n), what.c_str());
     const auto fl = flood.counts();
     const auto hoarded = hoard.counts();
-    std::printf("unreported routes: %llu routed (%.0f/s of %.0f/s asked), latency p50 %.2f ms, p99 %.2f ms, max %.1f ms; "
-                "%.0f expired by the router; router RSS above\n",
-                static_cast<unsigned long long>(fl.routed), static_cast<double>(fl.routed) / wall, o.unreported_rate,
-                pct(fl.route_ms, 50), pct(fl.route_ms, 99),
-                fl.route_ms.empty() ? 0 : *std::max_element(fl.route_ms.begin(), fl.route_ms.end()),
-                MetricsProbe::sumOf(router_metrics.counts().last_body, "kvscope_expired_unreported_total"));
+    std::printf(
+        "unreported routes: %llu routed (%.0f/s of %.0f/s asked), latency p50 %.2f ms, p99 %.2f ms, max %.1f ms; "
+        "%.0f expired by the router; router RSS above\n",
+        static_cast<unsigned long long>(fl.routed), static_cast<double>(fl.routed) / wall, o.unreported_rate,
+        pct(fl.route_ms, 50), pct(fl.route_ms, 99),
+        fl.route_ms.empty() ? 0 : *std::max_element(fl.route_ms.begin(), fl.route_ms.end()),
+        MetricsProbe::sumOf(router_metrics.counts().last_body, "kvscope_expired_unreported_total"));
     std::printf("SetKnobs under %d hoarded WatchKnobs: %llu applied, p50 %.2f ms, p99 %.2f ms, max %.1f ms\n", o.hoard,
                 static_cast<unsigned long long>(fl.knob_changes), pct(fl.set_knobs_ms, 50), pct(fl.set_knobs_ms, 99),
                 fl.set_knobs_ms.empty() ? 0 : *std::max_element(fl.set_knobs_ms.begin(), fl.set_knobs_ms.end()));
-    for (const auto& [what, n] : fl.failed) std::printf("  %llu x %s\n", static_cast<unsigned long long>(n), what.c_str());
+    for (const auto& [what, n] : fl.failed)
+      std::printf("  %llu x %s\n", static_cast<unsigned long long>(n), what.c_str());
     std::printf("hoarded WatchKnobs: %ld of %d held at the end, %ld opened in all; ended by the router:%s\n",
                 hoarded.connected, o.hoard, hoarded.opened, endedText(hoarded.ended).c_str());
     std::printf("console probes (a fresh Subscribe each interval): %ld got in, %ld refused or silent\n", console_in,
                 console_refused);
     std::printf("server log: simulation %ld warnings, %ld errors; router %ld warnings, %ld errors\n",
-                sim->logLines("warning"), sim->logLines("error"), router->logLines("warning"), router->logLines("error"));
+                sim->logLines("warning"), sim->logLines("error"), router->logLines("warning"),
+                router->logLines("error"));
     if (died)
       for (const auto* p : {sim.get(), router.get()})
         for (const auto& line : p->lastLines()) std::printf("  | %s\n", line.c_str());

@@ -17,9 +17,9 @@
 #include <thread>
 
 #include "backend/convert/EventConvert.h"
-#include "kvscope/v1/telemetry.grpc.pb.h"
-#include "core/run/SimulationRun.h"
 #include "backend/service/TelemetryService.h"
+#include "core/run/SimulationRun.h"
+#include "kvscope/v1/telemetry.grpc.pb.h"
 
 using namespace kvscope;
 using Clock = std::chrono::steady_clock;
@@ -86,8 +86,10 @@ Read readAll(v1::Telemetry::Stub& stub) {
   Read r;
   v1::TelemetryMessage m;
   while (reader->Read(&m)) {
-    if (m.has_gap()) ++r.gaps;
-    else ++r.events;
+    if (m.has_gap())
+      ++r.gaps;
+    else
+      ++r.events;
     r.bytes += m.ByteSizeLong();
   }
   r.ok = reader->Finish().ok();
@@ -171,8 +173,8 @@ static void BM_MessageFromBytesFramed(benchmark::State& state) {
     const std::string& b = bytes[i++ & 4095];
     std::uint8_t header[6];
     header[0] = 0x0A;
-    const std::uint8_t* end = google::protobuf::io::CodedOutputStream::WriteVarint32ToArray(
-        static_cast<std::uint32_t>(b.size()), header + 1);
+    const std::uint8_t* end =
+        google::protobuf::io::CodedOutputStream::WriteVarint32ToArray(static_cast<std::uint32_t>(b.size()), header + 1);
     scratch.assign(reinterpret_cast<const char*>(header), static_cast<std::size_t>(end - header));
     scratch.append(b);
     grpc::Slice slice(scratch.data(), scratch.size());

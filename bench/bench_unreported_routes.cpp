@@ -32,9 +32,12 @@ int main(int argc, char** argv) {
   long routes = 1'000'000, hashes = 2500;
   std::string policy = "kv-aware";
   for (int i = 1; i + 1 < argc; i += 2) {
-    if (!std::strcmp(argv[i], "--routes")) routes = std::atol(argv[i + 1]);
-    else if (!std::strcmp(argv[i], "--hashes")) hashes = std::atol(argv[i + 1]);
-    else if (!std::strcmp(argv[i], "--policy")) policy = argv[i + 1];
+    if (!std::strcmp(argv[i], "--routes"))
+      routes = std::atol(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--hashes"))
+      hashes = std::atol(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--policy"))
+      policy = argv[i + 1];
     else {
       std::fprintf(stderr, "usage: bench_unreported_routes [--routes N] [--hashes N] [--policy NAME]\n");
       return 2;
@@ -44,9 +47,10 @@ int main(int argc, char** argv) {
   for (const char* n : {"D0", "D1", "D2"}) spec.workers.push_back({n, WorkerRole::Decode, 10'000'000});
   spec.policy = policy;
   LiveRouter router(spec, std::vector<EventSink*>{});
-  std::printf("policy %s, %ld hashes per prompt, default caps (max_tracked_requests 65536, per worker 16384, "
-              "block hashes 4M); RSS before: %.1f MiB\n",
-              policy.c_str(), hashes, rssMiB());
+  std::printf(
+      "policy %s, %ld hashes per prompt, default caps (max_tracked_requests 65536, per worker 16384, "
+      "block hashes 4M); RSS before: %.1f MiB\n",
+      policy.c_str(), hashes, rssMiB());
   LiveRouter::RouteInput in;
   in.hashes.resize(static_cast<std::size_t>(hashes));
   in.input_tokens = hashes * 24;
@@ -60,7 +64,8 @@ int main(int argc, char** argv) {
     for (; done < next; ++done) {
       in.request = static_cast<RequestId>(done + 1);
       in.session = static_cast<SessionId>(done + 1);  // every route a new session: no reuse to help
-      for (long h = 0; h < hashes; ++h) in.hashes[static_cast<std::size_t>(h)] = (static_cast<BlockHash>(done) << 16) + static_cast<BlockHash>(h);
+      for (long h = 0; h < hashes; ++h)
+        in.hashes[static_cast<std::size_t>(h)] = (static_cast<BlockHash>(done) << 16) + static_cast<BlockHash>(h);
       router.route(in);
     }
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

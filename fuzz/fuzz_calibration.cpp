@@ -56,7 +56,8 @@ void fitProfile(std::string_view log, std::string_view scrape) {
   // What `calibrate profile -o` writes must load as a profile (a fit reaches this rarely: a file is cheap).
   static const fuzz::TempDir dir("calibration");
   const std::string path = dir.file("profile.json");
-  fuzz::TempDir::write(path, ProfileCalibration::toJson(r, inputs).dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
+  fuzz::TempDir::write(
+      path, ProfileCalibration::toJson(r, inputs).dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
   try {
     (void)HardwareProfile::load(path);
   } catch (const InputError& e) {

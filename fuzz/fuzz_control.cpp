@@ -25,14 +25,14 @@
 #include <mutex>
 #include <string>
 
+#include "backend/service/ControlService.h"
+#include "backend/service/TelemetryHub.h"
 #include "core/events/EventLimits.h"
-#include "kvscope/v1/control.grpc.pb.h"
 #include "core/router/PolicyRegistry.h"
 #include "core/router/RoutingPolicy.h"
 #include "core/run/LiveRunControl.h"
-#include "backend/service/ControlService.h"
-#include "backend/service/TelemetryHub.h"
 #include "fuzz/FuzzSupport.h"
+#include "kvscope/v1/control.grpc.pb.h"
 
 namespace {
 
@@ -99,7 +99,8 @@ class EveryRun final : public LiveRunControl {
     checkLabel(mark.name, "a run name");
     checkLabel(mark.who, "a marker's label");
     if (mark.parameters.size() > kMaxRunParameters) finding("too many run parameters");
-    for (const auto& [name, value] : mark.parameters) checkLabel(name, "a parameter name"), checkLabel(value, "a parameter value");
+    for (const auto& [name, value] : mark.parameters)
+      checkLabel(name, "a parameter name"), checkLabel(value, "a parameter value");
   }
 
  private:
@@ -184,18 +185,20 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (code == StatusCode::DEADLINE_EXCEEDED) finding(std::string("no answer within 20 s from ") + method.name);
   if (!parses) {
     if (code == StatusCode::OK) finding(std::string("unparsable bytes accepted by ") + method.name);
-  } else if (code != StatusCode::OK && code != StatusCode::INVALID_ARGUMENT && code != StatusCode::FAILED_PRECONDITION &&
-             code != StatusCode::OUT_OF_RANGE) {
+  } else if (code != StatusCode::OK && code != StatusCode::INVALID_ARGUMENT &&
+             code != StatusCode::FAILED_PRECONDITION && code != StatusCode::OUT_OF_RANGE) {
     finding(std::string(method.name) + " answered " + std::to_string(code) + ": " + status.error_message());
   }
   if (status.error_message().size() > 4096)
-    finding(std::string(method.name) + " answered with a " + std::to_string(status.error_message().size()) + "-byte message");
+    finding(std::string(method.name) + " answered with a " + std::to_string(status.error_message().size()) +
+            "-byte message");
   const KnobRegistry after = fixture->run.knobs();
   checkKnobs(after);
   if (code != StatusCode::OK)
     for (const auto& spec : KnobRegistry::specs()) {
       const auto id = *KnobRegistry::find(spec.name);
-      if (before.get(id) != after.get(id)) finding(std::string("a refused ") + method.name + " changed knob " + std::string(spec.name));
+      if (before.get(id) != after.get(id))
+        finding(std::string("a refused ") + method.name + " changed knob " + std::string(spec.name));
     }
   return 0;
 }

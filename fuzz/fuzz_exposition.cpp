@@ -29,8 +29,8 @@ using fuzz::finding;
 bool validName(std::string_view s, bool colon) {
   if (s.empty() || (s[0] >= '0' && s[0] <= '9')) return false;
   for (char c : s) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
-                    (colon && c == ':');
+    const bool ok =
+        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || (colon && c == ':');
     if (!ok) return false;
   }
   return true;

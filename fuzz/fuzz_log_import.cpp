@@ -33,7 +33,8 @@ struct Checker : EventSink {
   bool finished = false;
   void onEvent(const Event& e) override {
     if (e.seq != ++n) finding("a sequence number out of order");
-    if (n == 1 && !std::holds_alternative<RunStarted>(e.payload)) finding("a stream that does not start with RunStarted");
+    if (n == 1 && !std::holds_alternative<RunStarted>(e.payload))
+      finding("a stream that does not start with RunStarted");
     if (finished) finding("an event after RunFinished");
     if (e.time < last) finding("time went back");
     last = e.time;
@@ -79,7 +80,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (r.files.size() != 2) finding("a log file missing from the result");
     if (r.last_us < r.first_us) finding("a window that ends before it starts");
     if (checker.last > r.last_us - r.first_us) finding("an event after the last record's time");
-  } catch (const InputError&) {
-  }
+  } catch (const InputError&) {}
   return 0;
 }

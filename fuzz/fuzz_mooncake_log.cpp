@@ -28,7 +28,8 @@ void check(const MooncakeLogRecord& r) {
   if (glog != (r.severity == 'I' || r.severity == 'W' || r.severity == 'E' || r.severity == 'F'))
     finding("a severity on the wrong kind");
   if (glog && r.file.empty()) finding("a glog record without its file");
-  if (!r.peer_nic.empty() && r.peer != MooncakeLogParser::serverOf(r.peer_nic)) finding("a peer that is not its NIC's server");
+  if (!r.peer_nic.empty() && r.peer != MooncakeLogParser::serverOf(r.peer_nic))
+    finding("a peer that is not its NIC's server");
 }
 
 void checkEvents(const LogMapping& m) {

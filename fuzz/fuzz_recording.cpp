@@ -34,13 +34,13 @@
 #include <vector>
 
 #include "backend/convert/EventConvert.h"
-#include "core/events/Event.h"
-#include "kvscope/v1/events.pb.h"
-#include "core/model/Error.h"
 #include "backend/recording/KvrecFormat.h"
 #include "backend/recording/KvrecReader.h"
 #include "backend/recording/RecordingPlayer.h"
+#include "core/events/Event.h"
+#include "core/model/Error.h"
 #include "fuzz/FuzzSupport.h"
+#include "kvscope/v1/events.pb.h"
 
 namespace {
 
@@ -53,8 +53,7 @@ std::string repairChecksums(const std::uint8_t* data, std::size_t size) {
   std::string s(reinterpret_cast<const char*>(data), size);
   auto* p = reinterpret_cast<unsigned char*>(s.data());
   const std::size_t fixed = kKvrecHeaderFixedSize;
-  if (size < fixed + kKvrecHeaderChecksumSize || std::memcmp(p, kKvrecMagic.data(), kKvrecMagic.size()) != 0)
-    return s;
+  if (size < fixed + kKvrecHeaderChecksumSize || std::memcmp(p, kKvrecMagic.data(), kKvrecMagic.size()) != 0) return s;
   const std::uint32_t meta_len = kvrec::getU32(p + 12);
   if (meta_len > size - fixed - kKvrecHeaderChecksumSize) return s;
   kvrec::putU32(p + fixed + meta_len, kvrec::headerChecksum(p + 8, meta_len));
@@ -153,8 +152,8 @@ void exerciseReader(const std::string& path, std::size_t size) {
   constexpr auto kMax = std::numeric_limits<std::int64_t>::max();
   const std::int64_t lo = r->firstTime();
   const std::int64_t hi = r->lastTime();
-  std::vector<std::int64_t> times = {kMin, kMax, lo, hi, lo == kMin ? lo : lo - 1, hi == kMax ? hi : hi + 1,
-                                     std::midpoint(lo, hi)};
+  std::vector<std::int64_t> times = {
+      kMin, kMax, lo, hi, lo == kMin ? lo : lo - 1, hi == kMax ? hi : hi + 1, std::midpoint(lo, hi)};
   const auto& keys = r->keyframes();
   for (std::size_t i = 0; i < keys.size() && i < 4; ++i) times.push_back(keys[i].time_us);
   if (!keys.empty()) times.push_back(keys.back().time_us);
@@ -242,7 +241,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
   runOne(raw, data, size);
   const std::string repaired = repairChecksums(data, size);
-  if (size > 0 && std::memcmp(repaired.data(), data, size) != 0)
-    runOne(fixed, repaired.data(), repaired.size());
+  if (size > 0 && std::memcmp(repaired.data(), data, size) != 0) runOne(fixed, repaired.data(), repaired.size());
   return 0;
 }

@@ -24,13 +24,13 @@
 #include <string>
 
 #include "backend/convert/EventConvert.h"
-#include "core/events/EventLimits.h"
-#include "kvscope/v1/router.pb.h"
 #include "backend/metrics/RunMetrics.h"
+#include "backend/service/RouterService.h"
+#include "core/events/EventLimits.h"
 #include "core/metrics/SummaryCollector.h"
 #include "core/run/LiveRouter.h"
-#include "backend/service/RouterService.h"
 #include "fuzz/FuzzSupport.h"
+#include "kvscope/v1/router.pb.h"
 
 namespace {
 
@@ -45,7 +45,8 @@ class CheckingSink : public EventSink {
     if (exceedsTextLimits(e.payload)) finding(std::string("a text over its limit in a ") + eventKindName(e.payload));
     v1::Event wire;
     toProto(e, &wire);
-    if (wire.ByteSizeLong() > kMaxEventBytes) finding(std::string("an event over kMaxEventBytes: ") + eventKindName(e.payload));
+    if (wire.ByteSizeLong() > kMaxEventBytes)
+      finding(std::string("an event over kMaxEventBytes: ") + eventKindName(e.payload));
     if (const auto* s = std::get_if<Snapshot>(&e.payload))
       for (const auto& g : s->workers)
         if (g.kv_used < 0 || g.kv_used > g.kv_capacity || g.kv_peak < g.kv_used || g.running < 0 || g.queued < 0 ||

@@ -85,8 +85,7 @@ void loadBothWays(const std::string& path) {
     strict_sessions = w.sessions.size();
     if (w.skipped_records != 0) finding("strict mode skipped records", path);
     checkWorkload(w, strict, path);
-  } catch (const InputError&) {
-  }
+  } catch (const InputError&) {}
 
   try {
     const Workload w = loadTrace(path, lenient);

@@ -4,9 +4,9 @@
 #include <cstdio>
 #include <memory>
 
-#include "core/calibration/CalibrationCheck.h"
 #include "app/cli/CalibrateCommands.h"
 #include "app/cli/ProgressLoop.h"
+#include "core/calibration/CalibrationCheck.h"
 #include "core/model/Error.h"
 #include "core/run/SimulationRun.h"
 #include "core/sweep/SweepSpec.h"
@@ -27,7 +27,8 @@ struct CheckArgs {
 
 Command addCalibrateCheck(CLI::App& calibrate) {
   auto a = std::make_shared<CheckArgs>();
-  auto* sub = calibrate.add_subcommand("check", "Predict measured metrics with a (calibrated) scenario and print predicted vs measured");
+  auto* sub = calibrate.add_subcommand(
+      "check", "Predict measured metrics with a (calibrated) scenario and print predicted vs measured");
   sub->footer(
       "Runs the target's policies (with their knobs) on the scenario, typically one `calibrate fit` wrote, over n\n"
       "seeds, and prints per metric the prediction (mean over the seeds, 95% CI on the log scale) against the\n"
@@ -38,8 +39,9 @@ Command addCalibrateCheck(CLI::App& calibrate) {
   sub->add_option("--target", a->targets,
                   "Measured metrics, as `calibrate fit --target` reads them (repeatable: the rows of every file)")
       ->required();
-  sub->add_option("--pair", a->pairs, "A:B, two row labels of the targets: compare the predicted A vs B difference "
-                                      "with the measured one (repeatable; default: the two rows when there are two)");
+  sub->add_option("--pair", a->pairs,
+                  "A:B, two row labels of the targets: compare the predicted A vs B difference "
+                  "with the measured one (repeatable; default: the two rows when there are two)");
   sub->add_option("--seeds", a->seeds, "N (seeds 1..N) or a list 3,7,11 (default 5)");
   sub->add_option("--duration", a->duration, "Simulated seconds of every run (default: the scenario's)")
       ->check(CLI::Range(1.0, 2.6e6).description("in [1, 30 days]"));

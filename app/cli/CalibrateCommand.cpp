@@ -9,17 +9,18 @@
 #include <utility>
 #include <vector>
 
-#include "core/calibration/ProfileCalibration.h"
 #include "app/cli/CalibrateCommands.h"
 #include "app/cli/SubcommandList.h"
+#include "core/calibration/ProfileCalibration.h"
 #include "core/model/Error.h"
 #include "core/sweep/AtomicFile.h"
 
 namespace kvscope::cli {
 
 Command addCalibrate(CLI::App& app) {
-  auto* group = app.add_subcommand(
-      "calibrate", "Fit the simulated cluster to a real one (profile: from its logs; fit: to measured results) and check its predictions");
+  auto* group = app.add_subcommand("calibrate",
+                                   "Fit the simulated cluster to a real one (profile: from its logs; fit: to measured "
+                                   "results) and check its predictions");
   group->require_subcommand(1);
   auto commands = std::make_shared<SubcommandList>(*group);
   commands->add(addCalibrateProfile);
@@ -44,14 +45,16 @@ struct ProfileArgs {
 std::pair<std::string, std::string> workerAndPath(const std::string& spec) {
   const auto eq = spec.find('=');
   if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size())
-    throw UsageError("--metrics '" + spec + "': expected WORKER=SCRAPES (e.g. P0=p0.prom, a file of saved /metrics answers)");
+    throw UsageError("--metrics '" + spec +
+                     "': expected WORKER=SCRAPES (e.g. P0=p0.prom, a file of saved /metrics answers)");
   return {spec.substr(0, eq), spec.substr(eq + 1)};
 }
 
 }  // namespace
 
 Command addCalibrateProfile(CLI::App& calibrate) {
-  auto* sub = calibrate.add_subcommand("profile", "Fit a hardware profile's constants from SGLang scheduler logs (and saved /metrics scrapes)");
+  auto* sub = calibrate.add_subcommand(
+      "profile", "Fit a hardware profile's constants from SGLang scheduler logs (and saved /metrics scrapes)");
   sub->footer(
       "Decode iteration time (base, per running request, per context token) is fitted by least squares to\n"
       "#running-req / gen throughput of `Decode batch` lines; prefill throughput and per-batch overhead to the\n"
@@ -61,9 +64,11 @@ Command addCalibrateProfile(CLI::App& calibrate) {
       "  kvscope-cli calibrate profile d0.log d1.log p0.log --metrics P0=p0.prom --base h200 -o lab.json");
   auto a = std::make_shared<ProfileArgs>();
   sub->add_option("logs", a->logs, "SGLang scheduler logs (decode and prefill workers)")->required();
-  sub->add_option("--metrics", a->metrics,
-                  "A worker's saved /metrics scrapes, WORKER=SCRAPES: each answer after a line with its time; repeatable");
-  sub->add_option("--base", a->base, "The profile whose constants are kept where the logs say nothing (a bundled name or a .json file)")
+  sub->add_option(
+      "--metrics", a->metrics,
+      "A worker's saved /metrics scrapes, WORKER=SCRAPES: each answer after a line with its time; repeatable");
+  sub->add_option("--base", a->base,
+                  "The profile whose constants are kept where the logs say nothing (a bundled name or a .json file)")
       ->capture_default_str();
   sub->add_option("--name", a->name, "The written profile's name (default: the output file's name)");
   sub->add_option("-o,--output", a->out, "The profile to write (.json; written whole or not at all)")->required();
@@ -77,7 +82,8 @@ Command addCalibrateProfile(CLI::App& calibrate) {
     if (!AtomicFile::target(a->out, &error)) throw InputError(error);
     for (const auto& log : in.logs)
       if (!std::filesystem::is_regular_file(log))
-        throw InputError(formatInputError(log, 0, "", std::filesystem::exists(log) ? "not a regular file" : "no such log file"));
+        throw InputError(
+            formatInputError(log, 0, "", std::filesystem::exists(log) ? "not a regular file" : "no such log file"));
     for (const auto& [worker, path] : in.metrics)
       if (!std::filesystem::is_regular_file(path))
         throw InputError(formatInputError(path, 0, "", "no such scrape file (--metrics " + worker + "=" + path + ")"));
@@ -85,11 +91,12 @@ Command addCalibrateProfile(CLI::App& calibrate) {
     const std::string text = ProfileCalibration::toJson(r, in).dump(2) + "\n";
     if (!AtomicFile::write(a->out, text, &error)) throw InputError(error);
     std::printf("%s", ProfileCalibration::table(r).c_str());
-    std::printf("\n%ld log lines: %ld Decode batch (%ld used, %ld outliers, %ld with 0 running, %ld with 0 throughput, "
-                "%ld speculative), %ld Prefill batch (%ld gaps, %ld saturated, method %s)\n",
-                r.log_lines, r.decode.lines, r.decode.used - r.decode_outliers, r.decode_outliers, r.decode.no_running,
-                r.decode.no_throughput, r.decode.speculative, r.prefill.lines, r.prefill.pairs, r.prefill.saturated_pairs,
-                toString(r.prefill_method));
+    std::printf(
+        "\n%ld log lines: %ld Decode batch (%ld used, %ld outliers, %ld with 0 running, %ld with 0 throughput, "
+        "%ld speculative), %ld Prefill batch (%ld gaps, %ld saturated, method %s)\n",
+        r.log_lines, r.decode.lines, r.decode.used - r.decode_outliers, r.decode_outliers, r.decode.no_running,
+        r.decode.no_throughput, r.decode.speculative, r.prefill.lines, r.prefill.pairs, r.prefill.saturated_pairs,
+        toString(r.prefill_method));
     std::printf("wrote %s (base: %s)\n", a->out.c_str(), in.base.c_str());
     return 0;
   };

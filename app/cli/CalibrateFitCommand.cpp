@@ -6,15 +6,15 @@
 #include <filesystem>
 #include <memory>
 
-#include "core/calibration/CalibrationTarget.h"
-#include "core/calibration/ScenarioFitter.h"
 #include "app/cli/CalibrateCommands.h"
 #include "app/cli/ProgressLoop.h"
 #include "app/cli/RunOptions.h"
+#include "core/calibration/CalibrationTarget.h"
+#include "core/calibration/ScenarioFitter.h"
 #include "core/model/Error.h"
+#include "core/model/NumberText.h"
 #include "core/sweep/AtomicFile.h"
 #include "core/sweep/SweepSpec.h"
-#include "core/model/NumberText.h"
 
 namespace kvscope::cli {
 
@@ -61,27 +61,32 @@ void printResult(const ScenarioFitter& fitter, const FitResult& r) {
   for (std::size_t i = 0; i < o.params.size(); ++i)
     std::printf("  %-20s = %-10.4g (range [%g, %g], start %g)\n", o.params[i].name.c_str(), r.values[i], o.params[i].lo,
                 o.params[i].hi, r.start[i]);
-  std::printf("\ntarget vs fitted (fitted = mean over %zu seeds; error = fitted / target - 1; shares in %%, their errors in "
-              "percentage points):\n",
-              o.seeds.size());
+  std::printf(
+      "\ntarget vs fitted (fitted = mean over %zu seeds; error = fitted / target - 1; shares in %%, their errors in "
+      "percentage points):\n",
+      o.seeds.size());
   std::printf("%-12s %-18s %12s %12s %12s\n", "row", "metric", "target", "fitted", "error");
   for (const auto& e : r.errors) {
     const char* f = e.share ? "%.1f%%" : "%.3f";  // shares in %, their errors in percentage points
     const double k = e.share ? 100 : 1;
-    std::printf("%-12s %-18s %12s %12s %12s\n", e.row.c_str(), e.metric.c_str(), formatNumber(f, k * e.measured).c_str(),
+    std::printf("%-12s %-18s %12s %12s %12s\n", e.row.c_str(), e.metric.c_str(),
+                formatNumber(f, k * e.measured).c_str(),
                 std::isfinite(e.predicted) ? formatNumber(f, k * e.predicted).c_str() : "n/a", errorText(e).c_str());
   }
-  std::printf("\nobjective (sum of squared log ratios and share differences): %.5g after %d evaluations (%d simulated); %s\n",
-              r.objective, r.evaluations, r.simulated, r.stop_reason.c_str());
+  std::printf(
+      "\nobjective (sum of squared log ratios and share differences): %.5g after %d evaluations (%d simulated); %s\n",
+      r.objective, r.evaluations, r.simulated, r.stop_reason.c_str());
   if (!r.sensitivity.empty()) {
     std::printf("\nsensitivity (each parameter stepped from the fit, the others kept; change of each metric):\n");
     for (const auto& s : r.sensitivity) {
-      const std::string step = s.from != 0 ? formatNumber("%+.0f%%", 100 * (s.to / s.from - 1)) : "a tenth of the range from 0";
+      const std::string step =
+          s.from != 0 ? formatNumber("%+.0f%%", 100 * (s.to / s.from - 1)) : "a tenth of the range from 0";
       std::printf("  %s %g -> %g (%s):", s.param.c_str(), s.from, s.to, step.c_str());
       for (const auto& c : s.changes) {
         const bool share = c.metric.rfind("decode_share", 0) == 0;
         std::printf(" %s.%s %s", c.row.c_str(), c.metric.c_str(),
-                    share ? formatNumber("%+.1f pts", 100 * c.change).c_str() : formatNumber("%+.1f%%", 100 * c.change).c_str());
+                    share ? formatNumber("%+.1f pts", 100 * c.change).c_str()
+                          : formatNumber("%+.1f%%", 100 * c.change).c_str());
       }
       std::printf("\n");
     }
@@ -92,7 +97,8 @@ void printResult(const ScenarioFitter& fitter, const FitResult& r) {
 
 Command addCalibrateFit(CLI::App& calibrate) {
   auto a = std::make_shared<FitArgs>();
-  auto* sub = calibrate.add_subcommand("fit", "Find the scenario parameters that reproduce measured metrics (NLopt, paired seeds)");
+  auto* sub = calibrate.add_subcommand(
+      "fit", "Find the scenario parameters that reproduce measured metrics (NLopt, paired seeds)");
   sub->footer(
       "Every candidate runs each policy of the target on the same seeds (paired, so the search is deterministic);\n"
       "the objective is the sum of squared log ratios predicted/measured (differences for decode shares), searched\n"
@@ -109,8 +115,10 @@ Command addCalibrateFit(CLI::App& calibrate) {
                       "`kvscope-cli report --format json`")
       ->required();
   sub->add_option("--fit", a->fits, "NAME=LO:HI, repeatable. NAME: " + FitParameter::describeAll())->required();
-  sub->add_option("--seeds", a->seeds, "N (seeds 1..N) or a list 3,7,11: every candidate runs every policy on these (default 3)");
-  sub->add_option("--duration", a->duration, "Simulated seconds of every run (default: the scenario's); written into the result")
+  sub->add_option("--seeds", a->seeds,
+                  "N (seeds 1..N) or a list 3,7,11: every candidate runs every policy on these (default 3)");
+  sub->add_option("--duration", a->duration,
+                  "Simulated seconds of every run (default: the scenario's); written into the result")
       ->check(CLI::Range(1.0, 2.6e6).description("in [1, 30 days]"));
   sub->add_option("--jobs,-j", a->jobs, "Runs at once (default: the number of cores)")
       ->check(CLI::Range(1u, 1024u).description("in [1, 1024]"));
@@ -143,11 +151,13 @@ Command addCalibrateFit(CLI::App& calibrate) {
       name = std::filesystem::path(a->out).filename().string();
       if (name.size() > 5 && name.ends_with(".json")) name.resize(name.size() - 5);
     }
-    std::printf("calibrate fit: scenario %s against %s%s: %zu rows x %zu seeds per evaluation, duration %s, %s, "
-                "budget %d evaluations\n",
-                fitter.scenarioFile().c_str(), target.file.c_str(), target.source.empty() ? "" : (" (" + target.source + ")").c_str(),
-                target.rows.size(), o.seeds.size(), a->duration ? formatNumber("%g s", *a->duration).c_str() : "the scenario's",
-                o.algorithm.c_str(), o.max_evaluations);
+    std::printf(
+        "calibrate fit: scenario %s against %s%s: %zu rows x %zu seeds per evaluation, duration %s, %s, "
+        "budget %d evaluations\n",
+        fitter.scenarioFile().c_str(), target.file.c_str(),
+        target.source.empty() ? "" : (" (" + target.source + ")").c_str(), target.rows.size(), o.seeds.size(),
+        a->duration ? formatNumber("%g s", *a->duration).c_str() : "the scenario's", o.algorithm.c_str(),
+        o.max_evaluations);
     std::fflush(stdout);
 
     FitResult result;
@@ -158,7 +168,8 @@ Command addCalibrateFit(CLI::App& calibrate) {
       result = fitter.run(cancel, [&](const FitProgress& p) { loop.post(progressLine(p)); });
     });
     if (result.errors.empty()) {
-      std::fprintf(stderr, "kvscope-cli: calibrate fit interrupted before the first evaluation finished; wrote nothing\n");
+      std::fprintf(stderr,
+                   "kvscope-cli: calibrate fit interrupted before the first evaluation finished; wrote nothing\n");
       return 130;
     }
     if (result.stopped_early)
@@ -175,11 +186,12 @@ Command addCalibrateFit(CLI::App& calibrate) {
     std::string source = target.source;  // on one comment line
     std::replace(source.begin(), source.end(), '\n', ' ');
     const json scenario = fitter.calibratedScenario(result, name);
-    const std::string text = "// Calibrated by `kvscope-cli calibrate fit` from " +
-                             scenario["calibration"]["base_scenario"].get<std::string>() +
-                             (source.empty() ? std::string() : " to: " + source) +
-                             ".\n// The \"calibration\" object holds the target, the fitted parameters, the errors and the seeds.\n" +
-                             scenario.dump(2) + "\n";
+    const std::string text =
+        "// Calibrated by `kvscope-cli calibrate fit` from " +
+        scenario["calibration"]["base_scenario"].get<std::string>() +
+        (source.empty() ? std::string() : " to: " + source) +
+        ".\n// The \"calibration\" object holds the target, the fitted parameters, the errors and the seeds.\n" +
+        scenario.dump(2) + "\n";
     std::string error;
     if (!AtomicFile::write(a->out, text, &error)) throw InputError(error);
     std::printf("\nwrote %s (scenario \"%s\")\n", a->out.c_str(), name.c_str());

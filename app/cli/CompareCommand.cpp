@@ -7,9 +7,9 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/CliCommands.h"
+#include "backend/recording/RecordingPlayer.h"
 #include "core/metrics/RunAnalysis.h"
 #include "core/model/Error.h"
-#include "backend/recording/RecordingPlayer.h"
 #include "core/sweep/RecordedRunSet.h"
 #include "core/sweep/SweepAnalysis.h"
 #include "core/sweep/SweepReport.h"
@@ -61,9 +61,12 @@ Command addCompare(CLI::App& app) {
       std::string error;
       if (!report.writeAll(a->out, &error)) throw InputError(error);
     }
-    if (a->format == "json") std::printf("%s\n", report.json().dump(2).c_str());
-    else if (a->format == "csv") std::fputs(report.csv().c_str(), stdout);
-    else std::fputs(report.markdown().c_str(), stdout);
+    if (a->format == "json")
+      std::printf("%s\n", report.json().dump(2).c_str());
+    else if (a->format == "csv")
+      std::fputs(report.csv().c_str(), stdout);
+    else
+      std::fputs(report.markdown().c_str(), stdout);
     return 0;
   };
 }

@@ -13,14 +13,14 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/CliCommands.h"
-#include "core/model/InputFile.h"
+#include "backend/live/LogImporter.h"
+#include "backend/recording/EventRecorder.h"
 #include "core/events/EventJson.h"
 #include "core/live/ClusterConfigLoader.h"
 #include "core/live/LiveClusterLayout.h"
-#include "backend/live/LogImporter.h"
 #include "core/live/SavedScrapeReader.h"
 #include "core/model/Error.h"
-#include "backend/recording/EventRecorder.h"
+#include "core/model/InputFile.h"
 #include "core/sweep/AtomicFile.h"
 #include "core/sweep/TemporaryFiles.h"
 
@@ -75,7 +75,8 @@ void addNamedFiles(ClusterConfig& config, const std::vector<std::string>& specs,
 
 void describeRecord(const LogRecord& r, nlohmann::json& j) {
   j["kind"] = toString(r.kind);
-  if (r.kind == LogLineKind::Unknown || r.kind == LogLineKind::Continuation) j["shape"] = LineShapeCounter::shapeOf(r.message);
+  if (r.kind == LogLineKind::Unknown || r.kind == LogLineKind::Continuation)
+    j["shape"] = LineShapeCounter::shapeOf(r.message);
   if (r.kind == LogLineKind::Malformed) j["problem"] = r.problem;
   if (!r.exception.empty()) j["exception"] = r.exception;
   if (!r.rid.empty()) j["rid"] = r.rid;
@@ -98,8 +99,12 @@ void describeRecord(const MooncakeLogRecord& r, nlohmann::json& j) {
 // The fields a batch line carried (upstream's names, without the '#').
 nlohmann::json batchGaugesJson(const BatchGauges& b) {
   nlohmann::json j = nlohmann::json::object();
-  const auto count = [&](const char* name, std::int64_t v) { if (v >= 0) j[name] = v; };
-  const auto ratio = [&](const char* name, double v) { if (v >= 0) j[name] = v; };
+  const auto count = [&](const char* name, std::int64_t v) {
+    if (v >= 0) j[name] = v;
+  };
+  const auto ratio = [&](const char* name, double v) {
+    if (v >= 0) j[name] = v;
+  };
   count("running-req", b.running_req);
   count("queue-req", b.queue_req);
   count("token", b.tokens);
@@ -140,21 +145,26 @@ struct FileArgs {
 
 void addFileOptions(CLI::App* sub, FileArgs& a) {
   sub->add_option("--cluster", a.cluster, "Cluster file (YAML): its workers, addresses and log files");
-  sub->add_option("--log", a.logs, "A worker's SGLang scheduler log, WORKER=PATH (P... prefill, D... decode); repeatable");
-  sub->add_option("--mooncake-log", a.mooncake_logs, "A worker's Mooncake transfer-engine (glog) log, WORKER=PATH; repeatable");
+  sub->add_option("--log", a.logs,
+                  "A worker's SGLang scheduler log, WORKER=PATH (P... prefill, D... decode); repeatable");
+  sub->add_option("--mooncake-log", a.mooncake_logs,
+                  "A worker's Mooncake transfer-engine (glog) log, WORKER=PATH; repeatable");
   sub->add_option("--client-log", a.client_logs, "The benchmark client's log (its failed requests); repeatable");
 }
 
 void addScrapeOption(CLI::App* sub, FileArgs& a) {
-  sub->add_option("--metrics", a.scrapes,
-                  "A worker's saved /metrics scrapes, WORKER=PATH: each answer after a line with its time "
-                  "('2026-08-20 09:00:01' or Unix seconds, e.g. from `date '+%F %T'; curl .../metrics` in a loop); repeatable");
+  sub->add_option(
+      "--metrics", a.scrapes,
+      "A worker's saved /metrics scrapes, WORKER=PATH: each answer after a line with its time "
+      "('2026-08-20 09:00:01' or Unix seconds, e.g. from `date '+%F %T'; curl .../metrics` in a loop); repeatable");
 }
 
 ClusterConfig clusterOf(const FileArgs& a) {
   ClusterConfig config;
-  if (!a.cluster.empty()) config = ClusterConfigLoader::load(a.cluster);
-  else config.name = "logs";
+  if (!a.cluster.empty())
+    config = ClusterConfigLoader::load(a.cluster);
+  else
+    config.name = "logs";
   addNamedFiles(config, a.logs, &LiveWorkerConfig::logs, "--log");
   addNamedFiles(config, a.mooncake_logs, &LiveWorkerConfig::mooncake_logs, "--mooncake-log");
   addNamedFiles(config, a.scrapes, &LiveWorkerConfig::metrics_scrapes, "--metrics");
@@ -165,9 +175,10 @@ ClusterConfig clusterOf(const FileArgs& a) {
 void printFileStats(const std::vector<LiveLogStats>& files) {
   for (const auto& f : files) {
     std::fprintf(stderr, "  %-4s %s: %ld lines, %ld known, %ld unknown, %ld malformed, %ld traceback\n",
-                 f.worker.empty() ? "-" : f.worker.c_str(), f.path.c_str(), f.lines.lines, f.lines.known, f.lines.unknown,
-                 f.lines.malformed, f.lines.folded);
-    for (const auto& shape : f.unknown_shapes) std::fprintf(stderr, "         %s\n", LineShapeCounter::describe(shape).c_str());
+                 f.worker.empty() ? "-" : f.worker.c_str(), f.path.c_str(), f.lines.lines, f.lines.known,
+                 f.lines.unknown, f.lines.malformed, f.lines.folded);
+    for (const auto& shape : f.unknown_shapes)
+      std::fprintf(stderr, "         %s\n", LineShapeCounter::describe(shape).c_str());
   }
 }
 
@@ -180,8 +191,10 @@ Command addImport(CLI::App& app) {
       "session would have recorded: per-D load and KV use from batch lines, crashes, corrections, link\n"
       "failures, failed requests, and a Snapshot every --snapshot-interval. Then: `kvscope-cli report\n"
       "run.kvrec`, `kvscope --replay run.kvrec`.\n"
-      "  kvscope-cli import --cluster cluster.yaml --from '2026-08-20 09:00:00' --to '2026-08-20 10:00:00' -o run.kvrec\n"
-      "  kvscope-cli import --log P0=prefill.log --log D0=d0.log --log D1=d1.log --mooncake-log P0=te.log -o run.kvrec");
+      "  kvscope-cli import --cluster cluster.yaml --from '2026-08-20 09:00:00' --to '2026-08-20 10:00:00' -o "
+      "run.kvrec\n"
+      "  kvscope-cli import --log P0=prefill.log --log D0=d0.log --log D1=d1.log --mooncake-log P0=te.log -o "
+      "run.kvrec");
   auto files = std::make_shared<FileArgs>();
   auto out = std::make_shared<std::string>();
   auto from = std::make_shared<std::string>(), to = std::make_shared<std::string>();
@@ -191,11 +204,14 @@ Command addImport(CLI::App& app) {
   addFileOptions(sub, *files);
   addScrapeOption(sub, *files);
   sub->add_option("-o,--output", *out, "The recording to write (.kvrec; written whole or not at all)")->required();
-  sub->add_option("--from", *from, "Start of the window, log time 'YYYY-MM-DD HH:MM:SS[.fff]' (default: the first line)");
+  sub->add_option("--from", *from,
+                  "Start of the window, log time 'YYYY-MM-DD HH:MM:SS[.fff]' (default: the first line)");
   sub->add_option("--to", *to, "End of the window, log time (default: the last line)");
-  sub->add_option("--snapshot-interval", *interval, "Seconds of log time between Snapshots (default: the cluster file's scrape_interval_s, 1)")
+  sub->add_option("--snapshot-interval", *interval,
+                  "Seconds of log time between Snapshots (default: the cluster file's scrape_interval_s, 1)")
       ->check(CLI::Range(0.01, 3600.0));
-  sub->add_option("--year", *year, "Year of Mooncake glog lines printed without one (default: the scheduler logs' year)")
+  sub->add_option("--year", *year,
+                  "Year of Mooncake glog lines printed without one (default: the scheduler logs' year)")
       ->check(CLI::Range(1970, 9999));
   sub->add_flag("--strict", *strict, "Stop at the first malformed line (default: count it and go on)");
   return [files, out, from, to, interval, strict, year] {
@@ -215,7 +231,8 @@ Command addImport(CLI::App& app) {
         const auto now = std::chrono::steady_clock::now();
         if (done < total && now - *last < std::chrono::milliseconds(250)) return;
         *last = now;
-        std::fprintf(stderr, "\rimport: %5.1f%% (%.1f of %.1f MB)", total ? 100.0 * static_cast<double>(done) / static_cast<double>(total) : 100.0,
+        std::fprintf(stderr, "\rimport: %5.1f%% (%.1f of %.1f MB)",
+                     total ? 100.0 * static_cast<double>(done) / static_cast<double>(total) : 100.0,
                      static_cast<double>(done) / 1e6, static_cast<double>(total) / 1e6);
         if (done >= total) std::fputc('\n', stderr);
       };
@@ -232,7 +249,8 @@ Command addImport(CLI::App& app) {
     {
       EventRecorder recorder(partial);
       if (!recorder.error().empty()) throw InputError(*out + ": not written: " + recorder.error());
-      if (stale) std::fprintf(stderr, "kvscope-cli: replacing %s, left by an import that was killed\n", partial.c_str());
+      if (stale)
+        std::fprintf(stderr, "kvscope-cli: replacing %s, left by an import that was killed\n", partial.c_str());
       try {
         result = LogImporter(std::move(config), options).run({&recorder});
       } catch (...) {
@@ -249,19 +267,26 @@ Command addImport(CLI::App& app) {
     std::fprintf(stderr, "kvscope-cli: read %zu files:\n", result.files.size() + result.scrape_files.size());
     printFileStats(result.files);
     for (const auto& f : result.scrape_files)
-      std::fprintf(stderr, "  %-4s %s: %ld scrapes, %ld with SGLang metrics\n", f.worker.c_str(), f.path.c_str(), f.scrapes, f.applied);
+      std::fprintf(stderr, "  %-4s %s: %ld scrapes, %ld with SGLang metrics\n", f.worker.c_str(), f.path.c_str(),
+                   f.scrapes, f.applied);
     std::fprintf(stderr, "kvscope-cli: wrote %llu events, log time %s to %s (%.1f s), to %s\n",
                  static_cast<unsigned long long>(result.events), logTimeText(result.first_us).c_str(),
-                 logTimeText(result.last_us).c_str(), static_cast<double>(result.last_us - result.first_us) / 1e6, out->c_str());
+                 logTimeText(result.last_us).c_str(), static_cast<double>(result.last_us - result.first_us) / 1e6,
+                 out->c_str());
     if (result.outside) std::fprintf(stderr, "kvscope-cli: %ld records outside --from/--to left out\n", result.outside);
-    if (result.clock_steps) std::fprintf(stderr, "kvscope-cli: warning: %ld lines were earlier than the line before them in their file (kept in file order)\n", result.clock_steps);
+    if (result.clock_steps)
+      std::fprintf(
+          stderr,
+          "kvscope-cli: warning: %ld lines were earlier than the line before them in their file (kept in file order)\n",
+          result.clock_steps);
     std::fprintf(stderr, "kvscope-cli: next: kvscope-cli report %s\n", out->c_str());
     return 0;
   };
 }
 
 Command addLogs(CLI::App& app) {
-  auto* sub = app.add_subcommand("logs", "Print what each line of SGLang, vLLM or Mooncake logs maps to (one JSON object per record)");
+  auto* sub = app.add_subcommand(
+      "logs", "Print what each line of SGLang, vLLM or Mooncake logs maps to (one JSON object per record)");
   sub->footer(
       "Every record a line completes: its kind (unknown lines with their shape, malformed ones with the\n"
       "field), the events it maps to and a batch line's gauges. A traceback is one crash record.\n"
@@ -272,7 +297,8 @@ Command addLogs(CLI::App& app) {
   auto cluster = std::make_shared<std::string>();
   auto format = std::make_shared<std::string>("jsonl");
   sub->add_option("files", *paths, "Log files (scheduler logs, Mooncake glog logs, or both in one stream)")->required();
-  sub->add_option("--worker", *worker, "Whose logs they are (P... prefill, D... decode; a cluster file's worker name)")->capture_default_str();
+  sub->add_option("--worker", *worker, "Whose logs they are (P... prefill, D... decode; a cluster file's worker name)")
+      ->capture_default_str();
   sub->add_option("--cluster", *cluster, "Cluster file: the addresses that name P/D pairs in link events");
   sub->add_option("--format", *format, "Output format")->check(CLI::IsMember({"jsonl"}))->capture_default_str();
   // `format` is captured for its storage: CLI11 writes the parsed value into it after this returns.
@@ -310,8 +336,11 @@ Command addLogs(CLI::App& app) {
       while (InputFile::readLine(in, text, &too_long, path)) {
         ++n;
         const bool was_folding = feed.folding();
-        for (const LogItem& item : too_long ? feed.readOverlong(InputFile::kMaxLineBytes) : feed.read(text)) print(item, was_folding && std::holds_alternative<LogRecord>(item) &&
-                                                                     std::get<LogRecord>(item).kind == LogLineKind::SchedulerException ? started : n);
+        for (const LogItem& item : too_long ? feed.readOverlong(InputFile::kMaxLineBytes) : feed.read(text))
+          print(item, was_folding && std::holds_alternative<LogRecord>(item) &&
+                              std::get<LogRecord>(item).kind == LogLineKind::SchedulerException
+                          ? started
+                          : n);
         if (!was_folding && feed.folding()) started = n;
       }
       for (const LogItem& item : feed.flush()) print(item, started);

@@ -52,7 +52,8 @@ struct Watched {
 }  // namespace
 
 Command addKvEvents(CLI::App& app) {
-  auto* sub = app.add_subcommand("kv-events", "Print the KV cache events engines publish (vLLM, SGLang --kv-events-config)");
+  auto* sub =
+      app.add_subcommand("kv-events", "Print the KV cache events engines publish (vLLM, SGLang --kv-events-config)");
   sub->footer(
       "One JSON object per line: each decoded event (stored, removed, cleared, with the batch's sequence\n"
       "number, time and DP rank), gaps replay could not fill, reachability changes, batches that are not\n"
@@ -67,16 +68,18 @@ Command addKvEvents(CLI::App& app) {
   sub->add_option("endpoints", *endpoints, "The engines' PUB sockets, tcp://HOST:PORT or ipc://PATH")->required();
   sub->add_option("--replay", *replays, "Each endpoint's replay (ROUTER) socket, in the same order (repeatable)");
   sub->add_option("--topic", *topic, "Only messages under this topic (default: all)");
-  sub->add_option("--for", *seconds, "Stop after this many seconds (default: at SIGINT/SIGTERM)")->check(CLI::Range(0.0, 86400.0));
+  sub->add_option("--for", *seconds, "Stop after this many seconds (default: at SIGINT/SIGTERM)")
+      ->check(CLI::Range(0.0, 86400.0));
   sub->add_option("--format", *format, "Output format")->check(CLI::IsMember({"jsonl"}))->capture_default_str();
   return [endpoints, replays, topic, seconds, format] {
     if (replays->size() > endpoints->size())
-      throw UsageError("--replay given " + std::to_string(replays->size()) + " times for " + std::to_string(endpoints->size()) +
-                       " endpoints");
+      throw UsageError("--replay given " + std::to_string(replays->size()) + " times for " +
+                       std::to_string(endpoints->size()) + " endpoints");
     for (const auto& e : *endpoints)
       if (const std::string why = kvEventEndpointProblem(e); !why.empty()) throw UsageError(e + ": " + why);
     for (const auto& e : *replays)
-      if (const std::string why = kvEventEndpointProblem(e); !why.empty()) throw UsageError("--replay " + e + ": " + why);
+      if (const std::string why = kvEventEndpointProblem(e); !why.empty())
+        throw UsageError("--replay " + e + ": " + why);
     const StopSignals stop;  // before the subscribers' threads start: they inherit the mask
     std::mutex print_mutex;
     std::vector<std::unique_ptr<Watched>> watched;
@@ -126,7 +129,8 @@ Command addKvEvents(CLI::App& app) {
         p->print({{"kind", "undecodable"}, {"seq", seq}, {"why", printableText(why)}});
       };
       const std::string replay = i < replays->size() ? (*replays)[i] : std::string();
-      w->subscriber = std::make_unique<KvEventSubscriber>(KvEventSubscriber::Endpoint{w->endpoint, replay, *topic}, std::move(l));
+      w->subscriber =
+          std::make_unique<KvEventSubscriber>(KvEventSubscriber::Endpoint{w->endpoint, replay, *topic}, std::move(l));
       watched.push_back(std::move(w));
     }
     for (auto& w : watched) w->subscriber->start();
@@ -137,10 +141,18 @@ Command addKvEvents(CLI::App& app) {
       w->subscriber->stop();
       const auto c = w->subscriber->counts();
       const auto& s = w->state.counts(0);
-      w->print({{"kind", "summary"}, {"batches", c.batches}, {"replayed", c.replayed}, {"duplicates", c.duplicates},
+      w->print({{"kind", "summary"},
+                {"batches", c.batches},
+                {"replayed", c.replayed},
+                {"duplicates", c.duplicates},
                 {"restarts", c.restarts},
-                {"lost", c.lost}, {"undecodable", c.undecodable}, {"cached_blocks", w->state.blocks(0)},
-                {"stored", s.stored}, {"removed", s.removed}, {"cleared", s.cleared}, {"other_tiers", s.other_tiers}});
+                {"lost", c.lost},
+                {"undecodable", c.undecodable},
+                {"cached_blocks", w->state.blocks(0)},
+                {"stored", s.stored},
+                {"removed", s.removed},
+                {"cleared", s.cleared},
+                {"other_tiers", s.other_tiers}});
     }
     return 0;
   };

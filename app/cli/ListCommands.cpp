@@ -29,12 +29,16 @@ Command addPolicies(CLI::App& app) {
   sub->add_option("--format", *format, "table or json")->check(CLI::IsMember({"table", "json"}));
   return [format] {
     const auto knobJson = [](const KnobSpec& k) {
-      return nlohmann::json{{"name", k.name}, {"unit", k.unit}, {"min", k.min}, {"max", k.max},
-                            {"default", k.default_value}, {"description", k.description}};
+      return nlohmann::json{{"name", k.name},
+                            {"unit", k.unit},
+                            {"min", k.min},
+                            {"max", k.max},
+                            {"default", k.default_value},
+                            {"description", k.description}};
     };
     const auto printKnob = [](const KnobSpec& k, int width) {
-      std::printf("  %-*s default %-8g range [%g, %g] %s\n      %s\n", width, std::string(k.name).c_str(), k.default_value,
-                  k.min, k.max, std::string(k.unit).c_str(), std::string(k.description).c_str());
+      std::printf("  %-*s default %-8g range [%g, %g] %s\n      %s\n", width, std::string(k.name).c_str(),
+                  k.default_value, k.min, k.max, std::string(k.unit).c_str(), std::string(k.description).c_str());
     };
     const bool table = *format == "table";
     nlohmann::json j = nlohmann::json::array();

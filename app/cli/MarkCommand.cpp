@@ -8,9 +8,9 @@
 #include <grpcpp/grpcpp.h>
 
 #include "app/cli/CliCommands.h"
-#include "kvscope/v1/control.grpc.pb.h"
-#include "core/model/Error.h"
 #include "backend/service/BearerToken.h"
+#include "core/model/Error.h"
+#include "kvscope/v1/control.grpc.pb.h"
 
 namespace kvscope::cli {
 namespace {
@@ -42,15 +42,15 @@ Command addMark(CLI::App& app) {
   auto a = std::make_shared<MarkArgs>();
   sub->add_option("address", a->address, "HOST:PORT of `kvscope-cli serve --live` (or --router)")->required();
   auto* start = sub->add_option("--start", a->start, "Start a run with this name (ends a run still open first)");
-  auto* end = sub->add_option("--end", a->end, "End the open run (give its name to check it is the one open)")
-                  ->expected(0, 1);
+  auto* end =
+      sub->add_option("--end", a->end, "End the open run (give its name to check it is the one open)")->expected(0, 1);
   start->excludes(end);
-  sub->add_option("--param", a->params, "A parameter of the run, NAME=VALUE (repeatable; with --start)")
-      ->needs(start);
+  sub->add_option("--param", a->params, "A parameter of the run, NAME=VALUE (repeatable; with --start)")->needs(start);
   sub->add_option("--token-file", a->token_file, "Send 'authorization: Bearer <token from this file>'");
   sub->add_option("--who", a->who, "Who marks, as the telemetry stream shows it")->capture_default_str();
-  sub->add_option("--timeout", a->timeout_s, "Seconds to wait for the server")->capture_default_str()->check(
-      CLI::PositiveNumber);
+  sub->add_option("--timeout", a->timeout_s, "Seconds to wait for the server")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   // Neither is a usage error (exit 2, with the usage), caught while parsing.
   sub->parse_complete_callback([start, end] {
     if (start->count() == 0 && end->count() == 0)

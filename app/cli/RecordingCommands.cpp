@@ -7,9 +7,9 @@
 
 #include "app/cli/CliCommands.h"
 #include "backend/export/EventExporter.h"
+#include "backend/recording/RecordingPlayer.h"
 #include "core/metrics/RunAnalysis.h"
 #include "core/model/Error.h"
-#include "backend/recording/RecordingPlayer.h"
 
 namespace kvscope::cli {
 
@@ -26,7 +26,9 @@ Command addReport(CLI::App& app) {
   auto path = std::make_shared<std::string>();
   auto format = std::make_shared<std::string>("table");
   sub->add_option("recording", *path, "The .kvrec file")->required();
-  sub->add_option("--format", *format, "Output: table or json")->check(CLI::IsMember({"table", "json"}))->capture_default_str();
+  sub->add_option("--format", *format, "Output: table or json")
+      ->check(CLI::IsMember({"table", "json"}))
+      ->capture_default_str();
   return [path, format] {
     const auto start = std::chrono::steady_clock::now();
     RecordingPlayer player(*path);

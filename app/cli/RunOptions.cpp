@@ -15,8 +15,9 @@ void addRunOptions(CLI::App* sub, RunArgs& a) {
       ->check(CLI::Range(0.0, 9007199254740992.0).description("a whole number >= 0"));
   sub->add_option("--duration", a.duration, "Simulated seconds (overrides the scenario's)")
       ->check(CLI::Range(0.001, 2.6e6).description("in (0, 30 days]"));
-  sub->add_option("--start-window", a.start_window,
-                  "Closed loop: start sessions spread over this many seconds (a --trace defaults to the scenario's window)")
+  sub->add_option(
+         "--start-window", a.start_window,
+         "Closed loop: start sessions spread over this many seconds (a --trace defaults to the scenario's window)")
       ->check(CLI::Range(0.0, 2.6e6).description("in [0, 30 days]"));
   // The scenario's `dispatch` field; --loop is its older name (open or closed).
   sub->add_option("--dispatch,--loop", a.dispatch,

@@ -71,15 +71,19 @@ nlohmann::json describe(const EngineMetrics& m) {
   for (const auto& [source, v] : m.prompt_tokens_by_source) counters["prompt_tokens_by_source"][source] = v;
   nlohmann::json hists = nlohmann::json::object();
   const std::pair<const char*, const std::optional<LatencyHistogram>*> all[] = {
-      {"ttft_seconds", &m.ttft},           {"e2e_seconds", &m.e2e},
-      {"itl_seconds", &m.itl},             {"queue_time_seconds", &m.queue_time},
-      {"tpot_seconds", &m.tpot},           {"prefill_time_seconds", &m.prefill_time},
-      {"kv_transfer_latency_ms", &m.kv_transfer_latency_hist}, {"kv_transfer_speed_gb_s", &m.kv_transfer_speed_hist}};
+      {"ttft_seconds", &m.ttft},
+      {"e2e_seconds", &m.e2e},
+      {"itl_seconds", &m.itl},
+      {"queue_time_seconds", &m.queue_time},
+      {"tpot_seconds", &m.tpot},
+      {"prefill_time_seconds", &m.prefill_time},
+      {"kv_transfer_latency_ms", &m.kv_transfer_latency_hist},
+      {"kv_transfer_speed_gb_s", &m.kv_transfer_speed_hist}};
   for (const auto& [name, h] : all)
     if (*h) hists[name] = histogram(**h);
   for (const auto& [stage, h] : m.per_stage) hists["per_stage_seconds"][stage] = histogram(h);
-  nlohmann::json j{{"engine", toString(m.engine)}, {"model_name", m.model_name}, {"ranks", m.ranks},
-                   {"gauges", gauges}, {"counters", counters}, {"histograms", hists}};
+  nlohmann::json j{{"engine", toString(m.engine)}, {"model_name", m.model_name}, {"ranks", m.ranks}, {"gauges", gauges},
+                   {"counters", counters},         {"histograms", hists}};
   if (!m.engine_type.empty()) j["engine_type"] = m.engine_type;
   if (m.prefix_block_counted) j["prefix_counted_in"] = "blocks";
   if (m.prefix_queried_tokens_total && *m.prefix_queried_tokens_total > 0 && m.prefix_hit_tokens_total)
@@ -110,7 +114,9 @@ Command addScrape(CLI::App& app) {
   sub->add_option("--engine", *engine, "Whose metrics: sglang, vllm, or auto (by the families' prefix)")
       ->check(CLI::IsMember({"auto", "sglang", "vllm"}))
       ->capture_default_str();
-  sub->add_option("--timeout", *timeout, "Seconds a URL has to answer in full")->check(CLI::Range(0.1, 600.0))->capture_default_str();
+  sub->add_option("--timeout", *timeout, "Seconds a URL has to answer in full")
+      ->check(CLI::Range(0.1, 600.0))
+      ->capture_default_str();
   sub->add_option("--format", *format, "Output format")->check(CLI::IsMember({"json"}))->capture_default_str();
   return [sources, engine, format, timeout] {
     int failed = 0;

@@ -7,8 +7,8 @@
 
 #include "app/cli/CliCommands.h"
 #include "app/cli/ServeSupport.h"
-#include "core/model/Error.h"
 #include "backend/recording/RecordingReplay.h"
+#include "core/model/Error.h"
 #include "core/run/SimulationRunner.h"
 #include "core/run/WhatIfForecaster.h"
 
@@ -26,7 +26,7 @@ int serveReplay(const ServeArgs& a, const StopSignals& stop_signals) {
   std::string error;
   auto server = KvscopeServer::start(a.server, out.hub(), replay, &error);
   if (!server) throw InputError(error);  // ~RecordingReplay stops its thread
-  out.announce(*server);  // first: the line scripts wait for
+  out.announce(*server);                 // first: the line scripts wait for
   for (const auto& problem : replay.damage().problems) spdlog::warn("{}", problem);
   const RunStarted& run = replay.run();
   spdlog::info("serving recording {} (scenario {}, seed {}, {:.1f} s) on {} at {}x recorded time{}", a.replay,
@@ -43,10 +43,15 @@ int serveReplay(const ServeArgs& a, const StopSignals& stop_signals) {
 
 Command addServe(CLI::App& app) {
   auto a = std::make_shared<ServeArgs>();
-  auto* sub = app.add_subcommand("serve", "Serve a simulation, a recording (--replay), a real cluster (--live) or a real "
-                                          "cluster's router core (--router) over gRPC (Telemetry, Control, Router, health, reflection)");
+  auto* sub =
+      app.add_subcommand("serve",
+                         "Serve a simulation, a recording (--replay), a real cluster (--live) or a real "
+                         "cluster's router core (--router) over gRPC (Telemetry, Control, Router, health, reflection)");
   addRunOptions(sub, a->run);
-  sub->add_option("--listen", a->server.listen, "ADDR:PORT to listen on (port 0: any free port), or unix:PATH for a Unix domain socket (local like loopback)")->capture_default_str();
+  sub->add_option(
+         "--listen", a->server.listen,
+         "ADDR:PORT to listen on (port 0: any free port), or unix:PATH for a Unix domain socket (local like loopback)")
+      ->capture_default_str();
   sub->add_option("--token-file", a->server.token_file,
                   "Control, Router and Telemetry calls need 'authorization: Bearer <token from this file>'");
   sub->add_option("--tls-cert", a->server.tls_cert, "PEM certificate for TLS");
@@ -62,7 +67,10 @@ Command addServe(CLI::App& app) {
       ->capture_default_str();
   sub->add_option_function<double>(
          "--auth-max-lockout",
-         [&throttle](double s) { throttle.max_lockout = std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(s)); },
+         [&throttle](double s) {
+           throttle.max_lockout =
+               std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(s));
+         },
          "Longest lockout of a host that keeps failing, seconds (default 60)")
       ->check(CLI::Range(1.0, 86400.0));
   sub->add_option("--auth-failures-per-minute", throttle.global_failures_per_minute,
@@ -85,36 +93,48 @@ Command addServe(CLI::App& app) {
                                "With --live or --router: write each run marked by `kvscope-cli mark` to DIR "
                                "(NNN-name.kvrec, NNN-name.json, runs.json)")
                    ->type_name("DIR");
-  sub->add_option("--metrics", a->metrics, "Serve Prometheus metrics of the run at http://ADDR:PORT/metrics (port 0: any free port)");
+  sub->add_option("--metrics", a->metrics,
+                  "Serve Prometheus metrics of the run at http://ADDR:PORT/metrics (port 0: any free port)");
   sub->add_option("--speed", a->speed, "Pace: simulated seconds per wall second (0 = as fast as possible)")
       ->check(CLI::Range(0.0, 100000.0))
       ->capture_default_str();
   sub->add_flag("--exit-when-done", a->exit_when_done, "Stop serving when the run ends (default: serve until SIGINT)");
   // A recording brings its own run: the options that describe or record a simulation make no sense with it.
-  auto* replay = sub->add_option("--replay", a->replay, "Serve this .kvrec recording (paced at --speed, seekable) instead of a simulation");
-  for (const char* simulation_only : {"--scenario", "--trace", "--set", "--policy", "--seed", "--duration", "--start-window",
-                                      "--dispatch", "--time-scale", "--max-inflight-sessions", "--request-timeout",
-                                      "--wall-deadline", "--lenient", "--record", "--metrics", "--runs"})
+  auto* replay = sub->add_option("--replay", a->replay,
+                                 "Serve this .kvrec recording (paced at --speed, seekable) instead of a simulation");
+  for (const char* simulation_only :
+       {"--scenario", "--trace", "--set", "--policy", "--seed", "--duration", "--start-window", "--dispatch",
+        "--time-scale", "--max-inflight-sessions", "--request-timeout", "--wall-deadline", "--lenient", "--record",
+        "--metrics", "--runs"})
     replay->excludes(simulation_only);
   // A real cluster runs on its own clock: nothing of a simulation's shape or pace applies.
-  auto* live = sub->add_option("--live", a->live, "Serve a real cluster described by this YAML file (SGLang or vLLM /metrics, logs, KV events)");
+  auto* live = sub->add_option(
+      "--live", a->live, "Serve a real cluster described by this YAML file (SGLang or vLLM /metrics, logs, KV events)");
   live->excludes(replay);
-  for (const char* simulation_only : {"--scenario", "--trace", "--set", "--policy", "--seed", "--duration", "--start-window",
-                                      "--dispatch", "--time-scale", "--max-inflight-sessions", "--request-timeout",
-                                      "--wall-deadline", "--lenient", "--speed", "--exit-when-done"})
+  for (const char* simulation_only :
+       {"--scenario", "--trace", "--set", "--policy", "--seed", "--duration", "--start-window", "--dispatch",
+        "--time-scale", "--max-inflight-sessions", "--request-timeout", "--wall-deadline", "--lenient", "--speed",
+        "--exit-when-done"})
     live->excludes(simulation_only);
   auto* router = sub->add_option("--router", a->router,
                                  "Serve the Router service for a real cluster with these decode workers (D0,D1,...) "
                                  "instead of a simulation; --policy and --set apply")
                      ->delimiter(',');
-  sub->add_option("--prefill", a->prefill, "With --router: the prefill workers' names")->delimiter(',')->needs(router)->capture_default_str();
+  sub->add_option("--prefill", a->prefill, "With --router: the prefill workers' names")
+      ->delimiter(',')
+      ->needs(router)
+      ->capture_default_str();
   sub->add_option("--kv-capacity", a->kv_capacity, "With --router: each decode worker's KV pool, tokens")
-      ->needs(router)->check(CLI::Range(1.0, 1e12))->capture_default_str();
+      ->needs(router)
+      ->check(CLI::Range(1.0, 1e12))
+      ->capture_default_str();
   sub->add_option("--block-size", a->block_size, "With --router: tokens per block hash the router sends")
-      ->needs(router)->check(CLI::Range(1, 1 << 20))->capture_default_str();
-  for (const char* simulation_only : {"--scenario", "--trace", "--seed", "--duration", "--start-window", "--dispatch",
-                                      "--time-scale", "--max-inflight-sessions", "--wall-deadline", "--lenient", "--replay",
-                                      "--exit-when-done", "--live"})
+      ->needs(router)
+      ->check(CLI::Range(1, 1 << 20))
+      ->capture_default_str();
+  for (const char* simulation_only :
+       {"--scenario", "--trace", "--seed", "--duration", "--start-window", "--dispatch", "--time-scale",
+        "--max-inflight-sessions", "--wall-deadline", "--lenient", "--replay", "--exit-when-done", "--live"})
     router->excludes(simulation_only);
   // Only a live session has run markers (Control.MarkRun); a simulation or a replay is one run already.
   sub->callback([a, runs] {

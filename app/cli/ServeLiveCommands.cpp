@@ -6,17 +6,15 @@
 #include <spdlog/spdlog.h>
 
 #include "app/cli/ServeSupport.h"
-#include "core/live/ClusterConfigLoader.h"
 #include "backend/live/LiveSession.h"
+#include "core/live/ClusterConfigLoader.h"
 #include "core/model/Error.h"
 #include "core/run/LiveRouter.h"
 
 namespace kvscope::cli {
 
 namespace {
-std::string runsNote(const ServeArgs& a) {
-  return a.runs.empty() ? "" : ", marked runs to " + a.runs + "/";
-}
+std::string runsNote(const ServeArgs& a) { return a.runs.empty() ? "" : ", marked runs to " + a.runs + "/"; }
 
 // Logs each worker's health when it changes, and each log file that cannot be read.
 class LiveStatusLog {
@@ -27,14 +25,18 @@ class LiveStatusLog {
       const std::string key = std::string(toString(s.health)) + s.reason;
       if (health_[s.name] == key) continue;
       health_[s.name] = key;
-      if (s.health == WorkerHealth::Ok) spdlog::info("live: {} /metrics ok", s.name);
-      else spdlog::warn("live: {} is {}: {}", s.name, toString(s.health), s.reason);
+      if (s.health == WorkerHealth::Ok)
+        spdlog::info("live: {} /metrics ok", s.name);
+      else
+        spdlog::warn("live: {} is {}: {}", s.name, toString(s.health), s.reason);
     }
     for (const auto& l : session.logStats()) {
       if (logs_[l.path] == l.tail.error) continue;
       logs_[l.path] = l.tail.error;
-      if (l.tail.error.empty()) spdlog::info("live: following {}", l.path);
-      else spdlog::warn("live: log {}: {}", l.path, l.tail.error);
+      if (l.tail.error.empty())
+        spdlog::info("live: following {}", l.path);
+      else
+        spdlog::warn("live: log {}: {}", l.path, l.tail.error);
     }
   }
 
@@ -74,7 +76,8 @@ int serveLive(const ServeArgs& a, const StopSignals& stop_signals) {
   for (const auto& l : session.logStats())
     spdlog::info("live: {}: {} lines ({} known, {} unknown, {} malformed, {} traceback)", l.path, l.lines.lines,
                  l.lines.known, l.lines.unknown, l.lines.malformed, l.lines.folded);
-  spdlog::info("stopped after {:.1f} s{}", timeToSeconds(session.simTime()), a.record.empty() ? "" : "; recording closed");
+  spdlog::info("stopped after {:.1f} s{}", timeToSeconds(session.simTime()),
+               a.record.empty() ? "" : "; recording closed");
   return 0;
 }
 

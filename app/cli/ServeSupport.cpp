@@ -6,8 +6,8 @@
 
 #include <spdlog/spdlog.h>
 
-#include "core/model/Error.h"
 #include "backend/service/ListenAddress.h"
+#include "core/model/Error.h"
 
 namespace kvscope::cli {
 
@@ -55,9 +55,10 @@ void ServeOutputs::announce(const KvscopeServer& server) const {
   int port = 0;
   if (server.tokenRequired() && !server.tls() && splitListenAddress(server.address(), &host, &port, &why) &&
       !isLoopbackHost(host))
-    spdlog::warn("listening on {} with a token but without TLS: the token travels in clear; give --tls-cert and "
-                 "--tls-key, or listen on 127.0.0.1",
-                 server.address());
+    spdlog::warn(
+        "listening on {} with a token but without TLS: the token travels in clear; give --tls-cert and "
+        "--tls-key, or listen on 127.0.0.1",
+        server.address());
 }
 
 void ServeOutputs::close() {

@@ -12,9 +12,9 @@
 #include "backend/metrics/RunMetrics.h"
 #include "backend/recording/EventRecorder.h"
 #include "backend/recording/MarkedRunRecorder.h"
-#include "core/scenario/HardwareProfile.h"
 #include "backend/service/KvscopeServer.h"
 #include "backend/service/TelemetryHub.h"
+#include "core/scenario/HardwareProfile.h"
 
 namespace kvscope::cli {
 
@@ -26,8 +26,8 @@ struct ServeArgs {
   std::string metrics;  // --metrics ADDR:PORT
   double speed = 10;
   bool exit_when_done = false;
-  std::string replay;  // --replay run.kvrec: serve the recording instead of a simulation
-  std::string live;    // --live cluster.yaml: serve a real cluster's metrics and logs
+  std::string replay;               // --replay run.kvrec: serve the recording instead of a simulation
+  std::string live;                 // --live cluster.yaml: serve a real cluster's metrics and logs
   std::vector<std::string> router;  // --router D0,D1,D2: serve the Router service for these decode workers
   std::vector<std::string> prefill{"P0"};
   long long kv_capacity = HardwareProfile{}.decode_kv_pool_tokens;

@@ -29,9 +29,12 @@ Command addSimulate(CLI::App& app) {
   auto a = std::make_shared<SimulateArgs>();
   auto* sub = app.add_subcommand("simulate", "Run a scenario on the simulated cluster and print its summary");
   addRunOptions(sub, a->run);
-  sub->add_option("--format", a->format, "Output: table or json")->check(CLI::IsMember({"table", "json"}))->capture_default_str();
+  sub->add_option("--format", a->format, "Output: table or json")
+      ->check(CLI::IsMember({"table", "json"}))
+      ->capture_default_str();
   sub->add_option("--events", a->events, "Also write every event as JSON lines to this file");
-  sub->add_option("--record", a->record, "Also record the run to this .kvrec file (replay it, `report` it, `export` it)");
+  sub->add_option("--record", a->record,
+                  "Also record the run to this .kvrec file (replay it, `report` it, `export` it)");
   sub->add_flag("--quiet", a->quiet, "No progress line");
   return [a] {
     SimulationOptions options = toSimulationOptions(a->run);

@@ -9,8 +9,8 @@
 
 #include "app/cli/ProgressLoop.h"
 #include "app/cli/SystemCommandRunner.h"
-#include "core/model/Error.h"
 #include "backend/recording/KvrecSweepRecorder.h"
+#include "core/model/Error.h"
 #include "core/sweep/AtomicFile.h"
 #include "core/sweep/SweepAnalysis.h"
 #include "core/sweep/SweepFile.h"
@@ -30,7 +30,8 @@ std::string specPath(const std::string& dir) { return (fs::path(dir) / "sweep.js
 SweepSpec loadSpec(const std::string& dir) {
   std::error_code ec;
   if (!fs::is_regular_file(specPath(dir), ec))
-    throw InputError(dir + ": no sweep.json here; it is written by `kvscope-cli sweep ... --executor slurm --out " + dir + "`");
+    throw InputError(dir + ": no sweep.json here; it is written by `kvscope-cli sweep ... --executor slurm --out " +
+                     dir + "`");
   SweepSpec spec = SweepFile::load(specPath(dir));
   spec.validate();
   return spec;
@@ -65,7 +66,8 @@ void writeSummary(const SweepData& data, const std::string& dir) {
   std::string error;
   if (!SweepReport(data, analysis).writeAll(dir, &error)) throw InputError(error);
   const fs::path d(dir);
-  std::printf("wrote %s, %s, %s\n", (d / "summary.md").c_str(), (d / "summary.csv").c_str(), (d / "summary.json").c_str());
+  std::printf("wrote %s, %s, %s\n", (d / "summary.md").c_str(), (d / "summary.csv").c_str(),
+              (d / "summary.json").c_str());
 }
 
 // The tasks run this same binary: like the sweep directory, it must be where every node sees it.
@@ -98,7 +100,8 @@ int SlurmSweep::submit(const SweepSpec& spec, const std::string& out, bool resum
     const bool same = SlurmExecutor::readText(specPath(dir)) == text;
     SweepSpec earlier = same ? spec : SweepFile::load(specPath(dir));
     earlier.validate();
-    states = slurm.states(doneRuns(collect(earlier, dir).data), SweepRunner(earlier, dir, KvrecSweepRecorder::factory()).runStems());
+    states = slurm.states(doneRuns(collect(earlier, dir).data),
+                          SweepRunner(earlier, dir, KvrecSweepRecorder::factory()).runStems());
     std::size_t active = 0;
     for (const auto& s : states) active += s.state == SlurmRunState::Running || s.state == SlurmRunState::Pending;
     if (active > 0 && (!resume || !same))
@@ -116,15 +119,18 @@ int SlurmSweep::submit(const SweepSpec& spec, const std::string& out, bool resum
   std::size_t queued = 0;
   const std::vector<bool> done = resume ? doneRuns(now.data) : std::vector<bool>(stems.size(), false);
   for (std::size_t i = 0; i < stems.size(); ++i) {
-    const bool active = i < states.size() &&
-                        (states[i].state == SlurmRunState::Running || states[i].state == SlurmRunState::Pending);
-    if (active) ++queued;
-    else if (!done[i]) runs.push_back(i);
+    const bool active =
+        i < states.size() && (states[i].state == SlurmRunState::Running || states[i].state == SlurmRunState::Pending);
+    if (active)
+      ++queued;
+    else if (!done[i])
+      runs.push_back(i);
   }
   if (runs.empty()) {
     if (queued > 0) {
-      std::printf("sweep %s: nothing to submit: %zu runs still queued or running; the last of them writes the summary\n",
-                  dir.c_str(), queued);
+      std::printf(
+          "sweep %s: nothing to submit: %zu runs still queued or running; the last of them writes the summary\n",
+          dir.c_str(), queued);
       return 0;
     }
     std::printf("sweep %s: every one of %zu runs is done\n", dir.c_str(), stems.size());
@@ -172,10 +178,12 @@ int SlurmSweep::runTask(const std::string& dir, int submission, std::size_t task
     std::fprintf(stderr, "kvscope-cli: error: run failed: %s\n", e.c_str());
     const std::string stem = e.substr(0, e.find(": "));  // SweepRunner's "STEM: what went wrong"
     std::string error;
-    if (!AtomicFile::write(slurm.errorPath(stem), e + "\n", &error)) std::fprintf(stderr, "kvscope-cli: %s\n", error.c_str());
+    if (!AtomicFile::write(slurm.errorPath(stem), e + "\n", &error))
+      std::fprintf(stderr, "kvscope-cli: %s\n", error.c_str());
   }
   if (outcome.cancelled) {
-    std::fprintf(stderr, "kvscope-cli: task cancelled after %zu runs; `kvscope-cli sweep ... --resume` resubmits the rest\n",
+    std::fprintf(stderr,
+                 "kvscope-cli: task cancelled after %zu runs; `kvscope-cli sweep ... --resume` resubmits the rest\n",
                  outcome.ran);
     return 130;
   }

@@ -10,7 +10,8 @@ StopSignals::StopSignals() {
 }
 
 int StopSignals::wait(std::chrono::milliseconds timeout) const {
-  const timespec interval{static_cast<time_t>(timeout.count() / 1000), static_cast<long>(timeout.count() % 1000) * 1000000L};
+  const timespec interval{static_cast<time_t>(timeout.count() / 1000),
+                          static_cast<long>(timeout.count() % 1000) * 1000000L};
   const int signal_number = sigtimedwait(&set_, nullptr, &interval);
   return signal_number > 0 ? signal_number : 0;
 }

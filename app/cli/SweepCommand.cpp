@@ -11,9 +11,9 @@
 #include "app/cli/CliCommands.h"
 #include "app/cli/ProgressLoop.h"
 #include "app/cli/SlurmSweep.h"
+#include "backend/recording/KvrecSweepRecorder.h"
 #include "core/knobs/KnobRegistry.h"
 #include "core/model/Error.h"
-#include "backend/recording/KvrecSweepRecorder.h"
 #include "core/sweep/DirectoryLock.h"
 #include "core/sweep/SweepAnalysis.h"
 #include "core/sweep/SweepFile.h"
@@ -43,8 +43,8 @@ struct SweepArgs {
   bool quiet = false;
   std::string executor = "local";
   SlurmOptions slurm;
-  std::string status;     // --status DIR
-  std::string task_dir;   // the hidden --run-task DIR of a Slurm array task
+  std::string status;    // --status DIR
+  std::string task_dir;  // the hidden --run-task DIR of a Slurm array task
   int submission = 0;
   std::optional<std::size_t> task_index;
 };
@@ -52,7 +52,8 @@ struct SweepArgs {
 std::string progressLine(const SweepProgress& p) {
   char buf[256];
   const double pct = p.to_run > 0 ? 100.0 * p.work_done / static_cast<double>(p.to_run) : 100.0;
-  std::snprintf(buf, sizeof buf, "sweep: %zu/%zu runs done (%zu running, %zu reused, %zu failed) %3.0f%%  elapsed %s  ETA %s",
+  std::snprintf(buf, sizeof buf,
+                "sweep: %zu/%zu runs done (%zu running, %zu reused, %zu failed) %3.0f%%  elapsed %s  ETA %s",
                 p.finished + p.reused, p.total, p.running, p.reused, p.failed, pct, clockText(p.elapsed_s).c_str(),
                 p.eta_s ? clockText(*p.eta_s).c_str() : "--:--");
   return buf;
@@ -91,16 +92,19 @@ Command addSweep(CLI::App& app) {
       "DIR/summary.md, summary.csv and summary.json: per grid point each metric as mean [95% CI] across seeds (log "
       "scale, never below 0), the change against the baseline in %, the exact sign-flip test on the per-seed pairs "
       "(Wilcoxon p beside it) with n and the smallest p n allows, and its verdict (\"needs >= 6 seeds\" at 0.05 when "
-      "fewer pairs differ); a per-D bindings table; a two-policy table when only the policy varies. Each run is kept as "
+      "fewer pairs differ); a per-D bindings table; a two-policy table when only the policy varies. Each run is kept "
+      "as "
       "DIR/<point>-seed<k>.kvrec and .json. Ctrl+C stops cleanly; --resume runs only what is missing.");
   sub->add_option("file", a->file,
                   "A sweep file (JSON with comments: scenario, grid, seeds, baseline, knobs, duration_s, dispatch, "
                   "max_inflight_sessions, wall_deadline_s, jobs, level) "
                   "instead of --scenario/--grid/--seeds/--baseline/--set");
-  auto* scenario = sub->add_option("--scenario", a->scenario, "Bundled scenario name or scenario file (default e3-load-floor)");
-  auto* grid = sub->add_option("--grid", a->grid,
-                               "An axis: KNOB=V1,V2,..., policy=P1,P2,... or dispatch=tracets,thinktime,... (repeatable; "
-                               "the grid is every combination)");
+  auto* scenario =
+      sub->add_option("--scenario", a->scenario, "Bundled scenario name or scenario file (default e3-load-floor)");
+  auto* grid =
+      sub->add_option("--grid", a->grid,
+                      "An axis: KNOB=V1,V2,..., policy=P1,P2,... or dispatch=tracets,thinktime,... (repeatable; "
+                      "the grid is every combination)");
   auto* seeds = sub->add_option("--seeds", a->seeds,
                                 "N (seeds 1..N, default 5) or a list 3,7,11 (\"7,\" is the single seed 7); every point "
                                 "runs the same seeds");
@@ -111,9 +115,11 @@ Command addSweep(CLI::App& app) {
   for (auto* o : {scenario, grid, seeds, baseline, sets}) o->excludes(sub->get_option("file"));
   sub->add_option("--duration", a->duration, "Simulated seconds of every run (overrides the scenario's)")
       ->check(CLI::Range(0.001, 2.6e6).description("in (0, 30 days]"));
-  sub->add_option("--dispatch", a->dispatch, "Every run's dispatch: open, closed, tracets, thinktime or burst (see simulate)")
+  sub->add_option("--dispatch", a->dispatch,
+                  "Every run's dispatch: open, closed, tracets, thinktime or burst (see simulate)")
       ->check(CLI::IsMember({"open", "closed", "tracets", "thinktime", "burst"}));
-  sub->add_option("--max-inflight-sessions", a->max_inflight_sessions, "Every run: at most this many sessions in flight")
+  sub->add_option("--max-inflight-sessions", a->max_inflight_sessions,
+                  "Every run: at most this many sessions in flight")
       ->check(CLI::Range(0L, 1000000000L));
   sub->add_option("--request-timeout", a->request_timeout, "Every run: the knob request_timeout_s")
       ->check(CLI::Range(1.0, 86400.0).description("in [1, 86400]"));

@@ -9,11 +9,11 @@
 
 #include "app/cli/CliCommands.h"
 #include "backend/convert/EventConvert.h"
+#include "backend/service/BearerToken.h"
 #include "core/events/EventJson.h"
 #include "core/events/EventLimits.h"
-#include "kvscope/v1/telemetry.grpc.pb.h"
 #include "core/model/Error.h"
-#include "backend/service/BearerToken.h"
+#include "kvscope/v1/telemetry.grpc.pb.h"
 
 namespace kvscope::cli {
 
@@ -28,7 +28,8 @@ Command addTail(CLI::App& app) {
   sub->add_option("--from-seq", *from, "First sequence number (0: from the start, as far as the server holds)");
   sub->add_option("--kinds", *kinds, "Only these event kinds (e.g. eviction crash link)");
   sub->add_option("--limit", *limit, "Stop after this many events (0: until the stream ends)");
-  sub->add_option("--token-file", *token_file, "Send 'authorization: Bearer <token from this file>' (serve --token-file)");
+  sub->add_option("--token-file", *token_file,
+                  "Send 'authorization: Bearer <token from this file>' (serve --token-file)");
   return [address, from, kinds, limit, token_file] {
     grpc::ChannelArguments args;
     args.SetMaxReceiveMessageSize(static_cast<int>(kClientReceiveLimitBytes));  // above any event (EventLimits.h)
@@ -67,7 +68,8 @@ Command addTail(CLI::App& app) {
     }
     const grpc::Status status = reader->Finish();
     if (!status.ok() && status.error_code() != grpc::StatusCode::CANCELLED)
-      throw InputError(*address + ": " + status.error_message() + " (gRPC code " + std::to_string(status.error_code()) + ")");
+      throw InputError(*address + ": " + status.error_message() + " (gRPC code " + std::to_string(status.error_code()) +
+                       ")");
     return 0;
   };
 }

@@ -23,7 +23,7 @@ int checkStdout(int code) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  kvscope::relaunchWithHugePageHeap(argv);  // the twin's chains on 2 MiB pages (HugePageHeap.h)
+  kvscope::relaunchWithHugePageHeap(argv);       // the twin's chains on 2 MiB pages (HugePageHeap.h)
   kvscope::TemporaryFiles::removeOnInterrupt();  // no .partial left behind by a Ctrl+C
   CLI::App app{"kvscope-cli: KV-cache-aware routing on a simulated prefill/decode cluster", "kvscope-cli"};
   app.set_version_flag("--version", "kvscope-cli " + kvscope::versionLine());

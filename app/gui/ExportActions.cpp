@@ -7,9 +7,9 @@
 #include <QMessageBox>
 #include <QWidget>
 
-#include "widgets/common/RunSession.h"
 #include "core/metrics/RunSummary.h"
 #include "core/sweep/AtomicFile.h"
+#include "widgets/common/RunSession.h"
 
 namespace kvscope {
 
@@ -24,8 +24,8 @@ void ExportActions::addTo(QMenu& menu) {
     if (!path.isEmpty() && !saveWindowPng(path, &error)) QMessageBox::warning(&window_, tr("Export"), error);
   });
   exports->addAction(tr("&Summary (CSV or Markdown)..."), this, [this] {
-    const QString path = QFileDialog::getSaveFileName(&window_, tr("Export summary"), "summary.csv",
-                                                      tr("CSV (*.csv);;Markdown (*.md)"));
+    const QString path =
+        QFileDialog::getSaveFileName(&window_, tr("Export summary"), "summary.csv", tr("CSV (*.csv);;Markdown (*.md)"));
     QString error;
     if (!path.isEmpty() && !saveSummary(path, &error)) QMessageBox::warning(&window_, tr("Export"), error);
   });

@@ -9,18 +9,18 @@
 #include <QSettings>
 #include <QStatusBar>
 
-#include "widgets/common/ViewState.h"
 #include "app/gui/ExportActions.h"
-#include "widgets/knobs/KnobsPanel.h"
 #include "app/gui/PanelDocks.h"
 #include "app/gui/PreviewController.h"
-#include "widgets/common/RunSession.h"
-#include "widgets/runs/RunsDock.h"
 #include "app/gui/SourceFactory.h"
 #include "app/gui/SourceMenu.h"
+#include "backend/recording/KvrecSweepRecorder.h"
+#include "widgets/common/RunSession.h"
+#include "widgets/common/ViewState.h"
+#include "widgets/knobs/KnobsPanel.h"
+#include "widgets/runs/RunsDock.h"
 #include "widgets/sweep/SweepForm.h"
 #include "widgets/sweep/SweepWindow.h"
-#include "backend/recording/KvrecSweepRecorder.h"
 
 namespace kvscope {
 
@@ -60,8 +60,10 @@ void MainWindow::showAtStart() {
   } else {
     setGeometry(screen()->availableGeometry());
   }
-  if (screenshot_) show();
-  else showMaximized();
+  if (screenshot_)
+    show();
+  else
+    showMaximized();
   // Re-docking asks the layout for the docks' preferred sizes, which may grow a window that is
   // not maximized by a window manager (offscreen, Xvfb): the size asked for wins.
   if (screenshot_) resize(screenshot_size_);
@@ -81,9 +83,7 @@ void MainWindow::resizeEvent(QResizeEvent* event) {
   if (shown_once_) docks_->windowResized();
 }
 
-void MainWindow::resetLayout() {
-  docks_->applyDefaultLayout();
-}
+void MainWindow::resetLayout() { docks_->applyDefaultLayout(); }
 
 void MainWindow::buildMenus() {
   QMenu* file = menuBar()->addMenu(tr("&File"));
@@ -110,9 +110,7 @@ void MainWindow::buildMenus() {
   view->addAction(tr("&Reset layout"), this, &MainWindow::resetLayout);
 }
 
-void MainWindow::openSource(std::unique_ptr<Source> source) {
-  session_->open(std::move(source));
-}
+void MainWindow::openSource(std::unique_ptr<Source> source) { session_->open(std::move(source)); }
 
 SweepWindow& MainWindow::showSweepWindow() {
   if (!sweep_) {
@@ -129,7 +127,8 @@ SweepWindow& MainWindow::showSweepWindow() {
     });
   }
   // New sweeps start from what the console runs now.
-  if (const auto& run = session_->store().run(); run && !sweep_->isVisible()) sweep_->form().setScenario(QString::fromStdString(run->scenario));
+  if (const auto& run = session_->store().run(); run && !sweep_->isVisible())
+    sweep_->form().setScenario(QString::fromStdString(run->scenario));
   sweep_->show();
   sweep_->raise();
   return *sweep_;
@@ -166,7 +165,8 @@ void MainWindow::updateStatus() {
                      .arg(QString::fromStdString(s->description()), QString::fromLatin1(toString(st.state)))
                      .arg(timeToSeconds(st.time), 0, 'f', 1);
   if (st.end > 0) text += QStringLiteral(" / %1 s").arg(timeToSeconds(st.end), 0, 'f', 0);
-  if (s->capabilities().speed) text += st.speed > 0 ? QStringLiteral(" - %1x").arg(st.speed) : QStringLiteral(" - max speed");
+  if (s->capabilities().speed)
+    text += st.speed > 0 ? QStringLiteral(" - %1x").arg(st.speed) : QStringLiteral(" - max speed");
   if (!st.detail.empty()) text += QStringLiteral(" - ") + QString::fromStdString(st.detail);
   status_->setText(text);
   const TelemetryStore& store = session_->store();

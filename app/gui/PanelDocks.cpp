@@ -6,27 +6,27 @@
 #include <QHeaderView>
 #include <QTableView>
 
-#include <algorithm>
 #include <QMainWindow>
 #include <QMenu>
+#include <algorithm>
 
-#include "widgets/decisions/DecisionInspectorPanel.h"
+#include "core/source/Source.h"
+#include "core/telemetry/TelemetryStore.h"
 #include "widgets/charts/DecodeLoadModel.h"
 #include "widgets/charts/DecodeLoadPanel.h"
-#include "widgets/diagnosis/DiagnosisPanel.h"
-#include "widgets/timeline/EventTimelinePanel.h"
-#include "widgets/knobs/KnobsPanel.h"
 #include "widgets/charts/KvPoolPanel.h"
 #include "widgets/charts/LabMetricsPanel.h"
 #include "widgets/charts/LatencyPanel.h"
-#include "widgets/knobs/WhatIfPanel.h"
 #include "widgets/charts/LinkHealthModel.h"
 #include "widgets/charts/LinkHealthPanel.h"
 #include "widgets/charts/TimeSeriesChart.h"
-#include "widgets/timeline/ReplayControlsPanel.h"
 #include "widgets/common/ViewState.h"
-#include "core/source/Source.h"
-#include "core/telemetry/TelemetryStore.h"
+#include "widgets/decisions/DecisionInspectorPanel.h"
+#include "widgets/diagnosis/DiagnosisPanel.h"
+#include "widgets/knobs/KnobsPanel.h"
+#include "widgets/knobs/WhatIfPanel.h"
+#include "widgets/timeline/EventTimelinePanel.h"
+#include "widgets/timeline/ReplayControlsPanel.h"
 
 namespace kvscope {
 
@@ -52,7 +52,8 @@ PanelDocks::PanelDocks(QMainWindow& window, ViewState& view, QMenu& view_menu)
   replay_ = new ReplayControlsPanel(view_, &window_);
   replay_dock_ = addDock(replay_, tr("Replay"), "replay", Qt::BottomDockWidgetArea);
   addDock(new EventTimelinePanel(view_, &window_), tr("Event timeline"), "timeline", Qt::BottomDockWidgetArea);
-  QDockWidget* inspector = addDock(new DecisionInspectorPanel(view_, &window_), tr("Decision inspector"), "decisions", Qt::BottomDockWidgetArea);
+  QDockWidget* inspector = addDock(new DecisionInspectorPanel(view_, &window_), tr("Decision inspector"), "decisions",
+                                   Qt::BottomDockWidgetArea);
   addDock(new LabMetricsPanel(view_, &window_), tr("Lab metrics"), "labMetrics", Qt::BottomDockWidgetArea);
   // The worker table and the timeline span the whole width: every column and row in view.
   window_.setCorner(Qt::TopLeftCorner, Qt::TopDockWidgetArea);
@@ -96,10 +97,11 @@ PanelDocks::PanelDocks(QMainWindow& window, ViewState& view, QMenu& view_menu)
   auto allowFixes = [this, diagnosis] { diagnosis->setFixesAllowed(knobs_->editable(), knobs_->readOnlyReason()); };
   connect(knobs_, &KnobsPanel::editableChanged, diagnosis, allowFixes);
   allowFixes();
-  connect(diagnosis, &DiagnosisPanel::fixApplyRequested, knobs_, [this, setPending](const std::map<std::string, double>& knobs) {
-    setPending(knobs);
-    knobs_->applyEdits();
-  });
+  connect(diagnosis, &DiagnosisPanel::fixApplyRequested, knobs_,
+          [this, setPending](const std::map<std::string, double>& knobs) {
+            setPending(knobs);
+            knobs_->applyEdits();
+          });
   // A request picked anywhere (timeline, table) shows its decision.
   connect(&view_, &ViewState::requestSelected, inspector, [inspector] { inspector->raise(); });
 }
@@ -152,7 +154,8 @@ void PanelDocks::fitStripRows() {
 
 void PanelDocks::fitStripAndTimeline() {
   window_.resizeDocks({dockNamed("decodeLoad"), dockNamed("timeline")},
-                      {decode_load_->sizeHint().height(), std::clamp(window_.height() * 34 / 100, 270, 300)}, Qt::Vertical);
+                      {decode_load_->sizeHint().height(), std::clamp(window_.height() * 34 / 100, 270, 300)},
+                      Qt::Vertical);
 }
 
 void PanelDocks::applyDefaultLayout(ClosedDocks closed) {
@@ -197,7 +200,8 @@ void PanelDocks::applyDefaultLayout(ClosedDocks closed) {
   const int side = std::clamp(size.width() * 27 / 100, 320, 500);
   window_.resizeDocks({knobs, links}, {side, std::clamp(size.width() * 26 / 100, 320, 520)}, Qt::Horizontal);
   fitStripAndTimeline();
-  if (stacked_) window_.resizeDocks({links, latency}, {links->widget()->minimumSizeHint().height() + 90, 420}, Qt::Vertical);
+  if (stacked_)
+    window_.resizeDocks({links, latency}, {links->widget()->minimumSizeHint().height() + 90, 420}, Qt::Vertical);
   applying_ = false;
   default_layout_ = true;
 }
@@ -236,7 +240,8 @@ void PanelDocks::setSource(Source* source) {
 void PanelDocks::refresh(const TelemetryStore& store, bool force) {
   // Health comes from the source's status, as the status bar's does (a live session asks its scrapers; a remote
   // source keeps what WorkerHealthChanged events said).
-  const std::map<std::string, std::string> health = source_ ? source_->status().worker_health : std::map<std::string, std::string>{};
+  const std::map<std::string, std::string> health =
+      source_ ? source_->status().worker_health : std::map<std::string, std::string>{};
   decode_load_->model().setWorkerHealth(health);
   links_->model().setWorkerHealth(health);
   for (std::size_t i = 0; i < panels_.size(); ++i) {
@@ -252,8 +257,10 @@ void PanelDocks::refresh(const TelemetryStore& store, bool force) {
     seen.visible = visible;
     if (!force && (!visible || !moved || !due)) continue;
     seen.stale = false;  // (set again if a chart finds its columns stale during this refresh)
-    if (force) p->refreshNow(store);
-    else p->refresh(store);
+    if (force)
+      p->refreshNow(store);
+    else
+      p->refresh(store);
     seen.revision = store.revision();
     seen.run_id = store.runId();
     seen.from = view_.from();

@@ -62,7 +62,8 @@ class PanelDocks : public QObject {
   TelemetryPanel* panel(const QString& object_name) const;
 
  private:
-  QDockWidget* addDock(TelemetryPanel* panel, const QString& title, const QString& object_name, Qt::DockWidgetArea area);
+  QDockWidget* addDock(TelemetryPanel* panel, const QString& title, const QString& object_name,
+                       Qt::DockWidgetArea area);
   bool sideColumnsStack() const;
   QDockWidget* dockNamed(const char* object_name) const;
   void refitToWindow();
@@ -94,14 +95,14 @@ class PanelDocks : public QObject {
   bool default_layout_ = false;
   bool applying_ = false;
   bool stacked_ = true;  // the side columns' panels one above the other (else tabbed)
-  QTimer refit_;  // single shot: a drag-resize sends dozens of sizes, the layout follows the last
+  QTimer refit_;         // single shot: a drag-resize sends dozens of sizes, the layout follows the last
   std::vector<TelemetryPanel*> panels_;
   struct Seen {
     std::uint64_t revision = ~0ull, run_id = ~0ull;
     SimTime from = -1, to = -1;
     bool visible = false;
-    QSize size;  // a resized chart recomputes its columns for the new width
-    bool stale = false;  // a chart of the panel asked for its data again (TimeSeriesChart::columnsStale)
+    QSize size;           // a resized chart recomputes its columns for the new width
+    bool stale = false;   // a chart of the panel asked for its data again (TimeSeriesChart::columnsStale)
     QElapsedTimer since;  // the panel's last refresh, for TelemetryPanel::refreshIntervalMs()
   };
   std::vector<Seen> seen_;

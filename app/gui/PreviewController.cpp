@@ -3,22 +3,23 @@
 #include <QCoreApplication>
 #include <QPointer>
 
-#include "widgets/knobs/KnobsPanel.h"
-#include "widgets/charts/KvPoolPanel.h"
-#include "widgets/common/ViewState.h"
-#include "widgets/knobs/WhatIfPanel.h"
-#include "widgets/knobs/WhatIfTable.h"
 #include "app/gui/PanelDocks.h"
-#include "widgets/common/RunSession.h"
 #include "core/run/WhatIfPreview.h"
 #include "core/source/Source.h"
+#include "widgets/charts/KvPoolPanel.h"
+#include "widgets/common/RunSession.h"
+#include "widgets/common/ViewState.h"
+#include "widgets/knobs/KnobsPanel.h"
+#include "widgets/knobs/WhatIfPanel.h"
+#include "widgets/knobs/WhatIfTable.h"
 
 namespace kvscope {
 
 namespace {
 QString describe(const ControlStep& change) {
   QStringList parts;
-  for (const auto& [name, value] : change.knobs) parts << QStringLiteral("%1=%2").arg(QString::fromStdString(name)).arg(value);
+  for (const auto& [name, value] : change.knobs)
+    parts << QStringLiteral("%1=%2").arg(QString::fromStdString(name)).arg(value);
   if (change.policy) parts << QStringLiteral("policy %1").arg(QString::fromStdString(*change.policy));
   return parts.join(QStringLiteral(", "));
 }
@@ -60,7 +61,8 @@ void PreviewController::start(bool renew) {
   if (pending.knobs.empty() && !pending.policy) return clear();
   if (!source || !source->capabilities().preview) {
     clear();
-    table_.setPreview(nullptr, tr("No preview here: it forks a simulation (embedded, or served by kvscope-cli serve)."));
+    table_.setPreview(nullptr,
+                      tr("No preview here: it forks a simulation (embedded, or served by kvscope-cli serve)."));
     return;
   }
   const TelemetryStore& store = session_.store();
@@ -77,13 +79,15 @@ void PreviewController::start(bool renew) {
   // A renewal keeps the old table and ghosts in view until the new ones arrive.
   if (!renew) {
     docks_.raiseWhatIf();
-    table_.setComputing(tr("Previewing %1 over the next %2 simulated min...").arg(describe(change)).arg(timeToSeconds(horizon_) / 60, 0, 'f', 0));
+    table_.setComputing(tr("Previewing %1 over the next %2 simulated min...")
+                            .arg(describe(change))
+                            .arg(timeToSeconds(horizon_) / 60, 0, 'f', 0));
   }
   // The source forks on a thread of its own (embedded) or on the server (served); the answer comes
   // back here through the event loop, and only if this controller still exists.
   source->preview(change, horizon_, running_,
                   [guard = QPointer<PreviewController>(this), generation, note](std::shared_ptr<WhatIfResult> result,
-                                                                                  std::string error) {
+                                                                                std::string error) {
                     if (result && result->cancelled) return;
                     QCoreApplication* app = QCoreApplication::instance();
                     if (!app) return;

@@ -2,9 +2,9 @@
 // The knobs panel's what-if preview: while a knob or policy change is pending on a simulation
 // (embedded, or served by `kvscope-cli serve`), has the source fork the run at its current time and
 // play the next minutes (default 10) without and with the change, off the GUI thread, then draws
-// both futures as ghosts on the KV and sessions charts and their numbers in the knobs panel. A newer pending value cancels
-// the fork in flight; Apply or Revert clears the preview. While the run goes on, the preview is
-// forked again once the run has moved a tenth of the horizon past it, so it stays a look ahead.
+// both futures as ghosts on the KV and sessions charts and their numbers in the knobs panel. A newer pending value
+// cancels the fork in flight; Apply or Revert clears the preview. While the run goes on, the preview is forked again
+// once the run has moved a tenth of the horizon past it, so it stays a look ahead.
 #include <QObject>
 #include <QTimer>
 

@@ -9,19 +9,22 @@
 
 #include <cstdio>
 
-#include "widgets/charts/DecodeLoadModel.h"
-#include "widgets/charts/DecodeLoadPanel.h"
-#include "widgets/diagnosis/DiagnosisPanel.h"
-#include "widgets/diagnosis/FindingsModel.h"
 #include "app/gui/ExportActions.h"
 #include "app/gui/MainWindow.h"
 #include "app/gui/PanelDocks.h"
+#include "widgets/charts/DecodeLoadModel.h"
+#include "widgets/charts/DecodeLoadPanel.h"
 #include "widgets/common/RunSession.h"
+#include "widgets/diagnosis/DiagnosisPanel.h"
+#include "widgets/diagnosis/FindingsModel.h"
 
 namespace kvscope {
 
 ScreenshotRunner::ScreenshotRunner(MainWindow& window, QString path, double run_for_s, int wall_timeout_s)
-    : QObject(&window), window_(window), path_(std::move(path)), target_(secondsToTime(run_for_s)),
+    : QObject(&window),
+      window_(window),
+      path_(std::move(path)),
+      target_(secondsToTime(run_for_s)),
       wall_timeout_s_(wall_timeout_s) {}
 
 void ScreenshotRunner::start() {
@@ -54,7 +57,8 @@ void ScreenshotRunner::onFrame() {
     if (!file.open(QIODevice::WriteOnly) || file.write(summaryJson(window_)) < 0 || !file.commit())
       return finish(1, QStringLiteral("kvscope: cannot write %1: %2").arg(summary_path_, file.errorString()));
   }
-  finish(0, QStringLiteral("kvscope: saved %1 at simulated %2 s").arg(path_).arg(timeToSeconds(store.now()), 0, 'f', 1));
+  finish(0,
+         QStringLiteral("kvscope: saved %1 at simulated %2 s").arg(path_).arg(timeToSeconds(store.now()), 0, 'f', 1));
 }
 
 QByteArray ScreenshotRunner::summaryJson(MainWindow& window) {

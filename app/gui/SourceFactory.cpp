@@ -1,11 +1,11 @@
 #include "app/gui/SourceFactory.h"
 
-#include "core/model/Error.h"
-#include "core/run/SimulationRun.h"
-#include "core/source/EmbeddedSimulationSource.h"
 #include "backend/source/LiveClusterSource.h"
 #include "backend/source/RecordingSource.h"
 #include "backend/source/RemoteSource.h"
+#include "core/model/Error.h"
+#include "core/run/SimulationRun.h"
+#include "core/source/EmbeddedSimulationSource.h"
 
 namespace kvscope {
 
@@ -18,9 +18,12 @@ std::unique_ptr<Source> makeSource(const SourceSpec& spec) {
       options.duration_s = spec.duration_s;
       return std::make_unique<EmbeddedSimulationSource>(spec.target, options, spec.speed);
     }
-    case SourceSpec::Recording: return std::make_unique<RecordingSource>(spec.target, spec.speed);
-    case SourceSpec::Remote: return std::make_unique<RemoteSource>(spec.target, spec.token_file);
-    case SourceSpec::Live: return std::make_unique<LiveClusterSource>(spec.target);
+    case SourceSpec::Recording:
+      return std::make_unique<RecordingSource>(spec.target, spec.speed);
+    case SourceSpec::Remote:
+      return std::make_unique<RemoteSource>(spec.target, spec.token_file);
+    case SourceSpec::Live:
+      return std::make_unique<LiveClusterSource>(spec.target);
   }
   throw InputError("unknown source kind");
 }

@@ -9,8 +9,8 @@
 
 #include "app/gui/MainWindow.h"
 #include "app/gui/SourceFactory.h"
-#include "widgets/common/RunSession.h"
 #include "core/scenario/Scenario.h"
+#include "widgets/common/RunSession.h"
 
 namespace kvscope {
 
@@ -19,10 +19,14 @@ constexpr int kMaxRecent = 8;
 // Recent entries are stored as "kind|target" so one list serves every kind of source.
 const char* kindKey(SourceSpec::Kind kind) {
   switch (kind) {
-    case SourceSpec::Simulation: return "sim";
-    case SourceSpec::Remote: return "connect";
-    case SourceSpec::Recording: return "replay";
-    case SourceSpec::Live: return "live";
+    case SourceSpec::Simulation:
+      return "sim";
+    case SourceSpec::Remote:
+      return "connect";
+    case SourceSpec::Recording:
+      return "replay";
+    case SourceSpec::Live:
+      return "live";
   }
   return "sim";
 }
@@ -55,11 +59,12 @@ bool SourceMenu::open(const SourceSpec& spec) {
   if (Source* current = window_.session().source()) {
     const SourceState state = current->status().state;
     if (state != SourceState::Finished && state != SourceState::Failed &&
-        QMessageBox::question(&window_, tr("Replace the running session?"),
-                              tr("%1 is still running. Open %2 instead? What the console shows of the running session "
-                                 "is dropped (a served or recorded run itself is not affected).")
-                                  .arg(QString::fromStdString(current->description()), QString::fromStdString(source->description())),
-                              QMessageBox::Open | QMessageBox::Cancel, QMessageBox::Cancel) != QMessageBox::Open)
+        QMessageBox::question(
+            &window_, tr("Replace the running session?"),
+            tr("%1 is still running. Open %2 instead? What the console shows of the running session "
+               "is dropped (a served or recorded run itself is not affected).")
+                .arg(QString::fromStdString(current->description()), QString::fromStdString(source->description())),
+            QMessageBox::Open | QMessageBox::Cancel, QMessageBox::Cancel) != QMessageBox::Open)
       return false;
   }
   window_.openSource(std::move(source));
@@ -76,9 +81,10 @@ void SourceMenu::newSimulation() {
   const QString current = store.run() ? QString::fromStdString(store.run()->scenario) : QString();
   const int preselected = std::max(0, static_cast<int>(names.indexOf(current)));
   bool ok = false;
-  const QString choice = QInputDialog::getItem(&window_, tr("New simulation"),
-                                               current.isEmpty() ? tr("Scenario:") : tr("Scenario (knobs as now when it is the current one):"),
-                                               names, preselected, false, &ok);
+  const QString choice = QInputDialog::getItem(
+      &window_, tr("New simulation"),
+      current.isEmpty() ? tr("Scenario:") : tr("Scenario (knobs as now when it is the current one):"), names,
+      preselected, false, &ok);
   if (!ok) return;
   SourceSpec spec;
   spec.target = choice.toStdString();
@@ -115,7 +121,8 @@ void SourceMenu::openRecording() {
 }
 
 void SourceMenu::watchLiveCluster() {
-  const QString file = QFileDialog::getOpenFileName(&window_, tr("Watch live cluster"), {}, tr("Cluster files (*.yaml *.yml)"));
+  const QString file =
+      QFileDialog::getOpenFileName(&window_, tr("Watch live cluster"), {}, tr("Cluster files (*.yaml *.yml)"));
   if (file.isEmpty()) return;
   SourceSpec spec;
   spec.kind = SourceSpec::Live;

@@ -9,13 +9,13 @@
 
 #include <cstdio>
 
-#include "app/gui/WindowSize.h"
 #include "app/BuildInfo.h"
 #include "app/gui/MainWindow.h"
 #include "app/gui/ScreenshotRunner.h"
 #include "app/gui/SourceFactory.h"
-#include "core/run/HugePageHeap.h"
+#include "app/gui/WindowSize.h"
 #include "core/knobs/KnobRegistry.h"
+#include "core/run/HugePageHeap.h"
 
 using namespace kvscope;
 
@@ -63,7 +63,8 @@ SourceSpec specFrom(const QCommandLineParser& args, bool screenshot) {
   }
   if (screenshot) {
     const double run_for = args.value("run-for").toDouble(&ok);
-    if (!ok || run_for <= 0) usageError("--run-for: expected simulated seconds > 0, got '" + args.value("run-for") + "'");
+    if (!ok || run_for <= 0)
+      usageError("--run-for: expected simulated seconds > 0, got '" + args.value("run-for") + "'");
     if (spec.kind == SourceSpec::Simulation) {
       spec.duration_s = run_for;  // the run ends exactly there, as fast as the CPU allows
       spec.speed = 0;
@@ -85,7 +86,8 @@ void describe(QCommandLineParser& args) {
       {"connect", "Watch and steer a `kvscope-cli serve` backend.", "HOST:PORT"},
       {"token-file", "Bearer token for the server's Control calls (with --connect).", "FILE"},
       {"replay", "Replay a recording.", "FILE.kvrec"},
-      {"live", "Watch a live SGLang or vLLM cluster (and its Mooncake links) described by a cluster file.", "CLUSTER.yaml"},
+      {"live", "Watch a live SGLang or vLLM cluster (and its Mooncake links) described by a cluster file.",
+       "CLUSTER.yaml"},
       {"speed", "Simulated (or recorded) seconds per wall second; 0 = as fast as possible. Default 10.", "X"},
       {"seed", "Simulation seed (default: the scenario's).", "N"},
       {"set", "Knob override for the simulation, repeatable (e.g. --set K=200).", "NAME=VALUE"},
@@ -133,7 +135,8 @@ int main(int argc, char** argv) {
   args.process(app);
   const bool screenshot = args.isSet("screenshot");
   if (screenshot != args.isSet("run-for")) usageError("--screenshot and --run-for go together");
-  if (!screenshot && (args.isSet("summary") || args.isSet("size"))) usageError("--summary and --size go with --screenshot");
+  if (!screenshot && (args.isSet("summary") || args.isSet("size")))
+    usageError("--summary and --size go with --screenshot");
   const SourceSpec spec = specFrom(args, screenshot);
 
   // A screenshot is of the default layout at a stated size, never of a user's saved one.

@@ -39,32 +39,34 @@ struct EnumPair {
   Proto proto;
 };
 
-inline constexpr EnumPair<WorkerRole, v1::WorkerRole> kWorkerRoles[] = {
-    {WorkerRole::Prefill, v1::WORKER_ROLE_PREFILL},
-    {WorkerRole::Decode, v1::WORKER_ROLE_DECODE},
-    {WorkerRole::Unified, v1::WORKER_ROLE_UNIFIED}};
-inline constexpr EnumPair<RoutePath, v1::RoutePath> kRoutePaths[] = {
-    {RoutePath::Direct, v1::ROUTE_PATH_DIRECT},       {RoutePath::Seed, v1::ROUTE_PATH_SEED},
-    {RoutePath::Reseed, v1::ROUTE_PATH_RESEED},       {RoutePath::Transient, v1::ROUTE_PATH_TRANSIENT},
-    {RoutePath::Local, v1::ROUTE_PATH_LOCAL}};
+inline constexpr EnumPair<WorkerRole, v1::WorkerRole> kWorkerRoles[] = {{WorkerRole::Prefill, v1::WORKER_ROLE_PREFILL},
+                                                                        {WorkerRole::Decode, v1::WORKER_ROLE_DECODE},
+                                                                        {WorkerRole::Unified, v1::WORKER_ROLE_UNIFIED}};
+inline constexpr EnumPair<RoutePath, v1::RoutePath> kRoutePaths[] = {{RoutePath::Direct, v1::ROUTE_PATH_DIRECT},
+                                                                     {RoutePath::Seed, v1::ROUTE_PATH_SEED},
+                                                                     {RoutePath::Reseed, v1::ROUTE_PATH_RESEED},
+                                                                     {RoutePath::Transient, v1::ROUTE_PATH_TRANSIENT},
+                                                                     {RoutePath::Local, v1::ROUTE_PATH_LOCAL}};
 inline constexpr EnumPair<AdmissionResult, v1::AdmissionResult> kAdmissionResults[] = {
     {AdmissionResult::Admitted, v1::ADMISSION_RESULT_ADMITTED},
     {AdmissionResult::NoSpace, v1::ADMISSION_RESULT_NO_SPACE},
     {AdmissionResult::Rejected, v1::ADMISSION_RESULT_REJECTED}};
-inline constexpr EnumPair<LinkState, v1::LinkState> kLinkStates[] = {
-    {LinkState::Alive, v1::LINK_STATE_ALIVE}, {LinkState::Suspect, v1::LINK_STATE_SUSPECT},
-    {LinkState::Dead, v1::LINK_STATE_DEAD}};
+inline constexpr EnumPair<LinkState, v1::LinkState> kLinkStates[] = {{LinkState::Alive, v1::LINK_STATE_ALIVE},
+                                                                     {LinkState::Suspect, v1::LINK_STATE_SUSPECT},
+                                                                     {LinkState::Dead, v1::LINK_STATE_DEAD}};
 inline constexpr EnumPair<EvictionGranularity, v1::EvictionGranularity> kGranularities[] = {
     {EvictionGranularity::Session, v1::EVICTION_GRANULARITY_SESSION},
     {EvictionGranularity::Block, v1::EVICTION_GRANULARITY_BLOCK}};
 inline constexpr EnumPair<RequestStatus, v1::RequestStatus> kRequestStatuses[] = {
     {RequestStatus::Ok, v1::REQUEST_STATUS_OK}, {RequestStatus::Failed, v1::REQUEST_STATUS_FAILED}};
 inline constexpr EnumPair<CorrectionFault, v1::CorrectionFault> kCorrectionFaults[] = {
-    {CorrectionFault::Crash, v1::CORRECTION_FAULT_CRASH}, {CorrectionFault::Drop, v1::CORRECTION_FAULT_DROP},
+    {CorrectionFault::Crash, v1::CORRECTION_FAULT_CRASH},
+    {CorrectionFault::Drop, v1::CORRECTION_FAULT_DROP},
     {CorrectionFault::None, v1::CORRECTION_FAULT_NONE}};
-inline constexpr EnumPair<RunAction, v1::RunAction> kRunActions[] = {
-    {RunAction::Paused, v1::RUN_ACTION_PAUSED}, {RunAction::Resumed, v1::RUN_ACTION_RESUMED},
-    {RunAction::Speed, v1::RUN_ACTION_SPEED},   {RunAction::Seek, v1::RUN_ACTION_SEEK}};
+inline constexpr EnumPair<RunAction, v1::RunAction> kRunActions[] = {{RunAction::Paused, v1::RUN_ACTION_PAUSED},
+                                                                     {RunAction::Resumed, v1::RUN_ACTION_RESUMED},
+                                                                     {RunAction::Speed, v1::RUN_ACTION_SPEED},
+                                                                     {RunAction::Seek, v1::RUN_ACTION_SEEK}};
 
 constexpr const auto& enumTable(WorkerRole) { return kWorkerRoles; }
 constexpr const auto& enumTable(RoutePath) { return kRoutePaths; }
@@ -78,8 +80,10 @@ inline constexpr EnumPair<RunMarkAction, v1::RunMarkAction> kRunMarkActions[] = 
     {RunMarkAction::Start, v1::RUN_MARK_ACTION_START}, {RunMarkAction::End, v1::RUN_MARK_ACTION_END}};
 constexpr const auto& enumTable(RunMarkAction) { return kRunMarkActions; }
 inline constexpr EnumPair<WorkerHealth, v1::WorkerHealth> kWorkerHealths[] = {
-    {WorkerHealth::Unknown, v1::WORKER_HEALTH_UNKNOWN}, {WorkerHealth::Ok, v1::WORKER_HEALTH_OK},
-    {WorkerHealth::Degraded, v1::WORKER_HEALTH_DEGRADED}, {WorkerHealth::Unreachable, v1::WORKER_HEALTH_UNREACHABLE}};
+    {WorkerHealth::Unknown, v1::WORKER_HEALTH_UNKNOWN},
+    {WorkerHealth::Ok, v1::WORKER_HEALTH_OK},
+    {WorkerHealth::Degraded, v1::WORKER_HEALTH_DEGRADED},
+    {WorkerHealth::Unreachable, v1::WORKER_HEALTH_UNREACHABLE}};
 constexpr const auto& enumTable(WorkerHealth) { return kWorkerHealths; }
 
 // A core value outside its enum (never produced by the core) becomes UNSPECIFIED, which readers reject.
@@ -107,8 +111,7 @@ bool decodeEnum(int value, Core* out, const char* field, std::string* error) {
 inline bool decodeIndex(std::int32_t value, bool allow_none, int limit, std::int32_t* out, const char* field,
                         std::string* error) {
   const int lowest = allow_none ? -1 : 0;
-  if (value < lowest || value >= limit)
-    return fail(error, field, ": ", value, " is outside ", lowest, "..", limit - 1);
+  if (value < lowest || value >= limit) return fail(error, field, ": ", value, " is outside ", lowest, "..", limit - 1);
   *out = value;
   return true;
 }

@@ -35,7 +35,7 @@ const char* internComponentName(std::string_view name) {
     if (key == name) return interned;
   if (name.size() > kMaxComponentNameLength) return nullptr;
 
-  static auto* mutex = new std::mutex();                           // never freed, see above
+  static auto* mutex = new std::mutex();                          // never freed, see above
   static auto* table = new std::set<std::string, std::less<>>();  // never freed, see above
   const char* interned = nullptr;
   {
@@ -57,7 +57,6 @@ using namespace convert;
 
 namespace {
 
-
 // ---- core -> proto ------------------------------------------------------------------------------
 
 void candidateToProto(const CandidateScore& in, v1::CandidateScore* out) {
@@ -72,146 +71,145 @@ void candidateToProto(const CandidateScore& in, v1::CandidateScore* out) {
 }
 
 void payloadToProto(const EventPayload& payload, v1::Event* out) {
-  std::visit(
-      Overloaded{
-          [&](const RunStarted& r) { toProto(r, out->mutable_run_started()); },
-          [&](const RouteDecision& d) {
-            auto* p = out->mutable_route();
-            p->set_request(d.request);
-            p->set_session(d.session);
-            p->set_turn(d.turn);
-            p->set_policy(d.policy);
-            p->set_chosen(d.chosen);
-            p->set_lower_is_better(d.lower_is_better);
-            p->mutable_candidates()->Reserve(static_cast<int>(d.candidates.size()));
-            for (const auto& c : d.candidates) candidateToProto(c, p->add_candidates());
-            for (std::uint8_t i = 0; i < d.num_fields && i < d.fields.size(); ++i) {
-              auto* f = p->add_fields();
-              f->set_name(d.fields[i].name ? d.fields[i].name : "");
-              f->set_value(d.fields[i].value);
-            }
-          },
-          [&](const Admission& a) {
-            auto* p = out->mutable_admission();
-            p->set_request(a.request);
-            p->set_session(a.session);
-            p->set_worker(a.worker);
-            p->set_result(enumToProto(a.result));
-            p->set_path(enumToProto(a.path));
-            p->set_tokens(a.tokens);
-          },
-          [&](const SeedStarted& s) {
-            auto* p = out->mutable_seed();
-            p->set_request(s.request);
-            p->set_session(s.session);
-            p->set_prefill(s.prefill);
-            p->set_worker(s.worker);
-            p->set_tokens(s.tokens);
-            p->set_reseed(s.reseed);
-          },
-          [&](const TransferStarted& s) {
-            auto* p = out->mutable_transfer_start();
-            p->set_request(s.request);
-            p->set_prefill(s.prefill);
-            p->set_worker(s.worker);
-            p->set_tokens(s.tokens);
-            p->set_bytes(s.bytes);
-            p->set_queue_wait_us(s.queue_wait);
-          },
-          [&](const TransferFinished& s) {
-            auto* p = out->mutable_transfer_end();
-            p->set_request(s.request);
-            p->set_prefill(s.prefill);
-            p->set_worker(s.worker);
-            p->set_tokens(s.tokens);
-            p->set_bytes(s.bytes);
-            p->set_ok(s.ok);
-            p->set_reason(s.reason);
-          },
-          [&](const Eviction& v) {
-            auto* p = out->mutable_eviction();
-            p->set_worker(v.worker);
-            p->set_session(v.session);
-            p->set_tokens_freed(v.tokens_freed);
-            p->set_granularity(enumToProto(v.granularity));
-            p->set_sessions_hit(v.sessions_hit);
-          },
-          [&](const LinkHealth& l) {
-            auto* p = out->mutable_link();
-            p->set_prefill(l.prefill);
-            p->set_worker(l.worker);
-            p->set_state(enumToProto(l.state));
-            p->set_reason(l.reason);
-            p->set_aborted_requests(l.aborted_requests);
-          },
-          [&](const WorkerCrashed& c) {
-            auto* p = out->mutable_crash();
-            p->set_worker(c.worker);
-            p->set_reason(c.reason);
-            p->set_aborted_requests(c.aborted_requests);
-          },
-          [&](const WorkerRestarted& r) { out->mutable_restart()->set_worker(r.worker); },
-          [&](const Correction& c) {
-            auto* p = out->mutable_correction();
-            p->set_worker(c.worker);
-            p->set_request(c.request);
-            p->set_session(c.session);
-            p->set_fill_len(c.fill_len);
-            p->set_prefix_len(c.prefix_len);
-            p->set_kv_committed_len(c.kv_committed_len);
-            p->set_fault(enumToProto(c.fault));
-          },
-          [&](const RequestDone& d) {
-            auto* p = out->mutable_request_done();
-            p->set_request(d.request);
-            p->set_session(d.session);
-            p->set_turn(d.turn);
-            p->set_worker(d.worker);
-            p->set_path(enumToProto(d.path));
-            p->set_status(enumToProto(d.status));
-            p->set_ttft_us(d.ttft);
-            p->set_e2e_us(d.e2e);
-            p->set_input_tokens(d.input_tokens);
-            p->set_output_tokens(d.output_tokens);
-            p->set_error(d.error);
-            if (d.cached_tokens >= 0) p->set_cached_tokens(d.cached_tokens);
-            if (d.ceiling_intra_tokens >= 0) p->set_ceiling_intra_tokens(d.ceiling_intra_tokens);
-            if (d.ceiling_any_tokens >= 0) p->set_ceiling_any_tokens(d.ceiling_any_tokens);
-            p->set_dispatch_slip_us(d.dispatch_slip);
-          },
-          [&](const KnobChanged& k) { toProto(k, out->mutable_knob()); },
-          [&](const PolicyChanged& p) { toProto(p, out->mutable_policy()); },
-          [&](const Snapshot& s) { toProto(s, out->mutable_snapshot()); },
-          [&](const RunFinished& f) {
-            auto* m = out->mutable_run_finished();
-            m->set_completed(f.completed);
-            for (const auto& n : f.notes) m->add_notes(n);
-          },
-          [&](const RunControlChanged& c) {
-            auto* p = out->mutable_run_control();
-            p->set_action(enumToProto(c.action));
-            p->set_speed(c.speed);
-            p->set_target_us(c.target);
-            p->set_who(c.who);
-            toProto(c.origin, p);
-          },
-          [&](const RunMarked& m) { toProto(m, out->mutable_run_mark()); },
-          [&](const WorkerHealthChanged& h) {
-            auto* p = out->mutable_health();
-            p->set_worker(h.worker);
-            p->set_health(enumToProto(h.health));
-            p->set_reason(h.reason);
-          },
-          [&](const Retraction& r) {
-            auto* p = out->mutable_retraction();
-            p->set_worker(r.worker);
-            for (RequestId id : r.requests) p->add_requests(id);
-            p->set_tokens_freed(r.tokens_freed);
-            p->set_new_token_ratio_before(r.new_token_ratio_before);
-            p->set_new_token_ratio_after(r.new_token_ratio_after);
-          },
-      },
-      payload);
+  std::visit(Overloaded{
+                 [&](const RunStarted& r) { toProto(r, out->mutable_run_started()); },
+                 [&](const RouteDecision& d) {
+                   auto* p = out->mutable_route();
+                   p->set_request(d.request);
+                   p->set_session(d.session);
+                   p->set_turn(d.turn);
+                   p->set_policy(d.policy);
+                   p->set_chosen(d.chosen);
+                   p->set_lower_is_better(d.lower_is_better);
+                   p->mutable_candidates()->Reserve(static_cast<int>(d.candidates.size()));
+                   for (const auto& c : d.candidates) candidateToProto(c, p->add_candidates());
+                   for (std::uint8_t i = 0; i < d.num_fields && i < d.fields.size(); ++i) {
+                     auto* f = p->add_fields();
+                     f->set_name(d.fields[i].name ? d.fields[i].name : "");
+                     f->set_value(d.fields[i].value);
+                   }
+                 },
+                 [&](const Admission& a) {
+                   auto* p = out->mutable_admission();
+                   p->set_request(a.request);
+                   p->set_session(a.session);
+                   p->set_worker(a.worker);
+                   p->set_result(enumToProto(a.result));
+                   p->set_path(enumToProto(a.path));
+                   p->set_tokens(a.tokens);
+                 },
+                 [&](const SeedStarted& s) {
+                   auto* p = out->mutable_seed();
+                   p->set_request(s.request);
+                   p->set_session(s.session);
+                   p->set_prefill(s.prefill);
+                   p->set_worker(s.worker);
+                   p->set_tokens(s.tokens);
+                   p->set_reseed(s.reseed);
+                 },
+                 [&](const TransferStarted& s) {
+                   auto* p = out->mutable_transfer_start();
+                   p->set_request(s.request);
+                   p->set_prefill(s.prefill);
+                   p->set_worker(s.worker);
+                   p->set_tokens(s.tokens);
+                   p->set_bytes(s.bytes);
+                   p->set_queue_wait_us(s.queue_wait);
+                 },
+                 [&](const TransferFinished& s) {
+                   auto* p = out->mutable_transfer_end();
+                   p->set_request(s.request);
+                   p->set_prefill(s.prefill);
+                   p->set_worker(s.worker);
+                   p->set_tokens(s.tokens);
+                   p->set_bytes(s.bytes);
+                   p->set_ok(s.ok);
+                   p->set_reason(s.reason);
+                 },
+                 [&](const Eviction& v) {
+                   auto* p = out->mutable_eviction();
+                   p->set_worker(v.worker);
+                   p->set_session(v.session);
+                   p->set_tokens_freed(v.tokens_freed);
+                   p->set_granularity(enumToProto(v.granularity));
+                   p->set_sessions_hit(v.sessions_hit);
+                 },
+                 [&](const LinkHealth& l) {
+                   auto* p = out->mutable_link();
+                   p->set_prefill(l.prefill);
+                   p->set_worker(l.worker);
+                   p->set_state(enumToProto(l.state));
+                   p->set_reason(l.reason);
+                   p->set_aborted_requests(l.aborted_requests);
+                 },
+                 [&](const WorkerCrashed& c) {
+                   auto* p = out->mutable_crash();
+                   p->set_worker(c.worker);
+                   p->set_reason(c.reason);
+                   p->set_aborted_requests(c.aborted_requests);
+                 },
+                 [&](const WorkerRestarted& r) { out->mutable_restart()->set_worker(r.worker); },
+                 [&](const Correction& c) {
+                   auto* p = out->mutable_correction();
+                   p->set_worker(c.worker);
+                   p->set_request(c.request);
+                   p->set_session(c.session);
+                   p->set_fill_len(c.fill_len);
+                   p->set_prefix_len(c.prefix_len);
+                   p->set_kv_committed_len(c.kv_committed_len);
+                   p->set_fault(enumToProto(c.fault));
+                 },
+                 [&](const RequestDone& d) {
+                   auto* p = out->mutable_request_done();
+                   p->set_request(d.request);
+                   p->set_session(d.session);
+                   p->set_turn(d.turn);
+                   p->set_worker(d.worker);
+                   p->set_path(enumToProto(d.path));
+                   p->set_status(enumToProto(d.status));
+                   p->set_ttft_us(d.ttft);
+                   p->set_e2e_us(d.e2e);
+                   p->set_input_tokens(d.input_tokens);
+                   p->set_output_tokens(d.output_tokens);
+                   p->set_error(d.error);
+                   if (d.cached_tokens >= 0) p->set_cached_tokens(d.cached_tokens);
+                   if (d.ceiling_intra_tokens >= 0) p->set_ceiling_intra_tokens(d.ceiling_intra_tokens);
+                   if (d.ceiling_any_tokens >= 0) p->set_ceiling_any_tokens(d.ceiling_any_tokens);
+                   p->set_dispatch_slip_us(d.dispatch_slip);
+                 },
+                 [&](const KnobChanged& k) { toProto(k, out->mutable_knob()); },
+                 [&](const PolicyChanged& p) { toProto(p, out->mutable_policy()); },
+                 [&](const Snapshot& s) { toProto(s, out->mutable_snapshot()); },
+                 [&](const RunFinished& f) {
+                   auto* m = out->mutable_run_finished();
+                   m->set_completed(f.completed);
+                   for (const auto& n : f.notes) m->add_notes(n);
+                 },
+                 [&](const RunControlChanged& c) {
+                   auto* p = out->mutable_run_control();
+                   p->set_action(enumToProto(c.action));
+                   p->set_speed(c.speed);
+                   p->set_target_us(c.target);
+                   p->set_who(c.who);
+                   toProto(c.origin, p);
+                 },
+                 [&](const RunMarked& m) { toProto(m, out->mutable_run_mark()); },
+                 [&](const WorkerHealthChanged& h) {
+                   auto* p = out->mutable_health();
+                   p->set_worker(h.worker);
+                   p->set_health(enumToProto(h.health));
+                   p->set_reason(h.reason);
+                 },
+                 [&](const Retraction& r) {
+                   auto* p = out->mutable_retraction();
+                   p->set_worker(r.worker);
+                   for (RequestId id : r.requests) p->add_requests(id);
+                   p->set_tokens_freed(r.tokens_freed);
+                   p->set_new_token_ratio_before(r.new_token_ratio_before);
+                   p->set_new_token_ratio_after(r.new_token_ratio_after);
+                 },
+             },
+             payload);
 }
 
 // ---- proto -> core ------------------------------------------------------------------------------
@@ -251,7 +249,8 @@ bool decode(const v1::RouteDecision& in, RouteDecision* out, std::string* error)
     return fail(error, "fields: ", in.fields_size(), " entries, at most ", kMaxWireComponents);
   for (int i = 0; i < in.fields_size(); ++i) {
     const char* name = internComponentName(in.fields(i).name());
-    if (!name) return fail(error, "fields[", i, "].name: not accepted (longer than 128 bytes, or too many distinct names)");
+    if (!name)
+      return fail(error, "fields[", i, "].name: not accepted (longer than 128 bytes, or too many distinct names)");
     out->addField(name, in.fields(i).value());
   }
   return true;
@@ -343,9 +342,9 @@ bool decode(const v1::RequestDone& in, RequestDone* out, std::string* error) {
   out->ceiling_intra_tokens = in.has_ceiling_intra_tokens() ? in.ceiling_intra_tokens() : -1;
   out->ceiling_any_tokens = in.has_ceiling_any_tokens() ? in.ceiling_any_tokens() : -1;
   out->dispatch_slip = in.dispatch_slip_us();
-  for (const auto& [field, value] : {std::pair{"cached_tokens", out->cached_tokens},
-                                     std::pair{"ceiling_intra_tokens", out->ceiling_intra_tokens},
-                                     std::pair{"ceiling_any_tokens", out->ceiling_any_tokens}})
+  for (const auto& [field, value] :
+       {std::pair{"cached_tokens", out->cached_tokens}, std::pair{"ceiling_intra_tokens", out->ceiling_intra_tokens},
+        std::pair{"ceiling_any_tokens", out->ceiling_any_tokens}})
     if (value < -1 || (value >= 0 && value > std::max<std::int64_t>(0, out->input_tokens)))
       return fail(error, field, ": ", value, ", expected 0..input_tokens (", out->input_tokens, ")");
   return decodeWorker(in.worker(), true, &out->worker, "worker", error) &&
@@ -355,7 +354,9 @@ bool decode(const v1::RequestDone& in, RequestDone* out, std::string* error) {
 bool decode(const v1::RunFinished& in, RunFinished* out, std::string* error) {
   out->completed = in.completed();
   if (static_cast<std::size_t>(in.notes_size()) > RunFinished::kMaxNotes) {
-    if (error) *error = "field 'notes': expected at most " + std::to_string(RunFinished::kMaxNotes) + ", got " + std::to_string(in.notes_size());
+    if (error)
+      *error = "field 'notes': expected at most " + std::to_string(RunFinished::kMaxNotes) + ", got " +
+               std::to_string(in.notes_size());
     return false;
   }
   out->notes.assign(in.notes().begin(), in.notes().end());
@@ -376,7 +377,8 @@ bool decode(const v1::RunMarked& in, RunMarked* out, std::string* error) {
   out->name = in.name();
   out->who = in.who();
   out->origin = originFromProto(in);
-  if (in.name().size() > kMaxRunNameBytes) return fail(error, "name: ", in.name().size(), " bytes, at most ", kMaxRunNameBytes);
+  if (in.name().size() > kMaxRunNameBytes)
+    return fail(error, "name: ", in.name().size(), " bytes, at most ", kMaxRunNameBytes);
   if (static_cast<std::size_t>(in.parameters_size()) > kMaxRunParameters)
     return fail(error, "parameters: ", in.parameters_size(), " entries, at most ", kMaxRunParameters);
   for (int i = 0; i < in.parameters_size(); ++i) {
@@ -450,26 +452,66 @@ bool fromProto(const v1::Event& in, Event* out, std::string* error) {
   bool ok = false;
   using P = v1::Event;
   switch (in.payload_case()) {
-    case P::kRoute: ok = decodePayload<RouteDecision>(in.route(), &payload, error); break;
-    case P::kAdmission: ok = decodePayload<Admission>(in.admission(), &payload, error); break;
-    case P::kSeed: ok = decodePayload<SeedStarted>(in.seed(), &payload, error); break;
-    case P::kTransferStart: ok = decodePayload<TransferStarted>(in.transfer_start(), &payload, error); break;
-    case P::kTransferEnd: ok = decodePayload<TransferFinished>(in.transfer_end(), &payload, error); break;
-    case P::kEviction: ok = decodePayload<Eviction>(in.eviction(), &payload, error); break;
-    case P::kRequestDone: ok = decodePayload<RequestDone>(in.request_done(), &payload, error); break;
-    case P::kSnapshot: ok = decodePayload<Snapshot>(in.snapshot(), &payload, error); break;
-    case P::kLink: ok = decodePayload<LinkHealth>(in.link(), &payload, error); break;
-    case P::kCorrection: ok = decodePayload<Correction>(in.correction(), &payload, error); break;
-    case P::kCrash: ok = decodePayload<WorkerCrashed>(in.crash(), &payload, error); break;
-    case P::kRestart: ok = decodePayload<WorkerRestarted>(in.restart(), &payload, error); break;
-    case P::kKnob: ok = decodePayload<KnobChanged>(in.knob(), &payload, error); break;
-    case P::kPolicy: ok = decodePayload<PolicyChanged>(in.policy(), &payload, error); break;
-    case P::kRunStarted: ok = decodePayload<RunStarted>(in.run_started(), &payload, error); break;
-    case P::kRunFinished: ok = decodePayload<RunFinished>(in.run_finished(), &payload, error); break;
-    case P::kRunControl: ok = decodePayload<RunControlChanged>(in.run_control(), &payload, error); break;
-    case P::kRunMark: ok = decodePayload<RunMarked>(in.run_mark(), &payload, error); break;
-    case P::kHealth: ok = decodePayload<WorkerHealthChanged>(in.health(), &payload, error); break;
-    case P::kRetraction: ok = decodePayload<Retraction>(in.retraction(), &payload, error); break;
+    case P::kRoute:
+      ok = decodePayload<RouteDecision>(in.route(), &payload, error);
+      break;
+    case P::kAdmission:
+      ok = decodePayload<Admission>(in.admission(), &payload, error);
+      break;
+    case P::kSeed:
+      ok = decodePayload<SeedStarted>(in.seed(), &payload, error);
+      break;
+    case P::kTransferStart:
+      ok = decodePayload<TransferStarted>(in.transfer_start(), &payload, error);
+      break;
+    case P::kTransferEnd:
+      ok = decodePayload<TransferFinished>(in.transfer_end(), &payload, error);
+      break;
+    case P::kEviction:
+      ok = decodePayload<Eviction>(in.eviction(), &payload, error);
+      break;
+    case P::kRequestDone:
+      ok = decodePayload<RequestDone>(in.request_done(), &payload, error);
+      break;
+    case P::kSnapshot:
+      ok = decodePayload<Snapshot>(in.snapshot(), &payload, error);
+      break;
+    case P::kLink:
+      ok = decodePayload<LinkHealth>(in.link(), &payload, error);
+      break;
+    case P::kCorrection:
+      ok = decodePayload<Correction>(in.correction(), &payload, error);
+      break;
+    case P::kCrash:
+      ok = decodePayload<WorkerCrashed>(in.crash(), &payload, error);
+      break;
+    case P::kRestart:
+      ok = decodePayload<WorkerRestarted>(in.restart(), &payload, error);
+      break;
+    case P::kKnob:
+      ok = decodePayload<KnobChanged>(in.knob(), &payload, error);
+      break;
+    case P::kPolicy:
+      ok = decodePayload<PolicyChanged>(in.policy(), &payload, error);
+      break;
+    case P::kRunStarted:
+      ok = decodePayload<RunStarted>(in.run_started(), &payload, error);
+      break;
+    case P::kRunFinished:
+      ok = decodePayload<RunFinished>(in.run_finished(), &payload, error);
+      break;
+    case P::kRunControl:
+      ok = decodePayload<RunControlChanged>(in.run_control(), &payload, error);
+      break;
+    case P::kRunMark:
+      ok = decodePayload<RunMarked>(in.run_mark(), &payload, error);
+      break;
+    case P::kHealth:
+      ok = decodePayload<WorkerHealthChanged>(in.health(), &payload, error);
+      break;
+    case P::kRetraction:
+      ok = decodePayload<Retraction>(in.retraction(), &payload, error);
+      break;
     case P::PAYLOAD_NOT_SET:
       // Also what a kind added by a newer build looks like (an unknown field to this one).
       return fail(error, "event seq ", in.seq(), " has no payload (empty, or a kind this build does not know)");

@@ -21,7 +21,7 @@ namespace kvscope {
 // where an event allows it; per-worker tables (snapshot gauges, candidates) need a real index.
 inline constexpr int kMaxWireWorkers = kMaxWorkers;         // decode/unified workers: 0..511
 inline constexpr int kMaxWirePrefill = kMaxPrefillWorkers;  // prefill workers: 0..63
-inline constexpr int kMaxWireComponents = 6;          // CandidateScore::components
+inline constexpr int kMaxWireComponents = 6;                // CandidateScore::components
 
 // ---- Events --------------------------------------------------------------------------------------
 void toProto(const Event& in, v1::Event* out);

@@ -59,7 +59,9 @@ bool seriesFromProto(const v1::SampledSeries& in, SimTime from, SimTime to, cons
   for (int i = 0; i < in.time_us_size(); ++i) {
     const SimTime t = in.time_us(i);
     const std::string at = field + ".time_us[" + std::to_string(i) + "]";
-    if (t < previous) return fail(error, at + ": " + std::to_string(t) + " goes back in time (previous " + std::to_string(previous) + ")");
+    if (t < previous)
+      return fail(error,
+                  at + ": " + std::to_string(t) + " goes back in time (previous " + std::to_string(previous) + ")");
     if (t > to) return fail(error, at + ": " + std::to_string(t) + " is after the horizon's end " + std::to_string(to));
     if (!finite(in.value(i)) || !finite(in.peak(i)))
       return fail(error, field + ".value[" + std::to_string(i) + "]: not a finite number");
@@ -72,10 +74,12 @@ bool seriesFromProto(const v1::SampledSeries& in, SimTime from, SimTime to, cons
 bool futureFromProto(const v1::PreviewFuture& in, SimTime from, SimTime to, const std::string& field, WhatIfFuture* out,
                      std::string* error) {
   if (in.workers_size() > kMaxWireWorkers)
-    return fail(error, field + ".workers: " + std::to_string(in.workers_size()) + " workers; at most " + std::to_string(kMaxWireWorkers));
+    return fail(error, field + ".workers: " + std::to_string(in.workers_size()) + " workers; at most " +
+                           std::to_string(kMaxWireWorkers));
   if (in.kv_size() != in.workers_size() || in.sessions_size() != in.workers_size())
-    return fail(error, field + ": " + std::to_string(in.workers_size()) + " workers but " + std::to_string(in.kv_size()) +
-                           " kv and " + std::to_string(in.sessions_size()) + " sessions series; expected one each per worker");
+    return fail(error, field + ": " + std::to_string(in.workers_size()) + " workers but " +
+                           std::to_string(in.kv_size()) + " kv and " + std::to_string(in.sessions_size()) +
+                           " sessions series; expected one each per worker");
   WhatIfFuture f;
   f.workers.assign(in.workers().begin(), in.workers().end());
   // The console's own preview sizes (WhatIfPreview's FutureSink), so both draw alike.
@@ -101,7 +105,8 @@ bool futureFromProto(const v1::PreviewFuture& in, SimTime from, SimTime to, cons
     return fail(error, field + ".horizon.workers: " + std::to_string(h.workers_size()) + " workers; too many");
   for (const v1::PreviewWorker& w : h.workers()) {
     if (!finite(w.share())) return fail(error, field + ".horizon.workers: a share is not a finite number");
-    f.horizon.workers.push_back(WorkerSummary{w.id(), w.role(), static_cast<long>(w.bindings()), w.share(), 0, 0, 0, 0});
+    f.horizon.workers.push_back(
+        WorkerSummary{w.id(), w.role(), static_cast<long>(w.bindings()), w.share(), 0, 0, 0, 0});
   }
   f.error = in.error();
   *out = std::move(f);
@@ -120,7 +125,8 @@ void toProto(const WhatIfResult& in, v1::PreviewResponse* out) {
 
 bool fromProto(const v1::PreviewResponse& in, WhatIfResult* out, std::string* error) {
   if (in.from_us() < 0 || in.to_us() < in.from_us())
-    return fail(error, "from_us/to_us: [" + std::to_string(in.from_us()) + ", " + std::to_string(in.to_us()) + "] is not a time span");
+    return fail(error, "from_us/to_us: [" + std::to_string(in.from_us()) + ", " + std::to_string(in.to_us()) +
+                           "] is not a time span");
   WhatIfResult r;
   r.from = in.from_us();
   r.to = in.to_us();

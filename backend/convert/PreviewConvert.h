@@ -6,8 +6,8 @@
 // false with the field named, leaving `*out` untouched: the answer comes from another process.
 #include <string>
 
-#include "kvscope/v1/control.pb.h"
 #include "core/run/WhatIfPreview.h"
+#include "kvscope/v1/control.pb.h"
 
 namespace kvscope {
 

@@ -17,7 +17,6 @@ namespace kvscope {
 
 namespace {
 
-
 std::string csvField(const std::string& s) {
   if (s.find_first_of(",\"\n") == std::string::npos) return s;
   std::string q = "\"";
@@ -45,8 +44,8 @@ class CsvExporter : public EventExporter {
     char time[32];
     std::snprintf(time, sizeof time, "%.6f", timeToSeconds(e.time));
     const std::string worker = take("worker"), session = take("session"), request = take("request");
-    out_ << e.seq << ',' << time << ',' << eventKindName(e.payload) << ',' << worker << ',' << session << ','
-         << request << ',' << csvField(j.dump()) << '\n';
+    out_ << e.seq << ',' << time << ',' << eventKindName(e.payload) << ',' << worker << ',' << session << ',' << request
+         << ',' << csvField(j.dump()) << '\n';
   }
 };
 
@@ -65,60 +64,77 @@ class ChromeTraceExporter : public EventExporter {
 
   void onEvent(const Event& e) override {
     using nlohmann::json;
-    std::visit(Overloaded{
-                   [&](const RunStarted& r) {
-                     for (std::size_t w = 0; w < r.workers.size(); ++w)
-                       emit({{"ph", "M"}, {"name", "process_name"}, {"pid", pid(static_cast<WorkerId>(w))},
-                             {"args", {{"name", r.workers[w].name + " (" + toString(r.workers[w].role) + ")"}}}});
-                     emit({{"ph", "M"}, {"name", "process_name"}, {"pid", kLinksPid}, {"args", {{"name", "Mooncake links"}}}});
-                   },
-                   [&](const RequestDone& d) {
-                     if (d.worker < 0) return;
-                     emit({{"ph", "X"}, {"name", "turn " + std::to_string(d.turn)}, {"cat", toString(d.status)},
-                           {"pid", pid(d.worker)}, {"tid", d.session}, {"ts", e.time - d.e2e}, {"dur", d.e2e},
-                           {"args", {{"request", d.request}, {"path", toString(d.path)}, {"ttft_us", d.ttft},
-                                     {"input_tokens", d.input_tokens}, {"output_tokens", d.output_tokens},
-                                     {"error", d.error}}}});
-                   },
-                   [&](const Eviction& v) {
-                     instant(e, pid(v.worker), "eviction", {{"tokens_freed", v.tokens_freed}, {"session", v.session}});
-                   },
-                   [&](const Retraction& r) {
-                     instant(e, pid(r.worker), "retraction",
-                             {{"requests", r.requests}, {"tokens_freed", r.tokens_freed},
-                              {"new_token_ratio", {r.new_token_ratio_before, r.new_token_ratio_after}}});
-                   },
-                   [&](const WorkerCrashed& c) {
-                     instant(e, pid(c.worker), "crash", {{"reason", c.reason}, {"aborted", c.aborted_requests}});
-                   },
-                   [&](const WorkerRestarted& r) { instant(e, pid(r.worker), "restart", json::object()); },
-                   [&](const Correction& c) {
-                     instant(e, pid(c.worker), "correction", {{"fill_len", c.fill_len}, {"prefix_len", c.prefix_len}});
-                   },
-                   [&](const LinkHealth& l) {
-                     instant(e, kLinksPid, std::string("P") + std::to_string(l.prefill) + "->" + std::to_string(l.worker) +
-                                               " " + toString(l.state),
-                             {{"reason", l.reason}, {"aborted", l.aborted_requests}});
-                   },
-                   [&](const KnobChanged& k) {
-                     json args{{"old", k.old_value}, {"new", k.new_value}, {"who", k.who}};
-                     if (k.origin.remote()) args.update({{"peer", k.origin.peer}, {"identity", k.origin.identity}});
-                     instant(e, kLinksPid, "knob " + k.name, std::move(args));
-                   },
-                   [&](const RunControlChanged& c) {
-                     json args{{"speed", c.speed}, {"who", c.who}};
-                     if (c.origin.remote()) args.update({{"peer", c.origin.peer}, {"identity", c.origin.identity}});
-                     if (c.action == RunAction::Seek) args["target_us"] = c.target;
-                     instant(e, kLinksPid, std::string("run ") + toString(c.action), std::move(args));
-                   },
-                   [&](const Snapshot& s) {
-                     for (const auto& g : s.workers)
-                       emit({{"ph", "C"}, {"name", "kv_used_tokens"}, {"pid", pid(g.worker)}, {"ts", e.time},
-                             {"args", {{"used", g.kv_used}, {"peak", g.kv_peak}}}});
-                   },
-                   [](const auto&) {},
-               },
-               e.payload);
+    std::visit(
+        Overloaded{
+            [&](const RunStarted& r) {
+              for (std::size_t w = 0; w < r.workers.size(); ++w)
+                emit({{"ph", "M"},
+                      {"name", "process_name"},
+                      {"pid", pid(static_cast<WorkerId>(w))},
+                      {"args", {{"name", r.workers[w].name + " (" + toString(r.workers[w].role) + ")"}}}});
+              emit({{"ph", "M"}, {"name", "process_name"}, {"pid", kLinksPid}, {"args", {{"name", "Mooncake links"}}}});
+            },
+            [&](const RequestDone& d) {
+              if (d.worker < 0) return;
+              emit({{"ph", "X"},
+                    {"name", "turn " + std::to_string(d.turn)},
+                    {"cat", toString(d.status)},
+                    {"pid", pid(d.worker)},
+                    {"tid", d.session},
+                    {"ts", e.time - d.e2e},
+                    {"dur", d.e2e},
+                    {"args",
+                     {{"request", d.request},
+                      {"path", toString(d.path)},
+                      {"ttft_us", d.ttft},
+                      {"input_tokens", d.input_tokens},
+                      {"output_tokens", d.output_tokens},
+                      {"error", d.error}}}});
+            },
+            [&](const Eviction& v) {
+              instant(e, pid(v.worker), "eviction", {{"tokens_freed", v.tokens_freed}, {"session", v.session}});
+            },
+            [&](const Retraction& r) {
+              instant(e, pid(r.worker), "retraction",
+                      {{"requests", r.requests},
+                       {"tokens_freed", r.tokens_freed},
+                       {"new_token_ratio", {r.new_token_ratio_before, r.new_token_ratio_after}}});
+            },
+            [&](const WorkerCrashed& c) {
+              instant(e, pid(c.worker), "crash", {{"reason", c.reason}, {"aborted", c.aborted_requests}});
+            },
+            [&](const WorkerRestarted& r) { instant(e, pid(r.worker), "restart", json::object()); },
+            [&](const Correction& c) {
+              instant(e, pid(c.worker), "correction", {{"fill_len", c.fill_len}, {"prefix_len", c.prefix_len}});
+            },
+            [&](const LinkHealth& l) {
+              instant(e, kLinksPid,
+                      std::string("P") + std::to_string(l.prefill) + "->" + std::to_string(l.worker) + " " +
+                          toString(l.state),
+                      {{"reason", l.reason}, {"aborted", l.aborted_requests}});
+            },
+            [&](const KnobChanged& k) {
+              json args{{"old", k.old_value}, {"new", k.new_value}, {"who", k.who}};
+              if (k.origin.remote()) args.update({{"peer", k.origin.peer}, {"identity", k.origin.identity}});
+              instant(e, kLinksPid, "knob " + k.name, std::move(args));
+            },
+            [&](const RunControlChanged& c) {
+              json args{{"speed", c.speed}, {"who", c.who}};
+              if (c.origin.remote()) args.update({{"peer", c.origin.peer}, {"identity", c.origin.identity}});
+              if (c.action == RunAction::Seek) args["target_us"] = c.target;
+              instant(e, kLinksPid, std::string("run ") + toString(c.action), std::move(args));
+            },
+            [&](const Snapshot& s) {
+              for (const auto& g : s.workers)
+                emit({{"ph", "C"},
+                      {"name", "kv_used_tokens"},
+                      {"pid", pid(g.worker)},
+                      {"ts", e.time},
+                      {"args", {{"used", g.kv_used}, {"peak", g.kv_peak}}}});
+            },
+            [](const auto&) {},
+        },
+        e.payload);
   }
 
  private:
@@ -129,7 +145,8 @@ class ChromeTraceExporter : public EventExporter {
     first_ = false;
   }
   void instant(const Event& e, int pid, const std::string& name, nlohmann::json args) {
-    emit({{"ph", "i"}, {"s", "p"}, {"name", name}, {"pid", pid}, {"tid", 0}, {"ts", e.time}, {"args", std::move(args)}});
+    emit(
+        {{"ph", "i"}, {"s", "p"}, {"name", name}, {"pid", pid}, {"tid", 0}, {"ts", e.time}, {"args", std::move(args)}});
   }
   void writeFooter() override { out_ << "\n],\"displayTimeUnit\":\"ms\"}\n"; }
   bool first_ = true;
@@ -170,9 +187,12 @@ bool EventExporter::parseFormat(const std::string& name, Format& out) {
 
 std::unique_ptr<EventExporter> EventExporter::create(Format format, const std::string& path) {
   switch (format) {
-    case Format::Csv: return std::make_unique<CsvExporter>(path);
-    case Format::JsonLines: return std::make_unique<JsonLinesExporter>(path);
-    case Format::ChromeTrace: return std::make_unique<ChromeTraceExporter>(path);
+    case Format::Csv:
+      return std::make_unique<CsvExporter>(path);
+    case Format::JsonLines:
+      return std::make_unique<JsonLinesExporter>(path);
+    case Format::ChromeTrace:
+      return std::make_unique<ChromeTraceExporter>(path);
   }
   return nullptr;
 }

@@ -5,8 +5,8 @@
 // leaves nothing behind; the file must be a regular one (AtomicFile::target). Path "-" is standard
 // output, written as it goes; a failed write to it fails finish().
 #include <fstream>
-#include <ostream>
 #include <memory>
+#include <ostream>
 #include <string>
 
 #include "core/events/Event.h"
@@ -31,7 +31,7 @@ class EventExporter : public EventSink {
 
  private:
   std::filebuf file_;
-  std::string path_, partial_;  // partial_ empty for standard output
+  std::string path_, partial_;                                   // partial_ empty for standard output
   std::unique_ptr<TemporaryFiles::Guard> removed_on_interrupt_;  // partial_, on Ctrl+C or SIGTERM
   bool finished_ = false;
 };

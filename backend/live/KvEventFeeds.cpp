@@ -45,7 +45,8 @@ KvEventFeeds::KvEventFeeds(const ClusterConfig& config, const std::vector<LiveWo
     const LiveWorkerConfig& w = config.workers[i];
     const LiveWorkerRef& ref = refs[i];
     if (ref.worker == kNoWorker) {
-      if (!w.kv_events.empty() && warn_) warn_(w.id + ": kv_events of a prefill worker are not followed (the router routes on decode caches)");
+      if (!w.kv_events.empty() && warn_)
+        warn_(w.id + ": kv_events of a prefill worker are not followed (the router routes on decode caches)");
       continue;
     }
     const bool events_alone = w.metrics_url.empty();  // then the feeds speak for its KV use and health
@@ -71,12 +72,15 @@ KvEventFeeds::KvEventFeeds(const ClusterConfig& config, const std::vector<LiveWo
           if (alignment_) {
             aligned = alignment_->apply(f->worker, batch);
             unmatched = unmatchedReason(alignment_->counts(f->worker), alignment_->blockSize());
-            if (!unmatched.empty() && !f->said_unmatched) f->said_unmatched = true;
-            else unmatched.clear();
+            if (!unmatched.empty() && !f->said_unmatched)
+              f->said_unmatched = true;
+            else
+              unmatched.clear();
           }
         }
         if (!unmatched.empty() && warn_)
-          warn_(f->worker_name + " kv_events: some blocks cannot be matched to the router's view (cache_view exact): " + unmatched);
+          warn_(f->worker_name +
+                " kv_events: some blocks cannot be matched to the router's view (cache_view exact): " + unmatched);
         if (!out.empty()) cluster_.post(std::move(out));
         if (router_ && (!aligned.stored.empty() || !aligned.removed.empty())) router_->update(f->worker, aligned);
         cluster_.setKvEventBlocks(f->worker, blocks, tokens, stored, removed, events_alone);
@@ -97,7 +101,9 @@ KvEventFeeds::KvEventFeeds(const ClusterConfig& config, const std::vector<LiveWo
         if (events_alone) cluster_.setHealth(index, reachable ? WorkerHealth::Ok : WorkerHealth::Unreachable, why);
       };
       listener.restarted = [this, f, events_alone]() {
-        if (warn_) warn_(f->worker_name + " kv_events " + f->endpoint + ": the publisher started over (engine restart): its blocks are forgotten");
+        if (warn_)
+          warn_(f->worker_name + " kv_events " + f->endpoint +
+                ": the publisher started over (engine restart): its blocks are forgotten");
         KvRouterAlignment::Update gone;
         std::int64_t stored = 0, removed = 0;
         {
@@ -110,10 +116,12 @@ KvEventFeeds::KvEventFeeds(const ClusterConfig& config, const std::vector<LiveWo
         cluster_.setKvEventBlocks(f->worker, 0, 0, stored, removed, events_alone);
       };
       listener.undecodable = [this, f](std::uint64_t seq, const std::string& why) {
-        if (warn_) warn_(f->worker_name + " kv_events " + f->endpoint + ": batch " + std::to_string(seq) + " is not a KV event batch: " + why);
+        if (warn_)
+          warn_(f->worker_name + " kv_events " + f->endpoint + ": batch " + std::to_string(seq) +
+                " is not a KV event batch: " + why);
       };
       feed->subscriber = std::make_unique<KvEventSubscriber>(KvEventSubscriber::Endpoint{e.endpoint, e.replay, e.topic},
-                                                            std::move(listener));
+                                                             std::move(listener));
       feeds_.push_back(std::move(feed));
     }
   }
@@ -133,7 +141,8 @@ std::vector<KvEventFeeds::FeedStatus> KvEventFeeds::status() const {
   std::vector<FeedStatus> out;
   std::lock_guard lock(mutex_);
   for (const auto& f : feeds_)
-    out.push_back({f->worker_name, f->endpoint, f->reachable, f->why, f->subscriber->counts(), state_->blocks(f->worker),
+    out.push_back({f->worker_name, f->endpoint, f->reachable, f->why, f->subscriber->counts(),
+                   state_->blocks(f->worker),
                    alignment_ ? std::optional(alignment_->counts(f->worker)) : std::nullopt});
   return out;
 }

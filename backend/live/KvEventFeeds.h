@@ -45,9 +45,9 @@ class KvEventFeeds {
   struct FeedStatus {
     std::string worker, endpoint;
     bool reachable = false;
-    std::string why;            // the last unreachable reason or gap, "" when all is well
+    std::string why;  // the last unreachable reason or gap, "" when all is well
     KvEventSubscriber::Counts counts;
-    std::size_t blocks = 0;     // the worker's blocks held now (all its feeds)
+    std::size_t blocks = 0;                              // the worker's blocks held now (all its feeds)
     std::optional<KvRouterAlignment::Counts> alignment;  // with a router: what matched it and what did not
   };
   std::vector<FeedStatus> status() const;

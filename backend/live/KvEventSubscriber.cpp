@@ -40,7 +40,8 @@ class Monitor final : public zmq::monitor_t {
     say(true, "");
   }
   void on_event_connect_retried(const zmq_event_t&, const char*) override {
-    say(false, "no publisher answers at " + address_ + " (connection refused or unreachable); retrying, up to every 10 s");
+    say(false,
+        "no publisher answers at " + address_ + " (connection refused or unreachable); retrying, up to every 10 s");
   }
   void on_event_disconnected(const zmq_event_t&, const char*) override {
     say(false, "the publisher at " + address_ + " closed the connection; retrying");
@@ -138,7 +139,8 @@ void KvEventSubscriber::run() {
     if (!zmq::send_multipart(dealer, request, zmq::send_flags::dontwait)) return next;
     auto deadline = std::chrono::steady_clock::now() + options_.replay_timeout;
     while (!stop_) {
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+      const auto left =
+          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
       if (left.count() <= 0) break;
       zmq::pollitem_t item{dealer.handle(), 0, ZMQ_POLLIN, 0};
       zmq::poll(&item, 1, std::min(left, std::chrono::milliseconds(100)));
@@ -153,7 +155,7 @@ void KvEventSubscriber::run() {
       }
       const std::uint64_t seq = bigEndian(frames[1]);
       if (seq == kEndOfReplay) return next;
-      if (seq < next || seq >= until) continue;  // already had it, or the live stream will bring it
+      if (seq < next || seq >= until) continue;   // already had it, or the live stream will bring it
       if (attaching && next == from) next = seq;  // history older than the buffer is not a gap
       if (seq > next) lost(next, seq - 1, "the publisher's replay buffer no longer holds them");
       count([](Counts& c) { ++c.replayed; });
@@ -172,8 +174,7 @@ void KvEventSubscriber::run() {
   auto last_heard = std::chrono::steady_clock::now();
   bool connected = false;
   while (!stop_) {
-    while (monitor.check_event(0)) {
-    }
+    while (monitor.check_event(0)) {}
     if (monitor.connected() != connected) {
       connected = monitor.connected();
       last_heard = std::chrono::steady_clock::now();

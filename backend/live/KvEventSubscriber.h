@@ -14,8 +14,8 @@
 // batch the PUB socket dropped at the tail of a quiet stream is not left waiting for the next one.
 // Reachability comes from ZMQ's socket monitor: connected, or retrying (ZMQ reconnects with backoff
 // from 0.5 s up to 10 s) with the reason. A publisher that comes back numbering from below where it
-// was (after a reconnect, or from 0) is a restarted engine: said, and followed from its new start. Everything runs on one thread of its own; the listener's
-// callbacks are called there, in order.
+// was (after a reconnect, or from 0) is a restarted engine: said, and followed from its new start. Everything runs on
+// one thread of its own; the listener's callbacks are called there, in order.
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -49,7 +49,8 @@ class KvEventSubscriber {
     std::function<void()> restarted;
   };
   struct Counts {
-    std::uint64_t batches = 0, duplicates = 0, replayed = 0, lost = 0, undecodable = 0, malformed_frames = 0, restarts = 0;
+    std::uint64_t batches = 0, duplicates = 0, replayed = 0, lost = 0, undecodable = 0, malformed_frames = 0,
+                  restarts = 0;
   };
 
   KvEventSubscriber(Endpoint endpoint, Listener listener);

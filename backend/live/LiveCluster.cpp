@@ -5,7 +5,8 @@
 
 namespace kvscope {
 
-LiveCluster::LiveCluster(RunStarted run, std::vector<EventSink*> sinks) : LiveCluster(std::move(run), std::move(sinks), {}) {}
+LiveCluster::LiveCluster(RunStarted run, std::vector<EventSink*> sinks)
+    : LiveCluster(std::move(run), std::move(sinks), {}) {}
 
 LiveCluster::LiveCluster(RunStarted run, std::vector<EventSink*> sinks, Clock clock)
     : run_(std::move(run)), sinks_(std::move(sinks)), t0_(std::chrono::steady_clock::now()), clock_(std::move(clock)) {
@@ -37,8 +38,8 @@ std::uint64_t LiveCluster::emitLocked(EventPayload payload) {
   last_time_ = std::max(last_time_, now());
   Event e{++seq_, last_time_, std::move(payload)};
   // A worker that crashed is down until its /metrics answers again.
-  if (const auto* c = std::get_if<WorkerCrashed>(&e.payload); c && c->worker >= 0 &&
-                                                                static_cast<std::size_t>(c->worker) < gauges_.size()) {
+  if (const auto* c = std::get_if<WorkerCrashed>(&e.payload);
+      c && c->worker >= 0 && static_cast<std::size_t>(c->worker) < gauges_.size()) {
     gauges_[static_cast<std::size_t>(c->worker)].alive = false;
     crashed_at_[static_cast<std::size_t>(c->worker)] = e.time;
   }
@@ -85,7 +86,8 @@ void LiveCluster::setGauges(const WorkerGauges& g, SimTime asked_at) {
   crashed_at = -1;
   last_batch_at_[static_cast<std::size_t>(g.worker)] = -1;  // /metrics speaks for the worker now
   const std::int32_t bindings = slot.bindings, resident = slot.resident_sessions;
-  const std::int64_t expired = slot.expired_unreported, awaiting = slot.awaiting_report, event_blocks = slot.kv_event_blocks;
+  const std::int64_t expired = slot.expired_unreported, awaiting = slot.awaiting_report,
+                     event_blocks = slot.kv_event_blocks;
   const std::int64_t event_stored = slot.kv_event_stored, event_removed = slot.kv_event_removed;
   slot = g;
   slot.kv_peak = std::max(g.kv_peak, g.kv_used);
@@ -142,9 +144,11 @@ void LiveCluster::setBatchGauges(WorkerId worker, const BatchGauges& b) {
     g.kv_used = std::min<std::int64_t>(b.tokens, 1'000'000'000'000'000);
     // The line gives a ratio too: the capacity follows when /metrics has not told it.
     if (g.kv_capacity <= 0 && b.token_usage > 0 && std::isfinite(b.token_usage))
-      g.kv_capacity = static_cast<std::int64_t>(std::min(1e15, std::round(static_cast<double>(b.tokens) / b.token_usage)));
+      g.kv_capacity =
+          static_cast<std::int64_t>(std::min(1e15, std::round(static_cast<double>(b.tokens) / b.token_usage)));
   } else if (b.token_usage >= 0 && g.kv_capacity > 0) {
-    g.kv_used = static_cast<std::int64_t>(std::min(1e15, std::round(b.token_usage * static_cast<double>(g.kv_capacity))));
+    g.kv_used =
+        static_cast<std::int64_t>(std::min(1e15, std::round(b.token_usage * static_cast<double>(g.kv_capacity))));
   }
   g.kv_peak = std::max(g.kv_peak, g.kv_used);
   if (b.prealloc_req >= 0 || b.transfer_req >= 0)

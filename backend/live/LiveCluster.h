@@ -85,8 +85,8 @@ class LiveCluster {
   std::uint64_t seq_ = 0;
   SimTime last_time_ = 0;
   bool started_ = false, finished_ = false;
-  std::vector<WorkerGauges> gauges_;  // by serving WorkerId
-  std::vector<SimTime> crashed_at_;   // by serving WorkerId; -1 = up
+  std::vector<WorkerGauges> gauges_;    // by serving WorkerId
+  std::vector<SimTime> crashed_at_;     // by serving WorkerId; -1 = up
   std::vector<SimTime> last_batch_at_;  // by serving WorkerId: the newest batch line; -1 = none since a scrape
   std::vector<LiveWorkerStatus> status_;
 };

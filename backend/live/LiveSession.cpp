@@ -65,18 +65,18 @@ LiveSession::LiveSession(ClusterConfig config, std::vector<EventSink*> sinks, Op
   if (router_) {
     // The engines' blocks, in the router's hashes, as if the lab's router had reported them; a
     // refusal (a pool over its capacity) is said once per worker, never silently dropped.
-    link = KvEventFeeds::RouterLink{router_spec_->block_size, [this](WorkerId w, const KvRouterAlignment::Update& u) {
-                                      std::string error;
-                                      if (!u.removed.empty()) router_->blocksRemoved(w, u.removed, &error);
-                                      for (std::size_t at = 0; at < u.stored.size(); at += LiveRouter::kMaxBlockHashes) {
-                                        const std::size_t n = std::min<std::size_t>(LiveRouter::kMaxBlockHashes, u.stored.size() - at);
-                                        if (router_->blocksStored(w, 0, std::span(u.stored).subspan(at, n), &error)) continue;
-                                        std::lock_guard lock(refused_mutex_);
-                                        if (options_.warn && refused_warned_.insert(w).second)
-                                          options_.warn("KV events of worker " + std::to_string(w) +
-                                                        " not given to the router: " + error);
-                                      }
-                                    }};
+    link = KvEventFeeds::RouterLink{
+        router_spec_->block_size, [this](WorkerId w, const KvRouterAlignment::Update& u) {
+          std::string error;
+          if (!u.removed.empty()) router_->blocksRemoved(w, u.removed, &error);
+          for (std::size_t at = 0; at < u.stored.size(); at += LiveRouter::kMaxBlockHashes) {
+            const std::size_t n = std::min<std::size_t>(LiveRouter::kMaxBlockHashes, u.stored.size() - at);
+            if (router_->blocksStored(w, 0, std::span(u.stored).subspan(at, n), &error)) continue;
+            std::lock_guard lock(refused_mutex_);
+            if (options_.warn && refused_warned_.insert(w).second)
+              options_.warn("KV events of worker " + std::to_string(w) + " not given to the router: " + error);
+          }
+        }};
   }
   kv_feeds_ = std::make_unique<KvEventFeeds>(config_, refs, status_index, *cluster_, options_.warn, std::move(link));
   tailer_ = std::make_unique<LogTailer>(

@@ -15,15 +15,15 @@
 #include <thread>
 #include <vector>
 
-#include "core/live/ClusterConfig.h"
+#include "backend/live/KvEventFeeds.h"
 #include "backend/live/LiveCluster.h"
-#include "core/live/LogEventMapper.h"
 #include "backend/live/LogTailer.h"
 #include "backend/live/MetricsScraper.h"
-#include "core/live/SchedulerLogReader.h"
 #include "backend/live/WorkerLogFeed.h"
+#include "core/live/ClusterConfig.h"
+#include "core/live/LogEventMapper.h"
+#include "core/live/SchedulerLogReader.h"
 #include "core/run/LiveRouter.h"
-#include "backend/live/KvEventFeeds.h"
 #include "core/run/LiveRunControl.h"
 
 namespace kvscope {
@@ -34,8 +34,8 @@ inline constexpr std::size_t kLogShapesShown = 3;
 class LiveSession : public LiveRunControl {
  public:
   struct Options {
-    ScrapeOptions scrape;      // interval_ms is taken from the cluster file
-    TailOptions tail;          // from_start is taken from the cluster file
+    ScrapeOptions scrape;                          // interval_ms is taken from the cluster file
+    TailOptions tail;                              // from_start is taken from the cluster file
     std::function<void(const std::string&)> warn;  // what the KV event feeds have to say (serve logs it)
   };
 
@@ -93,7 +93,7 @@ class LiveSession : public LiveRunControl {
   std::unique_ptr<KvEventFeeds> kv_feeds_;
   std::mutex refused_mutex_;           // the feeds' threads share it
   std::set<WorkerId> refused_warned_;  // workers whose KV events the router refused (said once)
-  mutable std::mutex logs_mutex_;  // the tailer's thread vs logStats()
+  mutable std::mutex logs_mutex_;      // the tailer's thread vs logStats()
   std::thread snapshots_;
   std::mutex mutex_;
   std::condition_variable wake_;

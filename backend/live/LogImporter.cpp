@@ -9,13 +9,13 @@
 #include <fstream>
 #include <queue>
 
-#include "core/model/InputFile.h"
 #include "core/live/ExpositionParser.h"
 #include "core/live/LiveClusterLayout.h"
 #include "core/live/SavedScrapeReader.h"
 #include "core/live/VllmMetricsMapper.h"
 #include "core/live/WorkerMetricsTracker.h"
 #include "core/model/Error.h"
+#include "core/model/InputFile.h"
 
 namespace kvscope {
 
@@ -65,7 +65,8 @@ struct LogImporter::File {
   std::deque<Timed> ready;
 };
 
-LogImporter::LogImporter(ClusterConfig config, LogImportOptions options) : config_(std::move(config)), options_(std::move(options)) {}
+LogImporter::LogImporter(ClusterConfig config, LogImportOptions options)
+    : config_(std::move(config)), options_(std::move(options)) {}
 LogImporter::~LogImporter() = default;
 
 int LogImporter::defaultYear() const {
@@ -172,9 +173,9 @@ void LogImporter::applyScrape(File& f, const std::string& body, LiveCluster& clu
   const Exposition exposition = ExpositionParser().parse(body);
   const EngineMetrics metrics = mapEngineMetrics(f.tracker->ref().engine, exposition);
   if (!metrics.any()) {
-    cluster.setHealth(f.status_index, WorkerHealth::Degraded,
-                      std::string("saved scrape holds no ") + (metrics.engine == EngineKind::Vllm ? "vLLM" : "SGLang") +
-                          " metrics");
+    cluster.setHealth(
+        f.status_index, WorkerHealth::Degraded,
+        std::string("saved scrape holds no ") + (metrics.engine == EngineKind::Vllm ? "vLLM" : "SGLang") + " metrics");
     return;
   }
   ++f.applied;
@@ -224,7 +225,8 @@ LogImportResult LogImporter::run(const std::vector<EventSink*>& sinks) {
   run.profile = "import";
   std::int64_t t0 = 0, now = 0;
   LiveCluster cluster(std::move(run), sinks, [&now] { return static_cast<SimTime>(now); });
-  const std::int64_t interval = std::max<std::int64_t>(1000, static_cast<std::int64_t>(options_.snapshot_interval_s * kMicros));
+  const std::int64_t interval =
+      std::max<std::int64_t>(1000, static_cast<std::int64_t>(options_.snapshot_interval_s * kMicros));
   std::int64_t next_snapshot = 0;
   bool started = false;
   while (!heads.empty()) {
@@ -265,8 +267,10 @@ LogImportResult LogImporter::run(const std::vector<EventSink*>& sinks) {
       snapshotsUntil(t);
       now = t - t0;
       result_.last_us = t;
-      if (f.scrapes) applyScrape(f, rec.scrape, cluster);
-      else f.feed->apply(rec.item, cluster);
+      if (f.scrapes)
+        applyScrape(f, rec.scrape, cluster);
+      else
+        f.feed->apply(rec.item, cluster);
     }
     if (!f.ready.empty() || fill(f)) heads.emplace(f.ready.front().time_us, i);
   }
@@ -282,15 +286,18 @@ LogImportResult LogImporter::run(const std::vector<EventSink*>& sinks) {
     options_.progress(total, total);
   }
   for (const auto& f : files_) {
-    if (f->feed) result_.files.push_back(f->feed->stats(kShapesShown));
-    else result_.scrape_files.push_back({f->scrapes->path(), f->tracker->ref().name, f->scrapes->scrapes(), f->applied});
+    if (f->feed)
+      result_.files.push_back(f->feed->stats(kShapesShown));
+    else
+      result_.scrape_files.push_back({f->scrapes->path(), f->tracker->ref().name, f->scrapes->scrapes(), f->applied});
   }
   if (!started) {
     if (options_.from_us || options_.to_us)
       throw InputError("no line of the logs falls inside the window given by --from/--to");
     // No window given: the files have no timed line at all (empty, or not these logs).
     std::string names;
-    for (const auto& f : files_) names += (names.empty() ? "" : ", ") + (f->feed ? f->feed->path() : f->scrapes->path());
+    for (const auto& f : files_)
+      names += (names.empty() ? "" : ", ") + (f->feed ? f->feed->path() : f->scrapes->path());
     throw InputError("no timed line in " + names + ": nothing to import (an empty file, or not a SGLang/Mooncake log)");
   }
   std::vector<std::string> notes;

@@ -1,10 +1,10 @@
 #pragma once
 // A past run's logs as a recording (`kvscope-cli import`): the workers' scheduler logs, their
 // Mooncake transfer-engine logs, the benchmark client's log and saved /metrics scrapes
-// (SavedScrapeReader), read from the start, merged across files by the time each line carries, mapped by the same WorkerLogFeed a live session uses, and
-// posted to a LiveCluster that runs on the logs' clock instead of the wall clock. A scrape goes
-// through the WorkerMetricsTracker a live scraper uses (counters become events, gauges the worker's). The batch lines'
-// gauges become a Snapshot every `snapshot_interval_s` of log time. Sinks (a recorder, a
+// (SavedScrapeReader), read from the start, merged across files by the time each line carries, mapped by the same
+// WorkerLogFeed a live session uses, and posted to a LiveCluster that runs on the logs' clock instead of the wall
+// clock. A scrape goes through the WorkerMetricsTracker a live scraper uses (counters become events, gauges the
+// worker's). The batch lines' gauges become a Snapshot every `snapshot_interval_s` of log time. Sinks (a recorder, a
 // diagnosis) see the stream a live session would have produced had it watched the run.
 //
 // Time: SGLang's prefix carries the local date and time (`.mmm` with SGLANG_LOG_MS); glog's carries
@@ -19,9 +19,9 @@
 #include <string>
 #include <vector>
 
+#include "backend/live/WorkerLogFeed.h"
 #include "core/events/Event.h"
 #include "core/live/ClusterConfig.h"
-#include "backend/live/WorkerLogFeed.h"
 
 namespace kvscope {
 
@@ -43,8 +43,8 @@ struct LogImportResult {
   std::vector<Scrapes> scrape_files;
   std::int64_t first_us = -1, last_us = -1;  // the log time the recording covers
   std::uint64_t events = 0;
-  long outside = 0;     // records outside the window
-  long untimed = 0;     // records before their file's first timed line (placed at its time)
+  long outside = 0;      // records outside the window
+  long untimed = 0;      // records before their file's first timed line (placed at its time)
   long clock_steps = 0;  // records whose time went back within their file
 };
 

@@ -18,9 +18,9 @@ struct LogTailer::File {
   dev_t dev = 0;
   ino_t ino = 0;
   off_t offset = 0;
-  std::string partial;     // bytes after the last newline
-  bool skipping = false;   // inside an over-long line, dropping bytes until its newline
-  bool had_data = false;   // since the last idle notice
+  std::string partial;    // bytes after the last newline
+  bool skipping = false;  // inside an over-long line, dropping bytes until its newline
+  bool had_data = false;  // since the last idle notice
   std::chrono::steady_clock::time_point last_data;
   TailFileStats stats;
 

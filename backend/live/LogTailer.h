@@ -18,11 +18,11 @@
 namespace kvscope {
 
 struct TailOptions {
-  bool from_start = false;          // read what the files already hold
+  bool from_start = false;  // read what the files already hold
   int poll_ms = 100;
   std::size_t max_line_bytes = 64u << 10;
   std::size_t max_read_per_poll = 4u << 20;  // per file, so one busy file cannot starve the others
-  int idle_ms = 500;                // quiet this long after data: the idle handler runs (once)
+  int idle_ms = 500;                         // quiet this long after data: the idle handler runs (once)
 };
 
 struct TailFileStats {

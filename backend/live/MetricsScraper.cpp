@@ -108,14 +108,12 @@ MetricsFetch MetricsScraper::fetch(const std::string& target, const ScrapeOption
     expired = true;
     client.stop();
   });
-  auto result = client.Get(
-      url.path,
-      [&](const char* data, std::size_t size) {
-        if (r.body.size() + size > options.max_body_bytes) return !(too_big = true);
-        if (std::chrono::steady_clock::now() > deadline) return !(too_slow = true);
-        r.body.append(data, size);
-        return true;
-      });
+  auto result = client.Get(url.path, [&](const char* data, std::size_t size) {
+    if (r.body.size() + size > options.max_body_bytes) return !(too_big = true);
+    if (std::chrono::steady_clock::now() > deadline) return !(too_slow = true);
+    r.body.append(data, size);
+    return true;
+  });
   {
     std::lock_guard lock(watch_mutex);
     answered = true;
@@ -131,9 +129,10 @@ MetricsFetch MetricsScraper::fetch(const std::string& target, const ScrapeOption
     return done(WorkerHealth::Unreachable, "GET " + target + ": no complete answer within " +
                                                seconds(options.deadline_ms / 1000.0) + "; abandoned");
   if (!result)
-    return done(WorkerHealth::Unreachable, "GET " + target + ": " + httplib::to_string(result.error()) +
-                                               " (after " + seconds(r.seconds) + ")");
-  if (result->status != 200) return done(WorkerHealth::Degraded, "GET " + target + ": HTTP " + std::to_string(result->status));
+    return done(WorkerHealth::Unreachable,
+                "GET " + target + ": " + httplib::to_string(result.error()) + " (after " + seconds(r.seconds) + ")");
+  if (result->status != 200)
+    return done(WorkerHealth::Degraded, "GET " + target + ": HTTP " + std::to_string(result->status));
   return done(WorkerHealth::Ok, "");
 }
 
@@ -169,7 +168,10 @@ ScrapeResult MetricsScraper::scrapeOnce(std::size_t i) {
                                             (more ? " (and " + std::to_string(more) + " more problems)" : ""));
   }
   if (!metrics.any() || !metrics.notes.empty())
-    return done(WorkerHealth::Degraded, metrics.notes.empty() ? std::string("no ") + (t.spec.worker.engine == EngineKind::Vllm ? "vLLM" : "SGLang") + " metrics" : metrics.notes.front());
+    return done(WorkerHealth::Degraded,
+                metrics.notes.empty()
+                    ? std::string("no ") + (t.spec.worker.engine == EngineKind::Vllm ? "vLLM" : "SGLang") + " metrics"
+                    : metrics.notes.front());
   if (r.seconds * 1000 > options_.slow_ms)
     return done(WorkerHealth::Degraded, "slow: /metrics answered in " + seconds(r.seconds));
   if (!stale.empty()) return done(WorkerHealth::Degraded, stale);

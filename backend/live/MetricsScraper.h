@@ -20,16 +20,16 @@ namespace kvscope {
 
 struct ScrapeTarget {
   LiveWorkerRef worker;
-  std::string url;            // http://HOST:PORT/metrics
-  std::size_t status_index;   // the worker's index in LiveCluster::workerNames()
+  std::string url;           // http://HOST:PORT/metrics
+  std::size_t status_index;  // the worker's index in LiveCluster::workerNames()
 };
 
 struct ScrapeOptions {
   int interval_ms = 1000;
   int connect_timeout_ms = 1000;
-  int read_timeout_ms = 2000;    // per socket read
-  int deadline_ms = 3000;        // the whole answer (a server dripping bytes cannot hold a loop)
-  int slow_ms = 1000;            // an answer slower than this is degraded
+  int read_timeout_ms = 2000;  // per socket read
+  int deadline_ms = 3000;      // the whole answer (a server dripping bytes cannot hold a loop)
+  int slow_ms = 1000;          // an answer slower than this is degraded
   std::size_t max_body_bytes = 8u << 20;
 };
 

@@ -6,11 +6,14 @@
 
 namespace kvscope {
 
-WorkerLogFeed::WorkerLogFeed(std::string path, Kind kind, std::optional<LiveWorkerRef> worker, const LiveAddressBook* book)
+WorkerLogFeed::WorkerLogFeed(std::string path, Kind kind, std::optional<LiveWorkerRef> worker,
+                             const LiveAddressBook* book)
     : path_(std::move(path)), kind_(worker ? kind : Kind::Client), worker_(std::move(worker)), book_(book) {
   if (!worker_) return;
-  if (kind_ == Kind::Mooncake) mooncake_ = std::make_unique<MooncakeLogMapper>(*worker_, book_);
-  else mapper_ = std::make_unique<LogEventMapper>(*worker_, book_);
+  if (kind_ == Kind::Mooncake)
+    mooncake_ = std::make_unique<MooncakeLogMapper>(*worker_, book_);
+  else
+    mapper_ = std::make_unique<LogEventMapper>(*worker_, book_);
 }
 
 std::vector<LogItem> WorkerLogFeed::read(std::string_view line) {
@@ -95,7 +98,8 @@ std::vector<std::string> WorkerLogFeed::notes(const LiveLogStats& s) {
 }
 
 LiveLogStats WorkerLogFeed::stats(std::size_t shapes) const {
-  LiveLogStats s{path_, worker_ ? worker_->name : std::string(), {}, reader_.counts(), reader_.unknownShapes().top(shapes), false};
+  LiveLogStats s{
+      path_, worker_ ? worker_->name : std::string(), {}, reader_.counts(), reader_.unknownShapes().top(shapes), false};
   if (kind_ == Kind::Mooncake) {
     const MooncakeLineCounts& c = mooncake_->counts();
     // An overlong line went to the reader, which parsed nothing else of this file.

@@ -14,10 +14,10 @@
 #include <variant>
 #include <vector>
 
-#include "core/live/LineShapeCounter.h"
 #include "backend/live/LiveCluster.h"
-#include "core/live/LogEventMapper.h"
 #include "backend/live/LogTailer.h"
+#include "core/live/LineShapeCounter.h"
+#include "core/live/LogEventMapper.h"
 #include "core/live/MooncakeLogMapper.h"
 #include "core/live/SchedulerLogReader.h"
 
@@ -26,9 +26,9 @@ namespace kvscope {
 // What a file's lines say, with the counts a session's status and an import's summary show.
 struct LiveLogStats {
   std::string path;
-  std::string worker;  // "" for a client log
-  TailFileStats tail;  // a tailed file's reading state (empty for an import)
-  LogLineCounts lines;  // a Mooncake log: unknown counts its non-glog lines too
+  std::string worker;                                   // "" for a client log
+  TailFileStats tail;                                   // a tailed file's reading state (empty for an import)
+  LogLineCounts lines;                                  // a Mooncake log: unknown counts its non-glog lines too
   std::vector<LineShapeCounter::Shape> unknown_shapes;  // "12 lines like ..." (LineShapeCounter::describe)
   bool mooncake = false;  // a Mooncake transfer-engine log (the cluster file's mooncake_logs)
 };

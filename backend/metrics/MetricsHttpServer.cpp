@@ -56,7 +56,8 @@ std::string answer(const std::string& head, const RunMetrics& metrics) {
   const std::string method = line.substr(0, sp1);
   std::string path = line.substr(sp1 + 1, sp2 - sp1 - 1);
   path = path.substr(0, path.find('?'));
-  if (path != "/metrics") return reply(404, "Not Found", "text/plain", "not found: this server only serves /metrics\n", method == "HEAD");
+  if (path != "/metrics")
+    return reply(404, "Not Found", "text/plain", "not found: this server only serves /metrics\n", method == "HEAD");
   if (method != "GET" && method != "HEAD")
     return reply(405, "Method Not Allowed", "text/plain", "only GET and HEAD\n", false, "Allow: GET, HEAD\r\n");
   return reply(200, "OK", kContentType, metrics.render(), method == "HEAD");
@@ -67,7 +68,7 @@ std::string answer(const std::string& head, const RunMetrics& metrics) {
 struct MetricsHttpServer::Impl {
   const RunMetrics* metrics = nullptr;
   int listen_fd = -1;
-  int wake_fd = -1;  // an eventfd: stop() writes it, the loop's poll wakes up
+  int wake_fd = -1;                   // an eventfd: stop() writes it, the loop's poll wakes up
   std::list<Connection> connections;  // in accept order: the front has had the most time
   std::thread thread;
   bool stopped = false;
@@ -92,7 +93,8 @@ void MetricsHttpServer::Impl::acceptAll(Clock::time_point now) {
     if (connections.size() >= kMaxConnections) {
       // Room for the newcomer: the oldest connection still sending its request goes first (it has
       // had the most time), else the oldest of all.
-      auto victim = std::find_if(connections.begin(), connections.end(), [](const Connection& c) { return !c.replying; });
+      auto victim =
+          std::find_if(connections.begin(), connections.end(), [](const Connection& c) { return !c.replying; });
       if (victim == connections.end()) victim = connections.begin();
       ::close(victim->fd);
       connections.erase(victim);

@@ -35,7 +35,7 @@ class MetricsHttpServer {
   // `insecure`. The message (starting "metrics: ") start() would give, or nullopt. A usage error.
   static std::optional<std::string> listenRefusal(const std::string& listen, bool insecure);
 
-  int port() const { return port_; }                 // the bound port (the chosen one for port 0)
+  int port() const { return port_; }                // the bound port (the chosen one for port 0)
   std::string address() const { return address_; }  // HOST:PORT with the bound port
 
   // Closes the port and every connection at once (no request is waited for). Idempotent.

@@ -18,17 +18,27 @@ std::string escapeLabel(std::string_view value) {
   std::string out;
   out.reserve(value.size());
   for (const char c : value) {
-    if (c == '\\') out += "\\\\";
-    else if (c == '"') out += "\\\"";
-    else if (c == '\n') out += "\\n";
-    else out += c;
+    if (c == '\\')
+      out += "\\\\";
+    else if (c == '"')
+      out += "\\\"";
+    else if (c == '\n')
+      out += "\\n";
+    else
+      out += c;
   }
   return out;
 }
 
 void appendNumber(std::string& out, double v) {
-  if (std::isnan(v)) { out += "NaN"; return; }
-  if (std::isinf(v)) { out += v > 0 ? "+Inf" : "-Inf"; return; }
+  if (std::isnan(v)) {
+    out += "NaN";
+    return;
+  }
+  if (std::isinf(v)) {
+    out += v > 0 ? "+Inf" : "-Inf";
+    return;
+  }
   char buf[32];
   const auto r = std::to_chars(buf, buf + sizeof buf, v);  // shortest text that reads back exactly
   out.append(buf, r.ptr);
@@ -156,7 +166,8 @@ void RunMetrics::onEvent(const Event& e) {
                    if (d.ttft >= 0) s.ttft.observe(timeToSeconds(d.ttft), kTtftBuckets);
                    // As LabMetricsCollector.
                    if (d.output_tokens > 1 && d.ttft >= 0)
-                     s.tpot.observe(timeToSeconds(d.e2e - d.ttft) / static_cast<double>(d.output_tokens - 1), kTpotBuckets);
+                     s.tpot.observe(timeToSeconds(d.e2e - d.ttft) / static_cast<double>(d.output_tokens - 1),
+                                    kTpotBuckets);
                    const std::int64_t input = std::max<std::int64_t>(0, d.input_tokens);
                    const bool known = d.cached_tokens >= 0;
                    const std::int64_t cached = std::min(d.cached_tokens, input);
@@ -235,7 +246,8 @@ std::string RunMetrics::render() const {
         [](const WorkerGauges& g) {
           return g.kv_capacity > 0 ? static_cast<double>(g.kv_used) / static_cast<double>(g.kv_capacity) : 0.0;
         });
-  gauge("kvscope_kv_evictable_tokens", "KV cache tokens held by the unlocked, evictable radix cache (as sglang:kv_evictable_tokens).",
+  gauge("kvscope_kv_evictable_tokens",
+        "KV cache tokens held by the unlocked, evictable radix cache (as sglang:kv_evictable_tokens).",
         [](const WorkerGauges& g) { return std::int64_t{g.kv_evictable}; });
   gauge("kvscope_kv_peak_tokens", "Highest KV cache tokens in use since the previous snapshot (spikes survive).",
         [](const WorkerGauges& g) { return std::int64_t{g.kv_peak}; });
@@ -254,7 +266,8 @@ std::string RunMetrics::render() const {
 
   family(out, "kvscope_num_retracted_reqs", "gauge",
          "Requests the latest decode retraction took out of the batch (as sglang:num_retracted_reqs).");
-  for (std::size_t i = 0; i < s.workers.size(); ++i) sample(out, "kvscope_num_retracted_reqs", labels[i], s.workers[i].last_retracted);
+  for (std::size_t i = 0; i < s.workers.size(); ++i)
+    sample(out, "kvscope_num_retracted_reqs", labels[i], s.workers[i].last_retracted);
 
   // Per-worker counters.
   const auto perWorker = [&](std::string_view name, std::string_view help, auto value_of) {
@@ -283,9 +296,10 @@ std::string RunMetrics::render() const {
   const auto engineCounter = [&](std::string_view name, std::string_view help, std::int64_t WorkerGauges::*f) {
     fromSnapshot(name, "counter", help, field(f));
   };
-  engineCounter("kvscope_kv_event_stored_blocks_total",
-                "Live: GPU-tier blocks the worker's engine stored, from its KV events (rate() is the cache's fill rate).",
-                &WorkerGauges::kv_event_stored);
+  engineCounter(
+      "kvscope_kv_event_stored_blocks_total",
+      "Live: GPU-tier blocks the worker's engine stored, from its KV events (rate() is the cache's fill rate).",
+      &WorkerGauges::kv_event_stored);
   engineCounter("kvscope_kv_event_removed_blocks_total",
                 "Live: GPU-tier blocks the worker's engine removed (evictions, clears), from its KV events.",
                 &WorkerGauges::kv_event_removed);
@@ -293,9 +307,10 @@ std::string RunMetrics::render() const {
                 "Live: prompt tokens the worker's engine looked up in its prefix cache since KVScope watched "
                 "(sglang:prompt_tokens_total, vllm:prefix_cache_queries).",
                 &WorkerGauges::prefix_queried_tokens);
-  engineCounter("kvscope_engine_prefix_hit_tokens_total",
-                "Live: of those, the tokens its prefix cache held (sglang:cached_tokens_total, vllm:prefix_cache_hits).",
-                &WorkerGauges::prefix_hit_tokens);
+  engineCounter(
+      "kvscope_engine_prefix_hit_tokens_total",
+      "Live: of those, the tokens its prefix cache held (sglang:cached_tokens_total, vllm:prefix_cache_hits).",
+      &WorkerGauges::prefix_hit_tokens);
   engineCounter("kvscope_engine_external_queried_tokens_total",
                 "Live: prompt tokens the engine's KV connector looked up in other instances' caches "
                 "(vllm:external_prefix_cache_queries).",
@@ -307,7 +322,8 @@ std::string RunMetrics::render() const {
             "Prompt tokens of completed requests whose cache hit is known (as vllm:prefix_cache_queries); the lab's "
             "APC is hits / queries.",
             [](const Worker& w) { return w.cache_queries; });
-  perWorker("kvscope_prefix_cache_hits_total", "Prompt tokens served from the worker's prefix cache (as vllm:prefix_cache_hits).",
+  perWorker("kvscope_prefix_cache_hits_total",
+            "Prompt tokens served from the worker's prefix cache (as vllm:prefix_cache_hits).",
             [](const Worker& w) { return w.cache_hits; });
 
   // Run-wide counters.
@@ -324,8 +340,8 @@ std::string RunMetrics::render() const {
   counter(out, "kvscope_worker_crashes_total", "Worker crashes.", s.crashes);
   counter(out, "kvscope_worker_restarts_total", "Worker restarts after a crash.", s.restarts);
   counter(out, "kvscope_corrections_total", "Streaming-session extend_input_len corrections.", s.corrections);
-  counter(out, "kvscope_retractions_total", "Decode out-of-memory events (\"Decode out of memory happened\"), each retracting requests.",
-          s.retractions);
+  counter(out, "kvscope_retractions_total",
+          "Decode out-of-memory events (\"Decode out of memory happened\"), each retracting requests.", s.retractions);
 
   // The lab's: the unbounded cache's hits, the request classes, the workload's offer.
   family(out, "kvscope_prefix_cache_ceiling_hits_total", "counter",
@@ -337,11 +353,18 @@ std::string RunMetrics::render() const {
          "Completed requests by the lab's class: HEAVY >= 20,000 uncached tokens; WARM more than half cached or under "
          "5,000 uncached; MEDIUM the rest.");
   for (std::size_t i = 0; i < s.classes.size(); ++i)
-    sample(out, "kvscope_requests_by_class_total", std::string("class=\"") + (i == 0 ? "WARM" : i == 1 ? "MEDIUM" : "HEAVY") + "\"",
+    sample(out, "kvscope_requests_by_class_total",
+           std::string("class=\"") +
+               (i == 0   ? "WARM"
+                : i == 1 ? "MEDIUM"
+                         : "HEAVY") +
+               "\"",
            s.classes[i]);
-  family(out, "kvscope_offered_requests", "gauge", "Requests the workload offers (the completion rate's denominator; 0 live).");
+  family(out, "kvscope_offered_requests", "gauge",
+         "Requests the workload offers (the completion rate's denominator; 0 live).");
   sample(out, "kvscope_offered_requests", {}, s.offered);
-  family(out, "kvscope_trace_window_seconds", "gauge", "Span of the workload's trace times (wall amplification divides by it).");
+  family(out, "kvscope_trace_window_seconds", "gauge",
+         "Span of the workload's trace times (wall amplification divides by it).");
   sample(out, "kvscope_trace_window_seconds", {}, s.trace_window_s);
 
   // Latency histograms of completed requests.
@@ -373,8 +396,10 @@ std::string RunMetrics::render() const {
   const auto linkLabels = [&](const LinkGauges& l) {
     const auto p = static_cast<std::size_t>(l.prefill);
     const auto w = static_cast<std::size_t>(l.worker);
-    return "prefill=\"" + (l.prefill >= 0 && p < s.prefill_names.size() ? s.prefill_names[p] : "P" + std::to_string(l.prefill)) +
-           "\",worker=\"" + (l.worker >= 0 && w < s.workers.size() ? s.workers[w].name : "W" + std::to_string(l.worker)) + "\"";
+    return "prefill=\"" +
+           (l.prefill >= 0 && p < s.prefill_names.size() ? s.prefill_names[p] : "P" + std::to_string(l.prefill)) +
+           "\",worker=\"" +
+           (l.worker >= 0 && w < s.workers.size() ? s.workers[w].name : "W" + std::to_string(l.worker)) + "\"";
   };
   std::vector<std::string> link_labels;
   link_labels.reserve(s.links.size());

@@ -20,9 +20,8 @@ namespace kvscope {
 class RunMetrics : public EventSink {
  public:
   // Upper bounds (seconds) of the histogram buckets, without +Inf.
-  static constexpr std::array<double, 22> kTtftBuckets = {0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1,
-                                                          0.25,  0.5,   0.75, 1,    2.5,  5,    7.5,  10,
-                                                          15,    20,    25,   30,   60,   120};
+  static constexpr std::array<double, 22> kTtftBuckets = {
+      0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 15, 20, 25, 30, 60, 120};
   static constexpr std::array<double, 20> kE2eBuckets = {0.3, 0.5, 0.8, 1,  1.5, 2,  2.5, 5,   10,  15,
                                                          20,  30,  40,  50, 60,  90, 120, 180, 300, 600};
   // vLLM's time_per_output_token_seconds buckets (vllm/v1/metrics/loggers.py).
@@ -52,7 +51,7 @@ class RunMetrics : public EventSink {
     // whose hit is known, and the hits.
     std::uint64_t cache_queries = 0, cache_hits = 0;
     std::uint64_t retracted = 0, last_retracted = 0;  // requests retracted: all, and by the latest retraction
-    bool has_gauges = false;  // a Snapshot reported this worker
+    bool has_gauges = false;                          // a Snapshot reported this worker
     WorkerGauges gauges;
   };
 

@@ -6,10 +6,10 @@
 #include <cstdio>
 
 #include "backend/convert/EventConvert.h"
-#include "kvscope/v1/events.pb.h"
-#include "kvscope/v1/recording.pb.h"
 #include "backend/recording/KvrecWriter.h"
 #include "core/sweep/AtomicFile.h"
+#include "kvscope/v1/events.pb.h"
+#include "kvscope/v1/recording.pb.h"
 
 namespace kvscope {
 
@@ -34,9 +34,9 @@ void EventRecorder::onEvent(const Event& e) {
     header.set_format_version(1);
     toProto(*run, header.mutable_run());
     header.set_build_version(KVSCOPE_VERSION);
-    header.set_created_unix_ms(std::chrono::duration_cast<std::chrono::milliseconds>(
-                                   std::chrono::system_clock::now().time_since_epoch())
-                                   .count());
+    header.set_created_unix_ms(
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+            .count());
     header.set_keyframe_interval_s(timeToSeconds(keyframe_interval_));
     writer_ = KvrecWriter::adopt(path_, fd_, header.SerializeAsString(), &error_);
     fd_ = -1;

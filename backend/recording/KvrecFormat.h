@@ -74,8 +74,10 @@ namespace kvrec {
 template <typename T>
 inline T toLittle(T v) {
   if constexpr (std::endian::native == std::endian::big) {
-    if constexpr (sizeof(T) == 4) return __builtin_bswap32(v);
-    else return __builtin_bswap64(v);
+    if constexpr (sizeof(T) == 4)
+      return __builtin_bswap32(v);
+    else
+      return __builtin_bswap64(v);
   }
   return v;
 }

@@ -20,10 +20,14 @@ std::string escaped(const unsigned char* p, std::size_t n) {
   std::string out;
   for (std::size_t i = 0; i < n; ++i) {
     const unsigned char c = p[i];
-    if (c == '\r') out += "\\r";
-    else if (c == '\n') out += "\\n";
-    else if (c == '"' || c == '\\') (out += '\\') += static_cast<char>(c);
-    else if (c >= 0x20 && c < 0x7f) out += static_cast<char>(c);
+    if (c == '\r')
+      out += "\\r";
+    else if (c == '\n')
+      out += "\\n";
+    else if (c == '"' || c == '\\')
+      (out += '\\') += static_cast<char>(c);
+    else if (c >= 0x20 && c < 0x7f)
+      out += static_cast<char>(c);
     else {
       char hex[8];
       std::snprintf(hex, sizeof hex, "\\x%02x", c);
@@ -64,7 +68,8 @@ std::unique_ptr<KvrecReader> KvrecReader::open(const std::string& path, std::str
   }
   if (!S_ISREG(st.st_mode)) {
     ::close(fd);
-    return set(name + (S_ISDIR(st.st_mode) ? ": is a directory" : ": is not a regular file (a FIFO, device or socket)") +
+    return set(name +
+               (S_ISDIR(st.st_mode) ? ": is a directory" : ": is not a regular file (a FIFO, device or socket)") +
                ", not a recording");
   }
   if (st.st_size == 0) {
@@ -236,12 +241,12 @@ bool KvrecReader::advance(std::uint64_t& at, Parsed& f, std::optional<std::uint6
           p.seq = bad.seq;
         p.skipped_bytes = next - at;
         p.skipped_frames = 1 + candidates;
-        p.message = "'" + path_ + "': corrupt frame at byte " + std::to_string(at) +
-                    (p.seq ? " (seq " + std::to_string(*p.seq) + ")" : std::string()) + ": " + why + "; skipped " +
-                    std::to_string(p.skipped_bytes) + " bytes (" + std::to_string(p.skipped_frames) +
-                    (p.skipped_frames == 1 ? " frame" : " frames") + ") to " +
-                    (next == data_end_ ? "the end of the recording"
-                                       : "the next valid frame at byte " + std::to_string(next));
+        p.message =
+            "'" + path_ + "': corrupt frame at byte " + std::to_string(at) +
+            (p.seq ? " (seq " + std::to_string(*p.seq) + ")" : std::string()) + ": " + why + "; skipped " +
+            std::to_string(p.skipped_bytes) + " bytes (" + std::to_string(p.skipped_frames) +
+            (p.skipped_frames == 1 ? " frame" : " frames") + ") to " +
+            (next == data_end_ ? "the end of the recording" : "the next valid frame at byte " + std::to_string(next));
       }
       addProblem(std::move(p));
     }
@@ -386,8 +391,8 @@ void KvrecReader::rebuildIndex() {
     p.kind = KvrecProblem::Kind::TruncatedTail;
     p.offset = data_end_;
     p.message = "'" + path_ + "': truncated tail at byte " + std::to_string(data_end_) +
-                ": the recording ends without its index (it was not closed: crash or kill); " +
-                std::to_string(frames) + " frames readable, index rebuilt";
+                ": the recording ends without its index (it was not closed: crash or kill); " + std::to_string(frames) +
+                " frames readable, index rebuilt";
     addProblem(std::move(p));
   }
 }

@@ -40,20 +40,20 @@ struct KvrecProblem {
   };
   Kind kind = Kind::CorruptFrame;
   std::uint64_t offset = 0;
-  std::optional<std::uint64_t> seq;   // a corrupt frame's seq, when its header is plausible
-  std::uint64_t skipped_bytes = 0;    // CorruptFrame: bytes up to the next valid frame
-  std::uint64_t skipped_frames = 0;   // CorruptFrame: damaged frames (or runs of garbage) in them;
-                                      // OutOfOrder: the frames of the run
-  std::string message;                // names the file, the byte offset and what was wrong
+  std::optional<std::uint64_t> seq;  // a corrupt frame's seq, when its header is plausible
+  std::uint64_t skipped_bytes = 0;   // CorruptFrame: bytes up to the next valid frame
+  std::uint64_t skipped_frames = 0;  // CorruptFrame: damaged frames (or runs of garbage) in them;
+                                     // OutOfOrder: the frames of the run
+  std::string message;               // names the file, the byte offset and what was wrong
 };
 
 struct KvrecStats {
-  std::uint64_t frames = 0;     // data frames, per the index written at close or the rebuild scan
+  std::uint64_t frames = 0;  // data frames, per the index written at close or the rebuild scan
   std::uint64_t keyframes = 0;
-  std::uint64_t skipped_bytes = 0;   // over every corrupt-frame problem found so far
+  std::uint64_t skipped_bytes = 0;  // over every corrupt-frame problem found so far
   std::uint64_t skipped_frames = 0;
   bool truncated = false;
-  std::uint64_t truncated_at = 0;    // where the readable recording ends, when truncated
+  std::uint64_t truncated_at = 0;  // where the readable recording ends, when truncated
   bool index_rebuilt = false;
   std::uint64_t out_of_order_frames = 0;  // skipped as repeats or going back in time (OutOfOrder)
   bool concatenated = false;

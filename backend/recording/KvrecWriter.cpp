@@ -26,8 +26,8 @@ std::string systemError(const std::string& path, const char* what) {
 
 }  // namespace
 
-std::unique_ptr<KvrecWriter> KvrecWriter::create(const std::string& path, std::string_view metadata,
-                                                 std::string* error, const KvrecWriterOptions& options) {
+std::unique_ptr<KvrecWriter> KvrecWriter::create(const std::string& path, std::string_view metadata, std::string* error,
+                                                 const KvrecWriterOptions& options) {
   auto set = [&](std::string message) {
     if (error) *error = std::move(message);
     return nullptr;
@@ -93,8 +93,7 @@ bool KvrecWriter::writeAll(const unsigned char* data, std::size_t size) {
   return true;
 }
 
-void KvrecWriter::appendFrame(std::uint64_t seq, std::int64_t time_us, std::uint8_t flags,
-                              std::string_view payload) {
+void KvrecWriter::appendFrame(std::uint64_t seq, std::int64_t time_us, std::uint8_t flags, std::string_view payload) {
   const std::size_t at = buffer_.size();
   buffer_.resize(at + kKvrecFrameHeaderSize + payload.size());
   unsigned char* f = buffer_.data() + at;

@@ -23,9 +23,10 @@ struct KvrecWriterOptions {
 
 class KvrecWriter {
  public:
-  // Creates (or truncates) `path` (a regular file, or a symlink to one) and writes the header. nullptr with `*error` naming the file on failure.
-  static std::unique_ptr<KvrecWriter> create(const std::string& path, std::string_view metadata,
-                                             std::string* error, const KvrecWriterOptions& options = {});
+  // Creates (or truncates) `path` (a regular file, or a symlink to one) and writes the header. nullptr with `*error`
+  // naming the file on failure.
+  static std::unique_ptr<KvrecWriter> create(const std::string& path, std::string_view metadata, std::string* error,
+                                             const KvrecWriterOptions& options = {});
   // The same on a file already opened (and locked) by AtomicFile::openForWrite; takes `fd` over.
   static std::unique_ptr<KvrecWriter> adopt(const std::string& path, int fd, std::string_view metadata,
                                             std::string* error, const KvrecWriterOptions& options = {});

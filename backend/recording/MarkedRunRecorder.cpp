@@ -49,13 +49,15 @@ std::vector<std::string> recoverPartials(const fs::path& dir) {
   for (const auto& from : found) {
     const fs::path kept(from.filename().string().substr(1, from.filename().string().size() - 1 - 8));  // NAME
     for (int n = 1; n < 1000; ++n) {
-      const fs::path to = dir / ("recovered-" + kept.stem().string() + "-" + std::to_string(n) + kept.extension().string());
+      const fs::path to =
+          dir / ("recovered-" + kept.stem().string() + "-" + std::to_string(n) + kept.extension().string());
       if (::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) == 0) {
         recovered.push_back(to.string());
         break;
       }
-      if (errno != EEXIST) throw InputError("--runs " + dir.string() + ": cannot keep " + from.filename().string() +
-                                            " (left by a session that was killed): " + std::strerror(errno));
+      if (errno != EEXIST)
+        throw InputError("--runs " + dir.string() + ": cannot keep " + from.filename().string() +
+                         " (left by a session that was killed): " + std::strerror(errno));
     }
   }
   return recovered;
@@ -65,9 +67,13 @@ std::vector<std::string> recoverPartials(const fs::path& dir) {
 nlohmann::json runObject(const MarkedRun& run, const std::string& recording) {
   nlohmann::json parameters = nlohmann::json::array();
   for (const auto& [name, value] : run.start.parameters) parameters.push_back({name, value});
-  return {{"index", run.start.index},        {"name", run.start.name},         {"parameters", parameters},
-          {"session_start_us", run.session_start}, {"session_end_us", run.session_end},
-          {"ended_by", run.ended_by},        {"recording", recording}};
+  return {{"index", run.start.index},
+          {"name", run.start.name},
+          {"parameters", parameters},
+          {"session_start_us", run.session_start},
+          {"session_end_us", run.session_end},
+          {"ended_by", run.ended_by},
+          {"recording", recording}};
 }
 }  // namespace
 
@@ -82,8 +88,8 @@ std::string MarkedRunRecorder::fileStem(std::uint32_t index, const std::string& 
 MarkedRunRecorder::MarkedRunRecorder(std::string dir, Completed completed)
     : dir_(std::move(dir)),
       completed_(std::move(completed)),
-      splitter_({[this](const RunMarked& start) { return opened(start); },
-                 [this](const MarkedRun& run) { closed(run); }}) {
+      splitter_(
+          {[this](const RunMarked& start) { return opened(start); }, [this](const MarkedRun& run) { closed(run); }}) {
   std::error_code ec;
   fs::create_directories(dir_, ec);
   if (ec) throw InputError("--runs " + dir_ + ": cannot create the directory: " + ec.message());
@@ -91,7 +97,8 @@ MarkedRunRecorder::MarkedRunRecorder(std::string dir, Completed completed)
   // A real write, not access(2): root passes access checks on a read-only mount.
   std::string why;
   const std::string probe = (fs::path(dir_) / ".kvscope-write-test").string();
-  if (!AtomicFile::write(probe, "", &why)) throw InputError("--runs " + dir_ + ": the directory is not writable: " + why);
+  if (!AtomicFile::write(probe, "", &why))
+    throw InputError("--runs " + dir_ + ": the directory is not writable: " + why);
   fs::remove(probe, ec);
   if (holdsRuns(dir_))
     throw InputError("--runs " + dir_ + ": already holds the runs of an earlier session; give an empty directory");
@@ -142,7 +149,8 @@ void MarkedRunRecorder::writerLoop() {
 
 RecordedRun MarkedRunRecorder::finish(Finished& f) {
   const std::string stem = fileStem(f.run.start.index, f.run.start.name);
-  RecordedRun out{f.run, (fs::path(dir_) / (stem + ".kvrec")).string(), (fs::path(dir_) / (stem + ".json")).string(), {}};
+  RecordedRun out{
+      f.run, (fs::path(dir_) / (stem + ".kvrec")).string(), (fs::path(dir_) / (stem + ".json")).string(), {}};
   std::string error;
   if (!f.recorder->close(&error)) {
     out.error = error;

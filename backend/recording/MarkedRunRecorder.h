@@ -32,7 +32,7 @@ struct RecordedRun {
   MarkedRun run;
   std::string recording;  // full paths
   std::string summary;
-  std::string error;      // the first write that failed; empty when both files are in place
+  std::string error;  // the first write that failed; empty when both files are in place
 };
 
 class MarkedRunRecorder : public EventSink {
@@ -74,7 +74,7 @@ class MarkedRunRecorder : public EventSink {
   std::vector<std::string> recovered_;
   MarkedRunSplitter splitter_;
   std::unique_ptr<EventRecorder> open_;  // the open run's recording
-  std::uint64_t last_seq_ = 0;  // where a close() that ends an open run puts its end
+  std::uint64_t last_seq_ = 0;           // where a close() that ends an open run puts its end
   SimTime last_time_ = 0;
 
   std::mutex mutex_;  // guards the queue, stop_ and error_

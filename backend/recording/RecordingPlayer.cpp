@@ -1,10 +1,10 @@
 #include "backend/recording/RecordingPlayer.h"
 
 #include "backend/convert/EventConvert.h"
+#include "backend/recording/KvrecReader.h"
+#include "core/model/Error.h"
 #include "kvscope/v1/events.pb.h"
 #include "kvscope/v1/recording.pb.h"
-#include "core/model/Error.h"
-#include "backend/recording/KvrecReader.h"
 
 namespace kvscope {
 

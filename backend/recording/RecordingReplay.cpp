@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <limits>
 
-#include "core/model/Error.h"
 #include "backend/recording/KvrecReader.h"
+#include "core/model/Error.h"
 
 namespace kvscope {
 
@@ -36,8 +36,7 @@ void RecordingReplay::scan(const std::string& path) {
   auto reader = KvrecReader::open(path, &error);
   if (!reader) throw InputError(error);  // RecordingPlayer opened it a moment ago: changed on disk
   KvrecFrame frame;
-  while (reader->next(frame)) {
-  }  // reading it all is what finds the damage
+  while (reader->next(frame)) {}  // reading it all is what finds the damage
   for (const auto& p : reader->problems()) damage_.problems.push_back(p.message);
   const auto stats = reader->stats();
   damage_.frames = stats.frames;
@@ -76,7 +75,8 @@ void RecordingReplay::setPolicy(std::string, ChangeAuthor, Done done) {
 }
 
 std::uint64_t RecordingReplay::enqueue(RunAction action, SimTime target, ChangeAuthor author) {
-  commands_.push_back(RunControlChanged{action, speed_.load(), target, std::move(author.who), std::move(author.origin)});
+  commands_.push_back(
+      RunControlChanged{action, speed_.load(), target, std::move(author.who), std::move(author.origin)});
   wake_.notify_all();
   return ++queued_;
 }

@@ -23,8 +23,8 @@
 #include <variant>
 #include <vector>
 
-#include "core/events/Event.h"
 #include "backend/recording/RecordingPlayer.h"
+#include "core/events/Event.h"
 #include "core/run/RunControl.h"
 
 namespace kvscope {
@@ -41,9 +41,9 @@ class RecordingReplay : public RunControl {
   void start(double speed = 10);
   void stop();  // the thread ends after the event it is publishing; the stream just stops
 
-  const RunStarted& run() const { return player_->run(); }  // from the header
+  const RunStarted& run() const { return player_->run(); }   // from the header
   const RecordingDamage& damage() const { return damage_; }  // what the scan at open found
-  bool atEnd() const { return at_end_.load(); }  // every event published (until a seek back)
+  bool atEnd() const { return at_end_.load(); }              // every event published (until a seek back)
 
   bool canChangeKnobs() const override { return false; }
   void applyKnobs(std::map<std::string, double> changes, ChangeAuthor author,

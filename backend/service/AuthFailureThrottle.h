@@ -17,8 +17,8 @@
 #include <functional>
 #include <mutex>
 #include <string>
-#include <vector>
 #include <string_view>
+#include <vector>
 
 #include <absl/container/flat_hash_map.h>
 
@@ -34,7 +34,7 @@ class AuthFailureThrottle {
     Clock::duration max_lockout = std::chrono::seconds(60);
     Clock::duration forget_after = std::chrono::minutes(10);
     std::size_t max_peers = 4096;
-    int global_failures_per_minute = 600;  // all addresses together; over it every wrong token is refused
+    int global_failures_per_minute = 600;    // all addresses together; over it every wrong token is refused
     std::function<Clock::time_point()> now;  // empty: Clock::now (tests give their own clock)
   };
 

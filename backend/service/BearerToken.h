@@ -18,7 +18,6 @@ class BearerToken {
  public:
   static constexpr std::size_t kMinTokenBytes = 12;
 
-
   // The file holds one token; surrounding whitespace (a trailing newline from `echo`) is trimmed.
   // An unreadable, empty or oversized file, a token shorter than kMinTokenBytes, or one with
   // characters HTTP/2 metadata cannot carry (spaces, control bytes, non-ASCII), gives nullopt and a

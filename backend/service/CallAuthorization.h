@@ -12,9 +12,9 @@
 
 #include <grpcpp/grpcpp.h>
 
-#include "core/events/ChangeAuthor.h"
 #include "backend/service/AuthFailureThrottle.h"
 #include "backend/service/BearerToken.h"
+#include "core/events/ChangeAuthor.h"
 
 namespace kvscope {
 

@@ -1,6 +1,6 @@
 #include "backend/service/ControlService.h"
-#include "core/model/NumberText.h"
 #include "backend/service/CallAuthorization.h"
+#include "core/model/NumberText.h"
 
 #include <algorithm>
 #include <cmath>
@@ -9,10 +9,10 @@
 #include <string_view>
 
 #include "backend/convert/EventConvert.h"
+#include "backend/service/TelemetryHub.h"
 #include "core/knobs/KnobRegistry.h"
 #include "core/router/PolicyRegistry.h"
 #include "core/router/RoutingPolicy.h"
-#include "backend/service/TelemetryHub.h"
 
 namespace kvscope {
 
@@ -53,7 +53,8 @@ std::string truncateUtf8(const std::string& s, std::size_t max) {
 }
 
 // SetKnobs' and Preview's changes as the core takes them, or the first refusal naming its field.
-std::string knobChanges(const google::protobuf::RepeatedPtrField<v1::KnobValue>& in, std::map<std::string, double>* out) {
+std::string knobChanges(const google::protobuf::RepeatedPtrField<v1::KnobValue>& in,
+                        std::map<std::string, double>* out) {
   for (int i = 0; i < in.size(); ++i) {
     const auto& change = in.Get(i);
     const std::string field = "changes[" + std::to_string(i) + "]";
@@ -211,19 +212,20 @@ grpc::ServerUnaryReactor* ControlService::SetPolicy(grpc::CallbackServerContext*
   // the telemetry stream are exact).
   std::string before = hub_.state().policy;
   ChangeAuthor who = author(*ctx, request->who(), "SetPolicy " + name);
-  run_.setPolicy(name, who, [reactor, response, name, before = std::move(before), who = who.who](KnobRegistry::Result r) {
-    if (!r.ok) {
-      reactor->Finish(Status(StatusCode::INVALID_ARGUMENT, "policy: the run refused policy '" + name + "'"));
-      return;
-    }
-    if (before != name) {
-      auto* applied = response->mutable_applied();
-      applied->set_old_policy(before);
-      applied->set_new_policy(name);
-      applied->set_who(who);
-    }
-    reactor->Finish(Status::OK);
-  });
+  run_.setPolicy(
+      name, who, [reactor, response, name, before = std::move(before), who = who.who](KnobRegistry::Result r) {
+        if (!r.ok) {
+          reactor->Finish(Status(StatusCode::INVALID_ARGUMENT, "policy: the run refused policy '" + name + "'"));
+          return;
+        }
+        if (before != name) {
+          auto* applied = response->mutable_applied();
+          applied->set_old_policy(before);
+          applied->set_new_policy(name);
+          applied->set_who(who);
+        }
+        reactor->Finish(Status::OK);
+      });
   return reactor;
 }
 
@@ -287,7 +289,8 @@ grpc::ServerUnaryReactor* ControlService::Seek(grpc::CallbackServerContext* ctx,
   if (time < 0 || time > end)
     return finish(reactor, StatusCode::OUT_OF_RANGE,
                   "time_us: " + std::to_string(time) + " is outside the recording [0, " + std::to_string(end) + "] us");
-  onWorker([this, reactor, response, time, who = author(*ctx, request->who(), "Seek " + std::to_string(time) + " us")]() mutable {
+  onWorker([this, reactor, response, time,
+            who = author(*ctx, request->who(), "Seek " + std::to_string(time) + " us")]() mutable {
     std::string error;
     if (!run_.seek(time, std::move(who), &error)) {
       reactor->Finish(Status(StatusCode::FAILED_PRECONDITION, "seek: " + error));
@@ -309,12 +312,17 @@ grpc::ServerUnaryReactor* ControlService::MarkRun(grpc::CallbackServerContext* c
   auto* reactor = begin(ctx, &allowed);
   if (!allowed) return reactor;
   if (!run_.canMarkRuns())
-    return finish(reactor, StatusCode::FAILED_PRECONDITION,
-                  "run markers split a live session (serve --live or --router); a simulation or a recording is one run");
+    return finish(
+        reactor, StatusCode::FAILED_PRECONDITION,
+        "run markers split a live session (serve --live or --router); a simulation or a recording is one run");
   RunMarkRequest mark;
   switch (request->action()) {
-    case v1::RUN_MARK_ACTION_START: mark.action = RunMarkAction::Start; break;
-    case v1::RUN_MARK_ACTION_END: mark.action = RunMarkAction::End; break;
+    case v1::RUN_MARK_ACTION_START:
+      mark.action = RunMarkAction::Start;
+      break;
+    case v1::RUN_MARK_ACTION_END:
+      mark.action = RunMarkAction::End;
+      break;
     default:
       return finish(reactor, StatusCode::INVALID_ARGUMENT,
                     "action: " + std::to_string(request->action()) + " (expected RUN_MARK_ACTION_START or _END)");
@@ -323,8 +331,9 @@ grpc::ServerUnaryReactor* ControlService::MarkRun(grpc::CallbackServerContext* c
   for (const auto& p : request->parameters()) mark.parameters.emplace_back(p.name(), p.value());
   if (std::string error = RunMarkBook::validate(mark); !error.empty())
     return finish(reactor, StatusCode::INVALID_ARGUMENT, error);  // names and values already bounded
-  ChangeAuthor who = author(*ctx, request->who(),
-                            std::string("MarkRun ") + (mark.action == RunMarkAction::Start ? "start" : "end") + " '" + mark.name + "'");
+  ChangeAuthor who = author(
+      *ctx, request->who(),
+      std::string("MarkRun ") + (mark.action == RunMarkAction::Start ? "start" : "end") + " '" + mark.name + "'");
   mark.who = std::move(who.who);
   mark.origin = std::move(who.origin);
   run_.markRun(std::move(mark), [reactor, response](RunMarkResult result) {
@@ -349,8 +358,9 @@ grpc::ServerUnaryReactor* ControlService::Preview(grpc::CallbackServerContext* c
   auto* reactor = begin(ctx, &allowed);
   if (!allowed) return reactor;
   if (!previews_)
-    return finish(reactor, StatusCode::FAILED_PRECONDITION,
-                  "preview: only a simulation can be forked; this server replays a recording or watches a live cluster");
+    return finish(
+        reactor, StatusCode::FAILED_PRECONDITION,
+        "preview: only a simulation can be forked; this server replays a recording or watches a live cluster");
   ControlStep change;
   if (std::string error = knobChanges(request->changes(), &change.knobs); !error.empty())
     return finish(reactor, StatusCode::INVALID_ARGUMENT, error);

@@ -12,10 +12,10 @@
 #include <optional>
 #include <thread>
 
-#include "kvscope/v1/control.grpc.pb.h"
-#include "core/run/RunControl.h"
 #include "backend/service/CallAuthorization.h"
 #include "backend/service/PreviewQueue.h"
+#include "core/run/RunControl.h"
+#include "kvscope/v1/control.grpc.pb.h"
 
 namespace kvscope {
 
@@ -75,7 +75,7 @@ class ControlService final : public v1::Control::CallbackService {
   std::condition_variable wake_;
   std::deque<std::function<void()>> tasks_;
   bool stopping_ = false;
-  std::thread worker_;  // started once everything it reads exists
+  std::thread worker_;                      // started once everything it reads exists
   std::unique_ptr<PreviewQueue> previews_;  // simulations only; last: its thread stops first
 };
 

@@ -69,7 +69,8 @@ std::optional<std::string> KvscopeServer::listenRefusal(const ServerOptions& opt
 }
 
 std::unique_ptr<KvscopeServer> KvscopeServer::start(const ServerOptions& options, TelemetryHub& hub, RunControl& run,
-                                                    std::string* error, LiveRouter* router, const WhatIfForecaster* forecaster) {
+                                                    std::string* error, LiveRouter* router,
+                                                    const WhatIfForecaster* forecaster) {
   std::string message;
   const auto fail = [&](std::string why) -> std::unique_ptr<KvscopeServer> {
     if (error) *error = std::move(why);

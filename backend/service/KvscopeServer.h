@@ -27,14 +27,14 @@ class TelemetryService;
 class WhatIfForecaster;
 
 struct ServerOptions {
-  std::string listen = "127.0.0.1:50051";  // HOST:PORT, [IPV6]:PORT or unix:PATH; port 0 = any free port
-  std::string token_file;                  // --token-file: Control calls need this bearer token
-  std::string tls_cert, tls_key;           // --tls-cert/--tls-key: PEM files, both or neither
-  bool insecure = false;                   // --insecure: allow a non-loopback address without a token
-  bool open_telemetry = false;             // --open-telemetry: Subscribe and GetState need no token
-  std::size_t max_subscribers = 256;       // --max-subscribers: Telemetry streams open at once
+  std::string listen = "127.0.0.1:50051";     // HOST:PORT, [IPV6]:PORT or unix:PATH; port 0 = any free port
+  std::string token_file;                     // --token-file: Control calls need this bearer token
+  std::string tls_cert, tls_key;              // --tls-cert/--tls-key: PEM files, both or neither
+  bool insecure = false;                      // --insecure: allow a non-loopback address without a token
+  bool open_telemetry = false;                // --open-telemetry: Subscribe and GetState need no token
+  std::size_t max_subscribers = 256;          // --max-subscribers: Telemetry streams open at once
   std::size_t max_subscribers_per_host = 64;  // --max-subscribers-per-host: the same, per client host
-  double stalled_subscriber_s = 60;        // --stalled-subscriber: a stream not read for this long ends
+  double stalled_subscriber_s = 60;           // --stalled-subscriber: a stream not read for this long ends
   // How an address that keeps failing the token is slowed down, across all services (tests shorten it).
   AuthFailureThrottle::Policy auth_throttle;
   // The server's log: each control change with its caller's label, address and admission, and each
@@ -57,7 +57,7 @@ class KvscopeServer {
   static std::optional<std::string> listenRefusal(const ServerOptions& options);
 
   const AuthFailureThrottle& authThrottle() const { return *throttle_; }
-  int port() const { return port_; }           // the bound port (the chosen one for "host:0"); 0 for unix:
+  int port() const { return port_; }                // the bound port (the chosen one for "host:0"); 0 for unix:
   std::string address() const { return address_; }  // the listen address with the bound port
   bool tls() const { return tls_; }
   bool tokenRequired() const { return token_required_; }

@@ -34,7 +34,8 @@ void PreviewQueue::loop() {
   while (true) {
     wake_.wait(lock, [&] { return stopping_ || !waiting_.empty(); });
     if (stopping_) {
-      for (Job& job : waiting_) job.reactor->Finish(grpc::Status(grpc::StatusCode::UNAVAILABLE, "the server is shutting down"));
+      for (Job& job : waiting_)
+        job.reactor->Finish(grpc::Status(grpc::StatusCode::UNAVAILABLE, "the server is shutting down"));
       waiting_.clear();
       return;
     }

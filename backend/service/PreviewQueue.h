@@ -14,8 +14,8 @@
 
 #include <grpcpp/grpcpp.h>
 
-#include "kvscope/v1/control.pb.h"
 #include "core/run/WhatIfForecaster.h"
+#include "kvscope/v1/control.pb.h"
 
 namespace kvscope {
 
@@ -47,7 +47,7 @@ class PreviewQueue {
   std::deque<Job> waiting_;
   bool stopping_ = false;
   std::atomic<bool> cancel_{false};  // the running fork's: set on shutdown
-  std::thread thread_;  // last: started once everything it reads exists
+  std::thread thread_;               // last: started once everything it reads exists
 };
 
 }  // namespace kvscope

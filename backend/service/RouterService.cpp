@@ -3,9 +3,9 @@
 #include <mutex>
 
 #include "backend/convert/EventConvert.h"
+#include "backend/service/CallAuthorization.h"
 #include "core/events/EventLimits.h"
 #include "core/router/TokenBlockHash.h"
-#include "backend/service/CallAuthorization.h"
 
 namespace kvscope {
 
@@ -33,7 +33,8 @@ class ReportReactor final : public grpc::ServerReadReactor<v1::Observation> {
     }
     std::string error;
     if (!service_.apply(observation_, &error))
-      return Finish(Status(StatusCode::INVALID_ARGUMENT, "observation " + std::to_string(summary_->applied()) + ": " + error));
+      return Finish(
+          Status(StatusCode::INVALID_ARGUMENT, "observation " + std::to_string(summary_->applied()) + ": " + error));
     summary_->set_applied(summary_->applied() + 1);
     StartRead(&observation_);
   }
@@ -54,9 +55,9 @@ class WatchKnobsReactor final : public grpc::ServerWriteReactor<v1::KnobUpdate> 
     if (watch_ < 0) {  // as many watchers as the router takes: refused, said so
       std::lock_guard lock(mutex_);
       ending_ = true;
-      finishLocked(Status(StatusCode::RESOURCE_EXHAUSTED,
-                          "too many WatchKnobs streams (" + std::to_string(LiveRouter::kMaxKnobWatchers) +
-                              "); close one, or try again later"));
+      finishLocked(Status(StatusCode::RESOURCE_EXHAUSTED, "too many WatchKnobs streams (" +
+                                                              std::to_string(LiveRouter::kMaxKnobWatchers) +
+                                                              "); close one, or try again later"));
     }
   }
   void OnWriteDone(bool ok) override {
@@ -157,7 +158,8 @@ grpc::ServerUnaryReactor* RouterService::Route(grpc::CallbackServerContext* ctx,
   if (request->block_hashes_size() > LiveRouter::kMaxBlockHashes)
     return invalid("block_hashes: " + std::to_string(request->block_hashes_size()) + " hashes, at most " +
                    std::to_string(LiveRouter::kMaxBlockHashes));
-  if (request->input_tokens() < 0) return invalid("input_tokens: " + std::to_string(request->input_tokens()) + " is negative");
+  if (request->input_tokens() < 0)
+    return invalid("input_tokens: " + std::to_string(request->input_tokens()) + " is negative");
   const std::int64_t block_size = router_.spec().block_size;
   if (request->token_ids_size() > 0 && request->block_hashes_size() > 0)
     return invalid("token_ids: give block_hashes or token_ids, not both");
@@ -179,7 +181,8 @@ grpc::ServerUnaryReactor* RouterService::Route(grpc::CallbackServerContext* ctx,
   for (int i = 0; i < request->candidates_size(); ++i) {
     const auto it = worker_index_.find(request->candidates(i));
     if (it == worker_index_.end())
-      return invalid("candidates[" + std::to_string(i) + "]: '" + request->candidates(i).substr(0, 64) + "' is not a decode worker");
+      return invalid("candidates[" + std::to_string(i) + "]: '" + request->candidates(i).substr(0, 64) +
+                     "' is not a decode worker");
     in.candidates.push_back(it->second);
   }
   LiveRouter::RouteResult out = router_.route(in);
@@ -189,10 +192,11 @@ grpc::ServerUnaryReactor* RouterService::Route(grpc::CallbackServerContext* ctx,
   v1::Event wire;
   toProto(Event{out.seq, 0, std::move(out.decision)}, &wire);
   response->mutable_decision()->Swap(wire.mutable_route());
-  static constexpr std::pair<RoutePath, v1::RoutePath> kPaths[] = {
-      {RoutePath::Direct, v1::ROUTE_PATH_DIRECT}, {RoutePath::Seed, v1::ROUTE_PATH_SEED},
-      {RoutePath::Reseed, v1::ROUTE_PATH_RESEED}, {RoutePath::Transient, v1::ROUTE_PATH_TRANSIENT},
-      {RoutePath::Local, v1::ROUTE_PATH_LOCAL}};
+  static constexpr std::pair<RoutePath, v1::RoutePath> kPaths[] = {{RoutePath::Direct, v1::ROUTE_PATH_DIRECT},
+                                                                   {RoutePath::Seed, v1::ROUTE_PATH_SEED},
+                                                                   {RoutePath::Reseed, v1::ROUTE_PATH_RESEED},
+                                                                   {RoutePath::Transient, v1::ROUTE_PATH_TRANSIENT},
+                                                                   {RoutePath::Local, v1::ROUTE_PATH_LOCAL}};
   for (const auto& [core, proto] : kPaths)
     if (core == out.path && chosen != kNoWorker) response->set_path(proto);
   response->set_seq(out.seq);
@@ -202,7 +206,8 @@ grpc::ServerUnaryReactor* RouterService::Route(grpc::CallbackServerContext* ctx,
 bool RouterService::apply(const v1::Observation& observation, std::string* error) {
   auto tooMany = [&](const char* field, int n) {
     if (n <= LiveRouter::kMaxBlockHashes) return false;
-    *error = std::string(field) + ": " + std::to_string(n) + " hashes, at most " + std::to_string(LiveRouter::kMaxBlockHashes);
+    *error = std::string(field) + ": " + std::to_string(n) + " hashes, at most " +
+             std::to_string(LiveRouter::kMaxBlockHashes);
     return true;
   };
   switch (observation.kind_case()) {
@@ -224,13 +229,15 @@ bool RouterService::apply(const v1::Observation& observation, std::string* error
       const std::vector<BlockHash> hashes(b.block_hashes().begin(), b.block_hashes().end());
       return router_.blocksRemoved(b.worker(), hashes, error);
     }
-    case v1::Observation::KIND_NOT_SET: break;
+    case v1::Observation::KIND_NOT_SET:
+      break;
   }
   *error = "kind: the observation carries no event, blocks_stored or blocks_removed";
   return false;
 }
 
-grpc::ServerReadReactor<v1::Observation>* RouterService::Report(grpc::CallbackServerContext* ctx, v1::ReportSummary* response) {
+grpc::ServerReadReactor<v1::Observation>* RouterService::Report(grpc::CallbackServerContext* ctx,
+                                                                v1::ReportSummary* response) {
   if (auto status = auth_.check(*ctx); !status.ok()) {
     struct Refused final : grpc::ServerReadReactor<v1::Observation> {
       explicit Refused(grpc::Status s) { Finish(std::move(s)); }
@@ -242,7 +249,7 @@ grpc::ServerReadReactor<v1::Observation>* RouterService::Report(grpc::CallbackSe
 }
 
 grpc::ServerWriteReactor<v1::KnobUpdate>* RouterService::WatchKnobs(grpc::CallbackServerContext* ctx,
-                                                                   const v1::WatchKnobsRequest*) {
+                                                                    const v1::WatchKnobsRequest*) {
   if (auto status = auth_.check(*ctx); !status.ok()) {
     struct Refused final : grpc::ServerWriteReactor<v1::KnobUpdate> {
       explicit Refused(grpc::Status s) { Finish(std::move(s)); }

@@ -8,9 +8,9 @@
 
 #include <absl/container/flat_hash_map.h>
 
-#include "kvscope/v1/router.grpc.pb.h"
-#include "core/run/LiveRouter.h"
 #include "backend/service/CallAuthorization.h"
+#include "core/run/LiveRouter.h"
+#include "kvscope/v1/router.grpc.pb.h"
 
 namespace kvscope {
 
@@ -23,9 +23,10 @@ class RouterService final : public v1::Router::CallbackService {
                                        v1::Cluster* response) override;
   grpc::ServerUnaryReactor* Route(grpc::CallbackServerContext* ctx, const v1::RouteRequest* request,
                                   v1::RouteReply* response) override;
-  grpc::ServerReadReactor<v1::Observation>* Report(grpc::CallbackServerContext* ctx, v1::ReportSummary* response) override;
+  grpc::ServerReadReactor<v1::Observation>* Report(grpc::CallbackServerContext* ctx,
+                                                   v1::ReportSummary* response) override;
   grpc::ServerWriteReactor<v1::KnobUpdate>* WatchKnobs(grpc::CallbackServerContext* ctx,
-                                                      const v1::WatchKnobsRequest* request) override;
+                                                       const v1::WatchKnobsRequest* request) override;
 
   // Applies one observation; false with a message naming the field. Public for the Report reactor.
   bool apply(const v1::Observation& observation, std::string* error);

@@ -215,23 +215,20 @@ void Sub::close() {
   if (closed_) return;
   closed_ = true;
   auto& subs = core_->subs;
-  subs.erase(std::remove_if(subs.begin(), subs.end(), [this](const auto& s) { return s.get() == this; }),
-             subs.end());
+  subs.erase(std::remove_if(subs.begin(), subs.end(), [this](const auto& s) { return s.get() == this; }), subs.end());
   backlog_.clear();
   queue_.clear();
 }
 
 struct TelemetryHub::Impl {
   std::shared_ptr<HubCore> core = std::make_shared<HubCore>();
-  v1::Event scratch;  // reused by the run's thread: its buffers stay allocated
+  v1::Event scratch;                            // reused by the run's thread: its buffers stay allocated
   std::vector<std::shared_ptr<Sub>> to_notify;  // run's thread only
 };
 
 TelemetryHub::TelemetryHub() : TelemetryHub(Options{}) {}
 
-TelemetryHub::TelemetryHub(Options options) : impl_(std::make_unique<Impl>()) {
-  impl_->core->options = options;
-}
+TelemetryHub::TelemetryHub(Options options) : impl_(std::make_unique<Impl>()) { impl_->core->options = options; }
 
 TelemetryHub::~TelemetryHub() {
   // Subscriptions may outlive the hub (they share HubCore); they just stop receiving.
@@ -283,12 +280,11 @@ void TelemetryHub::onEvent(const Event& event) {
   to_notify.clear();
 }
 
-std::shared_ptr<TelemetryHub::Subscription> TelemetryHub::subscribe(std::uint64_t from_seq,
-                                                                    std::set<std::string> kinds,
+std::shared_ptr<TelemetryHub::Subscription> TelemetryHub::subscribe(std::uint64_t from_seq, std::set<std::string> kinds,
                                                                     std::function<void()> notify) {
   auto& core = *impl_->core;
-  auto sub = std::make_shared<Sub>(impl_->core, kindMask(kinds), std::max<std::size_t>(1, core.options.subscriber_queue),
-                                   std::move(notify));
+  auto sub = std::make_shared<Sub>(impl_->core, kindMask(kinds),
+                                   std::max<std::size_t>(1, core.options.subscriber_queue), std::move(notify));
   std::lock_guard lock(core.mutex);
   if (!core.state.has_events || from_seq > core.state.last_seq) {
     sub->live_ = true;  // nothing held from there yet: it starts with the next event

@@ -22,22 +22,22 @@ namespace kvscope {
 struct HubState {
   bool has_run = false;
   RunStarted run;
-  std::uint64_t run_seq = 0;            // of the newest RunStarted: a coherent view starts there
+  std::uint64_t run_seq = 0;  // of the newest RunStarted: a coherent view starts there
   bool has_snapshot = false;
   Snapshot snapshot;
   std::map<std::string, double> knobs;  // current values (run start + every KnobChanged since)
   std::string policy;                   // current policy (run start + every PolicyChanged since)
   std::uint64_t last_seq = 0;           // of the newest event (0 with has_events == false)
   bool has_events = false;
-  SimTime time = 0;                     // of the newest event
-  bool finished = false;                // RunFinished seen
+  SimTime time = 0;       // of the newest event
+  bool finished = false;  // RunFinished seen
 };
 
 // One item for a subscriber: an event (serialised kvscope.v1.Event) or a gap marker.
 struct TelemetryItem {
   bool gap = false;
-  std::uint64_t first_seq = 0;  // gap: the first missed sequence number
-  std::uint64_t last_seq = 0;   // gap: the last missed one
+  std::uint64_t first_seq = 0;               // gap: the first missed sequence number
+  std::uint64_t last_seq = 0;                // gap: the last missed one
   std::shared_ptr<const std::string> event;  // !gap: the serialised event
   std::uint64_t seq = 0;                     // !gap: its sequence number
 };

@@ -8,8 +8,8 @@
 
 #include <algorithm>
 #include <atomic>
-#include <functional>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -35,9 +35,8 @@ class SubscribeReactor;
 // at most once a second however many leave.
 void giveMemoryBack() {
   static std::atomic<std::int64_t> last_ns{0};
-  const std::int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                               std::chrono::steady_clock::now().time_since_epoch())
-                               .count();
+  const std::int64_t now =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
   std::int64_t last = last_ns.load();
   if (now - last < 1'000'000'000 || !last_ns.compare_exchange_strong(last, now)) return;
   ::malloc_trim(0);
@@ -85,8 +84,11 @@ class SubscribeReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer>
   SubscribeReactor(TelemetryHub& hub, std::uint64_t from_seq, std::set<std::string> kinds,
                    grpc::CallbackServerContext* context, std::chrono::steady_clock::duration stalled_write,
                    std::function<void()> release, std::shared_ptr<std::atomic<std::uint64_t>> stalled_ended)
-      : gate_(std::make_shared<SubscribeGate>()), context_(context), stalled_ended_(std::move(stalled_ended)),
-        stalled_write_(stalled_write), release_(std::move(release)) {
+      : gate_(std::make_shared<SubscribeGate>()),
+        context_(context),
+        stalled_ended_(std::move(stalled_ended)),
+        stalled_write_(stalled_write),
+        release_(std::move(release)) {
     GateLock lock(*gate_);
     gate_->reactor = this;
     // Called on the run's thread with the hub lock released: start a write if none is in flight.
@@ -98,8 +100,10 @@ class SubscribeReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer>
   void OnWriteDone(bool ok) override {
     GateLock lock(*gate_);
     writing_ = false;
-    if (!ok) finish(grpc::Status(grpc::StatusCode::UNAVAILABLE, "the stream broke"));  // client gone
-    else writeNext();
+    if (!ok)
+      finish(grpc::Status(grpc::StatusCode::UNAVAILABLE, "the stream broke"));  // client gone
+    else
+      writeNext();
     sendFinishWhenIdle();
   }
 
@@ -225,7 +229,7 @@ class SubscribeReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer>
   bool finish_sent_ = false;
   bool started_ = false;
   std::optional<grpc::Status> status_;  // set once the stream is to end
-  std::optional<TelemetryItem> next_;    // popped ahead, to know whether more is coming
+  std::optional<TelemetryItem> next_;   // popped ahead, to know whether more is coming
   std::string scratch_;
   grpc::ByteBuffer buffer_;  // the write in flight
 };
@@ -261,7 +265,7 @@ void TelemetryService::guard(CallAuthorization auth, Limits limits) {
 }
 
 grpc::ServerWriteReactor<grpc::ByteBuffer>* TelemetryService::Subscribe(grpc::CallbackServerContext* context,
-                                                                         const grpc::ByteBuffer* raw) {
+                                                                        const grpc::ByteBuffer* raw) {
   if (auto status = auth_.check(*context); !status.ok()) return new SubscribeReactor(std::move(status));
   // Each subscriber holds a queue and a thread's share of the run's fan-out: bounded, and said so.
   if (hub_.subscribers() >= limits_.max_subscribers)
@@ -313,8 +317,8 @@ grpc::ServerWriteReactor<grpc::ByteBuffer>* TelemetryService::Subscribe(grpc::Ca
                               std::move(release), stalled_ended_);
 }
 
-grpc::ServerUnaryReactor* TelemetryService::GetState(grpc::CallbackServerContext* context,
-                                                     const v1::GetStateRequest*, v1::State* response) {
+grpc::ServerUnaryReactor* TelemetryService::GetState(grpc::CallbackServerContext* context, const v1::GetStateRequest*,
+                                                     v1::State* response) {
   if (auto status = auth_.check(*context); !status.ok()) {
     auto* refused = context->DefaultReactor();
     refused->Finish(std::move(status));

@@ -15,10 +15,10 @@
 #include <optional>
 #include <string>
 
-#include "kvscope/v1/telemetry.grpc.pb.h"
 #include "backend/service/CallAuthorization.h"
-#include "core/run/RunControl.h"
 #include "backend/service/TelemetryHub.h"
+#include "core/run/RunControl.h"
+#include "kvscope/v1/telemetry.grpc.pb.h"
 
 namespace kvscope {
 
@@ -31,8 +31,8 @@ class TelemetryService final
 
   // How many may hold a stream, and for how long one may hold it without reading.
   struct Limits {
-    std::size_t max_subscribers = 256;           // at once, all clients
-    std::size_t max_subscribers_per_peer = 64;   // at once, per host (AuthFailureThrottle::peerKey)
+    std::size_t max_subscribers = 256;          // at once, all clients
+    std::size_t max_subscribers_per_peer = 64;  // at once, per host (AuthFailureThrottle::peerKey)
     // A stream whose write has waited this long for the client to read is ended (CANCELLED), its
     // slot freed: a never-read subscription cannot hold one for ever.
     std::chrono::steady_clock::duration stalled_write = std::chrono::seconds(60);

@@ -9,8 +9,8 @@
 #include <memory>
 #include <string>
 
-#include "core/live/ClusterConfig.h"
 #include "backend/live/LiveSession.h"
+#include "core/live/ClusterConfig.h"
 #include "core/source/RunControlSource.h"
 
 namespace kvscope {

@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "backend/convert/PreviewConvert.h"
+#include "backend/service/BearerToken.h"
 #include "core/events/EventLimits.h"
 #include "core/model/Error.h"
-#include "backend/service/BearerToken.h"
 
 namespace kvscope {
 
@@ -25,8 +25,7 @@ constexpr int kUnansweredPolls = 2;  // GetState polls in a row without an answe
 std::string readWhole(const std::string& path, const char* what) {
   std::ifstream in(path, std::ios::binary);
   std::ostringstream text;
-  if (!in || !(text << in.rdbuf()))
-    throw InputError(std::string(what) + " '" + path + "': cannot read it");
+  if (!in || !(text << in.rdbuf())) throw InputError(std::string(what) + " '" + path + "': cannot read it");
   return text.str();
 }
 
@@ -50,10 +49,12 @@ std::string refusalText(const v1::State& state) {
   std::string out;
   for (const auto& r : state.refused_peers()) {
     char buf[160];
-    std::snprintf(buf, sizeof buf, "%s%u%s from %s, %.0f s ago", out.empty() ? "the server refused " : "; ", r.failures(),
-                  out.empty() ? " calls (wrong or missing token)" : "", r.peer().substr(0, 64).c_str(), r.seconds_since_last());
+    std::snprintf(buf, sizeof buf, "%s%u%s from %s, %.0f s ago", out.empty() ? "the server refused " : "; ",
+                  r.failures(), out.empty() ? " calls (wrong or missing token)" : "", r.peer().substr(0, 64).c_str(),
+                  r.seconds_since_last());
     out += buf;
-    if (r.locked_for_s() > 0) out += ", locked out for " + std::to_string(static_cast<long>(std::ceil(r.locked_for_s()))) + " s";
+    if (r.locked_for_s() > 0)
+      out += ", locked out for " + std::to_string(static_cast<long>(std::ceil(r.locked_for_s()))) + " s";
   }
   return printableText(out);
 }
@@ -95,8 +96,8 @@ void RemoteSource::start() {
   // Above any event the server sends (EventLimits.h), with room for GetState's whole-run reply.
   args.SetMaxReceiveMessageSize(static_cast<int>(kClientReceiveLimitBytes));
   auto stubs = std::make_shared<Stubs>();
-  stubs->channel = grpc::CreateCustomChannel(
-      address_, tls_ ? grpc::SslCredentials(ssl) : grpc::InsecureChannelCredentials(), args);
+  stubs->channel =
+      grpc::CreateCustomChannel(address_, tls_ ? grpc::SslCredentials(ssl) : grpc::InsecureChannelCredentials(), args);
   stubs->telemetry = v1::Telemetry::NewStub(stubs->channel);
   stubs->control = v1::Control::NewStub(stubs->channel);
   stubs_ = std::move(stubs);
@@ -149,13 +150,17 @@ SourceStatus RemoteSource::status() const {
   s.end = 0;  // State carries no end time; the run's end is known only when RunFinished arrives
   s.worker_health = worker_health_;
   switch (link_) {
-    case Link::Idle: s.state = SourceState::Starting; break;
+    case Link::Idle:
+      s.state = SourceState::Starting;
+      break;
     case Link::Connecting:
       s.state = SourceState::Connecting;
       s.detail = (has_seq_ ? "reconnecting to " : "connecting to ") + address_;
       if (!reason_.empty()) s.detail += " (last error: " + reason_ + ")";
       break;
-    case Link::Streaming: s.state = paused_ ? SourceState::Paused : SourceState::Running; break;
+    case Link::Streaming:
+      s.state = paused_ ? SourceState::Paused : SourceState::Running;
+      break;
     case Link::Backoff: {
       s.state = SourceState::Disconnected;
       const double left = std::chrono::duration<double>(reconnect_at_ - Clock::now()).count();
@@ -166,15 +171,20 @@ SourceStatus RemoteSource::status() const {
       s.state = SourceState::Finished;
       s.detail = run_finished_ ? "" : "the server ended the stream before the run's end";
       break;
-    case Link::Failed: s.state = SourceState::Failed; s.detail = reason_; break;
-    case Link::Stopped: s.state = SourceState::Disconnected; s.detail = "disconnected"; break;
+    case Link::Failed:
+      s.state = SourceState::Failed;
+      s.detail = reason_;
+      break;
+    case Link::Stopped:
+      s.state = SourceState::Disconnected;
+      s.detail = "disconnected";
+      break;
   }
   auto note = [&](const std::string& text) {
     if (!text.empty()) s.detail += (s.detail.empty() ? "" : "; ") + text;
   };
   if (missed_ > 0) note("missed " + std::to_string(missed_) + " events");
-  if (undecodable_ > 0)
-    note(std::to_string(undecodable_) + " events did not decode (last: " + undecodable_why_ + ")");
+  if (undecodable_ > 0) note(std::to_string(undecodable_) + " events did not decode (last: " + undecodable_why_ + ")");
   note(notice_);
   note(refusals_);
   note(control_error_);
@@ -281,8 +291,10 @@ void RemoteSource::run() {
     if (link_ == Link::Backoff && now >= reconnect_at_) {
       link_ = Link::Connecting;
       // Ask first whether the server still runs the run we followed (it may have been restarted).
-      if (has_seq_) probe(lock);
-      else subscribe_from_ = 0;
+      if (has_seq_)
+        probe(lock);
+      else
+        subscribe_from_ = 0;
       continue;
     }
     if (subscribe_from_) {
@@ -296,8 +308,10 @@ void RemoteSource::run() {
     auto until = Clock::time_point::max();
     if (link_ == Link::Backoff) until = reconnect_at_;
     if (subscription_live_ && !polling_) until = std::min(until, next_poll_);
-    if (until == Clock::time_point::max()) changed_.wait(lock);
-    else changed_.wait_until(lock, until);
+    if (until == Clock::time_point::max())
+      changed_.wait(lock);
+    else
+      changed_.wait_until(lock, until);
   }
 }
 
@@ -305,7 +319,7 @@ void RemoteSource::subscribe(std::unique_lock<std::mutex>& lock) {
   const std::uint64_t from = *subscribe_from_;
   subscribe_from_.reset();
   auto previous = std::move(subscription_);  // its onDone has run: nothing of it is in use
-  Listener& listener = *this;  // a private base: converted here, where it is accessible
+  Listener& listener = *this;                // a private base: converted here, where it is accessible
   subscription_ = std::make_shared<TelemetrySubscription>(*stubs_->telemetry, from, listener, authorization_);
   subscription_live_ = true;
   subscribed_from_ = from;
@@ -331,8 +345,8 @@ void RemoteSource::probe(std::unique_lock<std::mutex>& lock) {
         if (stopping_ || !probing_) return;
         probing_ = false;
         if (!status.ok()) return scheduleReconnect(describe(status));
-        const bool other_run = run_ && state.has_run() &&
-                               (state.run().scenario() != run_->first || state.run().seed() != run_->second);
+        const bool other_run =
+            run_ && state.has_run() && (state.run().scenario() != run_->first || state.run().seed() != run_->second);
         if (state.last_seq() < last_seq_ || other_run) {
           // A restarted server numbers a new run from 0: follow it from its beginning.
           has_seq_ = false;
@@ -418,18 +432,21 @@ void RemoteSource::preview(ControlStep change, SimTime horizon, std::shared_ptr<
   if (change.policy) request.set_policy(*change.policy);
   request.set_horizon_s(timeToSeconds(horizon));
   request.set_who(consoleAuthor());
-  call<v1::PreviewResponse>(std::move(request), true,
-       [](Stubs& s, grpc::ClientContext* c, const v1::PreviewRequest* q, v1::PreviewResponse* r, auto cb) {
-         s.control->async()->Preview(c, q, r, std::move(cb));
-       },
-       [cancel = std::move(cancel), done = std::move(done)](const grpc::Status& status, const v1::PreviewResponse& response) {
-         if (cancel && cancel->load()) return;  // a newer pending value asked for another one
-         if (!status.ok()) return done(nullptr, status.error_message());
-         auto result = std::make_shared<WhatIfResult>();
-         std::string error;
-         if (!fromProto(response, result.get(), &error)) return done(nullptr, "the server's preview is malformed: " + error);
-         done(std::move(result), {});
-       });
+  call<v1::PreviewResponse>(
+      std::move(request), true,
+      [](Stubs& s, grpc::ClientContext* c, const v1::PreviewRequest* q, v1::PreviewResponse* r, auto cb) {
+        s.control->async()->Preview(c, q, r, std::move(cb));
+      },
+      [cancel = std::move(cancel), done = std::move(done)](const grpc::Status& status,
+                                                           const v1::PreviewResponse& response) {
+        if (cancel && cancel->load()) return;  // a newer pending value asked for another one
+        if (!status.ok()) return done(nullptr, status.error_message());
+        auto result = std::make_shared<WhatIfResult>();
+        std::string error;
+        if (!fromProto(response, result.get(), &error))
+          return done(nullptr, "the server's preview is malformed: " + error);
+        done(std::move(result), {});
+      });
 }
 
 }  // namespace kvscope

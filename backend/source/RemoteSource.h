@@ -24,9 +24,9 @@
 #include <string>
 #include <thread>
 
-#include "core/source/Source.h"
 #include "backend/source/RemoteRunControl.h"
 #include "backend/source/TelemetrySubscription.h"
+#include "core/source/Source.h"
 #include "kvscope/v1/control.grpc.pb.h"
 
 namespace kvscope {
@@ -55,7 +55,8 @@ class RemoteSource final : public Source, private TelemetrySubscription::Listene
 
   // Control.Preview: the server forks the run at its own current time (`change.time` is not sent).
   // A server that cannot (a replay, a live cluster) says so through `done`.
-  void preview(ControlStep change, SimTime horizon, std::shared_ptr<std::atomic<bool>> cancel, PreviewDone done) override;
+  void preview(ControlStep change, SimTime horizon, std::shared_ptr<std::atomic<bool>> cancel,
+               PreviewDone done) override;
 
   // The from_seq of the newest Subscribe call (diagnostics, tests).
   std::uint64_t subscribedFrom() const;
@@ -106,25 +107,25 @@ class RemoteSource final : public Source, private TelemetrySubscription::Listene
   std::condition_variable changed_;  // wakes the thread and stop()
   std::shared_ptr<Stubs> stubs_;
   std::thread thread_;
-  bool started_ = false;   // start() ran and stop() has not
+  bool started_ = false;  // start() ran and stop() has not
   bool stopping_ = false;
   Link link_ = Link::Idle;
-  std::string reason_;  // why the last connection ended or failed
+  std::string reason_;                                // why the last connection ended or failed
   std::map<std::string, std::string> worker_health_;  // from WorkerHealthChanged (serve --live)
-  int attempt_ = 0;     // failed attempts since messages last flowed
+  int attempt_ = 0;                                   // failed attempts since messages last flowed
   Clock::time_point reconnect_at_;
   std::mt19937 random_{std::random_device{}()};
 
   std::shared_ptr<TelemetrySubscription> subscription_;  // shared: cancelled without the lock
-  bool subscription_live_ = false;  // started and its onDone not yet seen
+  bool subscription_live_ = false;                       // started and its onDone not yet seen
   std::uint64_t subscribed_from_ = 0;
   std::optional<std::uint64_t> subscribe_from_;  // the thread starts a subscription from there
   bool probing_ = false;                         // GetState before resubscribing in flight
   bool polling_ = false;
   Clock::time_point next_poll_;
-  int poll_failures_ = 0;   // unanswered polls in a row while the stream is open
+  int poll_failures_ = 0;    // unanswered polls in a row while the stream is open
   std::string lost_reason_;  // set when this source ends a silent stream itself
-  int calls_ = 0;  // unary calls in flight
+  int calls_ = 0;            // unary calls in flight
   std::map<grpc::ClientContext*, std::shared_ptr<grpc::ClientContext>> contexts_;  // to cancel on stop()
 
   bool has_seq_ = false;
@@ -132,15 +133,15 @@ class RemoteSource final : public Source, private TelemetrySubscription::Listene
   SimTime time_ = 0;
   bool paused_ = false;
   double speed_ = 0;
-  bool run_finished_ = false;  // RunFinished seen since the last RunStarted
+  bool run_finished_ = false;                                 // RunFinished seen since the last RunStarted
   std::optional<std::pair<std::string, std::uint64_t>> run_;  // scenario and seed of the run followed
   std::uint64_t missed_ = 0;
   std::uint64_t undecodable_ = 0;
   std::string undecodable_why_;
-  std::string notice_;          // e.g. "the server started a new run"
-  std::string refusals_;        // who the server refused lately for a wrong or missing token (GetState)
-  std::string control_error_;   // the last refused pause/resume/speed/seek
-  std::string seek_refusal_;    // the server's FAILED_PRECONDITION for a seek: a live run
+  std::string notice_;         // e.g. "the server started a new run"
+  std::string refusals_;       // who the server refused lately for a wrong or missing token (GetState)
+  std::string control_error_;  // the last refused pause/resume/speed/seek
+  std::string seek_refusal_;   // the server's FAILED_PRECONDITION for a seek: a live run
   std::unique_ptr<RemoteRunControl> control_ = std::make_unique<RemoteRunControl>(*this);
 };
 

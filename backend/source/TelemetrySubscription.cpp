@@ -22,8 +22,10 @@ void TelemetrySubscription::OnReadDone(bool ok) {
   if (message_.has_gap()) {
     listener_.onGap(message_.gap().first_seq(), message_.gap().last_seq());
   } else if (message_.has_event()) {
-    if (fromProto(message_.event(), &event_, &why_)) listener_.onEvent(event_);
-    else listener_.onUndecodable(message_.event().seq(), why_);
+    if (fromProto(message_.event(), &event_, &why_))
+      listener_.onEvent(event_);
+    else
+      listener_.onUndecodable(message_.event().seq(), why_);
   }
   StartRead(&message_);
 }

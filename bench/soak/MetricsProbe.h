@@ -14,11 +14,11 @@ namespace kvscope::soak {
 class MetricsProbe {
  public:
   struct Counts {
-    std::vector<double> scrape_ms;  // every successful scrape's latency
-    long scrape_failures = 0;       // no answer, an error, or not "200" within 15 s
+    std::vector<double> scrape_ms;         // every successful scrape's latency
+    long scrape_failures = 0;              // no answer, an error, or not "200" within 15 s
     long idle_open = 0, trickle_open = 0;  // hostile sockets connected now
-    long hostile_closed = 0;        // times the server closed (evicted or timed out) a hostile socket
-    std::string last_body;          // the newest successful scrape's answer (headers included)
+    long hostile_closed = 0;               // times the server closed (evicted or timed out) a hostile socket
+    std::string last_body;                 // the newest successful scrape's answer (headers included)
   };
   // The sum of a metric's samples in an exposition (every label set), 0 when absent.
   static double sumOf(const std::string& exposition, const std::string& name);

@@ -35,20 +35,25 @@ v1::Observation valid(std::uint64_t i) {
 v1::Observation invalid(std::uint64_t n) {
   v1::Observation o;
   switch (n % 5) {
-    case 0: o.mutable_blocks_stored()->set_worker(99); break;  // no such worker
+    case 0:
+      o.mutable_blocks_stored()->set_worker(99);
+      break;  // no such worker
     case 1: {
       auto* done = o.mutable_event()->mutable_request_done();  // a negative TTFT other than -1
       done->set_worker(0);
       done->set_ttft_us(-5);
       break;
     }
-    case 2: o.mutable_event()->mutable_route(); break;  // KVScope's own kind
+    case 2:
+      o.mutable_event()->mutable_route();
+      break;  // KVScope's own kind
     case 3: {
       auto* stored = o.mutable_blocks_stored();  // one hash more than a message may carry
       for (int h = 0; h <= (1 << 16); ++h) stored->add_block_hashes(static_cast<std::uint64_t>(h));
       break;
     }
-    default: break;  // no kind at all
+    default:
+      break;  // no kind at all
   }
   return o;
 }

@@ -15,12 +15,16 @@ using Clock = std::chrono::steady_clock;
 
 double msSince(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
 
-std::string outcome(const grpc::Status& s) { return std::to_string(s.error_code()) + " " + s.error_message().substr(0, 80); }
+std::string outcome(const grpc::Status& s) {
+  return std::to_string(s.error_code()) + " " + s.error_message().substr(0, 80);
+}
 
 }  // namespace
 
 RouteFlood::RouteFlood(const std::string& address, double rate, int hashes)
-    : address_(address), rate_(rate), hashes_(hashes), router_([this] { routeLoop(); }), knobs_([this] { knobLoop(); }) {}
+    : address_(address), rate_(rate), hashes_(hashes), router_([this] { routeLoop(); }), knobs_([this] {
+        knobLoop();
+      }) {}
 
 RouteFlood::~RouteFlood() {
   stop_ = true;

@@ -18,9 +18,9 @@ namespace kvscope::soak {
 class RouteFlood {
  public:
   struct Counts {
-    std::uint64_t routed = 0;           // Route calls answered OK
-    std::vector<double> route_ms;       // each one's latency
-    std::uint64_t knob_changes = 0;     // SetKnobs answered OK
+    std::uint64_t routed = 0;        // Route calls answered OK
+    std::vector<double> route_ms;    // each one's latency
+    std::uint64_t knob_changes = 0;  // SetKnobs answered OK
     std::vector<double> set_knobs_ms;
     std::map<std::string, std::uint64_t> failed;  // any other outcome, by status
   };

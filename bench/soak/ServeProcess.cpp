@@ -51,9 +51,11 @@ ServeProcess::ServeProcess(const std::string& cli, std::vector<std::string> args
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
   while (grpc_.empty() || (wants_metrics && metrics_.empty())) {
     pollfd p{out_fd_, POLLIN, 0};
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     char buf[4096];
-    const ssize_t got = left.count() > 0 && ::poll(&p, 1, static_cast<int>(left.count())) > 0 ? ::read(out_fd_, buf, sizeof buf) : 0;
+    const ssize_t got =
+        left.count() > 0 && ::poll(&p, 1, static_cast<int>(left.count())) > 0 ? ::read(out_fd_, buf, sizeof buf) : 0;
     if (got <= 0) {
       stop();
       throw std::runtime_error("kvscope-cli serve did not announce its addresses; it printed:\n" + seen + pending);

@@ -23,9 +23,9 @@ class ServeProcess {
   const std::string& metricsAddress() const { return metrics_; }  // HOST:PORT; empty without --metrics
   pid_t pid() const { return pid_; }
 
-  long rssKiB() const;         // VmRSS now; -1 once it has exited
-  double cpuSeconds() const;   // user + system so far
-  long logLines(const char* level) const;  // lines at "[warning]", "[error]", ... so far
+  long rssKiB() const;                         // VmRSS now; -1 once it has exited
+  double cpuSeconds() const;                   // user + system so far
+  long logLines(const char* level) const;      // lines at "[warning]", "[error]", ... so far
   std::vector<std::string> lastLines() const;  // the last few lines it printed
 
   // SIGINT, then waits up to 30 s (SIGKILL after); returns its exit status as the shell shows it.

@@ -9,14 +9,22 @@ namespace {
 
 const char* codeName(grpc::StatusCode code) {
   switch (code) {
-    case grpc::StatusCode::OK: return "OK";
-    case grpc::StatusCode::CANCELLED: return "CANCELLED";
-    case grpc::StatusCode::DEADLINE_EXCEEDED: return "DEADLINE_EXCEEDED";
-    case grpc::StatusCode::RESOURCE_EXHAUSTED: return "RESOURCE_EXHAUSTED";
-    case grpc::StatusCode::UNAVAILABLE: return "UNAVAILABLE";
-    case grpc::StatusCode::INVALID_ARGUMENT: return "INVALID_ARGUMENT";
-    case grpc::StatusCode::INTERNAL: return "INTERNAL";
-    default: return "OTHER";
+    case grpc::StatusCode::OK:
+      return "OK";
+    case grpc::StatusCode::CANCELLED:
+      return "CANCELLED";
+    case grpc::StatusCode::DEADLINE_EXCEEDED:
+      return "DEADLINE_EXCEEDED";
+    case grpc::StatusCode::RESOURCE_EXHAUSTED:
+      return "RESOURCE_EXHAUSTED";
+    case grpc::StatusCode::UNAVAILABLE:
+      return "UNAVAILABLE";
+    case grpc::StatusCode::INVALID_ARGUMENT:
+      return "INVALID_ARGUMENT";
+    case grpc::StatusCode::INTERNAL:
+      return "INTERNAL";
+    default:
+      return "OTHER";
   }
 }
 
@@ -102,7 +110,8 @@ SubscriberPool::SubscriberPool(const std::string& address, int target, int silen
       args.SetInt(GRPC_ARG_HTTP2_BDP_PROBE, 0);
       args.SetInt(GRPC_ARG_HTTP2_STREAM_LOOKAHEAD_BYTES, 16 * 1024);
     }
-    stubs_.push_back(std::make_unique<grpc::GenericStub>(grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args)));
+    stubs_.push_back(std::make_unique<grpc::GenericStub>(
+        grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args)));
   }
   silent_stubs_ = static_cast<std::size_t>(silent_connections);
 }
@@ -143,8 +152,10 @@ void SubscriberPool::open(bool silent) {
 void SubscriberPool::ended(Stream* s, const grpc::Status& status, bool churned) {
   std::lock_guard lock(mutex_);
   live_.erase(s->id());
-  if (churned) ++totals_.churned;
-  else ++totals_.ended[codeName(status.error_code())];
+  if (churned)
+    ++totals_.churned;
+  else
+    ++totals_.ended[codeName(status.error_code())];
   finished_.push_back(s);
 }
 

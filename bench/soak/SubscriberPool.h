@@ -22,12 +22,12 @@ namespace kvscope::soak {
 class SubscriberPool {
  public:
   struct Counts {
-    long connected = 0;          // streams open now whose headers arrived (the server took them)
-    long connected_silent = 0;   // of those, the ones that never read
-    long pending = 0;            // started, no answer yet
+    long connected = 0;                               // streams open now whose headers arrived (the server took them)
+    long connected_silent = 0;                        // of those, the ones that never read
+    long pending = 0;                                 // started, no answer yet
     std::uint64_t messages = 0, bytes = 0, gaps = 0;  // received so far, all streams
-    long opened = 0, churned = 0;  // streams started; streams this pool cancelled on purpose
-    std::map<std::string, long> ended;  // streams the server ended, by status code name
+    long opened = 0, churned = 0;                     // streams started; streams this pool cancelled on purpose
+    std::map<std::string, long> ended;                // streams the server ended, by status code name
   };
 
   static constexpr const char* kSubscribe = "/kvscope.v1.Telemetry/Subscribe";

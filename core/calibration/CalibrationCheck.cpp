@@ -62,7 +62,8 @@ CheckResult CalibrationCheck::run(const Scenario& scenario, const CalibrationTar
   return out;
 }
 
-std::string CalibrationCheck::table(const CheckResult& r, const std::string& scenario, const CalibrationTarget& target) {
+std::string CalibrationCheck::table(const CheckResult& r, const std::string& scenario,
+                                    const CalibrationTarget& target) {
   std::string out = "calibrate check: scenario " + scenario + " against " + target.file +
                     (target.source.empty() ? "" : " (" + target.source + ")") + "\n";
   out += "n = " + std::to_string(r.seeds) + " seeds (" + r.seed_list +
@@ -98,7 +99,8 @@ std::string CalibrationCheck::table(const CheckResult& r, const std::string& sce
                                  : "(no interval: n < 2)";
       std::snprintf(line, sizeof line, "%-24s %-14s %10s %10s %-22s %12s\n", (p.a + " vs " + p.b).c_str(),
                     p.metric.c_str(), pct(p.measured).c_str(), p.predicted.n ? pct(p.predicted.mean).c_str() : "n/a",
-                    ci.c_str(), p.predicted.n ? formatNumber("%+.1f pts", 100 * (p.predicted.mean - p.measured)).c_str() : "n/a");
+                    ci.c_str(),
+                    p.predicted.n ? formatNumber("%+.1f pts", 100 * (p.predicted.mean - p.measured)).c_str() : "n/a");
       out += line;
     }
   }

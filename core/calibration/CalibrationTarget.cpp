@@ -1,5 +1,5 @@
-#include "core/model/InputFile.h"
 #include "core/calibration/CalibrationTarget.h"
+#include "core/model/InputFile.h"
 
 #include <algorithm>
 #include <cmath>
@@ -140,7 +140,8 @@ const std::vector<std::string>& CalibrationTarget::metricNames() {
       "e2e_mean_s", "e2e_p50_s", "e2e_p90_s", "e2e_p99_s", "ttft_mean_s", "ttft_p50_s", "ttft_p90_s", "ttft_p99_s",
       "token_imbalance",
       // The lab's metrics (LabMetrics.h).
-      "apc", "apc_ceiling_intra", "apc_ceiling_any", "tpot_p90_s", "worker_ttft_p90_max_s", "request_balance", "completion_rate",
+      "apc", "apc_ceiling_intra", "apc_ceiling_any", "tpot_p90_s", "worker_ttft_p90_max_s", "request_balance",
+      "completion_rate",
       // The workload's shape (WorkloadShape): a trace characterisation to fit a synthetic workload to.
       "requests", "sessions", "input_mean_tokens", "input_p50_tokens", "input_p90_tokens", "output_mean_tokens",
       "output_p50_tokens", "single_turn_share", "inter_turn_p50_s", "inter_turn_p90_s", "share_over_32k",
@@ -244,7 +245,8 @@ const TargetRow* CalibrationTarget::row(const std::string& label) const {
 
 void CalibrationTarget::merge(const CalibrationTarget& other) {
   for (const auto& r : other.rows) {
-    if (row(r.label)) fail(other.file, "policies." + r.label, "this row is also in " + file + "; a label may appear once");
+    if (row(r.label))
+      fail(other.file, "policies." + r.label, "this row is also in " + file + "; a label may appear once");
     rows.push_back(r);
   }
   if (!other.source.empty()) source += (source.empty() ? "" : "; ") + other.source;

@@ -16,11 +16,11 @@
 namespace kvscope {
 
 struct TargetRow {
-  std::string label;                    // unique in the target; the key in "policies"
-  std::string policy;                   // what runs
-  std::map<std::string, double> knobs;  // over the scenario's knobs
+  std::string label;                      // unique in the target; the key in "policies"
+  std::string policy;                     // what runs
+  std::map<std::string, double> knobs;    // over the scenario's knobs
   std::map<std::string, double> metrics;  // metric name -> measured value (> 0)
-  std::vector<double> decode_shares;    // per decode (or unified) worker, in worker order; empty = none
+  std::vector<double> decode_shares;      // per decode (or unified) worker, in worker order; empty = none
 };
 
 struct CalibrationTarget {

@@ -36,7 +36,8 @@ double meanOf(const std::vector<double>& v) {
 }
 
 std::vector<RowRuns> CandidateRuns::run(const Scenario& scenario, const std::vector<TargetRow>& rows,
-                                        const std::atomic<bool>& cancel, const std::function<void(double)>& progress) const {
+                                        const std::atomic<bool>& cancel,
+                                        const std::function<void(double)>& progress) const {
   std::vector<RowRuns> out(rows.size());
   for (std::size_t r = 0; r < rows.size(); ++r) {
     out[r].label = rows[r].label;
@@ -54,33 +55,35 @@ std::vector<RowRuns> CandidateRuns::run(const Scenario& scenario, const std::vec
     progress(done / static_cast<double>(total));
   };
   const unsigned threads = jobs_ ? jobs_ : std::thread::hardware_concurrency();
-  runParallelJobs(total, threads, [&] { return !stop.load() && !cancel.load(); }, [&](std::size_t t) {
-    const std::size_t r = t / seeds_.size(), k = t % seeds_.size();
-    SimulationOptions o;
-    o.policy = rows[r].policy;
-    o.knobs = rows[r].knobs;
-    o.seed = seeds_[k];
-    o.duration_s = duration_s_;
-    o.progress = [&, t](double sim, double end) {
-      if (cancel.load() || stop.load()) throw RunsCancelled{};
-      std::lock_guard lock(mutex);
-      fraction[t] = end > 0 ? std::min(1.0, sim / end) : 0;
-      report();
-    };
-    try {
-      RunSummary s = runSimulation(scenario, o);
-      std::lock_guard lock(mutex);
-      out[r].runs[k] = std::move(s);
-      fraction[t] = 1;
-      report();
-    } catch (const RunsCancelled&) {
-      // cancelled or stopped: no job starts after this one
-    } catch (...) {
-      std::lock_guard lock(mutex);
-      if (!failure) failure = std::current_exception();
-      stop = true;
-    }
-  });
+  runParallelJobs(
+      total, threads, [&] { return !stop.load() && !cancel.load(); },
+      [&](std::size_t t) {
+        const std::size_t r = t / seeds_.size(), k = t % seeds_.size();
+        SimulationOptions o;
+        o.policy = rows[r].policy;
+        o.knobs = rows[r].knobs;
+        o.seed = seeds_[k];
+        o.duration_s = duration_s_;
+        o.progress = [&, t](double sim, double end) {
+          if (cancel.load() || stop.load()) throw RunsCancelled{};
+          std::lock_guard lock(mutex);
+          fraction[t] = end > 0 ? std::min(1.0, sim / end) : 0;
+          report();
+        };
+        try {
+          RunSummary s = runSimulation(scenario, o);
+          std::lock_guard lock(mutex);
+          out[r].runs[k] = std::move(s);
+          fraction[t] = 1;
+          report();
+        } catch (const RunsCancelled&) {
+          // cancelled or stopped: no job starts after this one
+        } catch (...) {
+          std::lock_guard lock(mutex);
+          if (!failure) failure = std::current_exception();
+          stop = true;
+        }
+      });
   if (failure) std::rethrow_exception(failure);
   if (cancel.load()) throw RunsCancelled{};
   return out;

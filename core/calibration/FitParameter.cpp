@@ -6,8 +6,8 @@
 #include <nlohmann/json.hpp>
 
 #include "core/knobs/KnobRegistry.h"
-#include "core/model/Error.h"
 #include "core/model/Distribution.h"
+#include "core/model/Error.h"
 #include "core/workload/SyntheticAgenticGenerator.h"
 
 namespace kvscope {
@@ -57,9 +57,15 @@ Distribution defaultDist(const std::string& field) {
 json scaled(const Distribution& d, double k) {
   json j;
   switch (d.kind) {
-    case Distribution::Kind::Fixed: j["fixed"] = d.a * k; break;
-    case Distribution::Kind::Uniform: j["uniform"] = {d.a * k, d.b * k}; break;
-    case Distribution::Kind::LogNormal: j["lognormal"] = {{"median", d.a * k}, {"p90", d.b * k}}; break;
+    case Distribution::Kind::Fixed:
+      j["fixed"] = d.a * k;
+      break;
+    case Distribution::Kind::Uniform:
+      j["uniform"] = {d.a * k, d.b * k};
+      break;
+    case Distribution::Kind::LogNormal:
+      j["lognormal"] = {{"median", d.a * k}, {"p90", d.b * k}};
+      break;
   }
   if (d.min > -1e299) j["min"] = d.min * k;
   if (d.max < 1e299) j["max"] = d.max * k;
@@ -117,7 +123,9 @@ FitParameter FitParameter::parse(const std::string& text) {
     min = 0, max = kMaxScale, lo_open = true;
   } else if (p.name.rfind("knob.", 0) == 0) {
     const auto id = KnobRegistry::find(p.name.substr(5));
-    if (!id) throw InputError("--fit " + text + ": unknown knob '" + p.name.substr(5) + "'; knobs: " + KnobRegistry::validNames());
+    if (!id)
+      throw InputError("--fit " + text + ": unknown knob '" + p.name.substr(5) +
+                       "'; knobs: " + KnobRegistry::validNames());
     const KnobSpec& spec = KnobRegistry::spec(*id);
     min = spec.min, max = spec.max, p.integer = spec.integer;
   } else {
@@ -142,7 +150,8 @@ double FitParameter::current(const json& scenario) const {
   const SyntheticAgenticSpec d;
   if (name == "sessions") return w.value("sessions", static_cast<double>(d.sessions));
   if (name == "single_turn_share") return w.value("single_turn_share", d.single_turn_share);
-  if (name == "boilerplate_variants") return w.value("boilerplate_variants", static_cast<double>(d.boilerplate_variants));
+  if (name == "boilerplate_variants")
+    return w.value("boilerplate_variants", static_cast<double>(d.boilerplate_variants));
   return w.value("start_window_s", d.start_window_s);
 }
 
@@ -163,8 +172,8 @@ void FitParameter::apply(json& scenario, double value) const {
     w[name] = static_cast<long>(value);
   } else {
     for (const char* field : findScale(name)->fields) {
-      const Distribution base = w.contains(field) ? Distribution::fromJson(w[field], std::string("workload.") + field)
-                                                  : defaultDist(field);
+      const Distribution base =
+          w.contains(field) ? Distribution::fromJson(w[field], std::string("workload.") + field) : defaultDist(field);
       w[field] = scaled(base, value);
     }
   }

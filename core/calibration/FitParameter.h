@@ -24,7 +24,7 @@ namespace kvscope {
 
 struct FitParameter {
   std::string name;
-  double lo = 0, hi = 0;   // the range searched
+  double lo = 0, hi = 0;  // the range searched
   bool integer = false;
 
   // "NAME=LO:HI". Throws InputError for an unknown NAME, a malformed or empty range (LO >= HI), or

@@ -27,8 +27,9 @@ std::vector<MetricError> metricErrors(const CalibrationTarget& target, const std
       out.push_back(e);
     }
     for (std::size_t d = 0; d < row.decode_shares.size(); ++d) {
-      MetricError e{row.label, "decode_share[" + std::to_string(d) + "]", row.decode_shares[d],
-                    meanOf(runs[r].share(d)), 0, true};
+      MetricError e{
+          row.label, "decode_share[" + std::to_string(d) + "]", row.decode_shares[d], meanOf(runs[r].share(d)), 0,
+          true};
       e.error = e.predicted - e.measured;
       out.push_back(e);
     }

@@ -14,8 +14,8 @@ namespace kvscope {
 struct MetricError {
   std::string row, metric;  // metric "decode_share[1]" for D1's share
   double measured = 0;
-  double predicted = 0;     // the mean over seeds; NaN when a seed's run had no value
-  double error = 0;         // log ratio, or share difference; a fixed penalty when predicted is missing
+  double predicted = 0;  // the mean over seeds; NaN when a seed's run had no value
+  double error = 0;      // log ratio, or share difference; a fixed penalty when predicted is missing
   bool share = false;
   // predicted / measured - 1 for a metric, predicted - measured (share points) for a share.
   double relative() const;

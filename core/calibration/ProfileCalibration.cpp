@@ -45,7 +45,8 @@ struct ModelFit {
 
 // Rows of candidate columns -> fit of `columns`, then once more without the samples whose relative
 // residual is beyond max(6 robust sd, 20 %).
-ModelFit fitColumns(const std::vector<std::vector<double>>& rows, const std::vector<double>& y, const std::vector<int>& columns) {
+ModelFit fitColumns(const std::vector<std::vector<double>>& rows, const std::vector<double>& y,
+                    const std::vector<int>& columns) {
   ModelFit m;
   m.columns = columns;
   auto design = [&](const std::vector<std::size_t>& keep) {
@@ -113,7 +114,8 @@ void judge(ConstantFit& c, double lo, double hi) {
   } else {
     c.fitted = true;
     if (c.base_value > 0 && (v > 10 * c.base_value || v < c.base_value / 10))
-      c.warnings.push_back("more than 10x from the base profile's " + num(c.base_value) + ": check the logs' workers and model");
+      c.warnings.push_back("more than 10x from the base profile's " + num(c.base_value) +
+                           ": check the logs' workers and model");
   }
   c.value = c.fitted ? v : c.base_value;
 }
@@ -141,7 +143,8 @@ void fitDecode(const ProfileSamples& samples, const CalibrationInputs& inputs, C
       "1, #running-req, #token";
   ConstantFit base = constant("decode_iteration_base_s", r.base.decode_iteration_base_s, source);
   ConstantFit per_req = constant("decode_iteration_per_request_s", r.base.decode_iteration_per_request_s, source);
-  ConstantFit per_tok = constant("decode_iteration_per_context_token_s", r.base.decode_iteration_per_context_token_s, source);
+  ConstantFit per_tok =
+      constant("decode_iteration_per_context_token_s", r.base.decode_iteration_per_context_token_s, source);
 
   std::vector<std::vector<double>> rows;
   std::vector<double> y, running, tokens;
@@ -184,16 +187,19 @@ void fitDecode(const ProfileSamples& samples, const CalibrationInputs& inputs, C
     if (m.fit.ok && slot(m, 0) >= 0)
       sum = " (together they come to " + num(m.fit.coef[static_cast<std::size_t>(slot(m, 0))]) + " s at " +
             num(sr.mean, 6) + " running requests)";
-    per_req.warnings.push_back(why + ": the base and the per-request term cannot be separated; kept the base profile's value" + sum);
-    base.warnings.push_back(why + ": the base and the per-request term cannot be separated; kept the base profile's value" + sum);
+    per_req.warnings.push_back(
+        why + ": the base and the per-request term cannot be separated; kept the base profile's value" + sum);
+    base.warnings.push_back(
+        why + ": the base and the per-request term cannot be separated; kept the base profile's value" + sum);
     base.estimate = kNaN;
     base.std_error = kNaN;
   } else if (sr.relative() < ProfileCalibration::kMinSpread) {
     per_req.warnings.push_back("little spread in #running-req (sd/mean = " + num(sr.relative(), 3) + ")");
   }
   if (!has_tok) {
-    per_tok.warnings.push_back((st.distinct < 2 ? "all " + n + " lines have #token = " + num(st.mean, 8)
-                                                : std::string("#token is not independent of #running-req in these lines")) +
+    per_tok.warnings.push_back((st.distinct < 2
+                                    ? "all " + n + " lines have #token = " + num(st.mean, 8)
+                                    : std::string("#token is not independent of #running-req in these lines")) +
                                ": the per-context-token term cannot be fitted; kept the base profile's value");
   } else if (st.relative() < ProfileCalibration::kMinSpread) {
     per_tok.warnings.push_back("little spread in #token (sd/mean = " + num(st.relative(), 3) + ")");
@@ -201,7 +207,8 @@ void fitDecode(const ProfileSamples& samples, const CalibrationInputs& inputs, C
   if (m.outliers > 0)
     for (auto* k : all)
       k->warnings.push_back(std::to_string(m.outliers) + " of " + n +
-                            " lines left out as outliers (more than 20 % and 6 robust sd from the first fit: an interval with idle time?)");
+                            " lines left out as outliers (more than 20 % and 6 robust sd from the first fit: an "
+                            "interval with idle time?)");
   judge(base, 1e-6, 10);
   judge(per_req, 0, 10);
   judge(per_tok, 0, 1);
@@ -217,18 +224,23 @@ void fitPrefill(const ProfileSamples& samples, CalibrationResult& r) {
   std::string source;
   switch (r.prefill_method) {
     case PrefillMethod::InputThroughput:
-      source = "Prefill batch lines' input throughput (token/s): the previous batch's #new-token over the time "
-               "between the two lines; least squares of that time on 1, #new-token";
+      source =
+          "Prefill batch lines' input throughput (token/s): the previous batch's #new-token over the time "
+          "between the two lines; least squares of that time on 1, #new-token";
       break;
     case PrefillMethod::LineGapsMs:
-      source = "time between consecutive Prefill batch lines (millisecond timestamps; this SGLang prints no input "
-               "throughput); least squares of that time on 1, the earlier line's #new-token";
+      source =
+          "time between consecutive Prefill batch lines (millisecond timestamps; this SGLang prints no input "
+          "throughput); least squares of that time on 1, the earlier line's #new-token";
       break;
     case PrefillMethod::LineGapsSeconds:
-      source = "time between Prefill batch lines (whole-second timestamps, so gaps summed over windows of >= 10 s, "
-               "each +-1 s; this SGLang prints no input throughput); least squares of window time on #batches, #new-token";
+      source =
+          "time between Prefill batch lines (whole-second timestamps, so gaps summed over windows of >= 10 s, "
+          "each +-1 s; this SGLang prints no input throughput); least squares of window time on #batches, #new-token";
       break;
-    case PrefillMethod::None: source = "Prefill batch lines"; break;
+    case PrefillMethod::None:
+      source = "Prefill batch lines";
+      break;
   }
   ConstantFit rate = constant("prefill_tokens_per_s", r.base.prefill_tokens_per_s, source);
   ConstantFit over = constant("prefill_overhead_s", r.base.prefill_overhead_s, source);
@@ -247,8 +259,9 @@ void fitPrefill(const ProfileSamples& samples, CalibrationResult& r) {
   std::string caveat;
   if (static_cast<long>(use.size()) < 10) {
     use = all;
-    caveat = "the worker was rarely saturated (#queue-req > 0 before only " + std::to_string(r.prefill.saturated_pairs) +
-             " of " + std::to_string(r.prefill.pairs) + " gaps): gaps include idle time, so the throughput is a lower "
+    caveat = "the worker was rarely saturated (#queue-req > 0 before only " +
+             std::to_string(r.prefill.saturated_pairs) + " of " + std::to_string(r.prefill.pairs) +
+             " gaps): gaps include idle time, so the throughput is a lower "
              "bound and the overhead an upper bound";
   }
   if (use.size() < 3) return keep("only " + std::to_string(use.size()) + " prefill gaps with a time");
@@ -286,7 +299,8 @@ void fitPrefill(const ProfileSamples& samples, CalibrationResult& r) {
     over.warnings.push_back(w);
   }
   if (!with_overhead) {
-    const std::string w = "every batch had " + num(sp.mean, 8) + " new tokens: overhead and throughput cannot be separated";
+    const std::string w =
+        "every batch had " + num(sp.mean, 8) + " new tokens: overhead and throughput cannot be separated";
     rate.warnings.push_back(w + "; the throughput includes the per-batch overhead");
     over.warnings.push_back(w + "; kept the base profile's value");
   } else if (sp.relative() < ProfileCalibration::kMinSpread) {
@@ -311,14 +325,16 @@ void fitTransfer(const ProfileSamples& samples, const CalibrationInputs& inputs,
   r.transfer = t;
   ConstantFit bw = constant("link_bandwidth_bytes_per_s", r.base.link_bandwidth_bytes_per_s, "");
   if (t.hist_count > 0) {
-    bw.source = "kv_transfer_speed_gb_s histogram in the saved scrapes: growth of _sum over growth of _count (the "
-                "mean of the per-transfer speeds), GB = 2^30 bytes as upstream computes it";
+    bw.source =
+        "kv_transfer_speed_gb_s histogram in the saved scrapes: growth of _sum over growth of _count (the "
+        "mean of the per-transfer speeds), GB = 2^30 bytes as upstream computes it";
     bw.estimate = t.hist_sum_gb_s / t.hist_count * kGiB;
     bw.quality.samples = static_cast<long>(t.hist_count);
     bw.warnings.push_back("a histogram's _sum and _count give the mean only: no standard error");
   } else if (!t.gauge_gb_s.empty()) {
-    bw.source = "kv_transfer_speed_gb_s gauge in the saved scrapes (the last transfer's speed; each new value one "
-                "transfer), mean, GB = 2^30 bytes as upstream computes it";
+    bw.source =
+        "kv_transfer_speed_gb_s gauge in the saved scrapes (the last transfer's speed; each new value one "
+        "transfer), mean, GB = 2^30 bytes as upstream computes it";
     double sum = 0;
     for (double v : t.gauge_gb_s) sum += v;
     const double n = static_cast<double>(t.gauge_gb_s.size());
@@ -333,10 +349,11 @@ void fitTransfer(const ProfileSamples& samples, const CalibrationInputs& inputs,
     }
   } else {
     bw.source = "not fitted";
-    bw.warnings.push_back(inputs.metrics.empty()
-                              ? "no --metrics given (the scheduler logs carry no transfer sizes or times); kept the base profile's value"
-                              : "no kv_transfer_speed_gb_s in the saved scrapes (" + std::to_string(t.scrapes) +
-                                    " scrapes; a prefill worker of a disaggregated SGLang exports it); kept the base profile's value");
+    bw.warnings.push_back(
+        inputs.metrics.empty()
+            ? "no --metrics given (the scheduler logs carry no transfer sizes or times); kept the base profile's value"
+            : "no kv_transfer_speed_gb_s in the saved scrapes (" + std::to_string(t.scrapes) +
+                  " scrapes; a prefill worker of a disaggregated SGLang exports it); kept the base profile's value");
     r.constants.push_back(std::move(bw));
     return;
   }
@@ -344,7 +361,9 @@ void fitTransfer(const ProfileSamples& samples, const CalibrationInputs& inputs,
   r.constants.push_back(std::move(bw));
 }
 
-nlohmann::ordered_json numberOrNull(double v) { return std::isfinite(v) ? nlohmann::ordered_json(v) : nlohmann::ordered_json(); }
+nlohmann::ordered_json numberOrNull(double v) {
+  return std::isfinite(v) ? nlohmann::ordered_json(v) : nlohmann::ordered_json();
+}
 
 }  // namespace
 
@@ -362,7 +381,8 @@ CalibrationResult ProfileCalibration::run(const CalibrationInputs& inputs) {
   return fit(samples, base, inputs);
 }
 
-CalibrationResult ProfileCalibration::fit(const ProfileSamples& samples, const HardwareProfile& base, const CalibrationInputs& inputs) {
+CalibrationResult ProfileCalibration::fit(const ProfileSamples& samples, const HardwareProfile& base,
+                                          const CalibrationInputs& inputs) {
   CalibrationResult r;
   r.base = base;
   r.decode = samples.decodeCounts();
@@ -405,27 +425,28 @@ nlohmann::ordered_json ProfileCalibration::toJson(const CalibrationResult& r, co
   j["worker_restart_s"] = p.worker_restart_s;
 
   nlohmann::ordered_json cal;
-  cal["about"] = "Fitted by `kvscope-cli calibrate profile` from the workers' logs; every constant not listed under "
-                 "\"constants\" is the base profile's.";
+  cal["about"] =
+      "Fitted by `kvscope-cli calibrate profile` from the workers' logs; every constant not listed under "
+      "\"constants\" is the base profile's.";
   cal["base"] = inputs.base;
   nlohmann::ordered_json in;
   in["logs"] = inputs.logs;
   in["metrics"] = nlohmann::ordered_json::array();
   for (const auto& [worker, path] : inputs.metrics) in["metrics"].push_back({{"worker", worker}, {"path", path}});
   cal["inputs"] = in;
-  cal["decode_lines"] = {{"lines", r.decode.lines},          {"used", r.decode.used},
-                         {"outliers", r.decode_outliers},    {"zero_running", r.decode.no_running},
-                         {"zero_throughput", r.decode.no_throughput}, {"speculative", r.decode.speculative},
+  cal["decode_lines"] = {{"lines", r.decode.lines},
+                         {"used", r.decode.used},
+                         {"outliers", r.decode_outliers},
+                         {"zero_running", r.decode.no_running},
+                         {"zero_throughput", r.decode.no_throughput},
+                         {"speculative", r.decode.speculative},
                          {"no_token_count", r.decode.no_tokens}};
-  cal["prefill_lines"] = {{"lines", r.prefill.lines},
-                          {"with_input_throughput", r.prefill.with_throughput},
-                          {"gaps", r.prefill.pairs},
-                          {"saturated_gaps", r.prefill.saturated_pairs},
-                          {"no_time", r.prefill.no_gap},
-                          {"samples_used", r.prefill_samples_used},
-                          {"outliers", r.prefill_outliers},
-                          {"method", toString(r.prefill_method)}};
-  cal["scrapes"] = {{"scrapes", r.transfer.scrapes}, {"with_transfer_metrics", r.transfer.scrapes_with_transfer_metrics}};
+  cal["prefill_lines"] = {{"lines", r.prefill.lines},       {"with_input_throughput", r.prefill.with_throughput},
+                          {"gaps", r.prefill.pairs},        {"saturated_gaps", r.prefill.saturated_pairs},
+                          {"no_time", r.prefill.no_gap},    {"samples_used", r.prefill_samples_used},
+                          {"outliers", r.prefill_outliers}, {"method", toString(r.prefill_method)}};
+  cal["scrapes"] = {{"scrapes", r.transfer.scrapes},
+                    {"with_transfer_metrics", r.transfer.scrapes_with_transfer_metrics}};
   nlohmann::ordered_json cs = nlohmann::ordered_json::object();
   for (const auto& c : r.constants) {
     nlohmann::ordered_json o;
@@ -449,11 +470,13 @@ nlohmann::ordered_json ProfileCalibration::toJson(const CalibrationResult& r, co
 std::string ProfileCalibration::table(const CalibrationResult& r) {
   std::string out;
   char buf[512];
-  std::snprintf(buf, sizeof buf, "%-38s %12s %12s %8s %7s  %-4s  ", "constant", "value", "base value", "R^2", "n", "from");
+  std::snprintf(buf, sizeof buf, "%-38s %12s %12s %8s %7s  %-4s  ", "constant", "value", "base value", "R^2", "n",
+                "from");
   out += std::string(buf) + "warning\n";
   for (const auto& c : r.constants) {
     std::snprintf(buf, sizeof buf, "%-38s %12s %12s %8s %7ld  %-4s  ", c.key.c_str(), num(c.value, 5).c_str(),
-                  num(c.base_value, 5).c_str(), num(c.quality.r2, 4).c_str(), c.quality.samples, c.fitted ? "fit" : "base");
+                  num(c.base_value, 5).c_str(), num(c.quality.r2, 4).c_str(), c.quality.samples,
+                  c.fitted ? "fit" : "base");
     out += std::string(buf) + (c.warnings.empty() ? "-" : c.warnings.front()) + "\n";
     for (std::size_t i = 1; i < c.warnings.size(); ++i) out += std::string(87, ' ') + c.warnings[i] + "\n";
   }

@@ -31,15 +31,15 @@ struct CalibrationInputs {
 };
 
 struct ConstantFit {
-  std::string key;                 // the profile key, e.g. "decode_iteration_base_s"
-  double value = 0;                // what the profile gets
-  double base_value = 0;           // the base profile's value
-  bool fitted = false;             // value is the fit's estimate (false: the base's value was kept)
-  double estimate = std::numeric_limits<double>::quiet_NaN();   // the fit's estimate, used or not
+  std::string key;        // the profile key, e.g. "decode_iteration_base_s"
+  double value = 0;       // what the profile gets
+  double base_value = 0;  // the base profile's value
+  bool fitted = false;    // value is the fit's estimate (false: the base's value was kept)
+  double estimate = std::numeric_limits<double>::quiet_NaN();  // the fit's estimate, used or not
   double std_error = std::numeric_limits<double>::quiet_NaN();
   FitQuality quality;
   std::vector<std::string> warnings;
-  std::string source;              // what it was fitted from, and how
+  std::string source;  // what it was fitted from, and how
 };
 
 struct CalibrationResult {
@@ -47,7 +47,7 @@ struct CalibrationResult {
   HardwareProfile base;
   std::vector<ConstantFit> constants;  // the six constants the logs and scrapes can give
   DecodeCounts decode;
-  long decode_outliers = 0;            // dropped after the first fit (far slower or faster than it)
+  long decode_outliers = 0;  // dropped after the first fit (far slower or faster than it)
   PrefillCounts prefill;
   PrefillMethod prefill_method = PrefillMethod::None;
   long prefill_samples_used = 0;
@@ -59,16 +59,17 @@ struct CalibrationResult {
 
 class ProfileCalibration {
  public:
-  static constexpr long kMinSamples = 20;      // fewer: warned
-  static constexpr double kMinR2 = 0.5;        // lower: warned
-  static constexpr double kMinSpread = 0.1;    // sd/mean of a regressor below this: warned
+  static constexpr long kMinSamples = 20;         // fewer: warned
+  static constexpr double kMinR2 = 0.5;           // lower: warned
+  static constexpr double kMinSpread = 0.1;       // sd/mean of a regressor below this: warned
   static constexpr double kMaxRelativeSe = 0.25;  // std error above this share of the value: warned
 
   // Reads the base profile, the logs and the scrapes, then fits. Throws InputError (a file that
   // cannot be read, no usable Decode batch line).
   static CalibrationResult run(const CalibrationInputs& inputs);
   // The fit over samples already read; `inputs` only names the files in messages.
-  static CalibrationResult fit(const ProfileSamples& samples, const HardwareProfile& base, const CalibrationInputs& inputs);
+  static CalibrationResult fit(const ProfileSamples& samples, const HardwareProfile& base,
+                               const CalibrationInputs& inputs);
 
   // The profile file: every key of resources/profiles/*.json, then "calibration".
   static nlohmann::ordered_json toJson(const CalibrationResult& result, const CalibrationInputs& inputs);

@@ -38,7 +38,8 @@ LinearFit ProfileFit::leastSquares(const std::vector<double>& X, std::size_t col
   qr.setThreshold(1e-9);
   fit.rank = static_cast<int>(qr.rank());
   if (qr.rank() < k) {
-    fit.problem = "the regressors are linearly dependent (rank " + std::to_string(qr.rank()) + " of " + std::to_string(k) + ")";
+    fit.problem =
+        "the regressors are linearly dependent (rank " + std::to_string(qr.rank()) + " of " + std::to_string(k) + ")";
     return fit;
   }
   const Eigen::VectorXd bs = qr.solve(b);
@@ -49,8 +50,7 @@ LinearFit ProfileFit::leastSquares(const std::vector<double>& X, std::size_t col
   // R^2 about y's mean when a column is constant (an intercept); otherwise the model goes through the
   // origin and R^2 is about zero (1 - SS_res / sum y^2), as for any regression without an intercept.
   bool intercept = false;
-  for (Eigen::Index j = 0; j < k && !intercept; ++j)
-    intercept = A.col(j).maxCoeff() == A.col(j).minCoeff();
+  for (Eigen::Index j = 0; j < k && !intercept; ++j) intercept = A.col(j).maxCoeff() == A.col(j).minCoeff();
   const double ss_tot = intercept ? (b.array() - b.mean()).matrix().squaredNorm() : b.squaredNorm();
   const double dof = static_cast<double>(n - k);
   const double sigma2 = ss_res / dof;

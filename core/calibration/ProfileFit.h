@@ -19,13 +19,13 @@ struct FitQuality {
 };
 
 struct LinearFit {
-  bool ok = false;          // false: fewer samples than coefficients + 1, or the columns are dependent
-  std::string problem;      // why not ok
+  bool ok = false;                // false: fewer samples than coefficients + 1, or the columns are dependent
+  std::string problem;            // why not ok
   std::vector<double> coef;       // one per column
   std::vector<double> std_error;  // sqrt(diag(sigma^2 (X'X)^-1)), one per column
   int rank = 0;                   // of the (column-scaled) design matrix
   FitQuality quality;
-  std::vector<double> fitted;     // X b, one per sample
+  std::vector<double> fitted;  // X b, one per sample
 };
 
 // One regressor's spread over the samples.

@@ -1,5 +1,5 @@
-#include "core/model/InputFile.h"
 #include "core/calibration/ProfileSamples.h"
+#include "core/model/InputFile.h"
 
 #include <fstream>
 
@@ -12,10 +12,14 @@ namespace kvscope {
 
 const char* toString(PrefillMethod m) {
   switch (m) {
-    case PrefillMethod::None: return "none";
-    case PrefillMethod::InputThroughput: return "input_throughput";
-    case PrefillMethod::LineGapsMs: return "line_gaps_ms";
-    case PrefillMethod::LineGapsSeconds: return "line_gaps_seconds";
+    case PrefillMethod::None:
+      return "none";
+    case PrefillMethod::InputThroughput:
+      return "input_throughput";
+    case PrefillMethod::LineGapsMs:
+      return "line_gaps_ms";
+    case PrefillMethod::LineGapsSeconds:
+      return "line_gaps_seconds";
   }
   return "none";
 }

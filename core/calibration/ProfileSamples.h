@@ -42,20 +42,20 @@ enum class PrefillMethod : std::uint8_t { None, InputThroughput, LineGapsMs, Lin
 const char* toString(PrefillMethod);
 
 struct DecodeCounts {
-  long lines = 0;            // Decode batch lines seen
+  long lines = 0;  // Decode batch lines seen
   long used = 0;
-  long no_running = 0;       // #running-req 0 (or absent)
-  long no_throughput = 0;    // gen throughput 0 (or absent)
-  long no_tokens = 0;        // no #token / #full token
-  long speculative = 0;      // accept len printed: tokens per iteration unknown
+  long no_running = 0;     // #running-req 0 (or absent)
+  long no_throughput = 0;  // gen throughput 0 (or absent)
+  long no_tokens = 0;      // no #token / #full token
+  long speculative = 0;    // accept len printed: tokens per iteration unknown
 };
 
 struct PrefillCounts {
-  long lines = 0;             // Prefill batch lines seen
-  long with_throughput = 0;   // that printed input throughput
-  long pairs = 0;             // consecutive prefill lines of one scheduler that gave a gap
-  long saturated_pairs = 0;   // of which the previous line had #queue-req > 0
-  long no_gap = 0;            // pairs that gave no time (throughput 0, no new tokens, no time on the line)
+  long lines = 0;            // Prefill batch lines seen
+  long with_throughput = 0;  // that printed input throughput
+  long pairs = 0;            // consecutive prefill lines of one scheduler that gave a gap
+  long saturated_pairs = 0;  // of which the previous line had #queue-req > 0
+  long no_gap = 0;           // pairs that gave no time (throughput 0, no new tokens, no time on the line)
 };
 
 // Transfer speed seen in saved scrapes (SGLang's kv_transfer_speed_gb_s, GB/s per transfer).
@@ -103,8 +103,8 @@ class ProfileSamples {
   DecodeCounts decode_counts_;
   std::map<std::string, std::vector<PrefillLine>> prefill_lines_;  // by stream
   TransferSamples transfer_;
-  std::map<std::string, HistState> hist_;           // by worker
-  std::map<std::string, double> last_gauge_;        // by worker
+  std::map<std::string, HistState> hist_;     // by worker
+  std::map<std::string, double> last_gauge_;  // by worker
   long lines_ = 0;
 };
 

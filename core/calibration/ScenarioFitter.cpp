@@ -66,8 +66,9 @@ ScenarioFitter::ScenarioFitter(const std::string& scenario, CalibrationTarget ta
       const std::size_t workers = static_cast<std::size_t>(s.decode_workers);
       if (row.decode_shares.size() != workers)
         throw InputError(formatInputError(target_.file, 0, "policies." + row.label + ".decode_shares",
-                                          "gives " + std::to_string(row.decode_shares.size()) + " shares; the scenario has " +
-                                              std::to_string(workers) + " decode workers"));
+                                          "gives " + std::to_string(row.decode_shares.size()) +
+                                              " shares; the scenario has " + std::to_string(workers) +
+                                              " decode workers"));
     }
   }
 }
@@ -82,7 +83,8 @@ Scenario ScenarioFitter::candidate(const std::vector<double>& values) const {
   return Scenario::fromJson(candidateJson(values), file_);
 }
 
-FitResult ScenarioFitter::run(const std::atomic<bool>& cancel, const std::function<void(const FitProgress&)>& progress) {
+FitResult ScenarioFitter::run(const std::atomic<bool>& cancel,
+                              const std::function<void(const FitProgress&)>& progress) {
   const auto& params = options_.params;
   const std::size_t n = params.size();
   const CandidateRuns runs(options_.seeds, options_.duration_s, options_.jobs);
@@ -248,7 +250,9 @@ json ScenarioFitter::calibratedScenario(const FitResult& result, const std::stri
   cal["parameters"] = params;
   json errors = json::array();
   for (const auto& e : result.errors)
-    errors.push_back({{"row", e.row}, {"metric", e.metric}, {"measured", e.measured},
+    errors.push_back({{"row", e.row},
+                      {"metric", e.metric},
+                      {"measured", e.measured},
                       {"predicted", std::isfinite(e.predicted) ? json(e.predicted) : json(nullptr)},
                       {e.share ? "error_share_points" : "relative_error", e.relative()}});
   cal["errors"] = errors;

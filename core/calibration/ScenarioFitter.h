@@ -33,10 +33,10 @@ struct FitOptions {
 };
 
 struct FitProgress {
-  std::string phase;        // "fit" or "sensitivity"
-  int evaluations = 0;      // objective evaluations done (the search's and the sensitivity steps)
-  int budget = 0;           // the most there will be
-  double current = 0;       // fraction of the running evaluation's simulations done
+  std::string phase;    // "fit" or "sensitivity"
+  int evaluations = 0;  // objective evaluations done (the search's and the sensitivity steps)
+  int budget = 0;       // the most there will be
+  double current = 0;   // fraction of the running evaluation's simulations done
   std::optional<double> best_objective;
   double elapsed_s = 0;
   std::optional<double> eta_s;
@@ -47,21 +47,21 @@ struct ParameterSensitivity {
   double from = 0, to = 0;  // the fitted value and the stepped one
   struct Change {
     std::string row, metric;
-    double change = 0;      // relative change of the metric (share points for a share)
+    double change = 0;  // relative change of the metric (share points for a share)
   };
   std::vector<Change> changes;
-  double largest = 0;       // max |change|
-  bool no_effect = false;   // largest < 0.001
+  double largest = 0;      // max |change|
+  bool no_effect = false;  // largest < 0.001
 };
 
 struct FitResult {
   std::vector<double> start, values;  // per parameter, as written (integers rounded)
   double objective = 0;
   std::vector<MetricError> errors;
-  int evaluations = 0;                // objective evaluations of the search
-  int simulated = 0;                  // distinct candidates actually simulated (repeats are cached)
-  bool stopped_early = false;         // cancelled: values are the best found so far
-  std::string stop_reason;            // NLopt's result, or "interrupted"
+  int evaluations = 0;         // objective evaluations of the search
+  int simulated = 0;           // distinct candidates actually simulated (repeats are cached)
+  bool stopped_early = false;  // cancelled: values are the best found so far
+  std::string stop_reason;     // NLopt's result, or "interrupted"
   std::vector<ParameterSensitivity> sensitivity;
 };
 

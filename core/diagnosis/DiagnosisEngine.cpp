@@ -6,8 +6,8 @@
 #include <cstdio>
 #include <iterator>
 
-#include "core/stats/Percentiles.h"
 #include "core/model/NumberText.h"
+#include "core/stats/Percentiles.h"
 
 namespace kvscope {
 
@@ -15,14 +15,14 @@ namespace {
 std::string pct(double v) { return formatNumber("%.1f%%", v * 100); }
 
 // The cheat sheet's thresholds, made numeric.
-constexpr double kCascadeFailureRate = 0.30;   // "healthy to 80% failure within minutes"
+constexpr double kCascadeFailureRate = 0.30;  // "healthy to 80% failure within minutes"
 // "one D has 0 bindings" (allowing a stray spill): under 6% of a fair share, i.e. 2% of the
 // bindings on the lab's 3 D, 0.1% on 64 D (a fixed 2% would call every D of a 64-D cluster cold).
 constexpr double kColdFairShare = 0.06;
 constexpr long kColdMinBindings = 100;
-constexpr long kColdMinBusySnapshots = 30;     // load shares from gauges: half a minute of 1-s snapshots
-constexpr double kStormMeanTokens = 20000;     // "30-90K-token releases"
-constexpr double kEarlyWindowS = 60;           // "the first 30-60 s"
+constexpr long kColdMinBusySnapshots = 30;  // load shares from gauges: half a minute of 1-s snapshots
+constexpr double kStormMeanTokens = 20000;  // "30-90K-token releases"
+constexpr double kEarlyWindowS = 60;        // "the first 30-60 s"
 constexpr double kEarlyFailureRate = 0.20;
 
 bool coldShare(double share, std::size_t workers) { return share * static_cast<double>(workers) < kColdFairShare; }
@@ -47,21 +47,23 @@ std::string workerTable(std::vector<WorkerValue> rows) {
   for (std::size_t i = 0; i < kListed / 2; ++i) out += (i ? ", " : "") + rows[i].name + " " + rows[i].text;
   const auto& median = rows[rows.size() / 2];
   const auto& top = rows.back();
-  return out + "; median " + median.text + "; highest " + top.name + " " + top.text + " (" + std::to_string(rows.size()) +
-         " workers)";
+  return out + "; median " + median.text + "; highest " + top.name + " " + top.text + " (" +
+         std::to_string(rows.size()) + " workers)";
 }
 // The coldest first, at most kListed named.
 std::string coldList(std::vector<WorkerValue> rows) {
   std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.value < b.value; });
   std::string out;
-  for (std::size_t i = 0; i < rows.size() && i < kListed; ++i) out += (i ? ", " : "") + rows[i].name + " " + rows[i].text;
+  for (std::size_t i = 0; i < rows.size() && i < kListed; ++i)
+    out += (i ? ", " : "") + rows[i].name + " " + rows[i].text;
   if (rows.size() > kListed) out += " and " + std::to_string(rows.size() - kListed) + " more";
   return out;
 }
 }  // namespace
 
 std::string DiagnosisEngine::name(WorkerId w) const {
-  return w >= 0 && w < static_cast<WorkerId>(names_.size()) ? names_[static_cast<std::size_t>(w)] : "D" + std::to_string(w);
+  return w >= 0 && w < static_cast<WorkerId>(names_.size()) ? names_[static_cast<std::size_t>(w)]
+                                                            : "D" + std::to_string(w);
 }
 
 void DiagnosisEngine::onEvent(const Event& e) {
@@ -94,7 +96,8 @@ void DiagnosisEngine::onEvent(const Event& e) {
                  },
                  [&](const Admission& a) {
                    if (a.result != AdmissionResult::Admitted || a.worker < 0) return;
-                   if (a.worker >= static_cast<WorkerId>(bindings_.size())) bindings_.resize(static_cast<std::size_t>(a.worker) + 1);
+                   if (a.worker >= static_cast<WorkerId>(bindings_.size()))
+                     bindings_.resize(static_cast<std::size_t>(a.worker) + 1);
                    ++bindings_[static_cast<std::size_t>(a.worker)];
                  },
                  [&](const SeedStarted& s) {
@@ -149,14 +152,16 @@ void DiagnosisEngine::onEvent(const Event& e) {
                      const auto w = static_cast<std::size_t>(g.worker);
                      if (g.worker < 0 || w >= alive_.size() || alive_[w] == g.alive) continue;
                      alive_[w] = g.alive;
-                     setHealth(t, name(g.worker), std::nullopt, !g.alive, g.alive ? "" : "its gauges say it is not alive");
+                     setHealth(t, name(g.worker), std::nullopt, !g.alive,
+                               g.alive ? "" : "its gauges say it is not alive");
                    }
                    addLoad(t, s);
                    if (first_arrival_ < 0 || t - first_arrival_ > kEarlyWindowS / 2) return;
                    int seeds = 0;
                    for (const auto& g : s.workers) seeds += g.pending_seeds;
                    peak_pending_seeds_early_ = std::max(peak_pending_seeds_early_, seeds);
-                   for (const auto& l : s.links) peak_link_queue_early_ = std::max(peak_link_queue_early_, l.queue_depth);
+                   for (const auto& l : s.links)
+                     peak_link_queue_early_ = std::max(peak_link_queue_early_, l.queue_depth);
                  },
                  [](const auto&) {},
              },
@@ -205,8 +210,9 @@ std::optional<Finding> DiagnosisEngine::workerHealth() const {
                   (h.reason.empty() ? "" : " (" + h.reason + ")");
   }
   if (down.size() > kListed) f.evidence += "; and " + std::to_string(down.size() - kListed) + " more";
-  f.suggestion = "check the worker itself (its process, /metrics and log): the load findings (B) leave it out "
-                 "while it is unhealthy, and the router may still send it work";
+  f.suggestion =
+      "check the worker itself (its process, /metrics and log): the load findings (B) leave it out "
+      "while it is unhealthy, and the router may still send it work";
   return f;
 }
 
@@ -249,19 +255,25 @@ std::optional<Finding> DiagnosisEngine::cascade() const {
   Finding f;
   f.mode = "A";
   f.name = "Mooncake \"instance not alive\" cascade";
-  for (const auto& [link, n] : dead_per_link_) f.subjects.push_back("P" + std::to_string(link.first) + "->" + name(link.second));
+  for (const auto& [link, n] : dead_per_link_)
+    f.subjects.push_back("P" + std::to_string(link.first) + "->" + name(link.second));
   f.window_start_s = first_dead_;
   f.window_end_s = std::max(last_dead_, static_cast<double>(worst_at + 6) * kBucketS);
-  f.evidence = std::to_string(dead_) + " link-dead events (" + where + "), " + std::to_string(aborted) +
-               " in-flight requests aborted, " + std::to_string(transfer_errors) +
-               " 'Decode instance could be dead' errors; failure rate peaked at " + pct(worst) + " (" +
-               std::to_string(worst_failed) + "/" + std::to_string(worst_done) + ") in " +
-               formatNumber("%.0f", static_cast<double>(worst_at) * kBucketS) + "-" + formatNumber("%.0f s", static_cast<double>(worst_at + 6) * kBucketS) +
-               (ok_requests_ == 0 ? " (no successful request is on record, e.g. logs name only failures: the rate counts failures alone)" : "");
+  f.evidence =
+      std::to_string(dead_) + " link-dead events (" + where + "), " + std::to_string(aborted) +
+      " in-flight requests aborted, " + std::to_string(transfer_errors) +
+      " 'Decode instance could be dead' errors; failure rate peaked at " + pct(worst) + " (" +
+      std::to_string(worst_failed) + "/" + std::to_string(worst_done) + ") in " +
+      formatNumber("%.0f", static_cast<double>(worst_at) * kBucketS) + "-" +
+      formatNumber("%.0f s", static_cast<double>(worst_at + 6) * kBucketS) +
+      (ok_requests_ == 0
+           ? " (no successful request is on record, e.g. logs name only failures: the rate counts failures alone)"
+           : "");
   f.fix_knobs = {{"admission_backoff_ms", 2000}, {"admission_jitter_ms", 2000}, {"pending_seed_budget", 1}};
-  f.suggestion = "set admission_backoff_ms + admission_jitter_ms and a pending_seed_budget (the real fix: backoff + "
-                 "per-D seed budget, decouple heartbeat from admission); softened by seed_min_turn_id=2, "
-                 "mc_transfer_timeout_s, request_timeout_s";
+  f.suggestion =
+      "set admission_backoff_ms + admission_jitter_ms and a pending_seed_budget (the real fix: backoff + "
+      "per-D seed budget, decouple heartbeat from admission); softened by seed_min_turn_id=2, "
+      "mc_transfer_timeout_s, request_timeout_s";
   return f;
 }
 
@@ -306,8 +318,8 @@ std::optional<Finding> DiagnosisEngine::coldDecodeByLoad() const {
   if (cold.empty()) return std::nullopt;
   return coldFinding(std::move(cold_workers), first_busy_,
                      "no routing decisions recorded; share of running requests (the workers' own gauges) over " +
-                         std::to_string(snapshots) + " busy snapshots: " + workerTable(table) + "; starving: " + coldList(cold) +
-                         " (a D that gets no new sessions while the others run full)");
+                         std::to_string(snapshots) + " busy snapshots: " + workerTable(table) + "; starving: " +
+                         coldList(cold) + " (a D that gets no new sessions while the others run full)");
 }
 
 Finding DiagnosisEngine::coldFinding(std::vector<std::string> subjects, double start_s, std::string evidence) const {
@@ -319,8 +331,9 @@ Finding DiagnosisEngine::coldFinding(std::vector<std::string> subjects, double s
   f.window_end_s = end_;
   f.evidence = std::move(evidence);
   f.fix_knobs = {{"K", 200}};  // E3's value
-  f.suggestion = "raise the load-floor bonus K (E3 used K=200) as the mitigation; the real fix is the "
-                 "exclusive-overlap policy (count only session-owned blocks)";
+  f.suggestion =
+      "raise the load-floor bonus K (E3 used K=200) as the mitigation; the real fix is the "
+      "exclusive-overlap policy (count only session-owned blocks)";
   return f;
 }
 
@@ -342,7 +355,8 @@ std::optional<Finding> DiagnosisEngine::coldDecode() const {
   }
   if (cold.empty()) return std::nullopt;
   return coldFinding(std::move(cold_workers), first_arrival_,
-                     "bindings " + workerTable(table) + " of " + std::to_string(total) + "; starving: " + coldList(cold) +
+                     "bindings " + workerTable(table) + " of " + std::to_string(total) +
+                         "; starving: " + coldList(cold) +
                          " (shared boilerplate counts as overlap, so new sessions follow the first warm D)");
 }
 
@@ -358,11 +372,13 @@ std::optional<Finding> DiagnosisEngine::evictStorm() const {
   f.window_start_s = first_eviction_;
   f.window_end_s = last_eviction_;
   const double minutes = std::max(1.0, (last_eviction_ - first_eviction_) / 60);
-  f.evidence = std::to_string(session_evictions_) + " session-level evictions (" + formatNumber("%.1f", session_evictions_ / minutes) +
-               "/min), mean " + formatNumber("%.0f", mean) + " tokens freed each, " + std::to_string(evicted_sessions_.count()) +
-               " sessions hit; " + std::to_string(reseeds_) + " reseeds; TTFT p99 " + formatNumber("%.2f s", d.p99);
-  f.suggestion = "switch to block-level eviction (eviction: block) - the real fix; mitigations: session_soft_cap, "
-                 "direct_max_uncached_tokens";
+  f.evidence = std::to_string(session_evictions_) + " session-level evictions (" +
+               formatNumber("%.1f", session_evictions_ / minutes) + "/min), mean " + formatNumber("%.0f", mean) +
+               " tokens freed each, " + std::to_string(evicted_sessions_.count()) + " sessions hit; " +
+               std::to_string(reseeds_) + " reseeds; TTFT p99 " + formatNumber("%.2f s", d.p99);
+  f.suggestion =
+      "switch to block-level eviction (eviction: block) - the real fix; mitigations: session_soft_cap, "
+      "direct_max_uncached_tokens";
   return f;
 }
 
@@ -384,10 +400,11 @@ std::optional<Finding> DiagnosisEngine::reseedStorm() const {
   f.name = "Reseed storm (turn-1 seeds all at once)";
   f.window_start_s = first_arrival_;
   f.window_end_s = first_arrival_ + kEarlyWindowS;
-  f.evidence = "requests arriving in the first " + formatNumber("%.0f s", kEarlyWindowS) + " failed at " + pct(early) + " (" +
-               std::to_string(early_failed) + "/" + std::to_string(early_done) + "), later ones at " + pct(late) + "; " +
-               std::to_string(seeds_early_) + " seeds started in that window, peak " + std::to_string(peak_pending_seeds_early_) +
-               " concurrent seeds and transfer queue depth " + std::to_string(peak_link_queue_early_) + " in the first 30 s";
+  f.evidence = "requests arriving in the first " + formatNumber("%.0f s", kEarlyWindowS) + " failed at " + pct(early) +
+               " (" + std::to_string(early_failed) + "/" + std::to_string(early_done) + "), later ones at " +
+               pct(late) + "; " + std::to_string(seeds_early_) + " seeds started in that window, peak " +
+               std::to_string(peak_pending_seeds_early_) + " concurrent seeds and transfer queue depth " +
+               std::to_string(peak_link_queue_early_) + " in the first 30 s";
   f.fix_knobs = {{"pending_seed_budget", 1}};
   f.suggestion = "set a per-D pending_seed_budget (the real fix); seed_min_turn_id=2 skips turn-1 seeds as a stopgap";
   return f;
@@ -406,9 +423,11 @@ std::vector<Finding> DiagnosisEngine::invariantCrash() const {
     f.evidence = name(c.worker) + " exited at " + formatNumber("%.1f s", c.t) + " with " + c.reason;
     if (fix)
       f.evidence += ", right after 'Correcting streaming-session extend_input_len from " + std::to_string(fix->fill) +
-                    " to 0 (fill_len=" + std::to_string(fix->fill) + ", prefix_len=" + std::to_string(fix->prefix) + ")'";
-    f.suggestion = "hotfix: drop corrected requests before batching (correction_fault: drop); the real fix is "
-                   "block-level eviction, which removes the correction path";
+                    " to 0 (fill_len=" + std::to_string(fix->fill) + ", prefix_len=" + std::to_string(fix->prefix) +
+                    ")'";
+    f.suggestion =
+        "hotfix: drop corrected requests before batching (correction_fault: drop); the real fix is "
+        "block-level eviction, which removes the correction path";
     out.push_back(std::move(f));
   }
   if (crashes_not_listed_ > 0 && !out.empty())
@@ -449,7 +468,8 @@ void DiagnosisEngine::check() {
     }
   }
   for (const Finding& f : now)
-    if (f.mode != "D" && !std::any_of(seen_.begin(), seen_.end(), [&](const Seen& s) { return sameMode(f, s.finding); }))
+    if (f.mode != "D" &&
+        !std::any_of(seen_.begin(), seen_.end(), [&](const Seen& s) { return sameMode(f, s.finding); }))
       seen_.push_back({f, -1});
 }
 
@@ -473,7 +493,8 @@ std::size_t DiagnosisEngine::memoryBytes() const {
   n += (by_arrival_.capacity() + by_end_.capacity()) * sizeof(Bucket);
   n += crashes_.capacity() * sizeof(Crash) + recent_corrections_.size() * sizeof(Fix);
   n += health_.size() * (sizeof(Health) + 64) + alive_.capacity() / 8 + seen_.capacity() * sizeof(Seen);
-  n += (dead_per_worker_.size() + dead_per_link_.size() + session_evictions_per_worker_.size()) * 48 + names_.size() * 32 + bindings_.capacity() * sizeof(long);
+  n += (dead_per_worker_.size() + dead_per_link_.size() + session_evictions_per_worker_.size()) * 48 +
+       names_.size() * 32 + bindings_.capacity() * sizeof(long);
   return n;
 }
 

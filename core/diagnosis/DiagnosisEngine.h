@@ -80,7 +80,7 @@ class DiagnosisEngine : public EventSink {
 
   static constexpr double kBucketS = 10;
   static constexpr std::size_t kMaxCrashFindings = 100;  // one finding each; later ones only counted
-  static constexpr double kFixBeforeCrashS = 1.0;       // a correction this close before a crash caused it
+  static constexpr double kFixBeforeCrashS = 1.0;        // a correction this close before a crash caused it
   static constexpr double kUnhealthyShare = 0.25;
   std::vector<std::string> names_;
   std::map<std::string, Health> health_;
@@ -103,7 +103,7 @@ class DiagnosisEngine : public EventSink {
   std::map<WorkerId, int> dead_per_worker_;
   std::map<std::pair<std::int32_t, WorkerId>, int> dead_per_link_;
   std::map<WorkerId, long> session_evictions_per_worker_;
-  std::vector<Crash> crashes_;          // at most kMaxCrashFindings
+  std::vector<Crash> crashes_;  // at most kMaxCrashFindings
   long crashes_not_listed_ = 0;
   std::deque<Fix> recent_corrections_;  // the last kFixBeforeCrashS seconds
   LatencySample ttft_;

@@ -8,7 +8,7 @@
 namespace kvscope {
 
 struct Finding {
-  std::string mode;        // "A", "B", "C", "C'", "D"
+  std::string mode;  // "A", "B", "C", "C'", "D"
   std::string name;
   std::vector<std::string> subjects;  // the workers or links it concerns ("D2", "P0->D1"); may be empty
   double window_start_s = 0;

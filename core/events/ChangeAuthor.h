@@ -10,7 +10,7 @@
 namespace kvscope {
 
 struct ChangeOrigin {
-  std::string peer;      // the caller's address as the server saw it: "127.0.0.1:53012", "[::1]:5000", "unix:/run/k.sock"
+  std::string peer;  // the caller's address as the server saw it: "127.0.0.1:53012", "[::1]:5000", "unix:/run/k.sock"
   std::string identity;  // how the call was admitted: "token" (it carried the --token-file bearer token) or
                          // "open" (the server has no token; anyone who reached it could make the change)
   bool remote() const { return !peer.empty() || !identity.empty(); }

@@ -50,8 +50,8 @@ struct ScoreComponent {
 
 struct CandidateScore {
   WorkerId worker = kNoWorker;
-  double score = 0;          // the policy's total; see RoutingDecision::lower_is_better
-  bool eligible = true;      // false when the worker is dead or excluded by admission
+  double score = 0;      // the policy's total; see RoutingDecision::lower_is_better
+  bool eligible = true;  // false when the worker is dead or excluded by admission
   std::uint8_t num_components = 0;
   std::array<ScoreComponent, 6> components{};
   void add(const char* name, double value) {
@@ -71,8 +71,8 @@ struct RunStarted {
   std::string policy;
   std::uint64_t seed = 0;
   std::string profile;
-  std::vector<WorkerInfo> workers;   // serving workers, indexed by WorkerId
-  std::vector<WorkerInfo> prefill;   // prefill workers (empty when not disaggregated)
+  std::vector<WorkerInfo> workers;  // serving workers, indexed by WorkerId
+  std::vector<WorkerInfo> prefill;  // prefill workers (empty when not disaggregated)
   double rho = 0.95;
   std::vector<std::pair<std::string, double>> knobs;  // every knob's value at the start
   // A workload replayed by a simulation (0 / empty when the source has no workload of its own: a
@@ -266,10 +266,10 @@ struct WorkerGauges {
   std::int32_t running = 0;
   std::int32_t queued = 0;
   std::int32_t resident_sessions = 0;
-  std::int32_t bindings = 0;   // sessions bound to this worker by the router
+  std::int32_t bindings = 0;  // sessions bound to this worker by the router
   std::int32_t pending_seeds = 0;
   bool alive = true;
-  std::int64_t kv_evictable = 0;  // 0 also when the worker does not export it (SGLang before v0.5.11)
+  std::int64_t kv_evictable = 0;     // 0 also when the worker does not export it (SGLang before v0.5.11)
   std::int64_t retracted_total = 0;  // requests retracted so far (sglang:num_retracted_requests_total)
   // Times the simulated pool held more than its capacity (a simulator bug; always 0 when live).
   std::int64_t kv_capacity_violations = 0;
@@ -309,7 +309,8 @@ struct Snapshot {
 };
 
 struct RunFinished {
-  RunFinished(bool done = true, std::vector<std::string> source_notes = {}) : completed(done), notes(std::move(source_notes)) {}
+  RunFinished(bool done = true, std::vector<std::string> source_notes = {})
+      : completed(done), notes(std::move(source_notes)) {}
   bool completed = true;  // false when stopped early
   // What the source read but could not use, for the report: a log import's or a live session's
   // unknown line shapes and malformed lines ("d0.log: 12 lines like \"Xyz batch. #foo: <n>\"").
@@ -318,10 +319,9 @@ struct RunFinished {
 };
 
 using EventPayload =
-    std::variant<RunStarted, RouteDecision, Admission, SeedStarted, TransferStarted, TransferFinished,
-                 Eviction, LinkHealth, WorkerCrashed, WorkerRestarted, Correction, RequestDone,
-                 KnobChanged, PolicyChanged, Snapshot, RunFinished, RunControlChanged, RunMarked,
-                 WorkerHealthChanged, Retraction>;
+    std::variant<RunStarted, RouteDecision, Admission, SeedStarted, TransferStarted, TransferFinished, Eviction,
+                 LinkHealth, WorkerCrashed, WorkerRestarted, Correction, RequestDone, KnobChanged, PolicyChanged,
+                 Snapshot, RunFinished, RunControlChanged, RunMarked, WorkerHealthChanged, Retraction>;
 
 struct Event {
   std::uint64_t seq = 0;

@@ -3,7 +3,6 @@
 
 #include <nlohmann/json.hpp>
 
-
 namespace kvscope {
 
 namespace {
@@ -39,42 +38,74 @@ json eventToJson(const Event& e) {
             j["knobs"] = json::object();
             for (const auto& [name, value] : r.knobs) j["knobs"][name] = value;
             for (const auto& w : r.workers)
-              j["workers"].push_back({{"name", w.name}, {"role", toString(w.role)}, {"kv_capacity", w.kv_capacity_tokens}});
+              j["workers"].push_back(
+                  {{"name", w.name}, {"role", toString(w.role)}, {"kv_capacity", w.kv_capacity_tokens}});
             for (const auto& w : r.prefill)
-              j["prefill"].push_back({{"name", w.name}, {"role", toString(w.role)}, {"kv_capacity", w.kv_capacity_tokens}});
+              j["prefill"].push_back(
+                  {{"name", w.name}, {"role", toString(w.role)}, {"kv_capacity", w.kv_capacity_tokens}});
             if (!r.dispatch.empty())
-              j.update({{"dispatch", r.dispatch}, {"offered_requests", r.offered_requests}, {"trace_window_s", r.trace_window_s}});
+              j.update({{"dispatch", r.dispatch},
+                        {"offered_requests", r.offered_requests},
+                        {"trace_window_s", r.trace_window_s}});
           },
           [&](const RouteDecision& d) {
-            j.update({{"request", d.request}, {"session", d.session}, {"turn", d.turn}, {"policy", d.policy},
-                      {"chosen", d.chosen}, {"lower_is_better", d.lower_is_better}, {"candidates", candidatesJson(d)}});
+            j.update({{"request", d.request},
+                      {"session", d.session},
+                      {"turn", d.turn},
+                      {"policy", d.policy},
+                      {"chosen", d.chosen},
+                      {"lower_is_better", d.lower_is_better},
+                      {"candidates", candidatesJson(d)}});
             if (d.num_fields > 0) {
               j["fields"] = json::object();
               for (std::uint8_t i = 0; i < d.num_fields; ++i) j["fields"][d.fields[i].name] = d.fields[i].value;
             }
           },
           [&](const Admission& a) {
-            j.update({{"request", a.request}, {"session", a.session}, {"worker", a.worker}, {"result", toString(a.result)},
-                      {"path", toString(a.path)}, {"tokens", a.tokens}});
+            j.update({{"request", a.request},
+                      {"session", a.session},
+                      {"worker", a.worker},
+                      {"result", toString(a.result)},
+                      {"path", toString(a.path)},
+                      {"tokens", a.tokens}});
           },
           [&](const SeedStarted& s) {
-            j.update({{"request", s.request}, {"session", s.session}, {"prefill", s.prefill}, {"worker", s.worker},
-                      {"tokens", s.tokens}, {"reseed", s.reseed}});
+            j.update({{"request", s.request},
+                      {"session", s.session},
+                      {"prefill", s.prefill},
+                      {"worker", s.worker},
+                      {"tokens", s.tokens},
+                      {"reseed", s.reseed}});
           },
           [&](const TransferStarted& s) {
-            j.update({{"request", s.request}, {"prefill", s.prefill}, {"worker", s.worker}, {"tokens", s.tokens},
-                      {"bytes", s.bytes}, {"queue_wait_us", s.queue_wait}});
+            j.update({{"request", s.request},
+                      {"prefill", s.prefill},
+                      {"worker", s.worker},
+                      {"tokens", s.tokens},
+                      {"bytes", s.bytes},
+                      {"queue_wait_us", s.queue_wait}});
           },
           [&](const TransferFinished& s) {
-            j.update({{"request", s.request}, {"prefill", s.prefill}, {"worker", s.worker}, {"tokens", s.tokens},
-                      {"bytes", s.bytes}, {"ok", s.ok}, {"reason", s.reason}});
+            j.update({{"request", s.request},
+                      {"prefill", s.prefill},
+                      {"worker", s.worker},
+                      {"tokens", s.tokens},
+                      {"bytes", s.bytes},
+                      {"ok", s.ok},
+                      {"reason", s.reason}});
           },
           [&](const Eviction& v) {
-            j.update({{"worker", v.worker}, {"session", v.session}, {"tokens_freed", v.tokens_freed},
-                      {"granularity", toString(v.granularity)}, {"sessions_hit", v.sessions_hit}});
+            j.update({{"worker", v.worker},
+                      {"session", v.session},
+                      {"tokens_freed", v.tokens_freed},
+                      {"granularity", toString(v.granularity)},
+                      {"sessions_hit", v.sessions_hit}});
           },
           [&](const LinkHealth& l) {
-            j.update({{"prefill", l.prefill}, {"worker", l.worker}, {"state", toString(l.state)}, {"reason", l.reason},
+            j.update({{"prefill", l.prefill},
+                      {"worker", l.worker},
+                      {"state", toString(l.state)},
+                      {"reason", l.reason},
                       {"aborted_requests", l.aborted_requests}});
           },
           [&](const WorkerCrashed& c) {
@@ -82,13 +113,26 @@ json eventToJson(const Event& e) {
           },
           [&](const WorkerRestarted& r) { j["worker"] = r.worker; },
           [&](const Correction& c) {
-            j.update({{"worker", c.worker}, {"request", c.request}, {"session", c.session}, {"fill_len", c.fill_len},
-                      {"prefix_len", c.prefix_len}, {"kv_committed_len", c.kv_committed_len}, {"fault", toString(c.fault)}});
+            j.update({{"worker", c.worker},
+                      {"request", c.request},
+                      {"session", c.session},
+                      {"fill_len", c.fill_len},
+                      {"prefix_len", c.prefix_len},
+                      {"kv_committed_len", c.kv_committed_len},
+                      {"fault", toString(c.fault)}});
           },
           [&](const RequestDone& d) {
-            j.update({{"request", d.request}, {"session", d.session}, {"turn", d.turn}, {"worker", d.worker},
-                      {"path", toString(d.path)}, {"status", toString(d.status)}, {"ttft_us", d.ttft}, {"e2e_us", d.e2e},
-                      {"input_tokens", d.input_tokens}, {"output_tokens", d.output_tokens}, {"error", d.error}});
+            j.update({{"request", d.request},
+                      {"session", d.session},
+                      {"turn", d.turn},
+                      {"worker", d.worker},
+                      {"path", toString(d.path)},
+                      {"status", toString(d.status)},
+                      {"ttft_us", d.ttft},
+                      {"e2e_us", d.e2e},
+                      {"input_tokens", d.input_tokens},
+                      {"output_tokens", d.output_tokens},
+                      {"error", d.error}});
             if (d.cached_tokens >= 0) j["cached_tokens"] = d.cached_tokens;
             if (d.ceiling_intra_tokens >= 0) j["ceiling_intra_tokens"] = d.ceiling_intra_tokens;
             if (d.ceiling_any_tokens >= 0) j["ceiling_any_tokens"] = d.ceiling_any_tokens;
@@ -104,11 +148,18 @@ json eventToJson(const Event& e) {
           },
           [&](const Snapshot& s) {
             for (const auto& g : s.workers)
-              j["workers"].push_back({{"worker", g.worker}, {"kv_used", g.kv_used}, {"kv_capacity", g.kv_capacity},
-                                      {"kv_peak", g.kv_peak}, {"running", g.running}, {"queued", g.queued},
-                                      {"resident_sessions", g.resident_sessions}, {"bindings", g.bindings},
-                                      {"pending_seeds", g.pending_seeds}, {"alive", g.alive},
-                                      {"kv_evictable", g.kv_evictable}, {"retracted_total", g.retracted_total},
+              j["workers"].push_back({{"worker", g.worker},
+                                      {"kv_used", g.kv_used},
+                                      {"kv_capacity", g.kv_capacity},
+                                      {"kv_peak", g.kv_peak},
+                                      {"running", g.running},
+                                      {"queued", g.queued},
+                                      {"resident_sessions", g.resident_sessions},
+                                      {"bindings", g.bindings},
+                                      {"pending_seeds", g.pending_seeds},
+                                      {"alive", g.alive},
+                                      {"kv_evictable", g.kv_evictable},
+                                      {"retracted_total", g.retracted_total},
                                       {"kv_capacity_violations", g.kv_capacity_violations},
                                       {"expired_unreported", g.expired_unreported},
                                       {"awaiting_report", g.awaiting_report},
@@ -120,8 +171,11 @@ json eventToJson(const Event& e) {
                                       {"kv_event_stored", g.kv_event_stored},
                                       {"kv_event_removed", g.kv_event_removed}});
             for (const auto& l : s.links)
-              j["links"].push_back({{"prefill", l.prefill}, {"worker", l.worker}, {"queue_depth", l.queue_depth},
-                                    {"bytes_in_flight", l.bytes_in_flight}, {"state", toString(l.state)}});
+              j["links"].push_back({{"prefill", l.prefill},
+                                    {"worker", l.worker},
+                                    {"queue_depth", l.queue_depth},
+                                    {"bytes_in_flight", l.bytes_in_flight},
+                                    {"state", toString(l.state)}});
           },
           [&](const RunFinished& f) {
             j["completed"] = f.completed;
@@ -143,7 +197,9 @@ json eventToJson(const Event& e) {
             j.update({{"worker", h.worker}, {"health", toString(h.health)}, {"reason", h.reason}});
           },
           [&](const Retraction& r) {
-            j.update({{"worker", r.worker}, {"requests", r.requests}, {"tokens_freed", r.tokens_freed},
+            j.update({{"worker", r.worker},
+                      {"requests", r.requests},
+                      {"tokens_freed", r.tokens_freed},
                       {"new_token_ratio_before", r.new_token_ratio_before},
                       {"new_token_ratio_after", r.new_token_ratio_after}});
           },

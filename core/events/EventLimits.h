@@ -12,11 +12,11 @@
 
 namespace kvscope {
 
-inline constexpr std::size_t kMaxReasonBytes = 16 * 1024;  // a reason or error; a crash's carries its traceback
-inline constexpr std::size_t kMaxLabelBytes = 256;         // a name, a `who`, a policy, a parameter value
-inline constexpr std::size_t kMaxEventBytes = 1024 * 1024;             // one serialised event, texts capped
+inline constexpr std::size_t kMaxReasonBytes = 16 * 1024;   // a reason or error; a crash's carries its traceback
+inline constexpr std::size_t kMaxLabelBytes = 256;          // a name, a `who`, a policy, a parameter value
+inline constexpr std::size_t kMaxEventBytes = 1024 * 1024;  // one serialised event, texts capped
 inline constexpr std::size_t kClientReceiveLimitBytes = 64 * 1024 * 1024;  // what KVScope's clients accept
-inline constexpr int kMaxRetractedRequests = 65536;  // requests one Retraction may list
+inline constexpr int kMaxRetractedRequests = 65536;                        // requests one Retraction may list
 
 // Cuts `text` to at most `max` bytes (max >= 64) when longer: its head and tail with
 // "\n[... N bytes cut ...]\n" between them (a traceback's last line, the exception, survives), never

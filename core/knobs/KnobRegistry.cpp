@@ -20,7 +20,8 @@ constexpr KnobSpec kSpecs[] = {
      "On admission failure, retry the runner-up once if its score is within epsilon of the best"},
     {KnobId::SessionSoftCap, "session_soft_cap", "sessions", 0, 100000, 0, true, KnobScope::Shared,
      "--kvcache-session-soft-cap: resident sessions per D before trimming early (0 = off)"},
-    {KnobId::DirectMaxUncachedTokens, "direct_max_uncached_tokens", "tokens", 0, 10000000, 8192, true, KnobScope::Shared,
+    {KnobId::DirectMaxUncachedTokens, "direct_max_uncached_tokens", "tokens", 0, 10000000, 8192, true,
+     KnobScope::Shared,
      "--kvcache-direct-max-uncached-tokens: largest uncached token count allowed on the direct path"},
     {KnobId::SeedMinTurnId, "seed_min_turn_id", "turn", 1, 1000, 1, true, KnobScope::Shared,
      "--kvcache-seed-min-turn-id: first turn seeded into D's session cache (2 = skip turn-1 seeds)"},
@@ -50,7 +51,8 @@ constexpr KnobSpec kSpecs[] = {
     // sglang-cache-aware: the CLI defaults of sgl-router/py_src/sglang_router/router_args.py
     // (RouterArgs @ e46dcd87adca58ec70831ad7cb01a3892b2c9e50).
     {KnobId::CacheThreshold, "cache_threshold", "fraction", 0, 1, 0.3, false, KnobScope::Policy,
-     "SGLang cache-aware: route to the tree's matched worker only if the match rate exceeds this, else to the smallest tree"},
+     "SGLang cache-aware: route to the tree's matched worker only if the match rate exceeds this, else to the smallest "
+     "tree"},
     {KnobId::BalanceAbsThreshold, "balance_abs_threshold", "requests", 0, 100000, 64, false, KnobScope::Policy,
      "SGLang cache-aware: imbalance needs max - min load above this"},
     {KnobId::BalanceRelThreshold, "balance_rel_threshold", "ratio", 1, 1000, 1.5, false, KnobScope::Policy,
@@ -60,7 +62,8 @@ constexpr KnobSpec kSpecs[] = {
      "Dynamo KV router: weight of prefill blocks in overlap_score_weight * prefill_blocks + decode_blocks (aggregated "
      "serving; the decode router of disaggregated serving uses 0)"},
     {KnobId::RouterTemperature, "router_temperature", "ratio", 0, 1000, 0.0, false, KnobScope::Policy,
-     "Dynamo KV router: softmax temperature over the negated logits (0 = the minimum; ties by smaller tree, then random)"},
+     "Dynamo KV router: softmax temperature over the negated logits (0 = the minimum; ties by smaller tree, then "
+     "random)"},
     {KnobId::EvictionIntervalS, "eviction_interval", "s", 0, 86400, 120, true, KnobScope::Policy,
      "SGLang cache-aware: seconds between trims of the router's approximate tree (0 = never)"},
     {KnobId::MaxTreeSize, "max_tree_size", "blocks", 1, 1e12, 67108864, true, KnobScope::Policy,
@@ -73,7 +76,8 @@ constexpr KnobSpec kSpecs[] = {
     {KnobId::PrefillLoadScale, "prefill_load_scale", "ratio", 0, 1000, 1.0, false, KnobScope::Policy,
      "Dynamo KV router, newer cost form: weight of the prefill term"},
     {KnobId::OverlapScoreCredit, "overlap_score_credit", "ratio", 0, 1000, 1.0, false, KnobScope::Policy,
-     "Dynamo KV router, newer cost form: cached blocks credited against the prefill blocks (0 in disaggregated decode routing)"},
+     "Dynamo KV router, newer cost form: cached blocks credited against the prefill blocks (0 in disaggregated decode "
+     "routing)"},
     {KnobId::DecodeActiveRequestWeight, "decode_active_request_weight", "blocks", 0, 1e6, 0.0, false, KnobScope::Policy,
      "Dynamo KV router, newer cost form: blocks charged per request the router tracks on the worker"},
     // The lab's proxy policies (agentic-kvc scripts/cache_aware_proxy.py; see core/router/policies/LabProxyView.h).
@@ -97,7 +101,8 @@ constexpr KnobSpec kSpecs[] = {
      "leastwork-kappa: score = prefill work x (1 + kappa x ongoing_decode_tokens) (the lab's 2.5e-6, derived from H20 "
      "bandwidth)"},
     {KnobId::ColdDBonus, "cold_d_bonus", "score", 0, 10000, 0, false, KnobScope::Policy,
-     "kv-aware: bonus for a D with no assigned sessions, fresh sessions only (the lab's --kvcache-cold-d-bonus; 0 = off)"},
+     "kv-aware: bonus for a D with no assigned sessions, fresh sessions only (the lab's --kvcache-cold-d-bonus; 0 = "
+     "off)"},
     // The live router's memory of what it routed (core/run/UnreportedRequests.h): a client that
     // routes and never reports must not hold load and hashes for ever.
     {KnobId::UnreportedExpiryS, "unreported_expiry_s", "s", 1, 604800, 1800, false, KnobScope::Shared,
@@ -108,7 +113,8 @@ constexpr KnobSpec kSpecs[] = {
     {KnobId::MaxTrackedPerWorker, "max_tracked_per_worker", "requests", 1, 10000000, 16384, true, KnobScope::Shared,
      "Live router: unreported requests kept at most per worker; the oldest is forgotten first"},
     {KnobId::MaxTrackedBlockHashes, "max_tracked_block_hashes", "hashes", 1024, 1e9, 4194304, true, KnobScope::Shared,
-     "Live router: block hashes the unreported requests may hold (8 bytes each, and a count per worker under dynamo-kv: ~100 MiB by default)"},
+     "Live router: block hashes the unreported requests may hold (8 bytes each, and a count per worker under "
+     "dynamo-kv: ~100 MiB by default)"},
     {KnobId::SessionIdleS, "session_idle_s", "s", 1, 2592000, 7200, false, KnobScope::Shared,
      "Live router: a session not routed for this long is forgotten (its binding and residence)"},
     {KnobId::MaxTrackedSessions, "max_tracked_sessions", "sessions", 1024, 1e8, 262144, true, KnobScope::Shared,
@@ -161,7 +167,8 @@ KnobRegistry::Result KnobRegistry::apply(const std::map<std::string, double>& ch
     }
     if (s.integer && value != std::floor(value)) {
       r.ok = false;
-      r.error = "knob '" + name + "': expected a whole number of " + std::string(s.unit) + ", got " + formatValue(value);
+      r.error =
+          "knob '" + name + "': expected a whole number of " + std::string(s.unit) + ", got " + formatValue(value);
       return r;
     }
   }
@@ -176,8 +183,7 @@ KnobRegistry::Result KnobRegistry::apply(const std::map<std::string, double>& ch
 
 std::optional<std::string> KnobRegistry::parseAssignment(std::string_view text, std::map<std::string, double>& into) {
   const auto eq = text.find('=');
-  if (eq == std::string_view::npos || eq == 0)
-    return "expected KNOB=VALUE, got '" + std::string(text) + "'";
+  if (eq == std::string_view::npos || eq == 0) return "expected KNOB=VALUE, got '" + std::string(text) + "'";
   const std::string name(text.substr(0, eq));
   const std::string_view value_text = text.substr(eq + 1);
   double value = 0;

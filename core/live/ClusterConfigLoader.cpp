@@ -1,5 +1,5 @@
-#include "core/model/InputFile.h"
 #include "core/live/ClusterConfigLoader.h"
+#include "core/model/InputFile.h"
 
 #include <filesystem>
 #include <fstream>
@@ -55,7 +55,9 @@ struct Node {
   std::string path;  // "workers[1].role"
 
   long line() const { return node.Mark().line >= 0 ? node.Mark().line + 1 : 0; }
-  [[noreturn]] void fail(const std::string& what) const { throw InputError(formatInputError(file, line(), path, what)); }
+  [[noreturn]] void fail(const std::string& what) const {
+    throw InputError(formatInputError(file, line(), path, what));
+  }
   std::string shown() const {
     if (node.IsScalar()) return "'" + node.Scalar() + "'";
     return node.IsSequence() ? "a list" : node.IsMap() ? "a mapping" : "nothing";
@@ -138,8 +140,8 @@ KvEventEndpoint kvEventEndpoint(const Node& n) {
 }
 
 LiveWorkerConfig worker(const Node& n, const std::string& file) {
-  n.onlyKeys({"id", "role", "engine", "metrics", "logs", "mooncake_logs", "metrics_scrapes", "bootstrap", "mooncake", "kv_capacity_tokens",
-              "kv_events"});
+  n.onlyKeys({"id", "role", "engine", "metrics", "logs", "mooncake_logs", "metrics_scrapes", "bootstrap", "mooncake",
+              "kv_capacity_tokens", "kv_events"});
   LiveWorkerConfig w;
   w.line = n.line();
   if (!n.node["id"]) n.fail("expected an 'id' (e.g. D0)");
@@ -147,16 +149,23 @@ LiveWorkerConfig worker(const Node& n, const std::string& file) {
   if (!n.node["role"]) n.fail("expected a 'role' (prefill, decode or unified)");
   const Node role = n.child("role");
   const std::string r = role.text();
-  if (r == "prefill") w.role = WorkerRole::Prefill;
-  else if (r == "decode") w.role = WorkerRole::Decode;
-  else if (r == "unified") w.role = WorkerRole::Unified;
-  else role.fail("expected prefill, decode or unified, got '" + r + "'");
+  if (r == "prefill")
+    w.role = WorkerRole::Prefill;
+  else if (r == "decode")
+    w.role = WorkerRole::Decode;
+  else if (r == "unified")
+    w.role = WorkerRole::Unified;
+  else
+    role.fail("expected prefill, decode or unified, got '" + r + "'");
   if (n.node["engine"]) {
     const Node e = n.child("engine");
     const std::string engine = e.text();
-    if (engine == "sglang") w.engine = EngineKind::Sglang;
-    else if (engine == "vllm") w.engine = EngineKind::Vllm;
-    else e.fail("expected sglang or vllm, got '" + engine + "'");
+    if (engine == "sglang")
+      w.engine = EngineKind::Sglang;
+    else if (engine == "vllm")
+      w.engine = EngineKind::Vllm;
+    else
+      e.fail("expected sglang or vllm, got '" + engine + "'");
   }
   if (n.node["metrics"]) {
     const Node m = n.child("metrics");
@@ -182,7 +191,8 @@ LiveWorkerConfig worker(const Node& n, const std::string& file) {
     w.mooncake_address = m.text();
     checkAddress(m, w.mooncake_address);
   }
-  if (n.node["kv_capacity_tokens"]) w.kv_capacity_tokens = static_cast<std::int64_t>(n.child("kv_capacity_tokens").number(0, 1e12));
+  if (n.node["kv_capacity_tokens"])
+    w.kv_capacity_tokens = static_cast<std::int64_t>(n.child("kv_capacity_tokens").number(0, 1e12));
   if (n.node["kv_events"]) {
     // One endpoint (a mapping) or one per data-parallel rank (a list of them).
     const Node k = n.child("kv_events");
@@ -191,9 +201,12 @@ LiveWorkerConfig worker(const Node& n, const std::string& file) {
     else
       w.kv_events.push_back(kvEventEndpoint(k));
   }
-  if (w.metrics_url.empty() && w.logs.empty() && w.mooncake_logs.empty() && w.metrics_scrapes.empty() && w.kv_events.empty())
-    n.fail("expected 'metrics' or 'logs' (or 'mooncake_logs', 'metrics_scrapes', 'kv_events'): otherwise nothing is watched on " +
-           w.id);
+  if (w.metrics_url.empty() && w.logs.empty() && w.mooncake_logs.empty() && w.metrics_scrapes.empty() &&
+      w.kv_events.empty())
+    n.fail(
+        "expected 'metrics' or 'logs' (or 'mooncake_logs', 'metrics_scrapes', 'kv_events'): otherwise nothing is "
+        "watched on " +
+        w.id);
   return w;
 }
 
@@ -217,7 +230,8 @@ LiveRouterConfig routerSection(const Node& n) {
       const Node value = k.child(name);
       r.knobs[name] = value.number(-1e300, 1e300);
       KnobRegistry check;
-      if (const auto result = check.apply({{name, r.knobs[name]}}, "cluster"); !result.ok) value.fail("expected " + result.error);
+      if (const auto result = check.apply({{name, r.knobs[name]}}, "cluster"); !result.ok)
+        value.fail("expected " + result.error);
     }
   }
   return r;
@@ -258,13 +272,12 @@ ClusterConfig ClusterConfigLoader::parse(const std::string& text, const std::str
   }
   if (serving == 0) ws.fail("expected at least one decode or unified worker");
   if (serving > kMaxWorkers) ws.fail("expected at most " + std::to_string(kMaxWorkers) + " decode or unified workers");
-  if (prefill > kMaxPrefillWorkers) ws.fail("expected at most " + std::to_string(kMaxPrefillWorkers) + " prefill workers");
+  if (prefill > kMaxPrefillWorkers)
+    ws.fail("expected at most " + std::to_string(kMaxPrefillWorkers) + " prefill workers");
   return c;
 }
 
-ClusterConfig ClusterConfigLoader::load(const std::string& path) {
-  return parse(InputFile::readAll(path), path);
-}
+ClusterConfig ClusterConfigLoader::load(const std::string& path) { return parse(InputFile::readAll(path), path); }
 
 std::string kvEventEndpointProblem(const std::string& value) {
   if (value.rfind("ipc://", 0) == 0) return value.size() > 6 ? "" : "no path after ipc://";

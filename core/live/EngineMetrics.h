@@ -30,7 +30,7 @@ struct EngineMetrics {
   std::string engine_type;  // "unified", "prefill", "decode", or "" when the label is absent
   int ranks = 0;            // DP ranks (label sets) the numbers were summed over
 
-  std::optional<double> token_usage;           // KV pool use, 0..1 (num_used / capacity)
+  std::optional<double> token_usage;  // KV pool use, 0..1 (num_used / capacity)
   // max_total - available - evictable: tokens locked by requests or held by sessions, not the
   // evictable radix cache (scheduler's _get_token_info).
   std::optional<double> num_used_tokens;
@@ -43,7 +43,7 @@ struct EngineMetrics {
   std::optional<double> num_running_reqs;
   std::optional<double> num_queue_reqs;
   std::optional<double> cache_hit_rate;
-  std::optional<double> gen_throughput;        // tokens/s
+  std::optional<double> gen_throughput;  // tokens/s
   // Retraction (decode out of memory) and pause: gauges count the requests since the previous
   // batch log (the scheduler zeroes its count after each log); the counter is cumulative.
   std::optional<double> num_retracted_reqs;
@@ -59,15 +59,15 @@ struct EngineMetrics {
   // prompt/cached tokens above, vLLM's prefix_cache_queries / prefix_cache_hits (counted in blocks
   // before vLLM 0.9: block_counted says so). External: tokens a KV connector (Mooncake, LMCache)
   // was asked for and found in another instance's cache (vLLM's external_prefix_cache_*).
-  std::optional<double> prefix_queried_tokens_total;  // counter
-  std::optional<double> prefix_hit_tokens_total;      // counter
+  std::optional<double> prefix_queried_tokens_total;    // counter
+  std::optional<double> prefix_hit_tokens_total;        // counter
   std::optional<double> external_queried_tokens_total;  // counter
   std::optional<double> external_hit_tokens_total;      // counter
   bool prefix_block_counted = false;
   std::map<std::string, double> prompt_tokens_by_source;  // vLLM: local_compute, local_cache_hit, external_kv_transfer
-  std::optional<double> generation_tokens_total;  // counter
+  std::optional<double> generation_tokens_total;          // counter
   // The KV pool as the engine's cache config says it (vLLM's cache_config_info labels).
-  std::optional<double> kv_block_size;  // tokens per block
+  std::optional<double> kv_block_size;   // tokens per block
   std::optional<double> num_gpu_blocks;  // blocks, summed over DP engines
   // Disaggregation (present on prefill/decode engines of recent SGLang).
   std::optional<double> num_decode_prealloc_queue_reqs;
@@ -81,17 +81,18 @@ struct EngineMetrics {
   std::optional<double> num_transfer_failed_reqs_total;   // counter
   std::optional<double> num_bootstrap_failed_reqs_total;  // counter
 
-  std::optional<LatencyHistogram> ttft;  // time_to_first_token_seconds
-  std::optional<LatencyHistogram> e2e;   // e2e_request_latency_seconds
-  std::optional<LatencyHistogram> itl;   // inter_token_latency_seconds
+  std::optional<LatencyHistogram> ttft;        // time_to_first_token_seconds
+  std::optional<LatencyHistogram> e2e;         // e2e_request_latency_seconds
+  std::optional<LatencyHistogram> itl;         // inter_token_latency_seconds
   std::optional<LatencyHistogram> queue_time;  // queue_time_seconds
-  std::optional<LatencyHistogram> tpot;        // vLLM: request_time_per_output_token_seconds (older: time_per_output_token_seconds)
-  std::optional<LatencyHistogram> prefill_time;  // vLLM: request_prefill_time_seconds
+  std::optional<LatencyHistogram>
+      tpot;  // vLLM: request_time_per_output_token_seconds (older: time_per_output_token_seconds)
+  std::optional<LatencyHistogram> prefill_time;              // vLLM: request_prefill_time_seconds
   std::optional<LatencyHistogram> kv_transfer_latency_hist;  // kv_transfer_latency_ms (a histogram since PR #19009)
   std::optional<LatencyHistogram> kv_transfer_speed_hist;    // kv_transfer_speed_gb_s (likewise)
-  std::map<std::string, LatencyHistogram> per_stage;  // per_stage_req_latency_seconds by its `stage` label
+  std::map<std::string, LatencyHistogram> per_stage;         // per_stage_req_latency_seconds by its `stage` label
 
-  std::vector<std::string> notes;  // why something could not be mapped (shown as "degraded")
+  std::vector<std::string> notes;            // why something could not be mapped (shown as "degraded")
   std::vector<std::string> unread_families;  // the engine's families this mapper does not read (for `scrape`)
   bool any() const { return ranks > 0; }
 };

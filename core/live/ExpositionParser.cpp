@@ -12,11 +12,16 @@ namespace kvscope {
 
 const char* toString(MetricType t) {
   switch (t) {
-    case MetricType::Untyped: return "untyped";
-    case MetricType::Counter: return "counter";
-    case MetricType::Gauge: return "gauge";
-    case MetricType::Histogram: return "histogram";
-    case MetricType::Summary: return "summary";
+    case MetricType::Untyped:
+      return "untyped";
+    case MetricType::Counter:
+      return "counter";
+    case MetricType::Gauge:
+      return "gauge";
+    case MetricType::Histogram:
+      return "histogram";
+    case MetricType::Summary:
+      return "summary";
   }
   return "?";
 }
@@ -59,9 +64,8 @@ std::string shown(std::string_view s) {
 }
 
 bool iequals(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return (x | 0x20) == (y | 0x20);
-         });
+  return a.size() == b.size() &&
+         std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) { return (x | 0x20) == (y | 0x20); });
 }
 
 // Prometheus (Go's ParseFloat) values: decimal or exponent floats, [+-]Inf and NaN in any case.
@@ -73,7 +77,8 @@ std::optional<double> parseValue(std::string_view s) {
   if (iequals(body, "inf") || iequals(body, "infinity"))
     return negative ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity();
   if (iequals(body, "nan")) return std::numeric_limits<double>::quiet_NaN();
-  if (body.empty() || !(std::isdigit(static_cast<unsigned char>(body.front())) || body.front() == '.')) return std::nullopt;
+  if (body.empty() || !(std::isdigit(static_cast<unsigned char>(body.front())) || body.front() == '.'))
+    return std::nullopt;
   double v = 0;
   const auto [end, ec] = std::from_chars(body.data(), body.data() + body.size(), v, std::chars_format::general);
   // Out of range (1e999) is a wrong number, not infinity: the exporter would have written +Inf.
@@ -123,8 +128,9 @@ class Run {
   void line(long no, std::string_view text) {
     if (!text.empty() && text.back() == '\r') text.remove_suffix(1);  // tolerated, never required
     if (text.size() > limits_.max_line_bytes) {
-      problem(no, "", "expected a line of at most " + std::to_string(limits_.max_line_bytes) + " bytes, got " +
-                          std::to_string(text.size()));
+      problem(no, "",
+              "expected a line of at most " + std::to_string(limits_.max_line_bytes) + " bytes, got " +
+                  std::to_string(text.size()));
       return;
     }
     for (char c : text) {
@@ -141,9 +147,7 @@ class Run {
     sample(no, text.substr(i));
   }
 
-  void finish(bool ends_mid_line) {
-    checkHistograms(ends_mid_line);
-  }
+  void finish(bool ends_mid_line) { checkHistograms(ends_mid_line); }
 
  private:
   std::size_t familyFor(std::string_view name) {
@@ -191,9 +195,11 @@ class Run {
       return;
     }
     while (!rest.empty() && isBlank(rest.back())) rest.remove_suffix(1);
-    static constexpr std::pair<std::string_view, MetricType> kTypes[] = {
-        {"counter", MetricType::Counter}, {"gauge", MetricType::Gauge}, {"histogram", MetricType::Histogram},
-        {"summary", MetricType::Summary}, {"untyped", MetricType::Untyped}};
+    static constexpr std::pair<std::string_view, MetricType> kTypes[] = {{"counter", MetricType::Counter},
+                                                                         {"gauge", MetricType::Gauge},
+                                                                         {"histogram", MetricType::Histogram},
+                                                                         {"summary", MetricType::Summary},
+                                                                         {"untyped", MetricType::Untyped}};
     const auto* t = std::find_if(std::begin(kTypes), std::end(kTypes), [&](auto& k) { return k.first == rest; });
     if (t == std::end(kTypes)) {
       problem(no, f.name, "expected a type (counter, gauge, histogram, summary or untyped), got " + shown(rest));
@@ -204,7 +210,8 @@ class Run {
       return;
     }
     if (!f.samples.empty()) {
-      problem(no, f.name, "expected TYPE before the metric's first sample (line " + std::to_string(f.samples.front().line) + ")");
+      problem(no, f.name,
+              "expected TYPE before the metric's first sample (line " + std::to_string(f.samples.front().line) + ")");
       return;
     }
     typed_.insert(f.name);
@@ -219,8 +226,8 @@ class Run {
       const auto base = index_.find(std::string(name.substr(0, name.size() - suffix.size())));
       if (base == index_.end()) continue;
       const MetricType t = out_.families[base->second].type;
-      const bool owns = suffix == "_created" ? t != MetricType::Gauge && t != MetricType::Untyped
-                        : suffix == "_total" ? t == MetricType::Counter
+      const bool owns = suffix == "_created"  ? t != MetricType::Gauge && t != MetricType::Untyped
+                        : suffix == "_total"  ? t == MetricType::Counter
                         : suffix == "_bucket" ? t == MetricType::Histogram
                                               : t == MetricType::Histogram || t == MetricType::Summary;
       if (owns) return base->second;
@@ -232,7 +239,8 @@ class Run {
     std::size_t i = 0;
     while (i < text.size() && isNameChar(text[i])) ++i;
     if (i == 0 || !isNameStart(text[0])) {
-      problem(no, "", "expected a metric name (letters, digits, '_' or ':', not starting with a digit), got " + shown(text));
+      problem(no, "",
+              "expected a metric name (letters, digits, '_' or ':', not starting with a digit), got " + shown(text));
       return;
     }
     MetricSample s;
@@ -374,7 +382,9 @@ class Run {
         ++k;
         return true;
       }
-      problem(no, s.name, "expected ',' or '}' after a label, got " + (k < text.size() ? shown(text.substr(k)) : "the end of the line"));
+      problem(no, s.name,
+              "expected ',' or '}' after a label, got " +
+                  (k < text.size() ? shown(text.substr(k)) : "the end of the line"));
       return false;
     }
   }
@@ -421,7 +431,8 @@ class Run {
           if (prev && prev->value > s->value)
             problem(s->line, f.name,
                     "expected cumulative buckets: le=" + formatLe(bound) + " counts " + formatLe(s->value) +
-                        ", fewer than " + formatLe(prev->value) + " at a lower bound (line " + std::to_string(prev->line) + ")");
+                        ", fewer than " + formatLe(prev->value) + " at a lower bound (line " +
+                        std::to_string(prev->line) + ")");
           prev = s;
         }
         const bool has_inf = !g.buckets.empty() && std::isinf(g.buckets.back().first) && g.buckets.back().first > 0;
@@ -457,8 +468,9 @@ Exposition ExpositionParser::parse(std::string_view body) const {
   Exposition out;
   Run run(limits_, out);
   if (body.size() > limits_.max_body_bytes) {
-    run.problem(0, "", "expected a body of at most " + std::to_string(limits_.max_body_bytes) + " bytes, got " +
-                           std::to_string(body.size()));
+    run.problem(0, "",
+                "expected a body of at most " + std::to_string(limits_.max_body_bytes) + " bytes, got " +
+                    std::to_string(body.size()));
     return out;
   }
   long no = 0;

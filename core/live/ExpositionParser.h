@@ -39,9 +39,9 @@ struct MetricFamily {
 };
 
 struct ExpositionProblem {
-  long line = 0;      // 1-based; 0 for the body as a whole
-  std::string field;  // the metric or label concerned, "" when none
-  std::string what;   // what was expected and what was found
+  long line = 0;                // 1-based; 0 for the body as a whole
+  std::string field;            // the metric or label concerned, "" when none
+  std::string what;             // what was expected and what was found
   std::string message() const;  // "line 12: field 'x': expected ..."
 };
 
@@ -49,7 +49,7 @@ struct ExpositionLimits {
   std::size_t max_body_bytes = 8u << 20;  // SGLang's /metrics is ~10 KB per worker
   std::size_t max_line_bytes = 64u << 10;
   std::size_t max_samples = 200'000;
-  std::size_t max_labels = 64;  // per sample
+  std::size_t max_labels = 64;     // per sample
   std::size_t max_problems = 100;  // the rest are only counted
 };
 
@@ -57,7 +57,7 @@ struct Exposition {
   std::vector<MetricFamily> families;
   std::vector<ExpositionProblem> problems;
   std::size_t problems_dropped = 0;  // beyond ExpositionLimits::max_problems
-  bool truncated = false;  // the body ends mid-line or mid-histogram
+  bool truncated = false;            // the body ends mid-line or mid-histogram
   long lines = 0;
   std::size_t samples = 0;
 

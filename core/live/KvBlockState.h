@@ -24,9 +24,9 @@ class KvBlockState {
 
   struct Counts {
     std::uint64_t stored = 0, removed = 0, cleared = 0;  // GPU-tier blocks, and clears
-    std::uint64_t other_tiers = 0;   // blocks stored or removed on another medium
-    std::uint64_t unknown_removed = 0;  // removals of blocks never seen stored (before we attached)
-    std::uint64_t overflow = 0;      // stored past kMaxBlocks, not held
+    std::uint64_t other_tiers = 0;                       // blocks stored or removed on another medium
+    std::uint64_t unknown_removed = 0;                   // removals of blocks never seen stored (before we attached)
+    std::uint64_t overflow = 0;                          // stored past kMaxBlocks, not held
   };
 
   explicit KvBlockState(int workers) : workers_(static_cast<std::size_t>(workers)) {}

@@ -19,12 +19,12 @@ namespace kvscope {
 using KvBlockKey = std::uint64_t;
 
 struct KvBlockStored {
-  std::vector<KvBlockKey> blocks;        // in chain order
-  std::optional<KvBlockKey> parent;      // the block before the first one, when it has one
-  std::vector<std::int64_t> token_ids;   // the blocks' tokens, when the engine sent them
-  std::int64_t block_size = 0;           // tokens per block
-  std::string medium;                    // "GPU", "CPU", ... ("" when not sent)
-  std::string lora_name;                 // "" when none
+  std::vector<KvBlockKey> blocks;         // in chain order
+  std::optional<KvBlockKey> parent;       // the block before the first one, when it has one
+  std::vector<std::int64_t> token_ids;    // the blocks' tokens, when the engine sent them
+  std::int64_t block_size = 0;            // tokens per block
+  std::string medium;                     // "GPU", "CPU", ... ("" when not sent)
+  std::string lora_name;                  // "" when none
   std::optional<std::int64_t> group_idx;  // hybrid models: the KV cache group
 };
 
@@ -41,7 +41,7 @@ using KvCacheEvent = std::variant<KvBlockStored, KvBlockRemoved, KvAllBlocksClea
 struct KvEventBatch {
   double ts = 0;  // the engine's wall clock, seconds since 1970
   std::vector<KvCacheEvent> events;
-  std::optional<std::int64_t> dp_rank;  // data_parallel_rank (vLLM) or attn_dp_rank (SGLang), when sent
+  std::optional<std::int64_t> dp_rank;     // data_parallel_rank (vLLM) or attn_dp_rank (SGLang), when sent
   std::vector<std::string> unknown_kinds;  // events of a kind this reader does not know, skipped
 };
 

@@ -15,17 +15,26 @@ struct Bad : std::runtime_error {
 
 const char* typeName(const msgpack::object& o) {
   switch (o.type) {
-    case msgpack::type::NIL: return "nil";
-    case msgpack::type::BOOLEAN: return "bool";
+    case msgpack::type::NIL:
+      return "nil";
+    case msgpack::type::BOOLEAN:
+      return "bool";
     case msgpack::type::POSITIVE_INTEGER:
-    case msgpack::type::NEGATIVE_INTEGER: return "int";
+    case msgpack::type::NEGATIVE_INTEGER:
+      return "int";
     case msgpack::type::FLOAT32:
-    case msgpack::type::FLOAT64: return "float";
-    case msgpack::type::STR: return "str";
-    case msgpack::type::BIN: return "bin";
-    case msgpack::type::ARRAY: return "array";
-    case msgpack::type::MAP: return "map";
-    case msgpack::type::EXT: return "ext";
+    case msgpack::type::FLOAT64:
+      return "float";
+    case msgpack::type::STR:
+      return "str";
+    case msgpack::type::BIN:
+      return "bin";
+    case msgpack::type::ARRAY:
+      return "array";
+    case msgpack::type::MAP:
+      return "map";
+    case msgpack::type::EXT:
+      return "ext";
   }
   return "unknown";
 }
@@ -36,7 +45,8 @@ const char* typeName(const msgpack::object& o) {
 
 std::int64_t integer(const msgpack::object& o, const std::string& where) {
   if (o.type == msgpack::type::POSITIVE_INTEGER) {
-    if (o.via.u64 > static_cast<std::uint64_t>(INT64_MAX)) throw Bad(where + ": " + std::to_string(o.via.u64) + " is out of range");
+    if (o.via.u64 > static_cast<std::uint64_t>(INT64_MAX))
+      throw Bad(where + ": " + std::to_string(o.via.u64) + " is out of range");
     return static_cast<std::int64_t>(o.via.u64);
   }
   if (o.type == msgpack::type::NEGATIVE_INTEGER) return o.via.i64;
@@ -63,8 +73,10 @@ std::optional<std::int64_t> optionalInteger(const msgpack::object& o, const std:
 
 KvBlockKey blockKey(const msgpack::object& o, const std::string& where) {
   switch (o.type) {
-    case msgpack::type::POSITIVE_INTEGER: return o.via.u64;
-    case msgpack::type::NEGATIVE_INTEGER: return static_cast<KvBlockKey>(o.via.i64);
+    case msgpack::type::POSITIVE_INTEGER:
+      return o.via.u64;
+    case msgpack::type::NEGATIVE_INTEGER:
+      return static_cast<KvBlockKey>(o.via.i64);
     case msgpack::type::BIN: {
       if (o.via.bin.size == 0) throw Bad(where + ": an empty byte-string hash");
       KvBlockKey k = 0;
@@ -72,7 +84,8 @@ KvBlockKey blockKey(const msgpack::object& o, const std::string& where) {
         k = (k << 8) | (i < o.via.bin.size ? static_cast<unsigned char>(o.via.bin.ptr[i]) : 0u);
       return k;
     }
-    default: expected(where, "a block hash (int or bytes)", o);
+    default:
+      expected(where, "a block hash (int or bytes)", o);
   }
 }
 
@@ -113,9 +126,17 @@ struct Fields {
 // BlockStored: the SGLang one is its prefix; SGLang's metadata extension sits where vLLM has
 // lora_name and is told apart by its type).
 const std::vector<std::string>& fieldOrder(const std::string& kind) {
-  static const std::vector<std::string> stored{"block_hashes", "parent_block_hash", "token_ids", "block_size",
-                                               "lora_id", "medium", "lora_name", "extra_keys", "group_idx",
-                                               "kv_cache_spec_kind", "kv_cache_spec_sliding_window"};
+  static const std::vector<std::string> stored{"block_hashes",
+                                               "parent_block_hash",
+                                               "token_ids",
+                                               "block_size",
+                                               "lora_id",
+                                               "medium",
+                                               "lora_name",
+                                               "extra_keys",
+                                               "group_idx",
+                                               "kv_cache_spec_kind",
+                                               "kv_cache_spec_sliding_window"};
   static const std::vector<std::string> removed{"block_hashes", "medium", "group_idx"};
   static const std::vector<std::string> none;
   if (kind == "BlockStored") return stored;
@@ -163,13 +184,16 @@ void decodeEvent(const msgpack::object& o, const std::string& where, KvEventBatc
     if (a.size == 0) throw Bad(where + ": an empty event (no kind)");
     kind = text(a.ptr[0], where + ": kind");
     const auto& order = fieldOrder(kind);
-    for (std::uint32_t i = 1; i < a.size && i - 1 < order.size(); ++i) fields.named.emplace_back(order[i - 1], &a.ptr[i]);
+    for (std::uint32_t i = 1; i < a.size && i - 1 < order.size(); ++i)
+      fields.named.emplace_back(order[i - 1], &a.ptr[i]);
   } else if (o.type == msgpack::type::MAP) {
     const auto& m = o.via.map;
     for (std::uint32_t i = 0; i < m.size; ++i) {
       const std::string key = text(m.ptr[i].key, where + ": a key");
-      if (key == "type") kind = text(m.ptr[i].val, where + ": type");
-      else fields.named.emplace_back(key, &m.ptr[i].val);
+      if (key == "type")
+        kind = text(m.ptr[i].val, where + ": type");
+      else
+        fields.named.emplace_back(key, &m.ptr[i].val);
     }
     if (kind.empty()) throw Bad(where + ": type is missing");
   } else {
@@ -195,9 +219,12 @@ KvEventBatch decodeBatch(const msgpack::object& root) {
     for (std::uint32_t i = 0; i < root.via.map.size; ++i) {
       const auto& kv = root.via.map.ptr[i];
       const std::string key = text(kv.key, "batch: a key");
-      if (key == "ts") ts = &kv.val;
-      else if (key == "events") events = &kv.val;
-      else if (key == "data_parallel_rank" || key == "attn_dp_rank") rank = &kv.val;
+      if (key == "ts")
+        ts = &kv.val;
+      else if (key == "events")
+        events = &kv.val;
+      else if (key == "data_parallel_rank" || key == "attn_dp_rank")
+        rank = &kv.val;
     }
     if (!ts || !events) throw Bad(std::string("batch: ") + (ts ? "events" : "ts") + " is missing");
   } else {
@@ -218,9 +245,11 @@ std::optional<KvEventBatch> KvEventDecoder::decode(const char* data, std::size_t
     if (error) *error = why;
     return std::nullopt;
   };
-  if (size > kMaxPayloadBytes) return fail("payload of " + std::to_string(size) + " bytes, more than the 64 MiB a batch may take");
+  if (size > kMaxPayloadBytes)
+    return fail("payload of " + std::to_string(size) + " bytes, more than the 64 MiB a batch may take");
   try {
-    const msgpack::unpack_limit limits(kMaxElements, kMaxElements, kMaxPayloadBytes, kMaxPayloadBytes, kMaxPayloadBytes, 32);
+    const msgpack::unpack_limit limits(kMaxElements, kMaxElements, kMaxPayloadBytes, kMaxPayloadBytes, kMaxPayloadBytes,
+                                       32);
     std::size_t offset = 0;
     const msgpack::object_handle handle = msgpack::unpack(data, size, offset, nullptr, nullptr, limits);
     if (offset != size) return fail("payload: " + std::to_string(size - offset) + " bytes after the batch");

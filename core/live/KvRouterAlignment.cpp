@@ -62,8 +62,8 @@ KvRouterAlignment::Update KvRouterAlignment::apply(WorkerId worker, const KvEven
       tokens.assign(s->token_ids.begin(), s->token_ids.end());
       const std::span<const std::uint32_t> all(tokens);
       for (std::size_t i = 0; i < s->blocks.size(); ++i) {
-        const std::uint64_t local = localBlockHash(all.subspan(i * static_cast<std::size_t>(block_size_),
-                                                               static_cast<std::size_t>(block_size_)));
+        const std::uint64_t local = localBlockHash(
+            all.subspan(i * static_cast<std::size_t>(block_size_), static_cast<std::size_t>(block_size_)));
         chain = first ? local : nextSequenceHash(chain, local);
         first = false;
         if (w.hashes.size() >= kMaxBlocks && !w.hashes.contains(s->blocks[i])) {

@@ -27,12 +27,12 @@ class KvRouterAlignment {
   static constexpr std::size_t kMaxBlocks = std::size_t{1} << 24;
 
   struct Counts {
-    std::uint64_t aligned = 0;        // blocks given to the router
-    std::uint64_t no_tokens = 0;      // stored without token ids
-    std::uint64_t other_size = 0;     // block size differs from the router's
+    std::uint64_t aligned = 0;         // blocks given to the router
+    std::uint64_t no_tokens = 0;       // stored without token ids
+    std::uint64_t other_size = 0;      // block size differs from the router's
     std::uint64_t unknown_parent = 0;  // their chain starts before KVScope attached
-    std::uint64_t lora = 0;           // stored under a LoRA adapter
-    std::uint64_t overflow = 0;       // past kMaxBlocks
+    std::uint64_t lora = 0;            // stored under a LoRA adapter
+    std::uint64_t overflow = 0;        // past kMaxBlocks
     std::int64_t last_block_size = 0;  // the engine's block size, as its last BlockStored said
   };
   struct Update {

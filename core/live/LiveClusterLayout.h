@@ -12,7 +12,7 @@
 namespace kvscope {
 
 struct LiveClusterLayout {
-  RunStarted run;                  // scenario "live NAME", profile "live"; no policy or knobs
+  RunStarted run;                   // scenario "live NAME", profile "live"; no policy or knobs
   std::vector<LiveWorkerRef> refs;  // one per config.workers entry, same order
   LiveAddressBook book;
 

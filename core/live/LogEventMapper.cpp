@@ -136,7 +136,9 @@ LogMapping LogEventMapper::map(const LogRecord& r) {
       crash(m, reason, r.prefix.clock_s, false);
       break;
     }
-    case LogLineKind::Sigquit: crash(m, r.message, r.prefix.clock_s, true); break;
+    case LogLineKind::Sigquit:
+      crash(m, r.message, r.prefix.clock_s, true);
+      break;
     case LogLineKind::TransferFailed: {
       if (r.aborted) {  // an AbortReq ends the transfer: the request failed, the link is fine
         failedRequest(m, r, r.exception);
@@ -213,14 +215,23 @@ LogMapping LogEventMapper::map(const LogRecord& r) {
       // Always an event: it carries how many requests the dead link aborted.
       linkState(m, linkFor(r.remote), LinkState::Dead, r.message, std::max(r.affected, 0), true);
       break;
-    case LogLineKind::RecoveredViaProbe: linkState(m, linkFor(r.remote), LinkState::Alive, r.message, 0, false); break;
+    case LogLineKind::RecoveredViaProbe:
+      linkState(m, linkFor(r.remote), LinkState::Alive, r.message, 0, false);
+      break;
     // The prefill blacklists the decode's Mooncake session: every later transfer to it fails fast
     // with "remote mooncake session ... is not alive" until a probe un-blacklists it.
-    case LogLineKind::SessionFailed: linkState(m, linkFor(r.remote), LinkState::Dead, r.message, 0, false); break;
+    case LogLineKind::SessionFailed:
+      linkState(m, linkFor(r.remote), LinkState::Dead, r.message, 0, false);
+      break;
     // A missed heartbeat: the decode retries; `Lost connection` follows if it keeps failing.
-    case LogLineKind::Reconnecting: linkState(m, linkFor(r.remote), LinkState::Suspect, r.message, 0, false); break;
-    case LogLineKind::BootstrapError: linkState(m, linkFor(r.remote), LinkState::Suspect, r.message, 0, false); break;
-    case LogLineKind::TimeoutHint: break;
+    case LogLineKind::Reconnecting:
+      linkState(m, linkFor(r.remote), LinkState::Suspect, r.message, 0, false);
+      break;
+    case LogLineKind::BootstrapError:
+      linkState(m, linkFor(r.remote), LinkState::Suspect, r.message, 0, false);
+      break;
+    case LogLineKind::TimeoutHint:
+      break;
     case LogLineKind::DecodeBatch:
     case LogLineKind::PrefillBatch:
       if (ref_.role != WorkerRole::Prefill) m.gauges = r.batch;
@@ -247,7 +258,8 @@ LogMapping LogEventMapper::map(const LogRecord& r) {
     case LogLineKind::MooncakeGlog:  // the consumer's MooncakeLogMapper maps it
     case LogLineKind::Unknown:
     case LogLineKind::Continuation:
-    case LogLineKind::Malformed: break;
+    case LogLineKind::Malformed:
+      break;
   }
   return m;
 }

@@ -10,8 +10,8 @@
 // Which P/D pair a line names comes from the file's worker and the cluster's address book.
 #include <deque>
 #include <map>
-#include <set>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -23,12 +23,12 @@ namespace kvscope {
 
 // Addresses the logs mention, as the cluster file maps them to workers.
 struct LiveAddressBook {
-  std::map<std::string, WorkerId> decode_by_address;        // Mooncake session HOST:PORT -> D
-  std::map<std::string, std::int32_t> prefill_by_address;   // bootstrap HOST:PORT -> P
-  std::vector<WorkerId> decode_workers;                     // every D (a P crash kills its links to all)
+  std::map<std::string, WorkerId> decode_by_address;       // Mooncake session HOST:PORT -> D
+  std::map<std::string, std::int32_t> prefill_by_address;  // bootstrap HOST:PORT -> P
+  std::vector<WorkerId> decode_workers;                    // every D (a P crash kills its links to all)
 
-  WorkerId decode(const std::string& address) const;        // kNoWorker when unknown
-  std::int32_t prefill(const std::string& address) const;   // -1 when unknown
+  WorkerId decode(const std::string& address) const;       // kNoWorker when unknown
+  std::int32_t prefill(const std::string& address) const;  // -1 when unknown
 };
 
 struct LogMapping {

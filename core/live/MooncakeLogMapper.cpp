@@ -55,23 +55,32 @@ LogMapping MooncakeLogMapper::map(const MooncakeLogRecord& r) {
     case MooncakeLineKind::TransferFailed:
     case MooncakeLineKind::PeerUnreachable:
     case MooncakeLineKind::Reconnect:
-      if (!r.peer.empty()) linkState(m, linkFor(r.peer), LinkState::Suspect, reason(r));
-      else everyLink(m, LinkState::Suspect, reason(r));
+      if (!r.peer.empty())
+        linkState(m, linkFor(r.peer), LinkState::Suspect, reason(r));
+      else
+        everyLink(m, LinkState::Suspect, reason(r));
       break;
     case MooncakeLineKind::PeerMarkedDead:
-      if (!r.peer.empty()) linkState(m, linkFor(r.peer), LinkState::Dead, reason(r));
-      else everyLink(m, LinkState::Dead, reason(r));
+      if (!r.peer.empty())
+        linkState(m, linkFor(r.peer), LinkState::Dead, reason(r));
+      else
+        everyLink(m, LinkState::Dead, reason(r));
       break;
     case MooncakeLineKind::MetadataError:
       // A segment the engine cannot describe is a link it cannot use; a store outage is every link's.
-      if (!r.peer.empty()) linkState(m, linkFor(r.peer), LinkState::Suspect, reason(r));
-      else if (r.severity == 'E' || r.severity == 'F') everyLink(m, LinkState::Suspect, reason(r));
+      if (!r.peer.empty())
+        linkState(m, linkFor(r.peer), LinkState::Suspect, reason(r));
+      else if (r.severity == 'E' || r.severity == 'F')
+        everyLink(m, LinkState::Suspect, reason(r));
       break;
-    case MooncakeLineKind::NicInactive: everyLink(m, LinkState::Suspect, reason(r)); break;
+    case MooncakeLineKind::NicInactive:
+      everyLink(m, LinkState::Suspect, reason(r));
+      break;
     case MooncakeLineKind::NicActive:
     case MooncakeLineKind::Info:
     case MooncakeLineKind::Unknown:
-    case MooncakeLineKind::NotGlog: break;
+    case MooncakeLineKind::NotGlog:
+      break;
   }
   return m;
 }
@@ -84,12 +93,13 @@ LogMapping MooncakeLogMapper::feed(std::string_view line) {
 
 void MooncakeLogMapper::count(const MooncakeLogRecord& r) {
   ++counts_.lines;
-  if (r.kind == MooncakeLineKind::NotGlog) ++counts_.not_glog;
+  if (r.kind == MooncakeLineKind::NotGlog)
+    ++counts_.not_glog;
   else if (r.kind == MooncakeLineKind::Unknown) {
     ++counts_.unknown;
     shapes_.add(r.message);
-  }
-  else ++counts_.known;
+  } else
+    ++counts_.known;
 }
 
 }  // namespace kvscope

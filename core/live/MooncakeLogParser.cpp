@@ -8,16 +8,26 @@ namespace kvscope {
 
 const char* toString(MooncakeLineKind k) {
   switch (k) {
-    case MooncakeLineKind::NotGlog: return "not_glog";
-    case MooncakeLineKind::Unknown: return "unknown";
-    case MooncakeLineKind::TransferFailed: return "transfer_failed";
-    case MooncakeLineKind::PeerUnreachable: return "peer_unreachable";
-    case MooncakeLineKind::PeerMarkedDead: return "peer_marked_dead";
-    case MooncakeLineKind::NicInactive: return "nic_inactive";
-    case MooncakeLineKind::NicActive: return "nic_active";
-    case MooncakeLineKind::Reconnect: return "reconnect";
-    case MooncakeLineKind::MetadataError: return "metadata_error";
-    case MooncakeLineKind::Info: return "info";
+    case MooncakeLineKind::NotGlog:
+      return "not_glog";
+    case MooncakeLineKind::Unknown:
+      return "unknown";
+    case MooncakeLineKind::TransferFailed:
+      return "transfer_failed";
+    case MooncakeLineKind::PeerUnreachable:
+      return "peer_unreachable";
+    case MooncakeLineKind::PeerMarkedDead:
+      return "peer_marked_dead";
+    case MooncakeLineKind::NicInactive:
+      return "nic_inactive";
+    case MooncakeLineKind::NicActive:
+      return "nic_active";
+    case MooncakeLineKind::Reconnect:
+      return "reconnect";
+    case MooncakeLineKind::MetadataError:
+      return "metadata_error";
+    case MooncakeLineKind::Info:
+      return "info";
   }
   return "?";
 }
@@ -45,8 +55,7 @@ std::int64_t daysFromCivil(std::int64_t y, unsigned m, unsigned d) {
 // A token up to a delimiter, without trailing punctuation.
 std::string_view token(std::string_view s) {
   std::size_t n = 0;
-  while (n < s.size() && s[n] != ' ' && s[n] != ',' && s[n] != ')' && s[n] != '(' && s[n] != ';' && s[n] != '"')
-    ++n;
+  while (n < s.size() && s[n] != ' ' && s[n] != ',' && s[n] != ')' && s[n] != '(' && s[n] != ';' && s[n] != '"') ++n;
   std::string_view t = s.substr(0, n);
   while (!t.empty() && (t.back() == '.' || t.back() == ':')) t.remove_suffix(1);
   return t;
@@ -84,7 +93,7 @@ constexpr Rule kRules[] = {
     {"GID changed during recovery", MooncakeLineKind::Reconnect},
     {"Auto GID reprobe", MooncakeLineKind::Reconnect},
     {"WR flush error", MooncakeLineKind::Reconnect},
-    {"Re-establish connection", MooncakeLineKind::Reconnect},            // E v0.3.0
+    {"Re-establish connection", MooncakeLineKind::Reconnect},                // E v0.3.0
     {"Previous connection will be discarded", MooncakeLineKind::Reconnect},  // E v0.3.0
     // transfer failures (W, T, Y)
     {"Process failed for slice", MooncakeLineKind::TransferFailed},
@@ -96,14 +105,14 @@ constexpr Rule kRules[] = {
     {"Session::readBody failed", MooncakeLineKind::TransferFailed},
     {"startTransfer encountered an", MooncakeLineKind::TransferFailed},
     {"Sync data transfer timeout", MooncakeLineKind::TransferFailed},
-    {"TcpTransport: exception", MooncakeLineKind::TransferFailed},        // T v0.3.0
-    {"TcpTransport: ASIO exception", MooncakeLineKind::TransferFailed},   // T v0.3.0
-    {"Failed to ibv_post_send", MooncakeLineKind::TransferFailed},        // E v0.3.0
+    {"TcpTransport: exception", MooncakeLineKind::TransferFailed},       // T v0.3.0
+    {"TcpTransport: ASIO exception", MooncakeLineKind::TransferFailed},  // T v0.3.0
+    {"Failed to ibv_post_send", MooncakeLineKind::TransferFailed},       // E v0.3.0
     // unreachable peers (T, E, P)
     {"failed to create connection to", MooncakeLineKind::PeerUnreachable},
-    {"Cannot allocate endpoint", MooncakeLineKind::PeerUnreachable},      // W v0.3.0
+    {"Cannot allocate endpoint", MooncakeLineKind::PeerUnreachable},  // W v0.3.0
     {"Endpoint is not active", MooncakeLineKind::PeerUnreachable},
-    {"[Handshake] ", MooncakeLineKind::PeerUnreachable},                  // E v0.3.0: a failed QP setup
+    {"[Handshake] ", MooncakeLineKind::PeerUnreachable},  // E v0.3.0: a failed QP setup
     {"failed to get connection to", MooncakeLineKind::PeerUnreachable},
     {"Active handshake RPC failed", MooncakeLineKind::PeerUnreachable},
     {"handshake request by peer", MooncakeLineKind::PeerUnreachable},
@@ -114,8 +123,8 @@ constexpr Rule kRules[] = {
     // metadata (M, P, W, T)
     {"EtcdStoragePlugin: ", MooncakeLineKind::MetadataError},
     {"RedisStoragePlugin: ", MooncakeLineKind::MetadataError},
-    {" curl: ", MooncakeLineKind::MetadataError},        // HTTPStoragePlugin: "GET url curl: ..."
-    {" http=", MooncakeLineKind::MetadataError},         // "GET url http=404 body: ..."
+    {" curl: ", MooncakeLineKind::MetadataError},  // HTTPStoragePlugin: "GET url curl: ..."
+    {" http=", MooncakeLineKind::MetadataError},   // "GET url http=404 body: ..."
     {"segment description", MooncakeLineKind::MetadataError},
     {"Cannot reload target segment", MooncakeLineKind::MetadataError},
     {"Corrupted segment descriptor", MooncakeLineKind::MetadataError},
@@ -150,12 +159,13 @@ constexpr Rule kRules[] = {
 };
 
 // Where a message names its peer: the text after the first of these keys.
-constexpr std::string_view kPeerKeys[] = {"peer_nic: ",   "peer_nic=",      "Rail paused: peer=", ", peer=",
-                                          "for endpoint: ", "allocate endpoint: ", ", peer ", "by peer ", "connection to ",
-                                          "with target ",   "not found in ", "peer server ",       "connect() ",
-                                          "connect()",      "local.peer_nic_path: ", "descriptor, name ", "seg="};
-constexpr std::string_view kLocalKeys[] = {"local_nic: ", "local RNIC ", "Context ", "context=", "on context ",
-                                           "for context ", "EndPoint: local ", "Disable device "};
+constexpr std::string_view kPeerKeys[] = {
+    "peer_nic: ",          "peer_nic=",    "Rail paused: peer=", ", peer=",        "for endpoint: ",
+    "allocate endpoint: ", ", peer ",      "by peer ",           "connection to ", "with target ",
+    "not found in ",       "peer server ", "connect() ",         "connect()",      "local.peer_nic_path: ",
+    "descriptor, name ",   "seg="};
+constexpr std::string_view kLocalKeys[] = {"local_nic: ", "local RNIC ",  "Context ",         "context=",
+                                           "on context ", "for context ", "EndPoint: local ", "Disable device "};
 
 void classify(MooncakeLogRecord& r) {
   const std::string_view msg = r.message;
@@ -173,8 +183,10 @@ void classify(MooncakeLogRecord& r) {
   if (r.kind == MooncakeLineKind::Unknown) return;
   // Newer worker_pool.cpp says what it did instead of "mark it inactive".
   if (msg.find("Cannot make connection for endpoint") != std::string_view::npos) {
-    if (msg.find("local RNIC is inactive") != std::string_view::npos) r.kind = MooncakeLineKind::NicInactive;
-    else if (msg.find("retrying without pausing") != std::string_view::npos) r.kind = MooncakeLineKind::PeerUnreachable;
+    if (msg.find("local RNIC is inactive") != std::string_view::npos)
+      r.kind = MooncakeLineKind::NicInactive;
+    else if (msg.find("retrying without pausing") != std::string_view::npos)
+      r.kind = MooncakeLineKind::PeerUnreachable;
   }
   for (const auto key : kPeerKeys)
     if (const auto at = msg.find(key); at != std::string_view::npos) {
@@ -216,7 +228,8 @@ bool MooncakeLogParser::parsePrefix(std::string_view line, MooncakeLogRecord& r,
   const int month = field(i - 4, 2), day = field(i - 2, 2);
   if (month < 1 || month > 12 || day < 1 || day > 31) return false;
   // " HH:MM:SS.uuuuuu"
-  if (line.size() < i + 16 || line[i] != ' ' || line[i + 3] != ':' || line[i + 6] != ':' || line[i + 9] != '.') return false;
+  if (line.size() < i + 16 || line[i] != ' ' || line[i + 3] != ':' || line[i + 6] != ':' || line[i + 9] != '.')
+    return false;
   const int hour = field(i + 1, 2), minute = field(i + 4, 2), second = field(i + 7, 2), micros = field(i + 10, 6);
   if (hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0 || second > 60 || micros < 0) return false;
   i += 16;

@@ -29,17 +29,17 @@ const char* toString(MooncakeLineKind);
 
 struct MooncakeLogRecord {
   MooncakeLineKind kind = MooncakeLineKind::NotGlog;
-  char severity = 0;            // 'I', 'W', 'E', 'F'
+  char severity = 0;  // 'I', 'W', 'E', 'F'
   bool has_year = false;
-  std::int64_t clock_s = 0;     // seconds since 1970 (year 1970 when the prefix has none)
+  std::int64_t clock_s = 0;  // seconds since 1970 (year 1970 when the prefix has none)
   int micros = 0;
-  std::string thread;           // as written (decimal, or hex on some platforms)
-  std::string file;             // "worker_pool.cpp"
+  std::string thread;  // as written (decimal, or hex on some platforms)
+  std::string file;    // "worker_pool.cpp"
   int line = 0;
-  std::string message;          // after "] " (at most kMaxMessage bytes)
-  std::string peer;             // the peer's Mooncake server name HOST:PORT, when the line names one
-  std::string peer_nic;         // "HOST:PORT@mlx5_1" as written, when the line names one
-  std::string local_nic;        // "mlx5_0" (the local RNIC), when the line names one
+  std::string message;    // after "] " (at most kMaxMessage bytes)
+  std::string peer;       // the peer's Mooncake server name HOST:PORT, when the line names one
+  std::string peer_nic;   // "HOST:PORT@mlx5_1" as written, when the line names one
+  std::string local_nic;  // "mlx5_0" (the local RNIC), when the line names one
 };
 
 class MooncakeLogParser {

@@ -1,5 +1,5 @@
-#include "core/model/InputFile.h"
 #include "core/live/SavedScrapeReader.h"
+#include "core/model/InputFile.h"
 
 #include <cerrno>
 #include <charconv>
@@ -47,14 +47,15 @@ std::optional<std::int64_t> SavedScrapeReader::parseTimeLine(std::string_view s)
     const auto r = std::from_chars(s.data(), s.data() + s.size(), secs);
     if (r.ec != std::errc() || secs < 0) return std::nullopt;
     std::int64_t us = 0;
-    if (r.ptr != s.data() + s.size() && !fraction(s.substr(static_cast<std::size_t>(r.ptr - s.data())), us)) return std::nullopt;
+    if (r.ptr != s.data() + s.size() && !fraction(s.substr(static_cast<std::size_t>(r.ptr - s.data())), us))
+      return std::nullopt;
     return secs * 1'000'000 + us;
   }
   int y, mo, d, h, mi, sec;
   if (s.size() < 19) return std::nullopt;
   if (!digits(s, 0, 4, y) || s[4] != '-' || !digits(s, 5, 2, mo) || s[7] != '-' || !digits(s, 8, 2, d) ||
-      (s.size() > 10 && s[10] != ' ' && s[10] != 'T') || !digits(s, 11, 2, h) || s[13] != ':' || !digits(s, 14, 2, mi) ||
-      s[16] != ':' || !digits(s, 17, 2, sec))
+      (s.size() > 10 && s[10] != ' ' && s[10] != 'T') || !digits(s, 11, 2, h) || s[13] != ':' ||
+      !digits(s, 14, 2, mi) || s[16] != ':' || !digits(s, 17, 2, sec))
     return std::nullopt;
   if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60) return std::nullopt;
   std::string_view rest = s.substr(19);
@@ -71,8 +72,9 @@ bool SavedScrapeReader::readLine(std::string& line) {
   bool too_long = false;
   if (!InputFile::readLine(in_, line, &too_long, path_)) return false;
   if (too_long)
-    throw InputError(formatInputError(path_, line_ + 1, "", "a line longer than " + std::to_string(InputFile::kMaxLineBytes) +
-                                                            " bytes: not a /metrics answer"));
+    throw InputError(formatInputError(
+        path_, line_ + 1, "",
+        "a line longer than " + std::to_string(InputFile::kMaxLineBytes) + " bytes: not a /metrics answer"));
   return true;
 }
 
@@ -85,9 +87,10 @@ std::optional<SavedScrapeReader::Scrape> SavedScrapeReader::next() {
     if (line.find_first_not_of(" \r\t") == std::string::npos) continue;
     const auto t = parseTimeLine(line);
     if (!t)
-      throw InputError(formatInputError(path_, line_, "", "expected the time of the scrape that follows (a line like "
-                                                            "'2026-08-20 09:00:01' or Unix seconds), got '" +
-                                                            line.substr(0, 60) + "'"));
+      throw InputError(formatInputError(path_, line_, "",
+                                        "expected the time of the scrape that follows (a line like "
+                                        "'2026-08-20 09:00:01' or Unix seconds), got '" +
+                                            line.substr(0, 60) + "'"));
     pending_ = std::make_pair(*t, line_);
   }
   Scrape s;
@@ -103,8 +106,9 @@ std::optional<SavedScrapeReader::Scrape> SavedScrapeReader::next() {
       break;
     }
     if (s.body.size() + line.size() + 1 > kMaxScrapeBytes)
-      throw InputError(formatInputError(path_, s.line, "", "a scrape larger than " + std::to_string(kMaxScrapeBytes >> 20) +
-                                                               " MiB: not a /metrics answer"));
+      throw InputError(formatInputError(
+          path_, s.line, "",
+          "a scrape larger than " + std::to_string(kMaxScrapeBytes >> 20) + " MiB: not a /metrics answer"));
     s.body += line;
     s.body += '\n';
   }

@@ -13,28 +13,50 @@ namespace kvscope {
 
 const char* toString(LogLineKind k) {
   switch (k) {
-    case LogLineKind::Unknown: return "unknown";
-    case LogLineKind::Continuation: return "continuation";
-    case LogLineKind::Malformed: return "malformed";
-    case LogLineKind::Correction: return "correction";
-    case LogLineKind::SchedulerException: return "scheduler_exception";
-    case LogLineKind::Sigquit: return "sigquit";
-    case LogLineKind::TransferFailed: return "transfer_failed";
-    case LogLineKind::KvPollTimeout: return "kvpoll_timeout";
-    case LogLineKind::Aborted: return "aborted";
-    case LogLineKind::LostConnection: return "lost_connection";
-    case LogLineKind::RecoveredViaProbe: return "recovered_via_probe";
-    case LogLineKind::SessionFailed: return "session_failed";
-    case LogLineKind::Reconnecting: return "reconnecting";
-    case LogLineKind::TimeoutHint: return "timeout_hint";
-    case LogLineKind::BootstrapError: return "bootstrap_error";
-    case LogLineKind::MooncakeGlog: return "mooncake_glog";
-    case LogLineKind::DecodeBatch: return "decode_batch";
-    case LogLineKind::PrefillBatch: return "prefill_batch";
-    case LogLineKind::ClientGenerateError: return "client_generate_error";
-    case LogLineKind::DecodeOutOfMemory: return "decode_out_of_memory";
-    case LogLineKind::EngineStats: return "engine_stats";
-    case LogLineKind::KvCacheSize: return "kv_cache_size";
+    case LogLineKind::Unknown:
+      return "unknown";
+    case LogLineKind::Continuation:
+      return "continuation";
+    case LogLineKind::Malformed:
+      return "malformed";
+    case LogLineKind::Correction:
+      return "correction";
+    case LogLineKind::SchedulerException:
+      return "scheduler_exception";
+    case LogLineKind::Sigquit:
+      return "sigquit";
+    case LogLineKind::TransferFailed:
+      return "transfer_failed";
+    case LogLineKind::KvPollTimeout:
+      return "kvpoll_timeout";
+    case LogLineKind::Aborted:
+      return "aborted";
+    case LogLineKind::LostConnection:
+      return "lost_connection";
+    case LogLineKind::RecoveredViaProbe:
+      return "recovered_via_probe";
+    case LogLineKind::SessionFailed:
+      return "session_failed";
+    case LogLineKind::Reconnecting:
+      return "reconnecting";
+    case LogLineKind::TimeoutHint:
+      return "timeout_hint";
+    case LogLineKind::BootstrapError:
+      return "bootstrap_error";
+    case LogLineKind::MooncakeGlog:
+      return "mooncake_glog";
+    case LogLineKind::DecodeBatch:
+      return "decode_batch";
+    case LogLineKind::PrefillBatch:
+      return "prefill_batch";
+    case LogLineKind::ClientGenerateError:
+      return "client_generate_error";
+    case LogLineKind::DecodeOutOfMemory:
+      return "decode_out_of_memory";
+    case LogLineKind::EngineStats:
+      return "engine_stats";
+    case LogLineKind::KvCacheSize:
+      return "kv_cache_size";
   }
   return "?";
 }
@@ -190,10 +212,12 @@ void parseKvPoll(std::string_view msg, LogRecord& r, bool set_kind) {
 std::string remoteIn(std::string_view text) {
   static constexpr std::string_view kBefore[] = {"remote mooncake session ", "bootstrap_addr: ", "to prefill "};
   for (const auto key : kBefore)
-    if (const auto at = ifind(text, key); at != std::string_view::npos) return std::string(addressAt(text.substr(at + key.size())));
+    if (const auto at = ifind(text, key); at != std::string_view::npos)
+      return std::string(addressAt(text.substr(at + key.size())));
   // "Failed to send kv chunk of R to H:P", "... state components of R to H:P"
   if (const auto at = ifind(text, "Failed to send "); at != std::string_view::npos)
-    if (const auto to = text.find(" to ", at + 15); to != std::string_view::npos) return std::string(addressAt(text.substr(to + 4)));
+    if (const auto to = text.find(" to ", at + 15); to != std::string_view::npos)
+      return std::string(addressAt(text.substr(to + 4)));
   // requests' "HTTPConnectionPool(host='H', port=P): Max retries exceeded ..."
   if (const auto host = text.find("host='"); host != std::string_view::npos) {
     const auto end = text.find('\'', host + 6);
@@ -201,7 +225,9 @@ std::string remoteIn(std::string_view text) {
     if (end != std::string_view::npos && port != std::string_view::npos) {
       std::size_t n = port + 5;
       while (n < text.size() && isDigit(text[n])) ++n;
-      if (n > port + 5) return std::string(text.substr(host + 6, end - host - 6)) + ":" + std::string(text.substr(port + 5, n - port - 5));
+      if (n > port + 5)
+        return std::string(text.substr(host + 6, end - host - 6)) + ":" +
+               std::string(text.substr(port + 5, n - port - 5));
     }
   }
   return {};
@@ -305,17 +331,29 @@ void parseBatch(std::string_view list, LogRecord& r) {
     const auto colon = item.rfind(": ");
     if (colon == std::string_view::npos) continue;  // newer SGLang adds fields in other shapes
     const std::string_view key = item.substr(0, colon), value = trim(item.substr(colon + 2));
-    struct IntField { std::string_view key; std::int64_t BatchGauges::*field; };
-    static constexpr IntField kInts[] = {
-        {"#running-req", &BatchGauges::running_req},   {"#queue-req", &BatchGauges::queue_req},
-        {"#token", &BatchGauges::tokens},              {"#new-seq", &BatchGauges::new_seq},
-        {"#new-token", &BatchGauges::new_token},       {"#cached-token", &BatchGauges::cached_token},
-        {"#prealloc-req", &BatchGauges::prealloc_req}, {"#transfer-req", &BatchGauges::transfer_req},
-        {"#retracted-req", &BatchGauges::retracted_req}, {"#inflight-req", &BatchGauges::inflight_req},
-        {"#bootstrap-req", &BatchGauges::bootstrap_req}, {"#pending-token", &BatchGauges::pending_token},
-        {"#full token", &BatchGauges::full_tokens},    {"#swa token", &BatchGauges::swa_tokens},
-        {"mamba num", &BatchGauges::mamba_num}};
-    struct RatioField { std::string_view key; double BatchGauges::*field; };
+    struct IntField {
+      std::string_view key;
+      std::int64_t BatchGauges::*field;
+    };
+    static constexpr IntField kInts[] = {{"#running-req", &BatchGauges::running_req},
+                                         {"#queue-req", &BatchGauges::queue_req},
+                                         {"#token", &BatchGauges::tokens},
+                                         {"#new-seq", &BatchGauges::new_seq},
+                                         {"#new-token", &BatchGauges::new_token},
+                                         {"#cached-token", &BatchGauges::cached_token},
+                                         {"#prealloc-req", &BatchGauges::prealloc_req},
+                                         {"#transfer-req", &BatchGauges::transfer_req},
+                                         {"#retracted-req", &BatchGauges::retracted_req},
+                                         {"#inflight-req", &BatchGauges::inflight_req},
+                                         {"#bootstrap-req", &BatchGauges::bootstrap_req},
+                                         {"#pending-token", &BatchGauges::pending_token},
+                                         {"#full token", &BatchGauges::full_tokens},
+                                         {"#swa token", &BatchGauges::swa_tokens},
+                                         {"mamba num", &BatchGauges::mamba_num}};
+    struct RatioField {
+      std::string_view key;
+      double BatchGauges::*field;
+    };
     static constexpr RatioField kRatios[] = {{"token usage", &BatchGauges::token_usage},
                                              {"pre-allocated usage", &BatchGauges::preallocated_usage},
                                              {"gen throughput (token/s)", &BatchGauges::gen_throughput},
@@ -360,7 +398,8 @@ void parseBatchLine(std::string_view msg, LogRecord& r) {
   msg.remove_prefix(msg.find("batch") + 5);
   if (msg.starts_with("(mixed #running-req: ")) {
     const auto close = msg.find(')');
-    if (const auto n = toInt(msg.substr(21, close == std::string_view::npos ? 0 : close - 21))) r.batch.mixed_running_req = *n;
+    if (const auto n = toInt(msg.substr(21, close == std::string_view::npos ? 0 : close - 21)))
+      r.batch.mixed_running_req = *n;
     if (close != std::string_view::npos) msg.remove_prefix(close + 1);
   } else if (msg.starts_with(" [")) {
     const auto close = msg.find(']');
@@ -390,7 +429,8 @@ void classify(std::string_view msg, LogRecord& r, bool prefixed) {
   if (msg.starts_with("Prefill transfer failed") || msg.starts_with("Decode transfer failed") ||
       msg.starts_with("Prefill bootstrap failed") || msg.starts_with("Decode handshake failed"))
     return parseTransferFailed(msg, r);
-  if (msg.starts_with("Lost connection with prefill instance") || msg.starts_with("Losing connection with prefill instance"))
+  if (msg.starts_with("Lost connection with prefill instance") ||
+      msg.starts_with("Losing connection with prefill instance"))
     return parseLostConnection(msg, r);
   if (msg.starts_with("Decode batch") || msg.starts_with("Prefill batch")) return parseBatchLine(msg, r);
   if (istarts(msg, "Decode out of memory happened")) return parseDecodeOutOfMemory(msg, r);
@@ -407,8 +447,10 @@ void classify(std::string_view msg, LogRecord& r, bool prefixed) {
   for (const auto a : kAborts)
     if (msg.starts_with(a)) {
       r.kind = LogLineKind::Aborted;
-      if (const auto at = msg.find("request "); at != std::string_view::npos) r.rid = std::string(addressAt(msg.substr(at + 8)));
-      if (const auto at = msg.find("Request "); at != std::string_view::npos) r.rid = std::string(addressAt(msg.substr(at + 8)));
+      if (const auto at = msg.find("request "); at != std::string_view::npos)
+        r.rid = std::string(addressAt(msg.substr(at + 8)));
+      if (const auto at = msg.find("Request "); at != std::string_view::npos)
+        r.rid = std::string(addressAt(msg.substr(at + 8)));
       if (const auto room = valueAfter(msg, "bootstrap_room=")) r.bootstrap_room = std::string(*room);
       return;
     }
@@ -419,11 +461,15 @@ void classify(std::string_view msg, LogRecord& r, bool prefixed) {
   }
   // The bootstrap server of a prefill could not be asked or told (common/conn.py, older
   // mooncake/conn.py): the link is in doubt, no request has failed yet.
-  static constexpr std::string_view kBootstrap[] = {
-      "Error fetching prefill info from bootstrap", "Error fetching prefill parallel info from bootstrap",
-      "Failed to get prefill server info", "Failed to get prefill parallel info", "Error querying dp_ranks from bootstrap",
-      "Failed to query dp_ranks", "Prefill instance failed to register to bootstrap server",
-      "Prefill instance failed to connect to bootstrap server", "Failed to register prefill dp_rank"};
+  static constexpr std::string_view kBootstrap[] = {"Error fetching prefill info from bootstrap",
+                                                    "Error fetching prefill parallel info from bootstrap",
+                                                    "Failed to get prefill server info",
+                                                    "Failed to get prefill parallel info",
+                                                    "Error querying dp_ranks from bootstrap",
+                                                    "Failed to query dp_ranks",
+                                                    "Prefill instance failed to register to bootstrap server",
+                                                    "Prefill instance failed to connect to bootstrap server",
+                                                    "Failed to register prefill dp_rank"};
   for (const auto b : kBootstrap)
     if (msg.starts_with(b)) {
       r.kind = LogLineKind::BootstrapError;
@@ -492,13 +538,20 @@ bool rankTag(std::string_view line, std::size_t& i, LogPrefix& out) {
   const auto rank = toInt(line.substr(k, n - k));
   if (tag.empty() || tag.back() == '_' || !rank || *rank > 1'000'000) return false;
   const int v = static_cast<int>(*rank);
-  if (tag == "TP") out.tp = v;
-  else if (tag == "DP") out.dp = v;
-  else if (tag == "PP") out.pp = v;
-  else if (tag == "EP") out.ep = v;
-  else if (tag == "CP") out.cp = v;
-  else if (tag == "ATTN_CP") out.attn_cp = v;
-  else if (tag == "MOE_DP") out.moe_dp = v;
+  if (tag == "TP")
+    out.tp = v;
+  else if (tag == "DP")
+    out.dp = v;
+  else if (tag == "PP")
+    out.pp = v;
+  else if (tag == "EP")
+    out.ep = v;
+  else if (tag == "CP")
+    out.cp = v;
+  else if (tag == "ATTN_CP")
+    out.attn_cp = v;
+  else if (tag == "MOE_DP")
+    out.moe_dp = v;
   i = n;
   return true;
 }
@@ -525,7 +578,8 @@ bool SchedulerLogParser::parsePrefix(std::string_view line, LogPrefix& p, std::s
     if (i < line.size() && (line[i] == ',' || line[i] == '.')) {
       const std::size_t from = ++i;
       while (i < line.size() && isDigit(line[i])) ++i;
-      if (const auto ms = toInt(line.substr(from, std::min<std::size_t>(i - from, 3)))) out.millis = static_cast<int>(*ms);
+      if (const auto ms = toInt(line.substr(from, std::min<std::size_t>(i - from, 3))))
+        out.millis = static_cast<int>(*ms);
     }
     out.has_time = true;
     out.timestamp = std::string(d);

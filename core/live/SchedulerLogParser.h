@@ -15,27 +15,27 @@
 namespace kvscope {
 
 enum class LogLineKind : std::uint8_t {
-  Unknown,             // a prefixed line of no known format
-  Continuation,        // no prefix: a traceback line or the rest of a multi-line message
-  Malformed,           // looks like a known format, but a field is wrong (see `problem`)
-  Correction,          // Correcting streaming-session extend_input_len from A to B (...)
-  SchedulerException,  // Scheduler hit an exception: ...
-  Sigquit,             // Received sigquit from a child process. ...
-  TransferFailed,      // Prefill|Decode transfer failed for request rank=... with exception ...
-  KvPollTimeout,       // Request R timed out after S s in KVPoll.State
-  Aborted,             // ... Aborted by AbortReq.
-  LostConnection,      // Lost connection with prefill instance (bootstrap_addr: A), N requests affected
-  RecoveredViaProbe,   // Session S recovered via probe; un-blacklisted
-  SessionFailed,       // Session H:P failed.  (mooncake/conn.py; any case)
-  Reconnecting,        // Attempting to reconnect to H:P...  (decode heartbeat, common/conn.py)
-  TimeoutHint,         // Some requests timed out when bootstrapping / fail to receive ... (warning_once)
-  BootstrapError,      // a prefill's bootstrap server could not be queried or registered with
-  MooncakeGlog,        // a Mooncake transfer-engine glog line in the same stream (the worker's stderr):
-                       // not the scheduler's; a consumer hands `message` (the whole line) to MooncakeLogMapper
-  DecodeBatch,         // Decode batch, #running-req: N, ...
-  PrefillBatch,        // Prefill batch. #new-seq: N, ...
-  ClientGenerateError, // RuntimeError: generate stream ended before producing any token
-  DecodeOutOfMemory,   // Decode out of memory happened. #retracted_reqs: N, #new_token_ratio: a -> b
+  Unknown,              // a prefixed line of no known format
+  Continuation,         // no prefix: a traceback line or the rest of a multi-line message
+  Malformed,            // looks like a known format, but a field is wrong (see `problem`)
+  Correction,           // Correcting streaming-session extend_input_len from A to B (...)
+  SchedulerException,   // Scheduler hit an exception: ...
+  Sigquit,              // Received sigquit from a child process. ...
+  TransferFailed,       // Prefill|Decode transfer failed for request rank=... with exception ...
+  KvPollTimeout,        // Request R timed out after S s in KVPoll.State
+  Aborted,              // ... Aborted by AbortReq.
+  LostConnection,       // Lost connection with prefill instance (bootstrap_addr: A), N requests affected
+  RecoveredViaProbe,    // Session S recovered via probe; un-blacklisted
+  SessionFailed,        // Session H:P failed.  (mooncake/conn.py; any case)
+  Reconnecting,         // Attempting to reconnect to H:P...  (decode heartbeat, common/conn.py)
+  TimeoutHint,          // Some requests timed out when bootstrapping / fail to receive ... (warning_once)
+  BootstrapError,       // a prefill's bootstrap server could not be queried or registered with
+  MooncakeGlog,         // a Mooncake transfer-engine glog line in the same stream (the worker's stderr):
+                        // not the scheduler's; a consumer hands `message` (the whole line) to MooncakeLogMapper
+  DecodeBatch,          // Decode batch, #running-req: N, ...
+  PrefillBatch,         // Prefill batch. #new-seq: N, ...
+  ClientGenerateError,  // RuntimeError: generate stream ended before producing any token
+  DecodeOutOfMemory,    // Decode out of memory happened. #retracted_reqs: N, #new_token_ratio: a -> b
   // vLLM (VllmLogParser): the periodic stats line (`Engine 000: Avg prompt throughput: ...`), and
   // the KV cache size it reports at start-up (`GPU KV cache size: N tokens`).
   EngineStats,
@@ -45,18 +45,18 @@ const char* toString(LogLineKind);
 
 struct LogPrefix {
   bool present = false;
-  bool has_time = false;        // false for `[TP0] ` (a logging config without asctime)
-  std::string timestamp;        // "2025-06-01 12:00:03" as written (no milliseconds)
-  std::int64_t clock_s = 0;     // that time as seconds since 1970 (the log's own clock, zone unknown)
-  int millis = -1;              // SGLANG_LOG_MS=1: the `.mmm`; -1 when absent
+  bool has_time = false;                   // false for `[TP0] ` (a logging config without asctime)
+  std::string timestamp;                   // "2025-06-01 12:00:03" as written (no milliseconds)
+  std::int64_t clock_s = 0;                // that time as seconds since 1970 (the log's own clock, zone unknown)
+  int millis = -1;                         // SGLANG_LOG_MS=1: the `.mmm`; -1 when absent
   int tp = -1, dp = -1, pp = -1, ep = -1;  // -1: not in the prefix
   int cp = -1, attn_cp = -1, moe_dp = -1;  // CPn, ATTN_CPn, MOE_DPn
-  int gpu = -1;                 // 2024's "[gpu_id=N] " (tp_worker.py), no asctime
+  int gpu = -1;                            // 2024's "[gpu_id=N] " (tp_worker.py), no asctime
   // vLLM: `(APIServer pid=1203) ` before `LEVEL MM-DD HH:MM:SS [file.py:N] `. Its time has no year
   // (clock_s is in 1970, as a glog time; the importer moves it into the run's year).
   bool has_year = true;
-  std::string process;          // "APIServer", "EngineCore_DP0", "VllmWorker TP1", "" when none
-  std::string level;            // "INFO", "ERROR", ...
+  std::string process;  // "APIServer", "EngineCore_DP0", "VllmWorker TP1", "" when none
+  std::string level;    // "INFO", "ERROR", ...
   // The line ends in '\r': vLLM writes a record with newlines as several lines, each with the
   // header again, all but the last ending in '\r' (NewLineFormatter). The next line of the same
   // process continues this record.
@@ -76,12 +76,13 @@ struct BatchGauges {
   std::int64_t full_tokens = -1, swa_tokens = -1, mamba_num = -1;
   double full_usage = -1, swa_usage = -1, mamba_usage = -1;
   double token_usage = -1, preallocated_usage = -1, gen_throughput = -1, input_throughput = -1;
-  double cache_hit_rate = -1;   // older prefill lines: `cache hit rate: 12.34%`; vLLM's `Prefix cache hit rate` (fractions)
-  double external_hit_rate = -1;  // vLLM: `External prefix cache hit rate` (a KV connector's), a fraction
-  std::int64_t preemptions = -1;  // vLLM: `Preemptions: N` in the interval (absent when 0)
+  double cache_hit_rate =
+      -1;  // older prefill lines: `cache hit rate: 12.34%`; vLLM's `Prefix cache hit rate` (fractions)
+  double external_hit_rate = -1;      // vLLM: `External prefix cache hit rate` (a KV connector's), a fraction
+  std::int64_t preemptions = -1;      // vLLM: `Preemptions: N` in the interval (absent when 0)
   std::int64_t capacity_tokens = -1;  // vLLM: `GPU KV cache size: N tokens`
-  double accept_len = -1;       // speculative decoding
-  int cuda_graph = -1;  // 0/1 (`cuda graph` or `cpu graph`)
+  double accept_len = -1;             // speculative decoding
+  int cuda_graph = -1;                // 0/1 (`cuda graph` or `cpu graph`)
 };
 
 struct LogRecord {
@@ -102,14 +103,14 @@ struct LogRecord {
   std::string stage;
   int rank = -1;
   std::string exception;
-  bool aborted = false;         // the failure was an AbortReq, not a broken link
+  bool aborted = false;  // the failure was an AbortReq, not a broken link
   // The peer the line names: TransferFailed (from the exception: "remote mooncake session A",
   // "Failed to send kv chunk of R to A", "to prefill A", "bootstrap_addr: A"), LostConnection and
   // Reconnecting (the bootstrap address), SessionFailed and RecoveredViaProbe (the session)
   std::string remote;
   // KvPollTimeout (also set on a TransferFailed whose exception is a KVPoll timeout)
   double seconds = -1;
-  std::string poll_state;       // "WaitingForInput", "Bootstrapping", ...
+  std::string poll_state;  // "WaitingForInput", "Bootstrapping", ...
   // LostConnection; DecodeOutOfMemory: the requests retracted
   int affected = -1;
   // DecodeOutOfMemory: the scheduler's new_token_ratio before and after the retraction

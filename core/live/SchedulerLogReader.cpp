@@ -19,8 +19,12 @@ void SchedulerLogReader::count(const LogRecord& r) {
       ++counts_.unknown;
       shapes_.add(r.message);
       break;
-    case LogLineKind::Malformed: ++counts_.malformed; break;
-    default: ++counts_.known; break;
+    case LogLineKind::Malformed:
+      ++counts_.malformed;
+      break;
+    default:
+      ++counts_.known;
+      break;
   }
 }
 

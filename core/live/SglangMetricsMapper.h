@@ -5,8 +5,8 @@
 // the same scheduler's numbers, so the lowest of them is read; DP ranks are separate schedulers,
 // so counts are summed over them and ratios averaged. Stateless: counter deltas are the
 // WorkerMetricsTracker's job.
-#include "core/live/ExpositionParser.h"
 #include "core/live/EngineMetrics.h"
+#include "core/live/ExpositionParser.h"
 
 namespace kvscope {
 

@@ -130,14 +130,22 @@ void statsLine(std::string_view parts, LogRecord& r) {
       if (!v) malformed(r, key, part.substr(colon + 2), expected);
       return v.value_or(-1);
     };
-    if (key == "Avg prompt throughput") b.input_throughput = read("a number of tokens/s");
-    else if (key == "Avg generation throughput") b.gen_throughput = read("a number of tokens/s");
-    else if (key == "Running") b.running_req = asCount(read("a request count"));
-    else if (key == "Waiting" || key == "Pending") b.queue_req = asCount(read("a request count"));
-    else if (key == "Preemptions") b.preemptions = asCount(read("a count"));
-    else if (key == "GPU KV cache usage") b.token_usage = read("a percentage") / 100;
-    else if (key == "Prefix cache hit rate") b.cache_hit_rate = read("a percentage") / 100;
-    else if (key == "External prefix cache hit rate") b.external_hit_rate = read("a percentage") / 100;
+    if (key == "Avg prompt throughput")
+      b.input_throughput = read("a number of tokens/s");
+    else if (key == "Avg generation throughput")
+      b.gen_throughput = read("a number of tokens/s");
+    else if (key == "Running")
+      b.running_req = asCount(read("a request count"));
+    else if (key == "Waiting" || key == "Pending")
+      b.queue_req = asCount(read("a request count"));
+    else if (key == "Preemptions")
+      b.preemptions = asCount(read("a count"));
+    else if (key == "GPU KV cache usage")
+      b.token_usage = read("a percentage") / 100;
+    else if (key == "Prefix cache hit rate")
+      b.cache_hit_rate = read("a percentage") / 100;
+    else if (key == "External prefix cache hit rate")
+      b.external_hit_rate = read("a percentage") / 100;
     if (r.kind == LogLineKind::Malformed) return;
   }
   // A stats line of every version has both: one cut short (a truncated write) is not one.
@@ -179,7 +187,8 @@ void transfer(LogRecord& r, char side, const char* stage, std::string rid, std::
 void classify(std::string_view m, LogRecord& r) {
   const auto after = [&](std::string_view head) { return m.substr(head.size()); };
   // Stats: "Engine 000: ...", "2 Engines Aggregated: ...", V0 "Avg prompt throughput: ...".
-  if (m.starts_with("Engine ") && m.size() > 12 && m.substr(10, 2) == ": " && m.find("Avg prompt throughput") != std::string_view::npos) {
+  if (m.starts_with("Engine ") && m.size() > 12 && m.substr(10, 2) == ": " &&
+      m.find("Avg prompt throughput") != std::string_view::npos) {
     const auto engine = parseNumber(m.substr(7, 3));
     if (!engine || *engine > 999) return malformed(r, "engine", m.substr(7, 3), "a 3-digit engine index");
     r.prefix.dp = static_cast<int>(*engine);
@@ -219,13 +228,15 @@ void classify(std::string_view m, LogRecord& r) {
   if (m.starts_with("MooncakeAgentMetadata transfer failed for ")) {
     const std::string_view rest = after("MooncakeAgentMetadata transfer failed for ");
     const auto colon = rest.find("]: ");
-    return transfer(r, 'D', "handshake", firstId(rest), colon == std::string_view::npos ? rest : rest.substr(colon + 3));
+    return transfer(r, 'D', "handshake", firstId(rest),
+                    colon == std::string_view::npos ? rest : rest.substr(colon + 3));
   }
   if (m.starts_with("Error happens during tranfering kvcache for ")) {  // upstream's spelling
     const std::string_view rest = after("Error happens during tranfering kvcache for ");
     const auto colon = rest.find(": ");
-    return transfer(r, 'D', "transfer", firstId(rest),
-                    colon == std::string_view::npos ? std::string_view("see logs in prefiller") : rest.substr(colon + 2));
+    return transfer(
+        r, 'D', "transfer", firstId(rest),
+        colon == std::string_view::npos ? std::string_view("see logs in prefiller") : rest.substr(colon + 2));
   }
   if (m.starts_with("pulling kv_caches for ")) {
     const std::string_view rest = after("pulling kv_caches for ");
@@ -247,7 +258,8 @@ void classify(std::string_view m, LogRecord& r) {
     return;
   }
   if (m.starts_with("Failed to connect to bootstrap server ") ||
-      (m.starts_with("Failed to find remote engine_id ") && m.find(" from bootstrap server ") != std::string_view::npos)) {
+      (m.starts_with("Failed to find remote engine_id ") &&
+       m.find(" from bootstrap server ") != std::string_view::npos)) {
     r.kind = LogLineKind::BootstrapError;
     const auto server = m.find("bootstrap server ");
     r.remote = hostPort(m.substr(server + 17));

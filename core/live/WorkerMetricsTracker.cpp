@@ -43,14 +43,14 @@ std::optional<double> WorkerMetricsTracker::quantile(const std::vector<std::pair
 std::string MetricsUpdate::staleReason() const {
   if (!stale_for_s) return {};
   char buf[160];
-  std::snprintf(buf, sizeof buf, "stale: gauges unchanged for %.0f s (%s; an idle worker keeps its last ones)",
-                *stale_for_s,
-                engine == EngineKind::Vllm ? "vLLM sets them when its engine steps" : "SGLang sets them when it logs a batch");
+  std::snprintf(
+      buf, sizeof buf, "stale: gauges unchanged for %.0f s (%s; an idle worker keeps its last ones)", *stale_for_s,
+      engine == EngineKind::Vllm ? "vLLM sets them when its engine steps" : "SGLang sets them when it logs a batch");
   return buf;
 }
 
 double WorkerMetricsTracker::increase(std::optional<double>& previous, std::optional<double> now, const char* name,
-                                     std::vector<std::string>& notes) {
+                                      std::vector<std::string>& notes) {
   if (!now) return 0;
   // A labelled series appears with its first increment: after the first scrape, absent was 0.
   if (!previous && seen_) previous = 0.0;
@@ -68,7 +68,7 @@ double WorkerMetricsTracker::increase(std::optional<double>& previous, std::opti
 }
 
 IntervalLatency WorkerMetricsTracker::interval(std::optional<LatencyHistogram>& previous,
-                                              const std::optional<LatencyHistogram>& now) {
+                                               const std::optional<LatencyHistogram>& now) {
   IntervalLatency out;
   if (!now) return out;
   if (!previous && seen_) previous = LatencyHistogram{};  // first observed after we started watching
@@ -97,11 +97,19 @@ MetricsUpdate WorkerMetricsTracker::update(const EngineMetrics& m, SimTime now) 
   u.notes = m.notes;
   u.engine = m.engine;
   // The gauges the scheduler sets in log_stats (capacity is a constant and left out).
-  std::vector<std::optional<double>> frozen{m.token_usage, m.num_used_tokens, m.kv_available_tokens,
-                                            m.kv_evictable_tokens, m.num_running_reqs, m.num_queue_reqs,
-                                            m.gen_throughput, m.cache_hit_rate, m.num_decode_prealloc_queue_reqs,
-                                            m.num_decode_transfer_queue_reqs, m.num_prefill_bootstrap_queue_reqs,
-                                            m.num_prefill_inflight_queue_reqs, m.pending_prealloc_token_usage};
+  std::vector<std::optional<double>> frozen{m.token_usage,
+                                            m.num_used_tokens,
+                                            m.kv_available_tokens,
+                                            m.kv_evictable_tokens,
+                                            m.num_running_reqs,
+                                            m.num_queue_reqs,
+                                            m.gen_throughput,
+                                            m.cache_hit_rate,
+                                            m.num_decode_prealloc_queue_reqs,
+                                            m.num_decode_transfer_queue_reqs,
+                                            m.num_prefill_bootstrap_queue_reqs,
+                                            m.num_prefill_inflight_queue_reqs,
+                                            m.pending_prealloc_token_usage};
   if (!seen_ || frozen != frozen_) changed_at_ = now;
   frozen_ = std::move(frozen);
   if (seen_ && now - changed_at_ >= kStaleAfter) u.stale_for_s = timeToSeconds(now - changed_at_);
@@ -139,7 +147,8 @@ MetricsUpdate WorkerMetricsTracker::update(const EngineMetrics& m, SimTime now) 
   const WorkerId decode = decode_side ? ref_.worker : ref_.peer_decode;
   const bool link_known = prefill >= 0 && decode != kNoWorker;
 
-  const double failed = increase(transfer_failed_, m.num_transfer_failed_reqs_total, "num_transfer_failed_reqs_total", u.notes);
+  const double failed =
+      increase(transfer_failed_, m.num_transfer_failed_reqs_total, "num_transfer_failed_reqs_total", u.notes);
   if (failed > 0) {
     const std::string reason = ref_.name + ": sglang:num_transfer_failed_reqs_total rose by " + number(failed) +
                                " to " + number(*m.num_transfer_failed_reqs_total);
@@ -157,7 +166,8 @@ MetricsUpdate WorkerMetricsTracker::update(const EngineMetrics& m, SimTime now) 
       u.notes.push_back(reason + " (the decode worker is unknown: no link event)");
     }
   }
-  const double bootstrap = increase(bootstrap_failed_, m.num_bootstrap_failed_reqs_total, "num_bootstrap_failed_reqs_total", u.notes);
+  const double bootstrap =
+      increase(bootstrap_failed_, m.num_bootstrap_failed_reqs_total, "num_bootstrap_failed_reqs_total", u.notes);
   if (bootstrap > 0) {
     const std::string reason = ref_.name + ": sglang:num_bootstrap_failed_reqs_total rose by " + number(bootstrap) +
                                " to " + number(*m.num_bootstrap_failed_reqs_total);
@@ -179,7 +189,8 @@ MetricsUpdate WorkerMetricsTracker::update(const EngineMetrics& m, SimTime now) 
                     : increase(retracted_, m.num_preemptions_total, "num_preemptions_total", u.notes);
   prefix_queried_sum_ += increase(prefix_queried_, m.prefix_queried_tokens_total, "prefix cache queries", u.notes);
   prefix_hit_sum_ += increase(prefix_hit_, m.prefix_hit_tokens_total, "prefix cache hits", u.notes);
-  external_queried_sum_ += increase(external_queried_, m.external_queried_tokens_total, "external prefix cache queries", u.notes);
+  external_queried_sum_ +=
+      increase(external_queried_, m.external_queried_tokens_total, "external prefix cache queries", u.notes);
   external_hit_sum_ += increase(external_hit_, m.external_hit_tokens_total, "external prefix cache hits", u.notes);
   if (u.gauges) {
     // vLLM 0.8 counted its prefix cache in blocks: in tokens with its block size, else as they are.

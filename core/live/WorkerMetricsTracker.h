@@ -21,11 +21,11 @@ namespace kvscope {
 struct LiveWorkerRef {
   std::string name;  // "D0", "P0", as the cluster file names it
   WorkerRole role = WorkerRole::Decode;
-  WorkerId worker = kNoWorker;        // serving index (decode or unified workers)
-  std::int32_t prefill = -1;          // prefill index (prefill workers)
-  std::int32_t peer_prefill = 0;      // decode: the P its link events name (the lab runs one P)
-  WorkerId peer_decode = kNoWorker;   // prefill: the D its link events name, when there is only one
-  std::int64_t kv_capacity = 0;       // from the cluster file; used when /metrics has no capacity
+  WorkerId worker = kNoWorker;             // serving index (decode or unified workers)
+  std::int32_t prefill = -1;               // prefill index (prefill workers)
+  std::int32_t peer_prefill = 0;           // decode: the P its link events name (the lab runs one P)
+  WorkerId peer_decode = kNoWorker;        // prefill: the D its link events name, when there is only one
+  std::int64_t kv_capacity = 0;            // from the cluster file; used when /metrics has no capacity
   EngineKind engine = EngineKind::Sglang;  // whose /metrics and logs the worker's are
 };
 

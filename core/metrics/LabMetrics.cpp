@@ -31,7 +31,9 @@ std::optional<SampleSummary> distOf(const json& j, const char* key) {
   return s;
 }
 std::string pct(const std::optional<double>& v) { return v ? formatNumber("%.1f%%", *v * 100) : std::string("-"); }
-std::string num(const std::optional<double>& v, const char* format) { return v ? formatNumber(format, *v) : std::string("-"); }
+std::string num(const std::optional<double>& v, const char* format) {
+  return v ? formatNumber(format, *v) : std::string("-");
+}
 }  // namespace
 
 const char* LabMetrics::classOf(std::int64_t input_tokens, std::int64_t cached_tokens) {
@@ -64,15 +66,17 @@ void LabMetrics::addTo(json& j) const {
                    {"input_tokens", dist(w.input_tokens, true)},
                    {"output_tokens", dist(w.output_tokens, true)},
                    {"single_turn_share", opt(w.single_turn_share)},
-                   {"inter_turn_s",
-                    w.inter_turn_p50_s ? json{{"p25", opt(w.inter_turn_p25_s)}, {"p50", opt(w.inter_turn_p50_s)},
-                                              {"p75", opt(w.inter_turn_p75_s)}, {"p90", opt(w.inter_turn_p90_s)}}
-                                       : json(nullptr)},
+                   {"inter_turn_s", w.inter_turn_p50_s ? json{{"p25", opt(w.inter_turn_p25_s)},
+                                                              {"p50", opt(w.inter_turn_p50_s)},
+                                                              {"p75", opt(w.inter_turn_p75_s)},
+                                                              {"p90", opt(w.inter_turn_p90_s)}}
+                                                       : json(nullptr)},
                    {"share_over_32k", opt(w.share_over_32k)},
                    {"reuse_intra_share", opt(w.reuse_intra_share)}};
   j["request_classes"] = json::object();
   for (const auto& [name, c] : request_classes)
-    j["request_classes"][name] = {{"count", c.count}, {"ttft_p90_s", opt(c.ttft_p90_s)}, {"e2e_p90_s", opt(c.e2e_p90_s)}};
+    j["request_classes"][name] = {
+        {"count", c.count}, {"ttft_p90_s", opt(c.ttft_p90_s)}, {"e2e_p90_s", opt(c.e2e_p90_s)}};
 }
 
 LabMetrics LabMetrics::fromJson(const json& j) {
@@ -115,7 +119,8 @@ LabMetrics LabMetrics::fromJson(const json& j) {
   }
   if (j.contains("request_classes") && j.at("request_classes").is_object())
     for (const auto& [name, c] : j.at("request_classes").items())
-      m.request_classes[name] = RequestClassStats{c.at("count").get<long>(), optOf(c, "ttft_p90_s"), optOf(c, "e2e_p90_s")};
+      m.request_classes[name] =
+          RequestClassStats{c.at("count").get<long>(), optOf(c, "ttft_p90_s"), optOf(c, "e2e_p90_s")};
   return m;
 }
 
@@ -124,8 +129,9 @@ std::string LabMetrics::table() const {
   if (tpot_s)
     out += "TPOT (s) " + formatNumber("%9.4f", tpot_s->mean) + formatNumber("%9.4f", tpot_s->p50) +
            formatNumber("%9.4f", tpot_s->p90) + formatNumber("%9.4f", tpot_s->p99) + "\n";
-  out += "prefix-cache hit rate (APC) " + pct(apc) + " of prompt tokens; an unbounded cache: " + pct(apc_ceiling_intra) +
-         " within sessions, " + pct(apc_ceiling_any) + " across\n";
+  out += "prefix-cache hit rate (APC) " + pct(apc) +
+         " of prompt tokens; an unbounded cache: " + pct(apc_ceiling_intra) + " within sessions, " +
+         pct(apc_ceiling_any) + " across\n";
   if (uncached_tokens)
     out += "uncached tokens per request  p50 " + formatNumber("%.0f", uncached_tokens->p50) + "  p90 " +
            formatNumber("%.0f", uncached_tokens->p90) + "  p99 " + formatNumber("%.0f", uncached_tokens->p99) + "\n";
@@ -149,10 +155,10 @@ std::string LabMetrics::table() const {
   const WorkloadShape& w = workload;
   if (w.input_tokens) {
     out += "workload " + std::to_string(w.requests) + " requests, " + std::to_string(w.sessions) + " sessions (" +
-           pct(w.single_turn_share) + " single-turn); input p50 " + formatNumber("%.0f", w.input_tokens->p50) + " p90 " +
-           formatNumber("%.0f", w.input_tokens->p90) + ", " + pct(w.share_over_32k) + " over 32K; output p50 " +
-           formatNumber("%.0f", w.output_tokens->p50) + "; inter-turn p50 " + num(w.inter_turn_p50_s, "%.1f s") +
-           "; reuse within sessions " + pct(w.reuse_intra_share) + "\n";
+           pct(w.single_turn_share) + " single-turn); input p50 " + formatNumber("%.0f", w.input_tokens->p50) +
+           " p90 " + formatNumber("%.0f", w.input_tokens->p90) + ", " + pct(w.share_over_32k) +
+           " over 32K; output p50 " + formatNumber("%.0f", w.output_tokens->p50) + "; inter-turn p50 " +
+           num(w.inter_turn_p50_s, "%.1f s") + "; reuse within sessions " + pct(w.reuse_intra_share) + "\n";
   }
   if (!apc_by_turn.empty()) {
     out += "APC by turn:";

@@ -45,7 +45,7 @@ struct WorkloadShape {
   std::optional<double> single_turn_share;  // sessions whose only request is turn 1
   // The time between a turn's end and its session's next request (the lab's T_external).
   std::optional<double> inter_turn_p25_s, inter_turn_p50_s, inter_turn_p75_s, inter_turn_p90_s;
-  std::optional<double> share_over_32k;     // requests with more than 32,768 input tokens
+  std::optional<double> share_over_32k;  // requests with more than 32,768 input tokens
   // Of what an unbounded cache would reuse, the share within sessions (the lab's intra / cross split).
   std::optional<double> reuse_intra_share;
 };

@@ -8,7 +8,9 @@
 namespace kvscope {
 
 namespace {
-int classIndex(const char* name) { return std::strcmp(name, "WARM") == 0 ? 0 : std::strcmp(name, "MEDIUM") == 0 ? 1 : 2; }
+int classIndex(const char* name) {
+  return std::strcmp(name, "WARM") == 0 ? 0 : std::strcmp(name, "MEDIUM") == 0 ? 1 : 2;
+}
 constexpr const char* kClassNames[] = {"WARM", "MEDIUM", "HEAVY"};
 
 std::optional<double> ratio(std::int64_t a, std::int64_t b) {
@@ -31,7 +33,8 @@ void LabMetricsCollector::observeShape(const RequestDone& d, SimTime fired, SimT
   second_turns_ += d.turn == 2;
   if (sessions_.size() >= kMaxSessionsTracked && !sessions_.contains(d.session)) return;
   SessionSeen& s = sessions_[d.session];
-  if (d.turn == s.last_turn + 1 && s.last_end >= 0) inter_turn_.add(timeToSeconds(std::max<SimTime>(0, fired - s.last_end)));
+  if (d.turn == s.last_turn + 1 && s.last_end >= 0)
+    inter_turn_.add(timeToSeconds(std::max<SimTime>(0, fired - s.last_end)));
   if (d.turn > s.last_turn) {
     s.last_turn = d.turn;
     s.last_end = end;

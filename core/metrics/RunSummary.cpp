@@ -26,10 +26,18 @@ nlohmann::json RunSummary::toJson() const {
   j["ttft_s"] = dist(ttft_s);
   j["workers"] = nlohmann::json::array();
   for (const auto& w : workers)
-    j["workers"].push_back({{"id", w.id}, {"role", w.role}, {"bindings", w.bindings}, {"share", w.share},
-                            {"sessions", w.sessions}, {"kv_peak_frac", w.kv_peak_frac}, {"evictions", w.evictions},
-                            {"tokens_served", w.tokens_served}, {"retractions", w.retractions}});
-  j["evictions"] = {{"count", eviction_count}, {"mean_tokens", eviction_mean_tokens}, {"max_tokens", eviction_max_tokens},
+    j["workers"].push_back({{"id", w.id},
+                            {"role", w.role},
+                            {"bindings", w.bindings},
+                            {"share", w.share},
+                            {"sessions", w.sessions},
+                            {"kv_peak_frac", w.kv_peak_frac},
+                            {"evictions", w.evictions},
+                            {"tokens_served", w.tokens_served},
+                            {"retractions", w.retractions}});
+  j["evictions"] = {{"count", eviction_count},
+                    {"mean_tokens", eviction_mean_tokens},
+                    {"max_tokens", eviction_max_tokens},
                     {"sessions_hit", eviction_sessions_hit}};
   j["seeds"] = seeds;
   j["reseeds"] = reseeds;
@@ -47,9 +55,14 @@ nlohmann::json RunSummary::toJson() const {
   lab.addTo(j);
   j["diagnosis"] = nlohmann::json::array();
   for (const auto& f : diagnosis)
-    j["diagnosis"].push_back({{"mode", f.mode}, {"name", f.name}, {"subjects", f.subjects},
-                              {"window_s", {f.window_start_s, f.window_end_s}}, {"evidence", f.evidence},
-                              {"suggestion", f.suggestion}, {"fix_knobs", f.fix_knobs}, {"resolved", f.resolved}});
+    j["diagnosis"].push_back({{"mode", f.mode},
+                              {"name", f.name},
+                              {"subjects", f.subjects},
+                              {"window_s", {f.window_start_s, f.window_end_s}},
+                              {"evidence", f.evidence},
+                              {"suggestion", f.suggestion},
+                              {"fix_knobs", f.fix_knobs},
+                              {"resolved", f.resolved}});
   return j;
 }
 
@@ -62,8 +75,10 @@ std::string RunSummary::toTable() const {
   if (skipped_records > 0) out += ", " + std::to_string(skipped_records) + " malformed records skipped";
   out += "\n";
   out += "              mean      p50      p90      p99\n";
-  out += "E2E (s)  " + formatNumber("%9.3f", e2e_s.mean) + formatNumber("%9.3f", e2e_s.p50) + formatNumber("%9.3f", e2e_s.p90) + formatNumber("%9.3f", e2e_s.p99) + "\n";
-  out += "TTFT (s) " + formatNumber("%9.3f", ttft_s.mean) + formatNumber("%9.3f", ttft_s.p50) + formatNumber("%9.3f", ttft_s.p90) + formatNumber("%9.3f", ttft_s.p99) + "\n";
+  out += "E2E (s)  " + formatNumber("%9.3f", e2e_s.mean) + formatNumber("%9.3f", e2e_s.p50) +
+         formatNumber("%9.3f", e2e_s.p90) + formatNumber("%9.3f", e2e_s.p99) + "\n";
+  out += "TTFT (s) " + formatNumber("%9.3f", ttft_s.mean) + formatNumber("%9.3f", ttft_s.p50) +
+         formatNumber("%9.3f", ttft_s.p90) + formatNumber("%9.3f", ttft_s.p99) + "\n";
   out += lab.table() + "\n";
   out += "worker  role     bindings   share  sessions  kv peak  evictions\n";
   for (const auto& w : workers) {
@@ -72,12 +87,14 @@ std::string RunSummary::toTable() const {
                   w.bindings, w.share * 100, w.sessions, w.kv_peak_frac * 100, w.evictions);
     out += line;
   }
-  out += "\nevictions " + std::to_string(eviction_count) + " (mean " + formatNumber("%.0f", eviction_mean_tokens) + " tokens, max " +
-         std::to_string(eviction_max_tokens) + ", " + std::to_string(eviction_sessions_hit) + " sessions hit)\n";
+  out += "\nevictions " + std::to_string(eviction_count) + " (mean " + formatNumber("%.0f", eviction_mean_tokens) +
+         " tokens, max " + std::to_string(eviction_max_tokens) + ", " + std::to_string(eviction_sessions_hit) +
+         " sessions hit)\n";
   out += "seeds " + std::to_string(seeds) + "  reseeds " + std::to_string(reseeds) + "  direct appends " +
          std::to_string(direct_appends) + "\n";
-  out += "link-dead events " + std::to_string(link_dead_events) + "  aborted requests " + std::to_string(aborted_requests) +
-         "  worker crashes " + std::to_string(worker_crashes) + "  corrections " + std::to_string(corrections) + "\n";
+  out += "link-dead events " + std::to_string(link_dead_events) + "  aborted requests " +
+         std::to_string(aborted_requests) + "  worker crashes " + std::to_string(worker_crashes) + "  corrections " +
+         std::to_string(corrections) + "\n";
   out += "retractions " + std::to_string(retractions) + " requests in " + std::to_string(retraction_events) +
          " decode out-of-memory events";
   if (retractions > 0) {
@@ -88,11 +105,15 @@ std::string RunSummary::toTable() const {
   }
   out += "\n";
   if (expired_unreported > 0)
-    out += std::to_string(expired_unreported) +
-           " requests expired unreported (routed, never reported done: their load was dropped; see unreported_expiry_s)\n";
+    out +=
+        std::to_string(expired_unreported) +
+        " requests expired unreported (routed, never reported done: their load was dropped; see unreported_expiry_s)\n";
   if (kv_capacity_violations > 0)
-    out += "KV POOL OVER CAPACITY " + std::to_string(kv_capacity_violations) + " times: a simulator bug, the numbers above are not physical\n";
-  out += "token imbalance (max/min served) " + (token_imbalance ? formatNumber("%.2fx", *token_imbalance) : std::string("inf (a worker served nothing)")) + "\n";
+    out += "KV POOL OVER CAPACITY " + std::to_string(kv_capacity_violations) +
+           " times: a simulator bug, the numbers above are not physical\n";
+  out += "token imbalance (max/min served) " +
+         (token_imbalance ? formatNumber("%.2fx", *token_imbalance) : std::string("inf (a worker served nothing)")) +
+         "\n";
   if (!source_notes.empty()) {
     out += "\nthe source could not use:\n";
     for (const auto& n : source_notes) out += "  " + n + "\n";
@@ -100,8 +121,8 @@ std::string RunSummary::toTable() const {
   out += diagnosis.empty() ? "\ndiagnosis: no known failure mode found\n" : "\ndiagnosis:\n";
   for (const auto& f : diagnosis) {
     const std::string subjects = f.subjects.empty() ? "" : " - " + f.subjectsText();  // the JSON has them all
-    out += "  [" + f.mode + "] " + f.name + subjects + "  (" + formatNumber("%.0f", f.window_start_s) + "-" + formatNumber("%.0f s", f.window_end_s) +
-           (f.resolved ? ", resolved" : "") + ")\n";
+    out += "  [" + f.mode + "] " + f.name + subjects + "  (" + formatNumber("%.0f", f.window_start_s) + "-" +
+           formatNumber("%.0f s", f.window_end_s) + (f.resolved ? ", resolved" : "") + ")\n";
     out += "      evidence:   " + f.evidence + "\n";
     out += "      suggestion: " + f.suggestion + "\n";
   }

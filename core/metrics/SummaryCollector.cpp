@@ -16,70 +16,72 @@ void SummaryCollector::onEvent(const Event& e) {
   if (std::holds_alternative<RunControlChanged>(e.payload)) return;
   last_time_ = std::max(last_time_, e.time);
   lab_.onEvent(e);
-  std::visit(Overloaded{
-                 [&](const RunStarted& r) {
-                   run_ = r;
-                   workers_.assign(r.workers.size(), PerWorker{});
-                   for (std::size_t i = 0; i < r.workers.size(); ++i) workers_[i].info = r.workers[i];
-                 },
-                 [&](const RunFinished& f) { source_notes_ = f.notes; },
-                 [&](const Admission& a) {
-                   if (a.result != AdmissionResult::Admitted || a.worker < 0) return;
-                   auto& w = worker(a.worker);
-                   ++w.bindings;
-                   w.sessions.add(a.session);
-                   if (a.path == RoutePath::Direct) ++direct_;
-                 },
-                 [&](const SeedStarted& s) { ++(s.reseed ? reseeds_ : seeds_); },
-                 [&](const Eviction& ev) {
-                   ++evictions_;
-                   addClamped(eviction_tokens_, ev.tokens_freed);
-                   eviction_max_ = std::max<long long>(eviction_max_, ev.tokens_freed);
-                   if (ev.session != 0) evicted_sessions_.add(ev.session);
-                   if (ev.worker >= 0) ++worker(ev.worker).evictions;
-                 },
-                 [&](const LinkHealth& l) {
-                   if (l.state != LinkState::Dead) return;
-                   ++link_dead_;
-                   addClamped(aborted_, l.aborted_requests);
-                 },
-                 [&](const WorkerCrashed& c) {
-                   ++crashes_;
-                   addClamped(aborted_, c.aborted_requests);
-                 },
-                 [&](const Correction&) { ++corrections_; },
-                 [&](const Retraction& r) {
-                   ++retraction_events_;
-                   addClamped(retractions_, static_cast<long>(r.requests.size()));
-                   if (r.worker >= 0) addClamped(worker(r.worker).retractions, static_cast<long>(r.requests.size()));
-                 },
-                 [&](const RequestDone& d) {
-                   ++total_;
-                   if (d.status != RequestStatus::Ok) {
-                     ++failed_;
-                     return;
-                   }
-                   e2e_.add(timeToSeconds(d.e2e));
-                   if (d.ttft >= 0) ttft_.add(timeToSeconds(d.ttft));
-                   if (d.worker >= 0) {
-                     addClamped(worker(d.worker).tokens_served, d.input_tokens);
-                     addClamped(worker(d.worker).tokens_served, d.output_tokens);
-                   }
-                 },
-                 [&](const PolicyChanged& p) { run_.policy = p.new_policy; },
-                 [&](const Snapshot& s) {
-                   for (const auto& g : s.workers) {
-                     if (g.worker < 0) continue;
-                     worker(g.worker).expired_unreported = std::max(worker(g.worker).expired_unreported, g.expired_unreported);
-                     if (g.kv_capacity <= 0) continue;
-                     auto& w = worker(g.worker);
-                     w.kv_peak_frac = std::max(w.kv_peak_frac, static_cast<double>(g.kv_peak) / static_cast<double>(g.kv_capacity));
-                     w.capacity_violations = std::max(w.capacity_violations, static_cast<long long>(g.kv_capacity_violations));
-                   }
-                 },
-                 [](const auto&) {},
-             },
-             e.payload);
+  std::visit(
+      Overloaded{
+          [&](const RunStarted& r) {
+            run_ = r;
+            workers_.assign(r.workers.size(), PerWorker{});
+            for (std::size_t i = 0; i < r.workers.size(); ++i) workers_[i].info = r.workers[i];
+          },
+          [&](const RunFinished& f) { source_notes_ = f.notes; },
+          [&](const Admission& a) {
+            if (a.result != AdmissionResult::Admitted || a.worker < 0) return;
+            auto& w = worker(a.worker);
+            ++w.bindings;
+            w.sessions.add(a.session);
+            if (a.path == RoutePath::Direct) ++direct_;
+          },
+          [&](const SeedStarted& s) { ++(s.reseed ? reseeds_ : seeds_); },
+          [&](const Eviction& ev) {
+            ++evictions_;
+            addClamped(eviction_tokens_, ev.tokens_freed);
+            eviction_max_ = std::max<long long>(eviction_max_, ev.tokens_freed);
+            if (ev.session != 0) evicted_sessions_.add(ev.session);
+            if (ev.worker >= 0) ++worker(ev.worker).evictions;
+          },
+          [&](const LinkHealth& l) {
+            if (l.state != LinkState::Dead) return;
+            ++link_dead_;
+            addClamped(aborted_, l.aborted_requests);
+          },
+          [&](const WorkerCrashed& c) {
+            ++crashes_;
+            addClamped(aborted_, c.aborted_requests);
+          },
+          [&](const Correction&) { ++corrections_; },
+          [&](const Retraction& r) {
+            ++retraction_events_;
+            addClamped(retractions_, static_cast<long>(r.requests.size()));
+            if (r.worker >= 0) addClamped(worker(r.worker).retractions, static_cast<long>(r.requests.size()));
+          },
+          [&](const RequestDone& d) {
+            ++total_;
+            if (d.status != RequestStatus::Ok) {
+              ++failed_;
+              return;
+            }
+            e2e_.add(timeToSeconds(d.e2e));
+            if (d.ttft >= 0) ttft_.add(timeToSeconds(d.ttft));
+            if (d.worker >= 0) {
+              addClamped(worker(d.worker).tokens_served, d.input_tokens);
+              addClamped(worker(d.worker).tokens_served, d.output_tokens);
+            }
+          },
+          [&](const PolicyChanged& p) { run_.policy = p.new_policy; },
+          [&](const Snapshot& s) {
+            for (const auto& g : s.workers) {
+              if (g.worker < 0) continue;
+              worker(g.worker).expired_unreported = std::max(worker(g.worker).expired_unreported, g.expired_unreported);
+              if (g.kv_capacity <= 0) continue;
+              auto& w = worker(g.worker);
+              w.kv_peak_frac =
+                  std::max(w.kv_peak_frac, static_cast<double>(g.kv_peak) / static_cast<double>(g.kv_capacity));
+              w.capacity_violations = std::max(w.capacity_violations, static_cast<long long>(g.kv_capacity_violations));
+            }
+          },
+          [](const auto&) {},
+      },
+      e.payload);
 }
 
 RunSummary SummaryCollector::summary() const {
@@ -134,7 +136,8 @@ RunSummary SummaryCollector::summary() const {
 }
 
 std::size_t SummaryCollector::memoryBytes() const {
-  std::size_t n = sizeof(*this) + lab_.memoryBytes() + e2e_.memoryBytes() + ttft_.memoryBytes() + evicted_sessions_.memoryBytes();
+  std::size_t n =
+      sizeof(*this) + lab_.memoryBytes() + e2e_.memoryBytes() + ttft_.memoryBytes() + evicted_sessions_.memoryBytes();
   for (const auto& w : workers_) n += sizeof(w) + w.sessions.memoryBytes();
   return n;
 }

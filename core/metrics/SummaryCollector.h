@@ -5,10 +5,10 @@
 #include <vector>
 
 #include "core/events/Event.h"
-#include "core/stats/DistinctCount.h"
-#include "core/stats/LatencySample.h"
 #include "core/metrics/LabMetricsCollector.h"
 #include "core/metrics/RunSummary.h"
+#include "core/stats/DistinctCount.h"
+#include "core/stats/LatencySample.h"
 
 namespace kvscope {
 
@@ -28,7 +28,7 @@ class SummaryCollector : public EventSink {
     long evictions = 0;
     long long tokens_served = 0;
     long retractions = 0;
-    long long capacity_violations = 0;  // the worker's cumulative count in its latest snapshot
+    long long capacity_violations = 0;    // the worker's cumulative count in its latest snapshot
     std::int64_t expired_unreported = 0;  // the same, for requests the live router forgot unreported
   };
   PerWorker& worker(WorkerId w);

@@ -29,10 +29,10 @@ class ChainTree {
   static constexpr NodeId kNone = ~NodeId{0};
 
   struct Node {
-    NodeId parent = kNone;     // kNone: the root, or a free slot
-    std::uint32_t start = 0;   // the depth of blocks[0] on its path
+    NodeId parent = kNone;    // kNone: the root, or a free slot
+    std::uint32_t start = 0;  // the depth of blocks[0] on its path
     std::uint32_t children = 0;
-    NodeId child_xor = 0;      // the XOR of the children's ids: the only child's id when there is one
+    NodeId child_xor = 0;  // the XOR of the children's ids: the only child's id when there is one
     std::vector<BlockHash> blocks;
     Payload payload{};
     std::size_t end() const { return start + blocks.size(); }
@@ -149,7 +149,8 @@ class ChainTree {
   std::size_t nodeCount() const { return nodes_.size() - 1 - free_.size(); }
   std::size_t blockCount() const { return blocks_; }
   std::size_t memoryBytes() const {
-    std::size_t bytes = nodes_.capacity() * sizeof(Node) + free_.capacity() * sizeof(NodeId) + flatTableBytes(children_);
+    std::size_t bytes =
+        nodes_.capacity() * sizeof(Node) + free_.capacity() * sizeof(NodeId) + flatTableBytes(children_);
     for (const Node& n : nodes_) bytes += n.blocks.capacity() * sizeof(BlockHash);
     return bytes;
   }

@@ -28,8 +28,11 @@ double SplitMix64::normal() {
 double Distribution::sample(SplitMix64& rng) const {
   double v = a;
   switch (kind) {
-    case Kind::Fixed: break;
-    case Kind::Uniform: v = a + (b - a) * rng.uniform01(); break;
+    case Kind::Fixed:
+      break;
+    case Kind::Uniform:
+      v = a + (b - a) * rng.uniform01();
+      break;
     case Kind::LogNormal: {
       // median = exp(mu); p90 = exp(mu + 1.2816 sigma)
       const double mu = std::log(a);
@@ -51,8 +54,7 @@ Distribution Distribution::fromJson(const nlohmann::json& j, const std::string& 
     d = fixed(j["fixed"].get<double>());
   } else if (j.contains("uniform")) {
     const auto& u = j["uniform"];
-    if (!u.is_array() || u.size() != 2 || !u[0].is_number() || !u[1].is_number())
-      fail("'uniform' expects [low, high]");
+    if (!u.is_array() || u.size() != 2 || !u[0].is_number() || !u[1].is_number()) fail("'uniform' expects [low, high]");
     d.kind = Kind::Uniform;
     d.a = u[0].get<double>();
     d.b = u[1].get<double>();

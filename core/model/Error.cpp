@@ -19,8 +19,7 @@ std::string printableText(std::string_view text) {
   return out;
 }
 
-std::string formatInputError(const std::string& file, long line, const std::string& field,
-                             const std::string& what) {
+std::string formatInputError(const std::string& file, long line, const std::string& field, const std::string& what) {
   std::string out = file;
   if (line > 0) out += ":" + std::to_string(line);
   out += ": ";

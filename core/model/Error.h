@@ -24,7 +24,6 @@ std::string printableText(std::string_view text);
 
 // "FILE:LINE: field 'F': expected ..., got ..." (line 0 = no line, e.g. a whole-file problem), its
 // control characters escaped (printableText).
-std::string formatInputError(const std::string& file, long line, const std::string& field,
-                             const std::string& what);
+std::string formatInputError(const std::string& file, long line, const std::string& field, const std::string& what);
 
 }  // namespace kvscope

@@ -22,10 +22,11 @@ const char* kindOf(unsigned mode) {
 void requireRegular(const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0)
-    throw InputError(formatInputError(path, 0, "", errno == ENOENT ? "no such file"
-                                                                   : std::string("cannot open: ") + std::strerror(errno)));
+    throw InputError(formatInputError(
+        path, 0, "", errno == ENOENT ? "no such file" : std::string("cannot open: ") + std::strerror(errno)));
   if (!S_ISREG(st.st_mode))
-    throw InputError(formatInputError(path, 0, "", std::string("is ") + kindOf(st.st_mode) + ", expected a regular file"));
+    throw InputError(
+        formatInputError(path, 0, "", std::string("is ") + kindOf(st.st_mode) + ", expected a regular file"));
 }
 
 std::ifstream open(const std::string& path) {
@@ -42,8 +43,8 @@ std::string readAll(const std::string& path, std::size_t max_bytes) {
   while (in.read(buf, sizeof buf) || in.gcount() > 0) {
     text.append(buf, static_cast<std::size_t>(in.gcount()));
     if (text.size() > max_bytes)
-      throw InputError(formatInputError(path, 0, "", "larger than " + std::to_string(max_bytes >> 20) +
-                                                         " MiB; this input is a small text file"));
+      throw InputError(formatInputError(
+          path, 0, "", "larger than " + std::to_string(max_bytes >> 20) + " MiB; this input is a small text file"));
   }
   if (in.bad()) throw InputError(formatInputError(path, 0, "", std::string("read error: ") + std::strerror(errno)));
   return text;
@@ -59,7 +60,7 @@ bool readLine(std::istream& in, std::string& line, bool* too_long, const std::st
   for (;;) {
     in.getline(chunk, sizeof chunk);
     const auto got = static_cast<std::size_t>(in.gcount());
-    const bool cut = in.fail() && !in.eof() && got == sizeof chunk - 1;  // the line goes on
+    const bool cut = in.fail() && !in.eof() && got == sizeof chunk - 1;           // the line goes on
     const std::size_t text = cut ? got : (got > 0 && !in.eof() ? got - 1 : got);  // without the '\n'
     any |= got > 0;
     const std::size_t room = max_bytes - std::min(max_bytes, line.size());

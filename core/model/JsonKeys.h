@@ -24,7 +24,9 @@ typename J::parser_callback_t rejectDuplicateKeys() {
   auto objects = std::make_shared<std::vector<std::set<std::string>>>();
   return [objects](int, typename J::parse_event_t event, J& parsed) {
     switch (event) {
-      case J::parse_event_t::object_start: objects->emplace_back(); break;
+      case J::parse_event_t::object_start:
+        objects->emplace_back();
+        break;
       case J::parse_event_t::object_end:
         if (!objects->empty()) objects->pop_back();
         break;
@@ -33,7 +35,8 @@ typename J::parser_callback_t rejectDuplicateKeys() {
         if (!objects->empty() && !objects->back().insert(key).second) throw DuplicateJsonKey(key);
         break;
       }
-      default: break;
+      default:
+        break;
     }
     return true;
   };

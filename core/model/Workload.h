@@ -12,16 +12,16 @@
 namespace kvscope {
 
 struct Turn {
-  double offset_s = 0;   // open loop: arrival time relative to the session's start (trace `t`)
-  double think_s = 0;    // closed loop: pause after the previous turn finished (trace `think_time`)
+  double offset_s = 0;  // open loop: arrival time relative to the session's start (trace `t`)
+  double think_s = 0;   // closed loop: pause after the previous turn finished (trace `think_time`)
   std::int32_t output_tokens = 0;
   PromptLayout prompt;
 };
 
 struct Session {
   SessionId id = 0;
-  double start_s = 0;    // arrival of the first turn (before any replay scaling)
-  std::string source;    // file (and sub-agent) it came from, for error messages and the UI
+  double start_s = 0;  // arrival of the first turn (before any replay scaling)
+  std::string source;  // file (and sub-agent) it came from, for error messages and the UI
   std::vector<Turn> turns;
 };
 

@@ -10,7 +10,8 @@ void ActiveSequences::add(RequestId request, WorkerId worker, std::span<const Bl
   w.prefill_tokens += prefill_tokens;
   w.input_tokens += input_tokens;
   ++w.requests;
-  auto it = requests_.emplace(request, Tracked{worker, {hashes.begin(), hashes.end()}, prefill_tokens, input_tokens}).first;
+  auto it =
+      requests_.emplace(request, Tracked{worker, {hashes.begin(), hashes.end()}, prefill_tokens, input_tokens}).first;
   if (counting_) count(it->second, +1);
 }
 

@@ -33,8 +33,8 @@ namespace kvscope {
 class ApproxRadixTree {
  public:
   struct Match {
-    std::int64_t matched = 0;        // elements of the query matched (tree.rs prefix_match's text)
-    WorkerId tenant = kNoWorker;     // the tenant prefix_match returns; kNoWorker for "empty"
+    std::int64_t matched = 0;              // elements of the query matched (tree.rs prefix_match's text)
+    WorkerId tenant = kNoWorker;           // the tenant prefix_match returns; kNoWorker for "empty"
     std::vector<std::int64_t> per_tenant;  // each tenant's own match along that path (for display)
   };
 
@@ -57,9 +57,9 @@ class ApproxRadixTree {
   using Tenants = std::vector<std::pair<WorkerId, std::uint64_t>>;  // in the order they reached it; last access
   struct Node {
     std::uint32_t parent = 0;
-    std::vector<BlockHash> elems;  // the run; empty only for the root and for free nodes
+    std::vector<BlockHash> elems;                            // the run; empty only for the root and for free nodes
     absl::flat_hash_map<BlockHash, std::uint32_t> children;  // by their first element
-    Tenants tenants;               // every element of the run has exactly these
+    Tenants tenants;                                         // every element of the run has exactly these
   };
   static std::uint64_t* accessOf(Node& n, WorkerId t);
   bool alive(std::uint32_t n) const { return n != 0 && !nodes_[n].elems.empty(); }

@@ -143,7 +143,8 @@ void ChainIndex::clearWorker(WorkerId worker) {
   if (!inRange(worker)) return;
   std::vector<NodeId> emptied;
   tree_.forEachNode([&](NodeId n) {
-    if (holders_.remove(tree_.node(n).payload.holders, worker) && tree_.node(n).payload.holders == 0) emptied.push_back(n);
+    if (holders_.remove(tree_.node(n).payload.holders, worker) && tree_.node(n).payload.holders == 0)
+      emptied.push_back(n);
   });
   // Leaves first: erasing a leaf can make its parent one.
   for (NodeId n : emptied) {

@@ -98,7 +98,9 @@ class HolderCodes {
     if (((a | b) & kSpilled) == 0) return a == b || ((a & 0xFFFF) == (b >> 16) && (a >> 16) == (b & 0xFFFF));
     return set(a) == set(b);
   }
-  std::size_t memoryBytes() const { return sets_.capacity() * sizeof(WorkerSet) + free_.capacity() * sizeof(std::uint32_t); }
+  std::size_t memoryBytes() const {
+    return sets_.capacity() * sizeof(WorkerSet) + free_.capacity() * sizeof(std::uint32_t);
+  }
 
  private:
   std::uint32_t spill() {

@@ -14,21 +14,28 @@ class Checker {
   void range(const char* field, std::int64_t value, std::int64_t min, std::int64_t max, const char* what_max) {
     if (error_) return;
     if (value < min)
-      error_ = std::string(field) + ": " + std::to_string(value) + (min == 0 ? " is negative" : " is below " + std::to_string(min));
+      error_ = std::string(field) + ": " + std::to_string(value) +
+               (min == 0 ? " is negative" : " is below " + std::to_string(min));
     else if (value > max)
-      error_ = std::string(field) + ": " + std::to_string(value) + " is over " + what_max + " (" + std::to_string(max) + ")";
+      error_ =
+          std::string(field) + ": " + std::to_string(value) + " is over " + what_max + " (" + std::to_string(max) + ")";
   }
   // Tokens a worker holds or moves: within its KV pool.
   void tokens(const char* field, std::int64_t value, WorkerId worker) {
     const std::int64_t capacity = capacityOf(worker);
-    range(field, value, 0, capacity, capacity == limits_.max_tokens ? "the most tokens a request may have" : "the worker's KV capacity");
+    range(field, value, 0, capacity,
+          capacity == limits_.max_tokens ? "the most tokens a request may have" : "the worker's KV capacity");
   }
   void requestTokens(const char* field, std::int64_t value) {
     range(field, value, 0, limits_.max_tokens, "the most tokens a request may have");
   }
-  void time(const char* field, SimTime value, SimTime min = 0) { range(field, value, min, kMaxObservedTime, "30 days in us"); }
+  void time(const char* field, SimTime value, SimTime min = 0) {
+    range(field, value, min, kMaxObservedTime, "30 days in us");
+  }
   void bytes(const char* field, std::int64_t value) { range(field, value, 0, kMaxObservedBytes, "1 TiB"); }
-  void count(const char* field, std::int64_t value) { range(field, value, 0, kMaxObservedCount, "the most a report may count"); }
+  void count(const char* field, std::int64_t value) {
+    range(field, value, 0, kMaxObservedCount, "the most a report may count");
+  }
   void fail(std::string why) {
     if (!error_) error_ = std::move(why);
   }
@@ -36,7 +43,8 @@ class Checker {
 
  private:
   std::int64_t capacityOf(WorkerId w) const {
-    if (w >= 0 && static_cast<std::size_t>(w) < limits_.kv_capacity.size() && limits_.kv_capacity[static_cast<std::size_t>(w)] > 0)
+    if (w >= 0 && static_cast<std::size_t>(w) < limits_.kv_capacity.size() &&
+        limits_.kv_capacity[static_cast<std::size_t>(w)] > 0)
       return limits_.kv_capacity[static_cast<std::size_t>(w)];
     return limits_.max_tokens;
   }
@@ -78,7 +86,8 @@ std::optional<std::string> checkObservationNumbers(const EventPayload& payload, 
                    c.time("request_done.e2e_us", d.e2e);
                    c.time("request_done.ttft_us", d.ttft, -1);  // -1: no token was produced
                    if (d.ttft > d.e2e)
-                     c.fail("request_done.ttft_us: " + std::to_string(d.ttft) + " is after e2e_us (" + std::to_string(d.e2e) + ")");
+                     c.fail("request_done.ttft_us: " + std::to_string(d.ttft) + " is after e2e_us (" +
+                            std::to_string(d.e2e) + ")");
                  },
                  [](const auto&) {},
              },

@@ -18,7 +18,7 @@ struct ObservationLimits {
 };
 
 inline constexpr SimTime kMaxObservedTime = SimTime{30} * 24 * 3600 * 1'000'000;  // 30 days in us
-inline constexpr std::int64_t kMaxObservedBytes = std::int64_t{1} << 40;       // one transfer: 1 TiB
+inline constexpr std::int64_t kMaxObservedBytes = std::int64_t{1} << 40;          // one transfer: 1 TiB
 inline constexpr std::int32_t kMaxObservedCount = 1'000'000;  // requests aborted, sessions hit at once
 
 // nullopt when every number is in range, else "FIELD: VALUE is ..." (e.g. "admission.tokens: -5 is

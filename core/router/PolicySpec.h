@@ -28,7 +28,7 @@ struct PolicySpec {
   std::string_view description;  // one line
   std::string_view origin;       // whose code it follows, with file and commit where there is one
   bool lower_is_better = true;
-  bool control = false;          // a control arm (load alone, sticky, rotation) in the lab's studies
+  bool control = false;  // a control arm (load alone, sticky, rotation) in the lab's studies
   // The kv-aware family retries its runner-up only within `epsilon` of the best score.
   bool retries_within_epsilon = false;
   // Reads the distinct blocks of the router's active sequences (costly to keep: off unless needed).

@@ -96,7 +96,8 @@ std::size_t PrefixIndex::removed(WorkerId worker, std::span<const BlockHash> has
   return dropped;
 }
 
-bool PrefixIndex::removedSince(WorkerId worker, std::uint64_t since, std::size_t max, std::vector<BlockHash>& out) const {
+bool PrefixIndex::removedSince(WorkerId worker, std::uint64_t since, std::size_t max,
+                               std::vector<BlockHash>& out) const {
   const auto w = static_cast<std::size_t>(worker);
   if (forgotten_[w] > since) return false;
   const std::vector<Removal>& log = removals_[w];
@@ -189,7 +190,8 @@ void PrefixIndex::resume(std::span<const BlockHash> hashes, SessionId session, i
       group.set(w);
       ++group_count;
     } else {
-      others[static_cast<std::size_t>(n_others++)] = static_cast<std::uint64_t>(d) << 16 | static_cast<std::uint64_t>(w);
+      others[static_cast<std::size_t>(n_others++)] =
+          static_cast<std::uint64_t>(d) << 16 | static_cast<std::uint64_t>(w);
     }
   }
   std::sort(others.begin(), others.begin() + n_others);
@@ -225,8 +227,11 @@ void PrefixIndex::resume(std::span<const BlockHash> hashes, SessionId session, i
       offset[static_cast<std::size_t>(w)] = inout.exclusive_blocks[static_cast<std::size_t>(w)] - exclusive;
     }
     if (!group_joined && pos == common) {
-      group.forEach([&](WorkerId w) { offset[static_cast<std::size_t>(w)] = inout.exclusive_blocks[static_cast<std::size_t>(w)] - exclusive; },
-                    words);
+      group.forEach(
+          [&](WorkerId w) {
+            offset[static_cast<std::size_t>(w)] = inout.exclusive_blocks[static_cast<std::size_t>(w)] - exclusive;
+          },
+          words);
       walk.alive.unite(group, words);
       walk.count += group_count;
       group_joined = true;
@@ -246,7 +251,8 @@ void PrefixIndex::resume(std::span<const BlockHash> hashes, SessionId session, i
 }
 
 std::size_t PrefixIndex::memoryBytes() const {
-  return flatTableBytes(map_) + ordinals_.memoryBytes() + holders_.memoryBytes() + own_removal_.capacity() * sizeof(std::uint64_t);
+  return flatTableBytes(map_) + ordinals_.memoryBytes() + holders_.memoryBytes() +
+         own_removal_.capacity() * sizeof(std::uint64_t);
 }
 
 std::size_t PrefixIndex::removalLogBytes() const {

@@ -16,10 +16,14 @@ std::int64_t ProxyBlockCache::proxyBlockTokens(int proxy_block_tokens, int block
 
 void ProxyBlockCache::unlink(Lru& lru, std::uint32_t n) {
   Node& node = lru.nodes[n];
-  if (node.prev != kNone) lru.nodes[node.prev].next = node.next;
-  else lru.oldest = node.next;
-  if (node.next != kNone) lru.nodes[node.next].prev = node.prev;
-  else lru.newest = node.prev;
+  if (node.prev != kNone)
+    lru.nodes[node.prev].next = node.next;
+  else
+    lru.oldest = node.next;
+  if (node.next != kNone)
+    lru.nodes[node.next].prev = node.prev;
+  else
+    lru.newest = node.prev;
   node.prev = node.next = kNone;
 }
 

@@ -7,10 +7,17 @@
 namespace kvscope {
 
 Router::Router(int num_workers, int block_size, const KnobRegistry& knobs, std::uint64_t seed, IndexKind index)
-    : num_workers_(num_workers), block_size_(block_size), knobs_(knobs), policy_(makePolicy("kv-aware")), index_kind_(index),
-      assigned_(static_cast<std::size_t>(num_workers), 0), active_(num_workers),
-      tree_blocks_(static_cast<std::size_t>(num_workers), 0), proxy_cache_(num_workers),
-      proxy_cached_(static_cast<std::size_t>(num_workers), 0), proxy_capacity_(static_cast<std::size_t>(num_workers), 0),
+    : num_workers_(num_workers),
+      block_size_(block_size),
+      knobs_(knobs),
+      policy_(makePolicy("kv-aware")),
+      index_kind_(index),
+      assigned_(static_cast<std::size_t>(num_workers), 0),
+      active_(num_workers),
+      tree_blocks_(static_cast<std::size_t>(num_workers), 0),
+      proxy_cache_(num_workers),
+      proxy_cached_(static_cast<std::size_t>(num_workers), 0),
+      proxy_capacity_(static_cast<std::size_t>(num_workers), 0),
       rng_(seed ^ 0x726f75746572ULL) {
   active_.setCountingBlocks(policy_->readsActiveBlocks());
 }
@@ -48,7 +55,8 @@ void Router::decide(const RouteRequest& request, std::span<const WorkerLoad> loa
   matched_ = {request.id, request.hashes.size(), request.hashes.empty() ? 0 : request.hashes.back(), indexVersion()};
   WorkerId bound = boundWorker(request.session);
   if (bound != kNoWorker && !loads[static_cast<std::size_t>(bound)].alive) bound = kNoWorker;
-  RouteContext ctx{request, loads, match_, block_size_, bound, knobs_, decisions_++, rng_.uniform01(),
+  RouteContext ctx{request,  loads,        match_,         block_size_,
+                   bound,    knobs_,       decisions_++,   rng_.uniform01(),
                    &active_, tree_blocks_, disaggregated_, /*proxy_cached=*/{}};
   if (proxyView()) {
     const int stride = ProxyBlockCache::stride(static_cast<int>(knobs_.getInt(KnobId::ProxyBlockTokens)), block_size_);
@@ -60,10 +68,12 @@ void Router::decide(const RouteRequest& request, std::span<const WorkerLoad> loa
     const long configured = knobs_.getInt(KnobId::ProxyLruBlocks);
     const auto n = std::min<std::size_t>(loads.size(), proxy_cached_.size());
     for (std::size_t w = 0; w < n; ++w) {
-      proxy_capacity_[w] = configured > 0 ? static_cast<std::size_t>(configured)
-                                          : static_cast<std::size_t>(std::max<std::int64_t>(0, loads[w].kv_capacity) / block_tokens);
+      proxy_capacity_[w] =
+          configured > 0 ? static_cast<std::size_t>(configured)
+                         : static_cast<std::size_t>(std::max<std::int64_t>(0, loads[w].kv_capacity) / block_tokens);
       proxy_cached_[w] = std::min<std::int64_t>(
-          request.input_tokens, proxy_cache_.prefixHit(static_cast<WorkerId>(w), request.hashes, stride) * block_tokens);
+          request.input_tokens,
+          proxy_cache_.prefixHit(static_cast<WorkerId>(w), request.hashes, stride) * block_tokens);
     }
     ctx.proxy_cached = std::span<const std::int64_t>(proxy_cached_.data(), n);
   }
@@ -168,7 +178,8 @@ void Router::onChainStored(WorkerId worker, SessionId session, std::span<const B
     return;
   }
   if (worker < 0 || worker >= num_workers_) return;
-  tree_blocks_[static_cast<std::size_t>(worker)] += static_cast<std::int64_t>(chain_.stored(worker, session, path, from));
+  tree_blocks_[static_cast<std::size_t>(worker)] +=
+      static_cast<std::int64_t>(chain_.stored(worker, session, path, from));
 }
 
 void Router::onChainRemoved(WorkerId worker, std::span<const BlockHash> path, std::size_t from) {

@@ -7,14 +7,14 @@
 
 #include <absl/container/flat_hash_map.h>
 
+#include "core/events/KvEventListener.h"
 #include "core/knobs/KnobRegistry.h"
+#include "core/model/Distribution.h"
 #include "core/router/ChainIndex.h"
 #include "core/router/PrefixIndex.h"
 #include "core/router/ProxyBlockCache.h"
 #include "core/router/RoutingPolicy.h"
 #include "core/router/SessionPrefixCache.h"
-#include "core/model/Distribution.h"
-#include "core/events/KvEventListener.h"
 
 namespace kvscope {
 

@@ -25,7 +25,7 @@ struct WorkerLoad {
   std::int64_t ongoing_tokens = 0;          // context tokens of its running + queued requests
   std::int64_t kv_used = 0;
   std::int64_t kv_capacity = 0;
-  std::int32_t assigned_sessions = 0;       // sessions bound to it by the router
+  std::int32_t assigned_sessions = 0;  // sessions bound to it by the router
   std::int32_t pending_seeds = 0;
 };
 
@@ -35,18 +35,18 @@ struct RouteRequest {
   std::int32_t turn = 1;
   std::int32_t input_tokens = 0;
   std::span<const BlockHash> hashes;  // the prompt's blocks in the router's block size
-  SimTime now = 0;                     // when it is routed (the approximate tree's clock)
+  SimTime now = 0;                    // when it is routed (the approximate tree's clock)
 };
 
 struct RouteContext {
   const RouteRequest& request;
-  std::span<const WorkerLoad> workers;   // indexed by WorkerId
-  const PrefixIndex::Match& match;       // computed once per decision by the router
+  std::span<const WorkerLoad> workers;  // indexed by WorkerId
+  const PrefixIndex::Match& match;      // computed once per decision by the router
   int block_size = 24;
-  WorkerId bound_worker = kNoWorker;     // the session's sticky binding (affinity); kNoWorker if fresh
+  WorkerId bound_worker = kNoWorker;  // the session's sticky binding (affinity); kNoWorker if fresh
   const KnobRegistry& knobs;
-  std::uint64_t decision_index = 0;      // how many decisions the router made before this one
-  double uniform = 0.0;                  // a uniform draw in [0, 1) for stochastic policies
+  std::uint64_t decision_index = 0;  // how many decisions the router made before this one
+  double uniform = 0.0;              // a uniform draw in [0, 1) for stochastic policies
   // The router's own view (Dynamo's ActiveSequences): requests it routed and has not seen finish.
   const ActiveSequences* active = nullptr;
   std::span<const std::int64_t> tree_blocks;  // blocks the prefix index holds per worker (Dynamo's tree size)
@@ -90,7 +90,8 @@ class RoutingPolicy {
     thread_local std::vector<CandidateScore> sorted;
     order.resize(candidates.size());
     for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<std::uint16_t>(i);
-    std::sort(order.begin(), order.end(), [&](std::uint16_t a, std::uint16_t b) { return less(candidates[a], candidates[b]); });
+    std::sort(order.begin(), order.end(),
+              [&](std::uint16_t a, std::uint16_t b) { return less(candidates[a], candidates[b]); });
     sorted.resize(candidates.size());
     for (std::size_t i = 0; i < order.size(); ++i) sorted[i] = candidates[order[i]];
     candidates.swap(sorted);

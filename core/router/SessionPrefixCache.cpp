@@ -68,7 +68,8 @@ void SessionPrefixCache::stored(WorkerId worker, SessionId session, std::span<co
     return;
   }
   // Stored by the session itself, each block is now its own unless another session stored it too.
-  const auto shared = std::lower_bound(shared_at.begin(), shared_at.end(), static_cast<std::uint32_t>(k)) - shared_at.begin();
+  const auto shared =
+      std::lower_bound(shared_at.begin(), shared_at.end(), static_cast<std::uint32_t>(k)) - shared_at.begin();
   const Depth deeper{worker, length, own_before + static_cast<std::int32_t>(k) - static_cast<std::int32_t>(shared),
                      st.fingerprint};
   if (other) {
@@ -99,7 +100,8 @@ void SessionPrefixCache::save(const PrefixIndex::Match& m, int n, State& st) con
   for (int w = 0; w < n; ++w) {
     const auto i = static_cast<std::size_t>(w);
     if (m.prefix_blocks[i] != p || m.exclusive_blocks[i] != e)
-      st.others.push_back({w, m.prefix_blocks[i], m.exclusive_blocks[i], prints_[static_cast<std::size_t>(m.prefix_blocks[i])]});
+      st.others.push_back(
+          {w, m.prefix_blocks[i], m.exclusive_blocks[i], prints_[static_cast<std::size_t>(m.prefix_blocks[i])]});
   }
   if (st.others.capacity() > 2 * st.others.size() + 8) st.others.shrink_to_fit();
 }

@@ -60,10 +60,10 @@ class SessionPrefixCache {
   void clear() { states_.clear(); }
 
   std::size_t size() const { return states_.size(); }
-  std::uint64_t resumed() const { return resumed_; }    // decisions that continued a session's state
+  std::uint64_t resumed() const { return resumed_; }  // decisions that continued a session's state
   std::uint64_t recomputed() const { return recomputed_; }
-  std::uint64_t deepened() const { return deepened_; }          // stores that deepened a state
-  std::uint64_t stampCleared() const { return stamp_cleared_; } // removed-from workers cleared by the stamps alone
+  std::uint64_t deepened() const { return deepened_; }           // stores that deepened a state
+  std::uint64_t stampCleared() const { return stamp_cleared_; }  // removed-from workers cleared by the stamps alone
 
  private:
   // A worker whose depth differs from the state's common one; `print` is the chain's fingerprint up
@@ -75,13 +75,13 @@ class SessionPrefixCache {
     std::uint64_t print = 0;
   };
   struct State {
-    std::uint32_t length = 0;      // blocks in the chain of the last decision
-    std::int32_t workers = 0;      // the cluster's size then
-    BlockHash last = 0;            // its last block's hash
-    std::uint64_t fingerprint = 0; // of the whole chain (Prints below)
-    std::uint64_t tick = 0;        // the index's removal tick when it was taken
-    std::uint64_t used = 0;        // decision counter, for dropping the least recently routed
-    std::int32_t common_prefix = 0;     // the depth most workers had
+    std::uint32_t length = 0;        // blocks in the chain of the last decision
+    std::int32_t workers = 0;        // the cluster's size then
+    BlockHash last = 0;              // its last block's hash
+    std::uint64_t fingerprint = 0;   // of the whole chain (Prints below)
+    std::uint64_t tick = 0;          // the index's removal tick when it was taken
+    std::uint64_t used = 0;          // decision counter, for dropping the least recently routed
+    std::int32_t common_prefix = 0;  // the depth most workers had
     std::int32_t common_exclusive = 0;
     std::uint64_t common_print = 0;
     std::int32_t first_foreign = PrefixIndex::kNoForeign;  // Match::first_foreign

@@ -18,7 +18,8 @@ namespace kvscope {
 
 namespace {
 std::int64_t steadyNs() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
 }
 
 // Freed memory goes back to the system (glibc keeps it in its arenas otherwise).
@@ -40,7 +41,8 @@ const LiveClusterSpec& checked(const LiveClusterSpec& spec) {
     for (const WorkerInfo& w : *list)
       if (w.name.empty() || !names.insert(w.name).second)
         throw InputError("cluster: worker name '" + w.name + "' is empty or given twice");
-  if (spec.block_size <= 0) throw InputError("cluster: block_size must be positive, got " + std::to_string(spec.block_size));
+  if (spec.block_size <= 0)
+    throw InputError("cluster: block_size must be positive, got " + std::to_string(spec.block_size));
   if (!makePolicy(spec.policy)) throw InputError("cluster: unknown policy '" + spec.policy + "'");
   return spec;
 }
@@ -170,13 +172,15 @@ LiveRouter::RouteResult LiveRouter::route(const RouteInput& in) {
     for (std::size_t w = 0; w < loads_.size(); ++w) decide_loads_[w].alive &= offered[w];
   }
   RouteResult out;
-  const RouteRequest request{in.request, in.session, in.turn, static_cast<std::int32_t>(std::min<std::int64_t>(in.input_tokens, INT32_MAX)),
-                             in.hashes};
+  const RouteRequest request{in.request, in.session, in.turn,
+                             static_cast<std::int32_t>(std::min<std::int64_t>(in.input_tokens, INT32_MAX)), in.hashes};
   router_.decide(request, decide_loads_, out.decision);
   const WorkerId chosen = out.decision.chosen;
   if (chosen != kNoWorker) {
     // The simulator's path rule (AdmissionFlow::choosePath), with what the cluster reported.
-    const std::int64_t cached = static_cast<std::int64_t>(router_.lastMatch().prefix_blocks[static_cast<std::size_t>(chosen)]) * spec_.block_size;
+    const std::int64_t cached =
+        static_cast<std::int64_t>(router_.lastMatch().prefix_blocks[static_cast<std::size_t>(chosen)]) *
+        spec_.block_size;
     const auto resident = resident_.find(in.session);
     if (in.turn < knobs_.getInt(KnobId::SeedMinTurnId))
       out.path = RoutePath::Transient;
@@ -191,7 +195,8 @@ LiveRouter::RouteResult LiveRouter::route(const RouteInput& in) {
     }
     router_.bind(in.session, chosen);
     router_.track(in.request, chosen, in.hashes, in.input_tokens);
-    in_flight_[in.request] = InFlight{chosen, Stage::Routed, out.path == RoutePath::Seed || out.path == RoutePath::Reseed};
+    in_flight_[in.request] =
+        InFlight{chosen, Stage::Routed, out.path == RoutePath::Seed || out.path == RoutePath::Reseed};
     unreported_.routed(in.request, chosen, now(), in.hashes.size());
     ++loads_[static_cast<std::size_t>(chosen)].load.queued;
   }
@@ -212,7 +217,8 @@ void LiveRouter::setResidentLocked(SessionId session, WorkerId worker) {
 bool LiveRouter::checkWorker(WorkerId w, const char* field, std::string* error) const {
   if (w >= 0 && w < static_cast<WorkerId>(loads_.size())) return true;
   if (error)
-    *error = std::string(field) + ": " + std::to_string(w) + " is not a decode worker (0.." + std::to_string(loads_.size() - 1) + ")";
+    *error = std::string(field) + ": " + std::to_string(w) + " is not a decode worker (0.." +
+             std::to_string(loads_.size() - 1) + ")";
   return false;
 }
 
@@ -228,17 +234,29 @@ bool LiveRouter::observe(EventPayload payload, std::string* error) {
   const bool ok = std::visit(
       Overloaded{
           [&](const Admission& a) { return a.worker == kNoWorker || checkWorker(a.worker, "admission.worker", error); },
-          [&](const SeedStarted& s) { return prefillOk(s.prefill, "seed.prefill") && checkWorker(s.worker, "seed.worker", error); },
-          [&](const TransferStarted& t) { return prefillOk(t.prefill, "transfer_start.prefill") && checkWorker(t.worker, "transfer_start.worker", error); },
-          [&](const TransferFinished& t) { return prefillOk(t.prefill, "transfer_end.prefill") && checkWorker(t.worker, "transfer_end.worker", error); },
+          [&](const SeedStarted& s) {
+            return prefillOk(s.prefill, "seed.prefill") && checkWorker(s.worker, "seed.worker", error);
+          },
+          [&](const TransferStarted& t) {
+            return prefillOk(t.prefill, "transfer_start.prefill") &&
+                   checkWorker(t.worker, "transfer_start.worker", error);
+          },
+          [&](const TransferFinished& t) {
+            return prefillOk(t.prefill, "transfer_end.prefill") && checkWorker(t.worker, "transfer_end.worker", error);
+          },
           [&](const Eviction& e) { return checkWorker(e.worker, "eviction.worker", error); },
-          [&](const LinkHealth& l) { return prefillOk(l.prefill, "link.prefill") && checkWorker(l.worker, "link.worker", error); },
+          [&](const LinkHealth& l) {
+            return prefillOk(l.prefill, "link.prefill") && checkWorker(l.worker, "link.worker", error);
+          },
           [&](const WorkerCrashed& c) { return checkWorker(c.worker, "crash.worker", error); },
           [&](const WorkerRestarted& r) { return checkWorker(r.worker, "restart.worker", error); },
           [&](const Correction& c) { return checkWorker(c.worker, "correction.worker", error); },
-          [&](const RequestDone& d) { return d.worker == kNoWorker || checkWorker(d.worker, "request_done.worker", error); },
+          [&](const RequestDone& d) {
+            return d.worker == kNoWorker || checkWorker(d.worker, "request_done.worker", error);
+          },
           [&](const auto&) {
-            return fail(std::string("event: a ") + eventKindName(payload) + " event is KVScope's own, not an observation");
+            return fail(std::string("event: a ") + eventKindName(payload) +
+                        " event is KVScope's own, not an observation");
           },
       },
       payload);
@@ -269,7 +287,8 @@ void LiveRouter::applyLocked(const EventPayload& payload) {
                    if (a.result != AdmissionResult::Admitted) {
                      // Refused: the session is not there after all; the router will route it again.
                      if (a.worker != kNoWorker && router_.boundWorker(a.session) == a.worker) router_.unbind(a.session);
-                     if (resident_.contains(a.session) && resident_[a.session] == a.worker) setResidentLocked(a.session, kNoWorker);
+                     if (resident_.contains(a.session) && resident_[a.session] == a.worker)
+                       setResidentLocked(a.session, kNoWorker);
                      finishRequestLocked(a.request);
                      return;
                    }
@@ -314,7 +333,8 @@ void LiveRouter::applyLocked(const EventPayload& payload) {
              payload);
 }
 
-bool LiveRouter::blocksStored(WorkerId worker, SessionId session, std::span<const BlockHash> hashes, std::string* error) {
+bool LiveRouter::blocksStored(WorkerId worker, SessionId session, std::span<const BlockHash> hashes,
+                              std::string* error) {
   if (!checkWorker(worker, "blocks_stored.worker", error)) return false;
   std::lock_guard lock(mutex_);
   Load& l = loads_[static_cast<std::size_t>(worker)];
@@ -357,7 +377,7 @@ bool LiveRouter::blocksRemoved(WorkerId worker, std::span<const BlockHash> hashe
 void LiveRouter::publishSnapshot() {
   std::lock_guard lock(mutex_);
   if (stopped_) return;
-  forgetUnreportedLocked();              // also when no request comes
+  forgetUnreportedLocked();  // also when no request comes
   if (!standalone_) return;  // in a live cluster, the cluster's snapshots hold the gauges
   Snapshot s;
   for (std::size_t w = 0; w < loads_.size(); ++w) {
@@ -392,10 +412,10 @@ LiveRouter::UnreportedCounts LiveRouter::unreportedCounts() const {
 
 void LiveRouter::forgetUnreportedLocked() {
   const SimTime t = now();
-  const UnreportedRequests::Limits limits{
-      secondsToTime(knobs_.get(KnobId::UnreportedExpiryS)), static_cast<std::size_t>(knobs_.getInt(KnobId::MaxTrackedRequests)),
-      static_cast<std::size_t>(knobs_.getInt(KnobId::MaxTrackedPerWorker)),
-      static_cast<std::size_t>(knobs_.getInt(KnobId::MaxTrackedBlockHashes))};
+  const UnreportedRequests::Limits limits{secondsToTime(knobs_.get(KnobId::UnreportedExpiryS)),
+                                          static_cast<std::size_t>(knobs_.getInt(KnobId::MaxTrackedRequests)),
+                                          static_cast<std::size_t>(knobs_.getInt(KnobId::MaxTrackedPerWorker)),
+                                          static_cast<std::size_t>(knobs_.getInt(KnobId::MaxTrackedBlockHashes))};
   const std::vector<UnreportedRequests::Due> due = unreported_.due(t, limits);
   for (const auto& d : due) {
     finishRequestLocked(d.request);
@@ -407,7 +427,8 @@ void LiveRouter::forgetUnreportedLocked() {
   const auto cap = static_cast<std::size_t>(knobs_.getInt(KnobId::MaxTrackedSessions));
   if (t >= next_idle_sweep_ || session_seen_.size() > cap) {
     const double idle_s = knobs_.get(KnobId::SessionIdleS);
-    next_idle_sweep_ = t + secondsToTime(std::min(5.0, idle_s / 2));  // a session is forgotten within 1.5x its idle time
+    next_idle_sweep_ =
+        t + secondsToTime(std::min(5.0, idle_s / 2));  // a session is forgotten within 1.5x its idle time
     SimTime cutoff = t - secondsToTime(idle_s);
     if (session_seen_.size() > cap) {
       std::vector<SimTime> seen;

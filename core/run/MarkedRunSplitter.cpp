@@ -60,10 +60,12 @@ void MarkedRunSplitter::onEvent(const Event& e) {
     return;
   }
   if (const auto* k = std::get_if<KnobChanged>(&e.payload)) {
-    auto it = std::find_if(session_.knobs.begin(), session_.knobs.end(),
-                           [&](const auto& kv) { return kv.first == k->name; });
-    if (it != session_.knobs.end()) it->second = k->new_value;
-    else session_.knobs.emplace_back(k->name, k->new_value);
+    auto it =
+        std::find_if(session_.knobs.begin(), session_.knobs.end(), [&](const auto& kv) { return kv.first == k->name; });
+    if (it != session_.knobs.end())
+      it->second = k->new_value;
+    else
+      session_.knobs.emplace_back(k->name, k->new_value);
   } else if (const auto* p = std::get_if<PolicyChanged>(&e.payload)) {
     session_.policy = p->new_policy;
   } else if (const auto* s = std::get_if<Snapshot>(&e.payload)) {

@@ -17,11 +17,11 @@
 namespace kvscope {
 
 struct MarkedRun {
-  RunMarked start;           // index, name, parameters, who started it
-  std::string ended_by;      // who ended it (kRunEndedBySession when the session stopped first)
-  SimTime session_start = 0; // where the run sits in the session, microseconds
+  RunMarked start;            // index, name, parameters, who started it
+  std::string ended_by;       // who ended it (kRunEndedBySession when the session stopped first)
+  SimTime session_start = 0;  // where the run sits in the session, microseconds
   SimTime session_end = 0;
-  RunSummary summary;        // scenario = the run's name; diagnosis filled in
+  RunSummary summary;  // scenario = the run's name; diagnosis filled in
 };
 
 class MarkedRunSplitter : public EventSink {
@@ -46,7 +46,7 @@ class MarkedRunSplitter : public EventSink {
   void forward(SimTime session_time, EventPayload payload);
 
   Hooks hooks_;
-  RunStarted session_;             // kept current: policy, knobs
+  RunStarted session_;                // kept current: policy, knobs
   std::optional<Snapshot> snapshot_;  // the newest, to open a run with its gauges known
   std::optional<RunMarked> open_start_;
   SimTime run_t0_ = 0;

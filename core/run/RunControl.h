@@ -2,15 +2,16 @@
 // What an operator can do to a run, whatever drives it (an embedded simulation, a recording in
 // replay): change knobs and policy, pause, resume, change speed, seek. Calls come from any thread;
 // results are reported through callbacks, never by blocking the caller. `author` names who made
-// a change (and, for a remote call, where it came from: ChangeAuthor.h); every change that takes effect appears in the run's event stream with it
-// (KnobChanged, PolicyChanged, RunControlChanged), a call that changes nothing adds no event.
+// a change (and, for a remote call, where it came from: ChangeAuthor.h); every change that takes effect appears in the
+// run's event stream with it (KnobChanged, PolicyChanged, RunControlChanged), a call that changes nothing adds no
+// event.
 #include <functional>
 #include <map>
 #include <string>
 
 #include "core/knobs/KnobRegistry.h"
-#include "core/run/RunMarkBook.h"
 #include "core/model/Ids.h"
+#include "core/run/RunMarkBook.h"
 
 namespace kvscope {
 

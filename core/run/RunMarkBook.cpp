@@ -23,8 +23,7 @@ std::string text(const Parts&... parts) {
 }  // namespace
 
 bool isRunNameChar(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' ||
-         c == '.';
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '.';
 }
 
 RunMarked runEnd(const RunMarked& start, ChangeAuthor author) {

@@ -36,8 +36,8 @@ struct RunMarkRequest {
 };
 
 struct RunMarkResult {
-  std::vector<RunMarked> marks;  // what entered the stream, in order
-  std::string error;             // why nothing did; empty on success
+  std::vector<RunMarked> marks;     // what entered the stream, in order
+  std::string error;                // why nothing did; empty on success
   bool preconditionFailed = false;  // the request was well formed but the session's state refused it
 };
 

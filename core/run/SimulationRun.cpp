@@ -45,8 +45,9 @@ PreparedRun prepareRun(Scenario scenario, const SimulationOptions& options) {
   if (options.max_inflight_sessions) scenario.workload.max_inflight_sessions = *options.max_inflight_sessions;
   if (options.wall_deadline_s) scenario.workload.wall_deadline_s = *options.wall_deadline_s;
   if (scenario.workload.max_inflight_sessions > 0 && scenario.workload.dispatch == Dispatch::Open)
-    throw InputError("--max-inflight-sessions: caps sessions, whose turns the open dispatch does not sequence; use "
-                     "--dispatch closed, tracets, thinktime or burst");
+    throw InputError(
+        "--max-inflight-sessions: caps sessions, whose turns the open dispatch does not sequence; use "
+        "--dispatch closed, tracets, thinktime or burst");
   return PreparedRun{std::move(scenario), std::move(workload)};
 }
 

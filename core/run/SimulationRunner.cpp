@@ -68,8 +68,10 @@ void SimulationRunner::waitFinished() {
 
 void SimulationRunner::post(std::function<void(ClusterSimulator&)> fn) {
   std::lock_guard lock(mutex_);
-  if (finished_) fn(*sim_);  // the simulation thread has exited: nothing else touches the simulator
-  else commands_.push_back(std::move(fn));
+  if (finished_)
+    fn(*sim_);  // the simulation thread has exited: nothing else touches the simulator
+  else
+    commands_.push_back(std::move(fn));
   wake_.notify_all();
 }
 
@@ -86,10 +88,12 @@ void SimulationRunner::setPolicy(std::string name, ChangeAuthor author, Done don
   });
 }
 
-std::future<KnobRegistry::Result> SimulationRunner::applyKnobs(std::map<std::string, double> changes, ChangeAuthor author) {
+std::future<KnobRegistry::Result> SimulationRunner::applyKnobs(std::map<std::string, double> changes,
+                                                               ChangeAuthor author) {
   auto promise = std::make_shared<std::promise<KnobRegistry::Result>>();
   auto future = promise->get_future();
-  applyKnobs(std::move(changes), std::move(author), [promise](KnobRegistry::Result r) { promise->set_value(std::move(r)); });
+  applyKnobs(std::move(changes), std::move(author),
+             [promise](KnobRegistry::Result r) { promise->set_value(std::move(r)); });
   return future;
 }
 
@@ -103,10 +107,9 @@ std::future<bool> SimulationRunner::setPolicy(std::string name, ChangeAuthor aut
 void SimulationRunner::announce(RunAction action, ChangeAuthor author) {
   if (finished_) return;  // nothing runs any more: there is nothing to pause, resume or pace
   // Published by the simulation thread, between events, so it is ordered with the run's own events.
-  commands_.push_back([change = RunControlChanged{action, speed_.load(), 0, std::move(author.who), std::move(author.origin)}](
-                           ClusterSimulator& sim) {
-    sim.publishRunControl(change);
-  });
+  commands_.push_back(
+      [change = RunControlChanged{action, speed_.load(), 0, std::move(author.who), std::move(author.origin)}](
+          ClusterSimulator& sim) { sim.publishRunControl(change); });
 }
 
 bool SimulationRunner::seek(SimTime, ChangeAuthor, std::string* error) {

@@ -24,12 +24,12 @@ class SimulationRunner : public RunControl {
   SimulationRunner(Scenario scenario, Workload workload, std::vector<EventSink*> sinks);
   ~SimulationRunner();  // stops and joins
 
-  void start(double speed = 0);           // 0 = as fast as possible
-  void pause(ChangeAuthor author) override;   // returns once the simulation thread has stopped between events
+  void start(double speed = 0);              // 0 = as fast as possible
+  void pause(ChangeAuthor author) override;  // returns once the simulation thread has stopped between events
   void resume(ChangeAuthor author) override;
-  void step();                            // while paused: process exactly one event
+  void step();                                                // while paused: process exactly one event
   void setSpeed(double speed, ChangeAuthor author) override;  // 0 = as fast as possible
-  void stop();                            // ends the run early (RunFinished{completed=false})
+  void stop();                                                // ends the run early (RunFinished{completed=false})
   void waitFinished();
 
   bool paused() const override { return paused_.load(); }

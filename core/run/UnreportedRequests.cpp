@@ -57,7 +57,8 @@ std::vector<UnreportedRequests::Due> UnreportedRequests::due(SimTime now, const 
   while (live_.size() > limits.max_requests || hashes_ > limits.max_hashes) {
     std::size_t oldest = order_.size();
     for (std::size_t w = 0; w < order_.size(); ++w)
-      if (!order_[w].empty() && (oldest == order_.size() || order_[w].front().at < order_[oldest].front().at)) oldest = w;
+      if (!order_[w].empty() && (oldest == order_.size() || order_[w].front().at < order_[oldest].front().at))
+        oldest = w;
     if (oldest == order_.size()) break;
     take(oldest);
   }

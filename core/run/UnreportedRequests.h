@@ -18,10 +18,10 @@ namespace kvscope {
 class UnreportedRequests {
  public:
   struct Limits {
-    SimTime expiry = 0;               // a request routed this long ago without a report is forgotten
-    std::size_t max_requests = 0;     // tracked requests overall
-    std::size_t max_per_worker = 0;   // tracked requests per worker
-    std::size_t max_hashes = 0;       // block hashes the tracked requests hold, overall
+    SimTime expiry = 0;              // a request routed this long ago without a report is forgotten
+    std::size_t max_requests = 0;    // tracked requests overall
+    std::size_t max_per_worker = 0;  // tracked requests per worker
+    std::size_t max_hashes = 0;      // block hashes the tracked requests hold, overall
   };
   struct Due {
     RequestId request;

@@ -34,7 +34,9 @@ class FutureSink : public EventSink {
     summary_.onEvent(e);
     if (const auto* s = std::get_if<Snapshot>(&e.payload)) {
       for (const WorkerGauges& g : s->workers) {
-        if (g.worker < 0 || static_cast<std::size_t>(g.worker) >= slot_.size() || slot_[static_cast<std::size_t>(g.worker)] < 0) continue;
+        if (g.worker < 0 || static_cast<std::size_t>(g.worker) >= slot_.size() ||
+            slot_[static_cast<std::size_t>(g.worker)] < 0)
+          continue;
         const auto k = static_cast<std::size_t>(slot_[static_cast<std::size_t>(g.worker)]);
         if (g.kv_capacity > 0)
           out_.kv[k].add(e.time, static_cast<double>(g.kv_used) / static_cast<double>(g.kv_capacity),

@@ -36,9 +36,9 @@ struct WhatIfFuture {
   std::vector<std::string> workers;  // decode workers, in run order
   std::vector<MinMaxSeries> kv;      // per decode worker: KV use (fraction of capacity)
   std::vector<MinMaxSeries> sessions;
-  MinMaxSeries ttft, e2e;            // finished requests (seconds)
-  RunSummary horizon;                // requests, bindings, evictions of [now, now + horizon] only
-  std::string error;                 // the change was refused (then the future is empty)
+  MinMaxSeries ttft, e2e;  // finished requests (seconds)
+  RunSummary horizon;      // requests, bindings, evictions of [now, now + horizon] only
+  std::string error;       // the change was refused (then the future is empty)
 };
 
 struct WhatIfResult {
@@ -54,7 +54,8 @@ class WhatIfPreview {
   WhatIfPreview(const PreparedRun& run, std::vector<ControlStep> history);
 
   // Blocks for both branches (two threads); `cancel` set by another thread stops early.
-  WhatIfResult run(SimTime now, SimTime horizon, const ControlStep& change, const std::atomic<bool>* cancel = nullptr) const;
+  WhatIfResult run(SimTime now, SimTime horizon, const ControlStep& change,
+                   const std::atomic<bool>* cancel = nullptr) const;
 
  private:
   WhatIfFuture branch(SimTime now, SimTime horizon, const ControlStep* change, const std::atomic<bool>* cancel) const;

@@ -14,10 +14,12 @@ Workload buildWorkload(const Scenario& scenario, std::uint64_t seed, const std::
     Workload w = SyntheticAgenticGenerator::generate(spec.synthetic, seed);
     // A session whose first turn is already over max_context_tokens has no request; when none has
     // one, the run would be empty: said, not run silently.
-    const bool any = std::any_of(w.sessions.begin(), w.sessions.end(), [](const Session& s) { return !s.turns.empty(); });
+    const bool any =
+        std::any_of(w.sessions.begin(), w.sessions.end(), [](const Session& s) { return !s.turns.empty(); });
     if (!any && spec.synthetic.sessions > 0)
-      throw InputError(scenario.name + ": workload: no session has a request: every first turn (boilerplate_tokens + "
-                                       "first_turn_tokens) is longer than max_context_tokens (" +
+      throw InputError(scenario.name +
+                       ": workload: no session has a request: every first turn (boilerplate_tokens + "
+                       "first_turn_tokens) is longer than max_context_tokens (" +
                        std::to_string(spec.synthetic.max_context_tokens) + ")");
     return w;
   }

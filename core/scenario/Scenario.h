@@ -34,14 +34,14 @@ inline constexpr const char* kDispatchNames = "open, closed, tracets, thinktime 
 struct WorkloadSpec {
   enum class Kind { Synthetic, Trace } kind = Kind::Synthetic;
   SyntheticAgenticSpec synthetic;
-  std::string trace_path;           // file or directory (relative paths: to the scenario file)
+  std::string trace_path;  // file or directory (relative paths: to the scenario file)
   bool lenient = false;
   Dispatch dispatch = Dispatch::Closed;
-  double time_scale = 1.0;          // trace times (arrivals, turn offsets) are multiplied by this
-  long max_inflight_sessions = 0;   // sessions in flight at once, the rest wait in start order (0 = no cap)
-  double wall_deadline_s = 0;       // requests not done by then fail and the run ends (0 = none)
+  double time_scale = 1.0;            // trace times (arrivals, turn offsets) are multiplied by this
+  long max_inflight_sessions = 0;     // sessions in flight at once, the rest wait in start order (0 = no cap)
+  double wall_deadline_s = 0;         // requests not done by then fail and the run ends (0 = none)
   double session_start_window_s = 0;  // closed loop traces: sessions start spread over this window
-  long max_sessions = 0;            // 0 = all sessions of the trace
+  long max_sessions = 0;              // 0 = all sessions of the trace
 };
 
 struct Scenario {

@@ -5,14 +5,14 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/model/InputFile.h"
-#include "core/model/Error.h"
-#include "core/model/JsonKeys.h"
 #include "core/knobs/KnobRegistry.h"
+#include "core/model/Error.h"
+#include "core/model/InputFile.h"
+#include "core/model/JsonKeys.h"
+#include "core/model/ResourceDir.h"
 #include "core/router/PolicyRegistry.h"
 #include "core/router/RoutingPolicy.h"
 #include "core/scenario/Scenario.h"
-#include "core/model/ResourceDir.h"
 
 namespace kvscope {
 
@@ -42,8 +42,9 @@ std::string profilePath(const std::string& scenario_file, const std::string& val
   for (const auto& part : given) climbs = climbs || part == "..";
   if (climbs)
     throw InputError(formatInputError(scenario_file, 0, "profile",
-                                      "'" + value + "' leaves the scenario's folder; give a bundled profile's name "
-                                      "(h200, h20) or a path below the scenario file's folder"));
+                                      "'" + value +
+                                          "' leaves the scenario's folder; give a bundled profile's name "
+                                          "(h200, h20) or a path below the scenario file's folder"));
   return (fs::path(scenario_file).parent_path() / given).string();
 }
 
@@ -63,7 +64,8 @@ struct Fields {
     const auto& v = obj[key];
     if (!v.is_number()) fail(key, "expected a number, got " + v.dump());
     const double d = v.get<double>();
-    if (d < lo || d > hi) fail(key, "expected a value in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got " + v.dump());
+    if (d < lo || d > hi)
+      fail(key, "expected a value in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got " + v.dump());
     return d;
   }
   std::string text(const char* key, const std::string& def) const {
@@ -129,17 +131,29 @@ HardwareProfile HardwareProfile::load(const std::string& name_or_path) {
   std::string path = name_or_path;
   if (path.find('/') == std::string::npos && path.find(".json") == std::string::npos)
     path = (fs::path(Scenario::scenarioDir()).parent_path() / "profiles" / (name_or_path + ".json")).string();
-  if (!fs::exists(path)) throw InputError(formatInputError(path, 0, "profile", "no such hardware profile (bundled: h200, h20)"));
+  if (!fs::exists(path))
+    throw InputError(formatInputError(path, 0, "profile", "no such hardware profile (bundled: h200, h20)"));
   const json j = readJsonFile(path);
   if (!j.is_object()) throw InputError(formatInputError(path, 0, "", "expected a JSON object"));
   Fields f{path, j, ""};
   // Every constant must be stated (with its source, in a comment): a typo must not silently fall
   // back to a default and change the run.
-  static constexpr const char* kKeys[] = {
-      "name", "kv_bytes_per_token", "decode_kv_pool_tokens", "prefill_kv_pool_tokens", "prefill_tokens_per_s",
-      "prefill_overhead_s", "prefill_per_context_token_s", "decode_iteration_base_s", "decode_iteration_per_request_s",
-      "decode_iteration_per_context_token_s", "chunked_prefill_tokens", "max_running_requests",
-      "link_bandwidth_bytes_per_s", "link_probe_interval_s", "admission_rpc_s", "worker_restart_s"};
+  static constexpr const char* kKeys[] = {"name",
+                                          "kv_bytes_per_token",
+                                          "decode_kv_pool_tokens",
+                                          "prefill_kv_pool_tokens",
+                                          "prefill_tokens_per_s",
+                                          "prefill_overhead_s",
+                                          "prefill_per_context_token_s",
+                                          "decode_iteration_base_s",
+                                          "decode_iteration_per_request_s",
+                                          "decode_iteration_per_context_token_s",
+                                          "chunked_prefill_tokens",
+                                          "max_running_requests",
+                                          "link_bandwidth_bytes_per_s",
+                                          "link_probe_interval_s",
+                                          "admission_rpc_s",
+                                          "worker_restart_s"};
   // "calibration": what `kvscope-cli calibrate profile` fitted and how well (read by people, not here).
   for (const auto& [key, value] : j.items()) {
     if (key == "calibration") {
@@ -155,12 +169,14 @@ HardwareProfile HardwareProfile::load(const std::string& name_or_path) {
   p.name = f.text("name", name_or_path);
   p.kv_bytes_per_token = f.number("kv_bytes_per_token", p.kv_bytes_per_token, 1, 1e9);
   p.decode_kv_pool_tokens = static_cast<long>(f.number("decode_kv_pool_tokens", p.decode_kv_pool_tokens, 1000, 1e10));
-  p.prefill_kv_pool_tokens = static_cast<long>(f.number("prefill_kv_pool_tokens", p.prefill_kv_pool_tokens, 1000, 1e10));
+  p.prefill_kv_pool_tokens =
+      static_cast<long>(f.number("prefill_kv_pool_tokens", p.prefill_kv_pool_tokens, 1000, 1e10));
   p.prefill_tokens_per_s = f.number("prefill_tokens_per_s", p.prefill_tokens_per_s, 1, 1e9);
   p.prefill_overhead_s = f.number("prefill_overhead_s", p.prefill_overhead_s, 0, 60);
   p.prefill_per_context_token_s = f.number("prefill_per_context_token_s", p.prefill_per_context_token_s, 0, 1e-3);
   p.decode_iteration_base_s = f.number("decode_iteration_base_s", p.decode_iteration_base_s, 1e-6, 10);
-  p.decode_iteration_per_request_s = f.number("decode_iteration_per_request_s", p.decode_iteration_per_request_s, 0, 10);
+  p.decode_iteration_per_request_s =
+      f.number("decode_iteration_per_request_s", p.decode_iteration_per_request_s, 0, 10);
   p.decode_iteration_per_context_token_s =
       f.number("decode_iteration_per_context_token_s", p.decode_iteration_per_context_token_s, 0, 1);
   p.chunked_prefill_tokens = static_cast<long>(f.number("chunked_prefill_tokens", p.chunked_prefill_tokens, 1, 1e7));
@@ -212,18 +228,26 @@ Scenario Scenario::fromJson(const nlohmann::json& j, const std::string& path) {
   s.disaggregated = cluster.boolean("disaggregated", true);
   s.prefill_workers = static_cast<int>(cluster.number("prefill", s.disaggregated ? 1 : 0, 0, kMaxPrefillWorkers));
   s.decode_workers = static_cast<int>(cluster.number("decode", 3, 1, kMaxWorkers));
-  if (s.disaggregated && s.prefill_workers < 1) cluster.fail("prefill", "a disaggregated cluster needs at least 1 prefill worker");
+  if (s.disaggregated && s.prefill_workers < 1)
+    cluster.fail("prefill", "a disaggregated cluster needs at least 1 prefill worker");
 
   s.block_size = static_cast<int>(f.number("block_size", 24, 1, 4096));
   const std::string eviction = f.text("eviction", "session");
-  if (eviction == "session") s.eviction = EvictionGranularity::Session;
-  else if (eviction == "block") s.eviction = EvictionGranularity::Block;
-  else f.fail("eviction", "expected \"session\" or \"block\", got \"" + eviction + "\"");
+  if (eviction == "session")
+    s.eviction = EvictionGranularity::Session;
+  else if (eviction == "block")
+    s.eviction = EvictionGranularity::Block;
+  else
+    f.fail("eviction", "expected \"session\" or \"block\", got \"" + eviction + "\"");
   const std::string fault = f.text("correction_fault", "drop");
-  if (fault == "crash") s.correction_fault = CorrectionFault::Crash;
-  else if (fault == "drop") s.correction_fault = CorrectionFault::Drop;
-  else if (fault == "none") s.correction_fault = CorrectionFault::None;
-  else f.fail("correction_fault", "expected \"crash\", \"drop\" or \"none\", got \"" + fault + "\"");
+  if (fault == "crash")
+    s.correction_fault = CorrectionFault::Crash;
+  else if (fault == "drop")
+    s.correction_fault = CorrectionFault::Drop;
+  else if (fault == "none")
+    s.correction_fault = CorrectionFault::None;
+  else
+    f.fail("correction_fault", "expected \"crash\", \"drop\" or \"none\", got \"" + fault + "\"");
 
   s.policy = f.text("policy", s.policy);
   if (!makePolicy(s.policy)) {
@@ -246,9 +270,28 @@ Scenario Scenario::fromJson(const nlohmann::json& j, const std::string& path) {
   s.snapshot_interval_s = f.number("snapshot_interval_s", 1.0, 0.01, 3600);
 
   const Fields w = f.sub("workload");
-  checkKeys(w, {"kind", "trace", "lenient", "replay", "dispatch", "max_inflight_sessions", "wall_deadline_s", "time_scale", "session_start_window_s", "max_sessions", "sessions",
-                "start_window_s", "boilerplate_tokens", "first_turn_tokens", "turns", "new_tokens", "output_tokens",
-                "think_s", "zero_think_probability", "max_context_tokens", "arrivals", "single_turn_share",
+  checkKeys(w, {"kind",
+                "trace",
+                "lenient",
+                "replay",
+                "dispatch",
+                "max_inflight_sessions",
+                "wall_deadline_s",
+                "time_scale",
+                "session_start_window_s",
+                "max_sessions",
+                "sessions",
+                "start_window_s",
+                "boilerplate_tokens",
+                "first_turn_tokens",
+                "turns",
+                "new_tokens",
+                "output_tokens",
+                "think_s",
+                "zero_think_probability",
+                "max_context_tokens",
+                "arrivals",
+                "single_turn_share",
                 "boilerplate_variants"});
   const std::string kind = w.text("kind", "synthetic");
   // `replay` (open or closed) is the older name of `dispatch`.
@@ -263,8 +306,9 @@ Scenario Scenario::fromJson(const nlohmann::json& j, const std::string& path) {
                              ", got \"" + dispatch + "\"");
   s.workload.max_inflight_sessions = static_cast<long>(w.number("max_inflight_sessions", 0, 0, 1e9));
   if (s.workload.max_inflight_sessions > 0 && s.workload.dispatch == Dispatch::Open)
-    w.fail("max_inflight_sessions", "caps sessions, whose turns the open dispatch does not sequence: use closed, "
-                                    "tracets, thinktime or burst");
+    w.fail("max_inflight_sessions",
+           "caps sessions, whose turns the open dispatch does not sequence: use closed, "
+           "tracets, thinktime or burst");
   s.workload.wall_deadline_s = w.number("wall_deadline_s", 0, 0, 30 * 86400.0);
   s.workload.time_scale = w.number("time_scale", 1.0, 1e-6, 1e6);
   if (kind == "synthetic") {
@@ -280,8 +324,10 @@ Scenario Scenario::fromJson(const nlohmann::json& j, const std::string& path) {
     g.zero_think_probability = w.number("zero_think_probability", 0, 0, 1);
     g.max_context_tokens = static_cast<std::int64_t>(w.number("max_context_tokens", 200000, 1, 1e8));
     const std::string arrivals = w.text("arrivals", "spread");
-    if (arrivals == "poisson") g.arrivals = SyntheticAgenticSpec::Arrivals::Poisson;
-    else if (arrivals != "spread") w.fail("arrivals", "expected \"spread\" or \"poisson\", got \"" + arrivals + "\"");
+    if (arrivals == "poisson")
+      g.arrivals = SyntheticAgenticSpec::Arrivals::Poisson;
+    else if (arrivals != "spread")
+      w.fail("arrivals", "expected \"spread\" or \"poisson\", got \"" + arrivals + "\"");
     g.single_turn_share = w.number("single_turn_share", 0, 0, 1);
     g.boilerplate_variants = static_cast<int>(w.number("boilerplate_variants", 1, 1, 1e6));
   } else if (kind == "trace") {
@@ -301,11 +347,16 @@ Scenario Scenario::fromJson(const nlohmann::json& j, const std::string& path) {
 
 const char* toString(Dispatch d) {
   switch (d) {
-    case Dispatch::Open: return "open";
-    case Dispatch::Closed: return "closed";
-    case Dispatch::TraceTs: return "tracets";
-    case Dispatch::ThinkTime: return "thinktime";
-    case Dispatch::Burst: return "burst";
+    case Dispatch::Open:
+      return "open";
+    case Dispatch::Closed:
+      return "closed";
+    case Dispatch::TraceTs:
+      return "tracets";
+    case Dispatch::ThinkTime:
+      return "thinktime";
+    case Dispatch::Burst:
+      return "burst";
   }
   return "closed";
 }

@@ -39,8 +39,8 @@ RoutePath AdmissionFlow::choosePath(const SimRequest& r, WorkerId wid) const {
   if (!ctx_.scenario.disaggregated) return RoutePath::Local;
   if (r.turn < ctx_.knobs.getInt(KnobId::SeedMinTurnId)) return RoutePath::Transient;
   const DecodeWorker& w = *ctx_.workers[static_cast<std::size_t>(wid)];
-  if (w.pool.hasSession(r.session) &&
-      r.input - w.pool.cachedTokensFor(r.session, r.hashes, r.input) <= ctx_.knobs.getInt(KnobId::DirectMaxUncachedTokens))
+  if (w.pool.hasSession(r.session) && r.input - w.pool.cachedTokensFor(r.session, r.hashes, r.input) <=
+                                          ctx_.knobs.getInt(KnobId::DirectMaxUncachedTokens))
     return RoutePath::Direct;
   return ctx_.sessions[r.session_index].ever_seeded ? RoutePath::Reseed : RoutePath::Seed;
 }
@@ -71,8 +71,8 @@ bool AdmissionFlow::applyCorrection(SimRequest& r, DecodeWorker& w) {
     return true;
   }
   if (fault == CorrectionFault::Drop) {
-    ctx_.fail(r.id, "dropped before batching: streaming-session extend_input_len corrected from " + std::to_string(fill) +
-                        " to 0 (prefix_len " + std::to_string(prefix) + ")");
+    ctx_.fail(r.id, "dropped before batching: streaming-session extend_input_len corrected from " +
+                        std::to_string(fill) + " to 0 (prefix_len " + std::to_string(prefix) + ")");
     return true;
   }
   return false;
@@ -82,8 +82,7 @@ void AdmissionFlow::enforceSoftCap(const SimRequest& r, DecodeWorker& w) {
   // --kvcache-session-soft-cap: a new session on a D at its cap trims the oldest idle ones first.
   const long soft_cap = ctx_.knobs.getInt(KnobId::SessionSoftCap);
   if (soft_cap <= 0 || w.pool.hasSession(r.session)) return;
-  while (w.pool.residentSessions() >= soft_cap && w.pool.trimOneSession().sessions_hit > 0) {
-  }
+  while (w.pool.residentSessions() >= soft_cap && w.pool.trimOneSession().sessions_hit > 0) {}
 }
 
 std::int64_t AdmissionFlow::seedCached(SimRequest& r, DecodeWorker& w) {
@@ -174,7 +173,8 @@ void AdmissionFlow::onWorkerLost(SimRequest& r) {
 
 void AdmissionFlow::reject(SimRequest& r) {
   ++ctx_.sessions[r.session_index].rejects;
-  const double delay_ms = ctx_.knobs.get(KnobId::AdmissionBackoffMs) + ctx_.knobs.get(KnobId::AdmissionJitterMs) * ctx_.rng.uniform01();
+  const double delay_ms =
+      ctx_.knobs.get(KnobId::AdmissionBackoffMs) + ctx_.knobs.get(KnobId::AdmissionJitterMs) * ctx_.rng.uniform01();
   ++r.attempt;
   ctx_.agenda.push(ctx_.now + secondsToTime(delay_ms / 1000.0), SimEventType::Fallback, r.id, 0, r.attempt);
 }

@@ -9,7 +9,10 @@
 namespace kvscope {
 
 ClusterSimulator::ClusterSimulator(const Scenario& scenario, Workload workload, std::uint64_t seed, TwinOptions options)
-    : workload_(std::move(workload)), ctx_(scenario, seed, options.index), decode_(ctx_), seeds_(ctx_, decode_),
+    : workload_(std::move(workload)),
+      ctx_(scenario, seed, options.index),
+      decode_(ctx_),
+      seeds_(ctx_, decode_),
       admission_(ctx_, decode_, seeds_),
       end_(secondsToTime(scenario.workload.wall_deadline_s > 0
                              ? std::min(scenario.duration_s, scenario.workload.wall_deadline_s)
@@ -35,7 +38,8 @@ ClusterSimulator::ClusterSimulator(const Scenario& scenario, Workload workload, 
   admission_.crash = [this](WorkerId w, const std::string& reason) { crashWorker(w, reason); };
 }
 
-KnobRegistry::Result ClusterSimulator::applyKnobs(const std::map<std::string, double>& changes, const ChangeAuthor& author) {
+KnobRegistry::Result ClusterSimulator::applyKnobs(const std::map<std::string, double>& changes,
+                                                  const ChangeAuthor& author) {
   auto result = ctx_.knobs.apply(changes, author);
   for (const auto& c : result.changes) ctx_.publish(c);
   return result;
@@ -51,12 +55,14 @@ bool ClusterSimulator::setPolicy(std::string_view name, const ChangeAuthor& auth
 double ClusterSimulator::sessionStartSeconds(std::size_t i) const {
   const auto& spec = ctx_.scenario.workload;
   switch (spec.dispatch) {
-    case Dispatch::Burst: return 0;
+    case Dispatch::Burst:
+      return 0;
     case Dispatch::Closed:
       if (spec.session_start_window_s > 0)
         return spec.session_start_window_s * static_cast<double>(i) / static_cast<double>(workload_.sessions.size());
       break;
-    default: break;
+    default:
+      break;
   }
   return workload_.sessions[i].start_s * spec.time_scale;
 }
@@ -79,7 +85,8 @@ void ClusterSimulator::start() {
   started.profile = ctx_.profile.name;
   started.rho = ctx_.knobs.get(KnobId::Rho);
   for (const auto& w : ctx_.workers)
-    started.workers.push_back(WorkerInfo{ctx_.workerName(w->id), ctx_.scenario.disaggregated ? WorkerRole::Decode : WorkerRole::Unified,
+    started.workers.push_back(WorkerInfo{ctx_.workerName(w->id),
+                                         ctx_.scenario.disaggregated ? WorkerRole::Decode : WorkerRole::Unified,
                                          w->pool.capacity()});
   for (const auto& spec : KnobRegistry::specs())
     started.knobs.emplace_back(std::string(spec.name), ctx_.knobs.get(spec.id));
@@ -155,26 +162,50 @@ void ClusterSimulator::dispatch(const SimEvent& e) {
       else
         arrive(static_cast<std::uint32_t>(e.id), e.a);
       break;
-    case SimEventType::AdmitRpc: current([&](SimRequest& r) { admission_.onAdmitRpc(r, e.a); }); break;
-    case SimEventType::Fallback: current([&](SimRequest& r) { admission_.onFallback(r); }); break;
-    case SimEventType::PrefillDone: current([&](SimRequest& r) { seeds_.onPrefillDone(r); }); break;
-    case SimEventType::HandshakeCheck: current([&](SimRequest& r) { seeds_.onHandshakeCheck(r); }); break;
-    case SimEventType::SuspectCheck: current([&](SimRequest& r) { seeds_.onSuspectCheck(r); }); break;
-    case SimEventType::EgressCheck: current([&](SimRequest& r) { seeds_.onEgressCheck(r); }); break;
-    case SimEventType::TransferDone: current([&](SimRequest& r) { seeds_.onTransferDone(r); }); break;
+    case SimEventType::AdmitRpc:
+      current([&](SimRequest& r) { admission_.onAdmitRpc(r, e.a); });
+      break;
+    case SimEventType::Fallback:
+      current([&](SimRequest& r) { admission_.onFallback(r); });
+      break;
+    case SimEventType::PrefillDone:
+      current([&](SimRequest& r) { seeds_.onPrefillDone(r); });
+      break;
+    case SimEventType::HandshakeCheck:
+      current([&](SimRequest& r) { seeds_.onHandshakeCheck(r); });
+      break;
+    case SimEventType::SuspectCheck:
+      current([&](SimRequest& r) { seeds_.onSuspectCheck(r); });
+      break;
+    case SimEventType::EgressCheck:
+      current([&](SimRequest& r) { seeds_.onEgressCheck(r); });
+      break;
+    case SimEventType::TransferDone:
+      current([&](SimRequest& r) { seeds_.onTransferDone(r); });
+      break;
     case SimEventType::Iteration:
       if (ctx_.worker(e.a).epoch == e.b) decode_.onIteration(e.a);
       break;
-    case SimEventType::Commit: decode_.onCommit(e.id); break;
+    case SimEventType::Commit:
+      decode_.onCommit(e.id);
+      break;
     case SimEventType::Timeout:
       if (SimRequest* r = ctx_.find(e.id); r && r->stage != RequestStage::Finishing)
         failRequest(e.id, r->first_token < 0 ? "client timeout: generate stream ended before producing any token"
                                              : "client timeout: response not finished in time");
       break;
-    case SimEventType::LinkRecover: seeds_.onLinkRecover(e.a, e.b); break;
-    case SimEventType::WorkerRestart: restartWorker(e.a); break;
-    case SimEventType::Snapshot: snapshot(); break;
-    case SimEventType::Deadline: wallDeadline(); break;
+    case SimEventType::LinkRecover:
+      seeds_.onLinkRecover(e.a, e.b);
+      break;
+    case SimEventType::WorkerRestart:
+      restartWorker(e.a);
+      break;
+    case SimEventType::Snapshot:
+      snapshot();
+      break;
+    case SimEventType::Deadline:
+      wallDeadline();
+      break;
   }
 }
 
@@ -246,17 +277,34 @@ void ClusterSimulator::turnEnded(const SimRequest& r) {
   SimTime at = ctx_.now;
   switch (spec.dispatch) {
     case Dispatch::Closed:
-    case Dispatch::ThinkTime: at += secondsToTime(s.turns[k].think_s); break;
-    case Dispatch::TraceTs: at = std::max(at, secondsToTime(traceSeconds(r.session_index, k))); break;
-    default: break;  // burst: at once
+    case Dispatch::ThinkTime:
+      at += secondsToTime(s.turns[k].think_s);
+      break;
+    case Dispatch::TraceTs:
+      at = std::max(at, secondsToTime(traceSeconds(r.session_index, k)));
+      break;
+    default:
+      break;  // burst: at once
   }
   ctx_.agenda.push(at, SimEventType::Arrival, r.session_index, progress.next_turn);
   ++progress.next_turn;
 }
 
 void ClusterSimulator::completeRequest(SimRequest& r) {
-  ctx_.publish(RequestDone{r.id, r.session, r.turn, r.worker, r.path, RequestStatus::Ok, r.first_token - r.arrival,
-                           ctx_.now - r.arrival, r.input, r.output, {}, r.prefix_hit, r.ceiling_intra, r.ceiling_any,
+  ctx_.publish(RequestDone{r.id,
+                           r.session,
+                           r.turn,
+                           r.worker,
+                           r.path,
+                           RequestStatus::Ok,
+                           r.first_token - r.arrival,
+                           ctx_.now - r.arrival,
+                           r.input,
+                           r.output,
+                           {},
+                           r.prefix_hit,
+                           r.ceiling_intra,
+                           r.ceiling_any,
                            r.arrival - r.trace_time});
   r.stage = RequestStage::Finishing;
   ++r.attempt;
@@ -291,8 +339,10 @@ void ClusterSimulator::crashWorker(WorkerId wid, const std::string& reason) {
   std::vector<RequestId> victims, held;
   for (const auto& [id, r] : ctx_.requests) {
     if (r.worker != wid) continue;
-    if (r.stage == RequestStage::WaitingSeedSlot) held.push_back(id);
-    else if (r.stage != RequestStage::Routing) victims.push_back(id);
+    if (r.stage == RequestStage::WaitingSeedSlot)
+      held.push_back(id);
+    else if (r.stage != RequestStage::Routing)
+      victims.push_back(id);
   }
   std::sort(victims.begin(), victims.end());  // hash-map order is not deterministic across builds
   std::sort(held.begin(), held.end());
@@ -303,7 +353,8 @@ void ClusterSimulator::crashWorker(WorkerId wid, const std::string& reason) {
   decode_.reset(wid);
   for (RequestId id : held) admission_.onWorkerLost(ctx_.requests.at(id));
   for (std::size_t p = 0; p < ctx_.prefill.size(); ++p)
-    seeds_.markDead(static_cast<std::int32_t>(p), wid, "remote mooncake session " + ctx_.workerName(wid) + " is not alive");
+    seeds_.markDead(static_cast<std::int32_t>(p), wid,
+                    "remote mooncake session " + ctx_.workerName(wid) + " is not alive");
   ctx_.agenda.push(ctx_.now + secondsToTime(ctx_.profile.worker_restart_s), SimEventType::WorkerRestart, 0, wid);
 }
 
@@ -317,8 +368,8 @@ void ClusterSimulator::restartWorker(WorkerId wid) {
 std::vector<ClusterSimulator::PoolCheck> ClusterSimulator::poolChecks() const {
   std::vector<PoolCheck> out;
   for (const auto& w : ctx_.workers)
-    out.push_back(PoolCheck{ctx_.workerName(w->id), w->pool.capacity(), w->pool.peakEver(), w->pool.capacityViolations(),
-                            w->retractions});
+    out.push_back(PoolCheck{ctx_.workerName(w->id), w->pool.capacity(), w->pool.peakEver(),
+                            w->pool.capacityViolations(), w->retractions});
   for (const auto& p : ctx_.prefill)
     out.push_back(PoolCheck{"P" + std::to_string(p->id), p->pool.capacity(), p->pool.peakEver(),
                             p->pool.capacityViolations(), 0});
@@ -345,13 +396,12 @@ void ClusterSimulator::snapshot() {
   for (const auto& row : ctx_.links) links += row.size();
   snap.links.reserve(links);
   for (const auto& w : ctx_.workers) {
-    snap.workers.push_back(WorkerGauges{w->id, w->pool.heldTokens(), w->pool.capacity(), w->pool.heldPeakSinceReset(),
-                                        static_cast<std::int32_t>(w->running.size() + w->joining.size()),
-                                        static_cast<std::int32_t>(w->prefill_queue.size() + w->space_waiters.size() +
-                                                                  w->seed_slot_waiters.size()),
-                                        w->pool.residentSessions(), ctx_.router.assignedSessions(w->id), w->pending_seeds,
-                                        w->alive, w->pool.evictableTokens(), w->retractions,
-                                        w->pool.capacityViolations()});
+    snap.workers.push_back(WorkerGauges{
+        w->id, w->pool.heldTokens(), w->pool.capacity(), w->pool.heldPeakSinceReset(),
+        static_cast<std::int32_t>(w->running.size() + w->joining.size()),
+        static_cast<std::int32_t>(w->prefill_queue.size() + w->space_waiters.size() + w->seed_slot_waiters.size()),
+        w->pool.residentSessions(), ctx_.router.assignedSessions(w->id), w->pending_seeds, w->alive,
+        w->pool.evictableTokens(), w->retractions, w->pool.capacityViolations()});
     w->pool.resetPeak();
   }
   for (std::size_t p = 0; p < ctx_.links.size(); ++p)

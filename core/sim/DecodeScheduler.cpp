@@ -59,11 +59,10 @@ void DecodeScheduler::startIteration(DecodeWorker& w) {
     w.iterating = false;
     return;
   }
-  const double seconds = prof.decode_iteration_base_s +
-                         prof.decode_iteration_per_request_s * static_cast<double>(w.plan_decode) +
-                         prof.decode_iteration_per_context_token_s * static_cast<double>(w.context_tokens) +
-                         static_cast<double>(prefill_tokens) / prof.prefill_tokens_per_s +
-                         prof.prefill_per_context_token_s * attention;
+  const double seconds =
+      prof.decode_iteration_base_s + prof.decode_iteration_per_request_s * static_cast<double>(w.plan_decode) +
+      prof.decode_iteration_per_context_token_s * static_cast<double>(w.context_tokens) +
+      static_cast<double>(prefill_tokens) / prof.prefill_tokens_per_s + prof.prefill_per_context_token_s * attention;
   const SimTime duration = std::max<SimTime>(1, secondsToTime(seconds));
   w.iterating = true;
   w.last_iteration = duration;
@@ -196,7 +195,8 @@ std::int64_t DecodeScheduler::retract(DecodeWorker& w, RunningSlot& slot) {
     // A plain instance (_extend_requests_to_queue): back to the waiting queue, to be prefilled
     // again, prompt and output so far, over whatever prefix the cache still holds. Like a new
     // request, it counts as in the scheduler again once its prefill is queued.
-    if (auto it = w.in_scheduler.find(r.session); it != w.in_scheduler.end() && --it->second <= 0) w.in_scheduler.erase(it);
+    if (auto it = w.in_scheduler.find(r.session); it != w.in_scheduler.end() && --it->second <= 0)
+      w.in_scheduler.erase(it);
     w.pool.lock(r.session);
     r.locked = true;
     r.cached = w.pool.cachedTokensFor(r.session, r.hashes, r.input);
@@ -319,7 +319,8 @@ void DecodeScheduler::remove(SimRequest& r) {
       break;
     }
     case RequestStage::Retracted:
-      if (auto it = std::find(w.retracted.begin(), w.retracted.end(), r.id); it != w.retracted.end()) w.retracted.erase(it);
+      if (auto it = std::find(w.retracted.begin(), w.retracted.end(), r.id); it != w.retracted.end())
+        w.retracted.erase(it);
       break;
     case RequestStage::Prealloc:
       if (auto it = std::find(w.space_waiters.begin(), w.space_waiters.end(), r.id); it != w.space_waiters.end())
@@ -330,7 +331,8 @@ void DecodeScheduler::remove(SimRequest& r) {
           it != w.seed_slot_waiters.end())
         w.seed_slot_waiters.erase(it);
       break;
-    default: break;
+    default:
+      break;
   }
   if (w.alive) release(w, r, false);
 }

@@ -12,7 +12,10 @@ namespace kvscope {
 
 KvPool::KvPool(WorkerId worker, std::int64_t capacity_tokens, int block_size, EvictionGranularity granularity,
                KvEventListener* listener)
-    : worker_(worker), capacity_(capacity_tokens), block_size_(block_size), granularity_(granularity),
+    : worker_(worker),
+      capacity_(capacity_tokens),
+      block_size_(block_size),
+      granularity_(granularity),
       listener_(listener) {}
 
 void KvPool::addUsed(std::int64_t delta) {
@@ -112,7 +115,8 @@ KvPool::EvictionReport KvPool::makeRoom(std::int64_t tokens, std::int64_t limit)
       ++it;
       continue;
     }
-    const std::int64_t want = granularity_ == EvictionGranularity::Session ? std::numeric_limits<std::int64_t>::max() : need;
+    const std::int64_t want =
+        granularity_ == EvictionGranularity::Session ? std::numeric_limits<std::int64_t>::max() : need;
     const std::int64_t freed = trimChain(chain, want);
     report.tokens_freed += freed;
     ++report.sessions_hit;
@@ -201,8 +205,8 @@ void KvPool::commitWithin(SessionId session, std::span<const BlockHash> prompt, 
   std::size_t m = 0;
   if (auto it = sessions_.find(session); it != sessions_.end()) m = commonPrefix(it->second.blocks, prompt);
   const std::int64_t hashed = static_cast<std::int64_t>(prompt.size()) * block_size_;
-  const std::int64_t bound = static_cast<std::int64_t>(prompt.size() - m) * block_size_ +
-                             std::max<std::int64_t>(0, committed_tokens - hashed);
+  const std::int64_t bound =
+      static_cast<std::int64_t>(prompt.size() - m) * block_size_ + std::max<std::int64_t>(0, committed_tokens - hashed);
   if (fits(bound, capacity_)) {
     commit(session, prompt, committed_tokens);
     return;
@@ -228,7 +232,8 @@ std::int64_t KvPool::commitGrowth(SessionId session, std::span<const BlockHash> 
     const SessionChain& chain = it->second;
     m = commonPrefix(chain.blocks, prompt);
     // The chain's own blocks are its last ones: those past m leave the pool.
-    growth -= static_cast<std::int64_t>(std::min(refs_.exclusiveTail(chain.blocks), chain.blocks.size() - m)) * block_size_;
+    growth -=
+        static_cast<std::int64_t>(std::min(refs_.exclusiveTail(chain.blocks), chain.blocks.size() - m)) * block_size_;
     growth -= chain.tail_tokens;
   }
   // Resident blocks form a prefix of the prompt, and its first m are the chain's.
@@ -250,14 +255,15 @@ void KvPool::clear() {
   refs_.clear();
   sessions_.clear();
   lru_.clear();
-  used_ = reserved_ = pinned_tokens_ = 0;  // the requests holding reservations die with the worker (the peak stays reported)
+  used_ = reserved_ = pinned_tokens_ =
+      0;  // the requests holding reservations die with the worker (the peak stays reported)
   if (listener_) listener_->onWorkerCleared(worker_);
 }
 
 std::size_t KvPool::memoryBytes() const {
   // A list node: the value, two links and the allocator's header.
-  std::size_t n = refs_.memoryBytes() + flatTableBytes(sessions_) +
-                  lru_.size() * (sizeof(SessionId) + 2 * sizeof(void*) + 8);
+  std::size_t n =
+      refs_.memoryBytes() + flatTableBytes(sessions_) + lru_.size() * (sizeof(SessionId) + 2 * sizeof(void*) + 8);
   for (const auto& [id, chain] : sessions_) n += chain.blocks.capacity() * sizeof(BlockHash);
   return n;
 }

@@ -19,9 +19,9 @@
 #include <absl/container/flat_hash_map.h>
 
 #include "core/events/Event.h"
-#include "core/sim/ChainRefs.h"
-#include "core/model/Ids.h"
 #include "core/events/KvEventListener.h"
+#include "core/model/Ids.h"
+#include "core/sim/ChainRefs.h"
 
 namespace kvscope {
 

@@ -10,9 +10,9 @@ namespace kvscope {
 
 struct MooncakeLink {
   LinkState state = LinkState::Alive;
-  RequestId active = 0;                // the transfer on the wire (0: idle)
-  std::deque<RequestId> waiting;       // FIFO egress queue behind it
-  std::int32_t queue_depth = 0;        // active + waiting
+  RequestId active = 0;           // the transfer on the wire (0: idle)
+  std::deque<RequestId> waiting;  // FIFO egress queue behind it
+  std::int32_t queue_depth = 0;   // active + waiting
   std::int64_t bytes_in_flight = 0;
 };
 

@@ -1,7 +1,8 @@
 #pragma once
 // SGLang's guess of how much of a request's remaining output it will still generate, and the
 // other constants of its decode-memory path, as upstream (sgl-project/sglang) runs them:
-//  - managers/scheduler.py (read as excerpts of several stored versions, the same in all): init = min(SGLANG_INIT_NEW_TOKEN_RATIO *
+//  - managers/scheduler.py (read as excerpts of several stored versions, the same in all): init =
+//  min(SGLANG_INIT_NEW_TOKEN_RATIO *
 //    --schedule-conservativeness, 1), min = init * SGLANG_MIN_NEW_TOKEN_RATIO_FACTOR, decay =
 //    (init - min) / SGLANG_NEW_TOKEN_RATIO_DECAY_STEPS; update_running_batch decays the ratio by
 //    one step on every decode batch that fit, and replaces it by retract_decode's estimate after a
@@ -22,11 +23,11 @@
 namespace kvscope {
 
 struct NewTokenRatio {
-  static constexpr double kInit = 0.7;               // SGLANG_INIT_NEW_TOKEN_RATIO x conservativeness 1.0
-  static constexpr double kMinFactor = 0.14;         // SGLANG_MIN_NEW_TOKEN_RATIO_FACTOR
-  static constexpr double kDecaySteps = 600;         // SGLANG_NEW_TOKEN_RATIO_DECAY_STEPS
-  static constexpr std::int64_t kRetractDecodeSteps = 20;  // global_config.retract_decode_steps
-  static constexpr std::int64_t kClipMaxNewTokens = 4096;  // SGLANG_CLIP_MAX_NEW_TOKENS_ESTIMATION
+  static constexpr double kInit = 0.7;                        // SGLANG_INIT_NEW_TOKEN_RATIO x conservativeness 1.0
+  static constexpr double kMinFactor = 0.14;                  // SGLANG_MIN_NEW_TOKEN_RATIO_FACTOR
+  static constexpr double kDecaySteps = 600;                  // SGLANG_NEW_TOKEN_RATIO_DECAY_STEPS
+  static constexpr std::int64_t kRetractDecodeSteps = 20;     // global_config.retract_decode_steps
+  static constexpr std::int64_t kClipMaxNewTokens = 4096;     // SGLANG_CLIP_MAX_NEW_TOKENS_ESTIMATION
   static constexpr std::int64_t kReservedDecodeTokens = 512;  // SGLANG_NUM_RESERVED_DECODE_TOKENS
 
   static constexpr double minimum() { return kInit * kMinFactor; }
@@ -37,9 +38,10 @@ struct NewTokenRatio {
   void decay() { value = std::max(value - (kInit - minimum()) / kDecaySteps, minimum()); }
   // After a retraction: the kept requests' decoded tokens and max_new_tokens, summed.
   void afterRetraction(std::int64_t decoded, std::int64_t kept, std::int64_t max_new) {
-    value = max_new > 0 ? std::min(1.0, static_cast<double>(decoded + kRetractDecodeSteps * kept) /
-                                            static_cast<double>(max_new))
-                        : 1.0;
+    value =
+        max_new > 0
+            ? std::min(1.0, static_cast<double>(decoded + kRetractDecodeSteps * kept) / static_cast<double>(max_new))
+            : 1.0;
   }
   // What an admission must leave for a request that still has `remaining` tokens to generate.
   double reserveFor(std::int64_t remaining) const {

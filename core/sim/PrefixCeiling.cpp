@@ -8,7 +8,8 @@ std::int64_t PrefixCeiling::see(Paths& seen, std::span<const BlockHash> hashes) 
   if (r.depth == hashes.size()) return matched;
   const std::size_t pos = r.depth;
   Paths::NodeId at = r.node;
-  if (at != Paths::kRoot && r.within < seen.node(at).size()) at = seen.split(at, r.within, Seen{});  // it leaves the run inside
+  if (at != Paths::kRoot && r.within < seen.node(at).size())
+    at = seen.split(at, r.within, Seen{});  // it leaves the run inside
   if (at != Paths::kRoot && seen.node(at).children == 0)
     seen.append(at, hashes.subspan(pos));  // the session's last prompt, one turn longer
   else
@@ -16,8 +17,8 @@ std::int64_t PrefixCeiling::see(Paths& seen, std::span<const BlockHash> hashes) 
   return matched;
 }
 
-PrefixCeiling::Hit PrefixCeiling::observe(SessionId session, std::span<const BlockHash> hashes, std::int64_t input_tokens,
-                                          std::int64_t output_tokens) {
+PrefixCeiling::Hit PrefixCeiling::observe(SessionId session, std::span<const BlockHash> hashes,
+                                          std::int64_t input_tokens, std::int64_t output_tokens) {
   const std::int64_t any_blocks = see(any_, hashes);
   Session& own = sessions_[session];
   const std::int64_t intra_blocks = see(own.seen, hashes);

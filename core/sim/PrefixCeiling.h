@@ -29,7 +29,8 @@ class PrefixCeiling {
   };
   // The request's ceilings in tokens, then its blocks (and its output, for the session's next
   // prompt) count as seen.
-  Hit observe(SessionId session, std::span<const BlockHash> hashes, std::int64_t input_tokens, std::int64_t output_tokens);
+  Hit observe(SessionId session, std::span<const BlockHash> hashes, std::int64_t input_tokens,
+              std::int64_t output_tokens);
   void endSession(SessionId session) { sessions_.erase(session); }
   std::size_t memoryBytes() const;
 

@@ -16,7 +16,8 @@ std::string seconds(double s) {
 std::int32_t SeedPipeline::pickPrefill() const {
   std::int32_t best = 0;
   for (std::size_t p = 1; p < ctx_.prefill.size(); ++p)
-    if (ctx_.prefill[p]->busy_until < ctx_.prefill[static_cast<std::size_t>(best)]->busy_until) best = static_cast<std::int32_t>(p);
+    if (ctx_.prefill[p]->busy_until < ctx_.prefill[static_cast<std::size_t>(best)]->busy_until)
+      best = static_cast<std::int32_t>(p);
   return best;
 }
 
@@ -24,8 +25,8 @@ void SeedPipeline::start(SimRequest& r) {
   DecodeWorker& w = ctx_.worker(r.worker);
   r.prefill = pickPrefill();
   if (link(r.prefill, r.worker).state == LinkState::Dead) {
-    ctx_.fail(r.id, "KVTransferError: Decode instance could be dead, remote mooncake session " + ctx_.workerName(r.worker) +
-                        " is not alive (dropping)");
+    ctx_.fail(r.id, "KVTransferError: Decode instance could be dead, remote mooncake session " +
+                        ctx_.workerName(r.worker) + " is not alive (dropping)");
     return;
   }
   const long budget = ctx_.knobs.getInt(KnobId::PendingSeedBudget);
@@ -90,7 +91,8 @@ void SeedPipeline::onPreallocDone(SimRequest& r) {
 void SeedPipeline::enqueueTransfer(SimRequest& r) {
   MooncakeLink& l = link(r.prefill, r.worker);
   if (l.state == LinkState::Dead) {
-    ctx_.fail(r.id, "KVTransferError: Decode instance could be dead, remote mooncake session " + ctx_.workerName(r.worker) + " is not alive");
+    ctx_.fail(r.id, "KVTransferError: Decode instance could be dead, remote mooncake session " +
+                        ctx_.workerName(r.worker) + " is not alive");
     return;
   }
   r.transfer_bytes = static_cast<std::int64_t>(static_cast<double>(r.reserved) * ctx_.profile.kv_bytes_per_token);
@@ -100,8 +102,8 @@ void SeedPipeline::enqueueTransfer(SimRequest& r) {
   r.transfer_enqueued = ctx_.now;
   l.waiting.push_back(r.id);
   // The handshake for this transfer must go through within the window even while it waits.
-  ctx_.agenda.push(ctx_.now + secondsToTime(ctx_.knobs.get(KnobId::McHandshakeTimeoutS)), SimEventType::EgressCheck, r.id,
-                   0, r.attempt);
+  ctx_.agenda.push(ctx_.now + secondsToTime(ctx_.knobs.get(KnobId::McHandshakeTimeoutS)), SimEventType::EgressCheck,
+                   r.id, 0, r.attempt);
   startNextTransfer(r.prefill, r.worker);
 }
 
@@ -137,7 +139,8 @@ void SeedPipeline::onSuspectCheck(SimRequest& r) {
 void SeedPipeline::onEgressCheck(SimRequest& r) {
   if (r.transfer_started || !r.on_link) return;
   markDead(r.prefill, r.worker,
-           "handshake timeout: transfer queued in P's egress queue for over " + seconds(ctx_.knobs.get(KnobId::McHandshakeTimeoutS)));
+           "handshake timeout: transfer queued in P's egress queue for over " +
+               seconds(ctx_.knobs.get(KnobId::McHandshakeTimeoutS)));
 }
 
 void SeedPipeline::onTransferDone(SimRequest& r) {
@@ -145,7 +148,8 @@ void SeedPipeline::onTransferDone(SimRequest& r) {
   const SimTime limit = secondsToTime(ctx_.knobs.get(KnobId::McTransferTimeoutS));
   if (ctx_.now - r.transfer_enqueued > limit) {
     ctx_.publish(TransferFinished{r.id, r.prefill, r.worker, r.reserved, r.transfer_bytes, false, "transfer timeout"});
-    ctx_.fail(r.id, "KVTransferError: transfer timed out after " + seconds(timeToSeconds(ctx_.now - r.transfer_enqueued)));
+    ctx_.fail(r.id,
+              "KVTransferError: transfer timed out after " + seconds(timeToSeconds(ctx_.now - r.transfer_enqueued)));
     return;
   }
   ctx_.publish(TransferFinished{r.id, r.prefill, r.worker, r.reserved, r.transfer_bytes, true, {}});
@@ -167,10 +171,10 @@ void SeedPipeline::markDead(std::int32_t p, WorkerId w, const std::string& reaso
     if (r.worker == w && r.prefill == p && (r.stage == RequestStage::Prealloc || r.stage == RequestStage::Seeding))
       victims.push_back(id);
   std::sort(victims.begin(), victims.end());  // hash-map order is not deterministic across builds
-  l.state = LinkState::Dead;  // before failing anyone: nothing new starts on this link
+  l.state = LinkState::Dead;                  // before failing anyone: nothing new starts on this link
   ctx_.publish(LinkHealth{p, w, LinkState::Dead, reason, static_cast<std::int32_t>(victims.size())});
-  const std::string error = "KVTransferError: Decode instance could be dead, remote mooncake session " +
-                            ctx_.workerName(w) + " is not alive";
+  const std::string error =
+      "KVTransferError: Decode instance could be dead, remote mooncake session " + ctx_.workerName(w) + " is not alive";
   for (RequestId id : victims) ctx_.fail(id, error);
   ctx_.agenda.push(ctx_.now + secondsToTime(ctx_.profile.link_probe_interval_s), SimEventType::LinkRecover, 0, p, w);
 }

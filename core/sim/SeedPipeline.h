@@ -29,7 +29,9 @@ class SeedPipeline {
   void markDead(std::int32_t p, WorkerId w, const std::string& reason);
   // Frees the request's seed slot and link share (before it is failed or finished).
   void detach(SimRequest& r);
-  MooncakeLink& link(std::int32_t p, WorkerId w) { return ctx_.links[static_cast<std::size_t>(p)][static_cast<std::size_t>(w)]; }
+  MooncakeLink& link(std::int32_t p, WorkerId w) {
+    return ctx_.links[static_cast<std::size_t>(p)][static_cast<std::size_t>(w)];
+  }
 
  private:
   void dispatch(SimRequest& r);

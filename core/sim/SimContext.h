@@ -10,8 +10,8 @@
 
 #include "core/events/Event.h"
 #include "core/knobs/KnobRegistry.h"
-#include "core/router/Router.h"
 #include "core/model/Distribution.h"
+#include "core/router/Router.h"
 #include "core/scenario/Scenario.h"
 #include "core/sim/DecodeWorker.h"
 #include "core/sim/SimEventQueue.h"
@@ -20,10 +20,10 @@
 namespace kvscope {
 
 struct SessionProgress {
-  std::int32_t next_turn = 0;       // sequential dispatch: index of the turn to send next
-  std::int32_t turns_left = 0;      // turns not yet finished (for unbinding at the end)
-  std::int32_t rejects = 0;         // admission rejects so far (migration threshold)
-  bool ever_seeded = false;         // a later seed of this session is a reseed
+  std::int32_t next_turn = 0;   // sequential dispatch: index of the turn to send next
+  std::int32_t turns_left = 0;  // turns not yet finished (for unbinding at the end)
+  std::int32_t rejects = 0;     // admission rejects so far (migration threshold)
+  bool ever_seeded = false;     // a later seed of this session is a reseed
 };
 
 struct SimContext {
@@ -48,7 +48,10 @@ struct SimContext {
   std::function<void(SimRequest&)> completed;  // last token sent (status ok)
 
   SimContext(const Scenario& s, std::uint64_t seed, Router::IndexKind index)
-      : scenario(s), profile(s.profile), router(s.decode_workers, s.block_size, knobs, seed, index), rng(seed ^ 0x73696dULL) {
+      : scenario(s),
+        profile(s.profile),
+        router(s.decode_workers, s.block_size, knobs, seed, index),
+        rng(seed ^ 0x73696dULL) {
     router.setDisaggregated(s.disaggregated);
   }
 

@@ -24,7 +24,7 @@ enum class SimEventType : std::uint8_t {
   LinkRecover,     // a = prefill, b = worker
   WorkerRestart,   // a = worker
   Snapshot,
-  Deadline,        // the workload's wall deadline: what is still in flight fails
+  Deadline,  // the workload's wall deadline: what is still in flight fails
 };
 
 struct SimEvent {

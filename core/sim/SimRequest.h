@@ -25,7 +25,7 @@ struct SimRequest {
   std::uint32_t session_index = 0;
   std::int32_t turn = 1;  // 1-based
   SimTime arrival = 0;
-  SimTime trace_time = 0;  // when the trace has it (the dispatch slip is arrival - trace_time)
+  SimTime trace_time = 0;                           // when the trace has it (the dispatch slip is arrival - trace_time)
   std::int64_t ceiling_intra = 0, ceiling_any = 0;  // tokens an unbounded cache would have hit (PrefixCeiling)
   std::int64_t input = 0;
   std::int64_t output = 0;
@@ -48,11 +48,11 @@ struct SimRequest {
   SimTime first_token = -1;
   std::int32_t generated = 0;  // tokens produced before a retraction (0 until one happens)
   SimTime transfer_enqueued = 0;
-  bool locked = false;        // holds a lock on its session's chain on `worker`
-  bool seed_slot = false;     // counts against the D's pending-seed budget
+  bool locked = false;     // holds a lock on its session's chain on `worker`
+  bool seed_slot = false;  // counts against the D's pending-seed budget
   bool prealloc_done = false;
   bool prefill_done = false;
-  bool on_link = false;       // enqueued on the Mooncake link, not finished
+  bool on_link = false;  // enqueued on the Mooncake link, not finished
   bool transfer_started = false;
 };
 

@@ -21,7 +21,8 @@ class EmbeddedSimulationSource : public RunControlSource {
   void start() override;
   void stop() override;
   // On a thread of its own; forks at `change.time` (at most the newest time the run has reached).
-  void preview(ControlStep change, SimTime horizon, std::shared_ptr<std::atomic<bool>> cancel, PreviewDone done) override;
+  void preview(ControlStep change, SimTime horizon, std::shared_ptr<std::atomic<bool>> cancel,
+               PreviewDone done) override;
 
   SimulationRunner& runner() { return *runner_; }
   // The scenario and workload the run started from (what a what-if preview replays).

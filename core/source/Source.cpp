@@ -11,13 +11,20 @@ std::string consoleAuthor() {
 
 const char* toString(SourceState s) {
   switch (s) {
-    case SourceState::Starting: return "starting";
-    case SourceState::Connecting: return "connecting";
-    case SourceState::Running: return "running";
-    case SourceState::Paused: return "paused";
-    case SourceState::Finished: return "finished";
-    case SourceState::Disconnected: return "disconnected";
-    case SourceState::Failed: return "failed";
+    case SourceState::Starting:
+      return "starting";
+    case SourceState::Connecting:
+      return "connecting";
+    case SourceState::Running:
+      return "running";
+    case SourceState::Paused:
+      return "paused";
+    case SourceState::Finished:
+      return "finished";
+    case SourceState::Disconnected:
+      return "disconnected";
+    case SourceState::Failed:
+      return "failed";
   }
   return "?";
 }

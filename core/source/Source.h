@@ -8,8 +8,8 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <vector>
 #include <string>
+#include <vector>
 
 #include "core/events/Event.h"
 #include "core/knobs/KnobRegistry.h"
@@ -23,8 +23,8 @@ namespace kvscope {
 struct SourceCapabilities {
   bool pause = false;
   bool speed = false;
-  bool seek = false;   // recordings only
-  bool knobs = false;  // knob and policy changes
+  bool seek = false;     // recordings only
+  bool knobs = false;    // knob and policy changes
   bool preview = false;  // what-if previews (a simulation, embedded or served)
 };
 
@@ -33,10 +33,10 @@ const char* toString(SourceState);
 
 struct SourceStatus {
   SourceState state = SourceState::Starting;
-  std::string detail;   // e.g. the connection error, "reconnecting in 2 s", a damaged tail warning
-  SimTime time = 0;     // the run's current time
-  SimTime end = 0;      // the run's end (0 when unknown)
-  double speed = 0;     // x real time; 0 = as fast as possible
+  std::string detail;  // e.g. the connection error, "reconnecting in 2 s", a damaged tail warning
+  SimTime time = 0;    // the run's current time
+  SimTime end = 0;     // the run's end (0 when unknown)
+  double speed = 0;    // x real time; 0 = as fast as possible
   // Per worker name, the health a live cluster's scrapers see ("ok", "unreachable: connection
   // refused"; "" = not known yet): from the live session, or from WorkerHealthChanged events when the
   // cluster is served elsewhere. Empty for simulations.
@@ -68,7 +68,8 @@ class Source {
   // the reason there is none; setting `*cancel` drops a preview nobody waits for any more (`done`
   // may then never run).
   using PreviewDone = std::function<void(std::shared_ptr<WhatIfResult> result, std::string error)>;
-  virtual void preview(ControlStep change, SimTime horizon, std::shared_ptr<std::atomic<bool>> cancel, PreviewDone done) {
+  virtual void preview(ControlStep change, SimTime horizon, std::shared_ptr<std::atomic<bool>> cancel,
+                       PreviewDone done) {
     (void)change, (void)horizon, (void)cancel;
     done(nullptr, "no preview here: only a simulation can be forked");
   }

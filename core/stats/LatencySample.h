@@ -42,9 +42,9 @@ class LatencySample {
   double valueAtRank(std::uint64_t rank) const;  // histogram mode: the rank-th smallest (0-based)
 
   std::size_t exact_limit_ = kDefaultExactLimit;
-  mutable std::vector<double> values_;          // exact mode
-  mutable std::size_t sorted_ = 0;              // values_[0, sorted_) is ascending
-  std::vector<std::uint64_t> buckets_;          // histogram mode (empty while exact)
+  mutable std::vector<double> values_;  // exact mode
+  mutable std::size_t sorted_ = 0;      // values_[0, sorted_) is ascending
+  std::vector<std::uint64_t> buckets_;  // histogram mode (empty while exact)
   std::size_t count_ = 0;
   double sum_ = 0, min_ = 0, max_ = 0;
 };

@@ -8,9 +8,7 @@
 
 namespace kvscope {
 
-std::string_view toString(MeanInterval::Scale s) {
-  return s == MeanInterval::Scale::Log ? "log scale" : "Student t";
-}
+std::string_view toString(MeanInterval::Scale s) { return s == MeanInterval::Scale::Log ? "log scale" : "Student t"; }
 
 bool MeanInterval::hasInterval() const { return n >= 2 && std::isfinite(half_width); }
 

@@ -18,8 +18,8 @@ struct MeanInterval {
 
   std::size_t n = 0;
   double mean = 0;
-  double stddev = 0;        // sample standard deviation (n - 1)
-  double half_width = 0;    // of the Student t interval; NaN when n < 2
+  double stddev = 0;      // sample standard deviation (n - 1)
+  double half_width = 0;  // of the Student t interval; NaN when n < 2
   double confidence = 0.95;
   Scale scale = Scale::StudentT;
   double lower = 0, upper = 0;  // the interval (NaN when n < 2)

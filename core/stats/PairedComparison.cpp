@@ -4,9 +4,9 @@
 #include <stdexcept>
 #include <vector>
 
+#include "core/model/NumberText.h"
 #include "core/stats/SignFlipTest.h"
 #include "core/stats/WilcoxonSignedRank.h"
-#include "core/model/NumberText.h"
 
 namespace kvscope {
 
@@ -16,9 +16,12 @@ std::string pText(double p) { return formatNumber(p < 0.001 ? "%.1e" : "%.3g", p
 
 std::string_view toString(PairedTest t) {
   switch (t) {
-    case PairedTest::None: return "none";
-    case PairedTest::SignFlipExact: return "sign-flip (exact)";
-    case PairedTest::SignFlipSampled: return "sign-flip (sampled)";
+    case PairedTest::None:
+      return "none";
+    case PairedTest::SignFlipExact:
+      return "sign-flip (exact)";
+    case PairedTest::SignFlipSampled:
+      return "sign-flip (sampled)";
   }
   return "?";
 }
@@ -45,9 +48,12 @@ PairedComparison PairedComparison::compare(std::span<const double> baseline, std
   c.wilcoxon_exact = w.exact || w.n == 0;
   if (c.pairs >= PairedBootstrap::kMinPairs) c.difference_ci = PairedBootstrap::interval(d);
 
-  if (s.n == 0 && c.pairs > 0) c.verdict = Verdict::NotSignificant;  // every pair tied: no difference seen
-  else if (c.smallest_p >= level) c.verdict = Verdict::NeedsMoreSeeds;
-  else c.verdict = c.p_value < level ? Verdict::Significant : Verdict::NotSignificant;
+  if (s.n == 0 && c.pairs > 0)
+    c.verdict = Verdict::NotSignificant;  // every pair tied: no difference seen
+  else if (c.smallest_p >= level)
+    c.verdict = Verdict::NeedsMoreSeeds;
+  else
+    c.verdict = c.p_value < level ? Verdict::Significant : Verdict::NotSignificant;
   return c;
 }
 
@@ -62,7 +68,8 @@ std::string PairedComparison::verdictText() const {
 
 std::string PairedComparison::testText() const {
   switch (test) {
-    case PairedTest::None: return "none";
+    case PairedTest::None:
+      return "none";
     case PairedTest::SignFlipExact:
       return "sign-flip (exact, " + std::to_string(1LL << differing) + " patterns)";
     case PairedTest::SignFlipSampled:
@@ -78,7 +85,8 @@ std::string PairedComparison::summary() const {
   if (pairs == 0) return out + " -> " + verdictText();
   if (test == PairedTest::None) return out + ": no pair differs -> " + verdictText();
   out += ", " + testText() + ": p=" + pText(p_value) + " (smallest possible " + pText(smallest_p) + " with " +
-         std::to_string(differing) + " pairs), Wilcoxon p=" + pText(wilcoxon_p) + (wilcoxon_exact ? "" : " (normal approx.)");
+         std::to_string(differing) + " pairs), Wilcoxon p=" + pText(wilcoxon_p) +
+         (wilcoxon_exact ? "" : " (normal approx.)");
   char lv[32];
   std::snprintf(lv, sizeof lv, "%g", level);
   return out + " -> " + verdictText() + " at level " + lv;

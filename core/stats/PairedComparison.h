@@ -32,12 +32,12 @@ struct PairedComparison {
   int differing = 0;           // pairs whose difference is not 0: the n of the tests
   double mean_difference = 0;  // candidate - baseline, over every pair
   PairedTest test = PairedTest::None;
-  double p_value = 1;          // the sign-flip test's
-  double smallest_p = 1;       // 2/2^differing: the lowest p these pairs could give
+  double p_value = 1;     // the sign-flip test's
+  double smallest_p = 1;  // 2/2^differing: the lowest p these pairs could give
   double wilcoxon_p = 1;
   bool wilcoxon_exact = true;
   double level = 0.05;
-  int seeds_needed = 0;        // differing pairs any verdict needs at this level
+  int seeds_needed = 0;  // differing pairs any verdict needs at this level
   Verdict verdict = Verdict::NeedsMoreSeeds;
   std::optional<BootstrapInterval> difference_ci;  // only with >= PairedBootstrap::kMinPairs pairs
 

@@ -21,11 +21,14 @@ namespace {
 double percentileSelect(std::vector<double>& values, std::size_t& placed, double q) {
   const double pos = q / 100.0 * static_cast<double>(values.size() - 1);
   const auto lo = static_cast<std::size_t>(std::floor(pos));
-  if (lo >= placed) std::nth_element(values.begin() + static_cast<std::ptrdiff_t>(placed),
-                                     values.begin() + static_cast<std::ptrdiff_t>(lo), values.end());
+  if (lo >= placed)
+    std::nth_element(values.begin() + static_cast<std::ptrdiff_t>(placed),
+                     values.begin() + static_cast<std::ptrdiff_t>(lo), values.end());
   placed = lo;
   const double low = values[lo];
-  const double high = lo + 1 < values.size() ? *std::min_element(values.begin() + static_cast<std::ptrdiff_t>(lo) + 1, values.end()) : low;
+  const double high = lo + 1 < values.size()
+                          ? *std::min_element(values.begin() + static_cast<std::ptrdiff_t>(lo) + 1, values.end())
+                          : low;
   return low + (high - low) * (pos - static_cast<double>(lo));
 }
 }  // namespace

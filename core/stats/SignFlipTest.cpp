@@ -85,8 +85,10 @@ SignFlipResult SignFlipTest::test(std::span<const double> differences) {
   SignFlipResult r;
   std::vector<double> d;
   for (double x : differences) {
-    if (x == 0) ++r.zeros;
-    else d.push_back(x);
+    if (x == 0)
+      ++r.zeros;
+    else
+      d.push_back(x);
   }
   r.n = static_cast<int>(d.size());
   if (d.empty()) {

@@ -19,11 +19,11 @@
 namespace kvscope {
 
 struct SignFlipResult {
-  int n = 0;            // non-zero differences used
-  int zeros = 0;        // zero differences dropped
-  double statistic = 0; // the mean of the non-zero differences (its sign says which way)
-  double p_value = 1;   // 1 when n = 0
-  bool exact = true;    // every pattern counted (else sampled)
+  int n = 0;               // non-zero differences used
+  int zeros = 0;           // zero differences dropped
+  double statistic = 0;    // the mean of the non-zero differences (its sign says which way)
+  double p_value = 1;      // 1 when n = 0
+  bool exact = true;       // every pattern counted (else sampled)
   long long patterns = 0;  // patterns counted: 2^n when exact, else kSamples
 };
 

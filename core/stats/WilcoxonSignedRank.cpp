@@ -18,7 +18,8 @@ std::vector<double> nullCounts(int n) {
   std::vector<double> counts(static_cast<std::size_t>(max_sum) + 1, 0.0);
   counts[0] = 1;
   for (int rank = 1; rank <= n; ++rank)
-    for (int w = max_sum; w >= rank; --w) counts[static_cast<std::size_t>(w)] += counts[static_cast<std::size_t>(w - rank)];
+    for (int w = max_sum; w >= rank; --w)
+      counts[static_cast<std::size_t>(w)] += counts[static_cast<std::size_t>(w - rank)];
   return counts;
 }
 
@@ -39,8 +40,10 @@ WilcoxonResult WilcoxonSignedRank::test(std::span<const double> differences) {
   WilcoxonResult r;
   std::vector<double> d;
   for (double v : differences) {
-    if (v == 0) ++r.zeros;
-    else d.push_back(v);
+    if (v == 0)
+      ++r.zeros;
+    else
+      d.push_back(v);
   }
   const int n = static_cast<int>(d.size());
   r.n = n;

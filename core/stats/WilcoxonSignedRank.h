@@ -21,19 +21,19 @@
 namespace kvscope {
 
 struct WilcoxonResult {
-  int n = 0;        // non-zero differences used
-  int zeros = 0;    // zero differences dropped
+  int n = 0;      // non-zero differences used
+  int zeros = 0;  // zero differences dropped
   double w_plus = 0, w_minus = 0;
   double statistic = 0;  // min(W+, W-)
   double p_value = 1;
-  bool exact = false;    // exact enumeration (else the normal approximation)
-  bool ties = false;     // some |d| tied (exact by enumeration up to kExactTiesMaxN, else approximated)
-  double z = 0;          // the approximation's z (0 when exact)
+  bool exact = false;  // exact enumeration (else the normal approximation)
+  bool ties = false;   // some |d| tied (exact by enumeration up to kExactTiesMaxN, else approximated)
+  double z = 0;        // the approximation's z (0 when exact)
 };
 
 class WilcoxonSignedRank {
  public:
-  static constexpr int kExactMaxN = 50;  // 2^50 sign patterns still count exactly in a double
+  static constexpr int kExactMaxN = 50;      // 2^50 sign patterns still count exactly in a double
   static constexpr int kExactTiesMaxN = 20;  // sign patterns of tied ranks enumerated (SignFlipTest)
 
   // Differences d_i = x_i - y_i of paired observations.

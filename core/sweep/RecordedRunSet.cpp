@@ -74,7 +74,8 @@ SweepData RecordedRunSet::arrange(const std::vector<RecordedRun>& runs, double l
     d.runs.assign(runs.size(), std::vector<std::optional<RunSummary>>(d.seeds.size()));
     d.recordings.assign(runs.size(), std::vector<std::string>(d.seeds.size()));
     for (std::size_t i = 0; i < runs.size(); ++i) {
-      const auto k = static_cast<std::size_t>(std::find(d.seeds.begin(), d.seeds.end(), runs[i].run.seed) - d.seeds.begin());
+      const auto k =
+          static_cast<std::size_t>(std::find(d.seeds.begin(), d.seeds.end(), runs[i].run.seed) - d.seeds.begin());
       d.runs[i][k] = runs[i].summary;
       d.recordings[i][k] = runs[i].file;
     }
@@ -104,7 +105,8 @@ SweepData RecordedRunSet::arrange(const std::vector<RecordedRun>& runs, double l
   for (std::size_t p = 0; p < configs.size(); ++p) {
     SweepPoint point;
     if (scenario_differs) point.coords.emplace_back("scenario", configs[p].scenario);
-    if (policy_differs || (!scenario_differs && differing_knobs.empty())) point.coords.emplace_back("policy", configs[p].policy);
+    if (policy_differs || (!scenario_differs && differing_knobs.empty()))
+      point.coords.emplace_back("policy", configs[p].policy);
     for (const auto& k : differing_knobs)
       point.coords.emplace_back(k, configs[p].knobs.count(k) ? number(configs[p].knobs.at(k)) : "-");
     point.policy = configs[p].policy;
@@ -114,7 +116,8 @@ SweepData RecordedRunSet::arrange(const std::vector<RecordedRun>& runs, double l
     std::set<std::uint64_t> seeds;
     for (std::size_t i : members[p]) {
       seeds.insert(runs[i].run.seed);
-      const auto k = static_cast<std::size_t>(std::find(d.seeds.begin(), d.seeds.end(), runs[i].run.seed) - d.seeds.begin());
+      const auto k =
+          static_cast<std::size_t>(std::find(d.seeds.begin(), d.seeds.end(), runs[i].run.seed) - d.seeds.begin());
       d.runs[p][k] = runs[i].summary;
       d.recordings[p][k] = runs[i].file;
     }

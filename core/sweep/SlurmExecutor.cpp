@@ -79,8 +79,8 @@ std::vector<std::vector<std::size_t>> SlurmExecutor::shares(const std::vector<st
   return out;
 }
 
-std::string SlurmExecutor::script(const SlurmOptions& o, const std::string& cli, const std::string& dir,
-                                  int submission, std::size_t tasks, bool resume) {
+std::string SlurmExecutor::script(const SlurmOptions& o, const std::string& cli, const std::string& dir, int submission,
+                                  std::size_t tasks, bool resume) {
   const std::string n = std::to_string(submission);
   const fs::path slurm = fs::path(dir) / "slurm";
   std::ostringstream s;
@@ -112,7 +112,7 @@ std::optional<std::string> SlurmExecutor::parseJobId(const std::string& sbatch_o
 }
 
 std::map<std::string, std::map<std::size_t, std::string>> SlurmExecutor::parseTaskStates(const std::string& out,
-                                                                                       char separator) {
+                                                                                         char separator) {
   std::map<std::string, std::map<std::size_t, std::string>> states;
   std::stringstream lines(out);
   std::string line;
@@ -138,11 +138,16 @@ std::map<std::string, std::map<std::size_t, std::string>> SlurmExecutor::parseTa
 
 std::string SlurmExecutor::stateName(SlurmRunState state) {
   switch (state) {
-    case SlurmRunState::Done: return "done";
-    case SlurmRunState::Running: return "running";
-    case SlurmRunState::Pending: return "pending";
-    case SlurmRunState::Failed: return "failed";
-    case SlurmRunState::Missing: return "missing";
+    case SlurmRunState::Done:
+      return "done";
+    case SlurmRunState::Running:
+      return "running";
+    case SlurmRunState::Pending:
+      return "pending";
+    case SlurmRunState::Failed:
+      return "failed";
+    case SlurmRunState::Missing:
+      return "missing";
   }
   return "missing";
 }
@@ -228,7 +233,8 @@ std::map<std::string, std::map<std::size_t, std::string>> SlurmExecutor::ask(con
   return parseTaskStates(r.out, separator);
 }
 
-std::vector<SlurmRunStatus> SlurmExecutor::states(const std::vector<bool>& done, const std::vector<std::string>& stems) {
+std::vector<SlurmRunStatus> SlurmExecutor::states(const std::vector<bool>& done,
+                                                  const std::vector<std::string>& stems) {
   notes_.clear();
   std::vector<SlurmRunStatus> out(done.size());
   // The last submission holding each run is the one that decides (an earlier task may have been
@@ -261,9 +267,9 @@ std::vector<SlurmRunStatus> SlurmExecutor::states(const std::vector<bool>& done,
     const auto t = j->second.find(task);
     return t == j->second.end() ? "" : t->second;
   };
-  static const std::set<std::string> kActive{"RUNNING", "COMPLETING", "CONFIGURING", "PENDING", "REQUEUED",
-                                             "REQUEUE_HOLD", "REQUEUE_FED", "RESIZING", "SUSPENDED", "STOPPED",
-                                             "SIGNALING", "STAGE_OUT"};
+  static const std::set<std::string> kActive{"RUNNING",   "COMPLETING",   "CONFIGURING", "PENDING",
+                                             "REQUEUED",  "REQUEUE_HOLD", "REQUEUE_FED", "RESIZING",
+                                             "SUSPENDED", "STOPPED",      "SIGNALING",   "STAGE_OUT"};
   for (std::size_t i = 0; i < done.size(); ++i) {
     SlurmRunStatus& s = out[i];
     if (task_of[i]) s.task = task_of[i]->first + "_" + std::to_string(task_of[i]->second);

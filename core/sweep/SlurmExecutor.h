@@ -58,8 +58,8 @@ class SlurmExecutor {
   // Writes submit-N.runs and submit-N.sbatch, runs `sbatch --parsable`, records the job id. `cli`
   // is the kvscope-cli the tasks run (an absolute path every node can reach). With `resume` the
   // tasks skip a run found done; without, they run all of it, as a local sweep without --resume
-  // does, except when Slurm requeued the task (its node was lost): then it skips what it had done. Throws InputError ("sbatch not found: ...", sbatch's
-  // own message) and leaves no .runs file of a failed submission.
+  // does, except when Slurm requeued the task (its node was lost): then it skips what it had done. Throws InputError
+  // ("sbatch not found: ...", sbatch's own message) and leaves no .runs file of a failed submission.
   SlurmSubmission submit(const std::vector<std::size_t>& runs, const SlurmOptions& options, const std::string& cli,
                          bool resume = false);
 
@@ -82,15 +82,16 @@ class SlurmExecutor {
   // Deals the runs out to `tasks` shares, round robin (neighbouring runs are often the same point,
   // about as long, so each share gets a mix). No empty share: fewer shares when fewer runs.
   static std::vector<std::vector<std::size_t>> shares(const std::vector<std::size_t>& runs, std::size_t tasks);
-  static std::string script(const SlurmOptions& options, const std::string& cli, const std::string& dir,
-                            int submission, std::size_t tasks, bool resume = false);
+  static std::string script(const SlurmOptions& options, const std::string& cli, const std::string& dir, int submission,
+                            std::size_t tasks, bool resume = false);
   // "12345" or "12345;cluster" (sbatch --parsable): the job id, nullopt when it is not one.
   static std::optional<std::string> parseJobId(const std::string& sbatch_out);
   // Array task states from `squeue -h -r -o "%i %T"` (separator ' ') or `sacct -n -P -X -o
   // JobID,State` (separator '|'): job id -> task index -> state ("RUNNING", "CANCELLED"; sacct's
   // "CANCELLED by 0" keeps its first word). Lines of other jobs' shapes are skipped; a pending range
   // "123_[4-6,9%2]" gives each of its tasks.
-  static std::map<std::string, std::map<std::size_t, std::string>> parseTaskStates(const std::string& out, char separator);
+  static std::map<std::string, std::map<std::size_t, std::string>> parseTaskStates(const std::string& out,
+                                                                                   char separator);
   static std::string stateName(SlurmRunState state);
 
  private:

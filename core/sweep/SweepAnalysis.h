@@ -28,10 +28,10 @@ struct WorkerCell {
 
 struct SweepAnalysis {
   std::vector<SweepMetric> metrics;
-  std::vector<std::string> worker_ids;         // decode workers, in the order the runs list them
-  std::vector<std::vector<MetricCell>> cells;  // [point][metric]
+  std::vector<std::string> worker_ids;           // decode workers, in the order the runs list them
+  std::vector<std::vector<MetricCell>> cells;    // [point][metric]
   std::vector<std::vector<WorkerCell>> workers;  // [point][worker]
-  std::vector<std::size_t> runs_done;          // [point]: seeds with a summary
+  std::vector<std::size_t> runs_done;            // [point]: seeds with a summary
   // When the only thing that varies is the policy, between exactly two values: the other point
   // (the baseline is the first). The lab's "LMetric vs Unified" table.
   std::optional<std::size_t> two_policy_other;

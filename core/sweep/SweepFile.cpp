@@ -1,5 +1,5 @@
-#include "core/model/InputFile.h"
 #include "core/sweep/SweepFile.h"
+#include "core/model/InputFile.h"
 
 #include <algorithm>
 #include <cmath>
@@ -19,7 +19,8 @@ namespace {
 using ojson = nlohmann::ordered_json;  // the grid's axes keep the file's order
 
 long lineAt(const std::string& text, std::size_t pos) {
-  return 1 + static_cast<long>(std::count(text.begin(), text.begin() + static_cast<long>(std::min(pos, text.size())), '\n'));
+  return 1 + static_cast<long>(
+                 std::count(text.begin(), text.begin() + static_cast<long>(std::min(pos, text.size())), '\n'));
 }
 
 // The line of a key ("grid.K": the "K" after the "grid"): the first `"name"` followed by a colon.
@@ -57,9 +58,7 @@ std::string valueText(const ojson& v) {
 
 }  // namespace
 
-SweepSpec SweepFile::load(const std::string& path) {
-  return parse(InputFile::readAll(path), path);
-}
+SweepSpec SweepFile::load(const std::string& path) { return parse(InputFile::readAll(path), path); }
 
 SweepSpec SweepFile::parse(const std::string& text, const std::string& path) {
   ojson j;
@@ -74,14 +73,15 @@ SweepSpec SweepFile::parse(const std::string& text, const std::string& path) {
   SweepSpec s;
   s.file = path;
   if (!j.is_object()) throw InputError(formatInputError(path, 1, "", "expected a JSON object (see `sweep --help`)"));
-  static constexpr const char* kKeys[] = {"scenario", "grid",     "seeds",      "baseline",
-                                          "knobs",    "duration_s", "dispatch", "max_inflight_sessions",
-                                          "wall_deadline_s", "jobs", "level"};
+  static constexpr const char* kKeys[] = {"scenario",        "grid",       "seeds",    "baseline",
+                                          "knobs",           "duration_s", "dispatch", "max_inflight_sessions",
+                                          "wall_deadline_s", "jobs",       "level"};
   for (const auto& [key, value] : j.items()) {
     s.lines[key] = lineOfKey(text, key);
     if (std::none_of(std::begin(kKeys), std::end(kKeys), [&](const char* k) { return key == k; }))
-      throw InputError(s.describe(key, "unknown field; expected one of: scenario, grid, seeds, baseline, knobs, "
-                                       "duration_s, dispatch, max_inflight_sessions, wall_deadline_s, jobs, level"));
+      throw InputError(s.describe(key,
+                                  "unknown field; expected one of: scenario, grid, seeds, baseline, knobs, "
+                                  "duration_s, dispatch, max_inflight_sessions, wall_deadline_s, jobs, level"));
   }
   auto fail = [&](const std::string& field, const std::string& what) -> void {
     if (!s.lines.count(field)) s.lines[field] = lineOfKey(text, field);
@@ -104,7 +104,8 @@ SweepSpec SweepFile::parse(const std::string& text, const std::string& path) {
       if (!values.is_array()) fail(field, "expected a list of values, got " + values.dump());
       SweepAxis axis{name, {}};
       for (const auto& v : values) {
-        if (!v.is_string() && !v.is_number()) fail(field, "expected numbers (a knob) or names (policy), got " + v.dump());
+        if (!v.is_string() && !v.is_number())
+          fail(field, "expected numbers (a knob) or names (policy), got " + v.dump());
         axis.values.push_back(valueText(v));
       }
       s.axes.push_back(std::move(axis));

@@ -27,7 +27,7 @@ class SweepJob {
     std::vector<FinishedRun> runs;          // runs whose summary appeared, in the order they finished
     bool done = false;                      // the thread has ended: outcome or error is set
     std::optional<SweepOutcome> outcome;
-    std::string error;                      // the sweep could not run at all
+    std::string error;  // the sweep could not run at all
   };
 
   // Starts at once; `spec` must have been validated. Runs are recorded in `dir` through `recorders`

@@ -7,10 +7,14 @@ namespace kvscope {
 
 std::string SweepMetric::format(double v) const {
   switch (kind) {
-    case Kind::Seconds: return formatNumber("%.3f", v);
-    case Kind::Fraction: return formatNumber("%.2f%%", v * 100);
-    case Kind::Count: return formatNumber("%.1f", v);
-    case Kind::Ratio: return formatNumber("%.3fx", v);
+    case Kind::Seconds:
+      return formatNumber("%.3f", v);
+    case Kind::Fraction:
+      return formatNumber("%.2f%%", v * 100);
+    case Kind::Count:
+      return formatNumber("%.1f", v);
+    case Kind::Ratio:
+      return formatNumber("%.3fx", v);
   }
   return formatNumber("%g", v);
 }
@@ -35,7 +39,8 @@ std::vector<SweepMetric> SweepMetric::all(const std::vector<std::string>& worker
        [](R s) { return s.lab.tpot_s ? std::optional(s.lab.tpot_s->p90) : std::nullopt; }},
       {"uncached_tokens_p90", "uncached tokens p90", K::Count,
        [](R s) { return s.lab.uncached_tokens ? std::optional(s.lab.uncached_tokens->p90) : std::nullopt; }},
-      {"worker_ttft_p90_max_s", "worker TTFT p90, max (s)", K::Seconds, [](R s) { return s.lab.worker_ttft_p90_max_s; }},
+      {"worker_ttft_p90_max_s", "worker TTFT p90, max (s)", K::Seconds,
+       [](R s) { return s.lab.worker_ttft_p90_max_s; }},
       {"request_balance", "request balance (max/min)", K::Ratio, [](R s) { return s.lab.request_balance; }},
       {"decode_tps", "decode tokens/s", K::Count, [](R s) { return s.lab.decode_tps; }},
       {"completion_rate", "completion rate", K::Fraction, [](R s) { return s.lab.completion_rate; }},

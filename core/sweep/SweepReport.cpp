@@ -6,9 +6,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/model/NumberText.h"
 #include "core/stats/SignFlipTest.h"
 #include "core/sweep/AtomicFile.h"
-#include "core/model/NumberText.h"
 
 namespace kvscope {
 
@@ -136,8 +136,8 @@ std::string SweepReport::perWorkerTable() const {
   for (std::size_t p = 0; p < data_.points.size(); ++p) {
     out += "| " + data_.points[p].label() + " |";
     for (const auto& w : a_.workers[p])
-      out += w.present ? " " + formatNumber("%.1f", w.bindings) + " | " + formatNumber("%.1f%%", w.share * 100) + " | " +
-                             formatNumber("%.1f", w.sessions) + " |"
+      out += w.present ? " " + formatNumber("%.1f", w.bindings) + " | " + formatNumber("%.1f%%", w.share * 100) +
+                             " | " + formatNumber("%.1f", w.sessions) + " |"
                        : " - | - | - |";
     out += "\n";
   }
@@ -149,47 +149,53 @@ std::string SweepReport::twoPolicyTable() const {
   const std::size_t b = data_.baseline, o = *a_.two_policy_other;
   const std::string bn = data_.points[b].policy, on = data_.points[o].policy;
   std::string out = "## " + on + " vs " + bn + "\n\n";
-  out += "| metric | " + bn + " (baseline) | " + on + " | change % | pairs | test | p | smallest p | Wilcoxon p | verdict |\n";
+  out += "| metric | " + bn + " (baseline) | " + on +
+         " | change % | pairs | test | p | smallest p | Wilcoxon p | verdict |\n";
   out += "|---|---:|---:|---:|---:|---|---:|---:|---:|---|\n";
   for (const char* key : kTwoPolicyMetrics) {
     const std::size_t m = a_.metricIndex(key);
     if (m >= a_.metrics.size()) continue;
     out += "| " + a_.metrics[m].label + " | " + meanCell(b, m) + " | " + meanCell(o, m) + " | " + changeCell(o, m) +
-           " | " + pairsCell(o, m) + " | " + testCell(o, m) + " | " + pCell(o, m) + " | " + smallestPCell(o, m) + " | " +
-           wilcoxonCell(o, m) + " | " + verdictCell(o, m) + " |\n";
+           " | " + pairsCell(o, m) + " | " + testCell(o, m) + " | " + pCell(o, m) + " | " + smallestPCell(o, m) +
+           " | " + wilcoxonCell(o, m) + " | " + verdictCell(o, m) + " |\n";
   }
   return out + "\n";
 }
 
 std::string SweepReport::markdown() const {
   std::string out = "# " + data_.heading + ": " + data_.scenario + "\n\n";
-  out += "- points: " + std::to_string(data_.points.size()) + "; baseline: " + data_.points[data_.baseline].label() + "\n";
+  out +=
+      "- points: " + std::to_string(data_.points.size()) + "; baseline: " + data_.points[data_.baseline].label() + "\n";
   std::string seeds;
   for (auto s : data_.seeds) seeds += (seeds.empty() ? "" : ", ") + std::to_string(s);
   out += "- seeds: " + seeds + (data_.paired ? " (paired: every point ran the same seeds)" : " (unpaired)") + "\n";
-  out += "- cells: mean [95% confidence interval] across seeds, on a log scale (mean ×/÷ exp(t·SE/mean)): "
-         "these metrics are never negative and neither is the interval\n";
+  out +=
+      "- cells: mean [95% confidence interval] across seeds, on a log scale (mean ×/÷ exp(t·SE/mean)): "
+      "these metrics are never negative and neither is the interval\n";
   const int needed = SignFlipTest::pairsNeeded(data_.level);
-  out += "- change: against the baseline's mean. Test on the per-seed pairs, two-sided: the exact sign-flip "
-         "permutation test of the mean difference (all 2^n sign patterns up to " +
-         std::to_string(SignFlipTest::kExactMaxPairs) + " differing pairs, else " +
-         std::to_string(SignFlipTest::kSamples) + " sampled from seed " + std::to_string(SignFlipTest::kSeed) +
-         "); pairs with no difference are dropped. Wilcoxon signed-rank p beside it (exact up to 20 tied / 50 "
-         "untied pairs). n pairs can give no p below 2/2^n (\"smallest p\"): at level " +
-         formatNumber("%g", data_.level) + " a verdict needs >= " + std::to_string(needed) +
-         " differing pairs; with fewer it says so instead of \"significant\"\n";
+  out +=
+      "- change: against the baseline's mean. Test on the per-seed pairs, two-sided: the exact sign-flip "
+      "permutation test of the mean difference (all 2^n sign patterns up to " +
+      std::to_string(SignFlipTest::kExactMaxPairs) + " differing pairs, else " +
+      std::to_string(SignFlipTest::kSamples) + " sampled from seed " + std::to_string(SignFlipTest::kSeed) +
+      "); pairs with no difference are dropped. Wilcoxon signed-rank p beside it (exact up to 20 tied / 50 "
+      "untied pairs). n pairs can give no p below 2/2^n (\"smallest p\"): at level " +
+      formatNumber("%g", data_.level) + " a verdict needs >= " + std::to_string(needed) +
+      " differing pairs; with fewer it says so instead of \"significant\"\n";
   for (const auto& n : data_.notes) out += "- " + n + "\n";
   out += "\n";
   out += twoPolicyTable();
   out += perWorkerTable();
   for (std::size_t m = 0; m < a_.metrics.size(); ++m) {
     out += "## " + a_.metrics[m].label + "\n\n";
-    out += "| point | runs | mean [95% CI] | change | pairs | test | p | smallest p | Wilcoxon p | verdict |\n"
-           "|---|---:|---:|---:|---:|---|---:|---:|---:|---|\n";
+    out +=
+        "| point | runs | mean [95% CI] | change | pairs | test | p | smallest p | Wilcoxon p | verdict |\n"
+        "|---|---:|---:|---:|---:|---|---:|---:|---:|---|\n";
     for (std::size_t p = 0; p < data_.points.size(); ++p)
       out += "| " + data_.points[p].label() + " | " + std::to_string(a_.cells[p][m].values.size()) + " | " +
              meanCell(p, m) + " | " + changeCell(p, m) + " | " + pairsCell(p, m) + " | " + testCell(p, m) + " | " +
-             pCell(p, m) + " | " + smallestPCell(p, m) + " | " + wilcoxonCell(p, m) + " | " + verdictCell(p, m) + " |\n";
+             pCell(p, m) + " | " + smallestPCell(p, m) + " | " + wilcoxonCell(p, m) + " | " + verdictCell(p, m) +
+             " |\n";
     out += "\n";
   }
   return out;
@@ -202,8 +208,9 @@ std::string SweepReport::csv() const {
     for (const auto& [axis, value] : data_.points.front().coords) axes.push_back(axis);
   for (const auto& axis : axes) out += "," + csvField(axis);
   // New columns go at the end: spreadsheets and scripts that read the old ones by position still work.
-  out += ",metric,runs,mean,ci_low,ci_high,change_pct,test,p_value,verdict,level,ci_scale,pairs,differing,"
-         "smallest_p,wilcoxon_p,seeds_needed,verdict_text,diff_ci_low,diff_ci_high\n";
+  out +=
+      ",metric,runs,mean,ci_low,ci_high,change_pct,test,p_value,verdict,level,ci_scale,pairs,differing,"
+      "smallest_p,wilcoxon_p,seeds_needed,verdict_text,diff_ci_low,diff_ci_high\n";
   for (std::size_t p = 0; p < data_.points.size(); ++p)
     for (std::size_t m = 0; m < a_.metrics.size(); ++m) {
       const MetricCell& c = a_.cells[p][m];

@@ -134,12 +134,14 @@ SweepOutcome SweepRunner::run(const std::atomic<bool>& cancel) {
   for (std::size_t i = 0; i < jobs.size(); ++i) {
     // Runs outside `only` belong to someone else (another Slurm task): read back, never run.
     if (resume_ || !may_run[i]) jobs[i].summary = readDone(jobs[i]);
-    if (jobs[i].summary) ++progress.reused;
-    else if (may_run[i]) todo.push_back(i);
+    if (jobs[i].summary)
+      ++progress.reused;
+    else if (may_run[i])
+      todo.push_back(i);
   }
   progress.to_run = todo.size();
 
-  std::mutex mutex;  // guards progress, the jobs' running state and the progress callback
+  std::mutex mutex;    // guards progress, the jobs' running state and the progress callback
   auto report = [&] {  // mutex held
     if (!progress_) return;
     double partial = 0;
@@ -152,7 +154,8 @@ SweepOutcome SweepRunner::run(const std::atomic<bool>& cancel) {
     progress.work_done = static_cast<double>(progress.finished + progress.failed) + partial;
     progress.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (progress.work_done > 0.01)
-      progress.eta_s = progress.elapsed_s * (static_cast<double>(progress.to_run) - progress.work_done) / progress.work_done;
+      progress.eta_s =
+          progress.elapsed_s * (static_cast<double>(progress.to_run) - progress.work_done) / progress.work_done;
     progress_(progress);
   };
   {
@@ -160,35 +163,39 @@ SweepOutcome SweepRunner::run(const std::atomic<bool>& cancel) {
     report();
   }
 
-  runParallelJobs(todo.size(), spec_.effectiveJobs(), [&] { return !cancel.load(); }, [&](std::size_t t) {
-    Job& job = jobs[todo[t]];
-    {
-      std::lock_guard lock(mutex);
-      job.running = true;
-      report();
-    }
-    bool cancelled = false;
-    try {
-      runOne(job, cancel, [&](double f) {
+  runParallelJobs(
+      todo.size(), spec_.effectiveJobs(), [&] { return !cancel.load(); },
+      [&](std::size_t t) {
+        Job& job = jobs[todo[t]];
+        {
+          std::lock_guard lock(mutex);
+          job.running = true;
+          report();
+        }
+        bool cancelled = false;
+        try {
+          runOne(job, cancel, [&](double f) {
+            std::lock_guard lock(mutex);
+            job.fraction = f;
+            report();
+          });
+        } catch (const RunCancelled&) {
+          cancelled = true;
+        } catch (const std::exception& e) {
+          job.error = job.stem + ": " + e.what();
+        }
+        if (!job.summary) {  // nothing half-written stays behind
+          std::error_code ec;
+          fs::remove(AtomicFile::partialPath((fs::path(dir_) / (job.stem + ".kvrec")).string()), ec);
+        }
         std::lock_guard lock(mutex);
-        job.fraction = f;
+        job.running = false;
+        if (job.summary)
+          ++progress.finished;
+        else if (!cancelled)
+          ++progress.failed;
         report();
       });
-    } catch (const RunCancelled&) {
-      cancelled = true;
-    } catch (const std::exception& e) {
-      job.error = job.stem + ": " + e.what();
-    }
-    if (!job.summary) {  // nothing half-written stays behind
-      std::error_code ec;
-      fs::remove(AtomicFile::partialPath((fs::path(dir_) / (job.stem + ".kvrec")).string()), ec);
-    }
-    std::lock_guard lock(mutex);
-    job.running = false;
-    if (job.summary) ++progress.finished;
-    else if (!cancelled) ++progress.failed;
-    report();
-  });
 
   SweepOutcome out;
   out.cancelled = cancel.load() && progress.finished + progress.failed < todo.size();

@@ -27,7 +27,7 @@ struct SweepProgress {
   std::size_t finished = 0;  // run now, done
   std::size_t failed = 0;
   std::size_t running = 0;
-  double work_done = 0;      // finished + the simulated fraction of each running run
+  double work_done = 0;  // finished + the simulated fraction of each running run
   double elapsed_s = 0;
   std::optional<double> eta_s;  // once some work is done
 };

@@ -134,9 +134,12 @@ std::vector<SweepPoint> SweepSpec::points() const {
       for (const auto& value : axis.values) {
         SweepPoint p = base;
         p.coords.emplace_back(axis.name, value);
-        if (axis.name == "policy") p.policy = value;
-        else if (axis.name == "dispatch") p.dispatch = value;
-        else if (auto v = parseNumber(value)) p.knobs[axis.name] = *v;
+        if (axis.name == "policy")
+          p.policy = value;
+        else if (axis.name == "dispatch")
+          p.dispatch = value;
+        else if (auto v = parseNumber(value))
+          p.knobs[axis.name] = *v;
         next.push_back(std::move(p));
       }
     out = std::move(next);
@@ -191,7 +194,8 @@ void SweepSpec::validate() const {
   for (const auto& axis : axes) {
     const std::string field = "grid." + axis.name;
     if (axis.name == "seed")
-      throw InputError(describe(field, "the seeds are not a grid axis; give them with --seeds (or \"seeds\" in a file)"));
+      throw InputError(
+          describe(field, "the seeds are not a grid axis; give them with --seeds (or \"seeds\" in a file)"));
     if (!names.insert(axis.name).second) throw InputError(describe(field, "the axis is given twice"));
     if (axis.values.empty()) throw InputError(describe(field, "empty grid; expected at least one value"));
     for (std::size_t i = 0; i < axis.values.size(); ++i) {
@@ -235,7 +239,8 @@ void SweepSpec::validate() const {
   for (const auto& [axis, value] : baseline) {
     const auto it = std::find_if(axes.begin(), axes.end(), [&](const SweepAxis& a) { return a.name == axis; });
     if (it == axes.end()) throw InputError(describe("baseline." + axis, "'" + axis + "' is not a grid axis"));
-    if (std::none_of(it->values.begin(), it->values.end(), [&](const std::string& v) { return sameValue(axis, v, value); }))
+    if (std::none_of(it->values.begin(), it->values.end(),
+                     [&](const std::string& v) { return sameValue(axis, v, value); }))
       throw InputError(describe("baseline." + axis, "'" + value + "' is not among the grid's values of " + axis));
   }
   if (!(level > 0 && level < 1)) throw InputError(describe("level", "expected a significance level in (0, 1)"));

@@ -22,7 +22,7 @@ struct SweepAxis {
 
 struct SweepSpec {
   std::string scenario = "e3-load-floor";
-  std::vector<SweepAxis> axes;                                // the first axis varies slowest
+  std::vector<SweepAxis> axes;  // the first axis varies slowest
   std::vector<std::uint64_t> seeds;
   std::vector<std::pair<std::string, std::string>> baseline;  // axis -> value; unnamed axes: their first value
   std::map<std::string, double> fixed_knobs;                  // the same at every point (--set)
@@ -32,8 +32,8 @@ struct SweepSpec {
   std::optional<Dispatch> dispatch;
   std::optional<long> max_inflight_sessions;
   std::optional<double> wall_deadline_s;
-  unsigned jobs = 0;                                          // runs at once; 0 = the core count
-  double level = 0.05;                                        // significance level of the verdicts
+  unsigned jobs = 0;    // runs at once; 0 = the core count
+  double level = 0.05;  // significance level of the verdicts
 
   // Where the spec came from, so errors point at it: empty for the command line, else the sweep
   // file and the line of each field ("grid.K", "seeds", ...).

@@ -31,7 +31,9 @@ class HitRateWindow {
   bool empty() const { return prompt_ <= 0; }
   std::int64_t prompt() const { return prompt_; }
   double rate() const { return prompt_ > 0 ? static_cast<double>(cached_) / static_cast<double>(prompt_) : 0.0; }
-  double ceilingRate() const { return prompt_ > 0 ? static_cast<double>(ceiling_) / static_cast<double>(prompt_) : 0.0; }
+  double ceilingRate() const {
+    return prompt_ > 0 ? static_cast<double>(ceiling_) / static_cast<double>(prompt_) : 0.0;
+  }
   std::size_t size() const { return entries_.size(); }
 
  private:

@@ -94,7 +94,8 @@ double MinMaxSeries::valueAt(SimTime t, double fallback) const {
   }
   for (const Level& l : levels_) {  // finest first
     if (l.buckets.empty() || l.buckets.front().end > t) continue;
-    auto it = std::upper_bound(l.buckets.begin(), l.buckets.end(), t, [](SimTime x, const MinMaxBucket& b) { return x < b.end; });
+    auto it = std::upper_bound(l.buckets.begin(), l.buckets.end(), t,
+                               [](SimTime x, const MinMaxBucket& b) { return x < b.end; });
     return std::prev(it)->last;
   }
   return fallback;
@@ -111,7 +112,8 @@ SimTime MinMaxSeries::gapThreshold(const ColumnGrid& grid, const EnvelopeOptions
   if (options.gap_after != EnvelopeOptions::kAutoGap) return options.gap_after;
   if (raw_.size() < 2) return std::numeric_limits<SimTime>::max();
   // The median of up to 128 intervals starting where the range does: robust to a few long pauses.
-  auto it = std::lower_bound(raw_.begin(), raw_.end(), grid.from, [](const RawSample& s, SimTime t) { return s.time < t; });
+  auto it =
+      std::lower_bound(raw_.begin(), raw_.end(), grid.from, [](const RawSample& s, SimTime t) { return s.time < t; });
   std::size_t i = static_cast<std::size_t>(it - raw_.begin());
   i = std::min(i > 0 ? i - 1 : 0, raw_.size() - 2);
   const std::size_t n = std::min<std::size_t>(128, raw_.size() - 1 - i);
@@ -141,7 +143,8 @@ std::vector<EnvelopeColumn> MinMaxSeries::envelope(const ColumnGrid& grid, const
 // plus the columns it fills.
 void MinMaxSeries::foldRaw(const ColumnGrid& grid, const EnvelopeOptions& options, SimTime gap,
                            std::vector<EnvelopeColumn>& out) const {
-  auto it = std::lower_bound(raw_.begin(), raw_.end(), grid.from, [](const RawSample& s, SimTime t) { return s.time < t; });
+  auto it =
+      std::lower_bound(raw_.begin(), raw_.end(), grid.from, [](const RawSample& s, SimTime t) { return s.time < t; });
   std::size_t i = static_cast<std::size_t>(it - raw_.begin());
   if (i > 0 && options.hold) --i;  // the sample held into the range
   ColumnCursor column(grid);
@@ -196,7 +199,8 @@ const MinMaxSeries::Level* MinMaxSeries::levelHolding(SimTime from) const {
   return coarsest;
 }
 
-void MinMaxSeries::foldRollups(const ColumnGrid& grid, SimTime until, SimTime gap, std::vector<EnvelopeColumn>& out) const {
+void MinMaxSeries::foldRollups(const ColumnGrid& grid, SimTime until, SimTime gap,
+                               std::vector<EnvelopeColumn>& out) const {
   const Level* start = levelHolding(grid.from);
   if (!start) return;
   SimTime cursor = grid.from;

@@ -96,7 +96,8 @@ class MinMaxSeries {
   void push(std::size_t level, const MinMaxBucket& b);
   const Level* levelHolding(SimTime from) const;
   void foldRollups(const ColumnGrid& grid, SimTime until, SimTime gap, std::vector<EnvelopeColumn>& out) const;
-  void foldRaw(const ColumnGrid& grid, const EnvelopeOptions& options, SimTime gap, std::vector<EnvelopeColumn>& out) const;
+  void foldRaw(const ColumnGrid& grid, const EnvelopeOptions& options, SimTime gap,
+               std::vector<EnvelopeColumn>& out) const;
 
   std::size_t capacity_, fanout_, max_levels_, raw_capacity_;
   std::deque<RawSample> raw_;

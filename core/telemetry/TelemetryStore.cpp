@@ -8,20 +8,31 @@ namespace kvscope {
 
 const char* toString(WorkerGauge g) {
   switch (g) {
-    case WorkerGauge::KvFraction: return "KV use";
-    case WorkerGauge::Running: return "running";
-    case WorkerGauge::Queued: return "queued";
-    case WorkerGauge::ResidentSessions: return "resident sessions";
-    case WorkerGauge::Bindings: return "bound sessions";
-    case WorkerGauge::PendingSeeds: return "pending seeds";
-    case WorkerGauge::Admitted: return "bindings admitted";
-    case WorkerGauge::Count: break;
+    case WorkerGauge::KvFraction:
+      return "KV use";
+    case WorkerGauge::Running:
+      return "running";
+    case WorkerGauge::Queued:
+      return "queued";
+    case WorkerGauge::ResidentSessions:
+      return "resident sessions";
+    case WorkerGauge::Bindings:
+      return "bound sessions";
+    case WorkerGauge::PendingSeeds:
+      return "pending seeds";
+    case WorkerGauge::Admitted:
+      return "bindings admitted";
+    case WorkerGauge::Count:
+      break;
   }
   return "?";
 }
 
 TelemetryStore::TelemetryStore(Limits limits)
-    : limits_(limits), ttft_series_(series()), e2e_series_(series()), apc_series_(series()),
+    : limits_(limits),
+      ttft_series_(series()),
+      e2e_series_(series()),
+      apc_series_(series()),
       apc_ceiling_series_(series()) {}
 
 void TelemetryStore::clear() {
@@ -33,12 +44,11 @@ void TelemetryStore::clear() {
 
 bool TelemetryStore::isDiscrete(const EventPayload& p) {
   return std::visit(Overloaded{[](const Eviction&) { return true; }, [](const SeedStarted&) { return true; },
-                               [](const Retraction&) { return true; },
-                               [](const LinkHealth&) { return true; }, [](const WorkerCrashed&) { return true; },
-                               [](const WorkerRestarted&) { return true; }, [](const Correction&) { return true; },
-                               [](const KnobChanged&) { return true; }, [](const PolicyChanged&) { return true; },
-                               [](const TransferFinished& t) { return !t.ok; },
-                               [](const auto&) { return false; }},
+                               [](const Retraction&) { return true; }, [](const LinkHealth&) { return true; },
+                               [](const WorkerCrashed&) { return true; }, [](const WorkerRestarted&) { return true; },
+                               [](const Correction&) { return true; }, [](const KnobChanged&) { return true; },
+                               [](const PolicyChanged&) { return true; },
+                               [](const TransferFinished& t) { return !t.ok; }, [](const auto&) { return false; }},
                     p);
 }
 
@@ -68,9 +78,8 @@ void TelemetryStore::ingest(const Event& e) {
     }
     discrete_.push_back(e);
   }
-  std::visit(Overloaded{
-                 [&](const RunStarted& r) { onRunStarted(r); },
-                 [&](const Snapshot& s) { onSnapshot(e.time, s); },
+  std::visit(
+      Overloaded{[&](const RunStarted& r) { onRunStarted(r); }, [&](const Snapshot& s) { onSnapshot(e.time, s); },
                  [&](const RouteDecision& d) { keepDecision(d); },
                  [&](const Admission& a) {
                    if (a.result != AdmissionResult::Admitted) return;
@@ -140,9 +149,8 @@ void TelemetryStore::ingest(const Event& e) {
                    policy_ = p.new_policy;
                    pushBounded(control_changes_, e, limits_.control_changes);
                  },
-                 [&](const RunFinished&) { finished_ = true; },
-                 [](const auto&) {}},
-             e.payload);
+                 [&](const RunFinished&) { finished_ = true; }, [](const auto&) {}},
+      e.payload);
 }
 
 void TelemetryStore::onRunStarted(const RunStarted& r) {
@@ -196,16 +204,18 @@ void TelemetryStore::onSnapshot(SimTime t, const Snapshot& s) {
     if (queried > 0 && hit >= 0) w->hits.add(t, queried, std::min(hit, queried), 0);
     if (w->last_snapshot >= 0 && t > w->last_snapshot) {
       const double dt = timeToSeconds(t - w->last_snapshot);
-      w->kv_stores_per_s = static_cast<double>(std::max<std::int64_t>(0, g.kv_event_stored - w->latest.kv_event_stored)) / dt;
-      w->kv_removals_per_s = static_cast<double>(std::max<std::int64_t>(0, g.kv_event_removed - w->latest.kv_event_removed)) / dt;
+      w->kv_stores_per_s =
+          static_cast<double>(std::max<std::int64_t>(0, g.kv_event_stored - w->latest.kv_event_stored)) / dt;
+      w->kv_removals_per_s =
+          static_cast<double>(std::max<std::int64_t>(0, g.kv_event_removed - w->latest.kv_event_removed)) / dt;
     }
     w->last_snapshot = t;
     w->latest = g;
     w->alive = g.alive;
     if (g.kv_capacity > 0) {
       const double cap = static_cast<double>(g.kv_capacity);
-      w->gauge(WorkerGauge::KvFraction).add(t, static_cast<double>(g.kv_used) / cap,
-                                            static_cast<double>(std::max(g.kv_peak, g.kv_used)) / cap);
+      w->gauge(WorkerGauge::KvFraction)
+          .add(t, static_cast<double>(g.kv_used) / cap, static_cast<double>(std::max(g.kv_peak, g.kv_used)) / cap);
     }
     w->gauge(WorkerGauge::Running).add(t, g.running);
     w->gauge(WorkerGauge::Queued).add(t, g.queued);
@@ -291,8 +301,8 @@ int TelemetryStore::prefillRowOf(const Event& e) const {
 }
 
 std::pair<std::size_t, std::size_t> TelemetryStore::discreteRange(SimTime from, SimTime to) const {
-  auto lo = std::lower_bound(discrete_.begin(), discrete_.end(), from,
-                             [](const Event& e, SimTime t) { return e.time < t; });
+  auto lo =
+      std::lower_bound(discrete_.begin(), discrete_.end(), from, [](const Event& e, SimTime t) { return e.time < t; });
   auto hi = std::upper_bound(lo, discrete_.end(), to, [](SimTime t, const Event& e) { return t < e.time; });
   return {static_cast<std::size_t>(lo - discrete_.begin()), static_cast<std::size_t>(hi - discrete_.begin())};
 }
@@ -315,13 +325,14 @@ void TelemetryStore::keepDecision(const RouteDecision& d) {
     omitted_.pop_front();
     ++decisions_dropped_;
   }
-  RouteDecision kept{d.request, d.session, d.turn, d.policy, d.chosen, d.lower_is_better, std::move(storage),
-                     d.num_fields, d.fields};
+  RouteDecision kept{d.request,         d.session,          d.turn,       d.policy, d.chosen,
+                     d.lower_is_better, std::move(storage), d.num_fields, d.fields};
   const std::size_t n = std::min(d.candidates.size(), std::max<std::size_t>(1, limits_.decision_candidates));
   kept.candidates.assign(d.candidates.begin(), d.candidates.begin() + static_cast<std::ptrdiff_t>(n));
   // Candidates come best first; the chosen one is the first eligible, so almost always kept. If
   // not, it replaces the last kept one: the inspector must show what was chosen.
-  if (d.chosen != kNoWorker && std::none_of(kept.candidates.begin(), kept.candidates.end(), [&](const CandidateScore& c) { return c.worker == d.chosen; })) {
+  if (d.chosen != kNoWorker && std::none_of(kept.candidates.begin(), kept.candidates.end(),
+                                            [&](const CandidateScore& c) { return c.worker == d.chosen; })) {
     auto it = std::find_if(d.candidates.begin() + static_cast<std::ptrdiff_t>(n), d.candidates.end(),
                            [&](const CandidateScore& c) { return c.worker == d.chosen; });
     if (it != d.candidates.end()) kept.candidates.back() = *it;
@@ -389,7 +400,8 @@ std::size_t TelemetryStore::approxMemoryBytes() const {
   n += ttft_series_.memoryBytes() + e2e_series_.memoryBytes();
   n += discrete_.size() * (sizeof(Event) + 32);
   n += requests_.size() * (sizeof(RequestDone) + sizeof(SimTime));
-  for (const RouteDecision& d : decisions_) n += sizeof(RouteDecision) + d.candidates.capacity() * sizeof(CandidateScore);
+  for (const RouteDecision& d : decisions_)
+    n += sizeof(RouteDecision) + d.candidates.capacity() * sizeof(CandidateScore);
   n += decision_index_.size() * 32;  // empty while request ids come in order
   n += summary_.memoryBytes() + diagnosis_.memoryBytes();
   return n;

@@ -4,10 +4,10 @@
 // discrete events (evictions, seeds, crashes, link changes, knob changes, ...) a time-sorted ring;
 // the latest route decisions and finished requests rings for the decision inspector. Owned and
 // fed by the GUI thread; Qt-free so the benchmarks and the CLI can use it too.
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <map>
-#include <array>
 #include <optional>
 #include <string>
 #include <vector>
@@ -34,14 +34,14 @@ enum class LinkGauge { QueueDepth, BytesInFlight, Count };
 struct WorkerSeries {
   WorkerInfo info;
   std::array<MinMaxSeries, static_cast<std::size_t>(WorkerGauge::Count)> gauges;
-  WorkerGauges latest;      // the last snapshot's values
-  long admitted = 0;        // bindings admitted so far (the summary's "bindings")
+  WorkerGauges latest;  // the last snapshot's values
+  long admitted = 0;    // bindings admitted so far (the summary's "bindings")
   long evictions = 0;
   bool alive = true;
   SimTime last_admitted = -1;  // the newest binding's time (-1: none yet)
   SimTime last_eviction = -1;
-  SimTime crashed_at = -1;     // the newest crash (-1: never)
-  SimTime restarted_at = -1;   // the restart after it (-1: none yet)
+  SimTime crashed_at = -1;    // the newest crash (-1: never)
+  SimTime restarted_at = -1;  // the restart after it (-1: none yet)
   int crashes = 0;
   // The lab's prefix-cache hit rate (APC) of the requests it finished in the last minute, and what
   // an unbounded cache would have hit on them, sampled at each snapshot (none without a request).
@@ -88,11 +88,11 @@ class TelemetryStore {
     // Candidates kept per decision: the best ranked, and the chosen one. A 64-D decision holds 64
     // (7.5 KiB); kept whole, 20,000 of them would cost 150 MB and a copy per event the GUI feels.
     std::size_t decision_candidates = 16;
-    std::size_t requests = 20'000;          // finished requests kept for the inspector's table
-    std::size_t series_capacity = 4096;     // buckets per rollup level of every gauge
-    std::size_t raw_samples = 1 << 16;      // newest samples every gauge keeps exactly (18 h at 1/s)
-    std::size_t control_changes = 10'000;   // knob and policy changes kept for chart markers
-    std::size_t new_sessions = 100'000;     // first-admission times kept for newSessionsSince()
+    std::size_t requests = 20'000;         // finished requests kept for the inspector's table
+    std::size_t series_capacity = 4096;    // buckets per rollup level of every gauge
+    std::size_t raw_samples = 1 << 16;     // newest samples every gauge keeps exactly (18 h at 1/s)
+    std::size_t control_changes = 10'000;  // knob and policy changes kept for chart markers
+    std::size_t new_sessions = 100'000;    // first-admission times kept for newSessionsSince()
   };
   TelemetryStore() : TelemetryStore(Limits{}) {}
   explicit TelemetryStore(Limits limits);
@@ -207,7 +207,7 @@ class TelemetryStore {
   // no index is kept (its upkeep was a third of keeping a decision). The first id out of order
   // builds the index, kept from then on.
   bool ids_in_order_ = true;
-  absl::flat_hash_map<RequestId, std::uint64_t> decision_index_;  // request -> absolute position
+  absl::flat_hash_map<RequestId, std::uint64_t> decision_index_;         // request -> absolute position
   std::optional<std::size_t> decisionPosition(RequestId request) const;  // into decisions_
   std::uint64_t decisions_dropped_ = 0;
   SummaryCollector summary_;

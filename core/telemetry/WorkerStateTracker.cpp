@@ -5,22 +5,31 @@
 #include <cstdio>
 #include <map>
 
-#include "core/telemetry/TelemetryStore.h"
 #include "core/model/NumberText.h"
+#include "core/telemetry/TelemetryStore.h"
 
 namespace kvscope {
 
 const char* toString(WorkerStateKind k) {
   switch (k) {
-    case WorkerStateKind::Crashed: return "crashed";
-    case WorkerStateKind::Unreachable: return "unreachable";
-    case WorkerStateKind::Cold: return "cold";
-    case WorkerStateKind::Degraded: return "degraded";
-    case WorkerStateKind::Restarted: return "restarted";
-    case WorkerStateKind::Evicting: return "evicting";
-    case WorkerStateKind::Quiet: return "quiet";
-    case WorkerStateKind::Idle: return "idle";
-    case WorkerStateKind::Ok: return "ok";
+    case WorkerStateKind::Crashed:
+      return "crashed";
+    case WorkerStateKind::Unreachable:
+      return "unreachable";
+    case WorkerStateKind::Cold:
+      return "cold";
+    case WorkerStateKind::Degraded:
+      return "degraded";
+    case WorkerStateKind::Restarted:
+      return "restarted";
+    case WorkerStateKind::Evicting:
+      return "evicting";
+    case WorkerStateKind::Quiet:
+      return "quiet";
+    case WorkerStateKind::Idle:
+      return "idle";
+    case WorkerStateKind::Ok:
+      return "ok";
   }
   return "?";
 }
@@ -78,7 +87,7 @@ std::vector<WorkerState> WorkerStateTracker::update(const TelemetryStore& store,
   std::vector<std::string> health_text;
   long total = 0;
   long running_elsewhere = 0;  // requests running on the eligible workers, for the sticky cold D
-  int eligible = 0;  // workers that could take bindings: the fair share is theirs
+  int eligible = 0;            // workers that could take bindings: the fair share is theirs
   const auto& workers = store.workers();
   for (std::size_t i = 0; i < workers.size(); ++i) {
     const WorkerSeries& w = workers[i];
@@ -126,7 +135,8 @@ std::vector<WorkerState> WorkerStateTracker::update(const TelemetryStore& store,
     const std::string& text = health_text[k];
     const SimTime health_since = health_seen_[s.worker].since;
     if (total > 0) s.recent_share = static_cast<double>(s.recent_bindings) / static_cast<double>(total);
-    const bool judged_zero = s.recent_bindings == 0 && total >= 3L * eligible && improbablyLow(0, total, fair, eligible);
+    const bool judged_zero =
+        s.recent_bindings == 0 && total >= 3L * eligible && improbablyLow(0, total, fair, eligible);
     // Sessions stick where they bound: once none are new, a cold D stays empty while the others
     // serve. No binding for a whole window, nothing running or resident, work elsewhere: cold.
     const bool starved = s.recent_bindings == 0 && w.latest.running == 0 && w.latest.resident_sessions == 0 &&
@@ -134,12 +144,14 @@ std::vector<WorkerState> WorkerStateTracker::update(const TelemetryStore& store,
     const bool judged_low = total >= options_.min_bindings_to_judge && s.recent_share < options_.cold_fraction * fair &&
                             improbablyLow(s.recent_bindings, total, fair, eligible);
     // Busy enough that every D would run one request were the load balanced, and this one far below.
-    const bool load_cold = judge_load && w.alive && load_total >= eligible && load[k] / load_total < options_.cold_fraction * fair;
+    const bool load_cold =
+        judge_load && w.alive && load_total >= eligible && load[k] / load_total < options_.cold_fraction * fair;
     // Hysteresis: a cold D stays cold until its share is back above twice the threshold, so a
     // worker near the line does not flick between cold and ok from one frame to the next.
-    const bool still_low = cold_.contains(s.worker) &&
-                           (judge_load ? load_total > 0 && load[k] / load_total < 2 * options_.cold_fraction * fair
-                                       : bindings_known && total > 0 && s.recent_share < 2 * options_.cold_fraction * fair);
+    const bool still_low =
+        cold_.contains(s.worker) &&
+        (judge_load ? load_total > 0 && load[k] / load_total < 2 * options_.cold_fraction * fair
+                    : bindings_known && total > 0 && s.recent_share < 2 * options_.cold_fraction * fair);
     if (!w.alive) {
       s.kind = WorkerStateKind::Crashed;
       s.since = w.crashed_at;
@@ -167,11 +179,12 @@ std::vector<WorkerState> WorkerStateTracker::update(const TelemetryStore& store,
       s.kind = WorkerStateKind::Cold;
       s.since = std::max<SimTime>(0, w.last_admitted);
       if (s.recent_bindings == 0) {
-        s.cause = "cold: 0 bindings since " + (w.last_admitted >= 0 ? seconds(w.last_admitted) : std::string("the start"));
+        s.cause =
+            "cold: 0 bindings since " + (w.last_admitted >= 0 ? seconds(w.last_admitted) : std::string("the start"));
         if (starved && !judged_zero) s.cause += ", idle while " + std::to_string(running_elsewhere) + " run elsewhere";
       } else {
-        std::snprintf(buf, sizeof buf, "cold: %ld of %ld bindings in %.0f s (fair %.0f%%)",
-                      s.recent_bindings, total, window_s, 100 * fair);
+        std::snprintf(buf, sizeof buf, "cold: %ld of %ld bindings in %.0f s (fair %.0f%%)", s.recent_bindings, total,
+                      window_s, 100 * fair);
         s.cause = buf;
       }
     } else if (w.last_eviction >= 0 && now - w.last_eviction <= options_.eviction_window) {

@@ -34,11 +34,11 @@ const char* toString(WorkerStateKind);
 int severity(WorkerStateKind);
 
 struct WorkerState {
-  std::string worker;  // "D2"
+  std::string worker;   // "D2"
   int store_index = 0;  // into TelemetryStore::workers()
   WorkerStateKind kind = WorkerStateKind::Ok;
-  std::string cause;   // the whole line: "cold: 0 bindings since 0.8 s"
-  SimTime since = -1;  // when the state began, where known
+  std::string cause;         // the whole line: "cold: 0 bindings since 0.8 s"
+  SimTime since = -1;        // when the state began, where known
   long recent_bindings = 0;  // in the window
   double recent_share = -1;  // of the window's bindings (-1: none in the window)
 };
@@ -46,7 +46,7 @@ struct WorkerState {
 class WorkerStateTracker {
  public:
   struct Options {
-    SimTime window = secondsToTime(120);           // bindings are judged over this
+    SimTime window = secondsToTime(120);  // bindings are judged over this
     SimTime eviction_window = secondsToTime(60);
     double cold_fraction = 0.25;  // below this fraction of the fair share is cold
     long min_bindings_to_judge = 20;

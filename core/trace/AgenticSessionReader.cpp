@@ -1,5 +1,5 @@
-#include "core/model/InputFile.h"
 #include "core/trace/AgenticSessionReader.h"
+#include "core/model/InputFile.h"
 
 #include <algorithm>
 #include <cmath>
@@ -107,8 +107,8 @@ struct Reader {
     const json& ids = r.array("hash_ids");
     const std::int64_t max_ids = (in + block_size - 1) / block_size;
     if (static_cast<std::int64_t>(ids.size()) > max_ids)
-      r.fail("hash_ids", "expected at most " + std::to_string(max_ids) + " ids (ceil(in/" +
-                             std::to_string(block_size) + ")), got " + std::to_string(ids.size()));
+      r.fail("hash_ids", "expected at most " + std::to_string(max_ids) + " ids (ceil(in/" + std::to_string(block_size) +
+                             ")), got " + std::to_string(ids.size()));
     PromptLayout& p = turn.prompt;
     p.input_tokens = static_cast<std::int32_t>(in);
     p.shared_prefix_tokens = std::min(agent.shared_tokens, p.input_tokens);
@@ -136,8 +136,7 @@ struct Reader {
     const Agent agent{
         parent.start_s + t,
         parent.source + "#" + (agent_id ? agent_id->get<std::string>() : r.path.substr(0, r.path.size() - 1)),
-        mixHash(kSubagentBoilerplateSalt, stableHash(type)), shared,
-        mixHash(session_scope, stableHash(r.path))};
+        mixHash(kSubagentBoilerplateSalt, stableHash(type)), shared, mixHash(session_scope, stableHash(r.path))};
     readAgent(requests, r.path, agent, depth + 1);
   }
 

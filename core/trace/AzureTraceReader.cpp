@@ -1,5 +1,5 @@
-#include "core/model/InputFile.h"
 #include "core/trace/AzureTraceReader.h"
+#include "core/model/InputFile.h"
 
 #include <algorithm>
 #include <charconv>
@@ -66,8 +66,7 @@ bool parseTimestamp(std::string_view s, std::int64_t& ticks) {
       !digits(s, pos, 2, d) || !expect(s, pos, ' ') || !digits(s, pos, 2, h) || !expect(s, pos, ':') ||
       !digits(s, pos, 2, mi) || !expect(s, pos, ':') || !digits(s, pos, 2, sec))
     return false;
-  if (y < 1 || mo < 1 || mo > 12 || d < 1 || d > daysInMonth(y, mo) || h > 23 || mi > 59 || sec > 59)
-    return false;
+  if (y < 1 || mo < 1 || mo > 12 || d < 1 || d > daysInMonth(y, mo) || h > 23 || mi > 59 || sec > 59) return false;
   std::int64_t frac = 0;
   if (pos < s.size()) {
     if (s[pos++] != '.') return false;
@@ -91,27 +90,23 @@ struct Row {
   [[noreturn]] void fail(const std::string& field, const std::string& what) const {
     throw InputError(formatInputError(file, line, field, what));
   }
-  std::int32_t tokens(std::string_view column, const char* field, std::int64_t lo,
-                      const char* expected) const {
+  std::int32_t tokens(std::string_view column, const char* field, std::int64_t lo, const char* expected) const {
     std::int64_t v = 0;
     const auto [end, ec] = std::from_chars(column.data(), column.data() + column.size(), v);
     if (column.empty() || ec != std::errc() || end != column.data() + column.size() || v < lo)
       fail(field, std::string("expected ") + expected + ", got " + shown(column));
-    if (v > kMaxTokens)
-      fail(field, "expected at most " + std::to_string(kMaxTokens) + ", got " + shown(column));
+    if (v > kMaxTokens) fail(field, "expected at most " + std::to_string(kMaxTokens) + ", got " + shown(column));
     return static_cast<std::int32_t>(v);
   }
 };
 
-Session parseRow(const std::string& file, long line_no, std::string_view line, SessionId id,
-                 std::int64_t& ticks) {
+Session parseRow(const std::string& file, long line_no, std::string_view line, SessionId id, std::int64_t& ticks) {
   const Row r{file, line_no};
   std::string_view cols[3];
   std::size_t n = 0, from = 0;
   for (;;) {
     const std::size_t comma = line.find(',', from);
-    if (n < 3)
-      cols[n] = line.substr(from, comma == std::string_view::npos ? std::string_view::npos : comma - from);
+    if (n < 3) cols[n] = line.substr(from, comma == std::string_view::npos ? std::string_view::npos : comma - from);
     ++n;
     if (comma == std::string_view::npos) break;
     from = comma + 1;
@@ -164,8 +159,9 @@ Workload AzureTraceReader::read(const std::string& path, const TraceOptions& opt
     if (line.empty()) continue;
     try {
       if (too_long)
-        throw InputError(formatInputError(path, line_no, "", "a line longer than " +
-                                                                 std::to_string(InputFile::kMaxLineBytes) + " bytes: not a CSV row"));
+        throw InputError(formatInputError(
+            path, line_no, "",
+            "a line longer than " + std::to_string(InputFile::kMaxLineBytes) + " bytes: not a CSV row"));
       std::int64_t t = 0;
       w.sessions.push_back(parseRow(path, line_no, line, next, t));
       ticks.push_back(t);

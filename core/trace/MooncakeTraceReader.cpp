@@ -1,5 +1,5 @@
-#include "core/model/InputFile.h"
 #include "core/trace/MooncakeTraceReader.h"
+#include "core/model/InputFile.h"
 
 #include <cmath>
 #include <cstdint>
@@ -121,8 +121,9 @@ Workload MooncakeTraceReader::read(const std::string& path, const TraceOptions& 
     if (isBlank(line)) continue;
     try {
       if (too_long)
-        throw InputError(formatInputError(path, line_no, "", "a line longer than " + std::to_string(kMaxTraceLineBytes) +
-                                                                 " bytes: not a trace record"));
+        throw InputError(formatInputError(
+            path, line_no, "",
+            "a line longer than " + std::to_string(kMaxTraceLineBytes) + " bytes: not a trace record"));
       w.sessions.push_back(parseRecord(path, line_no, line, next));
       ++next;
     } catch (const InputError&) {

@@ -65,11 +65,11 @@ Workload loadTrace(const std::string& path, const TraceOptions& options) {
   Workload w = fs::is_directory(status) ? loadDirectory(path, options) : loadFile(path, options);
   // A run of nothing is a mistake (an empty or wrong file), not a result of 0 requests.
   if (w.turnCount() == 0)
-    throw InputError(formatInputError(path, 0, "", "the trace holds no requests" +
-                                                       (w.skipped_records > 0
-                                                            ? " (all " + std::to_string(w.skipped_records) +
-                                                                  " records were malformed and skipped)"
-                                                            : std::string(" (an empty file?)"))));
+    throw InputError(formatInputError(
+        path, 0, "",
+        "the trace holds no requests" + (w.skipped_records > 0 ? " (all " + std::to_string(w.skipped_records) +
+                                                                     " records were malformed and skipped)"
+                                                               : std::string(" (an empty file?)"))));
   // Replay walks sessions in arrival order; ids break ties so equal start times stay deterministic.
   std::stable_sort(w.sessions.begin(), w.sessions.end(), [](const Session& a, const Session& b) {
     return a.start_s != b.start_s ? a.start_s < b.start_s : a.id < b.id;

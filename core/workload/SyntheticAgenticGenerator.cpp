@@ -39,8 +39,8 @@ Workload SyntheticAgenticGenerator::generate(const SyntheticAgenticSpec& spec, s
       Turn turn;
       turn.output_tokens = std::max<std::int32_t>(1, tokens(spec.output_tokens.sample(rng)));
       // Traces record think time in whole seconds, so a "0" is anything under a second.
-      turn.think_s = (k == 0) ? 0.0
-                     : (rng.uniform01() < spec.zero_think_probability ? rng.uniform01() : spec.think_s.sample(rng));
+      turn.think_s =
+          (k == 0) ? 0.0 : (rng.uniform01() < spec.zero_think_probability ? rng.uniform01() : spec.think_s.sample(rng));
       t += turn.think_s;
       turn.offset_s = t;
       turn.prompt.input_tokens = static_cast<std::int32_t>(input);

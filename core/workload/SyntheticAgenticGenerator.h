@@ -6,14 +6,14 @@
 // (the repository is named in tests/data/README.md; 13 of those sessions are vendored there).
 #include <cstdint>
 
-#include "core/model/Workload.h"
 #include "core/model/Distribution.h"
+#include "core/model/Workload.h"
 
 namespace kvscope {
 
 struct SyntheticAgenticSpec {
   int sessions = 50;
-  double start_window_s = 300;           // sessions start spread over this window
+  double start_window_s = 300;  // sessions start spread over this window
   // How starts fill the window: evenly spread (one per slot, jittered inside it), or Poisson
   // arrivals (independent uniform starts), as a production trace's sessions arrive.
   enum class Arrivals { Spread, Poisson } arrivals = Arrivals::Spread;
@@ -29,7 +29,7 @@ struct SyntheticAgenticSpec {
   Distribution new_tokens = Distribution::fixed(3000);
   Distribution output_tokens = Distribution::fixed(500);
   Distribution think_s = Distribution::fixed(10);
-  double zero_think_probability = 0.0;   // tool calls that return at once (think time under 1 s)
+  double zero_think_probability = 0.0;       // tool calls that return at once (think time under 1 s)
   std::int64_t max_context_tokens = 200000;  // a session ends before its prompt would exceed this
 };
 

@@ -2,8 +2,8 @@
 // Checks the JSON summary's keys and consistency, that --set/--seed take effect and runs are
 // reproducible, the exit codes (0 ok, 1 bad input with an actionable message on stderr and nothing on
 // stdout, 2 usage error), the --events file (complete or absent, never half-written), the listing
-// commands, and a replay of the real agentic traces (recordings: test_cli_recordings.cpp). Simulated durations stay short so the whole file
-// runs in a few seconds.
+// commands, and a replay of the real agentic traces (recordings: test_cli_recordings.cpp). Simulated durations stay
+// short so the whole file runs in a few seconds.
 #include <QtTest>
 
 #include <QFile>
@@ -43,12 +43,12 @@ bool writeFile(const QString& path, const QByteArray& content) {
   return f.write(content) == content.size();
 }
 
-const QStringList kBundled{"block-level-eviction", "cascade",       "e2-cold-d", "e3-load-floor", "evict-storm",
-                          "invariant-crash",      "lab-000",       "lab-004",   "lab-8c",        "lab-e-burst",
-                          "lab-pd-2p6d",          "lab-pd-4p4d",   "lab-pd-6p2d", "lab-w600-8c", "many-workers",
-                          "reseed-storm",         "unified-vs-lmetric"};
-const QStringList kPolicies{"kv-aware",  "exclusive-overlap", "linear", "lmetric",     "unified",
-                            "unified-gated", "leastwork", "leastwork-kappa", "sticky", "load-only",
+const QStringList kBundled{"block-level-eviction", "cascade",           "e2-cold-d",   "e3-load-floor", "evict-storm",
+                           "invariant-crash",      "lab-000",           "lab-004",     "lab-8c",        "lab-e-burst",
+                           "lab-pd-2p6d",          "lab-pd-4p4d",       "lab-pd-6p2d", "lab-w600-8c",   "many-workers",
+                           "reseed-storm",         "unified-vs-lmetric"};
+const QStringList kPolicies{"kv-aware",      "exclusive-overlap",  "linear",          "lmetric", "unified",
+                            "unified-gated", "leastwork",          "leastwork-kappa", "sticky",  "load-only",
                             "round-robin",   "sglang-cache-aware", "dynamo-kv"};
 const QStringList kShort{"simulate", "--scenario", "e3-load-floor", "--duration", "300", "--quiet"};
 
@@ -83,10 +83,10 @@ class TestCli : public QObject {
     const QJsonObject j = parseObject(r.out, &error);
     QVERIFY2(error.isEmpty(), qPrintable(error + "\n" + QString::fromUtf8(r.out.left(400))));
 
-    for (const char* key : {"scenario", "policy", "seed", "sim_seconds", "wall_seconds", "requests", "failure_rate",
-                            "e2e_s", "ttft_s", "workers", "evictions", "seeds", "reseeds", "direct_appends",
-                            "link_dead_events", "aborted_requests", "worker_crashes", "corrections",
-                            "token_imbalance", "diagnosis"})
+    for (const char* key : {"scenario",         "policy",         "seed",        "sim_seconds",     "wall_seconds",
+                            "requests",         "failure_rate",   "e2e_s",       "ttft_s",          "workers",
+                            "evictions",        "seeds",          "reseeds",     "direct_appends",  "link_dead_events",
+                            "aborted_requests", "worker_crashes", "corrections", "token_imbalance", "diagnosis"})
       QVERIFY2(j.contains(key), key);
 
     QCOMPARE(j["scenario"].toString(), QStringLiteral("e3-load-floor"));
@@ -147,7 +147,8 @@ class TestCli : public QObject {
 
   // Diagnosis entries carry every field; e2-cold-d (K=0) pins sessions, so it has at least one finding.
   void diagnosisEntriesHaveEveryField() {
-    RUN_EXPECT(r, 0, QStringList({"simulate", "--scenario", "e2-cold-d", "--duration", "300", "--quiet", "--format", "json"}));
+    RUN_EXPECT(
+        r, 0, QStringList({"simulate", "--scenario", "e2-cold-d", "--duration", "300", "--quiet", "--format", "json"}));
     QString error;
     const QJsonObject j = parseObject(r.out, &error);
     QVERIFY2(error.isEmpty(), qPrintable(error));
@@ -276,18 +277,19 @@ class TestCli : public QObject {
     QTest::addColumn<QStringList>("mentions");
     QTest::newRow("unknown scenario") << QStringList{"simulate", "--quiet", "--scenario", "nosuch"}
                                       << (QStringList{"nosuch"} + kBundled);
-    QStringList knobNames{"nosuchknob", "K", "sticky_bonus", "epsilon", "rho", "request_timeout_s",
+    QStringList knobNames{"nosuchknob",        "K", "sticky_bonus", "epsilon", "rho", "request_timeout_s",
                           "router_temperature"};
     QTest::newRow("unknown knob") << QStringList{"simulate", "--quiet", "--set", "nosuchknob=1"} << knobNames;
-    QTest::newRow("K=-1") << QStringList{"simulate", "--quiet", "--set", "K=-1"} << QStringList{"K", "-1", "[0, 10000]"};
+    QTest::newRow("K=-1") << QStringList{"simulate", "--quiet", "--set", "K=-1"}
+                          << QStringList{"K", "-1", "[0, 10000]"};
     QTest::newRow("K=10001") << QStringList{"simulate", "--quiet", "--set", "K=10001"}
                              << QStringList{"K", "10001", "[0, 10000]"};
     QTest::newRow("rho=0") << QStringList{"simulate", "--quiet", "--set", "rho=0"} << QStringList{"rho", "[0.1, 1]"};
     QTest::newRow("K=abc") << QStringList{"simulate", "--quiet", "--set", "K=abc"} << QStringList{"K", "abc"};
     QTest::newRow("K=nan") << QStringList{"simulate", "--quiet", "--set", "K=nan"} << QStringList{"K", "[0, 10000]"};
     QTest::newRow("--set K") << QStringList{"simulate", "--quiet", "--set", "K"} << QStringList{"KNOB=VALUE", "'K'"};
-    QTest::newRow("non-integer session_soft_cap")
-        << QStringList{"simulate", "--quiet", "--set", "session_soft_cap=2.5"} << QStringList{"session_soft_cap", "2.5"};
+    QTest::newRow("non-integer session_soft_cap") << QStringList{"simulate", "--quiet", "--set", "session_soft_cap=2.5"}
+                                                  << QStringList{"session_soft_cap", "2.5"};
     // An unknown policy should name it and list the ones that exist, like an unknown scenario or knob.
     QTest::newRow("--policy nosuch") << QStringList{"simulate", "--quiet", "--duration", "10", "--policy", "nosuch"}
                                      << (QStringList{"nosuch"} + kPolicies);
@@ -318,14 +320,17 @@ class TestCli : public QObject {
     QTest::newRow("nested unknown field") << QByteArray(R"({"workload": {"sesions": 5}})") << "workload.sesions";
     QTest::newRow("out of range") << QByteArray(R"({"block_size": 0})") << "block_size";
     QTest::newRow("513 decode workers") << QByteArray(R"({"cluster": {"decode": 513}})") << "cluster.decode";
-    QTest::newRow("65 prefill workers") << QByteArray(R"({"cluster": {"prefill": 65, "decode": 8}})") << "cluster.prefill";
+    QTest::newRow("65 prefill workers") << QByteArray(R"({"cluster": {"prefill": 65, "decode": 8}})")
+                                        << "cluster.prefill";
     QTest::newRow("bad policy") << QByteArray(R"({"policy": "nosuch"})") << "policy";
     QTest::newRow("bad knob type") << QByteArray(R"({"knobs": {"K": "lots"}})") << "knobs.K";
     QTest::newRow("bad dispatch") << QByteArray(R"({"workload": {"dispatch": "asap"}})") << "workload.dispatch";
-    QTest::newRow("replay is open or closed only") << QByteArray(R"({"workload": {"replay": "burst"}})") << "workload.replay";
+    QTest::newRow("replay is open or closed only")
+        << QByteArray(R"({"workload": {"replay": "burst"}})") << "workload.replay";
     QTest::newRow("dispatch and replay") << QByteArray(R"({"workload": {"dispatch": "burst", "replay": "open"}})")
                                          << "workload.replay";
-    QTest::newRow("inflight cap, open") << QByteArray(R"({"workload": {"dispatch": "open", "max_inflight_sessions": 3}})")
+    QTest::newRow("inflight cap, open") << QByteArray(
+                                               R"({"workload": {"dispatch": "open", "max_inflight_sessions": 3}})")
                                         << "workload.max_inflight_sessions";
     // A profile path leaving the scenario's folder is not read; a key said twice is not
     // silently resolved to its last value.
@@ -342,8 +347,9 @@ class TestCli : public QObject {
       QVERIFY(r.out.contains("\"requests\""));
     }
     RUN_EXPECT(loop, 0, kShort + QStringList{"--loop", "open"});  // the older name
-    RUN_EXPECT(all, 0, kShort + QStringList{"--dispatch", "tracets", "--max-inflight-sessions", "5", "--request-timeout",
-                                            "600", "--wall-deadline", "120", "--format", "json"});
+    RUN_EXPECT(all, 0,
+               kShort + QStringList{"--dispatch", "tracets", "--max-inflight-sessions", "5", "--request-timeout", "600",
+                                    "--wall-deadline", "120", "--format", "json"});
     QString error;
     const QJsonObject o = parseObject(all.out, &error);
     QVERIFY2(error.isEmpty(), qPrintable(error));
@@ -422,7 +428,9 @@ class TestCli : public QObject {
 
   void malformedTraceLineLenient() {
     const QString path = tmp_.filePath("bad-line2.jsonl");
-    RUN_EXPECT(r, 0, QStringList({"simulate", "--quiet", "--duration", "300", "--trace", path, "--lenient", "--format", "json"}));
+    RUN_EXPECT(
+        r, 0,
+        QStringList({"simulate", "--quiet", "--duration", "300", "--trace", path, "--lenient", "--format", "json"}));
     QString error;
     const QJsonObject j = parseObject(r.out, &error);
     QVERIFY2(error.isEmpty(), qPrintable(error));
@@ -453,7 +461,8 @@ class TestCli : public QObject {
       QVERIFY2(pe.error == QJsonParseError::NoError && doc.isObject(),
                qPrintable(QString("line %1: %2").arg(i + 1).arg(QString::fromUtf8(lines[i].left(200)))));
       const QJsonObject e = doc.object();
-      QVERIFY2(e["seq"].isDouble() && e["kind"].isString() && e["t_us"].isDouble(), qPrintable(QString("line %1").arg(i + 1)));
+      QVERIFY2(e["seq"].isDouble() && e["kind"].isString() && e["t_us"].isDouble(),
+               qPrintable(QString("line %1").arg(i + 1)));
       const qint64 seq = e["seq"].toInteger();
       if (prevSeq >= 0)
         QVERIFY2(seq == prevSeq + 1, qPrintable(QString("line %1: seq %2 after %3").arg(i + 1).arg(seq).arg(prevSeq)));
@@ -482,7 +491,8 @@ class TestCli : public QObject {
   void failedRunLeavesNoEventsFile() {
     QFETCH(QStringList, extra);
     extra.replaceInStrings("@TMP@", tmp_.path());
-    const QString path = tmp_.filePath(QStringLiteral("failed-%1.jsonl").arg(QTest::currentDataTag()).replace(' ', '-'));
+    const QString path =
+        tmp_.filePath(QStringLiteral("failed-%1.jsonl").arg(QTest::currentDataTag()).replace(' ', '-'));
     RUN_EXPECT(r, 1, kShort + QStringList({"--events", path}) + extra);
     QVERIFY2(r.out.isEmpty(), qPrintable(describe(r_args, r)));
     QVERIFY2(!QFile::exists(path), qPrintable(path));
@@ -525,8 +535,10 @@ class TestCli : public QObject {
       QVERIFY(p["components"].isArray() && !p["components"].toArray().isEmpty());
       for (const auto& k : p["knobs"].toArray()) {
         const QJsonObject knob = k.toObject();
-        for (const char* key : {"name", "unit", "min", "max", "default", "description"}) QVERIFY2(knob.contains(key), key);
-        QVERIFY(knob["min"].toDouble() <= knob["default"].toDouble() && knob["default"].toDouble() <= knob["max"].toDouble());
+        for (const char* key : {"name", "unit", "min", "max", "default", "description"})
+          QVERIFY2(knob.contains(key), key);
+        QVERIFY(knob["min"].toDouble() <= knob["default"].toDouble() &&
+                knob["default"].toDouble() <= knob["max"].toDouble());
         if (p["policy"].toString() == "kv-aware" && knob["name"].toString() == "K") kvAwareK = knob;
       }
     }
@@ -542,7 +554,8 @@ class TestCli : public QObject {
     RUN_EXPECT(r, 0, QStringList{"policies"});
     const QString out = QString::fromUtf8(r.out);
     for (const auto& p : kPolicies)
-      QVERIFY2(out.contains(QRegularExpression("^" + QRegularExpression::escape(p) + "$", QRegularExpression::MultilineOption)),
+      QVERIFY2(out.contains(
+                   QRegularExpression("^" + QRegularExpression::escape(p) + "$", QRegularExpression::MultilineOption)),
                qPrintable(p + " missing from\n" + out));
   }
 
@@ -550,8 +563,9 @@ class TestCli : public QObject {
 
   void replaysTheRealAgenticTraces() {
     const QString dir = QString::fromStdString(testDataPath("traces/kv-cache-tester"));  // 13 real sessions
-    RUN_EXPECT(r, 0, QStringList({"simulate", "--quiet", "--scenario", "e3-load-floor", "--duration", "600", "--trace", dir,
-                               "--format", "json"}));
+    RUN_EXPECT(r, 0,
+               QStringList({"simulate", "--quiet", "--scenario", "e3-load-floor", "--duration", "600", "--trace", dir,
+                            "--format", "json"}));
     QString error;
     const QJsonObject j = parseObject(r.out, &error);
     QVERIFY2(error.isEmpty(), qPrintable(error));
@@ -559,12 +573,10 @@ class TestCli : public QObject {
     QCOMPARE(j["skipped_records"].toInteger(-1), 0);
     QVERIFY2(req["total"].toInteger() > 0, qPrintable(QString::fromUtf8(r.out.left(600))));
     QCOMPARE(req["completed"].toInteger() + req["failed"].toInteger(), req["total"].toInteger());
-    QVERIFY2(req["completed"].toInteger() > 0,
-             qPrintable(QString("no request completed: %1 total, %2 failed")
-                            .arg(req["total"].toInteger())
-                            .arg(req["failed"].toInteger())));
+    QVERIFY2(req["completed"].toInteger() > 0, qPrintable(QString("no request completed: %1 total, %2 failed")
+                                                              .arg(req["total"].toInteger())
+                                                              .arg(req["failed"].toInteger())));
   }
-
 };
 
 QTEST_GUILESS_MAIN(TestCli)

@@ -7,12 +7,12 @@
 #include <QtTest>
 
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QElapsedTimer>
 #include <QProcess>
 #include <QRegularExpression>
 #include <QTemporaryDir>
@@ -47,7 +47,8 @@ const QByteArray kFitTarget =
     "// two rows, as the lab reports them\n"
     "{\"source\": \"test\", \"policies\": {\"linear\": {\"e2e_p90_s\": 40, \"ttft_p90_s\": 10},\n"
     "                                     \"lmetric\": {\"e2e_p90_s\": 30, \"ttft_p90_s\": 6}}}\n";
-const QByteArray kCheckTarget = "{\"source\": \"held out\", \"policies\": {\"unified\": {\"e2e_p90_s\": 28, \"ttft_p90_s\": 5}}}\n";
+const QByteArray kCheckTarget =
+    "{\"source\": \"held out\", \"policies\": {\"unified\": {\"e2e_p90_s\": 28, \"ttft_p90_s\": 5}}}\n";
 
 }  // namespace
 
@@ -57,8 +58,24 @@ class TestCliCalibrate : public QObject {
 
   QString path(const QString& name) const { return tmp_.filePath(name); }
   QStringList fitArgs(const QString& out) const {
-    return {"calibrate", "fit", "--scenario", "unified-vs-lmetric", "--target", path("fit.json"), "--fit",
-            "output_scale=0.5:2", "--seeds", "2", "--duration", "300", "--evaluations", "3", "-j", "2", "-o", out};
+    return {"calibrate",
+            "fit",
+            "--scenario",
+            "unified-vs-lmetric",
+            "--target",
+            path("fit.json"),
+            "--fit",
+            "output_scale=0.5:2",
+            "--seeds",
+            "2",
+            "--duration",
+            "300",
+            "--evaluations",
+            "3",
+            "-j",
+            "2",
+            "-o",
+            out};
   }
 
  private slots:
@@ -73,12 +90,13 @@ class TestCliCalibrate : public QObject {
     const QString out = path("fitted.json");
     RUN_EXPECT(r, 0, fitArgs(out));
     const QString text = QString::fromUtf8(r.out);
-    for (const char* s : {"fitted parameters:", "output_scale", "target vs fitted (fitted = mean over 2 seeds",
-                          "linear       e2e_p90_s", "lmetric      ttft_p90_s", "sensitivity", "after 3 evaluations",
-                          "wrote"})
+    for (const char* s :
+         {"fitted parameters:", "output_scale", "target vs fitted (fitted = mean over 2 seeds",
+          "linear       e2e_p90_s", "lmetric      ttft_p90_s", "sensitivity", "after 3 evaluations", "wrote"})
       QVERIFY2(text.contains(s), qPrintable(QString(s) + " missing in:\n" + text));
     QVERIFY2(r.err.contains("ETA"), r.err.constData());  // not a terminal: plain progress lines
-    QVERIFY(readAll(out).startsWith("// Calibrated by `kvscope-cli calibrate fit` from unified-vs-lmetric to: test.\n"));
+    QVERIFY(
+        readAll(out).startsWith("// Calibrated by `kvscope-cli calibrate fit` from unified-vs-lmetric to: test.\n"));
     const QJsonObject j = readScenario(out);
     QCOMPARE(j["name"].toString(), QString("fitted"));
     QCOMPARE(j["duration_s"].toDouble(), 300.0);
@@ -105,13 +123,18 @@ class TestCliCalibrate : public QObject {
     QTest::addColumn<QByteArray>("target");
     QTest::addColumn<QString>("fit");
     QTest::addColumn<QString>("expected");
-    QTest::newRow("unknown metric") << QByteArray("{\"policies\": {\"linear\": {\"e2e_p95_s\": 3}}}") << "output_scale=0.5:2"
+    QTest::newRow("unknown metric") << QByteArray("{\"policies\": {\"linear\": {\"e2e_p95_s\": 3}}}")
+                                    << "output_scale=0.5:2"
                                     << "unknown metric";
-    QTest::newRow("broken JSON") << QByteArray("{\n\"policies\": {\n\"linear\": {\"e2e_p90_s\": 3,,}}}") << "output_scale=0.5:2"
+    QTest::newRow("broken JSON") << QByteArray("{\n\"policies\": {\n\"linear\": {\"e2e_p90_s\": 3,,}}}")
+                                 << "output_scale=0.5:2"
                                  << "bad-target.json:3:";
-    QTest::newRow("unknown parameter") << kFitTarget << "speed=1:2" << "unknown parameter 'speed'";
-    QTest::newRow("empty range") << kFitTarget << "output_scale=1.5:1.5" << "empty range";
-    QTest::newRow("out of range") << kFitTarget << "sessions=0:10" << "must stay in [1, 100000]";
+    QTest::newRow("unknown parameter") << kFitTarget << "speed=1:2"
+                                       << "unknown parameter 'speed'";
+    QTest::newRow("empty range") << kFitTarget << "output_scale=1.5:1.5"
+                                 << "empty range";
+    QTest::newRow("out of range") << kFitTarget << "sessions=0:10"
+                                  << "must stay in [1, 100000]";
   }
   void badInputWritesNothing() {
     QFETCH(QByteArray, target);
@@ -119,8 +142,9 @@ class TestCliCalibrate : public QObject {
     QFETCH(QString, expected);
     QVERIFY(writeFile(path("bad-target.json"), target));
     const QString out = path("never.json");
-    RUN_EXPECT(r, 1, QStringList{"calibrate", "fit", "--scenario", "unified-vs-lmetric", "--target", path("bad-target.json"),
-                                 "--fit", fit, "--seeds", "1", "--duration", "60", "-o", out});
+    RUN_EXPECT(r, 1,
+               QStringList{"calibrate", "fit", "--scenario", "unified-vs-lmetric", "--target", path("bad-target.json"),
+                           "--fit", fit, "--seeds", "1", "--duration", "60", "-o", out});
     QVERIFY2(r.err.contains(expected.toUtf8()), r.err.constData());
     QVERIFY(!r.err.contains("ETA"));  // nothing ran
     QVERIFY(!QFileInfo::exists(out));
@@ -135,7 +159,10 @@ class TestCliCalibrate : public QObject {
     // A search that takes seconds, not one that converges before the signal: a simulated hour
     // per run and three parameters (one parameter on 300 s converged in 26 evaluations, 0.3 s).
     args.replace(args.indexOf("300"), "3600");
-    args << "--fit" << "context_scale=0.5:3" << "--fit" << "sessions=16:128";
+    args << "--fit"
+         << "context_scale=0.5:3"
+         << "--fit"
+         << "sessions=16:128";
     QProcess p;
     p.setProgram(KVSCOPE_CLI);
     p.setArguments(args);
@@ -167,12 +194,14 @@ class TestCliCalibrate : public QObject {
   // seed that recorded it, the prediction is the recording's own numbers (error 0), every metric.
   void aRecordedRunsReportIsATarget() {
     const QString rec = path("run.kvrec");
-    RUN_EXPECT(sim, 0, QStringList{"simulate", "--scenario", "e2-cold-d", "--seed", "1", "--duration", "300",
-                                   "--record", rec, "--quiet"});
+    RUN_EXPECT(sim, 0,
+               QStringList{"simulate", "--scenario", "e2-cold-d", "--seed", "1", "--duration", "300", "--record", rec,
+                           "--quiet"});
     RUN_EXPECT(report, 0, QStringList{"report", rec, "--format", "json"});
     QVERIFY(writeFile(path("report.json"), report.out));
-    RUN_EXPECT(r, 0, QStringList{"calibrate", "check", "--scenario", "e2-cold-d", "--target", path("report.json"),
-                                 "--seeds", "1", "--duration", "300"});
+    RUN_EXPECT(r, 0,
+               QStringList{"calibrate", "check", "--scenario", "e2-cold-d", "--target", path("report.json"), "--seeds",
+                           "1", "--duration", "300"});
     const QString text = QString::fromUtf8(r.out);
     QVERIFY2(text.contains("n = 1 seeds (1)"), qPrintable(text));
     int rows = 0;
@@ -192,15 +221,17 @@ class TestCliCalibrate : public QObject {
 
   void checkPrintsNAndPredictedVsMeasured() {
     const QString scenario = "lab-004";  // the bundled calibrated scenario: no other test's output needed
-    RUN_EXPECT(r, 0, QStringList{"calibrate", "check", "--scenario", scenario, "--target", path("unified.json"), "--target",
-                                 path("fit.json"), "--seeds", "2", "--duration", "300", "--pair", "unified:lmetric"});
+    RUN_EXPECT(r, 0,
+               QStringList{"calibrate", "check", "--scenario", scenario, "--target", path("unified.json"), "--target",
+                           path("fit.json"), "--seeds", "2", "--duration", "300", "--pair", "unified:lmetric"});
     const QString text = QString::fromUtf8(r.out);
     for (const char* s : {"n = 2 seeds (1, 2)", "measured", "predicted", "95% CI (log scale)", "unified      e2e_p90_s",
                           "unified vs lmetric", "Student t"})
       QVERIFY2(text.contains(s), qPrintable(QString(s) + " missing in:\n" + text));
     // An unknown pair label is bad input.
-    RUN_EXPECT(bad, 1, QStringList{"calibrate", "check", "--scenario", scenario, "--target", path("unified.json"),
-                                   "--seeds", "1", "--pair", "unified:nosuch"});
+    RUN_EXPECT(bad, 1,
+               QStringList{"calibrate", "check", "--scenario", scenario, "--target", path("unified.json"), "--seeds",
+                           "1", "--pair", "unified:nosuch"});
     QVERIFY(bad.err.contains("no row 'nosuch'"));
   }
 };

@@ -41,15 +41,18 @@ class TestCliCalibrateProfile : public QObject {
     const QString out = dir.filePath("lab.json");
     RUN_EXPECT(cal, 0, QStringList{"calibrate", "profile", d0, p0, "--base", "h20", "-o", out});
     // The table: a header and one row per constant, the base's value beside the fitted one.
-    QVERIFY2(cal.out.contains("constant") && cal.out.contains("base value") && cal.out.contains("R^2"), cal.out.constData());
-    QVERIFY2(cal.out.contains("decode_iteration_per_request_s") && cal.out.contains("prefill_tokens_per_s"), cal.out.constData());
+    QVERIFY2(cal.out.contains("constant") && cal.out.contains("base value") && cal.out.contains("R^2"),
+             cal.out.constData());
+    QVERIFY2(cal.out.contains("decode_iteration_per_request_s") && cal.out.contains("prefill_tokens_per_s"),
+             cal.out.constData());
     QVERIFY2(cal.out.contains("no --metrics given"), cal.out.constData());
     QVERIFY2(cal.out.contains("1500 Decode batch (1500 used"), cal.out.constData());
     QVERIFY(!QFileInfo::exists(dir.filePath(".lab.json.partial")));
     const kvscope::HardwareProfile p = kvscope::HardwareProfile::load(out.toStdString());
     const kvscope::HardwareProfile h20 = kvscope::HardwareProfile::load("h20");
     QCOMPARE(p.name, std::string("lab"));
-    QVERIFY2(std::fabs(p.decode_iteration_base_s - truth.base_s) < 0.05 * truth.base_s, qPrintable(QString::number(p.decode_iteration_base_s)));
+    QVERIFY2(std::fabs(p.decode_iteration_base_s - truth.base_s) < 0.05 * truth.base_s,
+             qPrintable(QString::number(p.decode_iteration_base_s)));
     QVERIFY2(std::fabs(p.decode_iteration_per_request_s - truth.per_request_s) < 0.05 * truth.per_request_s,
              qPrintable(QString::number(p.decode_iteration_per_request_s)));
     QVERIFY2(std::fabs(p.prefill_tokens_per_s - truth.prefill_tokens_per_s) < 0.05 * truth.prefill_tokens_per_s,
@@ -87,8 +90,10 @@ class TestCliCalibrateProfile : public QObject {
     const QString out = dir.filePath("bw.json");
     RUN_EXPECT(cal, 0, QStringList{"calibrate", "profile", d0, "--metrics", "P0=" + p0, "-o", out});
     const kvscope::HardwareProfile p = kvscope::HardwareProfile::load(out.toStdString());
-    QVERIFY2(std::fabs(p.link_bandwidth_bytes_per_s - 3.0 * 1073741824.0) < 1, qPrintable(QString::number(p.link_bandwidth_bytes_per_s)));
-    RUN_EXPECT(gone, 1, QStringList{"calibrate", "profile", d0, "--metrics", "P0=" + dir.filePath("none.prom"), "-o", out});
+    QVERIFY2(std::fabs(p.link_bandwidth_bytes_per_s - 3.0 * 1073741824.0) < 1,
+             qPrintable(QString::number(p.link_bandwidth_bytes_per_s)));
+    RUN_EXPECT(gone, 1,
+               QStringList{"calibrate", "profile", d0, "--metrics", "P0=" + dir.filePath("none.prom"), "-o", out});
     QVERIFY2(gone.err.contains("none.prom"), gone.err.constData());
   }
 

@@ -17,8 +17,10 @@ class TestCliFlags : public QObject {
  private slots:
   // The wrong-token throttle's limits are taken (the throttle itself: test_call_authorization).
   void serveTakesTheThrottleLimits() {
-    RUN_EXPECT(r, 0, QStringList{"serve", "--listen", "127.0.0.1:0", "--duration", "5", "--exit-when-done",
-                                 "--auth-free-failures", "3", "--auth-max-lockout", "10", "--auth-failures-per-minute", "100"});
+    RUN_EXPECT(
+        r, 0,
+        QStringList{"serve", "--listen", "127.0.0.1:0", "--duration", "5", "--exit-when-done", "--auth-free-failures",
+                    "3", "--auth-max-lockout", "10", "--auth-failures-per-minute", "100"});
     Q_UNUSED(r);
   }
 
@@ -76,36 +78,75 @@ class TestCliFlags : public QObject {
     QTest::addColumn<int>("code");
     const QString sessions = QString::fromStdString(testDataPath("traces/kv-cache-tester"));
     QTest::newRow("simulate --start-window --time-scale")
-        << QStringList{"simulate", "--quiet", "--trace", sessions, "--start-window", "60", "--time-scale", "0.5", "--duration", "120"} << 0;
+        << QStringList{"simulate", "--quiet",      "--trace", sessions,     "--start-window",
+                       "60",       "--time-scale", "0.5",     "--duration", "120"}
+        << 0;
     QTest::newRow("serve --start-window --time-scale")
-        << QStringList{"serve", "--listen", "127.0.0.1:0", "--trace", sessions, "--start-window", "60", "--time-scale", "0.5",
-                       "--duration", "30", "--speed", "100", "--exit-when-done"} << 0;
+        << QStringList{"serve", "--listen",        "127.0.0.1:0", "--trace",    sessions, "--start-window",
+                       "60",    "--time-scale",    "0.5",         "--duration", "30",     "--speed",
+                       "100",   "--exit-when-done"}
+        << 0;
     QTest::newRow("serve --tls-cert --tls-key (missing files)")
-        << QStringList{"serve", "--listen", "127.0.0.1:0", "--tls-cert", "/nonexistent/c.pem", "--tls-key", "/nonexistent/k.pem",
-                       "--duration", "1", "--exit-when-done"} << 1;
+        << QStringList{"serve",     "--listen",           "127.0.0.1:0", "--tls-cert", "/nonexistent/c.pem",
+                       "--tls-key", "/nonexistent/k.pem", "--duration",  "1",          "--exit-when-done"}
+        << 1;
     QTest::newRow("tail --from-seq --kinds --limit (no server)")
         << QStringList{"tail", "127.0.0.1:1", "--from-seq", "5", "--kinds", "route,eviction", "--limit", "3"} << 1;
     QTest::newRow("mark --who --timeout (no server)")
         << QStringList{"mark", "127.0.0.1:1", "--start", "k200", "--who", "ci", "--timeout", "1"} << 1;
     QTest::newRow("import --client-log --snapshot-interval --year (missing client log)")
-        << QStringList{"import", "--log", "D0=" + QString::fromStdString(testDataPath("import_run/d0.log")), "--client-log",
-                       "/nonexistent/client.log", "--snapshot-interval", "5", "--year", "2026", "--output", "/nonexistent/x.kvrec"}
+        << QStringList{"import",
+                       "--log",
+                       "D0=" + QString::fromStdString(testDataPath("import_run/d0.log")),
+                       "--client-log",
+                       "/nonexistent/client.log",
+                       "--snapshot-interval",
+                       "5",
+                       "--year",
+                       "2026",
+                       "--output",
+                       "/nonexistent/x.kvrec"}
         << 1;
     QTest::newRow("serve --max-subscribers-per-host --stalled-subscriber")
-        << QStringList{"serve", "--listen", "127.0.0.1:0", "--max-subscribers-per-host", "8", "--stalled-subscriber", "5",
-                       "--duration", "5", "--exit-when-done"} << 0;
+        << QStringList{"serve",       "--listen",
+                       "127.0.0.1:0", "--max-subscribers-per-host",
+                       "8",           "--stalled-subscriber",
+                       "5",           "--duration",
+                       "5",           "--exit-when-done"}
+        << 0;
     // The router alone runs until a signal: a refused listen address ends it after the flags are read.
     QTest::newRow("serve --router --block-size")
         << QStringList{"serve", "--router", "D0,D1", "--block-size", "16", "--listen", "0.0.0.0:0"} << 2;
     QTest::newRow("calibrate profile --name")
-        << QStringList{"calibrate", "profile", QString::fromStdString(testDataPath("import_run/d0.log")), "--name", "labx",
-                       "-o", "@TMP@/p.json"} << 0;
-    const QString target =
-        QString::fromStdString((testExeDir().parent_path() / "share/kvscope/calibration/lab-glm-trace.target.json").string());
-    QTest::newRow("calibrate fit --algorithm --name --no-sensitivity")
-        << QStringList{"calibrate", "fit", "--scenario", "lab-8c", "--target", target, "--fit", "output_scale=0.5:2", "--seeds", "1",
-                       "--duration", "120", "--evaluations", "3", "--algorithm", "sbplx", "--name", "lab-8c-short",
-                       "--no-sensitivity", "--quiet", "-o", "@TMP@/f.json"} << 0;
+        << QStringList{"calibrate",   "profile", QString::fromStdString(testDataPath("import_run/d0.log")),
+                       "--name",      "labx",    "-o",
+                       "@TMP@/p.json"}
+        << 0;
+    const QString target = QString::fromStdString(
+        (testExeDir().parent_path() / "share/kvscope/calibration/lab-glm-trace.target.json").string());
+    QTest::newRow("calibrate fit --algorithm --name --no-sensitivity") << QStringList{"calibrate",
+                                                                                      "fit",
+                                                                                      "--scenario",
+                                                                                      "lab-8c",
+                                                                                      "--target",
+                                                                                      target,
+                                                                                      "--fit",
+                                                                                      "output_scale=0.5:2",
+                                                                                      "--seeds",
+                                                                                      "1",
+                                                                                      "--duration",
+                                                                                      "120",
+                                                                                      "--evaluations",
+                                                                                      "3",
+                                                                                      "--algorithm",
+                                                                                      "sbplx",
+                                                                                      "--name",
+                                                                                      "lab-8c-short",
+                                                                                      "--no-sensitivity",
+                                                                                      "--quiet",
+                                                                                      "-o",
+                                                                                      "@TMP@/f.json"}
+                                                                       << 0;
   }
   void flagsRunOnce() {
     QTemporaryDir dir;

@@ -33,7 +33,8 @@ QMap<QString, QStringList> findings(const QByteArray& json) {
   return out;
 }
 
-QString copyWith(const QTemporaryDir& dir, const QString& from, const QString& name, const QByteArray& extra_line, int at) {
+QString copyWith(const QTemporaryDir& dir, const QString& from, const QString& name, const QByteArray& extra_line,
+                 int at) {
   QFile in(from);
   if (!in.open(QIODevice::ReadOnly)) return {};
   QList<QByteArray> lines = in.readAll().split('\n');
@@ -59,7 +60,8 @@ class TestCliImport : public QObject {
     QVERIFY(!QFileInfo::exists(dir.filePath(".run.kvrec.partial")));
     // Every line of the set is one the parsers know (the traceback folded into its crash).
     QVERIFY2(imp.err.contains("p0.log: 637 lines, 637 known, 0 unknown, 0 malformed"), imp.err.constData());
-    QVERIFY2(imp.err.contains("d1.log: 364 lines, 359 known, 0 unknown, 0 malformed, 5 traceback"), imp.err.constData());
+    QVERIFY2(imp.err.contains("d1.log: 364 lines, 359 known, 0 unknown, 0 malformed, 5 traceback"),
+             imp.err.constData());
     QVERIFY2(imp.err.contains("2026-08-20 09:00:00.000 to 2026-08-20 09:09:59.000"), imp.err.constData());
     RUN_EXPECT(rep, 0, QStringList{"report", rec, "--format", "json"});
     const auto f = findings(rep.out);
@@ -95,9 +97,10 @@ class TestCliImport : public QObject {
   void filesOnTheCommandLine() {
     QTemporaryDir dir;
     const QString rec = dir.filePath("run.kvrec");
-    RUN_EXPECT(imp, 0, QStringList{"import", "--log", "P0=" + runFile("p0.log"), "--log", "D0=" + runFile("d0.log"),
-                                   "--log", "D1=" + runFile("d1.log"), "--log", "D2=" + runFile("d2.log"),
-                                   "--mooncake-log", "P0=" + runFile("p0-mooncake.log"), "-o", rec});
+    RUN_EXPECT(imp, 0,
+               QStringList{"import", "--log", "P0=" + runFile("p0.log"), "--log", "D0=" + runFile("d0.log"), "--log",
+                           "D1=" + runFile("d1.log"), "--log", "D2=" + runFile("d2.log"), "--mooncake-log",
+                           "P0=" + runFile("p0-mooncake.log"), "-o", rec});
     RUN_EXPECT(rep, 0, QStringList{"report", rec, "--format", "json"});
     const auto f = findings(rep.out);
     QCOMPARE(f.value("B"), QStringList{"D2"});
@@ -110,28 +113,32 @@ class TestCliImport : public QObject {
   void aWindow() {
     QTemporaryDir dir;
     const QString rec = dir.filePath("run.kvrec");
-    RUN_EXPECT(imp, 0, QStringList{"import", "--cluster", runFile("cluster.yaml"), "--from", "2026-08-20 09:04:00",
-                                   "--to", "2026-08-20T09:06:30", "-o", rec});
+    RUN_EXPECT(imp, 0,
+               QStringList{"import", "--cluster", runFile("cluster.yaml"), "--from", "2026-08-20 09:04:00", "--to",
+                           "2026-08-20T09:06:30", "-o", rec});
     QVERIFY2(imp.err.contains("outside --from/--to left out"), imp.err.constData());
     RUN_EXPECT(rep, 0, QStringList{"report", rec, "--format", "json"});
     const QJsonObject summary = QJsonDocument::fromJson(rep.out).object();
     QVERIFY2(qAbs(summary.value("sim_seconds").toDouble() - 150) < 1.5, rep.out.constData());
     QVERIFY(findings(rep.out).contains("D"));   // the crash at 09:04:59 is inside
     QVERIFY(!findings(rep.out).contains("A"));  // the link failure at 09:07 is not
-    RUN_EXPECT(empty, 1, QStringList{"import", "--cluster", runFile("cluster.yaml"), "--from", "2027-01-01 00:00:00", "-o", rec});
+    RUN_EXPECT(empty, 1,
+               QStringList{"import", "--cluster", runFile("cluster.yaml"), "--from", "2027-01-01 00:00:00", "-o", rec});
     QVERIFY2(empty.err.contains("no line of the logs falls inside"), empty.err.constData());
     RUN_EXPECT(badTime, 2, QStringList{"import", "--cluster", runFile("cluster.yaml"), "--from", "09:04", "-o", rec});
-    RUN_EXPECT(backwards, 2, QStringList{"import", "--cluster", runFile("cluster.yaml"), "--from", "2026-08-20 09:05:00",
-                                         "--to", "2026-08-20 09:04:00", "-o", rec});
+    RUN_EXPECT(backwards, 2,
+               QStringList{"import", "--cluster", runFile("cluster.yaml"), "--from", "2026-08-20 09:05:00", "--to",
+                           "2026-08-20 09:04:00", "-o", rec});
   }
 
   // A malformed line is counted; --strict stops at it, names file and line, and writes nothing.
   void malformedLinesAndStrict() {
     QTemporaryDir dir;
-    const QString d0 = copyWith(dir, runFile("d0.log"), "d0.log",
-                                "[2026-08-20 09:00:05 TP0] Decode batch, #running-req: x1, #token: 5, token usage: 0.10, "
-                                "cuda graph: True, gen throughput (token/s): 1.00, #queue-req: 0",
-                                3);
+    const QString d0 =
+        copyWith(dir, runFile("d0.log"), "d0.log",
+                 "[2026-08-20 09:00:05 TP0] Decode batch, #running-req: x1, #token: 5, token usage: 0.10, "
+                 "cuda graph: True, gen throughput (token/s): 1.00, #queue-req: 0",
+                 3);
     QVERIFY(!d0.isEmpty());
     const QString rec = dir.filePath("run.kvrec");
     RUN_EXPECT(lenient, 0, QStringList{"import", "--log", "D0=" + d0, "--log", "D2=" + runFile("d2.log"), "-o", rec});
@@ -140,7 +147,8 @@ class TestCliImport : public QObject {
     RUN_EXPECT(rep, 0, QStringList{"report", rec});
     QVERIFY2(rep.out.contains("the source could not use:\n  d0.log: 1 of 400 lines malformed"), rep.out.constData());
     QVERIFY(QFile::remove(rec));
-    RUN_EXPECT(strict, 1, QStringList{"import", "--strict", "--log", "D0=" + d0, "--log", "D2=" + runFile("d2.log"), "-o", rec});
+    RUN_EXPECT(strict, 1,
+               QStringList{"import", "--strict", "--log", "D0=" + d0, "--log", "D2=" + runFile("d2.log"), "-o", rec});
     QVERIFY2(strict.err.contains("d0.log:4: field '#running-req'"), strict.err.constData());
     QVERIFY(!QFileInfo::exists(rec));
     QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden).filter("partial").size(), 0);
@@ -152,15 +160,18 @@ class TestCliImport : public QObject {
     const QString rec = dir.filePath("run.kvrec");
     QFile untimed(dir.filePath("untimed.log"));
     QVERIFY(untimed.open(QIODevice::WriteOnly));
-    untimed.write("[TP0] Decode batch, #running-req: 3, #token: 500, token usage: 0.10, cuda graph: True, gen throughput "
-                  "(token/s): 1.00, #queue-req: 0\n");
+    untimed.write(
+        "[TP0] Decode batch, #running-req: 3, #token: 500, token usage: 0.10, cuda graph: True, gen throughput "
+        "(token/s): 1.00, #queue-req: 0\n");
     untimed.close();
     RUN_EXPECT(alone, 0, QStringList{"import", "--log", "D0=" + untimed.fileName(), "-o", rec});
-    RUN_EXPECT(mixed, 1, QStringList{"import", "--log", "D0=" + untimed.fileName(), "--log", "D1=" + runFile("d1.log"),
-                                     "-o", dir.filePath("mixed.kvrec")});
+    RUN_EXPECT(mixed, 1,
+               QStringList{"import", "--log", "D0=" + untimed.fileName(), "--log", "D1=" + runFile("d1.log"), "-o",
+                           dir.filePath("mixed.kvrec")});
     QVERIFY2(mixed.err.contains("untimed.log") && mixed.err.contains("no line carries a time"), mixed.err.constData());
     QVERIFY(!QFileInfo::exists(dir.filePath("mixed.kvrec")));
-    RUN_EXPECT(missing, 1, QStringList{"import", "--log", "D0=" + dir.filePath("nope.log"), "-o", dir.filePath("m.kvrec")});
+    RUN_EXPECT(missing, 1,
+               QStringList{"import", "--log", "D0=" + dir.filePath("nope.log"), "-o", dir.filePath("m.kvrec")});
     QVERIFY2(missing.err.contains("nope.log"), missing.err.constData());
   }
 
@@ -181,8 +192,9 @@ class TestCliImport : public QObject {
     out.write("2026-08-20 09:00:10\n" + first + "1787216415.5\n" + second);
     out.close();
     const QString rec = dir.filePath("run.kvrec");
-    RUN_EXPECT(imp, 0, QStringList{"import", "--log", "P0=" + runFile("p0.log"), "--log", "D0=" + runFile("d0.log"),
-                                   "--metrics", "D0=" + scrapes, "-o", rec});
+    RUN_EXPECT(imp, 0,
+               QStringList{"import", "--log", "P0=" + runFile("p0.log"), "--log", "D0=" + runFile("d0.log"),
+                           "--metrics", "D0=" + scrapes, "-o", rec});
     QVERIFY2(imp.err.contains("d0.prom: 2 scrapes, 2 with SGLang metrics"), imp.err.constData());
     const QString jsonl = dir.filePath("events.jsonl");
     RUN_EXPECT(exp, 0, QStringList{"export", rec, "--format", "jsonl", "-o", jsonl});
@@ -192,7 +204,8 @@ class TestCliImport : public QObject {
     for (const QByteArray& line : events.readAll().split('\n')) {
       const QJsonObject e = QJsonDocument::fromJson(line).object();
       const double t = e.value("t_us").toDouble();
-      if (e.value("kind").toString() == "transfer_end" && e.value("reason").toString().contains("num_transfer_failed_reqs_total rose by 1")) {
+      if (e.value("kind").toString() == "transfer_end" &&
+          e.value("reason").toString().contains("num_transfer_failed_reqs_total rose by 1")) {
         QCOMPARE(t, 15.5e6);
         rose = true;
       }
@@ -207,9 +220,11 @@ class TestCliImport : public QObject {
     QVERIFY(bad.open(QIODevice::WriteOnly));
     bad.write(first);
     bad.close();
-    RUN_EXPECT(untimed, 1, QStringList{"import", "--log", "D0=" + runFile("d0.log"), "--metrics", "D0=" + bad.fileName(),
-                                       "-o", dir.filePath("bad.kvrec")});
-    QVERIFY2(untimed.err.contains("bad.prom:1:") && untimed.err.contains("expected the time of the scrape"), untimed.err.constData());
+    RUN_EXPECT(untimed, 1,
+               QStringList{"import", "--log", "D0=" + runFile("d0.log"), "--metrics", "D0=" + bad.fileName(), "-o",
+                           dir.filePath("bad.kvrec")});
+    QVERIFY2(untimed.err.contains("bad.prom:1:") && untimed.err.contains("expected the time of the scrape"),
+             untimed.err.constData());
     QVERIFY(!QFileInfo::exists(dir.filePath("bad.kvrec")));
   }
 
@@ -219,7 +234,8 @@ class TestCliImport : public QObject {
     QFile log(dir.filePath("d0.log"));
     QVERIFY(log.open(QIODevice::WriteOnly));
     for (const char* when : {"2026-08-20 09:00:00", "2031-01-01 00:00:00"})
-      log.write(QByteArray("[") + when + " TP0] Decode batch, #running-req: 3, #token: 500, token usage: 0.10, cuda graph: "
+      log.write(QByteArray("[") + when +
+                " TP0] Decode batch, #running-req: 3, #token: 500, token usage: 0.10, cuda graph: "
                 "True, gen throughput (token/s): 1.00, #queue-req: 0\n");
     log.close();
     const QString rec = dir.filePath("run.kvrec"), jsonl = dir.filePath("events.jsonl");
@@ -307,7 +323,8 @@ class TestCliImport : public QObject {
     RUN_EXPECT(lines, 0, QStringList{"logs", log.fileName()});
     const QList<QByteArray> records = lines.out.trimmed().split('\n');
     QCOMPARE(records.size(), 2);
-    QVERIFY2(records[0].contains("\"line\":1") && records[0].contains("longer than 1048576 bytes"), records[0].left(300).constData());
+    QVERIFY2(records[0].contains("\"line\":1") && records[0].contains("longer than 1048576 bytes"),
+             records[0].left(300).constData());
     QVERIFY2(records[1].contains("\"line\":2"), records[1].left(300).constData());
 
     // A saved scrape whose first line carries escape sequences: quoted escaped, never raw.

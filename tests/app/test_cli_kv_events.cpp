@@ -56,11 +56,12 @@ class TestCliKvEvents : public QObject {
       if (o.value("kind") == "unknown") unknown = o;
     }
     // Batch 0's four events, 1's two (and its unknown kind) through replay, 2's four, in order.
-    const QStringList expected{"health@-1", "stored@0", "stored@0", "removed@0", "cleared@0", "stored@1", "removed@1",
-                               "unknown@1", "stored@2", "stored@2", "removed@2", "cleared@2", "stored@3", "stored@3",
-                               "removed@3", "cleared@3", "summary@-1"};
+    const QStringList expected{"health@-1", "stored@0",  "stored@0",  "removed@0", "cleared@0", "stored@1",
+                               "removed@1", "unknown@1", "stored@2",  "stored@2",  "removed@2", "cleared@2",
+                               "stored@3",  "stored@3",  "removed@3", "cleared@3", "summary@-1"};
     QCOMPARE(kinds, expected);
-    QCOMPARE(first_stored.value("hashes").toVariant().toStringList(), (QStringList{"0000000000000065", "0000000000000066"}));
+    QCOMPARE(first_stored.value("hashes").toVariant().toStringList(),
+             (QStringList{"0000000000000065", "0000000000000066"}));
     QCOMPARE(first_stored.value("tokens").toInt(), 32);
     QCOMPARE(first_stored.value("block_size").toInt(), 16);
     QCOMPARE(unknown.value("name").toString(), QString("BlockTransferred"));
@@ -74,7 +75,9 @@ class TestCliKvEvents : public QObject {
   void badEndpointsAreUsageErrors() {
     RUN_EXPECT(wild, 2, QStringList{"kv-events", "tcp://*:5557"});
     QVERIFY2(wild.err.contains("wildcard"), wild.err.constData());
-    RUN_EXPECT(replays, 2, QStringList{"kv-events", "tcp://127.0.0.1:1", "--replay", "tcp://127.0.0.1:2", "--replay", "tcp://127.0.0.1:3"});
+    RUN_EXPECT(replays, 2,
+               QStringList{"kv-events", "tcp://127.0.0.1:1", "--replay", "tcp://127.0.0.1:2", "--replay",
+                           "tcp://127.0.0.1:3"});
     QVERIFY2(replays.err.contains("--replay given 2 times for 1 endpoints"), replays.err.constData());
     // Nobody there: said, and --for ends it with the summary.
     RUN_EXPECT(nobody, 0, QStringList{"kv-events", "tcp://127.0.0.1:1", "--for", "1.5"});

@@ -77,10 +77,11 @@ class TestCliLiveShutdown : public QObject {
     QCOMPARE(::mkfifo(QFile::encodeName(dir.filePath("d0.log")).constData(), 0644), 0);
     QFile cluster(dir.filePath("cluster.yaml"));
     QVERIFY(cluster.open(QIODevice::WriteOnly));
-    cluster.write(QStringLiteral("name: hanging\nscrape_interval_s: 0.2\nworkers:\n"
-                                 "  - id: D0\n    role: decode\n    metrics: http://127.0.0.1:%1/metrics\n    logs: d0.log\n")
-                      .arg(dripper.port())
-                      .toUtf8());
+    cluster.write(
+        QStringLiteral("name: hanging\nscrape_interval_s: 0.2\nworkers:\n"
+                       "  - id: D0\n    role: decode\n    metrics: http://127.0.0.1:%1/metrics\n    logs: d0.log\n")
+            .arg(dripper.port())
+            .toUtf8());
     cluster.close();
 
     QProcess serve;

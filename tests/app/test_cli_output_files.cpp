@@ -102,8 +102,9 @@ class TestCliOutputFiles : public QObject {
       QVERIFY(rec.out.isEmpty());
       RUN_EXPECT(ev, 1, QStringList{"simulate", "--duration", "30", "--quiet", "--events", target});
       QVERIFY2(ev.err.contains("--events " + QFile::encodeName(target)), ev.err.constData());
-      RUN_EXPECT(serve, 1, QStringList{"serve", "--listen", "127.0.0.1:0", "--duration", "5", "--exit-when-done",
-                                       "--record", target});
+      RUN_EXPECT(
+          serve, 1,
+          QStringList{"serve", "--listen", "127.0.0.1:0", "--duration", "5", "--exit-when-done", "--record", target});
       QVERIFY2(serve.err.contains(QFile::encodeName(target) + ": is "), serve.err.constData());
     }
     expectUntouched(n);
@@ -149,7 +150,8 @@ class TestCliOutputFiles : public QObject {
       sim.start(KVSCOPE_CLI, {"simulate", "--scenario", "many-workers", "--quiet", "--events", events});
       QVERIFY(sim.waitForStarted(kTimeoutMs));
       // many-workers writes ~500 MB of events over ~10 s: signal it once the temporary has content.
-      for (int i = 0; i < 20000 && QFileInfo(partial).size() == 0 && sim.state() == QProcess::Running; ++i) QTest::qWait(1);
+      for (int i = 0; i < 20000 && QFileInfo(partial).size() == 0 && sim.state() == QProcess::Running; ++i)
+        QTest::qWait(1);
       QVERIFY2(QFileInfo(partial).size() > 0, "the temporary never grew");
       ::kill(static_cast<pid_t>(sim.processId()), sig);
       QVERIFY(sim.waitForFinished(kTimeoutMs));
@@ -172,7 +174,8 @@ class TestCliOutputFiles : public QObject {
       stale.write("half of a recording from an import that was killed");
     }
     RUN_EXPECT(imp, 0, QStringList{"import", "--log", "D0=" + log, "-o", out});
-    QVERIFY2(imp.err.contains("replacing " + QFile::encodeName(partial) + ", left by an import that was killed"), imp.err.constData());
+    QVERIFY2(imp.err.contains("replacing " + QFile::encodeName(partial) + ", left by an import that was killed"),
+             imp.err.constData());
     QVERIFY(!QFileInfo::exists(partial));
     RUN_EXPECT(report, 0, QStringList{"report", out});
 
@@ -184,7 +187,8 @@ class TestCliOutputFiles : public QObject {
     lock.l_whence = SEEK_SET;
     QVERIFY(::fcntl(fd, F_SETLK, &lock) == 0);
     RUN_EXPECT(second, 1, QStringList{"import", "--log", "D0=" + log, "-o", out});
-    QVERIFY2(second.err.contains("another writer has it open (pid " + QByteArray::number(::getpid()) + ")"), second.err.constData());
+    QVERIFY2(second.err.contains("another writer has it open (pid " + QByteArray::number(::getpid()) + ")"),
+             second.err.constData());
     QVERIFY2(!second.err.contains("replacing"), second.err.constData());
     QVERIFY(QFileInfo::exists(partial));  // the holder's file, left alone
     ::close(fd);

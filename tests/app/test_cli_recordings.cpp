@@ -18,8 +18,9 @@ class TestCliRecordings : public QObject {
   void recordReportExport() {
     QTemporaryDir dir;
     const QString rec = dir.filePath("run.kvrec");
-    RUN_EXPECT(sim, 0, QStringList{"simulate", "--scenario", "cascade", "--duration", "900", "--quiet", "--format",
-                                   "json", "--record", rec});
+    RUN_EXPECT(sim, 0,
+               QStringList{"simulate", "--scenario", "cascade", "--duration", "900", "--quiet", "--format", "json",
+                           "--record", rec});
     RUN_EXPECT(rep, 0, QStringList{"report", rec, "--format", "json"});
     // The same summary, from the recording alone (wall time aside).
     QJsonObject a = QJsonDocument::fromJson(sim.out).object(), b = QJsonDocument::fromJson(rep.out).object();
@@ -77,8 +78,8 @@ class TestCliRecordings : public QObject {
     QTemporaryDir dir;
     const QString rec = dir.filePath("killed.kvrec");
     QProcess serve;
-    serve.start(KVSCOPE_CLI, {"serve", "--scenario", "e3-load-floor", "--listen", "127.0.0.1:0",
-                                              "--speed", "200", "--record", rec});
+    serve.start(KVSCOPE_CLI,
+                {"serve", "--scenario", "e3-load-floor", "--listen", "127.0.0.1:0", "--speed", "200", "--record", rec});
     QVERIFY(serve.waitForStarted(kTimeoutMs));
     QTRY_VERIFY_WITH_TIMEOUT(serve.canReadLine() || serve.readAllStandardOutput().contains("listening"), 30000);
     QTest::qWait(3000);  // ~600 simulated seconds at 200x

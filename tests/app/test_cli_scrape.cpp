@@ -22,7 +22,8 @@ class TestCliScrape : public QObject {
   Q_OBJECT
  private slots:
   void filesOfBothEnginesAreRecognised() {
-    RUN_EXPECT(r, 0, QStringList{"scrape", fixture("vllm_v0_18.prom"), fixture("sglang_decode_new.prom"), "--format", "json"});
+    RUN_EXPECT(
+        r, 0, QStringList{"scrape", fixture("vllm_v0_18.prom"), fixture("sglang_decode_new.prom"), "--format", "json"});
     const auto all = jsonLines(r.out);
     QCOMPARE(all.size(), 2);
     const QJsonObject vllm = all[0], sglang = all[1];

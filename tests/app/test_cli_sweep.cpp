@@ -2,8 +2,8 @@
 // over 3 seeds writes every run and the three summaries, the tables hold the runs' own numbers, a
 // run's summary is what `simulate` prints for the same scenario, knobs and seed, a rerun with
 // --resume does no work and touches no run file; unified vs lmetric over 5 seeds gives the two-policy
-// table with verdicts that say "needs >= 6 seeds"; `compare` on the recordings gives the same numbers; bad input fails before any
-// run, creating nothing; Ctrl+C stops cleanly and --resume finishes.
+// table with verdicts that say "needs >= 6 seeds"; `compare` on the recordings gives the same numbers; bad input fails
+// before any run, creating nothing; Ctrl+C stops cleanly and --resume finishes.
 #include <QtTest>
 
 #include <QDir>
@@ -15,8 +15,8 @@
 #include <QProcess>
 #include <QTemporaryDir>
 
-#include <csignal>
 #include <cmath>
+#include <csignal>
 
 #include "tests/support/CliRunner.h"
 
@@ -33,8 +33,9 @@ QJsonObject readObject(const QString& path) { return QJsonDocument::fromJson(rea
 
 bool near(double a, double b) { return std::abs(a - b) <= 1e-9 * std::max(1.0, std::abs(b)); }
 
-const QStringList kPoints{"K=0,policy=kv-aware",   "K=0,policy=exclusive-overlap",   "K=200,policy=kv-aware",
-                          "K=200,policy=exclusive-overlap", "K=400,policy=kv-aware", "K=400,policy=exclusive-overlap"};
+const QStringList kPoints{"K=0,policy=kv-aware",   "K=0,policy=exclusive-overlap",
+                          "K=200,policy=kv-aware", "K=200,policy=exclusive-overlap",
+                          "K=400,policy=kv-aware", "K=400,policy=exclusive-overlap"};
 
 QString stemOf(const QString& label) { return QString(label).replace(',', '_'); }
 
@@ -63,24 +64,55 @@ class TestCliSweep : public QObject {
   // and every run of a point carries its mode; a bad mode names the axis.
   void dispatchIsAGridAxis() {
     const QString out = tmp_.filePath("dispatch");
-    RUN_EXPECT(r, 0, QStringList({"sweep", "--scenario", "e3-load-floor", "--grid", "dispatch=closed,burst", "--seeds", "2",
-                                  "--duration", "600", "--max-inflight-sessions", "40", "--request-timeout", "600",
-                                  "--wall-deadline", "500", "--jobs", "2", "--quiet", "--out", out}));
+    RUN_EXPECT(r, 0,
+               QStringList({"sweep",
+                            "--scenario",
+                            "e3-load-floor",
+                            "--grid",
+                            "dispatch=closed,burst",
+                            "--seeds",
+                            "2",
+                            "--duration",
+                            "600",
+                            "--max-inflight-sessions",
+                            "40",
+                            "--request-timeout",
+                            "600",
+                            "--wall-deadline",
+                            "500",
+                            "--jobs",
+                            "2",
+                            "--quiet",
+                            "--out",
+                            out}));
     QVERIFY2(r.out.contains("4 runs: 4 ran now"), r.out.constData());
     const QJsonObject burst = readObject(out + "/dispatch=burst-seed1.json");
     QCOMPARE(burst["sweep_run"].toObject()["dispatch"].toString(), QString("burst"));
     QCOMPARE(burst["sweep_run"].toObject()["max_inflight_sessions"].toInt(), 40);
     QCOMPARE(burst["sweep_run"].toObject()["knobs"].toObject()["request_timeout_s"].toDouble(), 600.0);
     QVERIFY(burst["summary"].toObject()["sim_seconds"].toDouble() <= 500.0);
-    RUN_EXPECT(bad, 1, QStringList({"sweep", "--grid", "dispatch=closed,nope", "--seeds", "1", "--out", tmp_.filePath("bad")}));
+    RUN_EXPECT(bad, 1,
+               QStringList({"sweep", "--grid", "dispatch=closed,nope", "--seeds", "1", "--out", tmp_.filePath("bad")}));
     QVERIFY2(bad.err.contains("--grid dispatch: unknown dispatch 'nope'"), bad.err.constData());
   }
 
   void gridSweepWritesRunsAndTablesAndResumes() {
     const QString out = tmp_.filePath("grid");
-    const QStringList args{"sweep", "--scenario", "e3-load-floor", "--grid", "K=0,200,400", "--grid",
-                           "policy=kv-aware,exclusive-overlap", "--seeds", "3", "--duration", "900", "--jobs", "2",
-                           "--out", out};
+    const QStringList args{"sweep",
+                           "--scenario",
+                           "e3-load-floor",
+                           "--grid",
+                           "K=0,200,400",
+                           "--grid",
+                           "policy=kv-aware,exclusive-overlap",
+                           "--seeds",
+                           "3",
+                           "--duration",
+                           "900",
+                           "--jobs",
+                           "2",
+                           "--out",
+                           out};
     RUN_EXPECT(r, 0, args);
     QVERIFY2(r.out.contains("18 runs: 18 ran now, 0 reused, 0 failed"), r.out.constData());
     // Not a terminal: plain progress lines with an ETA.
@@ -104,15 +136,18 @@ class TestCliSweep : public QObject {
       double sum = 0;
       for (int seed = 1; seed <= 3; ++seed) {
         const QJsonObject run =
-            readObject(out + "/" + stemOf(kPoints[p]) + "-seed" + QString::number(seed) + ".json")["summary"].toObject();
+            readObject(out + "/" + stemOf(kPoints[p]) + "-seed" + QString::number(seed) + ".json")["summary"]
+                .toObject();
         QCOMPARE(run["seed"].toInt(), seed);
         QCOMPARE(e2e["values"].toArray()[seed - 1].toDouble(), run["e2e_s"].toObject()["mean"].toDouble());
         QCOMPARE(ttft["values"].toArray()[seed - 1].toDouble(), run["ttft_s"].toObject()["p90"].toDouble());
-        QCOMPARE(d2["values"].toArray()[seed - 1].toDouble(), run["workers"].toArray()[2].toObject()["share"].toDouble());
+        QCOMPARE(d2["values"].toArray()[seed - 1].toDouble(),
+                 run["workers"].toArray()[2].toObject()["share"].toDouble());
         sum += run["e2e_s"].toObject()["mean"].toDouble();
       }
       QVERIFY(near(e2e["mean"].toDouble(), sum / 3));
-      QVERIFY(e2e["ci95_low"].toDouble() <= e2e["mean"].toDouble() && e2e["mean"].toDouble() <= e2e["ci95_high"].toDouble());
+      QVERIFY(e2e["ci95_low"].toDouble() <= e2e["mean"].toDouble() &&
+              e2e["mean"].toDouble() <= e2e["ci95_high"].toDouble());
       QVERIFY(e2e["ci95_low"].toDouble() > 0);  // a latency's interval stays above zero
       QCOMPARE(e2e["ci95_scale"].toString(), QString("log scale"));
       if (p == 0) {
@@ -138,8 +173,9 @@ class TestCliSweep : public QObject {
 
     // A run's summary is exactly what `simulate` prints for that scenario, knobs and seed (wall time aside),
     // and what `report` computes from its recording.
-    RUN_EXPECT(sim, 0, QStringList{"simulate", "--scenario", "e3-load-floor", "--set", "K=200", "--policy",
-                                   "exclusive-overlap", "--seed", "2", "--duration", "900", "--quiet", "--format", "json"});
+    RUN_EXPECT(sim, 0,
+               QStringList{"simulate", "--scenario", "e3-load-floor", "--set", "K=200", "--policy", "exclusive-overlap",
+                           "--seed", "2", "--duration", "900", "--quiet", "--format", "json"});
     QJsonObject a = QJsonDocument::fromJson(sim.out).object();
     QJsonObject b = readObject(out + "/K=200_policy=exclusive-overlap-seed2.json")["summary"].toObject();
     RUN_EXPECT(rep, 0, QStringList{"report", out + "/K=200_policy=exclusive-overlap-seed2.kvrec", "--format", "json"});
@@ -174,8 +210,9 @@ class TestCliSweep : public QObject {
   // ended, the resume runs and finds everything done.
   void oneSweepPerDirectory() {
     const QString out = tmp_.filePath("locked");
-    const QStringList args{"sweep", "--scenario", "lab-w600-8c", "--grid", "policy=lmetric,linear,unified", "--seeds", "4", "--duration", "3600",
-                           "-j", "1", "--quiet", "--out", out};
+    const QStringList args{"sweep",   "--scenario", "lab-w600-8c", "--grid", "policy=lmetric,linear,unified",
+                           "--seeds", "4",          "--duration",  "3600",   "-j",
+                           "1",       "--quiet",    "--out",       out};
     QProcess first;
     first.start(KVSCOPE_CLI, args);
     QVERIFY(first.waitForStarted(kTimeoutMs));
@@ -191,12 +228,14 @@ class TestCliSweep : public QObject {
 
   void twoPoliciesOverFiveSeeds() {
     const QString out = tmp_.filePath("two");
-    RUN_EXPECT(r, 0, QStringList{"sweep", "--scenario", "unified-vs-lmetric", "--grid", "policy=lmetric,unified",
-                                 "--seeds", "5", "--duration", "1800", "--out", out, "--quiet"});
+    RUN_EXPECT(r, 0,
+               QStringList{"sweep", "--scenario", "unified-vs-lmetric", "--grid", "policy=lmetric,unified", "--seeds",
+                           "5", "--duration", "1800", "--out", out, "--quiet"});
     QVERIFY(r.err.isEmpty());
     const QString md = QString::fromUtf8(readAll(out + "/summary.md"));
     QVERIFY2(md.contains("## unified vs lmetric"), qPrintable(md.left(800)));
-    for (const char* row : {"| E2E mean (s) |", "| E2E p50 (s) |", "| E2E p90 (s) |", "| TTFT p90 (s) |", "| errors (failed requests) |"})
+    for (const char* row :
+         {"| E2E mean (s) |", "| E2E p50 (s) |", "| E2E p90 (s) |", "| TTFT p90 (s) |", "| errors (failed requests) |"})
       QVERIFY2(md.contains(row), row);
     const QJsonObject two = readObject(out + "/summary.json")["two_policy"].toObject();
     QCOMPARE(two["baseline"].toString(), QString("lmetric"));
@@ -222,7 +261,8 @@ class TestCliSweep : public QObject {
     // `compare` on the recordings: the same points, the same numbers, paired by seed.
     QStringList recs;
     for (const char* policy : {"lmetric", "unified"})
-      for (int seed = 1; seed <= 5; ++seed) recs << out + "/policy=" + policy + "-seed" + QString::number(seed) + ".kvrec";
+      for (int seed = 1; seed <= 5; ++seed)
+        recs << out + "/policy=" + policy + "-seed" + QString::number(seed) + ".kvrec";
     RUN_EXPECT(cmp, 0, QStringList{"compare"} + recs + QStringList{"--format", "json"});
     const QJsonObject fromRecordings = QJsonDocument::fromJson(cmp.out).object();
     QVERIFY(fromRecordings["paired"].toBool());
@@ -249,10 +289,12 @@ class TestCliSweep : public QObject {
     QTest::newRow("empty grid") << QStringList{"--grid", "K="} << "--grid K: empty grid";
     QTest::newRow("no grid") << QStringList{} << "--grid: empty grid";
     QTest::newRow("out of range") << QStringList{"--grid", "K=0,20000"} << "out of range [0, 10000]";
-    QTest::newRow("rho out of range") << QStringList{"--grid", "rho=0.95,1.5"} << "--grid rho: knob 'rho': 1.5 is out of range";
+    QTest::newRow("rho out of range") << QStringList{"--grid", "rho=0.95,1.5"}
+                                      << "--grid rho: knob 'rho': 1.5 is out of range";
     QTest::newRow("unknown policy") << QStringList{"--grid", "policy=kv-aware,best"} << "unknown policy 'best'";
     QTest::newRow("bad baseline") << QStringList{"--grid", "K=0,200", "--baseline", "K=100"} << "'100' is not among";
-    QTest::newRow("unknown scenario") << QStringList{"--scenario", "nope", "--grid", "K=0,200"} << "unknown scenario 'nope'";
+    QTest::newRow("unknown scenario") << QStringList{"--scenario", "nope", "--grid", "K=0,200"}
+                                      << "unknown scenario 'nope'";
     QTest::newRow("bad seeds") << QStringList{"--grid", "K=0,200", "--seeds", "a,b"} << "--seeds";
   }
   void badInputFailsBeforeAnyRun() {
@@ -269,8 +311,9 @@ class TestCliSweep : public QObject {
     const QString file = tmp_.filePath("k.sweep.json");
     QFile f(file);
     QVERIFY(f.open(QIODevice::WriteOnly));
-    f.write("// K on e3\n{\n  \"scenario\": \"e3-load-floor\",\n  \"grid\": { \"K\": [0, 200] },\n"
-            "  \"seeds\": [4, 9],\n  \"duration_s\": 300\n}\n");
+    f.write(
+        "// K on e3\n{\n  \"scenario\": \"e3-load-floor\",\n  \"grid\": { \"K\": [0, 200] },\n"
+        "  \"seeds\": [4, 9],\n  \"duration_s\": 300\n}\n");
     f.close();
     const QString out = tmp_.filePath("fromfile");
     RUN_EXPECT(r, 0, QStringList{"sweep", file, "--out", out, "--quiet"});
@@ -297,8 +340,8 @@ class TestCliSweep : public QObject {
     const QString out = tmp_.filePath("interrupted");
     // 120 runs of 20 simulated minutes: several seconds of work, so the interrupt always lands
     // mid-sweep, yet the resume stays well inside the timeout on a loaded 2-core machine.
-    const QStringList args{"sweep", "--scenario", "e3-load-floor", "--grid", "K=0,100,200,300", "--seeds", "30",
-                           "--duration", "1200", "--jobs", "2", "--out", out};
+    const QStringList args{"sweep",      "--scenario", "e3-load-floor", "--grid", "K=0,100,200,300", "--seeds", "30",
+                           "--duration", "1200",       "--jobs",        "2",      "--out",           out};
     QProcess p;
     p.start(KVSCOPE_CLI, args);
     QVERIFY(p.waitForStarted(kTimeoutMs));
@@ -331,8 +374,8 @@ class TestCliSweep : public QObject {
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     env.insert("PATH", empty.path());
     p.setProcessEnvironment(env);
-    p.start(KVSCOPE_CLI, {"sweep", "--grid", "K=0,200", "--seeds", "2", "--duration", "600", "--out", out,
-                          "--executor", "slurm", "--partition", "cpu"});
+    p.start(KVSCOPE_CLI, {"sweep", "--grid", "K=0,200", "--seeds", "2", "--duration", "600", "--out", out, "--executor",
+                          "slurm", "--partition", "cpu"});
     QVERIFY(p.waitForFinished(kTimeoutMs));
     const QByteArray err = p.readAllStandardError();
     QCOMPARE(p.exitCode(), 1);

@@ -14,17 +14,17 @@
 
 #include <grpcpp/grpcpp.h>
 
-#include "backend/convert/EventConvert.h"
 #include <nlohmann/json.hpp>
+#include "backend/convert/EventConvert.h"
 
-#include "core/events/EventJson.h"
-#include "kvscope/v1/control.grpc.pb.h"
-#include "kvscope/v1/router.grpc.pb.h"
-#include "kvscope/v1/telemetry.grpc.pb.h"
-#include "core/run/LiveRouter.h"
 #include "backend/service/AuthFailureThrottle.h"
 #include "backend/service/KvscopeServer.h"
 #include "backend/service/TelemetryHub.h"
+#include "core/events/EventJson.h"
+#include "core/run/LiveRouter.h"
+#include "kvscope/v1/control.grpc.pb.h"
+#include "kvscope/v1/router.grpc.pb.h"
+#include "kvscope/v1/telemetry.grpc.pb.h"
 
 using namespace kvscope;
 using Clock = AuthFailureThrottle::Clock;
@@ -51,7 +51,9 @@ v1::SetKnobsRequest setK(double value, const std::string& who = {}) {
   return request;
 }
 
-QString text(const grpc::Status& s) { return QString::number(s.error_code()) + ": " + QString::fromStdString(s.error_message()); }
+QString text(const grpc::Status& s) {
+  return QString::number(s.error_code()) + ": " + QString::fromStdString(s.error_message());
+}
 
 // A server around a real LiveRouter (two decode workers), its hub, the throttle's clock and its log.
 struct Served {
@@ -247,23 +249,33 @@ class TestCallAuthorization : public QObject {
     QVERIFY(throttle.lockedFor("ipv6:[::1]:1") > Clock::duration::zero());
     for (int i = 0; i < 39; ++i) throttle.failed("ipv4:10.3." + std::to_string(i) + ".1:1");  // 50 in all
     QVERIFY(throttle.lockedFor("ipv4:10.9.9.9:1") > Clock::duration::zero());  // a fresh address: over budget
-    now_ns += 1'200'000'000;  // 60 s / 50 = 1.2 s refills one failure
+    now_ns += 1'200'000'000;                                                   // 60 s / 50 = 1.2 s refills one failure
     QCOMPARE(throttle.lockedFor("ipv4:10.9.9.9:1"), Clock::duration::zero());
   }
 
   void peersAreCountedByHost_data() {
     QTest::addColumn<QString>("peer");
     QTest::addColumn<QString>("key");
-    QTest::newRow("ipv4") << "ipv4:10.0.0.1:53012" << "10.0.0.1";
-    QTest::newRow("ipv4 loopback") << "ipv4:127.0.0.1:53012" << "loopback";
-    QTest::newRow("another loopback") << "ipv4:127.42.7.9:1" << "loopback";
-    QTest::newRow("ipv6 loopback") << "ipv6:[::1]:5000" << "loopback";
-    QTest::newRow("mapped loopback") << "ipv6:[::ffff:127.0.0.2]:5000" << "loopback";
-    QTest::newRow("ipv6 /64") << "ipv6:[2001:db8:1:2:aaaa::9]:5000" << "2001:db8:1:2::/64";
-    QTest::newRow("same /64") << "ipv6:[2001:db8:1:2:bbbb::1]:6000" << "2001:db8:1:2::/64";
-    QTest::newRow("ipv4-mapped") << "ipv6:[::ffff:10.1.2.3]:7" << "10.1.2.3";
-    QTest::newRow("unix") << "unix:/run/kvscope.sock" << "unix";
-    QTest::newRow("unix abstract") << "unix-abstract:kv" << "unix";
+    QTest::newRow("ipv4") << "ipv4:10.0.0.1:53012"
+                          << "10.0.0.1";
+    QTest::newRow("ipv4 loopback") << "ipv4:127.0.0.1:53012"
+                                   << "loopback";
+    QTest::newRow("another loopback") << "ipv4:127.42.7.9:1"
+                                      << "loopback";
+    QTest::newRow("ipv6 loopback") << "ipv6:[::1]:5000"
+                                   << "loopback";
+    QTest::newRow("mapped loopback") << "ipv6:[::ffff:127.0.0.2]:5000"
+                                     << "loopback";
+    QTest::newRow("ipv6 /64") << "ipv6:[2001:db8:1:2:aaaa::9]:5000"
+                              << "2001:db8:1:2::/64";
+    QTest::newRow("same /64") << "ipv6:[2001:db8:1:2:bbbb::1]:6000"
+                              << "2001:db8:1:2::/64";
+    QTest::newRow("ipv4-mapped") << "ipv6:[::ffff:10.1.2.3]:7"
+                                 << "10.1.2.3";
+    QTest::newRow("unix") << "unix:/run/kvscope.sock"
+                          << "unix";
+    QTest::newRow("unix abstract") << "unix-abstract:kv"
+                                   << "unix";
   }
 
   void peersAreCountedByHost() {
@@ -336,7 +348,8 @@ class TestCallAuthorization : public QObject {
     for (const auto& line : s.logLines())
       if (line.rfind("control: ", 0) == 0) lines.push_back(line);
     QCOMPARE(lines.size(), std::size_t{3});
-    QVERIFY2(lines[0].find("SetKnobs K=150 by 'console' from " + k->origin.peer + " (" + identity + ")") != std::string::npos,
+    QVERIFY2(lines[0].find("SetKnobs K=150 by 'console' from " + k->origin.peer + " (" + identity + ")") !=
+                 std::string::npos,
              lines[0].c_str());
     QVERIFY2(lines[1].find("SetPolicy linear by 'console?[2J' from 127.0.0.1:") != std::string::npos, lines[1].c_str());
     QVERIFY2(lines[2].find("MarkRun start 'k150'") != std::string::npos, lines[2].c_str());

@@ -15,16 +15,16 @@
 #include <grpcpp/grpcpp.h>
 
 #include "backend/convert/EventConvert.h"
-#include "core/knobs/KnobRegistry.h"
-#include "kvscope/v1/control.grpc.pb.h"
-#include "core/router/PolicyRegistry.h"
-#include "core/router/RoutingPolicy.h"
-#include "core/run/SimulationRunner.h"
-#include "core/run/WorkloadFactory.h"
 #include "backend/service/BearerToken.h"
 #include "backend/service/ControlService.h"
 #include "backend/service/KvscopeServer.h"
 #include "backend/service/TelemetryHub.h"
+#include "core/knobs/KnobRegistry.h"
+#include "core/router/PolicyRegistry.h"
+#include "core/router/RoutingPolicy.h"
+#include "core/run/SimulationRunner.h"
+#include "core/run/WorkloadFactory.h"
+#include "kvscope/v1/control.grpc.pb.h"
 
 using namespace kvscope;
 
@@ -52,9 +52,10 @@ std::unique_ptr<grpc::ClientContext> call(const std::string& authorization = {})
   return ctx;
 }
 
-std::unique_ptr<v1::Control::Stub> stubFor(const std::string& target,
-                                           std::shared_ptr<grpc::ChannelCredentials> credentials = grpc::InsecureChannelCredentials(),
-                                           const grpc::ChannelArguments& args = {}) {
+std::unique_ptr<v1::Control::Stub> stubFor(
+    const std::string& target,
+    std::shared_ptr<grpc::ChannelCredentials> credentials = grpc::InsecureChannelCredentials(),
+    const grpc::ChannelArguments& args = {}) {
   return v1::Control::NewStub(grpc::CreateCustomChannel(target, std::move(credentials), args));
 }
 
@@ -93,10 +94,13 @@ void collectRunControl(TelemetryHub::Subscription& sub, RunControlSeen& out) {
   }
 }
 
-QString text(const grpc::Status& s) { return QString::number(s.error_code()) + ": " + QString::fromStdString(s.error_message()); }
+QString text(const grpc::Status& s) {
+  return QString::number(s.error_code()) + ": " + QString::fromStdString(s.error_message());
+}
 
 // A unary call by method name with raw protobuf bytes: Debian ships no health or reflection stubs.
-grpc::Status rawCall(const std::string& target, const std::string& method, const std::string& request, std::string* response) {
+grpc::Status rawCall(const std::string& target, const std::string& method, const std::string& request,
+                     std::string* response) {
   grpc::GenericStub generic(grpc::CreateChannel(target, grpc::InsecureChannelCredentials()));
   grpc::Slice slice(request);
   grpc::ByteBuffer in(&slice, 1), out;
@@ -118,7 +122,8 @@ struct SeekableRun : RunControl {
   std::atomic<int> seeks{0};
   std::atomic<int> changes{0};
   std::string who;  // of the last seek
-  void applyKnobs(std::map<std::string, double>, ChangeAuthor, std::function<void(KnobRegistry::Result)> done) override {
+  void applyKnobs(std::map<std::string, double>, ChangeAuthor,
+                  std::function<void(KnobRegistry::Result)> done) override {
     ++changes;
     done({});
   }
@@ -244,15 +249,33 @@ class TestControlService : public QObject {
     QTest::addColumn<QString>("changes");
     QTest::addColumn<QString>("field");
     QTest::addColumn<QString>("valid");
-    QTest::newRow("unknown knob") << "no_such_knob=1" << "changes[0]: unknown knob 'no_such_knob'" << "valid knobs: K, ";
-    QTest::newRow("out of range") << "K=20000" << "changes[0]: knob 'K'" << "[0, 10000]";
-    QTest::newRow("below minimum") << "seed_min_turn_id=0" << "knob 'seed_min_turn_id'" << "[1, 1000]";
-    QTest::newRow("rho NaN") << "rho=nan" << "knob 'rho'" << "[0.1, 1]";
-    QTest::newRow("infinite") << "throughput=inf" << "knob 'throughput'" << "[1, 1e+08]";
-    QTest::newRow("integer knob 2.5") << "pending_seed_budget=2.5" << "knob 'pending_seed_budget'" << "whole number";
-    QTest::newRow("empty list") << "" << "changes: empty" << "valid knobs";
-    QTest::newRow("all or nothing") << "K=50;rho=7" << "changes[1]: knob 'rho'" << "[0.1, 1]";
-    QTest::newRow("twice") << "K=5;K=6" << "changes[1].name: knob 'K'" << "more than once";
+    QTest::newRow("unknown knob") << "no_such_knob=1"
+                                  << "changes[0]: unknown knob 'no_such_knob'"
+                                  << "valid knobs: K, ";
+    QTest::newRow("out of range") << "K=20000"
+                                  << "changes[0]: knob 'K'"
+                                  << "[0, 10000]";
+    QTest::newRow("below minimum") << "seed_min_turn_id=0"
+                                   << "knob 'seed_min_turn_id'"
+                                   << "[1, 1000]";
+    QTest::newRow("rho NaN") << "rho=nan"
+                             << "knob 'rho'"
+                             << "[0.1, 1]";
+    QTest::newRow("infinite") << "throughput=inf"
+                              << "knob 'throughput'"
+                              << "[1, 1e+08]";
+    QTest::newRow("integer knob 2.5") << "pending_seed_budget=2.5"
+                                      << "knob 'pending_seed_budget'"
+                                      << "whole number";
+    QTest::newRow("empty list") << ""
+                                << "changes: empty"
+                                << "valid knobs";
+    QTest::newRow("all or nothing") << "K=50;rho=7"
+                                    << "changes[1]: knob 'rho'"
+                                    << "[0.1, 1]";
+    QTest::newRow("twice") << "K=5;K=6"
+                           << "changes[1].name: knob 'K'"
+                           << "more than once";
   }
 
   void badKnobChangesAreRefusedAndChangeNothing() {
@@ -329,11 +352,13 @@ class TestControlService : public QObject {
     v1::SetKnobsResponse knobs;
     const auto knob_status = stub->SetKnobs(call().get(), knobRequest("K=0"), &knobs);
     QCOMPARE(knob_status.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
-    QVERIFY2(knob_status.error_message().find("replays a recording") != std::string::npos, knob_status.error_message().c_str());
+    QVERIFY2(knob_status.error_message().find("replays a recording") != std::string::npos,
+             knob_status.error_message().c_str());
     v1::SetPolicyRequest policy;
     policy.set_policy("linear");
     v1::SetPolicyResponse policy_response;
-    QCOMPARE(stub->SetPolicy(call().get(), policy, &policy_response).error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+    QCOMPARE(stub->SetPolicy(call().get(), policy, &policy_response).error_code(),
+             grpc::StatusCode::FAILED_PRECONDITION);
     QCOMPARE(replay.changes.load(), 0);
   }
 
@@ -371,7 +396,8 @@ class TestControlService : public QObject {
     // Both changes are in the telemetry stream, once each, with their authors (the peer's address
     // when the request names none).
     RunControlSeen seen;
-    QTRY_VERIFY_WITH_TIMEOUT((collectRunControl(*sub, seen), !seen.empty() && std::get<0>(seen.back()) == "resumed"), 5000);
+    QTRY_VERIFY_WITH_TIMEOUT((collectRunControl(*sub, seen), !seen.empty() && std::get<0>(seen.back()) == "resumed"),
+                             5000);
     sub->close();
     QCOMPARE(seen.size(), std::size_t{2});
     QCOMPARE(std::get<0>(seen[0]), std::string("paused"));
@@ -421,8 +447,9 @@ class TestControlService : public QObject {
     QVERIFY2(guarded, error.c_str());
     auto stub = stubFor(guarded->address());
     const std::string right = std::string("Bearer ") + kToken;
-    for (const std::string& wrong : std::vector<std::string>{"", "Bearer wrong", "Bearer s3cret-Token_4", "Bearer s3cret-Token_421",
-                                                              "Basic s3cret-Token_42", kToken, "Bearer  s3cret-Token_42"}) {
+    for (const std::string& wrong :
+         std::vector<std::string>{"", "Bearer wrong", "Bearer s3cret-Token_4", "Bearer s3cret-Token_421",
+                                  "Basic s3cret-Token_42", kToken, "Bearer  s3cret-Token_42"}) {
       v1::SetKnobsResponse r;
       auto status = stub->SetKnobs(call(wrong).get(), knobRequest("K=77"), &r);
       QCOMPARE(status.error_code(), grpc::StatusCode::UNAUTHENTICATED);
@@ -435,7 +462,8 @@ class TestControlService : public QObject {
     QCOMPARE(hub_->state().knobs.at("K"), 0.0);
     QVERIFY(!runner_->paused());
     QCOMPARE(knobValues(*stub, right).at("K"), 0.0);
-    QCOMPARE(knobValues(*stub, "bearer " + std::string(kToken)).size(), KnobRegistry::specs().size());  // scheme is case-insensitive
+    QCOMPARE(knobValues(*stub, "bearer " + std::string(kToken)).size(),
+             KnobRegistry::specs().size());  // scheme is case-insensitive
     v1::SetKnobsResponse r;
     QVERIFY(stub->SetKnobs(call(right).get(), knobRequest("K=0"), &r).ok());
     guarded->shutdown();
@@ -448,7 +476,8 @@ class TestControlService : public QObject {
     QVERIFY2(status.ok(), qPrintable(text(status)));
     QCOMPARE(response, std::string("\x08\x01", 2));
     const std::string control = v1::Control::service_full_name();
-    status = rawCall(server_->address(), "/grpc.health.v1.Health/Check", std::string("\x0a", 1) + char(control.size()) + control, &response);
+    status = rawCall(server_->address(), "/grpc.health.v1.Health/Check",
+                     std::string("\x0a", 1) + char(control.size()) + control, &response);
     QVERIFY2(status.ok(), qPrintable(text(status)));
     QCOMPARE(response, std::string("\x08\x01", 2));
     // ServerReflectionRequest{list_services: ""} (field 7) as one message of the bidi stream.
@@ -465,15 +494,15 @@ class TestControlService : public QObject {
       std::string error;
       QVERIFY(!KvscopeServer::start(options(listen), *hub_, *runner_, &error));
       QVERIFY2(error.find("'" + listen + "' without a token") != std::string::npos, error.c_str());
-      QVERIFY2(error.find("--token-file") != std::string::npos && error.find("--insecure") != std::string::npos, error.c_str());
+      QVERIFY2(error.find("--token-file") != std::string::npos && error.find("--insecure") != std::string::npos,
+               error.c_str());
     }
     std::string error;
     auto open = KvscopeServer::start(options("0.0.0.0:0", {}, {}, {}, true), *hub_, *runner_, &error);
     QVERIFY2(open, error.c_str());
     QVERIFY(open->port() > 0);
     open->shutdown();
-    auto guarded = KvscopeServer::start(options("0.0.0.0:0", writeFile("t2", kToken)),
-                                        *hub_, *runner_, &error);
+    auto guarded = KvscopeServer::start(options("0.0.0.0:0", writeFile("t2", kToken)), *hub_, *runner_, &error);
     QVERIFY2(guarded, error.c_str());
   }
 
@@ -482,8 +511,8 @@ class TestControlService : public QObject {
     QTest::addColumn<bool>("loopback");
     for (const char* h : {"127.0.0.1", "127.8.9.10", "localhost", "LocalHost", "::1", "::ffff:127.0.0.1"})
       QTest::newRow(qPrintable(QStringLiteral("'%1'").arg(h))) << h << true;
-    for (const char* h : {"", "0.0.0.0", "::", "10.0.0.1", "128.0.0.1", "127.0.0.1.example.com", "127.1", "localhost.evil",
-                          "::ffff:10.0.0.1", "*"})
+    for (const char* h : {"", "0.0.0.0", "::", "10.0.0.1", "128.0.0.1", "127.0.0.1.example.com", "127.1",
+                          "localhost.evil", "::ffff:10.0.0.1", "*"})
       QTest::newRow(qPrintable(QStringLiteral("'%1'").arg(h))) << h << false;
   }
 
@@ -526,13 +555,14 @@ class TestControlService : public QObject {
     QVERIFY2(!openssl.isEmpty(), "openssl is missing (scripts/deps.sh installs it): it makes the test certificate");
     const QString cert = dir_.filePath("cert.pem"), key = dir_.filePath("key.pem");
     QProcess p;
-    p.start(openssl, {"req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1",
-                      "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost", "-keyout", key, "-out", cert});
+    p.start(openssl,
+            {"req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1",
+             "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost", "-keyout", key, "-out", cert});
     QVERIFY(p.waitForFinished(30000));
     QCOMPARE(p.exitCode(), 0);
     std::string error;
-    auto tls = KvscopeServer::start(options("127.0.0.1:0", {}, cert.toStdString(), key.toStdString()),
-                                    *hub_, *runner_, &error);
+    auto tls = KvscopeServer::start(options("127.0.0.1:0", {}, cert.toStdString(), key.toStdString()), *hub_, *runner_,
+                                    &error);
     QVERIFY2(tls, error.c_str());
     QVERIFY(tls->tls());
     QFile pem(cert);

@@ -52,20 +52,35 @@ CandidateScore candidate(WorkerId w, double score, bool eligible, std::vector<st
 std::vector<Sample> makeSamples() {
   std::vector<Sample> s;
   auto full = [&](std::string name, EventPayload p) {
-    s.push_back({std::move(name), ev(1000 + s.size(), 123'456'789 + static_cast<SimTime>(s.size()), std::move(p)), true});
+    s.push_back(
+        {std::move(name), ev(1000 + s.size(), 123'456'789 + static_cast<SimTime>(s.size()), std::move(p)), true});
   };
   auto edge = [&](std::string name, Event e) { s.push_back({std::move(name), std::move(e), false}); };
 
-  full("run_started", RunStarted{"e3-load-floor", "kv-aware", 424242, "h20",
+  full("run_started", RunStarted{"e3-load-floor",
+                                 "kv-aware",
+                                 424242,
+                                 "h20",
                                  {{"D0", WorkerRole::Decode, 1'000'000}, {"I1", WorkerRole::Unified, 900'000}},
                                  {{"P0", WorkerRole::Prefill, 2'000'000}, {"P1", WorkerRole::Prefill, 1'500'000}},
                                  0.9,
                                  {{"K", 200}, {"rho", 0.9}, {"pending_seed_budget", 4}},
-                                 "tracets", 1285, 2912.5});
-  full("route", RouteDecision{9'000'000'001, 77, 3, "kv-aware", 2, true,
+                                 "tracets",
+                                 1285,
+                                 2912.5});
+  full("route", RouteDecision{9'000'000'001,
+                              77,
+                              3,
+                              "kv-aware",
+                              2,
+                              true,
                               {candidate(2, 1234.5, true,
-                                         {{"prefix", 0.5}, {"load", -3.25}, {"load_floor", 200}, {"sticky", 100},
-                                          {"tokens", 1e12}, {"tiny", 1e-300}}),
+                                         {{"prefix", 0.5},
+                                          {"load", -3.25},
+                                          {"load_floor", 200},
+                                          {"sticky", 100},
+                                          {"tokens", 1e12},
+                                          {"tiny", 1e-300}}),
                                candidate(63, -7.5, true, {{"prefix", 0.125}})}});
   std::get<RouteDecision>(s.back().event.payload).addField("decision", 1);
   std::get<RouteDecision>(s.back().event.payload).addField("cache_ratio", 0.625);
@@ -78,36 +93,55 @@ std::vector<Sample> makeSamples() {
   full("crash", WorkerCrashed{8, "CUDA error: out of memory", 12});
   full("restart", WorkerRestarted{9});
   full("correction", Correction{10, 13, 14, 100, 2000, 1900, CorrectionFault::Drop});
-  full("request_done", RequestDone{15, 16, 4, 11, RoutePath::Transient, RequestStatus::Failed, 150'000, 2'500'000, 8000,
-                                   300, "KVTransferError: Decode instance could be dead", 6000, 7000, 7500, -3'000'000});
+  full("request_done",
+       RequestDone{15, 16, 4, 11, RoutePath::Transient, RequestStatus::Failed, 150'000, 2'500'000, 8000, 300,
+                   "KVTransferError: Decode instance could be dead", 6000, 7000, 7500, -3'000'000});
   full("knob", KnobChanged{"K", 100, 200, "grpc:127.0.0.1:5000", {"127.0.0.1:5000", "token"}});
   full("policy", PolicyChanged{"linear", "kv-aware", "console", {"[::1]:6000", "open"}});
-  full("snapshot", Snapshot{{{1, 500, 1000, 900, 2, 3, 4, 5, 6, true, 250, 17, 1, 3000, 12, 640, 40, 30, 20, 10, 70, 60}, {63, 7, 8, 9, 10, 11, 12, 13, 14, true, 15, 16, 2, 4, 5, 9, 8, 7, 6, 5, 4, 3}},
-                            {{1, 2, 3, 4, LinkState::Suspect}, {3, 63, 5, 6, LinkState::Dead}}});
-  full("run_finished", RunFinished{true, {"d0.log: 12 lines like \"Xyz batch. #foo: <n>\"", "p0.log: 1 malformed line"}});
+  full("snapshot",
+       Snapshot{{{1, 500, 1000, 900, 2, 3, 4, 5, 6, true, 250, 17, 1, 3000, 12, 640, 40, 30, 20, 10, 70, 60},
+                 {63, 7, 8, 9, 10, 11, 12, 13, 14, true, 15, 16, 2, 4, 5, 9, 8, 7, 6, 5, 4, 3}},
+                {{1, 2, 3, 4, LinkState::Suspect}, {3, 63, 5, 6, LinkState::Dead}}});
+  full("run_finished",
+       RunFinished{true, {"d0.log: 12 lines like \"Xyz batch. #foo: <n>\"", "p0.log: 1 malformed line"}});
   full("retraction", Retraction{3, {9'000'000'001, 42}, 31'000, 0.7, 0.2857});
-  full("run_control", RunControlChanged{RunAction::Seek, 25, 305'000'000, "grpc:127.0.0.1:5000", {"127.0.0.1:5000", "open"}});
+  full("run_control",
+       RunControlChanged{RunAction::Seek, 25, 305'000'000, "grpc:127.0.0.1:5000", {"127.0.0.1:5000", "open"}});
   full("health", WorkerHealthChanged{"P0", WorkerHealth::Unreachable, "GET http://10.0.0.7:30000/metrics: timed out"});
-  full("run_mark", RunMarked{RunMarkAction::End, 3, "K=200 seed 2 \xC3\xBC", {{"K", "200"}, {"flags", "--a=1 --b"}},
-                             "kvscope-cli mark", {"unix:/run/kvscope.sock", "token"}});
+  full("run_mark", RunMarked{RunMarkAction::End,
+                             3,
+                             "K=200 seed 2 \xC3\xBC",
+                             {{"K", "200"}, {"flags", "--a=1 --b"}},
+                             "kvscope-cli mark",
+                             {"unix:/run/kvscope.sock", "token"}});
 
   // Edge values: none/-1 markers, false flags, empty strings and lists, extreme integers, odd doubles.
   edge("route/none eligible",
-       ev(0, 0, RouteDecision{0, 0, 0, "", kNoWorker, false, {candidate(0, 0, false, {}), candidate(1, -1, false, {})}}));
+       ev(0, 0,
+          RouteDecision{0, 0, 0, "", kNoWorker, false, {candidate(0, 0, false, {}), candidate(1, -1, false, {})}}));
   edge("route/nan and inf scores",
-       ev(1, 1, RouteDecision{1, 1, 1, "dynamo-kv", 0, true,
-                              {candidate(0, std::numeric_limits<double>::quiet_NaN(), true, {{"logit", -INFINITY}}),
-                               candidate(1, INFINITY, true, {{"", 1}})}}));
+       ev(1, 1,
+          RouteDecision{1,
+                        1,
+                        1,
+                        "dynamo-kv",
+                        0,
+                        true,
+                        {candidate(0, std::numeric_limits<double>::quiet_NaN(), true, {{"logit", -INFINITY}}),
+                         candidate(1, INFINITY, true, {{"", 1}})}}));
   edge("route/no candidates", ev(2, 2, RouteDecision{}));
-  edge("request_done/no token", ev(3, 4, RequestDone{1, 2, 1, kNoWorker, RoutePath::Local, RequestStatus::Ok, -1, 0, 0, 0, ""}));
+  edge("request_done/no token",
+       ev(3, 4, RequestDone{1, 2, 1, kNoWorker, RoutePath::Local, RequestStatus::Ok, -1, 0, 0, 0, ""}));
   edge("transfer_end/failed", ev(4, 5, TransferFinished{1, 0, 0, 1, 1, false, "transfer timeout"}));
-  edge("extremes", ev(std::numeric_limits<std::uint64_t>::max(), std::numeric_limits<SimTime>::min(),
-                      Admission{std::numeric_limits<RequestId>::max(), std::numeric_limits<SessionId>::max(), 63,
-                                AdmissionResult::Rejected, RoutePath::Direct, std::numeric_limits<std::int64_t>::min()}));
+  edge("extremes",
+       ev(std::numeric_limits<std::uint64_t>::max(), std::numeric_limits<SimTime>::min(),
+          Admission{std::numeric_limits<RequestId>::max(), std::numeric_limits<SessionId>::max(), 63,
+                    AdmissionResult::Rejected, RoutePath::Direct, std::numeric_limits<std::int64_t>::min()}));
   edge("run_started/unicode, empty lists",
        ev(5, 0, RunStarted{"données-ü-\xF0\x9F\x9A\x80", "linear", 0, "", {}, {}, 0, {}, "", 0, 0}));
   edge("snapshot/empty", ev(6, 7, Snapshot{}));
-  edge("snapshot/dead worker", ev(7, 8, Snapshot{{{0, 0, 0, 0, 0, 0, 0, 0, 0, false}}, {{0, 0, 0, 0, LinkState::Alive}}}));
+  edge("snapshot/dead worker",
+       ev(7, 8, Snapshot{{{0, 0, 0, 0, 0, 0, 0, 0, 0, false}}, {{0, 0, 0, 0, LinkState::Alive}}}));
   edge("run_finished/stopped", ev(8, 9, RunFinished{false}));
   edge("retraction/ratio at its floor", ev(10, 11, Retraction{0, {1}, 0, NewTokenRatio::minimum(), 1.0}));
   edge("knob/negative zero and huge", ev(9, 10, KnobChanged{"rho", -0.0, 1e308, "", {}}));
@@ -115,7 +149,8 @@ std::vector<Sample> makeSamples() {
   // Every value of every enum.
   for (auto p : {RoutePath::Direct, RoutePath::Seed, RoutePath::Reseed, RoutePath::Transient, RoutePath::Local}) {
     edge(std::string("admission/path ") + toString(p), ev(20, 20, Admission{1, 1, 0, AdmissionResult::Admitted, p, 1}));
-    edge(std::string("request_done/path ") + toString(p), ev(21, 21, RequestDone{1, 1, 1, 0, p, RequestStatus::Ok, 1, 2, 3, 4, ""}));
+    edge(std::string("request_done/path ") + toString(p),
+         ev(21, 21, RequestDone{1, 1, 1, 0, p, RequestStatus::Ok, 1, 2, 3, 4, ""}));
   }
   for (auto r : {AdmissionResult::Admitted, AdmissionResult::NoSpace, AdmissionResult::Rejected})
     edge(std::string("admission/result ") + toString(r), ev(22, 22, Admission{1, 1, 0, r, RoutePath::Seed, 1}));
@@ -126,7 +161,8 @@ std::vector<Sample> makeSamples() {
   for (auto g : {EvictionGranularity::Session, EvictionGranularity::Block})
     edge(std::string("eviction/") + toString(g), ev(25, 25, Eviction{0, 1, 2, g, 1}));
   for (auto st : {RequestStatus::Ok, RequestStatus::Failed})
-    edge(std::string("request_done/status ") + toString(st), ev(26, 26, RequestDone{1, 1, 1, 0, RoutePath::Seed, st, 1, 2, 3, 4, "x"}));
+    edge(std::string("request_done/status ") + toString(st),
+         ev(26, 26, RequestDone{1, 1, 1, 0, RoutePath::Seed, st, 1, 2, 3, 4, "x"}));
   for (auto f : {CorrectionFault::Crash, CorrectionFault::Drop, CorrectionFault::None})
     edge(std::string("correction/") + toString(f), ev(27, 27, Correction{0, 1, 2, 3, 4, 5, f}));
   for (auto a : {RunAction::Paused, RunAction::Resumed, RunAction::Speed, RunAction::Seek})
@@ -136,7 +172,8 @@ std::vector<Sample> makeSamples() {
   for (auto a : {RunMarkAction::Start, RunMarkAction::End})
     edge(std::string("run_mark/") + toString(a), ev(30, 30, RunMarked{a, 0, "", {}, "", {}}));
   for (auto r : {WorkerRole::Prefill, WorkerRole::Decode, WorkerRole::Unified})
-    edge(std::string("run_started/role ") + toString(r), ev(28, 28, RunStarted{"s", "p", 1, "h", {{"W", r, 1}}, {{"P", r, 2}}, 0.5, {}, "", 0, 0}));
+    edge(std::string("run_started/role ") + toString(r),
+         ev(28, 28, RunStarted{"s", "p", 1, "h", {{"W", r, 1}}, {{"P", r, 2}}, 0.5, {}, "", 0, 0}));
   return s;
 }
 
@@ -397,7 +434,8 @@ class TestEventConvert : public QObject {
       std::string joined;
       for (const auto& name : p.policies()) joined += (joined.empty() ? "" : ",") + name;
       std::string expected = spec.scope == KnobScope::Shared ? "all" : "";
-      for (std::string_view name : policiesReading(spec.id)) expected += (expected.empty() ? "" : ",") + std::string(name);
+      for (std::string_view name : policiesReading(spec.id))
+        expected += (expected.empty() ? "" : ",") + std::string(name);
       QCOMPARE(q(joined), q(expected));
     }
     for (auto name : policyNames()) {
@@ -449,9 +487,15 @@ class TestEventConvert : public QObject {
       for (int k = 0; k < edits && !bytes.empty(); ++k) {
         const std::size_t at = rng() % bytes.size();
         switch (rng() % 3) {
-          case 0: bytes[at] = static_cast<char>(rng()); break;
-          case 1: bytes.insert(at, 1, static_cast<char>(rng())); break;
-          default: bytes.resize(at); break;
+          case 0:
+            bytes[at] = static_cast<char>(rng());
+            break;
+          case 1:
+            bytes.insert(at, 1, static_cast<char>(rng()));
+            break;
+          default:
+            bytes.resize(at);
+            break;
         }
       }
       attempt(bytes);

@@ -57,7 +57,9 @@ class TestKvEventSubscriber : public QObject {
         seen.why = why;
       });
     };
-    listener.undecodable = [&](std::uint64_t seq, const std::string&) { seen.with([&] { seen.undecodable.push_back(seq); }); };
+    listener.undecodable = [&](std::uint64_t seq, const std::string&) {
+      seen.with([&] { seen.undecodable.push_back(seq); });
+    };
     listener.restarted = [&] { seen.with([&] { ++seen.restarts; }); };
     KvEventSubscriber subscriber({publisher.pub, publisher.replay, "kv-events"}, listener);
     subscriber.start();
@@ -65,7 +67,8 @@ class TestKvEventSubscriber : public QObject {
 
     // 0-2 may go out before the subscription reaches the PUB socket (ZMQ's slow joiner): the
     // subscriber learns them from the replay buffer when it attaches.
-    const QString sglang = publisher.fixture("sglang-array-v0.msgpack"), vllm = publisher.fixture("vllm-map-bytes.msgpack");
+    const QString sglang = publisher.fixture("sglang-array-v0.msgpack"),
+                  vllm = publisher.fixture("vllm-map-bytes.msgpack");
     QVERIFY(publisher.send("publish 0 " + sglang));
     QVERIFY(publisher.send("publish 1 " + vllm));
     QVERIFY(publisher.send("publish 2 " + sglang));

@@ -29,7 +29,7 @@ struct Frame {
 struct Written {
   std::vector<Frame> frames;
   std::vector<std::uint64_t> offsets;  // of each frame
-  std::uint64_t data_end = 0;           // where the index frame begins
+  std::uint64_t data_end = 0;          // where the index frame begins
   std::uint64_t size = 0;
 };
 
@@ -214,7 +214,7 @@ class TestKvrec : public QObject {
       QTest::addRow("%s: flags", how) << 24 << true << closed;
       QTest::addRow("%s: time", how) << 17 << true << closed;
       QTest::addRow("%s: length", how) << 4 << true << closed;  // longer by one: checksum fails
-      QTest::addRow("%s: seq", how) << 8 << false << closed;   // the seq read is out of order
+      QTest::addRow("%s: seq", how) << 8 << false << closed;    // the seq read is out of order
       QTest::addRow("%s: sync marker", how) << 1 << false << closed;
       QTest::addRow("%s: length over the limit", how) << 7 << false << closed;
     }
@@ -247,9 +247,8 @@ class TestKvrec : public QObject {
       return pr.kind == KvrecProblem::Kind::CorruptFrame;
     });
     QCOMPARE(corrupt, 1);
-    const auto& pr = *std::find_if(r->problems().begin(), r->problems().end(), [](const KvrecProblem& x) {
-      return x.kind == KvrecProblem::Kind::CorruptFrame;
-    });
+    const auto& pr = *std::find_if(r->problems().begin(), r->problems().end(),
+                                   [](const KvrecProblem& x) { return x.kind == KvrecProblem::Kind::CorruptFrame; });
     QCOMPARE(pr.offset, bad);
     QCOMPARE(pr.seq.has_value(), seqKnown);
     if (seqKnown) QCOMPARE(*pr.seq, std::uint64_t(500));
@@ -385,7 +384,8 @@ class TestKvrec : public QObject {
     auto r = KvrecReader::open(p, &error);
     QVERIFY(!r);
     QVERIFY2(q(error).contains(q("'" + p + "'")), error.c_str());
-    for (const auto& m : mentions) QVERIFY2(q(error).contains(m), qPrintable(QString("no '%1' in: %2").arg(m, q(error))));
+    for (const auto& m : mentions)
+      QVERIFY2(q(error).contains(m), qPrintable(QString("no '%1' in: %2").arg(m, q(error))));
     QFile::remove(q(p));
     QDir(q(p)).removeRecursively();
   }
@@ -487,7 +487,8 @@ class TestKvrec : public QObject {
       for (int k = 0; k < rounds; ++k) {
         switch (rng() % 4) {
           case 0:  // flip a few bytes
-            for (int n = 1 + int(rng() % 4); n > 0 && !bytes.empty(); --n) bytes[rng() % bytes.size()] ^= char(1 + rng() % 255);
+            for (int n = 1 + int(rng() % 4); n > 0 && !bytes.empty(); --n)
+              bytes[rng() % bytes.size()] ^= char(1 + rng() % 255);
             break;
           case 1:  // cut
             bytes.resize(rng() % (bytes.size() + 1));
@@ -522,7 +523,8 @@ class TestKvrec : public QObject {
                  qPrintable(QString("iteration %1: frame at byte %2 was never written").arg(iter).arg(f.offset)));
       }
       // Once everything is read, any change to a closed recording has been noticed.
-      QVERIFY2(bytes == good || !r->problems().empty(), qPrintable(QString("iteration %1: damage unnoticed").arg(iter)));
+      QVERIFY2(bytes == good || !r->problems().empty(),
+               qPrintable(QString("iteration %1: damage unnoticed").arg(iter)));
       damaged_reported += !r->problems().empty();
       for (const auto& pr : r->problems()) QVERIFY(pr.offset <= r->fileSize() && !pr.message.empty());
       for (int s = 0; s < 5; ++s) {

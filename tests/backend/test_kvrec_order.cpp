@@ -6,10 +6,10 @@
 
 #include <fstream>
 
-#include "core/metrics/RunAnalysis.h"
 #include "backend/recording/EventRecorder.h"
 #include "backend/recording/KvrecReader.h"
 #include "backend/recording/RecordingPlayer.h"
+#include "core/metrics/RunAnalysis.h"
 #include "core/run/SimulationRun.h"
 
 using namespace kvscope;
@@ -22,7 +22,8 @@ std::string readAll(const std::string& path) {
 }
 
 void writeAll(const std::string& path, const std::string& bytes) {
-  std::ofstream(path, std::ios::binary | std::ios::trunc).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  std::ofstream(path, std::ios::binary | std::ios::trunc)
+      .write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
 }
 
 struct Played {
@@ -62,7 +63,8 @@ void setFrameTime(std::string& bytes, std::uint64_t offset, std::int64_t time_us
   auto* p = reinterpret_cast<unsigned char*>(bytes.data()) + offset;
   kvrec::putI64(p + 16, time_us);
   const std::uint32_t length = kvrec::getU32(p + 4);
-  kvrec::putU32(p + 25, kvrec::frameChecksum(p, std::string_view(bytes.data() + offset + kKvrecFrameHeaderSize, length)));
+  kvrec::putU32(p + 25,
+                kvrec::frameChecksum(p, std::string_view(bytes.data() + offset + kKvrecFrameHeaderSize, length)));
 }
 
 }  // namespace

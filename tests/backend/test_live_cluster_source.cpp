@@ -9,9 +9,9 @@
 #include <fstream>
 #include <thread>
 
+#include "backend/source/LiveClusterSource.h"
 #include "core/live/ClusterConfigLoader.h"
 #include "core/model/Error.h"
-#include "backend/source/LiveClusterSource.h"
 #include "tests/support/FakeSglangCluster.h"
 
 using namespace kvscope;
@@ -61,7 +61,8 @@ class TestLiveClusterSource : public QObject {
     source.start();
     QCOMPARE(source.status().state, SourceState::Running);
     // D1's /metrics refuses connections: the status detail says so, with the reason.
-    QTRY_VERIFY_WITH_TIMEOUT(QString::fromStdString(source.status().detail).contains("D1 unreachable: GET http://127.0.0.1:"), 5000);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        QString::fromStdString(source.status().detail).contains("D1 unreachable: GET http://127.0.0.1:"), 5000);
     QTRY_COMPARE_WITH_TIMEOUT(source.status().worker_health["D0"], std::string("ok"), 5000);
     SourceStatus st = source.status();
     QVERIFY2(st.detail.find("Connection") != std::string::npos, st.detail.c_str());

@@ -22,7 +22,6 @@ using namespace kvscope;
 using kvscope::test::Publisher;
 using Collect = kvscope::test::LockedEventLog;
 
-
 namespace {
 
 // One KVEventBatch [ts, [BlockStored]] as vLLM's array form packs it (the engine's own hashes,
@@ -37,8 +36,10 @@ QString storedBatchHex(const std::vector<std::uint64_t>& engine_hashes, std::opt
   pk.pack_array(6);
   pk.pack(std::string("BlockStored"));
   pk.pack(engine_hashes);
-  if (parent) pk.pack(*parent);
-  else pk.pack_nil();
+  if (parent)
+    pk.pack(*parent);
+  else
+    pk.pack_nil();
   pk.pack(tokens);
   pk.pack(block_size);
   pk.pack_nil();
@@ -88,8 +89,8 @@ class TestLiveKvEvents : public QObject {
     const auto tokens = prompt(151643, 48);
     const std::vector<std::uint32_t> first32(tokens.begin(), tokens.begin() + 32);
     QVERIFY(publisher.send("raw 0 " + storedBatchHex({0xE1, 0xE2}, std::nullopt, first32, 16)));
-    QTRY_VERIFY_WITH_TIMEOUT(session.kvEventStatus().at(0).alignment && session.kvEventStatus().at(0).alignment->aligned == 2,
-                             10000);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        session.kvEventStatus().at(0).alignment && session.kvEventStatus().at(0).alignment->aligned == 2, 10000);
 
     const auto cachedOn = [&](const std::vector<std::uint32_t>& p, RequestId id) {
       LiveRouter::RouteInput in;
@@ -117,7 +118,8 @@ class TestLiveKvEvents : public QObject {
     {
       std::lock_guard lock(warned_mutex);
       QCOMPARE(warned.size(), std::size_t{1});
-      QVERIFY2(warned[0].find("1 blocks of 32 tokens, the router's block_size is 16") != std::string::npos, warned[0].c_str());
+      QVERIFY2(warned[0].find("1 blocks of 32 tokens, the router's block_size is 16") != std::string::npos,
+               warned[0].c_str());
     }
     session.stop();
   }
@@ -174,11 +176,16 @@ class TestLiveKvEvents : public QObject {
   void badEndpointsAreRefusedWithTheField_data() {
     QTest::addColumn<QString>("entry");
     QTest::addColumn<QString>("error");
-    QTest::newRow("wildcard") << "{endpoint: 'tcp://*:5557'}" << "field 'workers[0].kv_events.endpoint': expected tcp://HOST:PORT";
-    QTest::newRow("no port") << "{endpoint: 'tcp://10.0.0.1'}" << "expected tcp://HOST:PORT";
-    QTest::newRow("http") << "{endpoint: 'http://10.0.0.1:5557'}" << "expected tcp://HOST:PORT";
-    QTest::newRow("no endpoint") << "{replay: 'tcp://10.0.0.1:5558'}" << "expected an 'endpoint'";
-    QTest::newRow("unknown key") << "{endpoint: 'tcp://10.0.0.1:5557', hwm: 5}" << "hwm";
+    QTest::newRow("wildcard") << "{endpoint: 'tcp://*:5557'}"
+                              << "field 'workers[0].kv_events.endpoint': expected tcp://HOST:PORT";
+    QTest::newRow("no port") << "{endpoint: 'tcp://10.0.0.1'}"
+                             << "expected tcp://HOST:PORT";
+    QTest::newRow("http") << "{endpoint: 'http://10.0.0.1:5557'}"
+                          << "expected tcp://HOST:PORT";
+    QTest::newRow("no endpoint") << "{replay: 'tcp://10.0.0.1:5558'}"
+                                 << "expected an 'endpoint'";
+    QTest::newRow("unknown key") << "{endpoint: 'tcp://10.0.0.1:5557', hwm: 5}"
+                                 << "hwm";
     QTest::newRow("bad replay in a list") << "[{endpoint: 'tcp://10.0.0.1:5557', replay: 'x'}]"
                                           << "field 'workers[0].kv_events[0].replay': expected tcp://HOST:PORT";
   }

@@ -15,11 +15,11 @@
 
 #include <httplib.h>
 
+#include "backend/live/LiveSession.h"
+#include "backend/recording/EventRecorder.h"
+#include "backend/recording/KvrecReader.h"
 #include "core/diagnosis/DiagnosisEngine.h"
 #include "core/live/ClusterConfigLoader.h"
-#include "backend/live/LiveSession.h"
-#include "backend/recording/KvrecReader.h"
-#include "backend/recording/EventRecorder.h"
 #include "tests/support/CliRunner.h"
 #include "tests/support/Fixtures.h"
 
@@ -62,8 +62,9 @@ class FakeSglang {
     for (int d = 0; d < 2; ++d) {
       std::string body = docs;
       const std::string from = "sglang:num_used_tokens{model_name=\"meta-llama/Llama-3.1-8B-Instruct\"} 123859.0";
-      body.replace(body.find(from), from.size(),
-                   "sglang:num_used_tokens{model_name=\"meta-llama/Llama-3.1-8B-Instruct\"} " + std::to_string(10000 * (d + 1)));
+      body.replace(
+          body.find(from), from.size(),
+          "sglang:num_used_tokens{model_name=\"meta-llama/Llama-3.1-8B-Instruct\"} " + std::to_string(10000 * (d + 1)));
       body += "sglang:max_total_num_tokens{model_name=\"meta-llama/Llama-3.1-8B-Instruct\"} 100000\n";
       server_.Get("/d" + std::to_string(d) + "/metrics",
                   [body](const httplib::Request&, httplib::Response& r) { r.set_content(body, "text/plain"); });
@@ -76,7 +77,9 @@ class FakeSglang {
     server_.stop();
     thread_.join();
   }
-  std::string url(int d) const { return "http://127.0.0.1:" + std::to_string(port_) + "/d" + std::to_string(d) + "/metrics"; }
+  std::string url(int d) const {
+    return "http://127.0.0.1:" + std::to_string(port_) + "/d" + std::to_string(d) + "/metrics";
+  }
 
  private:
   httplib::Server server_;
@@ -106,12 +109,16 @@ std::string clusterFile(const QTemporaryDir& dir, const FakeSglang& fake) {
                          "  - {id: P0, role: prefill, logs: p0.log, bootstrap: 10.0.0.9:8998}\n"
                          "  - id: D0\n"
                          "    role: decode\n"
-                         "    metrics: " << fake.url(0) << "\n"
+                         "    metrics: "
+                      << fake.url(0)
+                      << "\n"
                          "    logs: d0.log\n"
                          "    mooncake: 10.0.0.1:15295\n"
                          "  - id: D1\n"
                          "    role: decode\n"
-                         "    metrics: " << fake.url(1) << "\n"
+                         "    metrics: "
+                      << fake.url(1)
+                      << "\n"
                          "    logs: [d1.log]\n"
                          "    mooncake: 10.0.0.2:15295\n";
   for (const char* log : {"p0.log", "d0.log", "d1.log", "client.log"})
@@ -122,22 +129,25 @@ std::string clusterFile(const QTemporaryDir& dir, const FakeSglang& fake) {
 // What the lab's logs say during a mode D crash followed by a mode A cascade.
 void playIncident(const QTemporaryDir& dir) {
   const auto log = [&](const char* f) { return dir.filePath(f).toStdString(); };
-  append(log("d0.log"),
-         "[2025-06-01 12:00:01 TP0] Decode batch, #running-req: 12, #token: 80000, token usage: 0.80, #prealloc-req: 3, "
-         "#transfer-req: 2, cuda graph: True, gen throughput (token/s): 812.44, #queue-req: 4\n"
-         "[2025-06-01 12:00:01 TP0] Correcting streaming-session extend_input_len from 6648 to 0 (rid=4a1f, "
-         "session_id=1000195, fill_len=6648, prefix_len=43459, kv_committed_len=43459)\n"
-         "[2025-06-01 12:00:01 TP0] Scheduler hit an exception: Traceback (most recent call last):\n"
-         "  File \"/sgl/managers/scheduler.py\", line 2310, in event_loop_normal_disagg_decode\n"
-         "    assert seq_len - pre_len == req.extend_input_len\n"
-         "AssertionError\n");
+  append(
+      log("d0.log"),
+      "[2025-06-01 12:00:01 TP0] Decode batch, #running-req: 12, #token: 80000, token usage: 0.80, #prealloc-req: 3, "
+      "#transfer-req: 2, cuda graph: True, gen throughput (token/s): 812.44, #queue-req: 4\n"
+      "[2025-06-01 12:00:01 TP0] Correcting streaming-session extend_input_len from 6648 to 0 (rid=4a1f, "
+      "session_id=1000195, fill_len=6648, prefix_len=43459, kv_committed_len=43459)\n"
+      "[2025-06-01 12:00:01 TP0] Scheduler hit an exception: Traceback (most recent call last):\n"
+      "  File \"/sgl/managers/scheduler.py\", line 2310, in event_loop_normal_disagg_decode\n"
+      "    assert seq_len - pre_len == req.extend_input_len\n"
+      "AssertionError\n");
   for (int i = 0; i < 12; ++i)
-    append(log("p0.log"), "[2025-06-01 12:00:03 TP0] Prefill transfer failed for request rank=0 req.rid='r" + std::to_string(i) +
-                              "' req.bootstrap_room=" + std::to_string(100 + i) +
-                              " with exception KVTransferError(bootstrap_room=1): Decode instance could be dead, remote "
-                              "mooncake session 10.0.0.2:15295 is not alive\n");
-  append(log("d1.log"), "[2025-06-01 12:00:04 TP0] Lost connection with prefill instance (bootstrap_addr: 10.0.0.9:8998), "
-                        "7 requests affected\nthis line is nothing SGLang writes\n");
+    append(log("p0.log"),
+           "[2025-06-01 12:00:03 TP0] Prefill transfer failed for request rank=0 req.rid='r" + std::to_string(i) +
+               "' req.bootstrap_room=" + std::to_string(100 + i) +
+               " with exception KVTransferError(bootstrap_room=1): Decode instance could be dead, remote "
+               "mooncake session 10.0.0.2:15295 is not alive\n");
+  append(log("d1.log"),
+         "[2025-06-01 12:00:04 TP0] Lost connection with prefill instance (bootstrap_addr: 10.0.0.9:8998), "
+         "7 requests affected\nthis line is nothing SGLang writes\n");
   append(log("client.log"), "RuntimeError: generate stream ended before producing any token\n");
 }
 
@@ -157,7 +167,8 @@ class TestLiveSession : public QObject {
     EventRecorder recorder(kvrec);
     LiveSession session(ClusterConfigLoader::load(clusterFile(dir, fake)), {&sink, &recorder}, options);
     session.start();
-    QTRY_VERIFY_WITH_TIMEOUT(session.statuses()[0].health == WorkerHealth::Ok && session.statuses()[1].health == WorkerHealth::Ok, 5000);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        session.statuses()[0].health == WorkerHealth::Ok && session.statuses()[1].health == WorkerHealth::Ok, 5000);
     QCOMPARE(session.statuses()[2].name, std::string("P0"));
     QCOMPARE(session.statuses()[2].health, WorkerHealth::Unknown);  // no metrics URL
     playIncident(dir);
@@ -263,10 +274,11 @@ class TestLiveSession : public QObject {
     options.tail.poll_ms = 20;
     options.tail.idle_ms = 200;
     const std::string path = dir.filePath("cluster.yaml").toStdString();
-    std::ofstream(path) << "workers:\n"
-                           "  - {id: P0, role: prefill, logs: p0.log, mooncake_logs: [p0-te.log], bootstrap: 10.0.0.9:8998}\n"
-                           "  - {id: D0, role: decode, logs: d0.log, mooncake: 10.0.0.1:15295}\n"
-                           "  - {id: D1, role: decode, logs: d1.log, mooncake: 10.0.0.2:15295}\n";
+    std::ofstream(path)
+        << "workers:\n"
+           "  - {id: P0, role: prefill, logs: p0.log, mooncake_logs: [p0-te.log], bootstrap: 10.0.0.9:8998}\n"
+           "  - {id: D0, role: decode, logs: d0.log, mooncake: 10.0.0.1:15295}\n"
+           "  - {id: D1, role: decode, logs: d1.log, mooncake: 10.0.0.2:15295}\n";
     for (const char* log : {"p0.log", "p0-te.log", "d0.log", "d1.log"}) append(dir.filePath(log).toStdString(), "");
     LiveSession session(ClusterConfigLoader::load(path), {&sink}, options);
     session.start();
@@ -277,8 +289,9 @@ class TestLiveSession : public QObject {
            "E0601 12:00:05.000100  4711 worker_pool.cpp:237] Worker: Cannot make connection for endpoint: "
            "10.0.0.2:15295@mlx5_1, mark it inactive\n"
            "I0601 12:00:05.000200  4711 new_thing.cpp:9] Frobnicated 3 widgets\n");
-    append(dir.filePath("d0.log").toStdString(), "[2025-06-01 12:00:06 TP0] Xyz batch. #foo: 12\n"
-                                                 "[2025-06-01 12:00:07 TP0] Xyz batch. #foo: 13\n");
+    append(dir.filePath("d0.log").toStdString(),
+           "[2025-06-01 12:00:06 TP0] Xyz batch. #foo: 12\n"
+           "[2025-06-01 12:00:07 TP0] Xyz batch. #foo: 13\n");
     QTRY_VERIFY_WITH_TIMEOUT(!sink.of<LinkHealth>().empty(), 5000);
     QTRY_VERIFY_WITH_TIMEOUT(session.logStats()[2].lines.unknown == 2, 5000);
     // The engine also writes to the worker's stderr: its glog lines inside D1's scheduler log.
@@ -295,14 +308,17 @@ class TestLiveSession : public QObject {
     QCOMPARE(links[0].prefill, 0);
     QCOMPARE(links[0].worker, 1);
     QCOMPARE(links[0].state, LinkState::Dead);
-    QVERIFY2(links[0].reason.starts_with("Mooncake E worker_pool.cpp:237: Worker: Cannot make connection"), links[0].reason.c_str());
+    QVERIFY2(links[0].reason.starts_with("Mooncake E worker_pool.cpp:237: Worker: Cannot make connection"),
+             links[0].reason.c_str());
     const auto stats = session.logStats();
     QVERIFY(stats[1].mooncake);
     QCOMPARE(stats[1].worker, std::string("P0"));
     QCOMPARE(stats[1].lines.lines, 2L);
     QCOMPARE(stats[1].lines.known, 1L);
-    QCOMPARE(LineShapeCounter::describe(stats[1].unknown_shapes.at(0)), std::string("1 line like \"Frobnicated <n> widgets\""));
-    QCOMPARE(LineShapeCounter::describe(stats[2].unknown_shapes.at(0)), std::string("2 lines like \"Xyz batch. #foo: <n>\""));
+    QCOMPARE(LineShapeCounter::describe(stats[1].unknown_shapes.at(0)),
+             std::string("1 line like \"Frobnicated <n> widgets\""));
+    QCOMPARE(LineShapeCounter::describe(stats[2].unknown_shapes.at(0)),
+             std::string("2 lines like \"Xyz batch. #foo: <n>\""));
   }
 
   void serveLiveCli() {
@@ -316,7 +332,8 @@ class TestLiveSession : public QObject {
     p.start();
     QVERIFY(p.waitForStarted());
     QByteArray out;
-    QTRY_VERIFY2_WITH_TIMEOUT((out += p.readAllStandardOutput()).contains("listening on 127.0.0.1:"), qPrintable(out), 10000);
+    QTRY_VERIFY2_WITH_TIMEOUT((out += p.readAllStandardOutput()).contains("listening on 127.0.0.1:"), qPrintable(out),
+                              10000);
     playIncident(dir);
     QTest::qWait(1500);
     p.terminate();  // SIGTERM: a clean stop

@@ -10,10 +10,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/metrics/RunAnalysis.h"
-#include "core/model/Error.h"
 #include "backend/recording/MarkedRunRecorder.h"
 #include "backend/recording/RecordingPlayer.h"
+#include "core/metrics/RunAnalysis.h"
+#include "core/model/Error.h"
 
 using namespace kvscope;
 namespace fs = std::filesystem;
@@ -23,7 +23,9 @@ namespace {
 class Session {
  public:
   explicit Session(EventSink& sink) : sink_(sink) {}
-  void at(double seconds, EventPayload payload) { sink_.onEvent(Event{seq_++, secondsToTime(seconds), std::move(payload)}); }
+  void at(double seconds, EventPayload payload) {
+    sink_.onEvent(Event{seq_++, secondsToTime(seconds), std::move(payload)});
+  }
   void done(double seconds, WorkerId worker, bool ok) {
     RequestDone d;
     d.request = ++request_;

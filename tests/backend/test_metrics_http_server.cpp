@@ -190,7 +190,8 @@ class TestMetricsHttpServer : public QObject {
     auto server = MetricsHttpServer::start("127.0.0.1:0", false, metrics, &error);
     QVERIFY2(server, error.c_str());
     const int fd = connectTo(server->port(), 5);
-    const std::string big = "GET /metrics HTTP/1.1\r\nX-Big: " + std::string(MetricsHttpServer::kMaxRequestBytes + 100, 'a');
+    const std::string big =
+        "GET /metrics HTTP/1.1\r\nX-Big: " + std::string(MetricsHttpServer::kMaxRequestBytes + 100, 'a');
     ::send(fd, big.data(), big.size(), MSG_NOSIGNAL);
     char buf[256];
     const ssize_t n = ::recv(fd, buf, sizeof buf, 0);

@@ -39,8 +39,10 @@ class FakeWorkers {
   FakeWorkers() {
     server_.new_task_queue = [] { return new httplib::ThreadPool(8); };
     const std::string docs = fixture("sglang_metrics_sample.txt"), vllm = fixture("vllm_metrics_sample.txt");
-    server_.Get("/docs/metrics", [docs](const httplib::Request&, httplib::Response& r) { r.set_content(docs, "text/plain"); });
-    server_.Get("/vllm/metrics", [vllm](const httplib::Request&, httplib::Response& r) { r.set_content(vllm, "text/plain"); });
+    server_.Get("/docs/metrics",
+                [docs](const httplib::Request&, httplib::Response& r) { r.set_content(docs, "text/plain"); });
+    server_.Get("/vllm/metrics",
+                [vllm](const httplib::Request&, httplib::Response& r) { r.set_content(vllm, "text/plain"); });
     server_.Get("/decode/metrics", [this](const httplib::Request&, httplib::Response& r) {
       const int failed = failed_.load();
       r.set_content(
@@ -50,7 +52,8 @@ class FakeWorkers {
           "sglang:num_running_reqs{engine_type=\"decode\",tp_rank=\"0\"} 7\n"
           "sglang:num_queue_reqs{engine_type=\"decode\",tp_rank=\"0\"} 2\n"
           "sglang:num_decode_prealloc_queue_reqs{engine_type=\"decode\",tp_rank=\"0\"} 1\n"
-          "sglang:num_transfer_failed_reqs_total{engine_type=\"decode\",tp_rank=\"0\"} " + std::to_string(failed) + "\n",
+          "sglang:num_transfer_failed_reqs_total{engine_type=\"decode\",tp_rank=\"0\"} " +
+              std::to_string(failed) + "\n",
           "text/plain");
     });
     server_.Get("/slow/metrics", [this](const httplib::Request&, httplib::Response& r) {
@@ -241,7 +244,8 @@ class TestMetricsScraper : public QObject {
     });
     LiveCluster live(cluster(1), {});
     live.start();
-    MetricsScraper scraper({target(0, "http://127.0.0.1:" + std::to_string(ntohs(a.sin_port)) + "/metrics")}, quick(), live);
+    MetricsScraper scraper({target(0, "http://127.0.0.1:" + std::to_string(ntohs(a.sin_port)) + "/metrics")}, quick(),
+                           live);
     const auto began = std::chrono::steady_clock::now();
     const ScrapeResult r = scraper.scrapeOnce(0);
     const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();

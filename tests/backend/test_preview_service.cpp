@@ -9,14 +9,14 @@
 #include <grpcpp/grpcpp.h>
 
 #include "backend/convert/PreviewConvert.h"
-#include "kvscope/v1/control.grpc.pb.h"
-#include "core/run/SimulationRun.h"
-#include "core/run/SimulationRunner.h"
-#include "core/run/WhatIfForecaster.h"
 #include "backend/service/KvscopeServer.h"
 #include "backend/service/PreviewQueue.h"
 #include "backend/service/TelemetryHub.h"
 #include "backend/source/RemoteSource.h"
+#include "core/run/SimulationRun.h"
+#include "core/run/SimulationRunner.h"
+#include "core/run/WhatIfForecaster.h"
+#include "kvscope/v1/control.grpc.pb.h"
 
 using namespace kvscope;
 
@@ -47,7 +47,9 @@ double share(const RunSummary& s, const char* worker) {
   return -1;
 }
 
-QString text(const grpc::Status& s) { return QString::number(s.error_code()) + ": " + QString::fromStdString(s.error_message()); }
+QString text(const grpc::Status& s) {
+  return QString::number(s.error_code()) + ": " + QString::fromStdString(s.error_message());
+}
 
 void compareSeries(const MinMaxSeries& a, const MinMaxSeries& b) {
   QCOMPARE(a.raw().size(), b.raw().size());
@@ -129,8 +131,10 @@ class TestPreviewService : public QObject {
     QCOMPARE(served.to, served.from + secondsToTime(600));  // horizon_s 0 = ten minutes
     QCOMPARE(served.with.workers, (std::vector<std::string>{"D0", "D1", "D2"}));
     QVERIFY(served.with.kv[0].count() > 100);  // a snapshot a second
-    QVERIFY2(share(served.with.horizon, "D2") > share(served.without.horizon, "D2") + 0.1,
-             qPrintable(QStringLiteral("%1 vs %2").arg(share(served.with.horizon, "D2")).arg(share(served.without.horizon, "D2"))));
+    QVERIFY2(
+        share(served.with.horizon, "D2") > share(served.without.horizon, "D2") + 0.1,
+        qPrintable(
+            QStringLiteral("%1 vs %2").arg(share(served.with.horizon, "D2")).arg(share(served.without.horizon, "D2"))));
     // The same fork in this process, on the same history: the same numbers, sample for sample.
     ControlStep change{0, {{"K", 200}}, {}};
     const WhatIfResult local = WhatIfPreview(forecaster_->prepared(), forecaster_->history())
@@ -150,11 +154,15 @@ class TestPreviewService : public QObject {
     auto bytes = [](const v1::PreviewRequest& r) { return QByteArray::fromStdString(r.SerializeAsString()); };
     QTest::newRow("nothing to preview") << bytes(previewOf({})) << int(grpc::INVALID_ARGUMENT) << "both empty";
     QTest::newRow("knob out of range") << bytes(previewOf({{"rho", 7}})) << int(grpc::INVALID_ARGUMENT) << "changes[0]";
-    QTest::newRow("unknown knob") << bytes(previewOf({{"no_such_knob", 1}})) << int(grpc::INVALID_ARGUMENT) << "no_such_knob";
-    QTest::newRow("unknown policy") << bytes(previewOf({}, 0, "no-such-policy")) << int(grpc::INVALID_ARGUMENT) << "valid policies";
-    QTest::newRow("horizon too long") << bytes(previewOf({{"K", 1}}, 3601)) << int(grpc::INVALID_ARGUMENT) << "horizon_s: 3601";
+    QTest::newRow("unknown knob") << bytes(previewOf({{"no_such_knob", 1}})) << int(grpc::INVALID_ARGUMENT)
+                                  << "no_such_knob";
+    QTest::newRow("unknown policy") << bytes(previewOf({}, 0, "no-such-policy")) << int(grpc::INVALID_ARGUMENT)
+                                    << "valid policies";
+    QTest::newRow("horizon too long") << bytes(previewOf({{"K", 1}}, 3601)) << int(grpc::INVALID_ARGUMENT)
+                                      << "horizon_s: 3601";
     QTest::newRow("horizon negative") << bytes(previewOf({{"K", 1}}, -5)) << int(grpc::INVALID_ARGUMENT) << "horizon_s";
-    QTest::newRow("horizon NaN") << bytes(previewOf({{"K", 1}}, std::nan(""))) << int(grpc::INVALID_ARGUMENT) << "horizon_s";
+    QTest::newRow("horizon NaN") << bytes(previewOf({{"K", 1}}, std::nan(""))) << int(grpc::INVALID_ARGUMENT)
+                                 << "horizon_s";
   }
   void refusalsNameTheirReason() {
     QFETCH(QByteArray, request);
@@ -227,7 +235,9 @@ class TestPreviewService : public QObject {
     QVERIFY(source.capabilities().preview);
     std::promise<std::pair<std::shared_ptr<WhatIfResult>, std::string>> done;
     source.preview(ControlStep{0, {{"K", 200}}, {}}, secondsToTime(120), std::make_shared<std::atomic<bool>>(false),
-                   [&](std::shared_ptr<WhatIfResult> r, std::string e) { done.set_value({std::move(r), std::move(e)}); });
+                   [&](std::shared_ptr<WhatIfResult> r, std::string e) {
+                     done.set_value({std::move(r), std::move(e)});
+                   });
     auto [result, error] = done.get_future().get();
     QVERIFY2(result, error.c_str());
     QCOMPARE(result->to - result->from, secondsToTime(120));

@@ -13,12 +13,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/events/EventJson.h"
-#include "core/model/Error.h"
 #include "backend/recording/EventRecorder.h"
 #include "backend/recording/RecordingReplay.h"
-#include "core/run/WorkloadFactory.h"
 #include "backend/service/TelemetryHub.h"
+#include "core/events/EventJson.h"
+#include "core/model/Error.h"
+#include "core/run/WorkloadFactory.h"
 #include "core/sim/ClusterSimulator.h"
 
 using namespace kvscope;
@@ -123,8 +123,10 @@ class TestRecordingReplay : public QObject {
     for (std::size_t i = 0; i < events.size(); ++i) {
       QCOMPARE(events[i].seq, std::uint64_t{i});
       if (content(events[i]) != content(recorded_[i]))
-        QFAIL(qPrintable(QString("event %1 differs:\n%2\n%3").arg(i).arg(QString::fromStdString(content(events[i])),
-                                                                         QString::fromStdString(content(recorded_[i])))));
+        QFAIL(qPrintable(
+            QString("event %1 differs:\n%2\n%3")
+                .arg(i)
+                .arg(QString::fromStdString(content(events[i])), QString::fromStdString(content(recorded_[i])))));
     }
   }
 
@@ -251,7 +253,8 @@ class TestRecordingReplay : public QObject {
     RecordingReplay replay(cut.toStdString(), {&published});
     QVERIFY(replay.damage().truncated);
     QVERIFY(!replay.damage().problems.empty());
-    QVERIFY2(replay.damage().problems.front().find("cut.kvrec") != std::string::npos, replay.damage().problems.front().c_str());
+    QVERIFY2(replay.damage().problems.front().find("cut.kvrec") != std::string::npos,
+             replay.damage().problems.front().c_str());
     QVERIFY(replay.endTime() < recorded_.back().time);
     replay.start(0);
     QTRY_VERIFY_WITH_TIMEOUT(replay.atEnd(), kWaitMs);

@@ -10,10 +10,10 @@
 #include <nlohmann/json.hpp>
 
 #include "backend/export/EventExporter.h"
-#include "core/metrics/RunAnalysis.h"
-#include "core/model/Error.h"
 #include "backend/recording/EventRecorder.h"
 #include "backend/recording/RecordingPlayer.h"
+#include "core/metrics/RunAnalysis.h"
+#include "core/model/Error.h"
 #include "core/run/SimulationRun.h"
 
 using namespace kvscope;

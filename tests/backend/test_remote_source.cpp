@@ -16,14 +16,14 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/events/EventJson.h"
-#include "kvscope/v1/telemetry.grpc.pb.h"
-#include "core/model/Error.h"
-#include "core/run/SimulationRunner.h"
-#include "core/run/WorkloadFactory.h"
 #include "backend/service/KvscopeServer.h"
 #include "backend/service/TelemetryHub.h"
 #include "backend/source/RemoteSource.h"
+#include "core/events/EventJson.h"
+#include "core/model/Error.h"
+#include "core/run/SimulationRunner.h"
+#include "core/run/WorkloadFactory.h"
+#include "kvscope/v1/telemetry.grpc.pb.h"
 
 using namespace kvscope;
 
@@ -113,7 +113,7 @@ struct SilentTelemetry final : v1::Telemetry::CallbackService {
     void OnDone() override { delete this; }
   };
   grpc::ServerWriteReactor<v1::TelemetryMessage>* Subscribe(grpc::CallbackServerContext*,
-                                                           const v1::SubscribeRequest*) override {
+                                                            const v1::SubscribeRequest*) override {
     ++subscribes;
     return new Silent<grpc::ServerWriteReactor<v1::TelemetryMessage>>;
   }
@@ -142,9 +142,8 @@ Reply applyKnobs(RemoteSource& source, std::map<std::string, double> changes) {
 }
 
 Reply setPolicy(RemoteSource& source, std::string name) {
-  return awaitReply([&](RunControl::Done done) {
-    source.control()->setPolicy(std::move(name), consoleAuthor(), std::move(done));
-  });
+  return awaitReply(
+      [&](RunControl::Done done) { source.control()->setPolicy(std::move(name), consoleAuthor(), std::move(done)); });
 }
 
 bool running(const RemoteSource& source) { return source.status().state == SourceState::Running; }
@@ -211,8 +210,8 @@ class TestRemoteSource : public QObject {
     run.hub.onEvent({2, 20, WorkerHealthChanged{"D0", WorkerHealth::Ok, ""}});
     RemoteSource source(server->address());
     source.start();
-    QTRY_COMPARE_WITH_TIMEOUT(source.status().worker_health["D1"], std::string("unreachable: GET /metrics: Connection refused"),
-                              kWaitMs);
+    QTRY_COMPARE_WITH_TIMEOUT(source.status().worker_health["D1"],
+                              std::string("unreachable: GET /metrics: Connection refused"), kWaitMs);
     QCOMPARE(source.status().worker_health.at("D0"), std::string("ok"));
     run.hub.onEvent({3, 30, WorkerHealthChanged{"D1", WorkerHealth::Ok, ""}});
     QTRY_COMPARE_WITH_TIMEOUT(source.status().worker_health["D1"], std::string("ok"), kWaitMs);
@@ -272,8 +271,8 @@ class TestRemoteSource : public QObject {
           if (c->action == action && c->who.rfind("console", 0) == 0) return true;
       return false;
     };
-    QTRY_VERIFY_WITH_TIMEOUT(byConsole(RunAction::Paused) && byConsole(RunAction::Resumed) && byConsole(RunAction::Speed),
-                             kWaitMs);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        byConsole(RunAction::Paused) && byConsole(RunAction::Resumed) && byConsole(RunAction::Speed), kWaitMs);
 
     // A live run cannot seek: the first attempt is sent, the server's refusal turns seeking off and
     // comes back from the next one.
@@ -336,9 +335,10 @@ class TestRemoteSource : public QObject {
 
     // The console with the right token sees where the refused calls came from (GetState): the two
     // refusals above, both from this host.
-    QTRY_VERIFY2_WITH_TIMEOUT(with.status().detail.find("the server refused 2 calls (wrong or missing token) from loopback") !=
-                                  std::string::npos,
-                              qPrintable(describe(with.status())), kWaitMs);
+    QTRY_VERIFY2_WITH_TIMEOUT(
+        with.status().detail.find("the server refused 2 calls (wrong or missing token) from loopback") !=
+            std::string::npos,
+        qPrintable(describe(with.status())), kWaitMs);
 
     // A token file that cannot be used is refused up front, naming the file.
     const std::string empty = writeFile("empty", " \n");
@@ -419,8 +419,9 @@ class TestRemoteSource : public QObject {
     QVERIFY2(!openssl.isEmpty(), "openssl is missing (scripts/deps.sh installs it): it makes the test certificate");
     const QString cert = dir_.filePath("cert.pem"), key = dir_.filePath("key.pem");
     QProcess p;
-    p.start(openssl, {"req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1",
-                      "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost", "-keyout", key, "-out", cert});
+    p.start(openssl,
+            {"req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1",
+             "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost", "-keyout", key, "-out", cert});
     QVERIFY(p.waitForFinished(30000));
     QCOMPARE(p.exitCode(), 0);
     Run run(3600);
@@ -474,7 +475,8 @@ class TestRemoteSource : public QObject {
     constexpr int kCalls = 50;
     auto replies = std::make_shared<std::atomic<int>>(0);
     for (int i = 0; i < kCalls; ++i)
-      source->control()->applyKnobs({{"K", double(i)}}, consoleAuthor(), [replies](KnobRegistry::Result) { ++*replies; });
+      source->control()->applyKnobs({{"K", double(i)}}, consoleAuthor(),
+                                    [replies](KnobRegistry::Result) { ++*replies; });
     source.reset();  // stop(): every call answered or cancelled, the stream gone
     QCOMPARE(replies->load(), kCalls);
     QTRY_COMPARE_WITH_TIMEOUT(run.hub.subscribers(), std::size_t{0}, kWaitMs);

@@ -63,7 +63,8 @@ struct Exposition {
       if (line[0] == '#') return fail("unexpected comment");
       Sample s;
       std::size_t i = 0;
-      while (i < line.size() && (std::isalnum(static_cast<unsigned char>(line[i])) || line[i] == '_' || line[i] == ':')) ++i;
+      while (i < line.size() && (std::isalnum(static_cast<unsigned char>(line[i])) || line[i] == '_' || line[i] == ':'))
+        ++i;
       s.name = line.substr(0, i);
       if (s.name.empty()) return fail("no metric name");
       if (i < line.size() && line[i] == '{') {
@@ -94,8 +95,10 @@ struct Exposition {
       if (i >= line.size() || line[i] != ' ') return fail("no space before the value");
       const std::string value = line.substr(i + 1);
       if (value.empty() || value.find(' ') != std::string::npos) return fail("not one value (no timestamps expected)");
-      if (value == "+Inf") s.value = INFINITY;
-      else if (value == "NaN") s.value = NAN;
+      if (value == "+Inf")
+        s.value = INFINITY;
+      else if (value == "NaN")
+        s.value = NAN;
       else {
         char* end = nullptr;
         s.value = std::strtod(value.c_str(), &end);
@@ -186,7 +189,8 @@ class TestRunMetrics : public QObject {
     QCOMPARE(x.value("kvscope_requests_total"), double(s.total));
     QCOMPARE(x.value("kvscope_request_failures_total"), double(s.failed));
     QCOMPARE(x.value("kvscope_evictions_total"), double(s.eviction_count));
-    QVERIFY(std::abs(x.value("kvscope_evicted_tokens_total") - s.eviction_mean_tokens * double(s.eviction_count)) < 0.5);
+    QVERIFY(std::abs(x.value("kvscope_evicted_tokens_total") - s.eviction_mean_tokens * double(s.eviction_count)) <
+            0.5);
     QCOMPARE(x.value("kvscope_seeds_total"), double(s.seeds));
     QCOMPARE(x.value("kvscope_reseeds_total"), double(s.reseeds));
     QCOMPARE(x.value("kvscope_direct_appends_total"), double(s.direct_appends));
@@ -207,9 +211,9 @@ class TestRunMetrics : public QObject {
       const double capacity = x.value("kvscope_kv_capacity_tokens", labels);
       QVERIFY2(!std::isnan(used) && capacity > 0, w.id.c_str());
       QVERIFY(std::abs(x.value("kvscope_token_usage", labels) - used / capacity) < 1e-12);
-      for (const char* gauge : {"kvscope_kv_peak_tokens", "kvscope_num_running_reqs", "kvscope_num_queue_reqs",
-                                "kvscope_resident_sessions", "kvscope_bound_sessions", "kvscope_pending_seeds",
-                                "kvscope_worker_up"})
+      for (const char* gauge :
+           {"kvscope_kv_peak_tokens", "kvscope_num_running_reqs", "kvscope_num_queue_reqs", "kvscope_resident_sessions",
+            "kvscope_bound_sessions", "kvscope_pending_seeds", "kvscope_worker_up"})
         QVERIFY2(x.value(gauge, labels) >= 0, (std::string(gauge) + " of " + w.id).c_str());
     }
     // The lab's metrics: APC and its ceilings, the classes, the offer, from the same events.
@@ -275,8 +279,8 @@ class TestRunMetrics : public QObject {
       d.status = status;
       metrics.onEvent({seq, secondsToTime(10), d});
     };
-    done(2, 0.5, 1, RequestStatus::Ok);       // exactly on bounds 0.5 and 1
-    done(3, 1000, 1000, RequestStatus::Ok);   // past every bound
+    done(2, 0.5, 1, RequestStatus::Ok);      // exactly on bounds 0.5 and 1
+    done(3, 1000, 1000, RequestStatus::Ok);  // past every bound
     done(4, 0.001, 0.3, RequestStatus::Failed);
     const Exposition x = parsed(metrics);
     QCOMPARE(x.value("kvscope_e2e_request_latency_seconds_bucket", {{"le", "0.8"}}), 0.0);

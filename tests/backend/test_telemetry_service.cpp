@@ -11,10 +11,10 @@
 #include <thread>
 
 #include "backend/convert/EventConvert.h"
-#include "kvscope/v1/telemetry.grpc.pb.h"
+#include "backend/service/TelemetryService.h"
 #include "core/run/SimulationRunner.h"
 #include "core/run/WorkloadFactory.h"
-#include "backend/service/TelemetryService.h"
+#include "kvscope/v1/telemetry.grpc.pb.h"
 
 using namespace kvscope;
 using Clock = std::chrono::steady_clock;
@@ -55,8 +55,8 @@ struct TestServer {
       args.SetInt(GRPC_ARG_HTTP2_BDP_PROBE, 0);
       args.SetInt(GRPC_ARG_HTTP2_STREAM_LOOKAHEAD_BYTES, 16 * 1024);
     }
-    return v1::Telemetry::NewStub(grpc::CreateCustomChannel("127.0.0.1:" + std::to_string(port),
-                                                            grpc::InsecureChannelCredentials(), args));
+    return v1::Telemetry::NewStub(
+        grpc::CreateCustomChannel("127.0.0.1:" + std::to_string(port), grpc::InsecureChannelCredentials(), args));
   }
 
   TelemetryService service;
@@ -194,7 +194,7 @@ class TestTelemetryService : public QObject {
     QVERIFY2(s.status.ok(), s.status.error_message().c_str());
     QVERIFY(!s.gaps.empty());
     QVERIFY(s.finished || s.gaps.back().second == last);  // the end is delivered or reported missing
-    std::uint64_t expected = 0;  // seqs and gaps interleave into exactly 0..last
+    std::uint64_t expected = 0;                           // seqs and gaps interleave into exactly 0..last
     for (std::size_t i = 0, g = 0; i <= s.seqs.size(); ++i) {
       for (; g < s.gaps.size() && s.gap_at[g] == i; ++g) {
         QVERIFY(s.gaps[g].first <= s.gaps[g].second);
@@ -204,8 +204,8 @@ class TestTelemetryService : public QObject {
       if (i < s.seqs.size()) QCOMPARE(s.seqs[i], expected++);
     }
     QCOMPARE(expected, last + 1);
-    qInfo("run alone %.2f s, with a slow and a fast subscriber %.2f s; %zu events, slow got %zu in %zu gaps",
-          alone, with_slow, f.seqs.size(), s.seqs.size(), s.gaps.size());
+    qInfo("run alone %.2f s, with a slow and a fast subscriber %.2f s; %zu events, slow got %zu in %zu gaps", alone,
+          with_slow, f.seqs.size(), s.seqs.size(), s.gaps.size());
     QVERIFY2(with_slow <= 1.5 * alone + 0.5, "a slow subscriber slowed the run");
   }
 
@@ -346,7 +346,8 @@ class TestTelemetryService : public QObject {
     auto third = server.client();
     const Stream refused = readStream(*third, {});
     QCOMPARE(refused.status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
-    QVERIFY2(refused.status.error_message().find("per host") != std::string::npos, refused.status.error_message().c_str());
+    QVERIFY2(refused.status.error_message().find("per host") != std::string::npos,
+             refused.status.error_message().c_str());
 
     // Neither reads: their windows fill, their writes wait, and after a second the server ends them
     // (well before the clients' own 60-s deadline, and before the run's end would), counted as such.
@@ -394,8 +395,10 @@ class TestTelemetryService : public QObject {
     std::vector<std::uint64_t> seqs;
     std::vector<TelemetryItem> gaps;
     while (sub->pop(it)) {
-      if (it.gap) gaps.push_back(it);
-      else seqs.push_back(it.seq);
+      if (it.gap)
+        gaps.push_back(it);
+      else
+        seqs.push_back(it.seq);
     }
     QVERIFY(contiguous(seqs, 0));
     QCOMPARE(seqs.size(), std::size_t{10});

@@ -32,8 +32,8 @@ struct Replay {
   std::unique_ptr<RoutingPolicy> policy;
   bool disaggregated = false;
 
-  Replay(std::string_view name, int n) : loads(static_cast<std::size_t>(n)), active(n), tree(static_cast<std::size_t>(n), 0),
-                                         policy(makePolicy(name)) {}
+  Replay(std::string_view name, int n)
+      : loads(static_cast<std::size_t>(n)), active(n), tree(static_cast<std::size_t>(n), 0), policy(makePolicy(name)) {}
   bool knob(const char* name, double v) { return knobs.apply({{name, v}}, "test").ok; }
   // One decision; the router then tracks the request on the chosen worker.
   RouteDecision route(RequestId id, std::vector<BlockHash> hashes, double uniform = 0, SimTime now = 0) {
@@ -53,7 +53,9 @@ struct Replay {
     }
     return d;
   }
-  void stored(WorkerId w, std::vector<BlockHash> hashes) { tree[w] += static_cast<std::int64_t>(index.stored(w, 1, hashes)); }
+  void stored(WorkerId w, std::vector<BlockHash> hashes) {
+    tree[w] += static_cast<std::int64_t>(index.stored(w, 1, hashes));
+  }
 };
 
 double part(const RouteDecision& d, WorkerId w, const char* name) {
@@ -108,7 +110,8 @@ class TestAnchorPolicies : public QObject {
     r.stored(1, {1, 2, 3, 4});
     r.stored(2, {50});
     r.active.add(100, 0, std::vector<BlockHash>{60, 61, 62}, 12);
-    // {1,2,3,4,7}: w0 3 + 5 = 8, w1 0 + 5 = 5 (its 4 cached blocks earn nothing), w2 5; tie w1 (tree 4) / w2 (tree 1) -> w2.
+    // {1,2,3,4,7}: w0 3 + 5 = 8, w1 0 + 5 = 5 (its 4 cached blocks earn nothing), w2 5; tie w1 (tree 4) / w2 (tree 1)
+    // -> w2.
     const auto d = r.route(1, {1, 2, 3, 4, 7}, 0.0);
     QCOMPARE(d.chosen, 2);
     QCOMPARE(part(d, 1, "decode_blocks"), 5.0);

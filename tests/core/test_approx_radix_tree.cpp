@@ -71,8 +71,14 @@ struct Both {
     for (std::size_t t = 0; t < b.per_tenant.size(); ++t) per_b += QString(" %1").arg(b.per_tenant[t]);
     QVERIFY2(same, qPrintable(QString("step %1 (%2), prompt of %3: matched %4/%5, tenant %6/%7, per tenant%8 /%9 "
                                       "(runs/per element)")
-                                  .arg(step).arg(what).arg(seq.size()).arg(a.matched).arg(b.matched).arg(a.tenant)
-                                  .arg(b.tenant).arg(per_a, per_b)));
+                                  .arg(step)
+                                  .arg(what)
+                                  .arg(seq.size())
+                                  .arg(a.matched)
+                                  .arg(b.matched)
+                                  .arg(a.tenant)
+                                  .arg(b.tenant)
+                                  .arg(per_a, per_b)));
   }
   ApproxRadixTree::Match match(std::span<const BlockHash> seq, std::uint64_t now, const char* what, int step) {
     ApproxRadixTree::Match a;
@@ -82,7 +88,10 @@ struct Both {
   void compareSizes(int step) {
     for (WorkerId t = 0; t < tenants; ++t)
       QVERIFY2(tree.size(t) == ref.size(t), qPrintable(QString("step %1, tenant %2: size %3/%4 (runs/per element)")
-                                                           .arg(step).arg(t).arg(tree.size(t)).arg(ref.size(t))));
+                                                           .arg(step)
+                                                           .arg(t)
+                                                           .arg(tree.size(t))
+                                                           .arg(ref.size(t))));
     QCOMPARE(tree.smallestTenant(), ref.smallestTenant());
   }
   std::int64_t total() const {

@@ -148,7 +148,7 @@ class TestAtomicFile : public QObject {
     std::string error;
     QVERIFY2(AtomicFile::writeSet({{md, "old md"}, {json, "old json"}}, &error), error.c_str());
 
-    rlimit before {};
+    rlimit before{};
     QVERIFY(::getrlimit(RLIMIT_FSIZE, &before) == 0);
     const auto previous = std::signal(SIGXFSZ, SIG_IGN);
     rlimit small = before;

@@ -18,9 +18,7 @@ using kvscope::test::testDataPath;
 namespace {
 
 // The real samples in tests/data/traces (tests/data/README.md).
-std::string tracePath(const QString& rel) {
-  return testDataPath("traces/" + rel.toStdString());
-}
+std::string tracePath(const QString& rel) { return testDataPath("traces/" + rel.toStdString()); }
 
 std::vector<BlockHash> expand(const PromptLayout& p, int block_size) {
   std::vector<BlockHash> out;
@@ -166,10 +164,14 @@ class TestBlockChain : public QObject {
     QTest::addColumn<QString>("fileB");
     QTest::addColumn<int>("blockSize");
     // 0012 and 0052 have the same system + tool tokens (2767 + 11899); 0277 and 0001 do not.
-    QTest::newRow("same boilerplate 64") << "trace_0012.json" << "trace_0052.json" << 64;
-    QTest::newRow("same boilerplate 128") << "trace_0012.json" << "trace_0052.json" << 128;
-    QTest::newRow("same boilerplate 24") << "trace_0012.json" << "trace_0052.json" << 24;
-    QTest::newRow("different boilerplate 64") << "trace_0277.json" << "trace_0001.json" << 64;
+    QTest::newRow("same boilerplate 64") << "trace_0012.json"
+                                         << "trace_0052.json" << 64;
+    QTest::newRow("same boilerplate 128") << "trace_0012.json"
+                                          << "trace_0052.json" << 128;
+    QTest::newRow("same boilerplate 24") << "trace_0012.json"
+                                         << "trace_0052.json" << 24;
+    QTest::newRow("different boilerplate 64") << "trace_0277.json"
+                                              << "trace_0001.json" << 64;
   }
 
   void sessionsShareOnlyBoilerplate() {

@@ -49,8 +49,10 @@ class TestCalibrateFit : public QObject {
 
  private slots:
   void targetTableAndReport() {
-    const auto t = CalibrationTarget::load(writeFile(tmp_, "t.json",
-        "// measured\n{\"source\": \"lab\", \"policies\": {\"linear\": {\"ttft_p90_s\": 16.058, \"token_imbalance\": 2.7},\n"
+    const auto t = CalibrationTarget::load(writeFile(
+        tmp_, "t.json",
+        "// measured\n{\"source\": \"lab\", \"policies\": {\"linear\": {\"ttft_p90_s\": 16.058, \"token_imbalance\": "
+        "2.7},\n"
         " \"e3\": {\"policy\": \"kv-aware\", \"knobs\": {\"K\": 200}, \"decode_shares\": [0.24, 0.535, 0.225]}}}\n"));
     QCOMPARE(t.rows.size(), std::size_t{2});
     const TargetRow* e3 = t.row("e3");
@@ -81,16 +83,26 @@ class TestCalibrateFit : public QObject {
   void targetErrors_data() {
     QTest::addColumn<QString>("text");
     QTest::addColumn<QString>("expected");
-    QTest::newRow("unknown metric") << R"({"policies": {"linear": {"ttft_p95_s": 3}}})" << "policies.linear.ttft_p95_s': unknown metric";
-    QTest::newRow("zero value") << R"({"policies": {"linear": {"ttft_p90_s": 0}}})" << "expected a measured value > 0";
-    QTest::newRow("negative value") << R"({"policies": {"linear": {"e2e_p90_s": -2}}})" << "expected a measured value > 0";
-    QTest::newRow("unknown policy") << R"({"policies": {"fastest": {"e2e_p90_s": 2}}})" << "unknown policy \"fastest\"";
-    QTest::newRow("percent shares") << R"({"policies": {"linear": {"decode_shares": [46.7, 53.3]}}})" << "expected shares in [0, 1]";
-    QTest::newRow("shares not summing") << R"({"policies": {"linear": {"decode_shares": [0.5, 0.2]}}})" << "add up to";
-    QTest::newRow("empty row") << R"({"policies": {"linear": {}}})" << "no metric to reproduce";
-    QTest::newRow("no policies") << R"({"source": "x"})" << "field 'policies'";
-    QTest::newRow("bad knob") << R"({"policies": {"linear": {"knobs": {"K": -5}, "e2e_p90_s": 2}}})" << "policies.linear.knobs.K";
-    QTest::newRow("broken JSON, line 3") << "{\n  \"policies\": {\n    \"linear\": {\"e2e_p90_s\": 2,}\n  }\n}" << "t-bad.json:3:";
+    QTest::newRow("unknown metric") << R"({"policies": {"linear": {"ttft_p95_s": 3}}})"
+                                    << "policies.linear.ttft_p95_s': unknown metric";
+    QTest::newRow("zero value") << R"({"policies": {"linear": {"ttft_p90_s": 0}}})"
+                                << "expected a measured value > 0";
+    QTest::newRow("negative value") << R"({"policies": {"linear": {"e2e_p90_s": -2}}})"
+                                    << "expected a measured value > 0";
+    QTest::newRow("unknown policy") << R"({"policies": {"fastest": {"e2e_p90_s": 2}}})"
+                                    << "unknown policy \"fastest\"";
+    QTest::newRow("percent shares") << R"({"policies": {"linear": {"decode_shares": [46.7, 53.3]}}})"
+                                    << "expected shares in [0, 1]";
+    QTest::newRow("shares not summing") << R"({"policies": {"linear": {"decode_shares": [0.5, 0.2]}}})"
+                                        << "add up to";
+    QTest::newRow("empty row") << R"({"policies": {"linear": {}}})"
+                               << "no metric to reproduce";
+    QTest::newRow("no policies") << R"({"source": "x"})"
+                                 << "field 'policies'";
+    QTest::newRow("bad knob") << R"({"policies": {"linear": {"knobs": {"K": -5}, "e2e_p90_s": 2}}})"
+                              << "policies.linear.knobs.K";
+    QTest::newRow("broken JSON, line 3") << "{\n  \"policies\": {\n    \"linear\": {\"e2e_p90_s\": 2,}\n  }\n}"
+                                         << "t-bad.json:3:";
   }
   void targetErrors() {
     QFETCH(QString, text);
@@ -103,15 +115,24 @@ class TestCalibrateFit : public QObject {
   void parameterErrors_data() {
     QTest::addColumn<QString>("text");
     QTest::addColumn<QString>("expected");
-    QTest::newRow("unknown") << "speed=1:2" << "unknown parameter 'speed'";
-    QTest::newRow("empty range") << "output_scale=2:2" << "empty range";
-    QTest::newRow("reversed") << "sessions=40:20" << "empty range";
-    QTest::newRow("scale at 0") << "context_scale=0:2" << "must stay in (0, 100]";
-    QTest::newRow("sessions 0") << "sessions=0:10" << "must stay in [1, 100000]";
-    QTest::newRow("knob range") << "knob.K=-1:10" << "must stay in";
-    QTest::newRow("unknown knob") << "knob.nosuch=0:1" << "unknown knob 'nosuch'";
-    QTest::newRow("no colon") << "output_scale=2" << "expected NAME=LO:HI";
-    QTest::newRow("not a number") << "output_scale=a:2" << "must be numbers";
+    QTest::newRow("unknown") << "speed=1:2"
+                             << "unknown parameter 'speed'";
+    QTest::newRow("empty range") << "output_scale=2:2"
+                                 << "empty range";
+    QTest::newRow("reversed") << "sessions=40:20"
+                              << "empty range";
+    QTest::newRow("scale at 0") << "context_scale=0:2"
+                                << "must stay in (0, 100]";
+    QTest::newRow("sessions 0") << "sessions=0:10"
+                                << "must stay in [1, 100000]";
+    QTest::newRow("knob range") << "knob.K=-1:10"
+                                << "must stay in";
+    QTest::newRow("unknown knob") << "knob.nosuch=0:1"
+                                  << "unknown knob 'nosuch'";
+    QTest::newRow("no colon") << "output_scale=2"
+                              << "expected NAME=LO:HI";
+    QTest::newRow("not a number") << "output_scale=a:2"
+                                  << "must be numbers";
   }
   void parameterErrors() {
     QFETCH(QString, text);
@@ -162,7 +183,8 @@ class TestCalibrateFit : public QObject {
     o.sensitivity = false;
     {
       const ScenarioFitter maker("unified-vs-lmetric", truth, o);
-      const auto runs = CandidateRuns(seeds, duration, 0).run(maker.candidate({1.3}), truth.rows, std::atomic<bool>{false});
+      const auto runs =
+          CandidateRuns(seeds, duration, 0).run(maker.candidate({1.3}), truth.rows, std::atomic<bool>{false});
       for (auto& [metric, value] : truth.rows[0].metrics) value = meanOf(runs[0].metric(metric));
     }
     ScenarioFitter fitter("unified-vs-lmetric", truth, o);
@@ -171,7 +193,10 @@ class TestCalibrateFit : public QObject {
     qInfo("fitted output_scale %.3f (truth 1.3, start 1.0) after %d evaluations, objective %.3g", r.values[0],
           r.evaluations, r.objective);
     QVERIFY2(std::abs(r.values[0] - 1.3) <= 0.15,
-             qPrintable(QString("fitted output_scale %1, objective %2 after %3 evaluations").arg(r.values[0]).arg(r.objective).arg(r.evaluations)));
+             qPrintable(QString("fitted output_scale %1, objective %2 after %3 evaluations")
+                            .arg(r.values[0])
+                            .arg(r.objective)
+                            .arg(r.evaluations)));
     QVERIFY(r.evaluations <= 16);
     QVERIFY(!r.stopped_early);
     for (const auto& e : r.errors) QVERIFY2(std::abs(e.relative()) < 0.05, e.metric.c_str());
@@ -209,7 +234,8 @@ class TestCalibrateFit : public QObject {
     o.params = {FitParameter::parse("sessions=10:60")};
     o.seeds = {1};
     // e2-cold-d has 3 decode workers; the target gives 2 shares.
-    QVERIFY(errorOf([&] { ScenarioFitter("e2-cold-d", t, o); }).find("the scenario has 3 decode workers") != std::string::npos);
+    QVERIFY(errorOf([&] { ScenarioFitter("e2-cold-d", t, o); }).find("the scenario has 3 decode workers") !=
+            std::string::npos);
     o.params.push_back(FitParameter::parse("sessions=20:30"));
     QVERIFY(errorOf([&] { ScenarioFitter("e2-cold-d", t, o); }).find("given twice") != std::string::npos);
   }
@@ -234,8 +260,9 @@ class TestCalibrateFit : public QObject {
     const std::string table = CalibrationCheck::table(r, s.name, t);
     QVERIFY2(table.find("n = 3 seeds") != std::string::npos, table.c_str());
     QVERIFY2(table.find("unified vs lmetric") != std::string::npos, table.c_str());
-    QVERIFY(errorOf([&] { CalibrationCheck::run(s, t, {{"unified", "linear"}}, runs, std::atomic<bool>{false}); })
-                .find("no row 'linear'") != std::string::npos);
+    QVERIFY(errorOf([&] {
+              CalibrationCheck::run(s, t, {{"unified", "linear"}}, runs, std::atomic<bool>{false});
+            }).find("no row 'linear'") != std::string::npos);
   }
 };
 

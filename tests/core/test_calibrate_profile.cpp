@@ -49,7 +49,8 @@ QString describe(const ConstantFit& c) {
 // Within `tol` (relative) of `truth`, fitted, and printed (the numbers docs/calibration.md quotes).
 void checkRecovered(const CalibrationResult& r, const char* key, double truth, double tol = 0.05) {
   const ConstantFit& c = get(r, key);
-  qInfo().noquote() << describe(c) << " true" << truth << " error" << QString::number(100 * (c.value - truth) / truth, 'f', 2) + "%";
+  qInfo().noquote() << describe(c) << " true" << truth << " error"
+                    << QString::number(100 * (c.value - truth) / truth, 'f', 2) + "%";
   QVERIFY2(c.fitted, qPrintable(describe(c)));
   QVERIFY2(std::fabs(c.value - truth) <= tol * truth, qPrintable(describe(c) + " vs true " + QString::number(truth)));
 }
@@ -110,7 +111,8 @@ class TestCalibrateProfile : public QObject {
     ProfileSamples s;
     feed(s, test::decodeLog(truth, o), "d0.log");
     feed(s, test::prefillLog(truth, o), "u0.log");
-    const CalibrationResult r = ProfileCalibration::fit(s, HardwareProfile::load("h200"), inputsNamed({"d0.log", "u0.log"}));
+    const CalibrationResult r =
+        ProfileCalibration::fit(s, HardwareProfile::load("h200"), inputsNamed({"d0.log", "u0.log"}));
     QCOMPARE(r.prefill_method, PrefillMethod::LineGapsMs);
     QCOMPARE(r.prefill.with_throughput, 0L);
     checkRecovered(r, "prefill_tokens_per_s", truth.prefill_tokens_per_s);
@@ -130,7 +132,8 @@ class TestCalibrateProfile : public QObject {
     ProfileSamples s;
     feed(s, test::decodeLog(truth, o), "d0.log");
     feed(s, test::prefillLog(truth, o), "u0.log");
-    const CalibrationResult r = ProfileCalibration::fit(s, HardwareProfile::load("h200"), inputsNamed({"d0.log", "u0.log"}));
+    const CalibrationResult r =
+        ProfileCalibration::fit(s, HardwareProfile::load("h200"), inputsNamed({"d0.log", "u0.log"}));
     QCOMPARE(r.prefill_method, PrefillMethod::LineGapsSeconds);
     checkRecovered(r, "prefill_tokens_per_s", truth.prefill_tokens_per_s);
     const ConstantFit& over = get(r, "prefill_overhead_s");
@@ -185,9 +188,10 @@ class TestCalibrateProfile : public QObject {
     o.decode_lines = 0;
     ProfileSamples s;
     feed(s, test::prefillLog(TrueProfile{}, o), "p0.log");
-    s.addLine("[2024-10-21 14:03:12 TP1] Decode batch. #running-req: 0, #token: 0, token usage: 0.00, gen throughput "
-              "(token/s): 0.00, #queue-req: 0",
-              "p0.log");
+    s.addLine(
+        "[2024-10-21 14:03:12 TP1] Decode batch. #running-req: 0, #token: 0, token usage: 0.00, gen throughput "
+        "(token/s): 0.00, #queue-req: 0",
+        "p0.log");
     try {
       ProfileCalibration::fit(s, HardwareProfile::load("h200"), inputsNamed({"p0.log"}));
       QFAIL("no error");
@@ -247,16 +251,17 @@ class TestCalibrateProfile : public QObject {
     feed(s, test::decodeLog(TrueProfile{}, ProfileLogOptions{}), "d0.log");
     auto scrape = [](double sum, double count) {
       return "# TYPE sglang:kv_transfer_speed_gb_s histogram\n"
-             "sglang:kv_transfer_speed_gb_s_bucket{engine_type=\"prefill\",model_name=\"m\",tp_rank=\"0\",le=\"+Inf\"} " +
+             "sglang:kv_transfer_speed_gb_s_bucket{engine_type=\"prefill\",model_name=\"m\",tp_rank=\"0\",le=\"+Inf\"}"
+             " " +
              QString::number(count).toStdString() + "\n" +
              "sglang:kv_transfer_speed_gb_s_sum{engine_type=\"prefill\",model_name=\"m\",tp_rank=\"0\"} " +
              QString::number(sum).toStdString() + "\n" +
              "sglang:kv_transfer_speed_gb_s_count{engine_type=\"prefill\",model_name=\"m\",tp_rank=\"0\"} " +
              QString::number(count).toStdString() + "\n";
     };
-    s.addScrape("P0", scrape(100, 10));   // before: not counted
-    s.addScrape("P0", scrape(250, 40));   // +30 transfers, +150 GB/s summed
-    s.addScrape("P0", scrape(100, 20));   // restarted: 20 new transfers, 100 summed
+    s.addScrape("P0", scrape(100, 10));  // before: not counted
+    s.addScrape("P0", scrape(250, 40));  // +30 transfers, +150 GB/s summed
+    s.addScrape("P0", scrape(100, 20));  // restarted: 20 new transfers, 100 summed
     CalibrationInputs in = inputsNamed({"d0.log"});
     in.metrics = {{"P0", "p0.prom"}};
     const CalibrationResult r = ProfileCalibration::fit(s, HardwareProfile::load("h200"), in);
@@ -269,8 +274,10 @@ class TestCalibrateProfile : public QObject {
     ProfileSamples g;
     feed(g, test::decodeLog(TrueProfile{}, ProfileLogOptions{}), "d0.log");
     for (double v : {2.0, 2.0, 3.0, 0.0, 4.0})
-      g.addScrape("P0", "# TYPE sglang:kv_transfer_speed_gb_s gauge\nsglang:kv_transfer_speed_gb_s{model_name=\"m\",tp_rank=\"0\"} " +
-                            QString::number(v).toStdString() + "\n");
+      g.addScrape(
+          "P0",
+          "# TYPE sglang:kv_transfer_speed_gb_s gauge\nsglang:kv_transfer_speed_gb_s{model_name=\"m\",tp_rank=\"0\"} " +
+              QString::number(v).toStdString() + "\n");
     const CalibrationResult rg = ProfileCalibration::fit(g, HardwareProfile::load("h200"), in);
     const ConstantFit& gw = get(rg, "link_bandwidth_bytes_per_s");
     QCOMPARE(gw.quality.samples, 3L);  // 2, 3, 4: a repeat and a 0 are no new transfer
@@ -296,7 +303,8 @@ class TestCalibrateProfile : public QObject {
     QCOMPARE(p.prefill_tokens_per_s, r.profile.prefill_tokens_per_s);
     QCOMPARE(p.max_running_requests, HardwareProfile::load("h20").max_running_requests);
     const auto& c = j["calibration"]["constants"]["decode_iteration_per_request_s"];
-    for (const char* k : {"value", "r2", "residual_sd", "samples", "std_error", "warnings", "source"}) QVERIFY2(c.contains(k), k);
+    for (const char* k : {"value", "r2", "residual_sd", "samples", "std_error", "warnings", "source"})
+      QVERIFY2(c.contains(k), k);
     QVERIFY(c["r2"].get<double>() > 0.9);
     auto bad = j;
     bad["calibration"] = 5;

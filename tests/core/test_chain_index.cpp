@@ -38,8 +38,8 @@ struct Paths {
   const std::vector<BlockHash>& any() { return all.empty() ? fork(12) : all[rng() % all.size()]; }
 };
 
-void compareMatches(const PrefixIndex& blocks, const ChainIndex& chains, Paths& paths, int workers, std::mt19937_64& rng,
-                    int step) {
+void compareMatches(const PrefixIndex& blocks, const ChainIndex& chains, Paths& paths, int workers,
+                    std::mt19937_64& rng, int step) {
   for (int q = 0; q < 4; ++q) {
     std::vector<BlockHash> prompt = paths.any();
     prompt.resize(rng() % (prompt.size() + 1));
@@ -52,8 +52,12 @@ void compareMatches(const PrefixIndex& blocks, const ChainIndex& chains, Paths& 
       const auto x = static_cast<std::size_t>(w);
       if (a.prefix_blocks[x] != b.prefix_blocks[x] || a.exclusive_blocks[x] != b.exclusive_blocks[x])
         QFAIL(qPrintable(QString("step %1, worker %2: prefix %3/%4, exclusive %5/%6 (per block/per run)")
-                             .arg(step).arg(w).arg(a.prefix_blocks[x]).arg(b.prefix_blocks[x])
-                             .arg(a.exclusive_blocks[x]).arg(b.exclusive_blocks[x])));
+                             .arg(step)
+                             .arg(w)
+                             .arg(a.prefix_blocks[x])
+                             .arg(b.prefix_blocks[x])
+                             .arg(a.exclusive_blocks[x])
+                             .arg(b.exclusive_blocks[x])));
     }
     QCOMPARE(b.first_foreign, a.first_foreign);
     const WorkerId w = static_cast<WorkerId>(rng() % static_cast<std::uint64_t>(workers));
@@ -135,7 +139,8 @@ class TestChainIndex : public QObject {
       for (int turn = 0; turn < 5; ++turn) {
         const std::size_t from = turn == 0 ? 0 : c.size();
         for (int i = 0; i < 50; ++i) c.push_back(s * 1000000 + c.size());
-        QCOMPARE(index.stored(static_cast<WorkerId>(s % 2), s, c, from), turn == 0 && s > 2 ? c.size() - 4 : c.size() - from);
+        QCOMPARE(index.stored(static_cast<WorkerId>(s % 2), s, c, from),
+                 turn == 0 && s > 2 ? c.size() - 4 : c.size() - from);
       }
       chains.push_back(c);
     }

@@ -99,7 +99,8 @@ class Workload {
       }
       if (QTest::currentTestFailed()) return;
       QCOMPARE(refs_.blocks(), model_.refs.size());
-      for (const auto& [sid, other] : sessions) QCOMPARE(refs_.exclusiveTail(other.chain), model_.exclusiveTail(other.chain));
+      for (const auto& [sid, other] : sessions)
+        QCOMPARE(refs_.exclusiveTail(other.chain), model_.exclusiveTail(other.chain));
       for (int q = 0; q < 3; ++q) {
         std::vector<BlockHash> prompt = somePath();
         prompt.resize(rng_() % (prompt.size() + 1));

@@ -62,7 +62,8 @@ class TestClusterConfig : public QObject {
     QCOMPARE(c.router->policy, std::string("exclusive-overlap"));
     QCOMPARE(c.router->block_size, 24);
     QCOMPARE(c.router->knobs, (std::map<std::string, double>{{"K", 200}, {"seed_min_turn_id", 2}}));
-    QVERIFY(!ClusterConfigLoader::parse("router:\nworkers: [{id: D0, role: decode, logs: x}]\n", "c.yaml").router->knobs.size());
+    QVERIFY(!ClusterConfigLoader::parse("router:\nworkers: [{id: D0, role: decode, logs: x}]\n", "c.yaml")
+                 .router->knobs.size());
     QVERIFY(!ClusterConfigLoader::parse("workers: [{id: D0, role: decode, logs: x}]\n", "c.yaml").router);
     QCOMPARE(c.client_logs, std::vector<std::string>{"/etc/kvscope/bench/client.log"});
     QCOMPARE(c.workers.size(), std::size_t(3));
@@ -133,41 +134,51 @@ class TestClusterConfig : public QObject {
     QTest::addColumn<QString>("text");
     QTest::addColumn<QString>("expected");
     const QString head = "workers:\n  - id: D0\n    role: decode\n    metrics: http://h:1/metrics\n";
-    QTest::newRow("bad role") << head + "  - id: D1\n    role: decoder\n    logs: x\n"
-                              << "cluster.yaml:6: field 'workers[1].role': expected prefill, decode or unified, got 'decoder'";
+    QTest::newRow("bad role")
+        << head + "  - id: D1\n    role: decoder\n    logs: x\n"
+        << "cluster.yaml:6: field 'workers[1].role': expected prefill, decode or unified, got 'decoder'";
     QTest::newRow("typo key") << head + "    metric: http://h:2/metrics\n"
                               << "cluster.yaml:5: field 'workers[0].metric': unknown key; expected one of id, role";
-    QTest::newRow("duplicate id") << head + "  - id: D0\n    role: decode\n    logs: x\n"
-                                  << "cluster.yaml:5: field 'workers[1].id': expected a unique id, got 'D0' a second time";
+    QTest::newRow("duplicate id")
+        << head + "  - id: D0\n    role: decode\n    logs: x\n"
+        << "cluster.yaml:5: field 'workers[1].id': expected a unique id, got 'D0' a second time";
     QTest::newRow("https") << "workers:\n  - id: D0\n    role: decode\n    metrics: https://h/metrics\n"
                            << "cluster.yaml:4: field 'workers[0].metrics': expected an http://HOST:PORT/metrics URL";
     for (const char* url : {"http://[::1/metrics", "http://:9/metrics", "http://h:/metrics", "http://h:99999/metrics",
                             "http://h:x/metrics", "http://::1:9/metrics", "http://[::1]x/metrics"})
       QTest::newRow(url) << QString("workers:\n  - id: D0\n    role: decode\n    metrics: \"%1\"\n").arg(url)
                          << "cluster.yaml:4: field 'workers[0].metrics': expected an http://HOST:PORT/metrics URL";
-    QTest::newRow("no role") << "workers:\n  - id: D0\n    logs: x\n" << "cluster.yaml:2: field 'workers[0]': expected a 'role'";
+    QTest::newRow("no role") << "workers:\n  - id: D0\n    logs: x\n"
+                             << "cluster.yaml:2: field 'workers[0]': expected a 'role'";
     QTest::newRow("nothing watched") << "workers:\n  - id: D0\n    role: decode\n"
                                      << "cluster.yaml:2: field 'workers[0]': expected 'metrics' or 'logs'";
     QTest::newRow("only prefill") << "workers:\n  - id: P0\n    role: prefill\n    logs: x\n"
                                   << "cluster.yaml:2: field 'workers': expected at least one decode or unified worker";
-    QTest::newRow("interval") << "scrape_interval_s: fast\n" + head
-                              << "cluster.yaml:1: field 'scrape_interval_s': expected a number in [0.05, 3600], got 'fast'";
+    QTest::newRow("interval")
+        << "scrape_interval_s: fast\n" + head
+        << "cluster.yaml:1: field 'scrape_interval_s': expected a number in [0.05, 3600], got 'fast'";
     QTest::newRow("bool") << "logs_from_start: maybe\n" + head
                           << "cluster.yaml:1: field 'logs_from_start': expected true or false, got 'maybe'";
     QTest::newRow("mooncake on P") << "workers:\n  - id: P0\n    role: prefill\n    logs: x\n    mooncake: h:1\n"
                                    << "cluster.yaml:5: field 'workers[0].mooncake': expected only on a decode worker";
-    QTest::newRow("bad address") << head + "    mooncake: h:port\n"
-                                 << "cluster.yaml:5: field 'workers[0].mooncake': expected HOST:PORT with a numeric port";
-    QTest::newRow("no workers") << "name: x\n" << "cluster.yaml:1: expected 'workers'";
-    QTest::newRow("empty workers") << "workers: []\n" << "cluster.yaml:1: field 'workers': expected a non-empty list";
-    QTest::newRow("bad yaml") << "workers: [\n  - id: D0\n" << "cluster.yaml:";
-    QTest::newRow("not a mapping") << "- just\n- a list\n" << "cluster.yaml:1: expected a mapping with 'workers'";
+    QTest::newRow("bad address")
+        << head + "    mooncake: h:port\n"
+        << "cluster.yaml:5: field 'workers[0].mooncake': expected HOST:PORT with a numeric port";
+    QTest::newRow("no workers") << "name: x\n"
+                                << "cluster.yaml:1: expected 'workers'";
+    QTest::newRow("empty workers") << "workers: []\n"
+                                   << "cluster.yaml:1: field 'workers': expected a non-empty list";
+    QTest::newRow("bad yaml") << "workers: [\n  - id: D0\n"
+                              << "cluster.yaml:";
+    QTest::newRow("not a mapping") << "- just\n- a list\n"
+                                   << "cluster.yaml:1: expected a mapping with 'workers'";
     QTest::newRow("router policy") << "router: {policy: fastest}\n" + head
                                    << "cluster.yaml:1: field 'router.policy': expected a policy (";
     QTest::newRow("router knob") << "router:\n  knobs: {K: -3}\n" + head
                                  << "cluster.yaml:2: field 'router.knobs.K': expected ";
-    QTest::newRow("router key") << "router:\n  endpoint: h:1\n" + head
-                                << "cluster.yaml:2: field 'router.endpoint': unknown key; expected one of policy, block_size, knobs";
+    QTest::newRow("router key")
+        << "router:\n  endpoint: h:1\n" + head
+        << "cluster.yaml:2: field 'router.endpoint': unknown key; expected one of policy, block_size, knobs";
     QTest::newRow("engine") << head + "    engine: tgi\n"
                             << "cluster.yaml:5: field 'workers[0].engine': expected sglang or vllm, got 'tgi'";
     QTest::newRow("logs mapping") << head + "    logs: {a: b}\n"

@@ -73,7 +73,8 @@ class TestDiagnosisHealth : public QObject {
     QVERIFY(h);
     QCOMPARE(subjects(h), (std::vector<std::string>{"D1", "D2"}));
     QVERIFY2(h->evidence.find("D1 degraded since 5.0 s (HTTP 503)") != std::string::npos, h->evidence.c_str());
-    QVERIFY2(h->evidence.find("D2 unreachable since 6.0 s (connection refused)") != std::string::npos, h->evidence.c_str());
+    QVERIFY2(h->evidence.find("D2 unreachable since 6.0 s (connection refused)") != std::string::npos,
+             h->evidence.c_str());
     QCOMPARE(h->window_start_s, 5.0);
   }
 

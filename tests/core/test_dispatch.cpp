@@ -26,7 +26,8 @@ struct Log : EventSink {
     if (const auto* r = std::get_if<RunStarted>(&e.payload)) run = *r;
     const auto* d = std::get_if<RequestDone>(&e.payload);
     if (!d) return;
-    turns[{d->session, d->turn}] = Fired{e.time - d->e2e, e.time, d->dispatch_slip, d->status == RequestStatus::Ok, d->error};
+    turns[{d->session, d->turn}] =
+        Fired{e.time - d->e2e, e.time, d->dispatch_slip, d->status == RequestStatus::Ok, d->error};
   }
 };
 

@@ -60,7 +60,8 @@ class TestExpositionParser : public QObject {
     const auto& p = e.problems[0];
     QCOMPARE(p.line, 56L);
     QCOMPARE(p.field, std::string("vllm:iteration_tokens_total"));
-    QVERIFY2(p.what.find("le=96") != std::string::npos && p.what.find("truncated") != std::string::npos, p.what.c_str());
+    QVERIFY2(p.what.find("le=96") != std::string::npos && p.what.find("truncated") != std::string::npos,
+             p.what.c_str());
     // Everything before the cut is still there.
     QCOMPARE(e.find("vllm:num_requests_running")->samples[0].value, 0.0);
     QCOMPARE(e.find("vllm:gpu_prefix_cache_hit_rate")->samples[0].value, -1.0);
@@ -111,32 +112,54 @@ class TestExpositionParser : public QObject {
     QTest::addColumn<long>("line");
     QTest::addColumn<QString>("field");
     QTest::addColumn<QString>("expected");
-    QTest::newRow("wrong number") << QByteArray("a 1\nb{x=\"1\"} 12abc\n") << 2L << "b" << "expected a number";
-    QTest::newRow("comma number") << QByteArray("a 1,5\n") << 1L << "a" << "expected a number";
-    QTest::newRow("overflow") << QByteArray("a 1e999\n") << 1L << "a" << "expected a number";
-    QTest::newRow("no value") << QByteArray("a{x=\"1\"}\n") << 1L << "a" << "expected a value";
-    QTest::newRow("bad name") << QByteArray("9lives 1\n") << 1L << "" << "expected a metric name";
-    QTest::newRow("unclosed labels") << QByteArray("a{x=\"1\" 3\n") << 1L << "a" << "expected ',' or '}'";
-    QTest::newRow("unterminated value") << QByteArray("a{x=\"1} 3\n") << 1L << "a{x}" << "closing '\"'";
-    QTest::newRow("bad escape") << QByteArray("a{x=\"\\t\"} 3\n") << 1L << "a{x}" << "expected an escape";
-    QTest::newRow("unquoted") << QByteArray("a{x=1} 3\n") << 1L << "a{x}" << "quoted label value";
-    QTest::newRow("duplicate label") << QByteArray("a{x=\"1\",x=\"2\"} 3\n") << 1L << "a{x}" << "each label once";
-    QTest::newRow("bad timestamp") << QByteArray("a 3 12.5\n") << 1L << "a" << "expected a timestamp";
-    QTest::newRow("trailing junk") << QByteArray("a 3 12 x\n") << 1L << "a" << "end of the line";
-    QTest::newRow("bad type") << QByteArray("# TYPE a gauges\na 1\n") << 1L << "a" << "expected a type";
-    QTest::newRow("type after sample") << QByteArray("a 1\n# TYPE a gauge\n") << 2L << "a" << "TYPE before";
-    QTest::newRow("duplicate series") << QByteArray("a{x=\"1\"} 1\na{x=\"1\"} 2\n") << 2L << "a" << "duplicate";
-    QTest::newRow("binary") << QByteArray("a 1\nb\x01\xff\x00 2\n", 11) << 2L << "" << "binary data";
-    QTest::newRow("not cumulative")
-        << QByteArray("# TYPE h histogram\nh_bucket{le=\"1\"} 5\nh_bucket{le=\"2\"} 3\nh_bucket{le=\"+Inf\"} 5\nh_count 5\nh_sum 1\n")
-        << 3L << "h" << "expected cumulative buckets";
+    QTest::newRow("wrong number") << QByteArray("a 1\nb{x=\"1\"} 12abc\n") << 2L << "b"
+                                  << "expected a number";
+    QTest::newRow("comma number") << QByteArray("a 1,5\n") << 1L << "a"
+                                  << "expected a number";
+    QTest::newRow("overflow") << QByteArray("a 1e999\n") << 1L << "a"
+                              << "expected a number";
+    QTest::newRow("no value") << QByteArray("a{x=\"1\"}\n") << 1L << "a"
+                              << "expected a value";
+    QTest::newRow("bad name") << QByteArray("9lives 1\n") << 1L << ""
+                              << "expected a metric name";
+    QTest::newRow("unclosed labels") << QByteArray("a{x=\"1\" 3\n") << 1L << "a"
+                                     << "expected ',' or '}'";
+    QTest::newRow("unterminated value") << QByteArray("a{x=\"1} 3\n") << 1L << "a{x}"
+                                        << "closing '\"'";
+    QTest::newRow("bad escape") << QByteArray("a{x=\"\\t\"} 3\n") << 1L << "a{x}"
+                                << "expected an escape";
+    QTest::newRow("unquoted") << QByteArray("a{x=1} 3\n") << 1L << "a{x}"
+                              << "quoted label value";
+    QTest::newRow("duplicate label") << QByteArray("a{x=\"1\",x=\"2\"} 3\n") << 1L << "a{x}"
+                                     << "each label once";
+    QTest::newRow("bad timestamp") << QByteArray("a 3 12.5\n") << 1L << "a"
+                                   << "expected a timestamp";
+    QTest::newRow("trailing junk") << QByteArray("a 3 12 x\n") << 1L << "a"
+                                   << "end of the line";
+    QTest::newRow("bad type") << QByteArray("# TYPE a gauges\na 1\n") << 1L << "a"
+                              << "expected a type";
+    QTest::newRow("type after sample") << QByteArray("a 1\n# TYPE a gauge\n") << 2L << "a"
+                                       << "TYPE before";
+    QTest::newRow("duplicate series") << QByteArray("a{x=\"1\"} 1\na{x=\"1\"} 2\n") << 2L << "a"
+                                      << "duplicate";
+    QTest::newRow("binary") << QByteArray("a 1\nb\x01\xff\x00 2\n", 11) << 2L << ""
+                            << "binary data";
+    QTest::newRow("not cumulative") << QByteArray(
+                                           "# TYPE h histogram\nh_bucket{le=\"1\"} 5\nh_bucket{le=\"2\"} "
+                                           "3\nh_bucket{le=\"+Inf\"} 5\nh_count 5\nh_sum 1\n")
+                                    << 3L << "h"
+                                    << "expected cumulative buckets";
     QTest::newRow("count mismatch")
         << QByteArray("# TYPE h histogram\nh_bucket{le=\"1\"} 5\nh_bucket{le=\"+Inf\"} 6\nh_count 7\nh_sum 1\nz 1\n")
-        << 4L << "h_count" << "+Inf bucket's count 6";
-    QTest::newRow("no +Inf mid-body")
-        << QByteArray("# TYPE h histogram\nh_bucket{le=\"1\"} 5\nh_count 5\nz 1\n") << 3L << "h" << "le=\"+Inf\"";
-    QTest::newRow("bad le")
-        << QByteArray("# TYPE h histogram\nh_bucket{le=\"x\"} 5\nh_bucket{le=\"+Inf\"} 5\nh_count 5\n") << 2L << "h{le}" << "bucket bound";
+        << 4L << "h_count"
+        << "+Inf bucket's count 6";
+    QTest::newRow("no +Inf mid-body") << QByteArray("# TYPE h histogram\nh_bucket{le=\"1\"} 5\nh_count 5\nz 1\n") << 3L
+                                      << "h"
+                                      << "le=\"+Inf\"";
+    QTest::newRow("bad le") << QByteArray(
+                                   "# TYPE h histogram\nh_bucket{le=\"x\"} 5\nh_bucket{le=\"+Inf\"} 5\nh_count 5\n")
+                            << 2L << "h{le}"
+                            << "bucket bound";
   }
   void malformedLines() {
     QFETCH(QByteArray, body);

@@ -18,8 +18,7 @@ class TestInputFile : public QObject {
     QTest::newRow("no final newline") << QByteArray("a\nbc");
     QTest::newRow("crlf kept") << QByteArray("a\r\nb\r\n");
     for (int n : {16382, 16383, 16384, 16385, 40000})
-      QTest::newRow(qPrintable(QString("line of %1").arg(n)))
-          << QByteArray(n, 'x') + "\nnext\n" + QByteArray(n, 'y');
+      QTest::newRow(qPrintable(QString("line of %1").arg(n))) << QByteArray(n, 'x') + "\nnext\n" + QByteArray(n, 'y');
   }
   void readsWhatGetlineReads() {
     QFETCH(QByteArray, text);

@@ -96,7 +96,8 @@ class TestKnobRegistry : public QObject {
   void applyValidMapAppliesAll() {
     KnobRegistry r;
     // K and rho change, sticky_bonus is set to its current value (no event), session_soft_cap is an integer knob.
-    const std::map<std::string, double> changes{{"K", 200}, {"rho", 0.9}, {"sticky_bonus", 100}, {"session_soft_cap", 5}};
+    const std::map<std::string, double> changes{
+        {"K", 200}, {"rho", 0.9}, {"sticky_bonus", 100}, {"session_soft_cap", 5}};
     const auto res = r.apply(changes, "test-user");
     QVERIFY2(res.ok, res.error.c_str());
     QVERIFY(res.error.empty());
@@ -181,11 +182,15 @@ class TestKnobRegistry : public QObject {
     QTest::newRow("unknown name, near miss") << "Rho" << 0.5 << (QStringList{"Rho"} + all);
     QTest::newRow("below range") << "rho" << 0.05 << QStringList{"rho", "[0.1, 1]"};
     QTest::newRow("above range") << "rho" << 1.5 << QStringList{"rho", "[0.1, 1]"};
-    QTest::newRow("negative integer knob") << "session_soft_cap" << -1.0 << QStringList{"session_soft_cap", "[0, 100000]"};
-    QTest::newRow("non-integer for integer knob") << "session_soft_cap" << 2.5 << QStringList{"session_soft_cap", "2.5"};
-    QTest::newRow("non-integer seed_min_turn_id") << "seed_min_turn_id" << 1.5 << QStringList{"seed_min_turn_id", "1.5"};
+    QTest::newRow("negative integer knob")
+        << "session_soft_cap" << -1.0 << QStringList{"session_soft_cap", "[0, 100000]"};
+    QTest::newRow("non-integer for integer knob")
+        << "session_soft_cap" << 2.5 << QStringList{"session_soft_cap", "2.5"};
+    QTest::newRow("non-integer seed_min_turn_id")
+        << "seed_min_turn_id" << 1.5 << QStringList{"seed_min_turn_id", "1.5"};
     QTest::newRow("NaN") << "rho" << kNaN << QStringList{"rho", "[0.1, 1]"};
-    QTest::newRow("NaN integer knob") << "pending_seed_budget" << kNaN << QStringList{"pending_seed_budget", "[0, 10000]"};
+    QTest::newRow("NaN integer knob") << "pending_seed_budget" << kNaN
+                                      << QStringList{"pending_seed_budget", "[0, 10000]"};
     QTest::newRow("+inf") << "request_timeout_s" << kInf << QStringList{"request_timeout_s", "[1, 86400]"};
     QTest::newRow("-inf") << "epsilon" << -kInf << QStringList{"epsilon", "[0, 10000]"};
   }
@@ -216,11 +221,16 @@ class TestKnobRegistry : public QObject {
     QTest::addColumn<QString>("text");
     QTest::addColumn<QString>("name");
     QTest::addColumn<double>("value");
-    QTest::newRow("K=200") << "K=200" << "K" << 200.0;
-    QTest::newRow("rho=0.9") << "rho=0.9" << "rho" << 0.9;
-    QTest::newRow("exponent") << "throughput=1e4" << "throughput" << 1e4;
-    QTest::newRow("negative (range is checked by apply)") << "K=-1" << "K" << -1.0;
-    QTest::newRow("unknown name (checked by apply)") << "nosuch=3" << "nosuch" << 3.0;
+    QTest::newRow("K=200") << "K=200"
+                           << "K" << 200.0;
+    QTest::newRow("rho=0.9") << "rho=0.9"
+                             << "rho" << 0.9;
+    QTest::newRow("exponent") << "throughput=1e4"
+                              << "throughput" << 1e4;
+    QTest::newRow("negative (range is checked by apply)") << "K=-1"
+                                                          << "K" << -1.0;
+    QTest::newRow("unknown name (checked by apply)") << "nosuch=3"
+                                                     << "nosuch" << 3.0;
   }
 
   void parseAssignmentAccepts() {
@@ -264,7 +274,7 @@ class TestKnobRegistry : public QObject {
     // Quotes what it could not read: the value when there is a name, else the whole text.
     const QString got = text.indexOf('=') > 0 ? text.section('=', 1) : text;
     QVERIFY2(q(*err).contains("'" + got + "'"), err->c_str());
-    QCOMPARE(into.size(), std::size_t(1));            // nothing added
+    QCOMPARE(into.size(), std::size_t(1));  // nothing added
     QCOMPARE(into.at("sticky_bonus"), 5.0);
   }
 

@@ -57,7 +57,8 @@ struct Counter : EventSink {
     } else if (const auto* d = std::get_if<RequestDone>(&e.payload)) {
       out->completed += d->status == RequestStatus::Ok;
     } else if (const auto* s = std::get_if<Snapshot>(&e.payload)) {
-      for (const auto& g : s->workers) out->max_snapshot_violations = std::max(out->max_snapshot_violations, g.kv_capacity_violations);
+      for (const auto& g : s->workers)
+        out->max_snapshot_violations = std::max(out->max_snapshot_violations, g.kv_capacity_violations);
     }
   }
 };
@@ -96,7 +97,8 @@ class TestKvCapacity : public QObject {
     QVERIFY(scenarios.size() >= 8);
     for (const auto& name : scenarios)
       for (auto policy : policyNames())
-        QTest::newRow((name + "/" + std::string(policy)).c_str()) << QString::fromStdString(name) << QString(policy.data());
+        QTest::newRow((name + "/" + std::string(policy)).c_str())
+            << QString::fromStdString(name) << QString(policy.data());
   }
   void noPoolEverAboveCapacity() {
     QFETCH(QString, scenario);
@@ -110,19 +112,22 @@ class TestKvCapacity : public QObject {
         QVERIFY2(out.completed > 0, qPrintable(where + ": nothing completed"));
         long retracted = 0;
         for (const auto& p : out.pools) {
-          QVERIFY2(p.peak <= p.capacity, qPrintable(QString("%1: %2 peaked at %3 of %4 tokens (%5x)")
-                                                        .arg(where, QString::fromStdString(p.worker))
-                                                        .arg(p.peak)
-                                                        .arg(p.capacity)
-                                                        .arg(static_cast<double>(p.peak) / static_cast<double>(p.capacity), 0, 'f', 4)));
-          QVERIFY2(p.violations == 0, qPrintable(where + ": " + QString::fromStdString(p.worker) + " went over capacity"));
+          QVERIFY2(p.peak <= p.capacity,
+                   qPrintable(QString("%1: %2 peaked at %3 of %4 tokens (%5x)")
+                                  .arg(where, QString::fromStdString(p.worker))
+                                  .arg(p.peak)
+                                  .arg(p.capacity)
+                                  .arg(static_cast<double>(p.peak) / static_cast<double>(p.capacity), 0, 'f', 4)));
+          QVERIFY2(p.violations == 0,
+                   qPrintable(where + ": " + QString::fromStdString(p.worker) + " went over capacity"));
           retracted += p.retractions;
         }
         QCOMPARE(out.max_snapshot_violations, std::int64_t{0});
         // The stream carries every retraction the workers counted.
         QCOMPARE(out.retracted_requests, retracted);
         QVERIFY(out.retraction_events <= out.retracted_requests);
-        if (retracted > 0) qInfo() << qPrintable(where) << "retracted" << retracted << "in" << out.retraction_events << "events";
+        if (retracted > 0)
+          qInfo() << qPrintable(where) << "retracted" << retracted << "in" << out.retraction_events << "events";
         retracted_here += retracted;
       }
     }
@@ -130,9 +135,9 @@ class TestKvCapacity : public QObject {
   }
 
   void kvAwareRetractsOnUnifiedVsLmetric() {
-    // Retractions are where the pressure is. kv-aware follows the cached prefix: on four plain instances with no shared boilerplate it keeps
-    // each conversation where it grew, and the instance holding the longest ones runs out of KV while
-    // decoding. Seeds 1 and 2 do within the horizon (seed 3 stays short of it).
+    // Retractions are where the pressure is. kv-aware follows the cached prefix: on four plain instances with no shared
+    // boilerplate it keeps each conversation where it grew, and the instance holding the longest ones runs out of KV
+    // while decoding. Seeds 1 and 2 do within the horizon (seed 3 stays short of it).
     for (std::uint64_t seed = 1; seed <= 2; ++seed) {
       const Outcome out = run("unified-vs-lmetric", "kv-aware", seed);
       QVERIFY2(out.retraction_events > 0, qPrintable(QString("seed %1: no retraction").arg(seed)));
@@ -154,7 +159,8 @@ class TestKvCapacity : public QObject {
     QFETCH(QString, scenario);
     QFETCH(long, pool);
     QFETCH(QString, policy);
-    const Outcome out = run(scenario.toStdString(), policy.toStdString(), 1, [&](Scenario& s) { s.profile.decode_kv_pool_tokens = pool; });
+    const Outcome out = run(scenario.toStdString(), policy.toStdString(), 1,
+                            [&](Scenario& s) { s.profile.decode_kv_pool_tokens = pool; });
     for (const auto& p : out.pools) QVERIFY2(p.peak <= p.capacity, p.worker.c_str());
     const auto retractions = out.log.all<Retraction>();
     QVERIFY2(retractions.size() >= 3, qPrintable(QString("%1 retractions").arg(retractions.size())));
@@ -179,10 +185,13 @@ class TestKvCapacity : public QObject {
     for (const auto& [t, r] : retractions)
       for (RequestId id : r.requests) {
         auto it = done.find(id);
-        if (it == done.end()) ++open;  // still running when the horizon ended
-        else resumed_ok += it->second == RequestStatus::Ok;
+        if (it == done.end())
+          ++open;  // still running when the horizon ended
+        else
+          resumed_ok += it->second == RequestStatus::Ok;
       }
-    qInfo() << scenario << retractions.size() << "retractions," << resumed_ok << "retracted requests finished ok," << open << "open at the end";
+    qInfo() << scenario << retractions.size() << "retractions," << resumed_ok << "retracted requests finished ok,"
+            << open << "open at the end";
     QVERIFY(resumed_ok > 0);
   }
 };

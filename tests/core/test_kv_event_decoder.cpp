@@ -100,7 +100,11 @@ class TestKvEventDecoder : public QObject {
   // still reads; the field is skipped.
   void appendedFieldsAreSkipped() {
     // [ts, [["BlockStored", [1], nil, [], 16, nil, nil, ["salt"]]]]: SGLang's BlockStoredWithMetadata.
-    const std::string bytes("\x92\xcb\x41\xda\x54\x4f\x00\x00\x00\x00\x91\x98\xab" "BlockStored" "\x91\x01\xc0\x90\x10\xc0\xc0\x91\xa4salt", 37);
+    const std::string bytes(
+        "\x92\xcb\x41\xda\x54\x4f\x00\x00\x00\x00\x91\x98\xab"
+        "BlockStored"
+        "\x91\x01\xc0\x90\x10\xc0\xc0\x91\xa4salt",
+        37);
     const KvEventBatch b = decoded(bytes);
     const auto& s = std::get<KvBlockStored>(b.events.at(0));
     QCOMPARE(s.blocks, std::vector<KvBlockKey>{1});
@@ -116,14 +120,29 @@ class TestKvEventDecoder : public QObject {
     QTest::newRow("a string") << QByteArray("\xa1x", 2) << "batch: expected an array or map, got str";
     QTest::newRow("short batch") << QByteArray("\x91\x00", 2) << "got 1 elements";
     QTest::newRow("events not a list") << QByteArray("\x92\x00\x05", 3) << "events: expected an array, got int";
-    QTest::newRow("block_size a string")
-        << QByteArray("\x92\x00\x91\x95\xab" "BlockStored" "\x90\xc0\x90\xa1x", 21)
-        << "events[0] (BlockStored): block_size: expected an integer, got str";
-    QTest::newRow("block_size zero") << QByteArray("\x92\x00\x91\x95\xab" "BlockStored" "\x90\xc0\x90\x00", 20)
+    QTest::newRow("block_size a string") << QByteArray(
+                                                "\x92\x00\x91\x95\xab"
+                                                "BlockStored"
+                                                "\x90\xc0\x90\xa1x",
+                                                21)
+                                         << "events[0] (BlockStored): block_size: expected an integer, got str";
+    QTest::newRow("block_size zero") << QByteArray(
+                                            "\x92\x00\x91\x95\xab"
+                                            "BlockStored"
+                                            "\x90\xc0\x90\x00",
+                                            20)
                                      << "block_size: 0 is not positive";
-    QTest::newRow("hash a string") << QByteArray("\x92\x00\x91\x92\xac" "BlockRemoved" "\x91\xa1x", 20)
+    QTest::newRow("hash a string") << QByteArray(
+                                          "\x92\x00\x91\x92\xac"
+                                          "BlockRemoved"
+                                          "\x91\xa1x",
+                                          20)
                                    << "block_hashes[0]: expected a block hash (int or bytes), got str";
-    QTest::newRow("missing block_size") << QByteArray("\x92\x00\x91\x92\xab" "BlockStored" "\x90", 17)
+    QTest::newRow("missing block_size") << QByteArray(
+                                               "\x92\x00\x91\x92\xab"
+                                               "BlockStored"
+                                               "\x90",
+                                               17)
                                         << "block_size is missing";
     QTest::newRow("map without type") << QByteArray("\x92\x00\x91\x80", 4) << "events[0]: type is missing";
     QTest::newRow("map batch without events") << QByteArray("\x81\xa2ts\x00", 5) << "batch: events is missing";

@@ -93,7 +93,7 @@ class TestKvPool : public QObject {
   void cachedTokensIncludeTheTailWhenThePromptExtendsTheChain() {
     KvPool pool(0, 100000, 24, EvictionGranularity::Session, nullptr);
     pool.commit(1, chain(1, 20), 30 * 24 + 500);  // last turn's output: 500 unhashed tokens
-    const auto next = chain(1, 60);              // the next prompt covers those tokens and more
+    const auto next = chain(1, 60);               // the next prompt covers those tokens and more
     QCOMPARE(pool.cachedTokensFor(1, next, 60 * 24 + 10), 30 * 24 + 500);
     QCOMPARE(pool.cachedTokensFor(2, chain(2, 60), 60 * 24 + 10), 10 * 24);  // another session: boilerplate only
     QCOMPARE(pool.matchPrefixTokens(next), 30 * 24);

@@ -25,7 +25,8 @@ class TestLabFindings : public QObject {
 
   void loadFloorBreaksPinning() {
     const auto s = simulate("e3-load-floor");
-    for (const auto& w : s.workers) QVERIFY2(w.share >= 0.15, qPrintable(QString::fromStdString(w.id) + " " + QString::number(w.share)));
+    for (const auto& w : s.workers)
+      QVERIFY2(w.share >= 0.15, qPrintable(QString::fromStdString(w.id) + " " + QString::number(w.share)));
     QVERIFY(!hasFinding(s, "B"));
   }
 
@@ -57,7 +58,8 @@ class TestLabFindings : public QObject {
     SimulationOptions o;
     o.policy = "exclusive-overlap";
     const auto s = simulate("e2-cold-d", {}, o);
-    for (const auto& w : s.workers) QVERIFY2(w.share >= 0.20, qPrintable(QString::fromStdString(w.id) + " " + QString::number(w.share)));
+    for (const auto& w : s.workers)
+      QVERIFY2(w.share >= 0.20, qPrintable(QString::fromStdString(w.id) + " " + QString::number(w.share)));
     QVERIFY(!hasFinding(s, "B"));
   }
 
@@ -81,7 +83,8 @@ class TestLabFindings : public QObject {
     long explained = 0, reseeds = 0;
     for (const auto& e : log.events) {
       if (const auto* ev = std::get_if<Eviction>(&e.payload)) lost.insert(ev->session);
-      if (const auto* a = std::get_if<Admission>(&e.payload); a && a->result == AdmissionResult::NoSpace) lost.insert(a->session);
+      if (const auto* a = std::get_if<Admission>(&e.payload); a && a->result == AdmissionResult::NoSpace)
+        lost.insert(a->session);
       if (const auto* seed = std::get_if<SeedStarted>(&e.payload); seed && seed->reseed) {
         ++reseeds;
         explained += lost.count(seed->session);
@@ -125,7 +128,8 @@ class TestLabFindings : public QObject {
     for (const auto& [t, l] : storm_log.all<LinkHealth>())
       early_dead += l.state == LinkState::Dead && timeToSeconds(t) < 60 && l.reason.find("egress") != std::string::npos;
     QVERIFY(early_dead >= 1);
-    for (const auto& [t, l] : fixed_log.all<LinkHealth>()) QVERIFY(l.state != LinkState::Dead || timeToSeconds(t) >= 60);
+    for (const auto& [t, l] : fixed_log.all<LinkHealth>())
+      QVERIFY(l.state != LinkState::Dead || timeToSeconds(t) >= 60);
   }
 
   // A: no-space -> immediate reseed fallback -> handshake timeouts -> dead links -> aborts.
@@ -148,9 +152,13 @@ class TestLabFindings : public QObject {
     // The trigger: no-space admissions precede the first dead link.
     SimTime first_dead = -1;
     for (const auto& [t, l] : log.all<LinkHealth>())
-      if (l.state == LinkState::Dead) { first_dead = t; break; }
+      if (l.state == LinkState::Dead) {
+        first_dead = t;
+        break;
+      }
     long no_space_before = 0;
-    for (const auto& [t, a] : log.all<Admission>()) no_space_before += a.result == AdmissionResult::NoSpace && t < first_dead;
+    for (const auto& [t, a] : log.all<Admission>())
+      no_space_before += a.result == AdmissionResult::NoSpace && t < first_dead;
     QVERIFY(first_dead > 0 && no_space_before > 0);
   }
 
@@ -163,8 +171,9 @@ class TestLabFindings : public QObject {
       s.correction_fault = CorrectionFault::Drop;
       s.eviction = EvictionGranularity::Block;
     });
-    qInfo() << "crash: crashes" << crash.worker_crashes << "corrections" << crash.corrections << "| drop:"
-            << drop.worker_crashes << drop.corrections << "| block:" << block.worker_crashes << block.corrections;
+    qInfo() << "crash: crashes" << crash.worker_crashes << "corrections" << crash.corrections
+            << "| drop:" << drop.worker_crashes << drop.corrections << "| block:" << block.worker_crashes
+            << block.corrections;
     QVERIFY(crash.worker_crashes >= 1);
     QVERIFY(hasFinding(crash, "D"));
     const auto corrections = log.all<Correction>();
@@ -191,7 +200,8 @@ class TestLabFindings : public QObject {
     l.policy = "lmetric";
     const auto a = simulate("unified-vs-lmetric", {}, u);
     const auto b = simulate("unified-vs-lmetric", {}, l);
-    qInfo() << "unified e2e p90" << a.e2e_s.p90 << "ttft p90" << a.ttft_s.p90 << "| lmetric" << b.e2e_s.p90 << b.ttft_s.p90;
+    qInfo() << "unified e2e p90" << a.e2e_s.p90 << "ttft p90" << a.ttft_s.p90 << "| lmetric" << b.e2e_s.p90
+            << b.ttft_s.p90;
     QCOMPARE(a.total, b.total);
     QVERIFY(a.e2e_s.p90 < b.e2e_s.p90);
     QVERIFY(a.ttft_s.p90 < b.ttft_s.p90);
@@ -204,14 +214,17 @@ class TestLabFindings : public QObject {
     for (const bool one_cold : {false, true}) {
       DiagnosisEngine engine;
       RunStarted run;
-      for (int w = 0; w < 64; ++w) run.workers.push_back(WorkerInfo{"D" + std::to_string(w), WorkerRole::Decode, 100000});
+      for (int w = 0; w < 64; ++w)
+        run.workers.push_back(WorkerInfo{"D" + std::to_string(w), WorkerRole::Decode, 100000});
       engine.onEvent(Event{1, 0, run});
       for (int i = 0; i < 6400; ++i) {
         WorkerId w = static_cast<WorkerId>(i % 64);
         if (one_cold && w == 63) w = 5;  // the last D never gets a session
         const auto id = static_cast<RequestId>(i + 1);
-        engine.onEvent(Event{static_cast<std::uint64_t>(2 * i + 2), secondsToTime(i * 0.1), RouteDecision{id, id, 1, "kv-aware", w, false, {}}});
-        engine.onEvent(Event{static_cast<std::uint64_t>(2 * i + 3), secondsToTime(i * 0.1), Admission{id, id, w, AdmissionResult::Admitted, RoutePath::Direct, 1000}});
+        engine.onEvent(Event{static_cast<std::uint64_t>(2 * i + 2), secondsToTime(i * 0.1),
+                             RouteDecision{id, id, 1, "kv-aware", w, false, {}}});
+        engine.onEvent(Event{static_cast<std::uint64_t>(2 * i + 3), secondsToTime(i * 0.1),
+                             Admission{id, id, w, AdmissionResult::Admitted, RoutePath::Direct, 1000}});
       }
       const auto findings = engine.findings();
       const auto b = std::find_if(findings.begin(), findings.end(), [](const Finding& f) { return f.mode == "B"; });

@@ -47,18 +47,18 @@ class TestLabMetrics : public QObject {
     run.trace_window_s = 10;
     c.onEvent(Event{0, 0, run});
     // fired at 0, 2, 4, 6 (end - e2e); the failed one at 8.
-    c.onEvent(done(10, 0, 1, 30000, 0, 2, 10, 101, 0, 5000, 0));         // HEAVY (30,000 new), TPOT 8/100
-    c.onEvent(done(12, 0, 2, 10000, 8000, 1, 10, 11, 8000, 9000, 1));    // WARM (80% cached), TPOT 9/10
-    c.onEvent(done(14, 1, 1, 26000, 6000, 3, 10, 1, 0, 6000, 3));        // HEAVY: exactly 20,000 new (>=)
-    c.onEvent(done(16, 1, 2, 12000, 4000, 4, 10, 5, 4000, 4000, -2));    // MEDIUM (8,000 new, 33% cached); slip < 0 -> 0
-    c.onEvent(done(20, 1, 3, 5000, -1, 0, 12, 1, 0, 0, 4, false));       // failed: hit unknown, slip counts
+    c.onEvent(done(10, 0, 1, 30000, 0, 2, 10, 101, 0, 5000, 0));       // HEAVY (30,000 new), TPOT 8/100
+    c.onEvent(done(12, 0, 2, 10000, 8000, 1, 10, 11, 8000, 9000, 1));  // WARM (80% cached), TPOT 9/10
+    c.onEvent(done(14, 1, 1, 26000, 6000, 3, 10, 1, 0, 6000, 3));      // HEAVY: exactly 20,000 new (>=)
+    c.onEvent(done(16, 1, 2, 12000, 4000, 4, 10, 5, 4000, 4000, -2));  // MEDIUM (8,000 new, 33% cached); slip < 0 -> 0
+    c.onEvent(done(20, 1, 3, 5000, -1, 0, 12, 1, 0, 0, 4, false));     // failed: hit unknown, slip counts
     const LabMetrics m = c.metrics();
     QCOMPARE(*m.apc, 18000.0 / 78000);
     QCOMPARE(*m.apc_ceiling_intra, (0 + 8000 + 0 + 4000) / 78000.0);
     QCOMPARE(*m.apc_ceiling_any, (5000 + 9000 + 6000 + 4000) / 78000.0);
-    QCOMPARE(m.tpot_s->count, std::size_t{3});                          // output 1: no TPOT
-    QCOMPARE(m.tpot_s->p50, 0.9);                                        // 0.08, 0.9 (9 s / 10), 1.5
-    QCOMPARE(m.uncached_tokens->p50, 8000.0 + (20000 - 8000) * 0.5);     // 2000, 8000, 20000, 30000
+    QCOMPARE(m.tpot_s->count, std::size_t{3});                        // output 1: no TPOT
+    QCOMPARE(m.tpot_s->p50, 0.9);                                     // 0.08, 0.9 (9 s / 10), 1.5
+    QCOMPARE(m.uncached_tokens->p50, 8000.0 + (20000 - 8000) * 0.5);  // 2000, 8000, 20000, 30000
     QCOMPARE(m.apc_by_turn.at(1), 6000.0 / 56000);
     QCOMPARE(m.apc_by_turn.at(2), 12000.0 / 22000);
     QVERIFY(!m.apc_by_turn.count(3));
@@ -66,11 +66,11 @@ class TestLabMetrics : public QObject {
     QCOMPARE(*m.worker_ttft_p90_median_s, (1.9 + 3.9) / 2);
     QCOMPARE(*m.worker_ttft_p90_max_s, 3.9);
     QCOMPARE(*m.request_balance, 1.0);
-    QCOMPARE(*m.decode_tps, (101 + 11 + 1 + 5) / 20.0);                 // makespan: fired 0, last end 20
+    QCOMPARE(*m.decode_tps, (101 + 11 + 1 + 5) / 20.0);  // makespan: fired 0, last end 20
     QCOMPARE(*m.total_tps, (78000 + 118) / 20.0);
     QCOMPARE(*m.wall_amplification, 2.0);
     QCOMPARE(*m.completion_rate, 4.0 / 5);
-    QCOMPARE(m.dispatch_slip_s->p50, 1.0);                               // 0, 0, 1, 3, 4
+    QCOMPARE(m.dispatch_slip_s->p50, 1.0);  // 0, 0, 1, 3, 4
     QCOMPARE(m.request_classes.at("HEAVY").count, 2L);
     QCOMPARE(m.request_classes.at("WARM").count, 1L);
     QCOMPARE(m.request_classes.at("MEDIUM").count, 1L);
@@ -126,7 +126,7 @@ class TestLabMetrics : public QObject {
     QCOMPARE(w.sessions, 3L);
     QCOMPARE(*w.single_turn_share, 2.0 / 3);
     QCOMPARE(*w.share_over_32k, 0.2);
-    QCOMPARE(*w.inter_turn_p50_s, 3.5);   // gaps 2 and 5
+    QCOMPARE(*w.inter_turn_p50_s, 3.5);  // gaps 2 and 5
     QCOMPARE(*w.reuse_intra_share, 22000.0 / 34000);
     QVERIFY(std::abs(w.input_tokens->p50 - 12000) <= 12000 * 0.01);  // the sketch's relative error
   }

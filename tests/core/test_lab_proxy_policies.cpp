@@ -39,10 +39,10 @@ class TestLabProxyPolicies : public QObject {
     QCOMPARE(part(d, 0, "new_uncached"), 110.0);  // 230 - 5*24
     QCOMPARE(part(d, 0, "num_requests"), 3.0);
     QCOMPARE(part(d, 0, "cache_hit"), 120.0);
-    QCOMPARE(of(d, 0).score, 630.0);              // (100 + 110) x 3
-    QCOMPARE(of(d, 1).score, 230.0);              // (0 + 230) x 1
-    QCOMPARE(of(d, 2).score, 352.0);              // (50 + 230 - 192) x 4
-    QCOMPARE(part(d, 3, "new_uncached"), 0.0);    // never negative
+    QCOMPARE(of(d, 0).score, 630.0);            // (100 + 110) x 3
+    QCOMPARE(of(d, 1).score, 230.0);            // (0 + 230) x 1
+    QCOMPARE(of(d, 2).score, 352.0);            // (50 + 230 - 192) x 4
+    QCOMPARE(part(d, 3, "new_uncached"), 0.0);  // never negative
     QCOMPARE(of(d, 3).score, 0.0);
     QCOMPARE(ranking(d), (QList<int>{3, 1, 2, 0}));
   }
@@ -120,7 +120,7 @@ class TestLabProxyPolicies : public QObject {
     Cluster c(4);
     c.holds(0, 10, 1);
     c.holds(1, 10, 1);
-    c.holds(2, 6, 1);               // new 240 - 144 = 96
+    c.holds(2, 6, 1);  // new 240 - 144 = 96
     c.inflight(0, 300, 100);
     c.inflight(0, 200, 0, true);    // w0: 100 + 0 with 2 requests
     c.inflight(1, 300, 100);        // w1: 100 + 0 with 1
@@ -144,7 +144,7 @@ class TestLabProxyPolicies : public QObject {
     c.inflight(0, 300, 100);
     c.inflight(0, 200, 0, true);  // 200 decode tokens on w0
     c.inflight(1, 100, 100);
-    c.inflight(1, 100, 0);        // w1: 100 pending, nothing decoding
+    c.inflight(1, 100, 0);  // w1: 100 pending, nothing decoding
     auto d = c.route("leastwork-kappa");
     QCOMPARE(part(d, 0, "ongoing_decode"), 200.0);
     QCOMPARE(of(d, 0).score, 100.0 * (1 + 2.5e-6 * 200));

@@ -41,16 +41,17 @@ class TestLabProxyView : public QObject {
     auto b = a;
     b[3] = 77;  // the second proxy block differs: only the first one hits
     QCOMPARE(cache.prefixHit(0, b, 2), std::int64_t{1});
-    QCOMPARE(cache.prefixHit(0, std::span<const BlockHash>(a).first(5), 2), std::int64_t{2});  // a partial proxy block is no block
+    QCOMPARE(cache.prefixHit(0, std::span<const BlockHash>(a).first(5), 2),
+             std::int64_t{2});  // a partial proxy block is no block
   }
 
   // An LRU of 4 blocks: inserting a fifth evicts the least recent; a hit makes a block recent.
   void lruEvictsTheLeastRecent() {
     ProxyBlockCache cache(1);
-    cache.insert(0, prompt(10, 2), 1, 4);  // 10, 11
-    cache.insert(0, prompt(20, 2), 1, 4);  // 20, 21
+    cache.insert(0, prompt(10, 2), 1, 4);                             // 10, 11
+    cache.insert(0, prompt(20, 2), 1, 4);                             // 20, 21
     QCOMPARE(cache.prefixHit(0, prompt(10, 1), 1), std::int64_t{1});  // 10 is now the most recent
-    cache.insert(0, prompt(30, 1), 1, 4);                              // evicts 11, the least recent
+    cache.insert(0, prompt(30, 1), 1, 4);                             // evicts 11, the least recent
     QCOMPARE(cache.size(0), std::size_t{4});
     QCOMPARE(cache.prefixHit(0, prompt(10, 2), 1), std::int64_t{1});  // 10 yes, 11 gone
     QCOMPARE(cache.prefixHit(0, prompt(20, 2), 1), std::int64_t{2});

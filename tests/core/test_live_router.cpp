@@ -3,8 +3,8 @@
 // and knob and policy changes reach watchers and the event stream.
 #include <QtTest>
 
-#include "core/run/LiveRouter.h"
 #include "core/model/Error.h"
+#include "core/run/LiveRouter.h"
 
 using namespace kvscope;
 
@@ -56,7 +56,8 @@ class LiveRouterTest : public QObject {
     const WorkerId w = r1.decision.chosen;
     QVERIFY(w != kNoWorker);
     QVERIFY(router.blocksStored(w, 7, first, nullptr));
-    QVERIFY(router.observe(RequestDone{1, 7, 1, w, RoutePath::Seed, RequestStatus::Ok, 1000, 5000, 960, 10, {}}, nullptr));
+    QVERIFY(
+        router.observe(RequestDone{1, 7, 1, w, RoutePath::Seed, RequestStatus::Ok, 1000, 5000, 960, 10, {}}, nullptr));
 
     auto second = prompt(7, 45);  // the history grew by five blocks: within direct_max_uncached_tokens
     const auto r2 = router.route(turn(2, 7, 2, second));
@@ -214,7 +215,8 @@ class LiveRouterTest : public QObject {
       for (RequestId id = 5001; id <= 5300; ++id) {
         const auto r = router.route(turn(id, id, 1, prompt(static_cast<SessionId>(id), 8)));
         to_d0 += r.decision.chosen == 0;
-        QVERIFY(router.observe(RequestDone{id, id, 1, r.decision.chosen, r.path, RequestStatus::Ok, 1000, 2000, 192, 10, {}}, nullptr));
+        QVERIFY(router.observe(
+            RequestDone{id, id, 1, r.decision.chosen, r.path, RequestStatus::Ok, 1000, 2000, 192, 10, {}}, nullptr));
       }
       router.publishSnapshot();
       if (expiry > 10) {
@@ -242,7 +244,8 @@ class LiveRouterTest : public QObject {
     int queued = 0;
     for (WorkerId w = 0; w < 3; ++w) queued += gaugesOf(c, w).queued;
     QCOMPARE(queued, 1);
-    QVERIFY(router.observe(RequestDone{42, 7, 1, last, RoutePath::Seed, RequestStatus::Ok, 1000, 2000, 240, 10, {}}, nullptr));
+    QVERIFY(router.observe(RequestDone{42, 7, 1, last, RoutePath::Seed, RequestStatus::Ok, 1000, 2000, 240, 10, {}},
+                           nullptr));
     router.publishSnapshot();
     for (WorkerId w = 0; w < 3; ++w) QCOMPARE(gaugesOf(c, w).queued, 0);
   }
@@ -266,7 +269,8 @@ class LiveRouterTest : public QObject {
     QCOMPARE(d0.queued + d1.queued, 1000);
     QCOMPARE(d0.expired_unreported + d1.expired_unreported, std::int64_t{4000});
     // The oldest went: the newest request is still tracked, so its report frees its slot.
-    QVERIFY(router.observe(RequestDone{5000, 5000, 1, 0, RoutePath::Seed, RequestStatus::Ok, 1000, 2000, 96, 10, {}}, nullptr));
+    QVERIFY(router.observe(RequestDone{5000, 5000, 1, 0, RoutePath::Seed, RequestStatus::Ok, 1000, 2000, 96, 10, {}},
+                           nullptr));
     router.publishSnapshot();
     QCOMPARE(gaugesOf(c, 0).queued + gaugesOf(c, 1).queued, 999);
   }
@@ -280,7 +284,8 @@ class LiveRouterTest : public QObject {
     for (RequestId id = 1; id <= 30; ++id) {
       const auto r = router.route(turn(id, id, 1, prompt(static_cast<SessionId>(id), 4)));
       QVERIFY(router.observe(Admission{id, id, r.decision.chosen, AdmissionResult::Admitted, r.path, 96}, nullptr));
-      QVERIFY(router.observe(RequestDone{id, id, 1, r.decision.chosen, r.path, RequestStatus::Ok, 1000, 2000, 96, 10, {}}, nullptr));
+      QVERIFY(router.observe(
+          RequestDone{id, id, 1, r.decision.chosen, r.path, RequestStatus::Ok, 1000, 2000, 96, 10, {}}, nullptr));
     }
     router.publishSnapshot();
     int bound = 0;

@@ -125,7 +125,8 @@ class TestObservationLimits : public QObject {
     QVERIFY2(router.blocksStored(0, 1, hundred, &error), error.c_str());
     QVERIFY2(router.blocksStored(0, 1, hundred, &error), error.c_str());  // the same blocks again: no new tokens
     QVERIFY(!router.blocksStored(0, 1, more, &error));
-    QVERIFY2(error.find("would make D0 hold 2424 tokens, over its KV capacity of 2400") != std::string::npos, error.c_str());
+    QVERIFY2(error.find("would make D0 hold 2424 tokens, over its KV capacity of 2400") != std::string::npos,
+             error.c_str());
     QVERIFY(router.blocksRemoved(0, std::vector<BlockHash>{1}, &error));
     QVERIFY2(router.blocksStored(0, 1, more, &error), error.c_str());
     // Removing blocks it never held leaves the count at zero, never below.
@@ -147,8 +148,8 @@ class TestObservationLimits : public QObject {
     s.onEvent({3, 2, WorkerCrashed{0, "x", INT32_MAX}});
     s.onEvent({4, 3, Eviction{0, 1, INT64_MIN}});
     for (int i = 0; i < 3; ++i)
-      s.onEvent({5u + static_cast<unsigned>(i), 4, RequestDone{1, 1, 1, 0, RoutePath::Direct, RequestStatus::Ok, 1, 2,
-                                                               INT64_MAX, INT64_MIN, {}}});
+      s.onEvent({5u + static_cast<unsigned>(i), 4,
+                 RequestDone{1, 1, 1, 0, RoutePath::Direct, RequestStatus::Ok, 1, 2, INT64_MAX, INT64_MIN, {}}});
     const RunSummary summary = s.summary();
     QCOMPARE(summary.aborted_requests, long{INT32_MAX});
     QCOMPARE(summary.workers[0].tokens_served, static_cast<long long>(INT64_MAX));

@@ -30,8 +30,9 @@ class TestPolicies : public QObject {
       }
       QVERIFY(spec->reads(KnobId::Rho));  // shared knobs apply under every policy
     }
-    for (const auto& name : {"linear", "lmetric", "unified", "unified-gated", "leastwork", "leastwork-kappa", "sticky",
-                             "load-only", "round-robin", "kv-aware", "exclusive-overlap", "sglang-cache-aware", "dynamo-kv"})
+    for (const auto& name :
+         {"linear", "lmetric", "unified", "unified-gated", "leastwork", "leastwork-kappa", "sticky", "load-only",
+          "round-robin", "kv-aware", "exclusive-overlap", "sglang-cache-aware", "dynamo-kv"})
       QVERIFY2(findPolicy(name), name);
     QVERIFY(makePolicy("no-such-policy") == nullptr);
     // Every policy knob is read by some policy, and "unified" is not mistaken for "unified-gated".
@@ -200,9 +201,9 @@ class TestPolicies : public QObject {
                                             << QList<double>{0, 0, 100, 100} << QList<int>{2, 3, 1, 0};
     QTest::newRow("fresh K=0") << "kv-aware" << int(kNoWorker) << 0.0 << QList<double>{40, 80, 0, 0}
                                << QList<double>{0, 0, 0, 0} << QList<int>{1, 0, 2, 3};
-    QTest::newRow("exclusive counts own blocks") << "exclusive-overlap" << int(kNoWorker) << 0.0
-                                                 << QList<double>{0, 40, 0, 0} << QList<double>{0, 0, 0, 0}
-                                                 << QList<int>{1, 2, 3, 0};
+    QTest::newRow("exclusive counts own blocks")
+        << "exclusive-overlap" << int(kNoWorker) << 0.0 << QList<double>{0, 40, 0, 0} << QList<double>{0, 0, 0, 0}
+        << QList<int>{1, 2, 3, 0};
   }
   void kvAwareScores() {
     QFETCH(QString, policy);

@@ -20,8 +20,17 @@ RunMarkRequest start(std::string name, std::vector<std::pair<std::string, std::s
 RunMarkRequest end(std::string name = {}) { return {RunMarkAction::End, std::move(name), {}, "script", {}}; }
 
 RequestDone done(RequestId id, WorkerId w, bool ok = true) {
-  return {id, id, 1, w, RoutePath::Direct, ok ? RequestStatus::Ok : RequestStatus::Failed, ok ? 10'000 : -1, 50'000,
-          1000, 100, ok ? "" : "KVTransferError"};
+  return {id,
+          id,
+          1,
+          w,
+          RoutePath::Direct,
+          ok ? RequestStatus::Ok : RequestStatus::Failed,
+          ok ? 10'000 : -1,
+          50'000,
+          1000,
+          100,
+          ok ? "" : "KVTransferError"};
 }
 
 RunStarted session() {

@@ -23,15 +23,17 @@ class TestSavedScrapes : public QObject {
     QCOMPARE(SavedScrapeReader::parseTimeLine("2026-08-20T09:00:01Z\r"), std::optional<std::int64_t>(t));
     QCOMPARE(SavedScrapeReader::parseTimeLine("1787216401"), std::optional<std::int64_t>(t));
     QCOMPARE(SavedScrapeReader::parseTimeLine("1787216401.000123"), std::optional<std::int64_t>(t + 123));
-    for (const char* not_time : {"", "2026-08-20", "2026-13-20 09:00:01", "2026-08-20 09:00:01 x", "17872x",
-                                 "sglang:num_running_reqs 3", "# TYPE x gauge", "-5", "2026-08-20 25:00:00", "09:04", "1787216401,5"})
+    for (const char* not_time :
+         {"", "2026-08-20", "2026-13-20 09:00:01", "2026-08-20 09:00:01 x", "17872x", "sglang:num_running_reqs 3",
+          "# TYPE x gauge", "-5", "2026-08-20 25:00:00", "09:04", "1787216401,5"})
       QVERIFY2(!SavedScrapeReader::parseTimeLine(not_time), not_time);
   }
 
   void scrapesOneAtATime() {
     QTemporaryDir dir;
     const std::string path = dir.filePath("d0.prom").toStdString();
-    std::ofstream(path) << "\n2026-08-20 09:00:01\nsglang:num_running_reqs 3\n\n2026-08-20 09:00:02\nsglang:num_running_reqs 4\n";
+    std::ofstream(path)
+        << "\n2026-08-20 09:00:01\nsglang:num_running_reqs 3\n\n2026-08-20 09:00:02\nsglang:num_running_reqs 4\n";
     SavedScrapeReader r(path);
     auto a = r.next();
     QVERIFY(a);

@@ -46,8 +46,10 @@ LiveWorkerRef worker(const char* name, WorkerRole role, int index) {
   LiveWorkerRef r;
   r.name = name;
   r.role = role;
-  if (role == WorkerRole::Prefill) r.prefill = index;
-  else r.worker = index;
+  if (role == WorkerRole::Prefill)
+    r.prefill = index;
+  else
+    r.worker = index;
   return r;
 }
 
@@ -115,12 +117,14 @@ class TestSchedulerLog : public QObject {
     QCOMPARE(a.prefix.tp, 3);
     QCOMPARE(a.prefix.dp, 1);
     QCOMPARE(a.kind, LogLineKind::DecodeBatch);
-    const LogRecord g = parse("[gpu_id=1] Decode batch. #running-req: 8, #token: 2048, token usage: 0.01, #queue-req: 2");
+    const LogRecord g =
+        parse("[gpu_id=1] Decode batch. #running-req: 8, #token: 2048, token usage: 0.01, #queue-req: 2");
     QCOMPARE(g.prefix.gpu, 1);
     QCOMPARE(g.batch.running_req, std::int64_t(8));
     QCOMPARE(parse("[2025-06-01 12:00:01.271 TP0] x").prefix.millis, 271);
     // Without any prefix a known message is still that message; anything else continues the last line.
-    QCOMPARE(parse("Lost connection with prefill instance (bootstrap_addr: a:1), 2 requests affected").kind, LogLineKind::LostConnection);
+    QCOMPARE(parse("Lost connection with prefill instance (bootstrap_addr: a:1), 2 requests affected").kind,
+             LogLineKind::LostConnection);
     QCOMPARE(parse("    raise KVTransferError(self.bootstrap_room, failure_reason)").kind, LogLineKind::Continuation);
   }
   void notAPrefix() {
@@ -161,13 +165,15 @@ class TestSchedulerLog : public QObject {
     QCOMPARE(d.bootstrap_room, std::string("77"));
     QVERIFY(d.remote.empty());
     QVERIFY(d.exception.ends_with("it might be dead"));
-    const LogRecord a = parse("[2025-06-01 12:00:03 TP0] Prefill transfer failed for request rank=0 req.rid='9' "
-                              "req.bootstrap_room=5 with exception KVTransferError(bootstrap_room=5): Aborted by AbortReq.");
+    const LogRecord a = parse(
+        "[2025-06-01 12:00:03 TP0] Prefill transfer failed for request rank=0 req.rid='9' "
+        "req.bootstrap_room=5 with exception KVTransferError(bootstrap_room=5): Aborted by AbortReq.");
     QCOMPARE(a.kind, LogLineKind::TransferFailed);
     QVERIFY(a.aborted);
-    const LogRecord t = parse("[2025-06-01 12:00:03 TP0] Prefill bootstrap failed for request rank=0 req.rid='9' "
-                              "req.bootstrap_room=5 with exception KVTransferError(bootstrap_room=5): Request 5 timed out "
-                              "after 600.0s in KVPoll.Bootstrapping");
+    const LogRecord t = parse(
+        "[2025-06-01 12:00:03 TP0] Prefill bootstrap failed for request rank=0 req.rid='9' "
+        "req.bootstrap_room=5 with exception KVTransferError(bootstrap_room=5): Request 5 timed out "
+        "after 600.0s in KVPoll.Bootstrapping");
     QCOMPARE(t.kind, LogLineKind::TransferFailed);
     QCOMPARE(t.seconds, 600.0);
     QCOMPARE(t.poll_state, std::string("Bootstrapping"));
@@ -176,23 +182,32 @@ class TestSchedulerLog : public QObject {
   void simpleLines_data() {
     QTest::addColumn<QString>("line");
     QTest::addColumn<int>("kind");
-    QTest::newRow("exception") << "[2025-06-01 12:00:02 TP0] Scheduler hit an exception: Traceback (most recent call last):"
-                               << int(LogLineKind::SchedulerException);
-    QTest::newRow("sigquit") << "[2025-06-01 12:00:02] Received sigquit from a child process. It usually means the child failed."
-                             << int(LogLineKind::Sigquit);
+    QTest::newRow("exception")
+        << "[2025-06-01 12:00:02 TP0] Scheduler hit an exception: Traceback (most recent call last):"
+        << int(LogLineKind::SchedulerException);
+    QTest::newRow("sigquit")
+        << "[2025-06-01 12:00:02] Received sigquit from a child process. It usually means the child failed."
+        << int(LogLineKind::Sigquit);
     QTest::newRow("aborted") << "[2025-06-01 12:00:02 TP0] Request rid=abc failed: Aborted by AbortReq."
                              << int(LogLineKind::Aborted);
     QTest::newRow("client") << "RuntimeError: generate stream ended before producing any token"
                             << int(LogLineKind::ClientGenerateError);
-    QTest::newRow("client prefixed") << "[2025-06-01 12:00:02] request 12 failed: RuntimeError: generate stream ended before producing any token"
-                                     << int(LogLineKind::ClientGenerateError);
+    QTest::newRow("client prefixed")
+        << "[2025-06-01 12:00:02] request 12 failed: RuntimeError: generate stream ended before producing any token"
+        << int(LogLineKind::ClientGenerateError);
     QTest::newRow("unknown") << "[2025-06-01 12:00:02 TP0] Load weight end." << int(LogLineKind::Unknown);
-    QTest::newRow("session failed") << "[2025-06-01 12:00:02 TP0] Session 10.0.0.2:15295 failed." << int(LogLineKind::SessionFailed);
-    QTest::newRow("session FAILED") << "[2025-06-01 12:00:02 TP0] session 10.0.0.2:15295 FAILED." << int(LogLineKind::SessionFailed);
-    QTest::newRow("session other") << "[2025-06-01 12:00:02 TP0] Session 10.0.0.2:15295 opened" << int(LogLineKind::Unknown);
-    QTest::newRow("old crash") << "[2024-10-21 14:05:00 TP0] Traceback (most recent call last):" << int(LogLineKind::SchedulerException);
-    QTest::newRow("reconnect") << "[2025-06-01 12:00:02 TP0] Attempting to reconnect to 10.0.0.9:8998..." << int(LogLineKind::Reconnecting);
-    QTest::newRow("waiting_timeout") << "[2025-06-01 12:00:02 TP0] Request 77 waiting_timeout" << int(LogLineKind::KvPollTimeout);
+    QTest::newRow("session failed") << "[2025-06-01 12:00:02 TP0] Session 10.0.0.2:15295 failed."
+                                    << int(LogLineKind::SessionFailed);
+    QTest::newRow("session FAILED") << "[2025-06-01 12:00:02 TP0] session 10.0.0.2:15295 FAILED."
+                                    << int(LogLineKind::SessionFailed);
+    QTest::newRow("session other") << "[2025-06-01 12:00:02 TP0] Session 10.0.0.2:15295 opened"
+                                   << int(LogLineKind::Unknown);
+    QTest::newRow("old crash") << "[2024-10-21 14:05:00 TP0] Traceback (most recent call last):"
+                               << int(LogLineKind::SchedulerException);
+    QTest::newRow("reconnect") << "[2025-06-01 12:00:02 TP0] Attempting to reconnect to 10.0.0.9:8998..."
+                               << int(LogLineKind::Reconnecting);
+    QTest::newRow("waiting_timeout") << "[2025-06-01 12:00:02 TP0] Request 77 waiting_timeout"
+                                     << int(LogLineKind::KvPollTimeout);
   }
   void simpleLines() {
     QFETCH(QString, line);
@@ -208,13 +223,18 @@ class TestSchedulerLog : public QObject {
     QCOMPARE(w.rid, std::string("6148"));
     QCOMPARE(parse("[2025-06-01 12:00:06] Request 9 timed out after 600.0s in KVPoll.Bootstrapping").poll_state,
              std::string("Bootstrapping"));
-    const LogRecord l = parse("[2025-06-01 12:00:07 TP0] Lost connection with prefill instance (bootstrap_addr: "
-                              "10.99.91.40:8998), 7 requests affected");
+    const LogRecord l = parse(
+        "[2025-06-01 12:00:07 TP0] Lost connection with prefill instance (bootstrap_addr: "
+        "10.99.91.40:8998), 7 requests affected");
     QCOMPARE(l.kind, LogLineKind::LostConnection);
     QCOMPARE(l.remote, std::string("10.99.91.40:8998"));
     QCOMPARE(l.affected, 7);
-    QCOMPARE(parse("[2025-06-01 12:00:07] Lost connection with prefill instance (bootstrap_addr: a:1), 2 transfers affected").affected, 2);
-    const LogRecord s = parse("[2025-06-01 12:00:08 TP0] Session 10.99.91.49:15295 recovered via probe; un-blacklisted");
+    QCOMPARE(
+        parse("[2025-06-01 12:00:07] Lost connection with prefill instance (bootstrap_addr: a:1), 2 transfers affected")
+            .affected,
+        2);
+    const LogRecord s =
+        parse("[2025-06-01 12:00:08 TP0] Session 10.99.91.49:15295 recovered via probe; un-blacklisted");
     QCOMPARE(s.kind, LogLineKind::RecoveredViaProbe);
     QCOMPARE(s.remote, std::string("10.99.91.49:15295"));
   }
@@ -234,7 +254,9 @@ class TestSchedulerLog : public QObject {
     QCOMPARE(d.batch.queue_req, std::int64_t(4));
     // SGLang itself writes "Decode batch." with a period.
     QCOMPARE(parse("[2025-06-01 12:00:05 TP0] Decode batch. #running-req: 1, #token: 5, token usage: 0.00, "
-                   "cuda graph: False, gen throughput (token/s): 1.0, #queue-req: 0").batch.cuda_graph, 0);
+                   "cuda graph: False, gen throughput (token/s): 1.0, #queue-req: 0")
+                 .batch.cuda_graph,
+             0);
     const LogRecord p = parse(kPrefillBatch);
     QCOMPARE(p.kind, LogLineKind::PrefillBatch);
     QCOMPARE(p.batch.new_seq, std::int64_t(1));
@@ -249,24 +271,47 @@ class TestSchedulerLog : public QObject {
     QTest::addColumn<QString>("line");
     QTest::addColumn<QString>("field");
     const QString c = "[2025-06-01 12:00:01 TP0] Correcting streaming-session extend_input_len from ";
-    QTest::newRow("from word") << c + "x to 0 (fill_len=1, prefix_len=2, kv_committed_len=2)" << "from";
-    QTest::newRow("no fill_len") << c + "1 to 0 (prefix_len=2, kv_committed_len=2)" << "fill_len";
-    QTest::newRow("negative prefix") << c + "1 to 0 (fill_len=1, prefix_len=-2, kv_committed_len=2)" << "prefix_len";
-    QTest::newRow("cut") << c + "6648 to 0 (rid=4a1f, session_id=1000195, fill_len=66" << "prefix_len";
-    QTest::newRow("wrong number") << "[2025-06-01 12:00:05 TP0] Decode batch, #running-req: 1x2, #token: 5" << "#running-req";
-    QTest::newRow("bad ratio") << "[2025-06-01 12:00:05 TP0] Prefill batch. #new-seq: 1, token usage: 1,5" << "token usage";
-    QTest::newRow("bad bool") << "[2025-06-01 12:00:05 TP0] Decode batch, #running-req: 1, cuda graph: maybe" << "cuda graph";
-    QTest::newRow("no running") << "[2025-06-01 12:00:05 TP0] Decode batch, #token: 5" << "#running-req";
-    QTest::newRow("lost no count") << "[2025-06-01 12:00:07] Lost connection with prefill instance (bootstrap_addr: a:1), many requests affected" << "affected";
-    QTest::newRow("lost cut") << "[2025-06-01 12:00:07] Lost connection with prefill instance (bootstrap_add" << "bootstrap_addr";
-    QTest::newRow("transfer cut") << "[2025-06-01 12:00:03 TP4] Prefill transfer failed for request rank=4 req.rid='7f" << "exception";
-    QTest::newRow("transfer rank") << "[2025-06-01 12:00:03 TP4] Decode transfer failed for request rank=four with exception X" << "rank";
-    QTest::newRow("kvpoll secs") << "[2025-06-01 12:00:06] Request 9 timed out after soons in KVPoll.Bootstrapping" << "seconds";
-    QTest::newRow("pool tokens") << "[2025-06-01 12:00:05 TP0] Decode batch, #running-req: 1, #full token: x" << "#full token";
-    QTest::newRow("hit rate") << "[2025-06-01 12:00:05 TP0] Prefill batch. #new-seq: 1, cache hit rate: lots" << "cache hit rate";
-    QTest::newRow("retracted word") << "[2025-06-01 12:00:05 TP0] Decode out of memory happened. #retracted_reqs: some, #new_token_ratio: 0.1 -> 0.2" << "retracted_reqs";
-    QTest::newRow("ratio arrow") << "[2025-06-01 12:00:05 TP0] Decode out of memory happened. #retracted_reqs: 1, #new_token_ratio: 0.1 0.2" << "new_token_ratio";
-    QTest::newRow("losing no count") << "[2025-06-01 12:00:07] Losing connection with prefill instance (bootstrap_addr: a:1), affected many requests" << "affected";
+    QTest::newRow("from word") << c + "x to 0 (fill_len=1, prefix_len=2, kv_committed_len=2)"
+                               << "from";
+    QTest::newRow("no fill_len") << c + "1 to 0 (prefix_len=2, kv_committed_len=2)"
+                                 << "fill_len";
+    QTest::newRow("negative prefix") << c + "1 to 0 (fill_len=1, prefix_len=-2, kv_committed_len=2)"
+                                     << "prefix_len";
+    QTest::newRow("cut") << c + "6648 to 0 (rid=4a1f, session_id=1000195, fill_len=66"
+                         << "prefix_len";
+    QTest::newRow("wrong number") << "[2025-06-01 12:00:05 TP0] Decode batch, #running-req: 1x2, #token: 5"
+                                  << "#running-req";
+    QTest::newRow("bad ratio") << "[2025-06-01 12:00:05 TP0] Prefill batch. #new-seq: 1, token usage: 1,5"
+                               << "token usage";
+    QTest::newRow("bad bool") << "[2025-06-01 12:00:05 TP0] Decode batch, #running-req: 1, cuda graph: maybe"
+                              << "cuda graph";
+    QTest::newRow("no running") << "[2025-06-01 12:00:05 TP0] Decode batch, #token: 5"
+                                << "#running-req";
+    QTest::newRow("lost no count")
+        << "[2025-06-01 12:00:07] Lost connection with prefill instance (bootstrap_addr: a:1), many requests affected"
+        << "affected";
+    QTest::newRow("lost cut") << "[2025-06-01 12:00:07] Lost connection with prefill instance (bootstrap_add"
+                              << "bootstrap_addr";
+    QTest::newRow("transfer cut") << "[2025-06-01 12:00:03 TP4] Prefill transfer failed for request rank=4 req.rid='7f"
+                                  << "exception";
+    QTest::newRow("transfer rank")
+        << "[2025-06-01 12:00:03 TP4] Decode transfer failed for request rank=four with exception X"
+        << "rank";
+    QTest::newRow("kvpoll secs") << "[2025-06-01 12:00:06] Request 9 timed out after soons in KVPoll.Bootstrapping"
+                                 << "seconds";
+    QTest::newRow("pool tokens") << "[2025-06-01 12:00:05 TP0] Decode batch, #running-req: 1, #full token: x"
+                                 << "#full token";
+    QTest::newRow("hit rate") << "[2025-06-01 12:00:05 TP0] Prefill batch. #new-seq: 1, cache hit rate: lots"
+                              << "cache hit rate";
+    QTest::newRow("retracted word") << "[2025-06-01 12:00:05 TP0] Decode out of memory happened. #retracted_reqs: "
+                                       "some, #new_token_ratio: 0.1 -> 0.2"
+                                    << "retracted_reqs";
+    QTest::newRow("ratio arrow")
+        << "[2025-06-01 12:00:05 TP0] Decode out of memory happened. #retracted_reqs: 1, #new_token_ratio: 0.1 0.2"
+        << "new_token_ratio";
+    QTest::newRow("losing no count")
+        << "[2025-06-01 12:00:07] Losing connection with prefill instance (bootstrap_addr: a:1), affected many requests"
+        << "affected";
   }
   void malformed() {
     QFETCH(QString, line);
@@ -281,7 +326,9 @@ class TestSchedulerLog : public QObject {
   void decodeOutOfMemory() {
     const LiveAddressBook b = book();
     LogEventMapper d1(worker("D1", WorkerRole::Decode, 1), &b);
-    const LogRecord now = parse("[2025-03-07 21:49:33 TP13] Decode out of memory happened. #retracted_reqs: 3, #new_token_ratio: 0.1474 -> 0.1845");
+    const LogRecord now = parse(
+        "[2025-03-07 21:49:33 TP13] Decode out of memory happened. #retracted_reqs: 3, #new_token_ratio: 0.1474 -> "
+        "0.1845");
     QCOMPARE(now.kind, LogLineKind::DecodeOutOfMemory);
     QCOMPARE(now.affected, 3);
     QCOMPARE(now.ratio_before, 0.1474);
@@ -292,11 +339,15 @@ class TestSchedulerLog : public QObject {
     QCOMPARE(x[0].requests.size(), std::size_t(3));
     QCOMPARE(x[0].new_token_ratio_after, 0.1845);
     // 2024's tp_worker.py: lower case and a comma; a line without the ratio still counts.
-    const LogRecord old = parse("[2024-03-01 10:00:00 TP0] decode out of memory happened, #retracted_reqs: 1, #new_token_ratio: 0.9998 -> 1.0000");
+    const LogRecord old = parse(
+        "[2024-03-01 10:00:00 TP0] decode out of memory happened, #retracted_reqs: 1, #new_token_ratio: 0.9998 -> "
+        "1.0000");
     QCOMPARE(old.kind, LogLineKind::DecodeOutOfMemory);
     QCOMPARE(old.affected, 1);
     QCOMPARE(parse("[2025-06-01 12:00:05] Decode out of memory happened. #retracted_reqs: 2").affected, 2);
-    QVERIFY(d1.map(parse("[2025-06-01 12:00:05] Decode out of memory happened. #retracted_reqs: 0, #new_token_ratio: 0.5 -> 0.5")).events.empty());
+    QVERIFY(d1.map(parse("[2025-06-01 12:00:05] Decode out of memory happened. #retracted_reqs: 0, #new_token_ratio: "
+                         "0.5 -> 0.5"))
+                .events.empty());
     LogEventMapper p0(worker("P0", WorkerRole::Prefill, 0), &b);
     QVERIFY(p0.map(now).events.empty());
   }
@@ -313,18 +364,21 @@ class TestSchedulerLog : public QObject {
       for (const auto& r : reader.feed(s)) QVERIFY(r.message.size() <= SchedulerLogParser::kMaxMessage);
     }
     const std::string huge(1 << 20, 'x');
-    QCOMPARE(SchedulerLogParser::parse("[2025-06-01 12:00:01] " + huge).message.size(), SchedulerLogParser::kMaxMessage);
+    QCOMPARE(SchedulerLogParser::parse("[2025-06-01 12:00:01] " + huge).message.size(),
+             SchedulerLogParser::kMaxMessage);
   }
 
   void tracebackFoldsIntoOneCrash() {
     SchedulerLogReader reader;
     QCOMPARE(reader.feed(kCorrection).size(), std::size_t(1));
-    QVERIFY(reader.feed("[2025-06-01 12:00:02 TP0] Scheduler hit an exception: Traceback (most recent call last):").empty());
+    QVERIFY(reader.feed("[2025-06-01 12:00:02 TP0] Scheduler hit an exception: Traceback (most recent call last):")
+                .empty());
     QVERIFY(reader.feed("  File \"/sgl/managers/scheduler.py\", line 2310, in run_scheduler_process").empty());
     QVERIFY(reader.feed("    assert seq_len - pre_len == req.extend_input_len").empty());
     QVERIFY(reader.feed("AssertionError").empty());
     QVERIFY(reader.folding());
-    const auto out = reader.feed("[2025-06-01 12:00:02] Received sigquit from a child process. It usually means the child failed.");
+    const auto out =
+        reader.feed("[2025-06-01 12:00:02] Received sigquit from a child process. It usually means the child failed.");
     QCOMPARE(out.size(), std::size_t(2));
     QCOMPARE(out[0].kind, LogLineKind::SchedulerException);
     QCOMPARE(out[0].exception, std::string("AssertionError"));
@@ -359,9 +413,12 @@ class TestSchedulerLog : public QObject {
     QCOMPARE(crash[0].worker, 1);
     QVERIFY(crash[0].reason.find("AssertionError") != std::string::npos);  // what the diagnosis looks for
     // The parent's sigquit right after is the same crash.
-    QVERIFY(d1.map(parse("[2025-06-01 12:00:03] Received sigquit from a child process. It usually means the child failed.")).events.empty());
-    QCOMPARE(eventsOf<WorkerCrashed>(d1.map(parse("[2025-06-01 13:00:03] Received sigquit from a child process."))).size(),
-             std::size_t(1));
+    QVERIFY(
+        d1.map(parse("[2025-06-01 12:00:03] Received sigquit from a child process. It usually means the child failed."))
+            .events.empty());
+    QCOMPARE(
+        eventsOf<WorkerCrashed>(d1.map(parse("[2025-06-01 13:00:03] Received sigquit from a child process."))).size(),
+        std::size_t(1));
 
     // P0's log names D2 by its Mooncake session address.
     LogEventMapper p0(worker("P0", WorkerRole::Prefill, 0), &b);
@@ -378,38 +435,46 @@ class TestSchedulerLog : public QObject {
     QVERIFY(eventsOf<LinkHealth>(again).empty());
     QCOMPARE(eventsOf<RequestDone>(again).size(), std::size_t(1));
     // Recovery via probe brings it back.
-    const auto alive = eventsOf<LinkHealth>(p0.map(parse("[2025-06-01 12:00:08 TP0] Session 10.99.91.49:15295 recovered via probe; un-blacklisted")));
+    const auto alive = eventsOf<LinkHealth>(
+        p0.map(parse("[2025-06-01 12:00:08 TP0] Session 10.99.91.49:15295 recovered via probe; un-blacklisted")));
     QCOMPARE(alive.at(0).state, LinkState::Alive);
     QCOMPARE(alive.at(0).worker, 2);
 
     // D1's log: lost connection names P0 by its bootstrap address; it carries the aborted count.
-    const auto lost = eventsOf<LinkHealth>(d1.map(parse("[2025-06-01 12:00:07 TP0] Lost connection with prefill instance "
-                                                        "(bootstrap_addr: 10.99.91.40:8998), 7 requests affected")));
+    const auto lost =
+        eventsOf<LinkHealth>(d1.map(parse("[2025-06-01 12:00:07 TP0] Lost connection with prefill instance "
+                                          "(bootstrap_addr: 10.99.91.40:8998), 7 requests affected")));
     QCOMPARE(lost.at(0).prefill, 0);
     QCOMPARE(lost.at(0).worker, 1);
     QCOMPARE(lost.at(0).state, LinkState::Dead);
     QCOMPARE(lost.at(0).aborted_requests, 7);
     // A KVPoll timeout: a failed request and a suspect link (P0 -> D1, from D1's own peer).
     LogEventMapper d0(worker("D0", WorkerRole::Decode, 0), &b);
-    const LogMapping kv = d0.map(parse("[2025-06-01 12:00:06 TP0] Request 6148 timed out after 12.3s in KVPoll.WaitingForInput"));
+    const LogMapping kv =
+        d0.map(parse("[2025-06-01 12:00:06 TP0] Request 6148 timed out after 12.3s in KVPoll.WaitingForInput"));
     QCOMPARE(eventsOf<LinkHealth>(kv).at(0).state, LinkState::Suspect);
     QCOMPARE(eventsOf<RequestDone>(kv).at(0).request, RequestId(6148));
     // An AbortReq: a failed request, the link untouched.
-    const LogMapping ab = d0.map(parse("[2025-06-01 12:00:03 TP0] Decode transfer failed for request rank=0 req.rid='9' "
-                                       "with exception KVTransferError(bootstrap_room=5): Aborted by AbortReq."));
+    const LogMapping ab =
+        d0.map(parse("[2025-06-01 12:00:03 TP0] Decode transfer failed for request rank=0 req.rid='9' "
+                     "with exception KVTransferError(bootstrap_room=5): Aborted by AbortReq."));
     QVERIFY(eventsOf<LinkHealth>(ab).empty() && eventsOf<TransferFinished>(ab).empty());
     QCOMPARE(eventsOf<RequestDone>(ab).size(), std::size_t(1));
-    QCOMPARE(eventsOf<RequestDone>(d0.map(parse("[2025-06-01 12:00:02 TP0] Request rid=abc failed: Aborted by AbortReq."))).size(),
-             std::size_t(1));
+    QCOMPARE(
+        eventsOf<RequestDone>(d0.map(parse("[2025-06-01 12:00:02 TP0] Request rid=abc failed: Aborted by AbortReq.")))
+            .size(),
+        std::size_t(1));
     // Batch lines are gauges.
     const LogMapping g = d0.map(parse(kDecodeBatch));
     QVERIFY(g.events.empty());
     QCOMPARE(g.gauges->running_req, std::int64_t(12));
     // The client's error is a failed request.
-    const auto client = eventsOf<RequestDone>(d0.map(parse("RuntimeError: generate stream ended before producing any token")));
+    const auto client =
+        eventsOf<RequestDone>(d0.map(parse("RuntimeError: generate stream ended before producing any token")));
     QCOMPARE(client.at(0).status, RequestStatus::Failed);
     // A prefill crash kills every link from it.
-    const auto dead = eventsOf<LinkHealth>(p0.map(parse("[2025-06-01 12:00:02] Received sigquit from a child process.")));
+    const auto dead =
+        eventsOf<LinkHealth>(p0.map(parse("[2025-06-01 12:00:02] Received sigquit from a child process.")));
     QCOMPARE(dead.size(), std::size_t(3));
     for (const auto& l : dead) QCOMPARE(l.state, LinkState::Dead);
   }

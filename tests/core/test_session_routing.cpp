@@ -122,7 +122,7 @@ class TestSessionRouting : public QObject {
           l.assigned_sessions = wl.pick(10);
         }
         const RouteRequest r{next_request++, s, 2, static_cast<std::int32_t>(chain.size() * 16 - wl.pick(16)),
-                             chain, 0};
+                             chain,          0};
         routers.cached.decide(r, loads, a);
         routers.full.decide(r, loads, b);
         ++decisions;
@@ -140,10 +140,13 @@ class TestSessionRouting : public QObject {
         if (a.chosen == kNoWorker) continue;
         // The chosen worker prefills the prompt (all of it, or part when interrupted), and reports
         // either the whole prompt or, as a KV pool does, only the blocks past what it had matched.
-        const auto stored = wl.chance(80) ? chain.size() : static_cast<std::size_t>(wl.pick(static_cast<int>(chain.size())));
-        const auto from = wl.chance(50) ? std::min<std::size_t>(stored, static_cast<std::size_t>(
-                                              routers.full.lastMatch().prefix_blocks[static_cast<std::size_t>(a.chosen)]))
-                                        : 0;
+        const auto stored =
+            wl.chance(80) ? chain.size() : static_cast<std::size_t>(wl.pick(static_cast<int>(chain.size())));
+        const auto from =
+            wl.chance(50) ? std::min<std::size_t>(
+                                stored, static_cast<std::size_t>(
+                                            routers.full.lastMatch().prefix_blocks[static_cast<std::size_t>(a.chosen)]))
+                          : 0;
         routers.stored(a.chosen, s, std::span<const BlockHash>(chain).subspan(from, stored - from));
         routers.cached.bind(s, a.chosen);
         routers.full.bind(s, a.chosen);
@@ -156,7 +159,9 @@ class TestSessionRouting : public QObject {
         // Another worker stores part of the session's chain, as the session itself (a migration or
         // a seed) or as another session (its blocks become shared: exclusive counts shrink).
         const SessionId by = wl.chance(50) ? s : wl.session();
-        routers.stored(w, by, std::span<const BlockHash>(chain).first(static_cast<std::size_t>(wl.pick(static_cast<int>(chain.size()) + 1))));
+        routers.stored(w, by,
+                       std::span<const BlockHash>(chain).first(
+                           static_cast<std::size_t>(wl.pick(static_cast<int>(chain.size()) + 1))));
       } else if (op < 75) {
         // Eviction of a tail of the chain.
         const auto from = static_cast<std::size_t>(wl.pick(static_cast<int>(chain.size())));
@@ -200,7 +205,8 @@ class TestSessionRouting : public QObject {
     PrefixIndex index;
     std::vector<BlockHash> chain;
     for (int i = 0; i < 60; ++i) chain.push_back(100 + static_cast<BlockHash>(i));
-    for (int w = 0; w < kDefaultWorkers; ++w) index.stored(w, 1 + w % 2, std::span<const BlockHash>(chain).first(static_cast<std::size_t>(rng() % 61)));
+    for (int w = 0; w < kDefaultWorkers; ++w)
+      index.stored(w, 1 + w % 2, std::span<const BlockHash>(chain).first(static_cast<std::size_t>(rng() % 61)));
     PrefixIndex::Match truth;
     index.match(chain, 1, kDefaultWorkers, truth);
     for (int trial = 0; trial < 200; ++trial) {

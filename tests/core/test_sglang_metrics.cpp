@@ -21,7 +21,8 @@ namespace {
 EngineMetrics mapBody(const std::string& body) { return SglangMetricsMapper::map(ExpositionParser().parse(body)); }
 
 // A decode worker of current SGLang with DP 2 x TP 2: ranks tp=1 repeat tp=0's numbers.
-std::string decodeBody(double failed, double bootstrap, double ttft_fast, double ttft_slow, const char* prefix = "sglang:") {
+std::string decodeBody(double failed, double bootstrap, double ttft_fast, double ttft_slow,
+                       const char* prefix = "sglang:") {
   std::string out;
   const auto line = [&](const std::string& name, const std::string& labels, double v) {
     out += prefix + name + "{" + labels + "} " + std::to_string(v) + "\n";
@@ -114,10 +115,10 @@ class TestSglangMetrics : public QObject {
     const EngineMetrics m = mapBody(decodeBody(4, 1, 10, 0, qPrintable(prefix)));
     QVERIFY2(m.notes.empty(), m.notes.empty() ? "" : m.notes[0].c_str());
     QCOMPARE(m.engine_type, std::string("decode"));
-    QCOMPARE(m.ranks, 2);                      // DP ranks; tp_rank 1 is not read
-    QCOMPARE(*m.num_used_tokens, 4000.0);      // summed over DP
+    QCOMPARE(m.ranks, 2);                  // DP ranks; tp_rank 1 is not read
+    QCOMPARE(*m.num_used_tokens, 4000.0);  // summed over DP
     QCOMPARE(*m.max_total_num_tokens, 20000.0);
-    QCOMPARE(*m.token_usage, 0.2);             // 4000 / 20000, not the mean of the reported 0.5
+    QCOMPARE(*m.token_usage, 0.2);  // 4000 / 20000, not the mean of the reported 0.5
     QCOMPARE(*m.num_running_reqs, 5.0);
     QCOMPARE(*m.kv_transfer_latency_ms, 20.0);  // averaged
     QCOMPARE(*m.num_transfer_failed_reqs_total, 8.0);

@@ -96,8 +96,8 @@ class TestSimulationRunner : public QObject {
     runner.start(1000);
     QTRY_VERIFY_WITH_TIMEOUT(runner.simTime() > secondsToTime(5), 5000);
     runner.pause("alice");
-    runner.pause("alice");          // already paused: changes nothing, so no event
-    runner.setSpeed(0, "bob");      // the rest as fast as possible
+    runner.pause("alice");      // already paused: changes nothing, so no event
+    runner.setSpeed(0, "bob");  // the rest as fast as possible
     runner.setSpeed(0, "bob");
     runner.resume("carol");
     runner.resume("carol");
@@ -116,8 +116,10 @@ class TestSimulationRunner : public QObject {
       auto j = nlohmann::json::parse(line);
       QCOMPARE(j["seq"].get<std::uint64_t>(), expected_seq++);
       j.erase("seq");  // the control events take sequence numbers of the same stream
-      if (j["kind"] == "run_control") controls.push_back(j);
-      else others.push_back(j.dump());
+      if (j["kind"] == "run_control")
+        controls.push_back(j);
+      else
+        others.push_back(j.dump());
     }
     QCOMPARE(controls.size(), std::size_t{3});
     QCOMPARE(controls[0]["action"], "paused");
@@ -163,9 +165,11 @@ class TestSimulationRunner : public QObject {
     for (const auto& l : sink.lines) {
       knob_events += l.find("\"kind\":\"knob\"") != std::string::npos;
       k50 |= l.find("\"kind\":\"knob\"") != std::string::npos && l.find("\"new\":50") != std::string::npos;
-      k200_at_start |= l.find("\"kind\":\"run_started\"") != std::string::npos && l.find("\"K\":200") != std::string::npos;
+      k200_at_start |=
+          l.find("\"kind\":\"run_started\"") != std::string::npos && l.find("\"K\":200") != std::string::npos;
       policy_events += l.find("\"kind\":\"policy\"") != std::string::npos;
-      exclusive_routes += l.find("\"kind\":\"route\"") != std::string::npos && l.find("\"policy\":\"exclusive-overlap\"") != std::string::npos;
+      exclusive_routes += l.find("\"kind\":\"route\"") != std::string::npos &&
+                          l.find("\"policy\":\"exclusive-overlap\"") != std::string::npos;
     }
     QCOMPARE(knob_events, 1L);  // K=0 from the console (the scenario's K=200 is in run_started)
     QVERIFY(!k50);

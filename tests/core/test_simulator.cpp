@@ -9,8 +9,8 @@
 #include "core/events/EventJson.h"
 #include "core/run/WorkloadFactory.h"
 #include "core/sim/ClusterSimulator.h"
-#include "tests/support/SimHarness.h"
 #include "tests/support/BuildTree.h"
+#include "tests/support/SimHarness.h"
 
 using namespace kvscope;
 using namespace kvscope::test;
@@ -109,10 +109,13 @@ class TestSimulator : public QObject {
     // Long enough for the slowest session to end: trace_0001's turns span 5418 s of its own clock
     // (in the scenario's hour, 195 of the 226 turns are sent).
     o.duration_s = 4 * 3600;
-    const auto s = simulate("e3-load-floor", [&](Scenario& sc) {
-      sc.workload.dispatch = open_loop ? Dispatch::Open : Dispatch::Closed;
-      sc.workload.session_start_window_s = 600;
-    }, o, &log);
+    const auto s = simulate(
+        "e3-load-floor",
+        [&](Scenario& sc) {
+          sc.workload.dispatch = open_loop ? Dispatch::Open : Dispatch::Closed;
+          sc.workload.session_start_window_s = 600;
+        },
+        o, &log);
     qInfo() << trace << "requests" << s.total << "completed" << s.completed << "failure" << s.failure_rate;
     QCOMPARE(s.total, requests);
     QVERIFY(s.completed > 100);
@@ -137,11 +140,14 @@ class TestSimulator : public QObject {
     SimulationOptions o;
     o.trace = kData + "/traces/kv-cache-tester";
     o.duration_s = 4 * 3600;
-    const auto s = simulate(scenario.toStdString(), [&](Scenario& sc) {
-      sc.workload.dispatch = static_cast<Dispatch>(mode);
-      sc.workload.session_start_window_s = 600;
-      sc.workload.wall_deadline_s = 0;
-    }, o, &log);
+    const auto s = simulate(
+        scenario.toStdString(),
+        [&](Scenario& sc) {
+          sc.workload.dispatch = static_cast<Dispatch>(mode);
+          sc.workload.session_start_window_s = 600;
+          sc.workload.wall_deadline_s = 0;
+        },
+        o, &log);
     QCOMPARE(s.total, 226L);
     QCOMPARE(s.total, static_cast<long>(log.all<RequestDone>().size()));
     QVERIFY2(s.completed > 150, qPrintable(QString::number(s.completed)));
@@ -155,7 +161,8 @@ class TestSimulator : public QObject {
     SimulationOptions o;
     o.trace = kData + "/traces/conversation_trace_600.jsonl";
     o.duration_s = 300;
-    simulate("e3-load-floor", [](Scenario& s) { s.workload.dispatch = Dispatch::Open; }, o, &log);
+    simulate(
+        "e3-load-floor", [](Scenario& s) { s.workload.dispatch = Dispatch::Open; }, o, &log);
     long partial = 0, seeds = 0;
     std::map<RequestId, std::int64_t> input;
     for (const auto& [t, d] : log.all<RequestDone>()) input[d.request] = d.input_tokens;

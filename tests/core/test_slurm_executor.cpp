@@ -39,7 +39,9 @@ class FakeCommands : public CommandRunner {
   }
 };
 
-CommandResult answer(int code, std::string out, std::string err = "") { return CommandResult{true, code, std::move(out), std::move(err)}; }
+CommandResult answer(int code, std::string out, std::string err = "") {
+  return CommandResult{true, code, std::move(out), std::move(err)};
+}
 
 std::string readText(const fs::path& p) {
   std::ifstream in(p);
@@ -78,7 +80,8 @@ class TestSlurmExecutor : public QObject {
     QVERIFY(s.find("#SBATCH --chdir=\"/shared/my sweep\"\n") != std::string::npos);
     QVERIFY(s.find("#SBATCH --output=\"/shared/my sweep/slurm/submit-2-%a.log\"\n") != std::string::npos);
     QVERIFY(s.find("exec '/opt/kv scope/kvscope-cli' sweep --run-task '/shared/my sweep' --submission 2 "
-                   "--task-index \"$SLURM_ARRAY_TASK_ID\" --jobs \"${SLURM_CPUS_PER_TASK:-4}\" ${SLURM_RESTART_COUNT:+--resume}\n") != std::string::npos);
+                   "--task-index \"$SLURM_ARRAY_TASK_ID\" --jobs \"${SLURM_CPUS_PER_TASK:-4}\" "
+                   "${SLURM_RESTART_COUNT:+--resume}\n") != std::string::npos);
     // Every #SBATCH line before the first command, or sbatch ignores it.
     QVERIFY(s.rfind("#SBATCH") < s.find("\nexec "));
     // Without a partition or time limit the cluster's defaults apply: no such line.
@@ -89,9 +92,11 @@ class TestSlurmExecutor : public QObject {
     QVERIFY(plain.find("}\" ${SLURM_RESTART_COUNT:+--resume}\n") != std::string::npos);
     QVERIFY(plain.find("#SBATCH --open-mode=append\n") != std::string::npos);
     // A resumed submission's tasks skip what is done (a requeued task does not redo its share).
-    QVERIFY(SlurmExecutor::script(SlurmOptions{}, "/x/kvscope-cli", "/d", 3, 1, true).find("}\" --resume\n") != std::string::npos);
+    QVERIFY(SlurmExecutor::script(SlurmOptions{}, "/x/kvscope-cli", "/d", 3, 1, true).find("}\" --resume\n") !=
+            std::string::npos);
     // A quote in a path stays one shell word.
-    QVERIFY(SlurmExecutor::script(SlurmOptions{}, "/x/it's", "/d", 1, 1).find("exec '/x/it'\\''s' sweep") != std::string::npos);
+    QVERIFY(SlurmExecutor::script(SlurmOptions{}, "/x/it's", "/d", 1, 1).find("exec '/x/it'\\''s' sweep") !=
+            std::string::npos);
   }
 
   void parsesTheJobIdSbatchPrints() {
@@ -103,7 +108,8 @@ class TestSlurmExecutor : public QObject {
   }
 
   void parsesSqueueAndSacctLines() {
-    const auto q = SlurmExecutor::parseTaskStates("12_0 RUNNING\n12_[2-4,7%2] PENDING\n13 PENDING\n  12_1 COMPLETING \n", ' ');
+    const auto q =
+        SlurmExecutor::parseTaskStates("12_0 RUNNING\n12_[2-4,7%2] PENDING\n13 PENDING\n  12_1 COMPLETING \n", ' ');
     QCOMPARE(q.at("12").at(0), std::string("RUNNING"));
     QCOMPARE(q.at("12").at(1), std::string("COMPLETING"));
     for (std::size_t t : {2, 3, 4, 7}) QCOMPARE(q.at("12").at(t), std::string("PENDING"));
@@ -120,7 +126,9 @@ class TestSlurmExecutor : public QObject {
     const std::string dir = tmp.path().toStdString();
     FakeCommands fake;
     int next_id = 41;
-    fake.programs["sbatch"] = [&](const std::vector<std::string>&) { return answer(0, std::to_string(++next_id) + "\n"); };
+    fake.programs["sbatch"] = [&](const std::vector<std::string>&) {
+      return answer(0, std::to_string(++next_id) + "\n");
+    };
     SlurmExecutor slurm(dir, fake);
     SlurmOptions o;
     o.tasks = 2;
@@ -186,7 +194,9 @@ class TestSlurmExecutor : public QObject {
       const bool asks = std::find(argv.begin(), argv.end(), "7") != argv.end();
       return answer(0, asks ? "7_1 RUNNING\n7_2 RUNNING\n7_[3] PENDING\n" : "");
     };
-    fake.programs["sacct"] = [](const std::vector<std::string>&) { return answer(0, "7_5|CANCELLED by 0\n7_4|FAILED\n"); };
+    fake.programs["sacct"] = [](const std::vector<std::string>&) {
+      return answer(0, "7_5|CANCELLED by 0\n7_4|FAILED\n");
+    };
     const auto s = slurm.states({true, false, false, false, false, false, false}, stems);
     QCOMPARE(s.size(), std::size_t(7));
     QCOMPARE(s[0].state, SlurmRunState::Done);

@@ -21,7 +21,9 @@ namespace {
 // QCOMPARE prints these by name.
 QString str(PairedTest t) { return QString::fromUtf8(toString(t).data(), static_cast<qsizetype>(toString(t).size())); }
 QString str(Verdict v) { return QString::fromUtf8(toString(v).data(), static_cast<qsizetype>(toString(v).size())); }
-QString str(MeanInterval::Scale s) { return QString::fromUtf8(toString(s).data(), static_cast<qsizetype>(toString(s).size())); }
+QString str(MeanInterval::Scale s) {
+  return QString::fromUtf8(toString(s).data(), static_cast<qsizetype>(toString(s).size()));
+}
 bool near(double a, double b, double tol = 1e-9) { return std::abs(a - b) <= tol * std::max(1.0, std::abs(b)); }
 }  // namespace
 
@@ -41,8 +43,8 @@ class TestStats : public QObject {
     // By hand: ranks 1,2,3 with rank 1 negative: W+ = 5, W- = 1; P(W+ <= 1) = 2/8, p = 0.5.
     QTest::newRow("three") << std::vector<double>{-1, 2, 3} << 5.0 << 1.0 << 0.5;
     // Darwin's Zea mays data, the scipy.stats.wilcoxon documentation example: W = 24, p = 0.041259765625.
-    QTest::newRow("darwin") << std::vector<double>{6, 8, 14, 16, 23, 24, 28, 29, 41, -48, 49, 56, 60, -67, 75}
-                            << 96.0 << 24.0 << 0.041259765625;
+    QTest::newRow("darwin") << std::vector<double>{6, 8, 14, 16, 23, 24, 28, 29, 41, -48, 49, 56, 60, -67, 75} << 96.0
+                            << 24.0 << 0.041259765625;
     // scipy: statistic 9, p = 0.25.
     QTest::newRow("eight, mixed") << std::vector<double>{0.4, -1.0, 2.2, -3.1, 5.0, 6.3, -0.2, 7.7} << 27.0 << 9.0
                                   << 0.25;
@@ -166,10 +168,11 @@ class TestStats : public QObject {
     QTest::addColumn<double>("p");
     QTest::addColumn<int>("n");
     // Each: scipy.stats.permutation_test((d,), np.mean, permutation_type="samples", n_resamples=np.inf).pvalue
-    QTest::newRow("n=3, one sign") << std::vector<double>{0.5, 1.2, 0.8} << 0.25 << 3;                  // -> 0.25
+    QTest::newRow("n=3, one sign") << std::vector<double>{0.5, 1.2, 0.8} << 0.25 << 3;                    // -> 0.25
     QTest::newRow("n=6, one sign") << std::vector<double>{0.5, 1.2, 0.8, 2.0, 0.1, 0.3} << 0.03125 << 6;  // -> 0.03125
     QTest::newRow("n=6, one small negative") << std::vector<double>{1.5, -0.5, 2, 3, 4, 5} << 0.0625 << 6;  // -> 0.0625
-    QTest::newRow("n=8, mixed") << std::vector<double>{0.4, -1.0, 2.2, -3.1, 5.0, 6.3, -0.2, 7.7} << 0.171875 << 8;  // -> 0.171875
+    QTest::newRow("n=8, mixed") << std::vector<double>{0.4, -1.0, 2.2, -3.1, 5.0, 6.3, -0.2, 7.7} << 0.171875
+                                << 8;  // -> 0.171875
     QTest::newRow("n=10, mixed") << std::vector<double>{2.1, -0.3, 1.7, 0.9, -1.2, 3.3, 0.4, 1.1, -0.6, 2.5}
                                  << 0.06640625 << 10;  // -> 0.06640625
     // Tied |d| are no problem for a permutation test of the mean: -> 0.16796875.
@@ -196,8 +199,8 @@ class TestStats : public QObject {
     // 22 pairs: sampled, deterministic, and close to the exact p. The exact value, all 2^22 patterns
     // counted by meet in the middle in numpy: 419950 / 4194304 = 0.10012388229370117; scipy's own
     // sample, permutation_test(..., n_resamples=100000, random_state=7) -> 0.1013589864101359.
-    const std::vector<double> d{0.8, -1.1, 0.3, 1.9, -0.4, 0.7, 1.2, -0.9, 0.5, 0.2, -1.4,
-                                1.6, 0.9, -0.2, 0.6, 1.1, -0.7, 0.4, 1.3, -0.5, 0.1, 0.85};
+    const std::vector<double> d{0.8, -1.1, 0.3,  1.9, -0.4, 0.7,  1.2, -0.9, 0.5,  0.2, -1.4,
+                                1.6, 0.9,  -0.2, 0.6, 1.1,  -0.7, 0.4, 1.3,  -0.5, 0.1, 0.85};
     const SignFlipResult a = SignFlipTest::test(d), b = SignFlipTest::test(d);
     QVERIFY(!a.exact);
     QCOMPARE(a.n, 22);
@@ -216,8 +219,8 @@ class TestStats : public QObject {
     QCOMPARE(SignFlipTest::smallestPValue(6), 0.03125);
     QCOMPARE(SignFlipTest::smallestPValue(0), 1.0);
     QCOMPARE(SignFlipTest::pairsNeeded(0.05), 6);
-    QCOMPARE(SignFlipTest::pairsNeeded(0.01), 8);     // 2/128 = 0.0156 is not below 0.01, 2/256 is
-    QCOMPARE(SignFlipTest::pairsNeeded(0.0625), 6);   // p < level: 5 pairs' floor 0.0625 is not enough
+    QCOMPARE(SignFlipTest::pairsNeeded(0.01), 8);    // 2/128 = 0.0156 is not below 0.01, 2/256 is
+    QCOMPARE(SignFlipTest::pairsNeeded(0.0625), 6);  // p < level: 5 pairs' floor 0.0625 is not enough
   }
 
   void positiveIntervalNeverBelowZero() {
@@ -232,8 +235,8 @@ class TestStats : public QObject {
     QVERIFY2(near(m.low(), 0.08851510100777803, 1e-9), qPrintable(QString::number(m.low(), 'g', 17)));
     QVERIFY2(near(m.high(), 32.6497961036733, 1e-9), qPrintable(QString::number(m.high(), 'g', 17)));
     // Never below zero, always around the mean, over samples from tight to wild, with zeros too.
-    const std::vector<std::vector<double>> samples{
-        {10.0, 10.1, 9.9}, {0.001, 5, 0.002}, {0, 0, 3}, {1e-9, 1e3}, {0.3, 0.3, 0.3, 0.31}, {7, 0, 0, 0, 0, 0}};
+    const std::vector<std::vector<double>> samples{{10.0, 10.1, 9.9}, {0.001, 5, 0.002},     {0, 0, 3},
+                                                   {1e-9, 1e3},       {0.3, 0.3, 0.3, 0.31}, {7, 0, 0, 0, 0, 0}};
     for (const auto& s : samples) {
       const MeanInterval i = MeanInterval::ofPositive(s);
       QVERIFY(i.hasInterval());
@@ -256,7 +259,8 @@ class TestStats : public QObject {
     QCOMPARE(a.ci_high, b.ci_high);
     QVERIFY(near(a.mean_difference, 0.985, 1e-12));
     QVERIFY(a.ci_low >= 0.7 && a.ci_high <= 1.3 && a.ci_low < a.mean_difference && a.mean_difference < a.ci_high);
-    const BootstrapInterval c = PairedBootstrap::interval(std::vector<double>{-1.0, 1.2, -0.9, 0.8, 0.1, -0.3, 0.5, -0.6, 0.2, 0.0});
+    const BootstrapInterval c =
+        PairedBootstrap::interval(std::vector<double>{-1.0, 1.2, -0.9, 0.8, 0.1, -0.3, 0.5, -0.6, 0.2, 0.0});
     QVERIFY(c.ci_low < 0 && c.ci_high > 0);
     const BootstrapInterval flat = PairedBootstrap::interval(std::vector<double>{0.5, 0.5, 0.5});
     QCOMPARE(flat.ci_low, 0.5);

@@ -7,10 +7,10 @@
 #include <random>
 
 #include "core/diagnosis/DiagnosisEngine.h"
+#include "core/metrics/SummaryCollector.h"
 #include "core/stats/DistinctCount.h"
 #include "core/stats/LatencySample.h"
 #include "core/stats/Percentiles.h"
-#include "core/metrics/SummaryCollector.h"
 
 using namespace kvscope;
 
@@ -165,8 +165,17 @@ void StreamingStatsTest::summaryCollectorStaysBoundedOnAnEndlessStream() {
     const auto worker = static_cast<WorkerId>(r % 3);
     collector.onEvent(at(t, Admission{r, r, worker, AdmissionResult::Admitted, RoutePath::Seed, 100}));
     const double e2e = latency(rng);
-    collector.onEvent(at(t, RequestDone{r, r, 1, worker, RoutePath::Seed, RequestStatus::Ok,
-                                        secondsToTime(e2e / 4), secondsToTime(e2e), 100, 10, {}}));
+    collector.onEvent(at(t, RequestDone{r,
+                                        r,
+                                        1,
+                                        worker,
+                                        RoutePath::Seed,
+                                        RequestStatus::Ok,
+                                        secondsToTime(e2e / 4),
+                                        secondsToTime(e2e),
+                                        100,
+                                        10,
+                                        {}}));
     if (r % 5 == 0) collector.onEvent(at(t, Eviction{worker, r, 5000, EvictionGranularity::Session, 1}));
     if (r == requests / 2) bytes_at_1m = collector.memoryBytes();
   }
@@ -180,8 +189,10 @@ void StreamingStatsTest::summaryCollectorStaysBoundedOnAnEndlessStream() {
   QVERIFY(std::abs(s.e2e_s.p50 - 1.0) < 0.01);  // the lognormal(0, 1) median is e^0
   for (const WorkerSummary& w : s.workers) {
     QCOMPARE(w.bindings, static_cast<long>(requests / 3) + (w.id == "D0" ? 0 : w.id == "D1" ? 1 : 1));
-    QVERIFY2(std::abs(static_cast<double>(w.sessions) - static_cast<double>(w.bindings)) <= 0.033 * static_cast<double>(w.bindings),
-             qPrintable(QString("%1: %2 sessions of %3").arg(QString::fromStdString(w.id)).arg(w.sessions).arg(w.bindings)));
+    QVERIFY2(
+        std::abs(static_cast<double>(w.sessions) - static_cast<double>(w.bindings)) <=
+            0.033 * static_cast<double>(w.bindings),
+        qPrintable(QString("%1: %2 sessions of %3").arg(QString::fromStdString(w.id)).arg(w.sessions).arg(w.bindings)));
   }
   QVERIFY(std::abs(static_cast<double>(s.eviction_sessions_hit) - requests / 5.0) <= 0.033 * requests / 5.0);
 }
@@ -196,16 +207,20 @@ void StreamingStatsTest::diagnosisStaysBoundedAndStillLinksCrashToCorrection() {
     engine.onEvent(at(t, Correction{1, r, r, 6648, 43459, 43459, CorrectionFault::Crash}));
     if (i % 1000 == 0) engine.onEvent(at(t + 0.004, WorkerCrashed{1, "AssertionError: extend_input_len", 0}));
     engine.onEvent(at(t, Eviction{0, r, 40'000, EvictionGranularity::Session, 1}));
-    engine.onEvent(at(t, RequestDone{r, r, 1, 0, RoutePath::Direct, RequestStatus::Ok, secondsToTime(0.2), secondsToTime(1), 10, 10, {}}));
+    engine.onEvent(
+        at(t, RequestDone{
+                  r, r, 1, 0, RoutePath::Direct, RequestStatus::Ok, secondsToTime(0.2), secondsToTime(1), 10, 10, {}}));
     if (i == 200'000) bytes_early = engine.memoryBytes();
   }
   // Past the sketches' limits only the 10-s failure buckets grow: 4,000 s is 400 of them.
-  QVERIFY2(engine.memoryBytes() <= bytes_early + 400 * 64, qPrintable(QString("%1 -> %2").arg(bytes_early).arg(engine.memoryBytes())));
+  QVERIFY2(engine.memoryBytes() <= bytes_early + 400 * 64,
+           qPrintable(QString("%1 -> %2").arg(bytes_early).arg(engine.memoryBytes())));
   std::vector<Finding> crashes;
   for (const Finding& f : engine.findings())
     if (f.mode == "D") crashes.push_back(f);
   QCOMPARE(crashes.size(), std::size_t{100});  // 400 crashes: the first 100 listed, the rest counted
-  QVERIFY(crashes.front().evidence.find("Correcting streaming-session extend_input_len from 6648") != std::string::npos);
+  QVERIFY(crashes.front().evidence.find("Correcting streaming-session extend_input_len from 6648") !=
+          std::string::npos);
   QCOMPARE(crashes.front().window_start_s, 10.0);  // the correction's time, not the crash's
   QVERIFY(crashes.back().evidence.find("300 more invariant crashes") != std::string::npos);
 }

@@ -18,7 +18,9 @@ namespace {
 // QCOMPARE prints these by name.
 QString str(PairedTest t) { return QString::fromUtf8(toString(t).data(), static_cast<qsizetype>(toString(t).size())); }
 QString str(Verdict v) { return QString::fromUtf8(toString(v).data(), static_cast<qsizetype>(toString(v).size())); }
-QString str(MeanInterval::Scale s) { return QString::fromUtf8(toString(s).data(), static_cast<qsizetype>(toString(s).size())); }
+QString str(MeanInterval::Scale s) {
+  return QString::fromUtf8(toString(s).data(), static_cast<qsizetype>(toString(s).size()));
+}
 
 RunSummary summary(const std::string& policy, std::uint64_t seed, double e2e_mean, long failed = 0) {
   RunSummary s;
@@ -105,8 +107,9 @@ class TestSweepAnalysis : public QObject {
     QCOMPARE(str(a.cells[1][m].comparison->verdict), str(Verdict::NeedsMoreSeeds));
     const SweepReport r(d, a);
     QVERIFY(QString::fromStdString(r.markdown()).contains("| needs >= 6 seeds |"));
-    QCOMPARE(QString::fromStdString(r.json()["points"][1]["metrics"]["e2e_mean_s"]["test"]["verdict"].get<std::string>()),
-             QString("needs more seeds"));
+    QCOMPARE(
+        QString::fromStdString(r.json()["points"][1]["metrics"]["e2e_mean_s"]["test"]["verdict"].get<std::string>()),
+        QString("needs more seeds"));
   }
 
   // The case: 3 seeds, every one better. A bootstrap said "significant, p=0.0001"; three
@@ -119,9 +122,10 @@ class TestSweepAnalysis : public QObject {
     const QString md = QString::fromStdString(r.markdown());
     QVERIFY2(!md.contains("| significant |"), qPrintable(md));
     // E2E mean: the point, pairs, test, p, smallest p, Wilcoxon p, verdict.
-    QVERIFY2(md.contains("| policy=unified | 3 | 10.010 [") &&
-                 md.contains("| -9.0% | 3 | sign-flip (exact, 8 patterns) | 0.250 | 0.250 | 0.250 | needs >= 6 seeds |"),
-             qPrintable(md));
+    QVERIFY2(
+        md.contains("| policy=unified | 3 | 10.010 [") &&
+            md.contains("| -9.0% | 3 | sign-flip (exact, 8 patterns) | 0.250 | 0.250 | 0.250 | needs >= 6 seeds |"),
+        qPrintable(md));
     QVERIFY(md.contains("a verdict needs >= 6 differing pairs"));
     const nlohmann::json t = r.json()["points"][1]["metrics"]["e2e_mean_s"]["test"];
     // The fields other code reads are still there, with the same names.
@@ -136,7 +140,8 @@ class TestSweepAnalysis : public QObject {
     QCOMPARE(QString::fromStdString(row["verdict"].get<std::string>()), QString("needs more seeds"));
     QCOMPARE(row["test"]["smallest_p"].get<double>(), 0.25);
     const QStringList csv = QString::fromStdString(r.csv()).split('\n', Qt::SkipEmptyParts);
-    QVERIFY(csv[0].endsWith(",level,ci_scale,pairs,differing,smallest_p,wilcoxon_p,seeds_needed,verdict_text,diff_ci_low,diff_ci_high"));
+    QVERIFY(csv[0].endsWith(
+        ",level,ci_scale,pairs,differing,smallest_p,wilcoxon_p,seeds_needed,verdict_text,diff_ci_low,diff_ci_high"));
   }
 
   void aMetricTheBaselineNeverHadHasNoPairs() {
@@ -147,9 +152,10 @@ class TestSweepAnalysis : public QObject {
     const std::size_t m = a.metricIndex("token_imbalance");
     QCOMPARE(a.cells[1][m].comparison->pairs, 0);
     const QString md = QString::fromStdString(SweepReport(d, a).markdown());
-    QVERIFY2(md.contains("| policy=unified | 6 | 2.000x [2.000x, 2.000x] | n/a (no baseline value) | 0 | - | - | - | - | "
-                         "no pairs (a side has no value) |"),
-             qPrintable(md));
+    QVERIFY2(
+        md.contains("| policy=unified | 6 | 2.000x [2.000x, 2.000x] | n/a (no baseline value) | 0 | - | - | - | - | "
+                    "no pairs (a side has no value) |"),
+        qPrintable(md));
   }
 
   void intervalsOfPositiveMetricsStayAboveZero() {

@@ -68,7 +68,8 @@ class TestSweepRunner : public QObject {
       second_started.notify_all();
       // The first run waits for the second to start: with two jobs they run at once, one after the
       // other they could not (and the wait would time out).
-      if (paths.size() == 1 && !second_started.wait_for(lock, std::chrono::seconds(20), [&] { return paths.size() >= 2; }))
+      if (paths.size() == 1 &&
+          !second_started.wait_for(lock, std::chrono::seconds(20), [&] { return paths.size() >= 2; }))
         waited_out = true;
       return std::make_unique<CountingRecorder>(path, events);
     });
@@ -94,7 +95,8 @@ class TestSweepRunner : public QObject {
     const auto points = spec.points();
     for (std::size_t p = 0; p < 2; ++p)
       for (std::size_t k = 0; k < 3; ++k) {
-        const RunSummary direct = runSimulation(Scenario::load("e3-load-floor"), spec.optionsFor(points[p], spec.seeds[k]));
+        const RunSummary direct =
+            runSimulation(Scenario::load("e3-load-floor"), spec.optionsFor(points[p], spec.seeds[k]));
         QVERIFY(out.data.runs[p][k].has_value());
         QCOMPARE(QString::fromStdString(withoutWallTime(out.data.runs[p][k]->toJson()).dump()),
                  QString::fromStdString(withoutWallTime(direct.toJson()).dump()));

@@ -98,17 +98,39 @@ class TestSweepSpec : public QObject {
     QTest::addColumn<QString>("grid1");
     QTest::addColumn<QString>("baseline");
     QTest::addColumn<QString>("expected");
-    QTest::newRow("unknown knob") << "Kx=1,2" << "" << "--grid Kx: unknown knob 'Kx'";
-    QTest::newRow("out of range") << "K=0,-5" << "" << "out of range";
-    QTest::newRow("rho out of range") << "rho=0.9,2" << "" << "out of range [0.1, 1]";
-    QTest::newRow("not a number") << "K=0,lots" << "" << "expected a number, got 'lots'";
-    QTest::newRow("whole number") << "session_soft_cap=1.5,2" << "" << "whole number";
-    QTest::newRow("unknown policy") << "policy=kv-aware,fastest" << "" << "unknown policy 'fastest'";
-    QTest::newRow("repeated value") << "K=0,0" << "" << "given twice";
-    QTest::newRow("repeated number") << "K=50,5e1" << "" << "value '5e1' is given twice";
-    QTest::newRow("seed axis") << "seed=1,2" << "" << "--seeds";
-    QTest::newRow("baseline not an axis") << "K=0,200" << "rho=0.9" << "not a grid axis";
-    QTest::newRow("baseline not a value") << "K=0,200" << "K=100" << "'100' is not among";
+    QTest::newRow("unknown knob") << "Kx=1,2"
+                                  << ""
+                                  << "--grid Kx: unknown knob 'Kx'";
+    QTest::newRow("out of range") << "K=0,-5"
+                                  << ""
+                                  << "out of range";
+    QTest::newRow("rho out of range") << "rho=0.9,2"
+                                      << ""
+                                      << "out of range [0.1, 1]";
+    QTest::newRow("not a number") << "K=0,lots"
+                                  << ""
+                                  << "expected a number, got 'lots'";
+    QTest::newRow("whole number") << "session_soft_cap=1.5,2"
+                                  << ""
+                                  << "whole number";
+    QTest::newRow("unknown policy") << "policy=kv-aware,fastest"
+                                    << ""
+                                    << "unknown policy 'fastest'";
+    QTest::newRow("repeated value") << "K=0,0"
+                                    << ""
+                                    << "given twice";
+    QTest::newRow("repeated number") << "K=50,5e1"
+                                     << ""
+                                     << "value '5e1' is given twice";
+    QTest::newRow("seed axis") << "seed=1,2"
+                               << ""
+                               << "--seeds";
+    QTest::newRow("baseline not an axis") << "K=0,200"
+                                          << "rho=0.9"
+                                          << "not a grid axis";
+    QTest::newRow("baseline not a value") << "K=0,200"
+                                          << "K=100"
+                                          << "'100' is not among";
   }
   void validationCatchesBadInput() {
     QFETCH(QString, grid1);
@@ -183,8 +205,10 @@ class TestSweepSpec : public QObject {
 
   void scenarioBesideTheSweepFile() {
     QTemporaryDir dir;
-    QVERIFY(QFile::copy(QString::fromStdString(resourcePath("scenarios/e3-load-floor.json")), dir.filePath("mine.json")));
-    std::ofstream(dir.filePath("s.json").toStdString()) << "{ \"scenario\": \"mine.json\", \"grid\": { \"K\": [0] }, \"seeds\": 1 }";
+    QVERIFY(
+        QFile::copy(QString::fromStdString(resourcePath("scenarios/e3-load-floor.json")), dir.filePath("mine.json")));
+    std::ofstream(dir.filePath("s.json").toStdString())
+        << "{ \"scenario\": \"mine.json\", \"grid\": { \"K\": [0] }, \"seeds\": 1 }";
     const SweepSpec s = SweepFile::load(dir.filePath("s.json").toStdString());
     QCOMPARE(QString::fromStdString(s.scenario), dir.filePath("mine.json"));
     QCOMPARE(errorOf([&] { s.validate(); }), QString());
@@ -193,17 +217,21 @@ class TestSweepSpec : public QObject {
   void sweepFileErrorsNameFileLineAndField_data() {
     QTest::addColumn<QString>("text");
     QTest::addColumn<QString>("expected");
-    QTest::newRow("unknown knob on line 4") << "{\n  \"grid\": {\n    \"K\": [0, 200],\n    \"Kz\": [1]\n  },\n  \"seeds\": 3\n}\n"
-                                            << "s.json:4: field 'grid.Kz': unknown knob 'Kz'";
+    QTest::newRow("unknown knob on line 4")
+        << "{\n  \"grid\": {\n    \"K\": [0, 200],\n    \"Kz\": [1]\n  },\n  \"seeds\": 3\n}\n"
+        << "s.json:4: field 'grid.Kz': unknown knob 'Kz'";
     QTest::newRow("out of range on line 3") << "{\n  \"seeds\": 3,\n  \"grid\": { \"rho\": [0.5, 7] }\n}\n"
                                             << "s.json:3: field 'grid.rho':";
     QTest::newRow("empty axis") << "{\n  \"seeds\": 3,\n  \"grid\": {\n    \"K\": []\n  }\n}\n"
                                 << "s.json:4: field 'grid.K': empty grid";
-    QTest::newRow("empty grid") << "{\n  \"seeds\": 3,\n  \"grid\": {}\n}\n" << "s.json:3: field 'grid': empty grid";
-    QTest::newRow("unknown field") << "{\n  \"seeds\": 3,\n  \"grids\": {}\n}\n" << "s.json:3: field 'grids': unknown field";
+    QTest::newRow("empty grid") << "{\n  \"seeds\": 3,\n  \"grid\": {}\n}\n"
+                                << "s.json:3: field 'grid': empty grid";
+    QTest::newRow("unknown field") << "{\n  \"seeds\": 3,\n  \"grids\": {}\n}\n"
+                                   << "s.json:3: field 'grids': unknown field";
     QTest::newRow("seeds type") << "{\n  \"grid\": { \"K\": [0] },\n  \"seeds\": \"many\"\n}\n"
                                 << "s.json:3: field 'seeds': expected a count or a list";
-    QTest::newRow("syntax") << "{\n  \"grid\": { \"K\": [0, ] }\n}\n" << "s.json:2: invalid JSON";
+    QTest::newRow("syntax") << "{\n  \"grid\": { \"K\": [0, ] }\n}\n"
+                            << "s.json:2: invalid JSON";
   }
   void sweepFileErrorsNameFileLineAndField() {
     QFETCH(QString, text);

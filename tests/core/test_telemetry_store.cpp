@@ -1,15 +1,15 @@
 // The bounded telemetry store the console reads: min/max decimation never hides a spike, memory
 // stays bounded at any run length, and the store's numbers agree with the run's summary.
 #include <QtTest>
-#include <optional>
 #include <numeric>
+#include <optional>
 
 #include <algorithm>
 #include <random>
 
-#include "tests/support/SimHarness.h"
 #include "core/telemetry/MinMaxSeries.h"
 #include "core/telemetry/TelemetryStore.h"
+#include "tests/support/SimHarness.h"
 
 using namespace kvscope;
 using namespace kvscope::test;
@@ -100,7 +100,8 @@ void TelemetryStoreTest::aSampleFromThePastKeepsTheOrder() {
   series.add(secondsToTime(5), 2.0);
   series.add(secondsToTime(11), 3.0);
   const auto& raw = series.raw();
-  QVERIFY(std::is_sorted(raw.begin(), raw.end(), [](const RawSample& a, const RawSample& b) { return a.time < b.time; }));
+  QVERIFY(
+      std::is_sorted(raw.begin(), raw.end(), [](const RawSample& a, const RawSample& b) { return a.time < b.time; }));
   QCOMPARE(series.maxIn(0, secondsToTime(10)), 2.0);  // kept, at the newest time then
 }
 
@@ -168,9 +169,12 @@ void TelemetryStoreTest::boundedRingsDropTheOldest() {
   std::size_t decisions = 0;
   for (const Event& e : log.events) decisions += std::holds_alternative<RouteDecision>(e.payload);
   QVERIFY(decisions > 50);
-  const RequestId first = std::get<RouteDecision>(std::find_if(log.events.begin(), log.events.end(), [](const Event& e) {
-                                                    return std::holds_alternative<RouteDecision>(e.payload);
-                                                  })->payload).request;
+  const RequestId first =
+      std::get<RouteDecision>(
+          std::find_if(log.events.begin(), log.events.end(),
+                       [](const Event& e) { return std::holds_alternative<RouteDecision>(e.payload); })
+              ->payload)
+          .request;
   QVERIFY(!store.decisionFor(first));
 }
 
@@ -187,7 +191,7 @@ void TelemetryStoreTest::decisionsAreFoundWhateverTheIdOrder() {
     std::vector<RequestId> ids(200);
     std::iota(ids.begin(), ids.end(), RequestId{1});
     if (shuffled) std::shuffle(ids.begin() + 20, ids.end(), std::mt19937(3));  // in order at first
-    std::vector<std::pair<RequestId, WorkerId>> routed;  // every decision, in arrival order
+    std::vector<std::pair<RequestId, WorkerId>> routed;                        // every decision, in arrival order
     std::uint64_t seq = 0;
     auto route = [&](RequestId id, WorkerId chosen) {
       RouteDecision d{id, id, 1, "kv-aware", chosen, false, {}};
@@ -204,7 +208,8 @@ void TelemetryStoreTest::decisionsAreFoundWhateverTheIdOrder() {
       for (std::size_t i = routed.size() - 50; i < routed.size(); ++i)
         if (routed[i].first == id) want = routed[i].second;
       const RouteDecision* got = store.decisionFor(id);
-      const QByteArray where = QStringLiteral("%1 ids, request %2").arg(shuffled ? "shuffled" : "ordered").arg(id).toUtf8();
+      const QByteArray where =
+          QStringLiteral("%1 ids, request %2").arg(shuffled ? "shuffled" : "ordered").arg(id).toUtf8();
       QVERIFY2(bool(got) == bool(want), where.constData());
       if (got) QVERIFY2(got->chosen == *want, where.constData());
     }
@@ -217,10 +222,12 @@ void TelemetryStoreTest::aDecisionKeepsItsBestCandidatesAndTheChosen() {
   TelemetryStore store(limits);
   auto decision = [](RequestId id, WorkerId chosen) {
     RouteDecision d{id, id, 1, "kv-aware", chosen, false, {}};
-    for (int w = 0; w < 64; ++w) d.candidates.push_back(CandidateScore{static_cast<WorkerId>(63 - w), 100.0 - w, true, 0, {}});
+    for (int w = 0; w < 64; ++w)
+      d.candidates.push_back(CandidateScore{static_cast<WorkerId>(63 - w), 100.0 - w, true, 0, {}});
     return d;
   };
-  for (RequestId id = 1; id <= 5; ++id) store.ingest(Event{id, static_cast<SimTime>(id), decision(id, id == 5 ? 3 : 63)});
+  for (RequestId id = 1; id <= 5; ++id)
+    store.ingest(Event{id, static_cast<SimTime>(id), decision(id, id == 5 ? 3 : 63)});
   QVERIFY(!store.decisionFor(2));  // three kept: 3, 4, 5
   const RouteDecision* top = store.decisionFor(4);
   QVERIFY(top);

@@ -32,7 +32,8 @@ std::vector<BlockHash> dynamo(int block_size, const std::vector<std::uint32_t>& 
   for (auto t : tokens) args << QString::number(t);
   QProcess p;
   p.start("/usr/bin/python3", args);
-  if (!p.waitForFinished(60000) || p.exitCode() != 0) qFatal("python3 xxhash: %s", p.readAllStandardError().constData());
+  if (!p.waitForFinished(60000) || p.exitCode() != 0)
+    qFatal("python3 xxhash: %s", p.readAllStandardError().constData());
   std::vector<BlockHash> out;
   for (const QByteArray& h : p.readAllStandardOutput().trimmed().split(' '))
     if (!h.isEmpty()) out.push_back(h.toULongLong());
@@ -45,8 +46,8 @@ std::vector<std::uint32_t> range(std::uint32_t from, std::size_t n) {
   return v;
 }
 
-KvBlockStored stored(std::vector<KvBlockKey> keys, std::optional<KvBlockKey> parent, const std::vector<std::uint32_t>& tokens,
-                     std::int64_t block_size) {
+KvBlockStored stored(std::vector<KvBlockKey> keys, std::optional<KvBlockKey> parent,
+                     const std::vector<std::uint32_t>& tokens, std::int64_t block_size) {
   KvBlockStored s;
   s.blocks = std::move(keys);
   s.parent = parent;
@@ -101,7 +102,8 @@ class TestTokenBlockHash : public QObject {
     const auto prompt = range(500, 64);
     const auto want = tokenBlockHashes(prompt, 16);
     KvRouterAlignment a(2, 16);
-    const std::vector<std::uint32_t> first(prompt.begin(), prompt.begin() + 32), rest(prompt.begin() + 32, prompt.end());
+    const std::vector<std::uint32_t> first(prompt.begin(), prompt.begin() + 32),
+        rest(prompt.begin() + 32, prompt.end());
     auto u = a.apply(1, batch({stored({0xA1, 0xA2}, std::nullopt, first, 16)}));
     QCOMPARE(u.stored, std::vector<BlockHash>(want.begin(), want.begin() + 2));
     u = a.apply(1, batch({stored({0xA3, 0xA4}, 0xA2, rest, 16)}));

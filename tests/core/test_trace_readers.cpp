@@ -4,8 +4,8 @@
 #include <QtTest>
 
 #include <algorithm>
-#include <filesystem>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <random>
 #include <set>
@@ -21,9 +21,7 @@ using kvscope::test::testDataPath;
 
 namespace {
 
-std::string tracePath(const QString& rel) {
-  return testDataPath("traces/" + rel.toStdString());
-}
+std::string tracePath(const QString& rel) { return testDataPath("traces/" + rel.toStdString()); }
 
 std::string writeFile(const QTemporaryDir& dir, const QString& name, const QByteArray& content) {
   const std::string path = dir.filePath(name).toStdString();
@@ -58,8 +56,8 @@ QByteArray moon(const QByteArray& in, const QByteArray& out = "5", const QByteAr
 }
 
 // An agentic request the same way, plus raw `extra` fields.
-QByteArray req(const QByteArray& in, const QByteArray& out, const QByteArray& ids,
-               const QByteArray& extra = "", const QByteArray& t = "1") {
+QByteArray req(const QByteArray& in, const QByteArray& out, const QByteArray& ids, const QByteArray& extra = "",
+               const QByteArray& t = "1") {
   QByteArray head = "{\"t\": " + t + ", \"type\": \"n\", ";
   if (!in.isEmpty()) head += "\"in\": " + in + ", ";
   return head + "\"out\": " + out + ", \"hash_ids\": " + ids + extra + "}";
@@ -67,9 +65,9 @@ QByteArray req(const QByteArray& in, const QByteArray& out, const QByteArray& id
 
 const QByteArray kGoodJsonl = moon("600", "5", "[0, 1]", "0");
 const QByteArray kGoodCsvRow = "2023-11-16 18:15:46.6805900,374,44";
-const QByteArray kSubagent =
-    R"({"t": 5, "type": "subagent", "agent_id": "agent_001", "subagent_type": "Explore", )"
-    R"("system_tokens": 10, "tool_tokens": 10, "requests": [)" + req("100", "1", "[7]", "", "0") + "]}";
+const QByteArray kSubagent = R"({"t": 5, "type": "subagent", "agent_id": "agent_001", "subagent_type": "Explore", )"
+                             R"("system_tokens": 10, "tool_tokens": 10, "requests": [)" +
+                             req("100", "1", "[7]", "", "0") + "]}";
 
 QByteArray jsonl(const QByteArray& line2, const QByteArray& line3 = kGoodJsonl) {
   return kGoodJsonl + "\n" + line2 + "\n" + line3 + "\n" + kGoodJsonl + "\n";
@@ -229,8 +227,8 @@ class TestTraceReaders : public QObject {
       const PromptLayout& p = s.turns[0].prompt;
       QCOMPARE(p.source_block_size, 512);
       QCOMPARE(p.source_hashes.size(), std::size_t((p.input_tokens + 511) / 512));  // README: 100% of rows
-      QCOMPARE(p.session_scope, first.prompt.session_scope);  // ids are global across the trace
-      if (conversation) QCOMPARE(p.source_hashes.front(), std::uint64_t(0));  // README
+      QCOMPARE(p.session_scope, first.prompt.session_scope);                        // ids are global across the trace
+      if (conversation) QCOMPARE(p.source_hashes.front(), std::uint64_t(0));        // README
     }
     const std::uint64_t second_id = conversation ? 14 : 80;
     QCOMPARE(w.sessions[1].turns[0].prompt.source_hashes[1], second_id);
@@ -251,7 +249,7 @@ class TestTraceReaders : public QObject {
       QCOMPARE(s.turns[0].prompt.source_block_size, 0);
       scopes.insert(s.turns[0].prompt.session_scope);
     }
-    QCOMPARE(scopes.size(), std::size_t(rows));  // every prompt is unique
+    QCOMPARE(scopes.size(), std::size_t(rows));                                             // every prompt is unique
     if (file.contains("conv")) QVERIFY(std::abs(w.sessions[1].start_s - 4.314579) < 1e-6);  // :50.9951690
   }
 
@@ -292,9 +290,8 @@ class TestTraceReaders : public QObject {
     QTest::addColumn<QList<double>>("subStarts");
     QTest::addColumn<QList<int>>("subBoilerplate");
     // Values from python3's json module on the same files.
-    QTest::newRow("0277") << "trace_0277.json" << 9 << 19560 << 1017 << 15041 << 818.0
-                          << QList<int>{4, 12, 17, 11} << QList<double>{79.224, 183.906, 211.347, 723.533}
-                          << QList<int>{8423, 8423, 8423, 8530};
+    QTest::newRow("0277") << "trace_0277.json" << 9 << 19560 << 1017 << 15041 << 818.0 << QList<int>{4, 12, 17, 11}
+                          << QList<double>{79.224, 183.906, 211.347, 723.533} << QList<int>{8423, 8423, 8423, 8530};
     QTest::newRow("0291") << "trace_0291.json" << 20 << 17869 << 426 << 15484 << 1363.0 << QList<int>{5, 7}
                           << QList<double>{1148.013, 1180.553} << QList<int>{8866, 8866};
     QTest::newRow("0001") << "trace_0001.json" << 41 << 71175 << 169 << 17217 << 5418.0 << QList<int>{}
@@ -345,15 +342,13 @@ class TestTraceReaders : public QObject {
     QTest::addColumn<QStringList>("expected");
     QTest::addColumn<int>("lenientSessions");  // -1: still an error in lenient mode
     QTest::addColumn<int>("lenientSkipped");
-    auto row = [](const char* name, const QByteArray& content, int line, const QStringList& expected,
-                  int sessions, int skipped) {
-      QTest::newRow(name) << name << content << line << expected << sessions << skipped;
-    };
+    auto row = [](const char* name, const QByteArray& content, int line, const QStringList& expected, int sessions,
+                  int skipped) { QTest::newRow(name) << name << content << line << expected << sessions << skipped; };
     row("syntax.jsonl", jsonl(kGoodJsonl, R"({"timestamp": 0, "input_length": 6,, "output_length": 5})"), 3,
         {"invalid JSON", "at column"}, 3, 1);
     row("missing.jsonl", jsonl(moon("6", "", "[]")), 2, {"field 'output_length'", "missing"}, 3, 1);
-    row("type.jsonl", jsonl(moon("\"abc\"")), 2,
-        {"field 'input_length'", "expected an integer > 0, got \"abc\""}, 3, 1);
+    row("type.jsonl", jsonl(moon("\"abc\"")), 2, {"field 'input_length'", "expected an integer > 0, got \"abc\""}, 3,
+        1);
     row("neg.jsonl", jsonl(moon("6", "-5")), 2, {"field 'output_length'", "an integer >= 0, got -5"}, 3, 1);
     row("frac.jsonl", jsonl(moon("6.5")), 2, {"field 'input_length'", "got 6.5"}, 3, 1);
     row("huge.jsonl", jsonl(moon("99999999999999999999")), 2, {"field 'input_length'", "got 1e+20"}, 3, 1);
@@ -366,8 +361,7 @@ class TestTraceReaders : public QObject {
     row("idtype.jsonl", jsonl(moon("600", "5", "{}")), 2, {"field 'hash_ids'", "got an object"}, 3, 1);
     row("array.jsonl", jsonl("[1, 2]"), 2, {"expected a JSON object"}, 3, 1);
     row("columns.csv", csv(kGoodCsvRow, "2023-11-16 18:15:47.0,5"), 3, {"expected 3 columns", "got 2"}, 2, 1);
-    row("time.csv", csv("2023-11-16 25:15:46.1,10,2"), 2,
-        {"field 'TIMESTAMP'", "got \"2023-11-16 25:15:46.1\""}, 2, 1);
+    row("time.csv", csv("2023-11-16 25:15:46.1,10,2"), 2, {"field 'TIMESTAMP'", "got \"2023-11-16 25:15:46.1\""}, 2, 1);
     row("digits.csv", csv("2023-11-16 18:15:46.123456789,10,2"), 2, {"field 'TIMESTAMP'"}, 2, 1);
     row("date.csv", csv("2023-02-29 18:15:46,10,2"), 2, {"field 'TIMESTAMP'"}, 2, 1);
     row("int.csv", csv("2023-11-16 18:15:46,abc,2"), 2,
@@ -465,7 +459,8 @@ class TestTraceReaders : public QObject {
     QByteArray inner = R"({"t": 0, "type": "n", "in": 100, "out": 1, "hash_ids": [7]})";
     for (int i = 0; i < 40; ++i)
       inner = R"({"t": 1, "type": "subagent", "subagent_type": "E", "system_tokens": 1, "tool_tokens": 1, )"
-              R"("requests": [)" + inner + "]}";
+              R"("requests": [)" +
+              inner + "]}";
     QTemporaryDir dir;
     const std::string path = writeFile(dir, "deep.json", agentic(inner));
     const QString message = errorOf(path);
@@ -491,10 +486,17 @@ class TestTraceReaders : public QObject {
         for (int edits = 1 + rng() % 4; edits > 0 && !data.isEmpty(); --edits) {
           const int at = rng() % data.size();
           switch (rng() % 4) {
-            case 0: data[at] = alphabet[rng() % alphabet.size()]; break;
-            case 1: data.insert(at, alphabet[rng() % alphabet.size()]); break;
-            case 2: data.remove(at, 1 + rng() % 8); break;
-            default: data.truncate(at);
+            case 0:
+              data[at] = alphabet[rng() % alphabet.size()];
+              break;
+            case 1:
+              data.insert(at, alphabet[rng() % alphabet.size()]);
+              break;
+            case 2:
+              data.remove(at, 1 + rng() % 8);
+              break;
+            default:
+              data.truncate(at);
           }
         }
         const std::string path = writeFile(dir, name, data);

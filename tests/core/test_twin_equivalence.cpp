@@ -39,7 +39,9 @@ void compare(const Scenario& s, const std::string& trace) {
   if (a != per_block.end() || b != per_run.end()) {
     const auto at = a - per_block.begin();
     QFAIL(qPrintable(QString("streams differ at event %1 of %2/%3:\n  per block: %4\n  per run:   %5")
-                         .arg(at).arg(per_block.size()).arg(per_run.size())
+                         .arg(at)
+                         .arg(per_block.size())
+                         .arg(per_run.size())
                          .arg(a == per_block.end() ? "(end)" : QString::fromStdString(a->substr(0, 400)))
                          .arg(b == per_run.end() ? "(end)" : QString::fromStdString(b->substr(0, 400)))));
   }

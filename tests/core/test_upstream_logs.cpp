@@ -26,7 +26,7 @@ using namespace kvscope;
 namespace {
 
 struct Line {
-  int number = 0;        // in the .log file
+  int number = 0;  // in the .log file
   std::string text;
   std::string role;      // "P0", "D0".."D2", "-" (a traceback line: no worker of its own)
   std::string expected;  // the rest of the .expected line
@@ -50,7 +50,11 @@ std::vector<Line> load(const std::string& log, const std::string& expected, QStr
     if (!s.starts_with("#")) lines.push_back({n, s, {}, {}});
   const auto exp = dataLines(expected);
   if (lines.empty() || exp.size() != lines.size()) {
-    error = QString("%1 data lines in %2, %3 in %4").arg(lines.size()).arg(log.c_str()).arg(exp.size()).arg(expected.c_str());
+    error = QString("%1 data lines in %2, %3 in %4")
+                .arg(lines.size())
+                .arg(log.c_str())
+                .arg(exp.size())
+                .arg(expected.c_str());
     return {};
   }
   for (std::size_t i = 0; i < lines.size(); ++i) {
@@ -98,7 +102,8 @@ std::string events(const LogMapping& m) {
       add("link(P" + std::to_string(l->prefill) + "-D" + std::to_string(l->worker) + " " + kStates[int(l->state)] +
           (l->aborted_requests ? " aborted=" + std::to_string(l->aborted_requests) : "") + ")");
     else if (const auto* t = std::get_if<TransferFinished>(&e))
-      add(std::string("transfer(P") + std::to_string(t->prefill) + "-D" + std::to_string(t->worker) + (t->ok ? " ok)" : " failed)"));
+      add(std::string("transfer(P") + std::to_string(t->prefill) + "-D" + std::to_string(t->worker) +
+          (t->ok ? " ok)" : " failed)"));
     else if (const auto* d = std::get_if<RequestDone>(&e))
       add(d->status == RequestStatus::Failed ? "request(failed)" : "request(ok)");
     else if (const auto* c = std::get_if<WorkerCrashed>(&e))
@@ -187,8 +192,8 @@ class TestUpstreamLogs : public QObject {
  private slots:
   void sglangSchedulerLog() {
     QString error;
-    const auto lines = load(kUpstreamLogs + "/sglang_scheduler.log",
-                            kUpstreamLogs + "/sglang_scheduler.expected", error);
+    const auto lines =
+        load(kUpstreamLogs + "/sglang_scheduler.log", kUpstreamLogs + "/sglang_scheduler.expected", error);
     QVERIFY2(!lines.empty(), qPrintable(error));
     const LiveAddressBook book = labBook();
     int total = 0, recognised = 0, correct = 0, folded = 0, crashes = 0;
@@ -197,7 +202,7 @@ class TestUpstreamLogs : public QObject {
       const LogRecord r = SchedulerLogParser::parse(l.text);
       std::string actual = describe(r);
       if (l.role != "-") {
-        LogEventMapper mapper(worker(l.role), &book);  // fresh: a line's own mapping, not its history's
+        LogEventMapper mapper(worker(l.role), &book);       // fresh: a line's own mapping, not its history's
         MooncakeLogMapper mooncake(worker(l.role), &book);  // Mooncake's glog lines in the same stderr
         actual += " -> " + events(r.kind == LogLineKind::MooncakeGlog ? mooncake.feed(r.message) : mapper.map(r));
         ++total;
@@ -209,12 +214,15 @@ class TestUpstreamLogs : public QObject {
       }
       if (printActual()) std::printf("%s %s\n", l.role.c_str(), actual.c_str());
       if (actual != l.expected)
-        wrong << QString("line %1: %2\n  expected: %3\n  actual:   %4").arg(l.number).arg(l.text.c_str(), l.expected.c_str(), actual.c_str());
+        wrong << QString("line %1: %2\n  expected: %3\n  actual:   %4")
+                     .arg(l.number)
+                     .arg(l.text.c_str(), l.expected.c_str(), actual.c_str());
       else if (l.role != "-")
         ++correct;
     }
-    std::printf("sglang scheduler log: %d/%d lines recognised, %d/%d lines mapped as expected (%d traceback lines folded)\n",
-                recognised, total, correct, total, folded);
+    std::printf(
+        "sglang scheduler log: %d/%d lines recognised, %d/%d lines mapped as expected (%d traceback lines folded)\n",
+        recognised, total, correct, total, folded);
     QVERIFY2(wrong.isEmpty(), qPrintable(wrong.join("\n")));
     QCOMPARE(recognised, total);
 
@@ -230,7 +238,8 @@ class TestUpstreamLogs : public QObject {
       if (r.kind == LogLineKind::SchedulerException) exceptions.push_back(r.exception);
     QCOMPARE(int(exceptions.size()), crashes);
     QCOMPARE(reader.counts().folded, long(folded));
-    QCOMPARE(exceptions.at(0), std::string("AssertionError: req_pool_indices is full! There is a bug in memory estimation."));
+    QCOMPARE(exceptions.at(0),
+             std::string("AssertionError: req_pool_indices is full! There is a bug in memory estimation."));
     QCOMPARE(exceptions.at(1), std::string("RuntimeError: CUDA error: an illegal memory access was encountered"));
     QCOMPARE(exceptions.at(2), std::string("torch.cuda.OutOfMemoryError: CUDA out of memory."));
     QCOMPARE(reader.counts().unknown, 0L);
@@ -261,13 +270,16 @@ class TestUpstreamLogs : public QObject {
       }
       if (printActual()) std::printf("%s %s\n", l.role.c_str(), actual.c_str());
       if (actual != l.expected)
-        wrong << QString("line %1: %2\n  expected: %3\n  actual:   %4").arg(l.number).arg(l.text.c_str(), l.expected.c_str(), actual.c_str());
+        wrong << QString("line %1: %2\n  expected: %3\n  actual:   %4")
+                     .arg(l.number)
+                     .arg(l.text.c_str(), l.expected.c_str(), actual.c_str());
       else if (l.role != "-")
         ++correct;
     }
-    std::printf("vllm engine log: %d/%d lines recognised (the rest are start-up and access lines), %d/%d mapped as "
-                "expected, %d continuation lines\n",
-                recognised, total, correct, total, continued);
+    std::printf(
+        "vllm engine log: %d/%d lines recognised (the rest are start-up and access lines), %d/%d mapped as "
+        "expected, %d continuation lines\n",
+        recognised, total, correct, total, continued);
     QVERIFY2(wrong.isEmpty(), qPrintable(wrong.join("\n")));
 
     // As one decode worker's stream (every line, as a vLLM server's log interleaves its processes).
@@ -292,7 +304,8 @@ class TestUpstreamLogs : public QObject {
     // Eleven failure lines: six requests the decode side failed to pull (three of them logged by
     // TP0 and TP1 alike) and two prefill-side errors: eight failed transfers, not eleven.
     QCOMPARE(failed_transfers, 8);
-    std::printf("vllm engine log as one stream: %d failed transfers, %d failed requests\n", failed_transfers, failed_requests);
+    std::printf("vllm engine log as one stream: %d failed transfers, %d failed requests\n", failed_transfers,
+                failed_requests);
   }
 
   // Data-parallel engines of one vLLM server are one worker: their stats lines add up (requests)
@@ -302,8 +315,8 @@ class TestUpstreamLogs : public QObject {
     const auto line = [](const char* engine, int running, int waiting, double usage) {
       return std::string("(APIServer pid=7) INFO 08-20 09:14:02 [loggers.py:123] Engine ") + engine +
              ": Avg prompt throughput: 1.0 tokens/s, Avg generation throughput: 2.0 tokens/s, Running: " +
-             std::to_string(running) + " reqs, Waiting: " + std::to_string(waiting) + " reqs, GPU KV cache usage: " +
-             num(usage) + "%, Prefix cache hit rate: 50.0%";
+             std::to_string(running) + " reqs, Waiting: " + std::to_string(waiting) +
+             " reqs, GPU KV cache usage: " + num(usage) + "%, Prefix cache hit rate: 50.0%";
     };
     mapper.map(SchedulerLogParser::parse(line("000", 10, 1, 40)));
     const LogMapping both = mapper.map(SchedulerLogParser::parse(line("001", 6, 2, 20)));
@@ -314,8 +327,9 @@ class TestUpstreamLogs : public QObject {
     const LogMapping again = mapper.map(SchedulerLogParser::parse(line("000", 1, 0, 10)));
     QCOMPARE(again.gauges->running_req, std::int64_t{7});  // engine 000's newest line replaces its last
     for (const char* dp : {"EngineCore_DP0", "EngineCore_DP1"})
-      mapper.map(SchedulerLogParser::parse(std::string("(") + dp +
-                                           " pid=9) INFO 08-20 09:13:31 [kv_cache_utils.py:1087] GPU KV cache size: 436,880 tokens"));
+      mapper.map(SchedulerLogParser::parse(
+          std::string("(") + dp +
+          " pid=9) INFO 08-20 09:13:31 [kv_cache_utils.py:1087] GPU KV cache size: 436,880 tokens"));
     const LogMapping pool = mapper.map(SchedulerLogParser::parse(
         "(EngineCore_DP1 pid=9) INFO 08-20 09:13:32 [kv_cache_utils.py:1087] GPU KV cache size: 436,880 tokens"));
     QCOMPARE(pool.gauges->capacity_tokens, std::int64_t{2 * 436880});  // a repeated line is not counted twice
@@ -349,8 +363,12 @@ class TestUpstreamLogs : public QObject {
       ++total;
       if (r.kind != MooncakeLineKind::Unknown && r.kind != MooncakeLineKind::NotGlog) ++recognised;
       if (printActual()) std::printf("%s %s\n", l.role.c_str(), actual.c_str());
-      if (actual == l.expected) ++correct;
-      else wrong << QString("line %1: %2\n  expected: %3\n  actual:   %4").arg(l.number).arg(l.text.c_str(), l.expected.c_str(), actual.c_str());
+      if (actual == l.expected)
+        ++correct;
+      else
+        wrong << QString("line %1: %2\n  expected: %3\n  actual:   %4")
+                     .arg(l.number)
+                     .arg(l.text.c_str(), l.expected.c_str(), actual.c_str());
     }
     std::printf("mooncake transfer-engine log: %d/%d lines recognised, %d/%d lines mapped as expected\n", recognised,
                 total, correct, total);
@@ -378,7 +396,8 @@ class TestUpstreamLogs : public QObject {
     SchedulerLogReader reader;
     reader.feed("[2026-08-20 09:14:02 TP0] Xyz batch. #foo: 12");
     reader.feed("[2026-08-20 09:14:03 TP1] Xyz batch. #foo: 7");
-    reader.feed("[2026-08-20 09:14:03 TP1] Load weight end. type=LlamaForCausalLM, dtype=torch.bfloat16, mem usage=15.06 GB.");
+    reader.feed(
+        "[2026-08-20 09:14:03 TP1] Load weight end. type=LlamaForCausalLM, dtype=torch.bfloat16, mem usage=15.06 GB.");
     const auto top = reader.unknownShapes().top(1);
     QCOMPARE(reader.unknownShapes().total(), 3L);
     QCOMPARE(LineShapeCounter::describe(top.at(0)), std::string("2 lines like \"Xyz batch. #foo: <n>\""));

@@ -182,8 +182,8 @@ class TestUpstreamMetrics : public QObject {
     QCOMPARE(block.used(), std::int64_t(7 * 24 + 5));
     QCOMPARE(block.evictableTokens(), block.used());  // nothing locked: all radix cache
     QCOMPARE(block.heldTokens(), std::int64_t(0));
-    block.lock(2);        // a turn of session 2 runs
-    block.reserve(100);   // its new tokens
+    block.lock(2);       // a turn of session 2 runs
+    block.reserve(100);  // its new tokens
     QCOMPARE(block.heldTokens(), std::int64_t(5 * 24 + 100));
     QCOMPARE(block.evictableTokens(), std::int64_t(2 * 24 + 5));  // session 1's own blocks and tail
     QCOMPARE(block.heldPeakSinceReset(), std::int64_t(5 * 24 + 100));

@@ -46,7 +46,8 @@ class TestVllmMetrics : public QObject {
  private slots:
   void everyFixtureParsesAndIsVllm_data() {
     QTest::addColumn<QString>("file");
-    for (const char* f : {"vllm_v0_8.prom", "vllm_v0_10.prom", "vllm_v0_18.prom", "vllm_v0_18_2.prom"}) QTest::newRow(f) << f;
+    for (const char* f : {"vllm_v0_8.prom", "vllm_v0_10.prom", "vllm_v0_18.prom", "vllm_v0_18_2.prom"})
+      QTest::newRow(f) << f;
   }
   void everyFixtureParsesAndIsVllm() {
     QFETCH(QString, file);
@@ -70,7 +71,7 @@ class TestVllmMetrics : public QObject {
     QCOMPARE(*m.token_usage, 0.4137);  // gpu_cache_usage_perc
     QCOMPARE(*m.prefix_queried_tokens_total, 178588.0);
     QCOMPARE(*m.prefix_hit_tokens_total, 109932.0);
-    QVERIFY(m.prefix_block_counted);  // gpu_prefix_cache_* alone: 0.8 counted blocks
+    QVERIFY(m.prefix_block_counted);   // gpu_prefix_cache_* alone: 0.8 counted blocks
     QVERIFY(!m.max_total_num_tokens);  // num_gpu_blocks="None" in 0.8's cache_config_info
     QVERIFY(m.itl->count > 0);
     QVERIFY(!m.tpot);

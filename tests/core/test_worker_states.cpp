@@ -6,9 +6,9 @@
 
 #include <random>
 
-#include "tests/support/SimHarness.h"
 #include "core/telemetry/TelemetryStore.h"
 #include "core/telemetry/WorkerStateTracker.h"
+#include "tests/support/SimHarness.h"
 
 using namespace kvscope;
 using namespace kvscope::test;
@@ -17,8 +17,8 @@ namespace {
 struct Seen {
   std::map<std::string, std::set<std::string>> kinds;  // per worker, every state it was in
   std::map<std::string, WorkerState> last;
-  std::map<std::string, std::string> cold_cause;       // the last "cold: ..." line, per worker
-  long evicting_checked = 0;  // "evicting: N in 60 s" states whose N was checked
+  std::map<std::string, std::string> cold_cause;  // the last "cold: ..." line, per worker
+  long evicting_checked = 0;                      // "evicting: N in 60 s" states whose N was checked
 };
 
 Seen play(const std::string& scenario, double seconds) {
@@ -36,7 +36,8 @@ Seen play(const std::string& scenario, double seconds) {
     for (const WorkerSeries& w : store.workers()) bindings_seen |= w.last_admitted >= 0;
     for (const WorkerState& s : tracker.update(store)) {
       const WorkerSeries& w = store.workers()[static_cast<std::size_t>(s.store_index)];
-      const std::string at = scenario + " " + s.worker + " at " + std::to_string(timeToSeconds(store.now())) + " s: " + s.cause;
+      const std::string at =
+          scenario + " " + s.worker + " at " + std::to_string(timeToSeconds(store.now())) + " s: " + s.cause;
       if (!w.alive) QTest::qVerify(s.kind == WorkerStateKind::Crashed, "crashed", at.c_str(), __FILE__, __LINE__);
       const bool crashed_in_window = w.crashed_at >= 0 && store.now() - w.crashed_at < tracker.options().window;
       if (crashed_in_window)
@@ -49,7 +50,8 @@ Seen play(const std::string& scenario, double seconds) {
         const auto [first, last] = store.discreteRange(store.now() - tracker.options().eviction_window, store.now());
         long evictions = 0;
         for (std::size_t k = first; k < last; ++k)
-          if (const auto* ev = std::get_if<Eviction>(&store.discreteEvents()[k].payload)) evictions += ev->worker == s.store_index;
+          if (const auto* ev = std::get_if<Eviction>(&store.discreteEvents()[k].payload))
+            evictions += ev->worker == s.store_index;
         const std::string want = "evicting: " + std::to_string(evictions) + " in 60 s";
         QTest::qVerify(s.cause == want, "the window's evictions", (at + ", want " + want).c_str(), __FILE__, __LINE__);
         ++seen.evicting_checked;
@@ -85,7 +87,8 @@ class WorkerStatesTest : public QObject {
     const Seen seen = play("e2-cold-d", 1466);
     QVERIFY(seen.kinds.at("D2").count("cold"));
     QVERIFY(!seen.kinds.at("D2").count("ok"));
-    QVERIFY2(QString::fromStdString(seen.cold_cause.at("D2")).startsWith("cold: 0 bindings since"), seen.cold_cause.at("D2").c_str());
+    QVERIFY2(QString::fromStdString(seen.cold_cause.at("D2")).startsWith("cold: 0 bindings since"),
+             seen.cold_cause.at("D2").c_str());
     QVERIFY(!seen.kinds.at("D0").count("cold"));
     if (seen.last.at("D2").kind == WorkerStateKind::Idle)
       for (const char* other : {"D0", "D1"}) QVERIFY(seen.last.at(other).kind != WorkerStateKind::Ok);
@@ -102,13 +105,15 @@ class WorkerStatesTest : public QObject {
         TelemetryStore store;
         std::uint64_t seq = 0;
         RunStarted run;
-        for (int w = 0; w < 64; ++w) run.workers.push_back(WorkerInfo{"D" + std::to_string(w), WorkerRole::Decode, 100000});
+        for (int w = 0; w < 64; ++w)
+          run.workers.push_back(WorkerInfo{"D" + std::to_string(w), WorkerRole::Decode, 100000});
         store.ingest(Event{++seq, 0, run});
         RequestId id = 0;
         for (int second = 0; second <= 240; ++second) {
           const SimTime t = secondsToTime(second);
           Snapshot snap;
-          for (int w = 0; w < 64; ++w) snap.workers.push_back(WorkerGauges{w, 50000, 100000, 50000, 2, 0, 5, 5, 0, true});
+          for (int w = 0; w < 64; ++w)
+            snap.workers.push_back(WorkerGauges{w, 50000, 100000, 50000, 2, 0, 5, 5, 0, true});
           store.ingest(Event{++seq, t, snap});
           // ~4 bindings a second (~480 in a 120-s window, ~7.5 per D); 8 where one D is starved, so
           // that its 0 of ~15 expected is beyond chance across 64 D.
@@ -154,9 +159,10 @@ class WorkerStatesTest : public QObject {
       for (int w = 0; w < 4; ++w) snap.workers.push_back(WorkerGauges{w, 50000, 100000, 50000, 2, 0, 5, 5, 0, true});
       store.ingest(Event{++seq, t, snap});
       const int phase = second < 150 ? 0 : second < 300 ? 1 : 2;
-      for (int k = 0; k < 10; ++k) {  // ten bindings a second
+      for (int k = 0; k < 10; ++k) {                                // ten bindings a second
         const int d3_every = phase == 0 ? 0 : phase == 1 ? 10 : 4;  // D3's share: 0, 10%, 25%
-        const WorkerId w = d3_every > 0 && (id % static_cast<RequestId>(d3_every)) == 0 ? 3 : static_cast<WorkerId>(id % 3);
+        const WorkerId w =
+            d3_every > 0 && (id % static_cast<RequestId>(d3_every)) == 0 ? 3 : static_cast<WorkerId>(id % 3);
         ++id;
         store.ingest(Event{++seq, t + k, Admission{id, id, w, AdmissionResult::Admitted, RoutePath::Direct, 1000}});
       }

@@ -8,23 +8,23 @@
 #include <QRegularExpression>
 #include <QtTest>
 
-#include "widgets/charts/DecodeLoadModel.h"
-#include "widgets/charts/DecodeLoadPanel.h"
-#include "widgets/knobs/KnobsPanel.h"
-#include "widgets/charts/KvPoolPanel.h"
-#include "widgets/charts/TimeSeriesChart.h"
-#include "widgets/timeline/ReplayControlsPanel.h"
-#include "widgets/runs/MarkedRunTableModel.h"
-#include "widgets/common/ViewState.h"
 #include "app/gui/ExportActions.h"
 #include "app/gui/MainWindow.h"
 #include "app/gui/PanelDocks.h"
-#include "widgets/common/RunSession.h"
-#include "widgets/runs/RunsDock.h"
 #include "app/gui/SourceFactory.h"
 #include "core/source/EmbeddedSimulationSource.h"
 #include "tests/support/CliRunner.h"
 #include "tests/support/SimHarness.h"
+#include "widgets/charts/DecodeLoadModel.h"
+#include "widgets/charts/DecodeLoadPanel.h"
+#include "widgets/charts/KvPoolPanel.h"
+#include "widgets/charts/TimeSeriesChart.h"
+#include "widgets/common/RunSession.h"
+#include "widgets/common/ViewState.h"
+#include "widgets/knobs/KnobsPanel.h"
+#include "widgets/runs/MarkedRunTableModel.h"
+#include "widgets/runs/RunsDock.h"
+#include "widgets/timeline/ReplayControlsPanel.h"
 
 using namespace kvscope;
 
@@ -143,7 +143,8 @@ void ConsoleTest::connectedColdDecodeRecoversWithLoadFloor() {
 void ConsoleTest::replayJumpsToTheCrashAndSelectsIt() {
   QTemporaryDir dir;
   const QString recording = dir.filePath("crash.kvrec");
-  const auto result = test::runCli({"simulate", "--scenario", "invariant-crash", "--duration", "1800", "--record", recording});
+  const auto result =
+      test::runCli({"simulate", "--scenario", "invariant-crash", "--duration", "1800", "--record", recording});
   QVERIFY2(result.code == 0, result.err.constData());
 
   MainWindow window;
@@ -206,7 +207,9 @@ void ConsoleTest::screenshotModeWritesThePng() {
   QVERIFY(help.waitForFinished(30000));
   QCOMPARE(help.exitCode(), 0);
   const QString version = QString::fromUtf8(help.readAllStandardOutput());
-  QVERIFY2(QRegularExpression(R"(^kvscope \d+\.\d+\.\d+ \(git ([0-9a-f]{12}(-dirty)?|unknown)\)\n$)").match(version).hasMatch(),
+  QVERIFY2(QRegularExpression(R"(^kvscope \d+\.\d+\.\d+ \(git ([0-9a-f]{12}(-dirty)?|unknown)\)\n$)")
+               .match(version)
+               .hasMatch(),
            qPrintable(version));
 }
 
@@ -260,7 +263,8 @@ void ConsoleTest::numberTablesRefreshFourTimesASecond() {
   DecodeLoadModel& model = window.docks().decodeLoad().model();
   auto bindings = [&] {
     long n = 0;
-    for (int row = 0; row < model.rowCount(); ++row) n += model.index(row, DecodeLoadModel::Bindings).data().toLongLong();
+    for (int row = 0; row < model.rowCount(); ++row)
+      n += model.index(row, DecodeLoadModel::Bindings).data().toLongLong();
     return n;
   };
   TelemetryStore store;
@@ -323,11 +327,14 @@ void ConsoleTest::aChartWithStaleColumnsIsRefreshedOnTheNextFrame() {
 
 void ConsoleTest::exportsSummaryAsCsvAndMarkdown() {
   MainWindow window;
-  window.openSource(std::make_unique<EmbeddedSimulationSource>("e2-cold-d", [] {
-    SimulationOptions o;
-    o.duration_s = 600;
-    return o;
-  }(), 0));
+  window.openSource(std::make_unique<EmbeddedSimulationSource>(
+      "e2-cold-d",
+      [] {
+        SimulationOptions o;
+        o.duration_s = 600;
+        return o;
+      }(),
+      0));
   QTRY_VERIFY_WITH_TIMEOUT(window.session().store().finished(), 60000);
   QTemporaryDir dir;
   ExportActions exporter(window, window.session());

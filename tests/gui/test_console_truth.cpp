@@ -20,30 +20,30 @@
 #include <QTableView>
 #include <QtTest>
 
-#include "widgets/charts/DecodeLoadModel.h"
-#include "widgets/charts/DecodeLoadPanel.h"
-#include "widgets/diagnosis/DiagnosisPanel.h"
-#include "widgets/diagnosis/FindingsModel.h"
-#include "widgets/timeline/EventTimelinePanel.h"
-#include "widgets/timeline/EventTimelineView.h"
-#include "widgets/knobs/KnobsPanel.h"
-#include "widgets/charts/KvPoolPanel.h"
-#include "widgets/charts/LatencyPanel.h"
-#include "widgets/charts/TimeSeriesChart.h"
-#include "widgets/knobs/WhatIfPanel.h"
-#include "widgets/knobs/WhatIfTable.h"
-#include "app/gui/PreviewController.h"
-#include "core/run/WhatIfPreview.h"
-#include "widgets/common/ViewState.h"
 #include "app/gui/MainWindow.h"
 #include "app/gui/PanelDocks.h"
-#include "widgets/common/RunSession.h"
+#include "app/gui/PreviewController.h"
 #include "app/gui/SourceFactory.h"
-#include "core/metrics/RunAnalysis.h"
 #include "backend/recording/RecordingPlayer.h"
+#include "core/metrics/RunAnalysis.h"
+#include "core/run/WhatIfPreview.h"
 #include "core/source/EmbeddedSimulationSource.h"
 #include "tests/support/ChartTruth.h"
 #include "tests/support/CliRunner.h"
+#include "widgets/charts/DecodeLoadModel.h"
+#include "widgets/charts/DecodeLoadPanel.h"
+#include "widgets/charts/KvPoolPanel.h"
+#include "widgets/charts/LatencyPanel.h"
+#include "widgets/charts/TimeSeriesChart.h"
+#include "widgets/common/RunSession.h"
+#include "widgets/common/ViewState.h"
+#include "widgets/diagnosis/DiagnosisPanel.h"
+#include "widgets/diagnosis/FindingsModel.h"
+#include "widgets/knobs/KnobsPanel.h"
+#include "widgets/knobs/WhatIfPanel.h"
+#include "widgets/knobs/WhatIfTable.h"
+#include "widgets/timeline/EventTimelinePanel.h"
+#include "widgets/timeline/EventTimelineView.h"
 
 using namespace kvscope;
 using namespace kvscope::test;
@@ -100,8 +100,9 @@ void checkColdDecodePreview(MainWindow& window) {
       if (w.id == worker) return w.share;
     return -1.0;
   };
-  QVERIFY2(share(r->with.horizon, "D2") > share(r->without.horizon, "D2") + 0.1,
-           qPrintable(QStringLiteral("%1 vs %2").arg(share(r->with.horizon, "D2")).arg(share(r->without.horizon, "D2"))));
+  QVERIFY2(
+      share(r->with.horizon, "D2") > share(r->without.horizon, "D2") + 0.1,
+      qPrintable(QStringLiteral("%1 vs %2").arg(share(r->with.horizon, "D2")).arg(share(r->without.horizon, "D2"))));
   QVERIFY(window.docks().whatIf().table().text().contains("D2 share"));
   window.docks().refresh(store, true);
   TimeSeriesChart& kv = window.docks().kvPools().occupancyChart();
@@ -155,7 +156,8 @@ class ConsoleTruthTest : public QObject {
       for (int s = 0; s < chart.seriesCount(); ++s) {
         WorkerId worker = kNoWorker;  // the ghost series of a preview match no worker
         for (std::size_t i = 0; i < store.workers().size(); ++i)
-          if (QString::fromStdString(store.workers()[i].info.name) == chart.seriesName(s)) worker = static_cast<WorkerId>(i);
+          if (QString::fromStdString(store.workers()[i].info.name) == chart.seriesName(s))
+            worker = static_cast<WorkerId>(i);
         if (worker == kNoWorker) continue;
         ++checked;
         const auto samples = kvSamples(events, worker, target);
@@ -168,7 +170,12 @@ class ConsoleTruthTest : public QObject {
           const auto& d = drawn[static_cast<std::size_t>(c)];
           QVERIFY2(e.present == d.present && (!e.present || (e.lo == d.lo && e.hi == d.hi)),
                    qPrintable(QStringLiteral("%1, %2 column %3: drawn %4..%5, samples %6..%7")
-                                  .arg(where, chart.seriesName(s)).arg(c).arg(d.lo).arg(d.hi).arg(e.lo).arg(e.hi)));
+                                  .arg(where, chart.seriesName(s))
+                                  .arg(c)
+                                  .arg(d.lo)
+                                  .arg(d.hi)
+                                  .arg(e.lo)
+                                  .arg(e.hi)));
         }
       }
       QCOMPARE(checked, 3);
@@ -190,7 +197,9 @@ class ConsoleTruthTest : public QObject {
   void anImportedRunShowsItsFailures() {
     QTemporaryDir dir;
     const QString recording = dir.filePath("import.kvrec");
-    RUN_EXPECT(imp, 0, {"import", "--cluster", QString::fromStdString(testDataPath("import_run/cluster.yaml")), "-o", recording});
+    RUN_EXPECT(
+        imp, 0,
+        {"import", "--cluster", QString::fromStdString(testDataPath("import_run/cluster.yaml")), "-o", recording});
     MainWindow window;
     replayWhole(window, recording);
     if (QTest::currentTestFailed()) return;
@@ -224,7 +233,8 @@ class ConsoleTruthTest : public QObject {
     // The link the logs failed is what the links panel last heard about it.
     const LinkSeries* link = store.link(0, 0);
     QVERIFY(link);
-    QVERIFY2(QString::fromStdString(link->last_failure).contains("Decode instance could be dead"), link->last_failure.c_str());
+    QVERIFY2(QString::fromStdString(link->last_failure).contains("Decode instance could be dead"),
+             link->last_failure.c_str());
   }
 
   // A pending K on e2-cold-d while sessions still join: the preview forks the run, draws both
@@ -250,8 +260,8 @@ class ConsoleTruthTest : public QObject {
     const QPoint grip(plot.right() - 3, kv.yOf(rho_before * 100));
     QTest::mousePress(&kv, Qt::LeftButton, {}, grip);
     for (int dy = 5; dy <= 40; dy += 5) {
-      QMouseEvent move(QEvent::MouseMove, QPointF(grip + QPoint(0, dy)), kv.mapToGlobal(QPointF(grip + QPoint(0, dy))), Qt::NoButton,
-                       Qt::LeftButton, Qt::NoModifier);
+      QMouseEvent move(QEvent::MouseMove, QPointF(grip + QPoint(0, dy)), kv.mapToGlobal(QPointF(grip + QPoint(0, dy))),
+                       Qt::NoButton, Qt::LeftButton, Qt::NoModifier);
       QApplication::sendEvent(&kv, &move);
     }
     QTest::mouseRelease(&kv, Qt::LeftButton, {}, grip + QPoint(0, 40));
@@ -349,7 +359,8 @@ class ConsoleTruthTest : public QObject {
       const QJsonObject f = v.toObject();
       QStringList subjects;
       for (const QJsonValue s : f["subjects"].toArray()) subjects << s.toString();
-      want << findingKey(f["mode"].toString(), subjects, f["window_s"].toArray()[0].toDouble(), f["window_s"].toArray()[1].toDouble());
+      want << findingKey(f["mode"].toString(), subjects, f["window_s"].toArray()[0].toDouble(),
+                         f["window_s"].toArray()[1].toDouble());
     }
     for (const QJsonValue v : window["findings"].toArray()) {
       const QJsonObject f = v.toObject();
@@ -397,9 +408,11 @@ class ConsoleTruthTest : public QObject {
     window.showAtStart();
     if (qEnvironmentVariableIsSet("KVSCOPE_LAYOUT_DEBUG"))
       for (QDockWidget* dock : window.findChildren<QDockWidget*>())
-        qInfo() << dock->windowTitle() << dock->isVisible() << dock->minimumSizeHint() << dock->widget()->minimumSizeHint() << dock->size();
+        qInfo() << dock->windowTitle() << dock->isVisible() << dock->minimumSizeHint()
+                << dock->widget()->minimumSizeHint() << dock->size();
     if (qEnvironmentVariableIsSet("KVSCOPE_LAYOUT_DEBUG"))
-      qInfo() << "central" << window.centralWidget()->minimumSizeHint() << window.centralWidget()->geometry() << "window min" << window.minimumSizeHint();
+      qInfo() << "central" << window.centralWidget()->minimumSizeHint() << window.centralWidget()->geometry()
+              << "window min" << window.minimumSizeHint();
     if (qEnvironmentVariableIsSet("KVSCOPE_LAYOUT_DEBUG"))
       for (QDockWidget* dock : window.findChildren<QDockWidget*>()) qInfo() << dock->windowTitle() << dock->geometry();
     QCOMPARE(window.size(), start);
@@ -439,7 +452,10 @@ class ConsoleTruthTest : public QObject {
       QApplication::processEvents();
     }
     if (qEnvironmentVariableIsSet("KVSCOPE_LAYOUT_SCREENSHOTS"))
-      window.grab().save(QStringLiteral("%1/layout-%2x%3.png").arg(qEnvironmentVariable("KVSCOPE_LAYOUT_SCREENSHOTS")).arg(size.width()).arg(size.height()));
+      window.grab().save(QStringLiteral("%1/layout-%2x%3.png")
+                             .arg(qEnvironmentVariable("KVSCOPE_LAYOUT_SCREENSHOTS"))
+                             .arg(size.width())
+                             .arg(size.height()));
     QStringList problems;
     // Every visible panel at or above its minimum size.
     for (QDockWidget* dock : window.findChildren<QDockWidget*>()) {
@@ -447,7 +463,12 @@ class ConsoleTruthTest : public QObject {
       QWidget* w = dock->widget();
       const QSize min = w->minimumSizeHint().expandedTo(w->minimumSize());
       if (w->width() < min.width() || w->height() < min.height())
-        problems << QStringLiteral("%1 is %2x%3, below its minimum %4x%5").arg(dock->windowTitle()).arg(w->width()).arg(w->height()).arg(min.width()).arg(min.height());
+        problems << QStringLiteral("%1 is %2x%3, below its minimum %4x%5")
+                        .arg(dock->windowTitle())
+                        .arg(w->width())
+                        .arg(w->height())
+                        .arg(min.width())
+                        .arg(min.height());
     }
     // No list scrolls sideways (the knob list did at 1280x800, cutting its fields off), with the
     // knobs in front where they share a tab with the diagnosis.
@@ -462,20 +483,25 @@ class ConsoleTruthTest : public QObject {
     }
     // No visible label or header section narrower than its text.
     for (QLabel* label : window.findChildren<QLabel*>()) {
-      if (!label->isVisible() || label->visibleRegion().isEmpty() || label->wordWrap() || label->textFormat() == Qt::RichText) continue;
+      if (!label->isVisible() || label->visibleRegion().isEmpty() || label->wordWrap() ||
+          label->textFormat() == Qt::RichText)
+        continue;
       const QString text = label->text();
       if (text.isEmpty() || Qt::mightBeRichText(text)) continue;
       const int need = label->fontMetrics().horizontalAdvance(text);
       if (need > label->contentsRect().width())
-        problems << QStringLiteral("label '%1' needs %2 px, has %3").arg(text).arg(need).arg(label->contentsRect().width());
+        problems
+            << QStringLiteral("label '%1' needs %2 px, has %3").arg(text).arg(need).arg(label->contentsRect().width());
     }
     for (QHeaderView* header : window.findChildren<QHeaderView*>()) {
-      if (!header->isVisible() || header->visibleRegion().isEmpty() || header->orientation() != Qt::Horizontal) continue;
+      if (!header->isVisible() || header->visibleRegion().isEmpty() || header->orientation() != Qt::Horizontal)
+        continue;
       QAbstractItemModel* model = header->model();
       for (int s = 0; model && s < header->count(); ++s) {
         if (header->isSectionHidden(s) || header->sectionViewportPosition(s) >= header->viewport()->width()) continue;
         const QString text = model->headerData(s, Qt::Horizontal).toString();
-        const int need = header->fontMetrics().horizontalAdvance(text) + 2 * header->style()->pixelMetric(QStyle::PM_HeaderMargin);
+        const int need =
+            header->fontMetrics().horizontalAdvance(text) + 2 * header->style()->pixelMetric(QStyle::PM_HeaderMargin);
         if (need > header->sectionSize(s))
           problems << QStringLiteral("header '%1' needs %2 px, has %3").arg(text).arg(need).arg(header->sectionSize(s));
       }
@@ -487,15 +513,20 @@ class ConsoleTruthTest : public QObject {
     for (int r = 0; r < diagnosis->model()->rowCount(); ++r)
       for (const int c : {int(FindingsModel::Mode), int(FindingsModel::Window)}) {
         const QString text = diagnosis->model()->index(r, c).data().toString();
-        const int need = diagnosis->table()->fontMetrics().horizontalAdvance(text) + 2 * diagnosis->table()->style()->pixelMetric(QStyle::PM_FocusFrameHMargin) + 1;
+        const int need = diagnosis->table()->fontMetrics().horizontalAdvance(text) +
+                         2 * diagnosis->table()->style()->pixelMetric(QStyle::PM_FocusFrameHMargin) + 1;
         if (need > diagnosis->table()->columnWidth(c))
-          problems << QStringLiteral("diagnosis cell '%1' needs %2 px, has %3").arg(text).arg(need).arg(diagnosis->table()->columnWidth(c));
+          problems << QStringLiteral("diagnosis cell '%1' needs %2 px, has %3")
+                          .arg(text)
+                          .arg(need)
+                          .arg(diagnosis->table()->columnWidth(c));
       }
     // Every decode worker in view, no scroll bar, and no empty band under the strip (its dock kept
     // the height of a longer strip, before a resize).
     DecodeLoadPanel& strip = window.docks().decodeLoad();
     if (strip.height() > strip.sizeHint().height() + 4)
-      problems << QStringLiteral("an empty band of %1 px under the worker strip").arg(strip.height() - strip.sizeHint().height());
+      problems << QStringLiteral("an empty band of %1 px under the worker strip")
+                      .arg(strip.height() - strip.sizeHint().height());
     QTableView& table = strip.table();
     const int rows = table.model()->rowCount();
     QCOMPARE(rows, strip_rows);
@@ -506,7 +537,8 @@ class ConsoleTruthTest : public QObject {
         problems << QStringLiteral("decode-load row %1 is below the fold").arg(r);
     // The real window's charts, as laid out, are what their samples held (column by column, and
     // one column per pixel of the plot as it is now).
-    for (TimeSeriesChart* chart : {&window.docks().kvPools().occupancyChart(), &window.docks().kvPools().sessionsChart()}) {
+    for (TimeSeriesChart* chart :
+         {&window.docks().kvPools().occupancyChart(), &window.docks().kvPools().sessionsChart()}) {
       const double scale = chart == &window.docks().kvPools().occupancyChart() ? 100.0 : 1.0;
       const WorkerGauge gauge = scale == 100.0 ? WorkerGauge::KvFraction : WorkerGauge::ResidentSessions;
       for (int s = 0; s < chart->seriesCount(); ++s) {
@@ -524,8 +556,15 @@ class ConsoleTruthTest : public QObject {
           const auto& d = chart->drawnColumns(s)[static_cast<std::size_t>(c)];
           if (e.present != d.present || (e.present && (e.lo != d.lo || e.hi != d.hi)))
             problems << QStringLiteral("%1 %2 column %3: drawn %4 %5..%6, samples %7 %8..%9")
-                            .arg(chart->seriesName(s)).arg(scale == 100.0 ? "KV" : "sessions").arg(c)
-                            .arg(d.present).arg(d.lo).arg(d.hi).arg(e.present).arg(e.lo).arg(e.hi);
+                            .arg(chart->seriesName(s))
+                            .arg(scale == 100.0 ? "KV" : "sessions")
+                            .arg(c)
+                            .arg(d.present)
+                            .arg(d.lo)
+                            .arg(d.hi)
+                            .arg(e.present)
+                            .arg(e.lo)
+                            .arg(e.hi);
         }
       }
     }
@@ -534,15 +573,21 @@ class ConsoleTruthTest : public QObject {
     QVERIFY(timeline);
     if (strip_rows == 3) {
       QCOMPARE(timeline->timeline()->rowCount(), 3 + 1 + 3);
-      if (timeline->rowsArea().verticalScrollBar()->isVisible()) problems << QStringLiteral("the timeline's rows scroll");
+      if (timeline->rowsArea().verticalScrollBar()->isVisible())
+        problems << QStringLiteral("the timeline's rows scroll");
     } else {
-      QCOMPARE(timeline->timeline()->rowCount(), 4 + 1 + 16);  // D in groups of 16, the P in one, links per P (these scroll)
+      QCOMPARE(timeline->timeline()->rowCount(),
+               4 + 1 + 16);  // D in groups of 16, the P in one, links per P (these scroll)
       // Every decode group and the prefill row in view without a scroll (an eight-row strip left
       // three of them at 1280x800).
       QWidget* viewport = timeline->rowsArea().viewport();
       for (int r = 0; r < 4 + 1; ++r) {
         const int y = timeline->timeline()->mapTo(viewport, QPoint(0, timeline->timeline()->rowCenterY(r))).y();
-        if (y >= viewport->height()) problems << QStringLiteral("timeline row %1 is below the fold (%2 of %3 px)").arg(r).arg(y).arg(viewport->height());
+        if (y >= viewport->height())
+          problems << QStringLiteral("timeline row %1 is below the fold (%2 of %3 px)")
+                          .arg(r)
+                          .arg(y)
+                          .arg(viewport->height());
       }
     }
     QVERIFY2(problems.isEmpty(), qPrintable(problems.join('\n')));

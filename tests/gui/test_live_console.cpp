@@ -10,19 +10,19 @@
 
 #include <fstream>
 
-#include "widgets/charts/DecodeLoadModel.h"
-#include "widgets/charts/DecodeLoadPanel.h"
-#include "widgets/timeline/EventTimelinePanel.h"
 #include "app/gui/MainWindow.h"
 #include "app/gui/PanelDocks.h"
-#include "widgets/common/RunSession.h"
 #include "app/gui/SourceFactory.h"
-#include "widgets/charts/KvPoolPanel.h"
-#include "widgets/charts/LinkHealthModel.h"
-#include "widgets/charts/LinkHealthPanel.h"
 #include "app/gui/SourceMenu.h"
 #include "tests/support/ChartTruth.h"
 #include "tests/support/FakeSglangCluster.h"
+#include "widgets/charts/DecodeLoadModel.h"
+#include "widgets/charts/DecodeLoadPanel.h"
+#include "widgets/charts/KvPoolPanel.h"
+#include "widgets/charts/LinkHealthModel.h"
+#include "widgets/charts/LinkHealthPanel.h"
+#include "widgets/common/RunSession.h"
+#include "widgets/timeline/EventTimelinePanel.h"
 
 using namespace kvscope;
 
@@ -95,12 +95,14 @@ class LiveConsoleTest : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(window.statusText().contains("D1 unreachable: GET http://127.0.0.1:"), 10000);
     QVERIFY2(window.statusText().startsWith("live cluster lab-local - running"), qPrintable(window.statusText()));
     QTRY_VERIFY_WITH_TIMEOUT(cell(window, "D1", DecodeLoadModel::State).startsWith("unreachable: "), 10000);
-    QVERIFY2(cell(window, "D1", DecodeLoadModel::State).contains(" since "), qPrintable(cell(window, "D1", DecodeLoadModel::State)));
+    QVERIFY2(cell(window, "D1", DecodeLoadModel::State).contains(" since "),
+             qPrintable(cell(window, "D1", DecodeLoadModel::State)));
     QVERIFY(cell(window, "D1", DecodeLoadModel::State, Qt::ToolTipRole).contains("Connection"));
     // Its Mooncake link is greyed out: state unknown, not "alive".
     auto* links = qobject_cast<LinkHealthPanel*>(window.docks().panel("linkHealth"));
     QVERIFY(links);
-    QTRY_VERIFY_WITH_TIMEOUT(links->model().data(links->model().index(0, 1), Qt::DisplayRole).toString().startsWith("unknown"), 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        links->model().data(links->model().index(0, 1), Qt::DisplayRole).toString().startsWith("unknown"), 10000);
     QVERIFY(links->model().data(links->model().index(0, 1), Qt::ToolTipRole).toString().contains("D1 unreachable"));
     QVERIFY(links->model().data(links->model().index(0, 0), Qt::DisplayRole).toString().startsWith("alive"));
     QCOMPARE(cell(window, "D0", DecodeLoadModel::State), QStringLiteral("ok"));
@@ -117,7 +119,8 @@ class LiveConsoleTest : public QObject {
     TimeSeriesChart& kv = window.docks().kvPools().occupancyChart();
     QCOMPARE(kv.seriesName(0), QStringLiteral("D0"));
     std::vector<test::Sample> samples;
-    for (const RawSample& r : live.workers()[0].gauge(WorkerGauge::KvFraction).raw()) samples.push_back({r.time, r.value, r.peak});
+    for (const RawSample& r : live.workers()[0].gauge(WorkerGauge::KvFraction).raw())
+      samples.push_back({r.time, r.value, r.peak});
     QVERIFY(samples.size() > 3);
     const ColumnGrid grid = kv.grid();
     const auto expected = test::bruteForce(samples, grid, true, test::medianGap(samples), live.now(), 100.0);
@@ -126,12 +129,19 @@ class LiveConsoleTest : public QObject {
     for (int c = 0; c < grid.columns; ++c) {
       const auto& e = expected[static_cast<std::size_t>(c)];
       const auto& d = columns[static_cast<std::size_t>(c)];
-      QVERIFY2(e.present == d.present && (!e.present || (e.lo == d.lo && e.hi == d.hi)), qPrintable(QString::number(c)));
+      QVERIFY2(e.present == d.present && (!e.present || (e.lo == d.lo && e.hi == d.hi)),
+               qPrintable(QString::number(c)));
       if (d.present) newest = c;
     }
-    const double table_kv = window.docks().decodeLoad().model().data(
-        window.docks().decodeLoad().model().index(window.docks().decodeLoad().model().rowOfWorker("D0"), DecodeLoadModel::KvUse),
-        Qt::UserRole).toDouble() * 100;
+    const double table_kv =
+        window.docks()
+            .decodeLoad()
+            .model()
+            .data(window.docks().decodeLoad().model().index(window.docks().decodeLoad().model().rowOfWorker("D0"),
+                                                            DecodeLoadModel::KvUse),
+                  Qt::UserRole)
+            .toDouble() *
+        100;
     const EnvelopeColumn& last = columns[static_cast<std::size_t>(newest)];
     QVERIFY2(last.lo - 1e-3 <= table_kv && table_kv <= last.hi + 1e-3,
              qPrintable(QStringLiteral("table %1, chart %2..%3").arg(table_kv).arg(last.lo).arg(last.hi)));
@@ -140,7 +150,8 @@ class LiveConsoleTest : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(crashesShown(window) >= 1, 10000);
     bool crash = false;
     for (const Event& e : window.session().store().discreteEvents())
-      if (const auto* c = std::get_if<WorkerCrashed>(&e.payload)) crash = crash || (c->worker == 0 && c->reason.find("AssertionError") != std::string::npos);
+      if (const auto* c = std::get_if<WorkerCrashed>(&e.payload))
+        crash = crash || (c->worker == 0 && c->reason.find("AssertionError") != std::string::npos);
     QVERIFY(crash);
   }
 

@@ -12,13 +12,13 @@
 #include <QTableView>
 #include <QtTest>
 
-#include "widgets/runs/MarkedRunTableModel.h"
-#include "widgets/common/ViewState.h"
 #include "app/gui/MainWindow.h"
-#include "widgets/common/RunSession.h"
-#include "widgets/runs/RunsDock.h"
 #include "backend/source/LiveClusterSource.h"
 #include "tests/support/FakeSglangCluster.h"
+#include "widgets/common/RunSession.h"
+#include "widgets/common/ViewState.h"
+#include "widgets/runs/MarkedRunTableModel.h"
+#include "widgets/runs/RunsDock.h"
 
 using namespace kvscope;
 using M = MarkedRunTableModel;
@@ -133,7 +133,8 @@ class RunsDockTest : public QObject {
     QDialog* dialog = runs.showSummary(proxy.mapFromSource(model.index(1, 0)));
     QVERIFY(dialog);
     const QString summary = dialog->findChild<QPlainTextEdit*>()->toPlainText();
-    QVERIFY2(summary.contains("Run 2 'k400' (K=400, policy=kv-aware)") && summary.contains("sweep.sh"), qPrintable(summary));
+    QVERIFY2(summary.contains("Run 2 'k400' (K=400, policy=kv-aware)") && summary.contains("sweep.sh"),
+             qPrintable(summary));
     QVERIFY2(summary.contains(QString::fromStdString(model.completedRun(1)->summary.toTable())), qPrintable(summary));
     QCOMPARE(window_selected.count(), 1);
     QCOMPARE(window_selected.first().at(0).value<SimTime>(), model.completedRun(1)->session_start);
@@ -141,7 +142,8 @@ class RunsDockTest : public QObject {
     // The same from the table itself: a double-click on run 1's row.
     QTableView& table = runs.table();
     const QRect first = table.visualRect(proxy.mapFromSource(model.index(0, M::NameColumn)));
-    QVERIFY2(table.isVisible() && first.isValid(), qPrintable(QStringLiteral("%1 %2").arg(table.isVisible()).arg(first.width())));
+    QVERIFY2(table.isVisible() && first.isValid(),
+             qPrintable(QStringLiteral("%1 %2").arg(table.isVisible()).arg(first.width())));
     QTest::mouseClick(table.viewport(), Qt::LeftButton, {}, first.center());  // a double-click follows a press
     QTest::mouseDClick(table.viewport(), Qt::LeftButton, {}, first.center());
     QDialog* clicked = nullptr;

@@ -22,15 +22,15 @@
 
 #include <nlohmann/json.hpp>
 
-#include "widgets/sweep/SweepPlot.h"
-#include "widgets/sweep/SweepTableModel.h"
 #include "app/gui/MainWindow.h"
+#include "backend/recording/KvrecSweepRecorder.h"
+#include "core/source/Source.h"
+#include "core/sweep/SweepJob.h"
 #include "widgets/common/RunSession.h"
 #include "widgets/sweep/SweepForm.h"
-#include "core/sweep/SweepJob.h"
+#include "widgets/sweep/SweepPlot.h"
+#include "widgets/sweep/SweepTableModel.h"
 #include "widgets/sweep/SweepWindow.h"
-#include "core/source/Source.h"
-#include "backend/recording/KvrecSweepRecorder.h"
 
 using namespace kvscope;
 
@@ -168,7 +168,8 @@ void SweepWindowTest::runsFillTheTableAndADoubleClickReplaysTheRun() {
   // Double-click the K=200 E2E-mean cell: the median run of that point (lower of two by E2E mean).
   const auto& runs = model.data().runs[1];
   QVERIFY(runs[0] && runs[1]);
-  const QString expected = QDir(out).filePath(runs[0]->e2e_s.mean <= runs[1]->e2e_s.mean ? "K=200-seed1.kvrec" : "K=200-seed2.kvrec");
+  const QString expected =
+      QDir(out).filePath(runs[0]->e2e_s.mean <= runs[1]->e2e_s.mean ? "K=200-seed1.kvrec" : "K=200-seed2.kvrec");
   QSignalSpy asked(window, &SweepWindow::openRecordingRequested);
   QTableView& table = window->table();
   const QModelIndex cell = model.index(1, SweepTableModel::FirstMetricColumn);

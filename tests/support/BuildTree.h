@@ -12,8 +12,12 @@ namespace kvscope::test {
 
 inline std::filesystem::path testExeDir() { return std::filesystem::read_symlink("/proc/self/exe").parent_path(); }
 
-inline QString kvscopeCli() { return QString::fromStdString((testExeDir().parent_path() / "bin" / "kvscope-cli").string()); }
-inline QString kvscopeGui() { return QString::fromStdString((testExeDir().parent_path() / "bin" / "kvscope").string()); }
+inline QString kvscopeCli() {
+  return QString::fromStdString((testExeDir().parent_path() / "bin" / "kvscope-cli").string());
+}
+inline QString kvscopeGui() {
+  return QString::fromStdString((testExeDir().parent_path() / "bin" / "kvscope").string());
+}
 
 // tests/data in the source tree: the real samples (with their provenance in tests/data/README.md).
 inline std::string testDataDir() { return (testExeDir() / "data").string(); }

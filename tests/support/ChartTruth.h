@@ -1,17 +1,17 @@
 #pragma once
 // What a chart must draw, computed the slow and obvious way: per pixel column, the samples in it and
 // the value held into it from an earlier sample (a sample holds until the next one, that instant
-// included, unless the pause to it exceeds the gap threshold; the newest one up to `hold_until`). checkChart() compares a
-// TimeSeriesChart's columns and its rendered pixels with that.
+// included, unless the pause to it exceeds the gap threshold; the newest one up to `hold_until`). checkChart() compares
+// a TimeSeriesChart's columns and its rendered pixels with that.
 #include <QtTest>
 
 #include <algorithm>
 #include <limits>
 #include <vector>
 
-#include "widgets/charts/TimeSeriesChart.h"
 #include "core/events/Event.h"
 #include "core/telemetry/ColumnGrid.h"
+#include "widgets/charts/TimeSeriesChart.h"
 
 namespace kvscope::test {
 
@@ -23,7 +23,7 @@ struct Sample {
 // Per column: the samples in it, and the value held into it from an earlier sample (a sample holds
 // until the next one unless the pause to it exceeds `gap`; the newest one up to `hold_until`).
 inline std::vector<EnvelopeColumn> bruteForce(const std::vector<Sample>& s, const ColumnGrid& g, bool hold, SimTime gap,
-                                       SimTime hold_until, double scale) {
+                                              SimTime hold_until, double scale) {
   std::vector<EnvelopeColumn> out(static_cast<std::size_t>(g.columns));
   auto add = [](EnvelopeColumn& c, double lo, double hi) {
     if (!c.present) c = {true, true, lo, hi};
@@ -42,8 +42,10 @@ inline std::vector<EnvelopeColumn> bruteForce(const std::vector<Sample>& s, cons
         }
       }
       auto& col = out[static_cast<std::size_t>(c)];
-      if (s[i].t >= cs && s[i].t <= ce) add(col, s[i].v * scale, s[i].peak * scale);
-      else if (s[i].t < cs && held_to > cs) add(col, s[i].v * scale, s[i].v * scale);
+      if (s[i].t >= cs && s[i].t <= ce)
+        add(col, s[i].v * scale, s[i].peak * scale);
+      else if (s[i].t < cs && held_to > cs)
+        add(col, s[i].v * scale, s[i].v * scale);
     }
   }
   return out;
@@ -57,8 +59,8 @@ inline SimTime medianGap(const std::vector<Sample>& s) {
 }
 
 // Compares what the chart will paint with the brute force, then the rendered pixels with both.
-inline void checkChart(TimeSeriesChart& chart, const std::vector<Sample>& samples, bool hold, SimTime hold_until, double scale,
-                const QColor& color, const QString& where) {
+inline void checkChart(TimeSeriesChart& chart, const std::vector<Sample>& samples, bool hold, SimTime hold_until,
+                       double scale, const QColor& color, const QString& where) {
   const ColumnGrid g = chart.grid();
   const auto expected = bruteForce(samples, g, hold, medianGap(samples), hold_until, scale);
   const auto& drawn = chart.drawnColumns(0);
@@ -67,13 +69,18 @@ inline void checkChart(TimeSeriesChart& chart, const std::vector<Sample>& sample
   for (int c = 0; c < g.columns; ++c) {
     const EnvelopeColumn& e = expected[static_cast<std::size_t>(c)];
     const EnvelopeColumn& d = drawn[static_cast<std::size_t>(c)];
-    const QString at = QStringLiteral("%1: column %2 of %3 (t=%4 s)").arg(where).arg(c).arg(g.columns).arg(timeToSeconds(g.columnStart(c)));
+    const QString at = QStringLiteral("%1: column %2 of %3 (t=%4 s)")
+                           .arg(where)
+                           .arg(c)
+                           .arg(g.columns)
+                           .arg(timeToSeconds(g.columnStart(c)));
     QVERIFY2(e.present == d.present, qPrintable(at + (e.present ? " should have data" : " should be empty")));
     if (!e.present) continue;
     ++present;
     QVERIFY2(d.exact, qPrintable(at));
-    QVERIFY2(e.lo == d.lo && e.hi == d.hi,
-             qPrintable(QStringLiteral("%1: drawn %2..%3, samples %4..%5").arg(at).arg(d.lo).arg(d.hi).arg(e.lo).arg(e.hi)));
+    QVERIFY2(
+        e.lo == d.lo && e.hi == d.hi,
+        qPrintable(QStringLiteral("%1: drawn %2..%3, samples %4..%5").arg(at).arg(d.lo).arg(d.hi).arg(e.lo).arg(e.hi)));
   }
   // Without a gap in the samples a gauge is one connected line: neighbouring columns touch (a step
   // that lands on a column edge still has its riser).
@@ -84,8 +91,14 @@ inline void checkChart(TimeSeriesChart& chart, const std::vector<Sample>& sample
     const EnvelopeColumn& a = drawn[static_cast<std::size_t>(c - 1)];
     const EnvelopeColumn& b = drawn[static_cast<std::size_t>(c)];
     QVERIFY2(!a.present || !b.present || (a.lo <= b.hi && b.lo <= a.hi),
-             qPrintable(QStringLiteral("%1: columns %2 and %3 do not touch (%4..%5, %6..%7)").arg(where).arg(c - 1).arg(c)
-                            .arg(a.lo).arg(a.hi).arg(b.lo).arg(b.hi)));
+             qPrintable(QStringLiteral("%1: columns %2 and %3 do not touch (%4..%5, %6..%7)")
+                            .arg(where)
+                            .arg(c - 1)
+                            .arg(c)
+                            .arg(a.lo)
+                            .arg(a.hi)
+                            .arg(b.lo)
+                            .arg(b.hi)));
   }
   // The pixels: in every column the series' colour covers exactly rows yOf(hi)..yOf(lo).
   const QImage image = chart.grab().toImage().convertToFormat(QImage::Format_RGB32);
@@ -104,12 +117,18 @@ inline void checkChart(TimeSeriesChart& chart, const std::vector<Sample>& sample
       continue;
     }
     QVERIFY2(top == chart.yOf(e.hi) && bottom == chart.yOf(e.lo),
-             qPrintable(QStringLiteral("%1: rows %2..%3, expected %4..%5").arg(at).arg(top).arg(bottom).arg(chart.yOf(e.hi)).arg(chart.yOf(e.lo))));
+             qPrintable(QStringLiteral("%1: rows %2..%3, expected %4..%5")
+                            .arg(at)
+                            .arg(top)
+                            .arg(bottom)
+                            .arg(chart.yOf(e.hi))
+                            .arg(chart.yOf(e.lo))));
   }
   QVERIFY2(present > 0, qPrintable(where));
 }
 
-inline std::vector<Sample> kvSamples(const std::vector<Event>& events, WorkerId worker, SimTime before = std::numeric_limits<SimTime>::max()) {
+inline std::vector<Sample> kvSamples(const std::vector<Event>& events, WorkerId worker,
+                                     SimTime before = std::numeric_limits<SimTime>::max()) {
   std::vector<Sample> out;
   for (const Event& e : events) {
     const auto* snap = std::get_if<Snapshot>(&e.payload);

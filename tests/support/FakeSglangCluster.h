@@ -41,22 +41,28 @@ class FakeSglangCluster {
   // `dir` holds the cluster file and the logs (each starts with a line of history).
   explicit FakeSglangCluster(std::string dir, bool with_router = false) : dir_(std::move(dir)) {
     const std::string body = fixture("sglang_metrics_sample.txt");
-    server_.Get("/metrics", [body](const httplib::Request&, httplib::Response& r) { r.set_content(body, "text/plain"); });
+    server_.Get("/metrics",
+                [body](const httplib::Request&, httplib::Response& r) { r.set_content(body, "text/plain"); });
     port_ = server_.bind_to_any_port("127.0.0.1");
     thread_ = std::thread([this] { server_.listen_after_bind(); });
     while (!server_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    for (const char* log : {"d0.log", "p0.log"}) appendTo(path(log), "[2025-06-01 11:59:00 TP0] history before the session\n");
+    for (const char* log : {"d0.log", "p0.log"})
+      appendTo(path(log), "[2025-06-01 11:59:00 TP0] history before the session\n");
     std::ofstream(file()) << "name: lab-local\n"
                              "scrape_interval_s: 0.1\n"
                           << (with_router ? "router: {policy: kv-aware, knobs: {K: 50}}\n" : "")
                           << "workers:\n"
                              "  - id: D0\n"
                              "    role: decode\n"
-                             "    metrics: http://127.0.0.1:" << port_ << "/metrics\n"
+                             "    metrics: http://127.0.0.1:"
+                          << port_
+                          << "/metrics\n"
                              "    logs: d0.log\n"
                              "  - id: D1\n"
                              "    role: decode\n"
-                             "    metrics: http://127.0.0.1:" << closedPort() << "/metrics\n"
+                             "    metrics: http://127.0.0.1:"
+                          << closedPort()
+                          << "/metrics\n"
                              "  - {id: P0, role: prefill, logs: p0.log}\n";
   }
   ~FakeSglangCluster() {

@@ -15,7 +15,8 @@ class Publisher {
   // On free ports, or on those of a publisher this one restarts (`ports`: "PUB REPLAY").
   explicit Publisher(const QStringList& ports = {}) {
     const auto tests = std::filesystem::canonical(testDataDir()).parent_path();
-    process_.start("/usr/bin/python3", QStringList{QString::fromStdString((tests / "backend" / "kv_event_publisher.py").string())} + ports);
+    process_.start("/usr/bin/python3",
+                   QStringList{QString::fromStdString((tests / "backend" / "kv_event_publisher.py").string())} + ports);
     process_.waitForStarted(10000);
     process_.waitForReadyRead(10000);
     const QStringList words = QString::fromUtf8(process_.readLine()).split(' ');
@@ -44,7 +45,8 @@ class Publisher {
   }
   // The ports a restarted publisher binds again.
   QStringList ports() const {
-    return {QString::fromStdString(pub.substr(pub.rfind(':') + 1)), QString::fromStdString(replay.substr(replay.rfind(':') + 1))};
+    return {QString::fromStdString(pub.substr(pub.rfind(':') + 1)),
+            QString::fromStdString(replay.substr(replay.rfind(':') + 1))};
   }
   std::string pub, replay;
 

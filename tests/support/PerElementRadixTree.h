@@ -18,8 +18,8 @@ namespace kvscope::test {
 class PerElementRadixTree {
  public:
   struct Match {
-    std::int64_t matched = 0;        // elements of the query matched (tree.rs prefix_match's text)
-    WorkerId tenant = kNoWorker;     // the tenant prefix_match returns; kNoWorker for "empty"
+    std::int64_t matched = 0;              // elements of the query matched (tree.rs prefix_match's text)
+    WorkerId tenant = kNoWorker;           // the tenant prefix_match returns; kNoWorker for "empty"
     std::vector<std::int64_t> per_tenant;  // each tenant's own match along that path (for display)
   };
 
@@ -50,7 +50,8 @@ class PerElementRadixTree {
   std::vector<std::int64_t> sizes_;
 };
 
-inline PerElementRadixTree::PerElementRadixTree(int num_tenants) : nodes_(1), sizes_(static_cast<std::size_t>(num_tenants), 0) {
+inline PerElementRadixTree::PerElementRadixTree(int num_tenants)
+    : nodes_(1), sizes_(static_cast<std::size_t>(num_tenants), 0) {
   // init_workers inserts "" for every worker: each is a tenant of the root from the start.
   for (WorkerId t = 0; t < num_tenants; ++t) nodes_[0].tenants.push_back({t, 0});
 }

@@ -24,8 +24,8 @@ struct Cluster {
   WorkerId bound = kNoWorker;
   std::uint64_t decision_index = 0;
   double uniform = 0;
-  ActiveSequences active;             // the router's (and the lab proxy's) counters
-  std::vector<std::int64_t> proxy;    // cache hits as the proxy LRU estimates them (empty: exact)
+  ActiveSequences active;           // the router's (and the lab proxy's) counters
+  std::vector<std::int64_t> proxy;  // cache hits as the proxy LRU estimates them (empty: exact)
   RequestId next_request = 100;
 
   explicit Cluster(int n, int blocks = 10) : workers(static_cast<std::size_t>(n)), active(n) {
@@ -56,8 +56,8 @@ struct Cluster {
     PrefixIndex::Match m;
     index.match(hashes, session, static_cast<int>(workers.size()), m);
     const RouteRequest req{7, session, 1, input_tokens, hashes};
-    const RouteContext ctx{req,  workers, m, block_size, bound, knobs, decision_index, uniform, &active, {},
-                           true, proxy};
+    const RouteContext ctx{req,     workers, m,  block_size, bound, knobs, decision_index,
+                           uniform, &active, {}, true,       proxy};
     RouteDecision d;
     policy.decide(ctx, d);
     return d;

@@ -34,10 +34,10 @@ struct ProfileLogOptions {
   int prefill_lines = 1500;
   double noise = 0.05;
   std::uint64_t seed = 15;
-  int fixed_running = 0;             // > 0: every decode line has this many running requests
-  bool prefill_throughput = true;    // false: a unified worker's prefill lines (no input throughput)
-  bool millis = true;                // false: whole-second times (SGLANG_LOG_MS unset, upstream's default)
-  double queued_share = 0.9;         // prefill batches that leave requests queued (the next follows at once)
+  int fixed_running = 0;           // > 0: every decode line has this many running requests
+  bool prefill_throughput = true;  // false: a unified worker's prefill lines (no input throughput)
+  bool millis = true;              // false: whole-second times (SGLANG_LOG_MS unset, upstream's default)
+  double queued_share = 0.9;       // prefill batches that leave requests queued (the next follows at once)
   long kv_pool_tokens = 850000;
 };
 
@@ -66,17 +66,19 @@ inline std::vector<std::string> decodeLog(const TrueProfile& p, const ProfileLog
     const long running = o.fixed_running > 0 ? o.fixed_running : std::lround(std::exp(u(rng) * std::log(256.0)));
     const double per_req_ctx = std::exp(std::log(200.0) + u(rng) * std::log(6000.0 / 200.0));
     const long tokens = std::min(o.kv_pool_tokens, std::lround(static_cast<double>(running) * per_req_ctx));
-    const double iteration = (p.base_s + p.per_request_s * static_cast<double>(running) + p.per_token_s * static_cast<double>(tokens)) *
-                             std::max(0.5, noise(rng));
+    const double iteration =
+        (p.base_s + p.per_request_s * static_cast<double>(running) + p.per_token_s * static_cast<double>(tokens)) *
+        std::max(0.5, noise(rng));
     const double interval = 40 * iteration;
     t += interval;
     const double gen = 40.0 * static_cast<double>(running) / interval;
-    std::snprintf(buf, sizeof buf,
-                  "[%s TP0] Decode batch, #running-req: %ld, #token: %ld, token usage: %.2f, pre-allocated usage: 0.00, "
-                  "#prealloc-req: 0, #transfer-req: %d, #retracted-req: 0, cuda graph: True, gen throughput (token/s): %.2f, "
-                  "#queue-req: 0, ",
-                  logTime(t).c_str(), running, tokens, static_cast<double>(tokens) / static_cast<double>(o.kv_pool_tokens),
-                  static_cast<int>(u(rng) * 3), gen);
+    std::snprintf(
+        buf, sizeof buf,
+        "[%s TP0] Decode batch, #running-req: %ld, #token: %ld, token usage: %.2f, pre-allocated usage: 0.00, "
+        "#prealloc-req: 0, #transfer-req: %d, #retracted-req: 0, cuda graph: True, gen throughput (token/s): %.2f, "
+        "#queue-req: 0, ",
+        logTime(t).c_str(), running, tokens, static_cast<double>(tokens) / static_cast<double>(o.kv_pool_tokens),
+        static_cast<int>(u(rng) * 3), gen);
     out.emplace_back(buf);
   }
   return out;
@@ -100,19 +102,21 @@ inline std::vector<std::string> prefillLog(const TrueProfile& p, const ProfileLo
     const int queue = u(rng) < o.queued_share ? 1 + static_cast<int>(u(rng) * 8) : 0;
     double gap = 0;
     if (i > 0) {
-      gap = (p.prefill_overhead_s + static_cast<double>(prev_tokens) / p.prefill_tokens_per_s) * std::max(0.5, noise(rng));
+      gap = (p.prefill_overhead_s + static_cast<double>(prev_tokens) / p.prefill_tokens_per_s) *
+            std::max(0.5, noise(rng));
       if (prev_queue == 0) gap += 2 * u(rng);
       t += gap;
     }
     const double throughput = i > 0 ? static_cast<double>(prev_tokens) / gap : 0.0;
-    int n = std::snprintf(buf, sizeof buf,
-                          "[%s TP0] Prefill batch, #new-seq: %d, #new-token: %ld, #cached-token: %ld, token usage: %.2f, "
-                          "#running-req: 0, #queue-req: %d, ",
-                          logTime(t, o.millis).c_str(), 1 + static_cast<int>(u(rng) * 4), tokens, cached, u(rng) * 0.5, queue);
+    int n = std::snprintf(
+        buf, sizeof buf,
+        "[%s TP0] Prefill batch, #new-seq: %d, #new-token: %ld, #cached-token: %ld, token usage: %.2f, "
+        "#running-req: 0, #queue-req: %d, ",
+        logTime(t, o.millis).c_str(), 1 + static_cast<int>(u(rng) * 4), tokens, cached, u(rng) * 0.5, queue);
     if (o.prefill_throughput)
       std::snprintf(buf + n, sizeof buf - static_cast<std::size_t>(n),
-                    "#prealloc-req: %d, #inflight-req: %d, input throughput (token/s): %.2f, ", static_cast<int>(u(rng) * 4),
-                    static_cast<int>(u(rng) * 4), throughput);
+                    "#prealloc-req: %d, #inflight-req: %d, input throughput (token/s): %.2f, ",
+                    static_cast<int>(u(rng) * 4), static_cast<int>(u(rng) * 4), throughput);
     out.emplace_back(buf);
     prev_tokens = tokens;
     prev_queue = queue;

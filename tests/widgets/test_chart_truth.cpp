@@ -9,12 +9,12 @@
 #include <cmath>
 #include <random>
 
+#include "core/telemetry/TelemetryStore.h"
+#include "tests/support/ChartTruth.h"
+#include "tests/support/SimHarness.h"
 #include "widgets/charts/AxisTicks.h"
 #include "widgets/charts/TimeSeriesChart.h"
 #include "widgets/common/ViewState.h"
-#include "tests/support/ChartTruth.h"
-#include "tests/support/SimHarness.h"
-#include "core/telemetry/TelemetryStore.h"
 
 using namespace kvscope;
 using namespace kvscope::test;
@@ -72,7 +72,8 @@ class ChartTruthTest : public QObject {
       std::vector<Sample> sessions;
       for (const auto& [t, snap] : log_.all<Snapshot>())
         for (const WorkerGauges& g : snap.workers)
-          if (g.worker == static_cast<WorkerId>(i)) sessions.push_back({t, static_cast<float>(g.resident_sessions), static_cast<float>(g.resident_sessions)});
+          if (g.worker == static_cast<WorkerId>(i))
+            sessions.push_back({t, static_cast<float>(g.resident_sessions), static_cast<float>(g.resident_sessions)});
       chart.setFixedYRange(0, 20);
       chart.setSeriesData(0, w.gauge(WorkerGauge::ResidentSessions));
       checkChart(chart, sessions, true, store_.now(), 1.0, kInk, QString::fromStdString(w.info.name) + " sessions");
@@ -141,7 +142,9 @@ class ChartTruthTest : public QObject {
     view.setRange(0, secondsToTime(600));
     TimeSeriesChart chart(view, "KV");
     chart.resize(800, 300);
-    chart.setMarkers({{secondsToTime(100), "K=200"}, {secondsToTime(100), "rho=0.9"}, {secondsToTime(101), "policy linear"},
+    chart.setMarkers({{secondsToTime(100), "K=200"},
+                      {secondsToTime(100), "rho=0.9"},
+                      {secondsToTime(101), "policy linear"},
                       {secondsToTime(400), "K=0"}});
     const auto drawn = chart.drawnMarkers();
     QCOMPARE(drawn.size(), std::size_t{2});
@@ -173,7 +176,8 @@ class ChartTruthTest : public QObject {
     chart.setSeriesData(0, store_.e2eSeries());
     std::vector<Sample> samples;
     for (const auto& [t, d] : log_.all<RequestDone>())
-      if (d.status == RequestStatus::Ok) samples.push_back({t, static_cast<float>(timeToSeconds(d.e2e)), static_cast<float>(timeToSeconds(d.e2e))});
+      if (d.status == RequestStatus::Ok)
+        samples.push_back({t, static_cast<float>(timeToSeconds(d.e2e)), static_cast<float>(timeToSeconds(d.e2e))});
     checkChart(chart, samples, false, 0, 1.0, kInk, "E2E");
   }
 

@@ -10,12 +10,12 @@
 
 #include <map>
 
+#include "core/telemetry/TelemetryStore.h"
+#include "tests/support/SimHarness.h"
+#include "widgets/common/ViewState.h"
 #include "widgets/decisions/DecisionInspectorPanel.h"
 #include "widgets/decisions/DecisionModel.h"
 #include "widgets/decisions/RequestTableModel.h"
-#include "widgets/common/ViewState.h"
-#include "tests/support/SimHarness.h"
-#include "core/telemetry/TelemetryStore.h"
 
 using namespace kvscope;
 
@@ -70,11 +70,14 @@ class TestDecisionInspector : public QObject {
     model.sync(std::deque<RequestDone>{d}, std::deque<SimTime>{secondsToTime(5)});
     QCOMPARE(model.rowCount(), 1);
     const QString dash = QStringLiteral("—");
-    for (int c : {RequestTableModel::Request, RequestTableModel::Session, RequestTableModel::Turn, RequestTableModel::Path})
+    for (int c :
+         {RequestTableModel::Request, RequestTableModel::Session, RequestTableModel::Turn, RequestTableModel::Path})
       QCOMPARE(model.index(0, c).data().toString(), dash);
-    QCOMPARE(model.index(0, RequestTableModel::Status).data().toString(), QString::fromLatin1(toString(RequestStatus::Failed)));
+    QCOMPARE(model.index(0, RequestTableModel::Status).data().toString(),
+             QString::fromLatin1(toString(RequestStatus::Failed)));
     const QString tip = model.index(0, RequestTableModel::Request).data(Qt::ToolTipRole).toString();
-    QVERIFY2(tip.contains(QStringLiteral("names no request")) && tip.contains(QStringLiteral("could be dead")), qPrintable(tip));
+    QVERIFY2(tip.contains(QStringLiteral("names no request")) && tip.contains(QStringLiteral("could be dead")),
+             qPrintable(tip));
   }
 
   void requestTableFollowsTheRing_data() {
@@ -136,11 +139,21 @@ class TestDecisionInspector : public QObject {
     QTest::addColumn<QString>("policy");
     QTest::addColumn<QString>("component");  // one the policy must show as a column
     QTest::addColumn<bool>("lower_wins");
-    QTest::newRow("kv-aware, load floor") << "e3-load-floor" << "" << "floor_bonus" << false;
-    QTest::newRow("exclusive-overlap") << "e3-load-floor" << "exclusive-overlap" << "floor_bonus" << false;
-    QTest::newRow("lmetric") << "e3-load-floor" << "lmetric" << "num_requests" << true;
-    QTest::newRow("unified-gated") << "unified-vs-lmetric" << "unified-gated" << "new_uncached" << true;
-    QTest::newRow("unified") << "unified-vs-lmetric" << "unified" << "contention_s" << true;
+    QTest::newRow("kv-aware, load floor") << "e3-load-floor"
+                                          << ""
+                                          << "floor_bonus" << false;
+    QTest::newRow("exclusive-overlap") << "e3-load-floor"
+                                       << "exclusive-overlap"
+                                       << "floor_bonus" << false;
+    QTest::newRow("lmetric") << "e3-load-floor"
+                             << "lmetric"
+                             << "num_requests" << true;
+    QTest::newRow("unified-gated") << "unified-vs-lmetric"
+                                   << "unified-gated"
+                                   << "new_uncached" << true;
+    QTest::newRow("unified") << "unified-vs-lmetric"
+                             << "unified"
+                             << "contention_s" << true;
   }
   void decisionShowsEveryCandidate() {
     QFETCH(QString, scenario);
@@ -167,7 +180,8 @@ class TestDecisionInspector : public QObject {
       QCOMPARE(decision_table->model()->rowCount(), model.rowCount());
       QVERIFY(model.chosenRow() >= 0);
       QCOMPARE(decision.candidates[static_cast<std::size_t>(model.chosenRow())].worker, decision.chosen);
-      QVERIFY(model.index(model.chosenRow(), DecisionModel::Worker).data().toString().contains(QStringLiteral("chosen")));
+      QVERIFY(
+          model.index(model.chosenRow(), DecisionModel::Worker).data().toString().contains(QStringLiteral("chosen")));
       QVERIFY(model.index(model.chosenRow(), 0).data(Qt::FontRole).value<QFont>().bold());
 
       // Every component is a column, with each candidate's value in it.
@@ -181,10 +195,13 @@ class TestDecisionInspector : public QObject {
         QCOMPARE(model.index(row, DecisionModel::Score).data(DecisionModel::SortRole).toDouble(), c.score);
       }
 
-      const QString chosen_name = QString::fromStdString(store.run()->workers[static_cast<std::size_t>(decision.chosen)].name);
-      QVERIFY2(summary->text().contains(QString::fromStdString(decision.policy) + QStringLiteral(" chose ") + chosen_name),
-               qPrintable(summary->text()));
-      QVERIFY(explanation->text().startsWith(lower_wins ? QStringLiteral("Lower score wins") : QStringLiteral("Higher score wins")));
+      const QString chosen_name =
+          QString::fromStdString(store.run()->workers[static_cast<std::size_t>(decision.chosen)].name);
+      QVERIFY2(
+          summary->text().contains(QString::fromStdString(decision.policy) + QStringLiteral(" chose ") + chosen_name),
+          qPrintable(summary->text()));
+      QVERIFY(explanation->text().startsWith(lower_wins ? QStringLiteral("Lower score wins")
+                                                        : QStringLiteral("Higher score wins")));
       // unified-gated's decision dict: affinity or fallback, the tie-break it used.
       if (policy == QLatin1String("unified-gated")) {
         QVERIFY2(explanation->text().contains(QStringLiteral("decision ")), qPrintable(explanation->text()));

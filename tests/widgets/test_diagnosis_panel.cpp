@@ -12,11 +12,11 @@
 #include <map>
 #include <memory>
 
+#include "core/telemetry/TelemetryStore.h"
+#include "tests/support/SimHarness.h"
+#include "widgets/common/ViewState.h"
 #include "widgets/diagnosis/DiagnosisPanel.h"
 #include "widgets/diagnosis/FindingsModel.h"
-#include "widgets/common/ViewState.h"
-#include "tests/support/SimHarness.h"
-#include "core/telemetry/TelemetryStore.h"
 
 using namespace kvscope;
 using namespace kvscope::test;
@@ -108,7 +108,8 @@ class TestDiagnosisPanel : public QObject {
     QCOMPARE(model.index(b, FindingsModel::Suggestion).data().toString(), QString::fromStdString(f.suggestion));
     QCOMPARE(model.index(b, 0).data(FindingsModel::WindowStartRole).toDouble(), f.window_start_s);
     QCOMPARE(model.index(b, 0).data(FindingsModel::WindowEndRole).toDouble(), f.window_end_s);
-    QVERIFY(model.index(b, FindingsModel::Window).data().toString().contains(QString::number(f.window_start_s, 'f', 1)));
+    QVERIFY(
+        model.index(b, FindingsModel::Window).data().toString().contains(QString::number(f.window_start_s, 'f', 1)));
     QCOMPARE(model.headerData(FindingsModel::Evidence, Qt::Horizontal).toString(), QStringLiteral("Evidence"));
 
     // The same findings with grown numbers update in place; a new one is appended; neither resets
@@ -136,11 +137,16 @@ class TestDiagnosisPanel : public QObject {
   void listsTheModeOfEachScenario_data() {
     QTest::addColumn<QString>("scenario");
     QTest::addColumn<QString>("mode");
-    QTest::newRow("e2-cold-d: B") << "e2-cold-d" << "B";
-    QTest::newRow("cascade: A") << "cascade" << "A";
-    QTest::newRow("evict-storm: C") << "evict-storm" << "C";
-    QTest::newRow("reseed-storm: C'") << "reseed-storm" << "C'";
-    QTest::newRow("invariant-crash: D") << "invariant-crash" << "D";
+    QTest::newRow("e2-cold-d: B") << "e2-cold-d"
+                                  << "B";
+    QTest::newRow("cascade: A") << "cascade"
+                                << "A";
+    QTest::newRow("evict-storm: C") << "evict-storm"
+                                    << "C";
+    QTest::newRow("reseed-storm: C'") << "reseed-storm"
+                                      << "C'";
+    QTest::newRow("invariant-crash: D") << "invariant-crash"
+                                        << "D";
   }
   void listsTheModeOfEachScenario() {
     QFETCH(QString, scenario);
@@ -164,7 +170,8 @@ class TestDiagnosisPanel : public QObject {
 
     QSignalSpy windows(&view, &ViewState::windowSelected);
     QTableView* table = panel.table();
-    QTest::mouseClick(table->viewport(), Qt::LeftButton, {}, table->visualRect(panel.model()->index(row, FindingsModel::Name)).center());
+    QTest::mouseClick(table->viewport(), Qt::LeftButton, {},
+                      table->visualRect(panel.model()->index(row, FindingsModel::Name)).center());
     QCOMPARE(windows.count(), 1);
     QCOMPARE(windows.at(0).at(0).value<SimTime>(), secondsToTime(finding.window_start_s));
     QCOMPARE(windows.at(0).at(1).value<SimTime>(), secondsToTime(finding.window_end_s));
@@ -177,7 +184,8 @@ class TestDiagnosisPanel : public QObject {
 
     // Clicking the current finding again (after panning away) shows its window again.
     view.setRange(0, secondsToTime(10));
-    QTest::mouseClick(table->viewport(), Qt::LeftButton, {}, table->visualRect(panel.model()->index(row, FindingsModel::Mode)).center());
+    QTest::mouseClick(table->viewport(), Qt::LeftButton, {},
+                      table->visualRect(panel.model()->index(row, FindingsModel::Mode)).center());
     QCOMPARE(windows.count(), 2);
   }
 
@@ -247,7 +255,8 @@ class TestDiagnosisPanel : public QObject {
              qPrintable(QString::number(panel.table()->columnWidth(FindingsModel::Name))));
     panel.resize(700, 220);
     QApplication::processEvents();
-    QCOMPARE(panel.model()->index(0, FindingsModel::Mode).data().toString(), QStringLiteral("C - D0, D1, D2 and 55 more"));
+    QCOMPARE(panel.model()->index(0, FindingsModel::Mode).data().toString(),
+             QStringLiteral("C - D0, D1, D2 and 55 more"));
     // A wide panel given the finding while its table page was still hidden (no finding yet).
     DiagnosisPanel wide(view);
     wide.resize(700, 220);
@@ -255,7 +264,8 @@ class TestDiagnosisPanel : public QObject {
     QVERIFY(QTest::qWaitForWindowExposed(&wide));
     wide.model()->setFindings({c});
     QApplication::processEvents();
-    QCOMPARE(wide.model()->index(0, FindingsModel::Mode).data().toString(), QStringLiteral("C - D0, D1, D2 and 55 more"));
+    QCOMPARE(wide.model()->index(0, FindingsModel::Mode).data().toString(),
+             QStringLiteral("C - D0, D1, D2 and 55 more"));
   }
 
   // A narrow, short dock (the side column at 1280x800-1600x1000): every finding is in view, a long
@@ -267,7 +277,8 @@ class TestDiagnosisPanel : public QObject {
     panel.show();
     QVERIFY(QTest::qWaitForWindowExposed(&panel));
     std::vector<Finding> findings(3);
-    const char* names[] = {"Cold-D / overlap pinning", "Evict storm (session-level eviction)", "Reseed storm (seed budget)"};
+    const char* names[] = {"Cold-D / overlap pinning", "Evict storm (session-level eviction)",
+                           "Reseed storm (seed budget)"};
     for (int i = 0; i < 3; ++i) {
       findings[i].mode = std::string(1, char('B' + i));
       findings[i].name = names[i];
@@ -279,12 +290,14 @@ class TestDiagnosisPanel : public QObject {
     QTableView* table = panel.table();
     QTRY_VERIFY(table->rowHeight(1) > 0);
     const QString evict = panel.model()->index(1, FindingsModel::Name).data().toString();
-    QVERIFY(table->fontMetrics().horizontalAdvance(evict) > table->columnWidth(FindingsModel::Name));  // too wide for a line
+    QVERIFY(table->fontMetrics().horizontalAdvance(evict) >
+            table->columnWidth(FindingsModel::Name));  // too wide for a line
     QVERIFY2(table->rowHeight(1) >= 2 * table->fontMetrics().lineSpacing(), "the long name is not wrapped");
     for (int row = 0; row < 3; ++row) {
       const int bottom = table->rowViewportPosition(row) + table->rowHeight(row);
       QVERIFY2(bottom <= table->viewport()->height(),
-               qPrintable(QStringLiteral("row %1 ends at %2 of %3 px").arg(row).arg(bottom).arg(table->viewport()->height())));
+               qPrintable(
+                   QStringLiteral("row %1 ends at %2 of %3 px").arg(row).arg(bottom).arg(table->viewport()->height())));
     }
     QVERIFY(table->height() < panel.height() - 60);  // the evidence below is not squeezed out
   }

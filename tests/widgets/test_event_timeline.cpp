@@ -11,12 +11,12 @@
 #include <map>
 #include <memory>
 
-#include "widgets/timeline/EventTimelinePanel.h"
-#include "widgets/timeline/EventTimelineView.h"
-#include "widgets/common/ViewState.h"
-#include "tests/support/SimHarness.h"
 #include "core/telemetry/ColumnGrid.h"
 #include "core/telemetry/TelemetryStore.h"
+#include "tests/support/SimHarness.h"
+#include "widgets/common/ViewState.h"
+#include "widgets/timeline/EventTimelinePanel.h"
+#include "widgets/timeline/EventTimelineView.h"
 
 using namespace kvscope;
 using namespace kvscope::test;
@@ -126,7 +126,8 @@ class TestEventTimeline : public QObject {
     QCOMPARE(drawn.size(), expected.size());
     for (const auto& [cell, x] : expected) {
       const auto it = drawn.find(cell);
-      QVERIFY2(it != drawn.end(), qPrintable(QStringLiteral("row %1 bin %2: no glyph").arg(cell.first).arg(cell.second)));
+      QVERIFY2(it != drawn.end(),
+               qPrintable(QStringLiteral("row %1 bin %2: no glyph").arg(cell.first).arg(cell.second)));
       QCOMPARE(it->second.count, x.count);
       QCOMPARE(it->second.severity, x.severity);
     }
@@ -157,7 +158,8 @@ class TestEventTimeline : public QObject {
     // A correction crashes its worker in the same microsecond, an eviction comes with the reseed
     // it causes: a crowded cell shows its most severe event, so the others are looked at alone.
     if (kind != TimelineKind::Crash)
-      for (int k = 0; k < kTimelineKinds; ++k) panel.filterAction(static_cast<TimelineKind>(k))->setChecked(k == int(kind));
+      for (int k = 0; k < kTimelineKinds; ++k)
+        panel.filterAction(static_cast<TimelineKind>(k))->setChecked(k == int(kind));
     const QPoint at = paintedAt(*timeline, store, *target);
 
     const auto hit = timeline->hitTest(at);
@@ -166,7 +168,7 @@ class TestEventTimeline : public QObject {
     // Same-kind events at one instant share a glyph (the largest eviction shows); otherwise it is ours.
     QVERIFY(hit->seq == target->seq || hit->time == target->time);
     if (kind == TimelineKind::Crash) QCOMPARE(hit->seq, target->seq);
-    QVERIFY(!timeline->hitTest(QPoint(2, at.y())));                     // the row labels are not events
+    QVERIFY(!timeline->hitTest(QPoint(2, at.y())));  // the row labels are not events
     QVERIFY(timeline->toolTipAt(at).contains(describeTimelineEvent(*hit, &store)));
 
     QSignalSpy selected(&view, &ViewState::eventSelected);
@@ -176,7 +178,8 @@ class TestEventTimeline : public QObject {
     QCOMPARE(selected.at(0).at(1).value<SimTime>(), hit->time);
     QCOMPARE(timeline->highlightedSeq(), hit->seq);
     QVERIFY(panel.detailsText().contains(QStringLiteral("seq: %1\n").arg(hit->seq)));
-    QVERIFY(panel.detailsText().contains(QStringLiteral("kind: %1\n").arg(QString::fromLatin1(eventKindName(hit->payload)))));
+    QVERIFY(panel.detailsText().contains(
+        QStringLiteral("kind: %1\n").arg(QString::fromLatin1(eventKindName(hit->payload)))));
   }
 
   // The P row is the prefill worker's: every seed it prefilled is there as well as on its D row.
@@ -309,12 +312,14 @@ class TestEventTimeline : public QObject {
     for (long i = 0; i < storm; ++i) {
       const SimTime t = i * 300;  // one eviction every 0.3 ms for a minute
       if (crash.seq == 0 && t > crash_at) {
-        crash = Event{seq++, crash_at, WorkerCrashed{2, "AssertionError: seq_len - pre_len == req.extend_input_len", 7}};
+        crash =
+            Event{seq++, crash_at, WorkerCrashed{2, "AssertionError: seq_len - pre_len == req.extend_input_len", 7}};
         store.ingest(crash);
         store.ingest(Event{seq++, crash_at, KnobChanged{"K", 0, 200, "test", {}}});
       }
-      store.ingest(Event{seq++, t, Eviction{static_cast<WorkerId>(i % 4), static_cast<SessionId>(i + 1), (i % 97) * 1000,
-                                             EvictionGranularity::Session, 1}});
+      store.ingest(Event{seq++, t,
+                         Eviction{static_cast<WorkerId>(i % 4), static_cast<SessionId>(i + 1), (i % 97) * 1000,
+                                  EvictionGranularity::Session, 1}});
     }
     QCOMPARE(store.discreteEvents().size(), std::size_t(200'000));
 

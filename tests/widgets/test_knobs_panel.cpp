@@ -1,9 +1,9 @@
 // The knobs panel: inline validation against the registry sends nothing while a field is invalid;
 // Apply sends every edit in one call, shows it pending until the run acknowledges (on any thread),
 // keeps the edit on a refusal; Revert restores; a frame never overwrites a field being edited.
-#include <QtTest>
 #include <QSignalSpy>
 #include <QWheelEvent>
+#include <QtTest>
 
 #include <QComboBox>
 #include <QLabel>
@@ -13,14 +13,14 @@
 #include <cmath>
 #include <thread>
 
-#include "widgets/knobs/KnobSlider.h"
-#include "widgets/knobs/KnobsPanel.h"
-#include "widgets/common/ViewState.h"
 #include "core/knobs/KnobRegistry.h"
 #include "core/router/PolicyRegistry.h"
 #include "core/router/RoutingPolicy.h"
 #include "core/source/Source.h"
 #include "core/telemetry/TelemetryStore.h"
+#include "widgets/common/ViewState.h"
+#include "widgets/knobs/KnobSlider.h"
+#include "widgets/knobs/KnobsPanel.h"
 
 using namespace kvscope;
 
@@ -167,7 +167,8 @@ class TestKnobsPanel : public QObject {
           QString::fromUtf8(s.description.data(), static_cast<qsizetype>(s.description.size())).toHtmlEscaped()));
       QVERIFY(!field->isReadOnly());
     }
-    for (std::string_view p : policyNames()) QVERIFY(f.policy()->findText(QString::fromUtf8(p.data(), static_cast<qsizetype>(p.size()))) >= 0);
+    for (std::string_view p : policyNames())
+      QVERIFY(f.policy()->findText(QString::fromUtf8(p.data(), static_cast<qsizetype>(p.size()))) >= 0);
     QCOMPARE(f.policy()->currentText(), QStringLiteral("kv-aware"));
     QVERIFY(!f.apply()->isEnabled());
   }
@@ -176,13 +177,27 @@ class TestKnobsPanel : public QObject {
     QTest::addColumn<QString>("knob");
     QTest::addColumn<QString>("text");
     QTest::addColumn<QString>("why");
-    QTest::newRow("K negative") << "K" << "-5" << "out of range";
-    QTest::newRow("K far too large") << "K" << "1e9" << "out of range";
-    QTest::newRow("K not a number") << "K" << "two hundred" << "expected a number";
-    QTest::newRow("K empty") << "K" << "" << "expected a number";
-    QTest::newRow("K trailing junk") << "K" << "200x" << "expected a number";
-    QTest::newRow("soft cap not whole") << "session_soft_cap" << "2.5" << "whole number";
-    QTest::newRow("rho above one") << "rho" << "1.5" << "out of range";
+    QTest::newRow("K negative") << "K"
+                                << "-5"
+                                << "out of range";
+    QTest::newRow("K far too large") << "K"
+                                     << "1e9"
+                                     << "out of range";
+    QTest::newRow("K not a number") << "K"
+                                    << "two hundred"
+                                    << "expected a number";
+    QTest::newRow("K empty") << "K"
+                             << ""
+                             << "expected a number";
+    QTest::newRow("K trailing junk") << "K"
+                                     << "200x"
+                                     << "expected a number";
+    QTest::newRow("soft cap not whole") << "session_soft_cap"
+                                        << "2.5"
+                                        << "whole number";
+    QTest::newRow("rho above one") << "rho"
+                                   << "1.5"
+                                   << "out of range";
   }
   void invalidInputSendsNothing() {
     QFETCH(QString, knob);
@@ -252,7 +267,8 @@ class TestKnobsPanel : public QObject {
     const QString before = f.field("K")->text();
     auto wheel = [&] {
       const QPointF at(slider->width() / 2.0, slider->height() / 2.0);
-      QWheelEvent e(at, slider->mapToGlobal(at), {}, QPoint(0, 120), Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
+      QWheelEvent e(at, slider->mapToGlobal(at), {}, QPoint(0, 120), Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase,
+                    false);
       QCoreApplication::sendEvent(slider, &e);
     };
     wheel();
@@ -274,12 +290,14 @@ class TestKnobsPanel : public QObject {
         double step = std::pow(10.0, std::floor(std::log10(std::abs(v))) - 1);  // two digits
         if (!slider.logarithmic()) {  // the 1-2-5 step at or above a 200th of the range
           const double raw = (s.max - s.min) / 200, decade = std::pow(10.0, std::floor(std::log10(raw)));
-          step = raw <= decade * (1 + 1e-9) ? decade : raw <= 2 * decade * (1 + 1e-9) ? 2 * decade : raw <= 5 * decade * (1 + 1e-9) ? 5 * decade : 10 * decade;
+          step = raw <= decade * (1 + 1e-9)       ? decade
+                 : raw <= 2 * decade * (1 + 1e-9) ? 2 * decade
+                 : raw <= 5 * decade * (1 + 1e-9) ? 5 * decade
+                                                  : 10 * decade;
           if (s.integer) step = std::max(step, 1.0);
         }
         const bool round = std::abs(v / step - std::round(v / step)) < 1e-6;
-        QVERIFY2(round,
-                 qPrintable(QString::fromStdString(std::string(s.name)) + " " + KnobEditModel::formatValue(v)));
+        QVERIFY2(round, qPrintable(QString::fromStdString(std::string(s.name)) + " " + KnobEditModel::formatValue(v)));
       }
     }
   }

@@ -34,7 +34,8 @@ class TestLabMetricsPanel : public QObject {
     const LabMetrics m = store.summary().lab;
     QVERIFY(m.apc && m.uncached_tokens);
 
-    QVERIFY2(panel.headline().text().contains(QString::number(*m.apc * 100, 'f', 1) + "%"), qPrintable(panel.headline().text()));
+    QVERIFY2(panel.headline().text().contains(QString::number(*m.apc * 100, 'f', 1) + "%"),
+             qPrintable(panel.headline().text()));
     QCOMPARE(panel.ecdf().quantiles().size(), std::size_t{101});
     QCOMPARE(panel.ecdf().quantiles()[50], m.uncached_tokens->p50);
     QCOMPARE(panel.ecdf().quantiles()[90], m.uncached_tokens->p90);
@@ -46,7 +47,8 @@ class TestLabMetricsPanel : public QObject {
     }
     QCOMPARE(panel.workers().rowCount(), 3);
     for (int w = 0; w < 3; ++w)
-      QCOMPARE(panel.workers().item(w, 2)->text(), QString::number(*m.worker_ttft_p90_s[static_cast<std::size_t>(w)], 'f', 3));
+      QCOMPARE(panel.workers().item(w, 2)->text(),
+               QString::number(*m.worker_ttft_p90_s[static_cast<std::size_t>(w)], 'f', 3));
 
     // The chart: ceiling, all, then one line per worker; the "all" line is the store's series.
     TimeSeriesChart& chart = panel.apcChart();

@@ -5,6 +5,8 @@
 #include <QTableWidget>
 #include <QtTest>
 
+#include "core/telemetry/TelemetryStore.h"
+#include "tests/support/SimHarness.h"
 #include "widgets/charts/DecodeLoadModel.h"
 #include "widgets/charts/DecodeLoadPanel.h"
 #include "widgets/charts/KvPoolPanel.h"
@@ -12,8 +14,6 @@
 #include "widgets/charts/LinkHealthModel.h"
 #include "widgets/charts/LinkHealthPanel.h"
 #include "widgets/common/ViewState.h"
-#include "tests/support/SimHarness.h"
-#include "core/telemetry/TelemetryStore.h"
 
 using namespace kvscope;
 using namespace kvscope::test;
@@ -78,7 +78,8 @@ void LoadPanelsTest::prefixHitIsTheEnginesOwnLive() {
   QVERIFY2(tip.contains("of 12000 prompt tokens") && tip.contains("the engine's own counters"), qPrintable(tip));
   QCOMPARE(model.data(model.index(model.rowOfWorker("D1"), DecodeLoadModel::PrefixHit), Qt::DisplayRole).toString(),
            QString("-"));
-  QCOMPARE(model.headerData(DecodeLoadModel::PrefixHit, Qt::Horizontal, Qt::DisplayRole).toString(), QString("prefix hit"));
+  QCOMPARE(model.headerData(DecodeLoadModel::PrefixHit, Qt::Horizontal, Qt::DisplayRole).toString(),
+           QString("prefix hit"));
 }
 
 // A live worker followed through its engine's KV events: the KV use cell says how many blocks the
@@ -106,19 +107,23 @@ void LoadPanelsTest::kvUseSaysTheBlocksTheEngineHolds() {
   panel.refresh(store);
   DecodeLoadModel& model = panel.model();
   QCOMPARE(model.rowCount(), 2);
-  const QString fed = model.data(model.index(model.rowOfWorker("D0"), DecodeLoadModel::KvUse), Qt::ToolTipRole).toString();
+  const QString fed =
+      model.data(model.index(model.rowOfWorker("D0"), DecodeLoadModel::KvUse), Qt::ToolTipRole).toString();
   QVERIFY2(fed.contains("32 tokens in use; its engine holds 2 cached blocks (from its KV events), storing 20.0 and "
                         "removing 5.0 blocks/s"),
            qPrintable(fed));
-  const QString plain = model.data(model.index(model.rowOfWorker("D1"), DecodeLoadModel::KvUse), Qt::ToolTipRole).toString();
+  const QString plain =
+      model.data(model.index(model.rowOfWorker("D1"), DecodeLoadModel::KvUse), Qt::ToolTipRole).toString();
   QVERIFY2(!plain.contains("cached blocks"), qPrintable(plain));
 }
 
 void LoadPanelsTest::coldDecodeWorkerIsMarked_data() {
   QTest::addColumn<QString>("scenario");
   QTest::addColumn<QString>("starving");  // empty: none
-  QTest::newRow("e2-cold-d: D2 starves") << "e2-cold-d" << "D2";
-  QTest::newRow("e3-load-floor: balanced") << "e3-load-floor" << "";
+  QTest::newRow("e2-cold-d: D2 starves") << "e2-cold-d"
+                                         << "D2";
+  QTest::newRow("e3-load-floor: balanced") << "e3-load-floor"
+                                           << "";
 }
 
 void LoadPanelsTest::coldDecodeWorkerIsMarked() {
@@ -144,7 +149,8 @@ void LoadPanelsTest::coldDecodeWorkerIsMarked() {
   }
   // Shares add up to the whole.
   double total = 0;
-  for (int row = 0; row < model.rowCount(); ++row) total += model.data(model.index(row, DecodeLoadModel::Share), Qt::UserRole).toDouble();
+  for (int row = 0; row < model.rowCount(); ++row)
+    total += model.data(model.index(row, DecodeLoadModel::Share), Qt::UserRole).toDouble();
   QVERIFY(qAbs(total - 1.0) < 1e-9);
 }
 
@@ -168,7 +174,8 @@ void LoadPanelsTest::kvChartDrawsDecimatedPointsWithThePeak() {
     double drawn = 0;
     for (const EnvelopeColumn& c : chart.drawnColumns(s))
       if (c.present) drawn = std::max(drawn, c.hi);
-    const double peak = store.workers()[static_cast<std::size_t>(s)].gauge(WorkerGauge::KvFraction).maxIn(0, store.now()) * 100;
+    const double peak =
+        store.workers()[static_cast<std::size_t>(s)].gauge(WorkerGauge::KvFraction).maxIn(0, store.now()) * 100;
     QCOMPARE(drawn, peak);
   }
   QVERIFY(!panel.grab().isNull());
@@ -183,7 +190,8 @@ void LoadPanelsTest::linkGridShowsDeadLinksWithReason() {
   play("cascade", 600, store, [&] {
     panel.refresh(store);
     for (int c = 0; c < panel.model().columnCount(); ++c)
-      saw_dead |= panel.model().data(panel.model().index(0, c), Qt::UserRole).toInt() == static_cast<int>(LinkState::Dead);
+      saw_dead |=
+          panel.model().data(panel.model().index(0, c), Qt::UserRole).toInt() == static_cast<int>(LinkState::Dead);
   });
   QCOMPARE(panel.model().rowCount(), 1);
   QCOMPARE(panel.model().columnCount(), 3);

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/telemetry/TelemetryStore.h"
 #include "widgets/charts/DecodeLoadModel.h"
 #include "widgets/charts/DecodeLoadPanel.h"
 #include "widgets/charts/KvPoolPanel.h"
@@ -19,7 +20,6 @@
 #include "widgets/common/ViewState.h"
 #include "widgets/timeline/EventTimelineView.h"
 #include "widgets/timeline/TimelineRowGroups.h"
-#include "core/telemetry/TelemetryStore.h"
 
 using namespace kvscope;
 
@@ -28,7 +28,7 @@ constexpr int kDecode = 64;
 constexpr int kPrefill = 16;
 constexpr std::int64_t kCapacity = 1'000'000;
 constexpr int kSeconds = 600;
-constexpr int kSpikeWorker = 20;   // a band worker with one 1-s spike to 99 %
+constexpr int kSpikeWorker = 20;  // a band worker with one 1-s spike to 99 %
 constexpr int kSpikeSecond = 300;
 
 // Worker w's steady KV fraction: distinct values in [0.05, 0.68], D61..D63 the fullest.
@@ -142,13 +142,16 @@ void ManyWorkersTest::clickSelectsAWorkerForTheCharts() {
   panel.refresh(store);
   QTableView& table = panel.table();
   const QString second = panel.model().workerAt(1);
-  QTest::mouseClick(table.viewport(), Qt::LeftButton, Qt::NoModifier, table.visualRect(panel.model().index(1, 0)).center());
+  QTest::mouseClick(table.viewport(), Qt::LeftButton, Qt::NoModifier,
+                    table.visualRect(panel.model().index(1, 0)).center());
   QCOMPARE(view.selectedWorkers(), QStringList{second});
   QVERIFY(panel.model().data(panel.model().index(1, DecodeLoadModel::Worker), Qt::BackgroundRole).isValid());
   const QString third = panel.model().workerAt(2);
-  QTest::mouseClick(table.viewport(), Qt::LeftButton, Qt::ControlModifier, table.visualRect(panel.model().index(2, 0)).center());
+  QTest::mouseClick(table.viewport(), Qt::LeftButton, Qt::ControlModifier,
+                    table.visualRect(panel.model().index(2, 0)).center());
   QCOMPARE(view.selectedWorkers(), (QStringList{second, third}));
-  QTest::mouseClick(table.viewport(), Qt::LeftButton, Qt::NoModifier, table.visualRect(panel.model().index(1, 0)).center());
+  QTest::mouseClick(table.viewport(), Qt::LeftButton, Qt::NoModifier,
+                    table.visualRect(panel.model().index(1, 0)).center());
   QCOMPARE(view.selectedWorkers(), QStringList{third});
 }
 

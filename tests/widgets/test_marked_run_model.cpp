@@ -35,13 +35,16 @@ MarkedRun runOf(std::uint32_t index, std::string name, Params params, long total
   run.summary.failed = failed;
   run.summary.completed = total - failed;
   run.summary.failure_rate = total ? static_cast<double>(failed) / static_cast<double>(total) : 0;
-  run.summary.ttft_s = SampleSummary{ttft_p99 / 2, ttft_p99 / 2, ttft_p99 * 0.9, ttft_p99, static_cast<std::size_t>(total - failed)};
+  run.summary.ttft_s =
+      SampleSummary{ttft_p99 / 2, ttft_p99 / 2, ttft_p99 * 0.9, ttft_p99, static_cast<std::size_t>(total - failed)};
   run.summary.e2e_s = SampleSummary{2, 2, 3, 4, static_cast<std::size_t>(total - failed)};
   run.summary.eviction_count = evictions;
   return run;
 }
 
-QVariant at(const M& model, int row, int column, int role = Qt::DisplayRole) { return model.index(row, column).data(role); }
+QVariant at(const M& model, int row, int column, int role = Qt::DisplayRole) {
+  return model.index(row, column).data(role);
+}
 
 }  // namespace
 
@@ -115,8 +118,8 @@ class MarkedRunModelTest : public QObject {
       f.evidence = evidence;
       return f;
     };
-    run.summary.diagnosis = {finding("C", "load-floor starvation", 0, 10, "D1 idle"), finding("A", "eviction storm", 3, 9),
-                             finding("C", "load-floor starvation", 20, 30)};
+    run.summary.diagnosis = {finding("C", "load-floor starvation", 0, 10, "D1 idle"),
+                             finding("A", "eviction storm", 3, 9), finding("C", "load-floor starvation", 20, 30)};
     model.addRun(run);
     QCOMPARE(at(model, 0, model.columnOf(M::Diagnosis)).toString(), QStringLiteral("C, A"));
     QVERIFY(at(model, 0, model.columnOf(M::Diagnosis), Qt::ToolTipRole).toString().contains("D1 idle"));

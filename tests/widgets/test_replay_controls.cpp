@@ -5,11 +5,11 @@
 #include <QLabel>
 #include <QtTest>
 
-#include "widgets/timeline/ReplayControlsPanel.h"
-#include "widgets/timeline/ReplayScrubber.h"
-#include "widgets/common/ViewState.h"
 #include "core/source/Source.h"
 #include "core/telemetry/TelemetryStore.h"
+#include "widgets/common/ViewState.h"
+#include "widgets/timeline/ReplayControlsPanel.h"
+#include "widgets/timeline/ReplayScrubber.h"
 
 using namespace kvscope;
 

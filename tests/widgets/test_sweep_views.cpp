@@ -10,9 +10,9 @@
 
 #include <atomic>
 
+#include "core/sweep/SweepRunner.h"
 #include "widgets/sweep/SweepPlot.h"
 #include "widgets/sweep/SweepTableModel.h"
-#include "core/sweep/SweepRunner.h"
 
 using namespace kvscope;
 
@@ -76,9 +76,10 @@ void SweepViewsTest::modelFillsInRunByRun() {
   const std::size_t e2e = analysis.metricIndex("e2e_mean_s");
   const MetricCell& cell = analysis.cells[1][e2e];
   QCOMPARE(cell.values.size(), std::size_t(2));
-  const QString expected = QString::fromStdString(analysis.metrics[e2e].format(cell.interval.mean)) + QStringLiteral(" [") +
-                           QString::fromStdString(analysis.metrics[e2e].format(cell.interval.low())) + QStringLiteral(", ") +
-                           QString::fromStdString(analysis.metrics[e2e].format(cell.interval.high())) + QStringLiteral("]");
+  const QString expected =
+      QString::fromStdString(analysis.metrics[e2e].format(cell.interval.mean)) + QStringLiteral(" [") +
+      QString::fromStdString(analysis.metrics[e2e].format(cell.interval.low())) + QStringLiteral(", ") +
+      QString::fromStdString(analysis.metrics[e2e].format(cell.interval.high())) + QStringLiteral("]");
   QVERIFY(cell.interval.low() >= 0);
   QCOMPARE(model.index(1, SweepTableModel::FirstMetricColumn).data().toString(), expected);
   QVERIFY(model.headerData(SweepTableModel::FirstMetricColumn, Qt::Horizontal).toString().startsWith("E2E mean"));
@@ -89,10 +90,11 @@ void SweepViewsTest::modelFillsInRunByRun() {
   QCOMPARE(model.index(1, model.changeColumn()).data().toString(),
            QStringLiteral("%1%2%").arg(*cell.change_pct >= 0 ? "+" : "").arg(*cell.change_pct, 0, 'f', 1));
   // Two pairs can never give p below 2/4 = 0.5: the verdict says what it needs, n and that floor.
-  QCOMPARE(model.index(1, model.verdictColumn()).data().toString(), QStringLiteral("needs >= 6 seeds (n=2, min p 0.5)"));
+  QCOMPARE(model.index(1, model.verdictColumn()).data().toString(),
+           QStringLiteral("needs >= 6 seeds (n=2, min p 0.5)"));
   const QString tip = model.index(1, model.verdictColumn()).data(Qt::ToolTipRole).toString();
-  QVERIFY2(tip.contains("n=2 pairs, sign-flip (exact, 4 patterns)") && tip.contains("smallest possible 0.5 with 2 pairs") &&
-               tip.contains("needs >= 6 seeds at level 0.05"),
+  QVERIFY2(tip.contains("n=2 pairs, sign-flip (exact, 4 patterns)") &&
+               tip.contains("smallest possible 0.5 with 2 pairs") && tip.contains("needs >= 6 seeds at level 0.05"),
            qPrintable(tip));
   QCOMPARE(model.headerData(model.pValueColumn(), Qt::Horizontal).toString(), QStringLiteral("p (sign-flip)"));
   model.setFocusMetric("ttft_p90_s");

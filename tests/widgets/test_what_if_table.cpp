@@ -49,7 +49,9 @@ class TestWhatIfTable : public QObject {
     // The other 58 summed: the shares still add up to the whole.
     double sum_without = 0.01 + 0.03, sum_with = 0.09 + 0.01;
     for (const QString& l : lines) {
-      if (!l.contains(QStringLiteral(" share: ")) || l.startsWith(QStringLiteral("D7 ")) || l.startsWith(QStringLiteral("D40 "))) continue;
+      if (!l.contains(QStringLiteral(" share: ")) || l.startsWith(QStringLiteral("D7 ")) ||
+          l.startsWith(QStringLiteral("D40 ")))
+        continue;
       sum_without += l.section(':', 1).section('|', 0, 0).remove('%').trimmed().toDouble() / 100;
       sum_with += l.section('|', 1).remove('%').trimmed().toDouble() / 100;
     }

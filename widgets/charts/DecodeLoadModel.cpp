@@ -7,22 +7,30 @@
 
 #include <algorithm>
 
-#include "widgets/common/PaletteTint.h"
 #include "core/telemetry/TelemetryStore.h"
+#include "widgets/common/PaletteTint.h"
 
 namespace kvscope {
 
 QColor workerStateColor(WorkerStateKind kind) {
   switch (kind) {
-    case WorkerStateKind::Crashed: return QColor(0xd6, 0x27, 0x28);      // red
-    case WorkerStateKind::Unreachable: return QColor(0x8c, 0x1a, 0x6b);  // plum
-    case WorkerStateKind::Cold: return QColor(0x00, 0xa5, 0xa5);         // teal ("frozen"), not selection blue
-    case WorkerStateKind::Degraded: return QColor(0xff, 0x7f, 0x0e);     // orange
-    case WorkerStateKind::Restarted: return QColor(0xbc, 0xbd, 0x22);    // olive
-    case WorkerStateKind::Evicting: return QColor(0xe3, 0x77, 0xc2);     // pink
+    case WorkerStateKind::Crashed:
+      return QColor(0xd6, 0x27, 0x28);  // red
+    case WorkerStateKind::Unreachable:
+      return QColor(0x8c, 0x1a, 0x6b);  // plum
+    case WorkerStateKind::Cold:
+      return QColor(0x00, 0xa5, 0xa5);  // teal ("frozen"), not selection blue
+    case WorkerStateKind::Degraded:
+      return QColor(0xff, 0x7f, 0x0e);  // orange
+    case WorkerStateKind::Restarted:
+      return QColor(0xbc, 0xbd, 0x22);  // olive
+    case WorkerStateKind::Evicting:
+      return QColor(0xe3, 0x77, 0xc2);  // pink
     case WorkerStateKind::Quiet:
-    case WorkerStateKind::Idle: return QColor(0x9a, 0x9a, 0x9a);         // grey
-    case WorkerStateKind::Ok: return QColor(0x2c, 0xa0, 0x2c);           // green
+    case WorkerStateKind::Idle:
+      return QColor(0x9a, 0x9a, 0x9a);  // grey
+    case WorkerStateKind::Ok:
+      return QColor(0x2c, 0xa0, 0x2c);  // green
   }
   return Qt::gray;
 }
@@ -50,7 +58,9 @@ void DecodeLoadModel::refresh(const TelemetryStore& store) {
     r.queued = w.latest.queued;
     r.sessions = w.latest.resident_sessions;
     r.pending_seeds = w.latest.pending_seeds;
-    r.kv_use = w.latest.kv_capacity > 0 ? static_cast<double>(w.latest.kv_used) / static_cast<double>(w.latest.kv_capacity) : 0;
+    r.kv_use = w.latest.kv_capacity > 0
+                   ? static_cast<double>(w.latest.kv_used) / static_cast<double>(w.latest.kv_capacity)
+                   : 0;
     r.kv_event_blocks = w.latest.kv_event_blocks;
     r.kv_used = w.latest.kv_used;
     r.kv_stores_per_s = w.kv_stores_per_s;
@@ -65,7 +75,8 @@ void DecodeLoadModel::refresh(const TelemetryStore& store) {
   // Past maxRows only the worst are listed (then always worst first, or the cut would be arbitrary).
   const bool cut = static_cast<int>(rows.size()) > max_rows_;
   if (worst_first_ || cut || static_cast<int>(rows.size()) > kWorstFirstAbove)
-    std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return severity(a.state.kind) > severity(b.state.kind); });
+    std::stable_sort(rows.begin(), rows.end(),
+                     [](const Row& a, const Row& b) { return severity(a.state.kind) > severity(b.state.kind); });
   hidden_ = cut ? static_cast<int>(rows.size()) - max_rows_ : 0;
   hidden_by_state_.clear();
   if (cut) {
@@ -78,8 +89,9 @@ void DecodeLoadModel::refresh(const TelemetryStore& store) {
     rows.resize(static_cast<std::size_t>(max_rows_));
   }
 
-  const bool same_rows = rows.size() == rows_.size() &&
-                         std::equal(rows.begin(), rows.end(), rows_.begin(), [](const Row& a, const Row& b) { return a.name == b.name; });
+  const bool same_rows =
+      rows.size() == rows_.size() &&
+      std::equal(rows.begin(), rows.end(), rows_.begin(), [](const Row& a, const Row& b) { return a.name == b.name; });
   if (!same_rows) {
     beginResetModel();
     rows_ = std::move(rows);
@@ -92,13 +104,15 @@ void DecodeLoadModel::refresh(const TelemetryStore& store) {
 
 QString DecodeLoadModel::hiddenSummary() const {
   QStringList parts;
-  for (const auto& [kind, n] : hidden_by_state_) parts << QStringLiteral("%1 %2").arg(n).arg(QString::fromLatin1(toString(kind)));
+  for (const auto& [kind, n] : hidden_by_state_)
+    parts << QStringLiteral("%1 %2").arg(n).arg(QString::fromLatin1(toString(kind)));
   return parts.join(QStringLiteral(", "));
 }
 
 void DecodeLoadModel::setSelectedWorkers(const QStringList& names) {
   selected_ = names;
-  if (!rows_.empty()) emit dataChanged(index(0, Worker), index(rowCount() - 1, Worker), {Qt::BackgroundRole, Qt::ToolTipRole});
+  if (!rows_.empty())
+    emit dataChanged(index(0, Worker), index(rowCount() - 1, Worker), {Qt::BackgroundRole, Qt::ToolTipRole});
 }
 
 void DecodeLoadModel::setHighlighted(std::function<bool(const QString&)> highlighted) {
@@ -124,27 +138,44 @@ QVariant DecodeLoadModel::data(const QModelIndex& index, int role) const {
   auto pct = [](double v) { return QString::number(v * 100, 'f', 1) + " %"; };
   if (role == Qt::DisplayRole) {
     switch (index.column()) {
-      case Worker: return r.name;
-      case State: return QString::fromStdString(r.state.cause);
-      case Bindings: return QVariant::fromValue(static_cast<qlonglong>(r.bindings));
-      case Share: return pct(r.share);
-      case RecentShare: return r.state.recent_share < 0 ? QStringLiteral("-") : pct(r.state.recent_share);
-      case Running: return r.running;
-      case Queued: return r.queued;
-      case Sessions: return r.sessions;
-      case PendingSeeds: return r.pending_seeds;
-      case KvUse: return pct(r.kv_use);
-      case PrefixHit: return r.prefix_hit < 0 ? QStringLiteral("-") : pct(r.prefix_hit);
+      case Worker:
+        return r.name;
+      case State:
+        return QString::fromStdString(r.state.cause);
+      case Bindings:
+        return QVariant::fromValue(static_cast<qlonglong>(r.bindings));
+      case Share:
+        return pct(r.share);
+      case RecentShare:
+        return r.state.recent_share < 0 ? QStringLiteral("-") : pct(r.state.recent_share);
+      case Running:
+        return r.running;
+      case Queued:
+        return r.queued;
+      case Sessions:
+        return r.sessions;
+      case PendingSeeds:
+        return r.pending_seeds;
+      case KvUse:
+        return pct(r.kv_use);
+      case PrefixHit:
+        return r.prefix_hit < 0 ? QStringLiteral("-") : pct(r.prefix_hit);
     }
   }
   if (role == Qt::UserRole) {  // raw numbers for sorting, tests and bars
     switch (index.column()) {
-      case Share: return r.share;
-      case RecentShare: return r.state.recent_share;
-      case KvUse: return r.kv_use;
-      case PrefixHit: return r.prefix_hit;
-      case State: return QString::fromLatin1(toString(r.state.kind));
-      default: return data(index, Qt::DisplayRole);
+      case Share:
+        return r.share;
+      case RecentShare:
+        return r.state.recent_share;
+      case KvUse:
+        return r.kv_use;
+      case PrefixHit:
+        return r.prefix_hit;
+      case State:
+        return QString::fromLatin1(toString(r.state.kind));
+      default:
+        return data(index, Qt::DisplayRole);
     }
   }
   // The state's colour as a swatch and a light tint of its cell only: a whole tinted row read as a
@@ -157,19 +188,23 @@ QVariant DecodeLoadModel::data(const QModelIndex& index, int role) const {
         .arg(r.name, QString::fromStdString(r.state.cause));
   if (role == Qt::ToolTipRole && index.column() == State) return QString::fromStdString(r.state.cause);
   if (role == Qt::ToolTipRole && index.column() == KvUse)
-    return r.kv_event_blocks > 0
-               ? QStringLiteral("%1: %2 tokens in use; its engine holds %3 cached blocks (from its KV events), "
-                                "storing %4 and removing %5 blocks/s")
-                     .arg(r.name).arg(r.kv_used).arg(r.kv_event_blocks)
-                     .arg(r.kv_stores_per_s, 0, 'f', 1).arg(r.kv_removals_per_s, 0, 'f', 1)
-               : QStringLiteral("%1: %2 tokens in use").arg(r.name).arg(r.kv_used);
+    return r.kv_event_blocks > 0 ? QStringLiteral(
+                                       "%1: %2 tokens in use; its engine holds %3 cached blocks (from its KV events), "
+                                       "storing %4 and removing %5 blocks/s")
+                                       .arg(r.name)
+                                       .arg(r.kv_used)
+                                       .arg(r.kv_event_blocks)
+                                       .arg(r.kv_stores_per_s, 0, 'f', 1)
+                                       .arg(r.kv_removals_per_s, 0, 'f', 1)
+                                 : QStringLiteral("%1: %2 tokens in use").arg(r.name).arg(r.kv_used);
   if (role == Qt::ToolTipRole && index.column() == PrefixHit)
     return r.prefix_hit < 0
                ? QStringLiteral("%1: no prompt tokens looked up in its prefix cache in the last minute").arg(r.name)
                : QStringLiteral("%1: %2 of %3 prompt tokens served from its prefix cache in the last minute (%4)")
                      .arg(r.name, pct(r.prefix_hit))
                      .arg(r.prefix_queried)
-                     .arg(r.engine_counted ? QStringLiteral("the engine's own counters") : QStringLiteral("finished requests"));
+                     .arg(r.engine_counted ? QStringLiteral("the engine's own counters")
+                                           : QStringLiteral("finished requests"));
 
   const bool selected = index.column() == Worker && selected_.contains(r.name);
   if (role == Qt::BackgroundRole && selected) return QGuiApplication::palette().brush(QPalette::Highlight);
@@ -189,7 +224,7 @@ QVariant DecodeLoadModel::data(const QModelIndex& index, int role) const {
 
 QVariant DecodeLoadModel::headerData(int section, Qt::Orientation orientation, int role) const {
   if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
-  static const char* names[] = {"worker", "state", "bindings", "share", "recent share", "running",
+  static const char* names[] = {"worker", "state",    "bindings",      "share",  "recent share", "running",
                                 "queued", "sessions", "pending seeds", "KV use", "prefix hit"};
   return section >= 0 && section < ColumnCount ? QString::fromLatin1(names[section]) : QVariant{};
 }

@@ -30,7 +30,20 @@ QColor workerStateColor(WorkerStateKind kind);
 class DecodeLoadModel : public QAbstractTableModel {
   Q_OBJECT
  public:
-  enum Column { Worker, State, Bindings, Share, RecentShare, Running, Queued, Sessions, PendingSeeds, KvUse, PrefixHit, ColumnCount };
+  enum Column {
+    Worker,
+    State,
+    Bindings,
+    Share,
+    RecentShare,
+    Running,
+    Queued,
+    Sessions,
+    PendingSeeds,
+    KvUse,
+    PrefixHit,
+    ColumnCount
+  };
 
   static constexpr int kWorstFirstAbove = 12;
 
@@ -71,11 +84,11 @@ class DecodeLoadModel : public QAbstractTableModel {
     double share = 0;
     int running = 0, queued = 0, sessions = 0, pending_seeds = 0;
     double kv_use = 0;
-    std::int64_t kv_used = 0, kv_event_blocks = 0;  // tokens; blocks per the engine's KV events (0: no feed)
+    std::int64_t kv_used = 0, kv_event_blocks = 0;      // tokens; blocks per the engine's KV events (0: no feed)
     double kv_stores_per_s = 0, kv_removals_per_s = 0;  // the engine's block churn, per its KV events
-    double prefix_hit = -1;  // prompt tokens served from the prefix cache over the last minute; -1: none asked
+    double prefix_hit = -1;           // prompt tokens served from the prefix cache over the last minute; -1: none asked
     std::int64_t prefix_queried = 0;  // those tokens' count
-    bool engine_counted = false;  // live: the engine's own counters (else the requests' cached tokens)
+    bool engine_counted = false;      // live: the engine's own counters (else the requests' cached tokens)
   };
   std::vector<Row> rows_;
   std::map<std::string, std::string> health_;

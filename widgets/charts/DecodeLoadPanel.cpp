@@ -50,12 +50,16 @@ DecodeLoadPanel::DecodeLoadPanel(ViewState& view, QWidget* parent)
     const QString name = model_->workerAt(index.row());
     QStringList selected = view.selectedWorkers();
     const bool add = QGuiApplication::keyboardModifiers() & Qt::ControlModifier;
-    if (selected.contains(name)) selected.removeAll(name);
-    else if (add) selected << name;
-    else selected = {name};
+    if (selected.contains(name))
+      selected.removeAll(name);
+    else if (add)
+      selected << name;
+    else
+      selected = {name};
     view.selectWorkers(selected);
   });
-  connect(&view, &ViewState::workersSelected, this, [this](const QStringList& workers) { model_->setSelectedWorkers(workers); });
+  connect(&view, &ViewState::workersSelected, this,
+          [this](const QStringList& workers) { model_->setSelectedWorkers(workers); });
   connect(&view, &ViewState::workersHighlighted, this,
           [this, &view] { model_->setHighlighted([&view](const QString& w) { return view.isHighlighted(w); }); });
   hidden_->hide();

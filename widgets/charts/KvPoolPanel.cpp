@@ -5,12 +5,12 @@
 #include <algorithm>
 #include <cmath>
 
-#include "widgets/common/ViewState.h"
-#include "widgets/common/WorkerColors.h"
 #include "core/knobs/KnobRegistry.h"
 #include "core/model/Overloaded.h"
 #include "core/run/WhatIfPreview.h"
 #include "core/telemetry/TelemetryStore.h"
+#include "widgets/common/ViewState.h"
+#include "widgets/common/WorkerColors.h"
 
 namespace kvscope {
 
@@ -35,14 +35,16 @@ std::vector<TimeSeriesChart::Marker> knobMarkers(const TelemetryStore& store, Si
   std::vector<TimeSeriesChart::Marker> markers;
   for (const Event& e : store.controlChanges()) {
     if (e.time < from || e.time > to) continue;
-    std::visit(Overloaded{[&](const KnobChanged& k) {
-                            markers.push_back({e.time, QStringLiteral("%1=%2").arg(QString::fromStdString(k.name)).arg(k.new_value)});
-                          },
-                          [&](const PolicyChanged& p) {
-                            markers.push_back({e.time, QStringLiteral("policy %1").arg(QString::fromStdString(p.new_policy))});
-                          },
-                          [](const auto&) {}},
-               e.payload);
+    std::visit(
+        Overloaded{
+            [&](const KnobChanged& k) {
+              markers.push_back({e.time, QStringLiteral("%1=%2").arg(QString::fromStdString(k.name)).arg(k.new_value)});
+            },
+            [&](const PolicyChanged& p) {
+              markers.push_back({e.time, QStringLiteral("policy %1").arg(QString::fromStdString(p.new_policy))});
+            },
+            [](const auto&) {}},
+        e.payload);
   }
   return markers;
 }
@@ -171,7 +173,8 @@ void KvPoolPanel::refresh(const TelemetryStore& store) {
   const double soft_cap = knob("session_soft_cap", 0);
   if (soft_cap > 0) {
     sessions_->setThreshold(kSoftCapLine, soft_cap, kLineColor);
-    if (const KnobSpec* s = spec("session_soft_cap")) sessions_->setDraggableThreshold(kSoftCapLine, std::max(1.0, s->min), s->max);
+    if (const KnobSpec* s = spec("session_soft_cap"))
+      sessions_->setDraggableThreshold(kSoftCapLine, std::max(1.0, s->min), s->max);
   }
   const auto markers = knobMarkers(store, view().from(), view().to());
   occupancy_->setMarkers(markers);

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "widgets/common/TelemetryPanel.h"
 #include "widgets/charts/TimeSeriesChart.h"
+#include "widgets/common/TelemetryPanel.h"
 
 namespace kvscope {
 

@@ -18,7 +18,9 @@ namespace kvscope {
 
 namespace {
 
-QString percent(const std::optional<double>& v) { return v ? QString::number(*v * 100, 'f', 1) + "%" : QStringLiteral("-"); }
+QString percent(const std::optional<double>& v) {
+  return v ? QString::number(*v * 100, 'f', 1) + "%" : QStringLiteral("-");
+}
 QString seconds(const std::optional<double>& v) { return v ? QString::number(*v, 'f', 3) : QStringLiteral("-"); }
 
 void setCell(QTableWidget& t, int row, int column, const QString& text) {
@@ -62,11 +64,12 @@ LabMetricsPanel::LabMetricsPanel(ViewState& view, QWidget* parent)
   auto* tables = new QWidget(this);
   auto* tables_layout = new QVBoxLayout(tables);
   tables_layout->setContentsMargins(0, 0, 0, 0);
-  classes_->setToolTip(tr("Latencies in seconds. HEAVY: at least 20,000 uncached tokens; WARM: more than half cached or under 5,000 "
-                          "uncached; MEDIUM: the rest (the lab's HEAVY_THRESHOLD)"));
+  classes_->setToolTip(
+      tr("Latencies in seconds. HEAVY: at least 20,000 uncached tokens; WARM: more than half cached or under 5,000 "
+         "uncached; MEDIUM: the rest (the lab's HEAVY_THRESHOLD)"));
   classes_->setRowCount(3);
-  classes_->setMaximumHeight(classes_->horizontalHeader()->sizeHint().height() + 3 * classes_->verticalHeader()->defaultSectionSize() +
-                             2 * classes_->frameWidth());
+  classes_->setMaximumHeight(classes_->horizontalHeader()->sizeHint().height() +
+                             3 * classes_->verticalHeader()->defaultSectionSize() + 2 * classes_->frameWidth());
   tables_layout->addWidget(classes_);
   tables_layout->addWidget(workers_, 1);
   // Tabbed with the latency panel in a side column: no taller at its minimum than that panel, so
@@ -113,7 +116,8 @@ void LabMetricsPanel::refresh(const TelemetryStore& store) {
     std::vector<std::vector<EnvelopeColumn>> envelopes;
     envelopes.reserve(workers.size());
     for (const auto& w : workers) envelopes.push_back(apc_->envelopeOf(w.apc, 100));
-    apc_->setBand(tr("band: %1 workers (min/median/max)").arg(workers.size()), workerBand(envelopes), QColor(120, 160, 210));
+    apc_->setBand(tr("band: %1 workers (min/median/max)").arg(workers.size()), workerBand(envelopes),
+                  QColor(120, 160, 210));
   }
   apc_->setMarkers(knobMarkers(store, view().from(), view().to()));
   // The summary sorts its samples: four times a second is as often as anyone reads them.
@@ -127,8 +131,10 @@ void LabMetricsPanel::refreshTables(const TelemetryStore& store) {
   QStringList parts;
   parts << tr("APC %1 (an unbounded cache: %2 within sessions, %3 across)")
                .arg(percent(m.apc), percent(m.apc_ceiling_intra), percent(m.apc_ceiling_any));
-  if (m.tpot_s) parts << tr("TPOT p50 %1 ms, p90 %2 ms").arg(m.tpot_s->p50 * 1000, 0, 'f', 1).arg(m.tpot_s->p90 * 1000, 0, 'f', 1);
-  parts << tr("worker TTFT p90 median %1 s, max %2 s").arg(seconds(m.worker_ttft_p90_median_s), seconds(m.worker_ttft_p90_max_s));
+  if (m.tpot_s)
+    parts << tr("TPOT p50 %1 ms, p90 %2 ms").arg(m.tpot_s->p50 * 1000, 0, 'f', 1).arg(m.tpot_s->p90 * 1000, 0, 'f', 1);
+  parts << tr("worker TTFT p90 median %1 s, max %2 s")
+               .arg(seconds(m.worker_ttft_p90_median_s), seconds(m.worker_ttft_p90_max_s));
   if (m.request_balance) parts << tr("requests max/min %1x").arg(*m.request_balance, 0, 'f', 2);
   if (m.completion_rate) parts << tr("completed %1 of the workload").arg(percent(m.completion_rate));
   if (m.decode_tps) parts << tr("decode %1 tokens/s").arg(*m.decode_tps, 0, 'f', 1);
@@ -151,9 +157,12 @@ void LabMetricsPanel::refreshTables(const TelemetryStore& store) {
   for (std::size_t w = 0; w < workers.size(); ++w) {
     const int r = static_cast<int>(w);
     setCell(*workers_, r, 0, QString::fromStdString(workers[w].info.name));
-    setCell(*workers_, r, 1, w < m.worker_completed.size() ? QString::number(m.worker_completed[w]) : QStringLiteral("0"));
+    setCell(*workers_, r, 1,
+            w < m.worker_completed.size() ? QString::number(m.worker_completed[w]) : QStringLiteral("0"));
     setCell(*workers_, r, 2, w < m.worker_ttft_p90_s.size() ? seconds(m.worker_ttft_p90_s[w]) : QStringLiteral("-"));
-    setCell(*workers_, r, 3, workers[w].hits.size() > 0 ? QString::number(workers[w].hits.rate() * 100, 'f', 1) + "%" : QStringLiteral("-"));
+    setCell(
+        *workers_, r, 3,
+        workers[w].hits.size() > 0 ? QString::number(workers[w].hits.rate() * 100, 'f', 1) + "%" : QStringLiteral("-"));
   }
 }
 

@@ -37,8 +37,9 @@ void paintEmpty(QPainter& p, const QRect& r, const QString& what) {
 }  // namespace
 
 EcdfPlot::EcdfPlot(QWidget* parent) : QWidget(parent) {
-  setToolTip(tr("Share of requests (y) with at most x prompt tokens not served from the prefix cache, log x "
-                "(the lab's uncached-token ECDF)"));
+  setToolTip(
+      tr("Share of requests (y) with at most x prompt tokens not served from the prefix cache, log x "
+         "(the lab's uncached-token ECDF)"));
 }
 
 void EcdfPlot::setQuantiles(std::vector<double> quantiles) {
@@ -71,8 +72,9 @@ void EcdfPlot::paintEvent(QPaintEvent*) {
     p.setPen(QColor(220, 220, 220));
     p.drawLine(QPointF(x, plot.top()), QPointF(x, plot.bottom()));
     p.setPen(Qt::black);
-    const QString label = d >= 6 ? QStringLiteral("%1M").arg(std::pow(10.0, d - 6)) : d >= 3 ? QStringLiteral("%1K").arg(std::pow(10.0, d - 3))
-                                                                                            : QString::number(std::pow(10.0, d));
+    const QString label = d >= 6   ? QStringLiteral("%1M").arg(std::pow(10.0, d - 6))
+                          : d >= 3 ? QStringLiteral("%1K").arg(std::pow(10.0, d - 3))
+                                   : QString::number(std::pow(10.0, d));
     p.drawText(QRectF(x - 30, plot.bottom() + 2, 60, 14), Qt::AlignHCenter | Qt::AlignTop, label);
   }
   QPainterPath path;
@@ -114,7 +116,8 @@ void TurnBarPlot::paintEvent(QPaintEvent*) {
   for (const auto& [turn, rate] : rates_) {
     const double x = plot.left() + slot * (turn - 1);
     const double h = plot.height() * std::clamp(rate, 0.0, 1.0);
-    p.fillRect(QRectF(x + std::min(1.0, slot * 0.1), plot.bottom() - h, std::max(1.0, slot * 0.8), h), QColor(0x2c, 0xa0, 0x2c));
+    p.fillRect(QRectF(x + std::min(1.0, slot * 0.1), plot.bottom() - h, std::max(1.0, slot * 0.8), h),
+               QColor(0x2c, 0xa0, 0x2c));
   }
 }
 

@@ -7,11 +7,11 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
-#include "widgets/charts/KvPoolPanel.h"
-#include "widgets/common/ViewState.h"
-#include "widgets/charts/TimeSeriesChart.h"
 #include "core/run/WhatIfPreview.h"
 #include "core/telemetry/TelemetryStore.h"
+#include "widgets/charts/KvPoolPanel.h"
+#include "widgets/charts/TimeSeriesChart.h"
+#include "widgets/common/ViewState.h"
 
 namespace kvscope {
 
@@ -35,14 +35,15 @@ LatencyPanel::LatencyPanel(ViewState& view, QWidget* parent)
   table_->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
   table_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
   table_->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
-  table_->setFixedHeight(table_->horizontalHeader()->sizeHint().height() + 2 * table_->verticalHeader()->defaultSectionSize() +
-                         2 * table_->frameWidth());
+  table_->setFixedHeight(table_->horizontalHeader()->sizeHint().height() +
+                         2 * table_->verticalHeader()->defaultSectionSize() + 2 * table_->frameWidth());
   // One point per finished request: nothing to hold between two of them.
   chart_->addSeries(tr("TTFT"), QColor(0x1f, 0x77, 0xb4), TimeSeriesChart::Style::Points);
   chart_->addSeries(tr("E2E"), QColor(0xff, 0x7f, 0x0e), TimeSeriesChart::Style::Points);
   // Series 2-5: a preview's futures, drawn only while one is shown.
   for (const bool with : {false, true})
-    for (const auto& [name, rgb] : {std::pair{tr("TTFT"), QColor(0x1f, 0x77, 0xb4)}, std::pair{tr("E2E"), QColor(0xff, 0x7f, 0x0e)}}) {
+    for (const auto& [name, rgb] :
+         {std::pair{tr("TTFT"), QColor(0x1f, 0x77, 0xb4)}, std::pair{tr("E2E"), QColor(0xff, 0x7f, 0x0e)}}) {
       QColor color = rgb;
       color.setAlpha(with ? 160 : 70);
       chart_->addSeries(name + (with ? tr(" with the change") : tr(" without the change")), color,
@@ -60,15 +61,20 @@ LatencyPanel::LatencyPanel(ViewState& view, QWidget* parent)
 }
 
 void LatencyPanel::setPreview(const WhatIfResult* preview) {
-  if (!preview) preview_.reset();
-  else preview_ = std::array<MinMaxSeries, 4>{preview->without.ttft, preview->without.e2e, preview->with.ttft, preview->with.e2e};
+  if (!preview)
+    preview_.reset();
+  else
+    preview_ =
+        std::array<MinMaxSeries, 4>{preview->without.ttft, preview->without.e2e, preview->with.ttft, preview->with.e2e};
   drawPreview();
 }
 
 void LatencyPanel::drawPreview() {
   for (int g = 0; g < 4; ++g) {
-    if (preview_) chart_->setSeriesData(2 + g, (*preview_)[static_cast<std::size_t>(g)]);
-    else chart_->clearSeriesData(2 + g);
+    if (preview_)
+      chart_->setSeriesData(2 + g, (*preview_)[static_cast<std::size_t>(g)]);
+    else
+      chart_->clearSeriesData(2 + g);
   }
 }
 
@@ -108,7 +114,8 @@ void LatencyPanel::refresh(const TelemetryStore& store) {
   };
   set(0, w.ttft_s);
   set(1, w.e2e_s);
-  failures_->setText(tr("failure rate %1 % (%2 of %3)").arg(w.failure_rate * 100, 0, 'f', 1).arg(w.failed).arg(w.requests));
+  failures_->setText(
+      tr("failure rate %1 % (%2 of %3)").arg(w.failure_rate * 100, 0, 'f', 1).arg(w.failed).arg(w.requests));
 }
 
 }  // namespace kvscope

@@ -6,8 +6,8 @@
 #include <array>
 #include <optional>
 
-#include "widgets/common/TelemetryPanel.h"
 #include "core/telemetry/MinMaxSeries.h"
+#include "widgets/common/TelemetryPanel.h"
 
 class QComboBox;
 class QLabel;

@@ -13,9 +13,12 @@ namespace kvscope {
 namespace {
 QColor worstColor(int state) {
   switch (static_cast<LinkState>(state)) {
-    case LinkState::Alive: return QColor(0x2c, 0xa0, 0x2c, 60);
-    case LinkState::Suspect: return QColor(0xff, 0x7f, 0x0e, 110);
-    case LinkState::Dead: return QColor(0xd6, 0x27, 0x28, 140);
+    case LinkState::Alive:
+      return QColor(0x2c, 0xa0, 0x2c, 60);
+    case LinkState::Suspect:
+      return QColor(0xff, 0x7f, 0x0e, 110);
+    case LinkState::Dead:
+      return QColor(0xd6, 0x27, 0x28, 140);
   }
   return {};
 }
@@ -58,8 +61,9 @@ void LinkAggregateModel::refresh(const TelemetryStore& store) {
 
 void LinkAggregateModel::rebuild(const TelemetryStore& store) {
   auto decodeName = [&](WorkerId w) {
-    return w >= 0 && static_cast<std::size_t>(w) < store.workers().size() ? QString::fromStdString(store.workers()[static_cast<std::size_t>(w)].info.name)
-                                                                         : QStringLiteral("D?");
+    return w >= 0 && static_cast<std::size_t>(w) < store.workers().size()
+               ? QString::fromStdString(store.workers()[static_cast<std::size_t>(w)].info.name)
+               : QStringLiteral("D?");
   };
   auto prefillName = [&](int p) {
     return store.run() && p >= 0 && static_cast<std::size_t>(p) < store.run()->prefill.size()
@@ -71,9 +75,12 @@ void LinkAggregateModel::rebuild(const TelemetryStore& store) {
   for (const LinkSeries& l : store.links()) {
     const QString p = prefillName(l.prefill), d = decodeName(l.worker);
     QString key;
-    if (drilled_.isEmpty()) key = group_by_ == GroupBy::Prefill ? p : d;
-    else if (drilled_ == p || drilled_ == d) key = QString::fromStdString(l.name);
-    else continue;
+    if (drilled_.isEmpty())
+      key = group_by_ == GroupBy::Prefill ? p : d;
+    else if (drilled_ == p || drilled_ == d)
+      key = QString::fromStdString(l.name);
+    else
+      continue;
     auto [it, added] = at.try_emplace(key, rows.size());
     if (added) {
       rows.emplace_back();
@@ -82,9 +89,15 @@ void LinkAggregateModel::rebuild(const TelemetryStore& store) {
     Row& r = rows[it->second];
     ++r.links;
     switch (l.latest.state) {
-      case LinkState::Alive: ++r.alive; break;
-      case LinkState::Suspect: ++r.suspect; break;
-      case LinkState::Dead: ++r.dead; break;
+      case LinkState::Alive:
+        ++r.alive;
+        break;
+      case LinkState::Suspect:
+        ++r.suspect;
+        break;
+      case LinkState::Dead:
+        ++r.dead;
+        break;
     }
     r.worst = std::max(r.worst, rank(l.latest.state));
     r.failures += l.failures;
@@ -103,7 +116,9 @@ void LinkAggregateModel::rebuild(const TelemetryStore& store) {
   rows_ = std::move(rows);
 }
 
-int LinkAggregateModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : static_cast<int>(rows_.size()); }
+int LinkAggregateModel::rowCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : static_cast<int>(rows_.size());
+}
 int LinkAggregateModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
 
 QVariant LinkAggregateModel::data(const QModelIndex& index, int role) const {
@@ -111,12 +126,18 @@ QVariant LinkAggregateModel::data(const QModelIndex& index, int role) const {
   const Row& r = rows_[static_cast<std::size_t>(index.row())];
   if (role == Qt::DisplayRole || role == Qt::UserRole) {
     switch (index.column()) {
-      case Name: return r.name;
-      case Links: return r.links;
-      case Alive: return r.alive;
-      case Suspect: return r.suspect;
-      case Dead: return r.dead;
-      case Failures: return QVariant::fromValue(static_cast<qlonglong>(r.failures));
+      case Name:
+        return r.name;
+      case Links:
+        return r.links;
+      case Alive:
+        return r.alive;
+      case Suspect:
+        return r.suspect;
+      case Dead:
+        return r.dead;
+      case Failures:
+        return QVariant::fromValue(static_cast<qlonglong>(r.failures));
       case LastFailure:
         if (r.last_failure_s < 0) return role == Qt::UserRole ? QVariant(QString()) : QVariant(QStringLiteral("-"));
         return QStringLiteral("%1 s: %2").arg(r.last_failure_s, 0, 'f', 1).arg(r.last_failure);
@@ -135,13 +156,20 @@ QVariant LinkAggregateModel::headerData(int section, Qt::Orientation orientation
   if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
   const QString first = !drilled_.isEmpty() ? tr("link") : group_by_ == GroupBy::Prefill ? tr("prefill") : tr("decode");
   switch (section) {
-    case Name: return first;
-    case Links: return tr("links");
-    case Alive: return tr("alive");
-    case Suspect: return tr("suspect");
-    case Dead: return tr("dead");
-    case Failures: return tr("failed transfers");
-    case LastFailure: return tr("last failure");
+    case Name:
+      return first;
+    case Links:
+      return tr("links");
+    case Alive:
+      return tr("alive");
+    case Suspect:
+      return tr("suspect");
+    case Dead:
+      return tr("dead");
+    case Failures:
+      return tr("failed transfers");
+    case LastFailure:
+      return tr("last failure");
   }
   return {};
 }

@@ -13,9 +13,12 @@ namespace kvscope {
 namespace {
 QColor stateColor(LinkState s) {
   switch (s) {
-    case LinkState::Alive: return QColor(0x2c, 0xa0, 0x2c, 60);
-    case LinkState::Suspect: return QColor(0xff, 0x7f, 0x0e, 110);
-    case LinkState::Dead: return QColor(0xd6, 0x27, 0x28, 140);
+    case LinkState::Alive:
+      return QColor(0x2c, 0xa0, 0x2c, 60);
+    case LinkState::Suspect:
+      return QColor(0xff, 0x7f, 0x0e, 110);
+    case LinkState::Dead:
+      return QColor(0xd6, 0x27, 0x28, 140);
   }
   return {};
 }
@@ -51,10 +54,13 @@ void LinkHealthModel::refresh(const TelemetryStore& store) {
 
 const LinkSeries* LinkHealthModel::linkAt(const QModelIndex& index) const {
   if (!index.isValid() || index.row() >= rowCount() || index.column() >= columnCount()) return nullptr;
-  return cells_[static_cast<std::size_t>(index.row()) * decode_workers_.size() + static_cast<std::size_t>(index.column())];
+  return cells_[static_cast<std::size_t>(index.row()) * decode_workers_.size() +
+                static_cast<std::size_t>(index.column())];
 }
 
-int LinkHealthModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : static_cast<int>(prefill_.size()); }
+int LinkHealthModel::rowCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : static_cast<int>(prefill_.size());
+}
 
 int LinkHealthModel::columnCount(const QModelIndex& parent) const {
   return parent.isValid() ? 0 : static_cast<int>(decode_.size());
@@ -64,7 +70,8 @@ QString LinkHealthModel::unreachableReason(const QModelIndex& index) const {
   if (!index.isValid()) return {};
   for (const QString& end : {prefill_.value(index.row()), decode_.value(index.column())}) {
     const auto it = health_.find(end.toStdString());
-    if (it != health_.end() && it->second.rfind("unreachable", 0) == 0) return end + QStringLiteral(" ") + QString::fromStdString(it->second);
+    if (it != health_.end() && it->second.rfind("unreachable", 0) == 0)
+      return end + QStringLiteral(" ") + QString::fromStdString(it->second);
   }
   return {};
 }
@@ -75,13 +82,20 @@ QVariant LinkHealthModel::data(const QModelIndex& index, int role) const {
   const LinkGauges& g = link->latest;
   if (const QString why = unreachableReason(index); !why.isEmpty()) {
     switch (role) {
-      case Qt::DisplayRole: return QStringLiteral("unknown\n(worker unreachable)");
-      case Qt::ForegroundRole: return QBrush(QGuiApplication::palette().color(QPalette::Disabled, QPalette::Text));
-      case Qt::BackgroundRole: return QBrush(QGuiApplication::palette().color(QPalette::Disabled, QPalette::Window));
-      case Qt::ToolTipRole: return QStringLiteral("%1: state unknown, %2").arg(QString::fromStdString(link->name), why);
-      case Qt::UserRole: return -1;
-      case Qt::TextAlignmentRole: return QVariant::fromValue(Qt::AlignCenter);
-      default: return {};
+      case Qt::DisplayRole:
+        return QStringLiteral("unknown\n(worker unreachable)");
+      case Qt::ForegroundRole:
+        return QBrush(QGuiApplication::palette().color(QPalette::Disabled, QPalette::Text));
+      case Qt::BackgroundRole:
+        return QBrush(QGuiApplication::palette().color(QPalette::Disabled, QPalette::Window));
+      case Qt::ToolTipRole:
+        return QStringLiteral("%1: state unknown, %2").arg(QString::fromStdString(link->name), why);
+      case Qt::UserRole:
+        return -1;
+      case Qt::TextAlignmentRole:
+        return QVariant::fromValue(Qt::AlignCenter);
+      default:
+        return {};
     }
   }
   switch (role) {
@@ -90,17 +104,22 @@ QVariant LinkHealthModel::data(const QModelIndex& index, int role) const {
           .arg(QString::fromLatin1(toString(g.state)))
           .arg(g.queue_depth)
           .arg(static_cast<double>(g.bytes_in_flight) / 1e6, 0, 'f', 1);
-    case Qt::BackgroundRole: return QBrush(stateColor(g.state));
+    case Qt::BackgroundRole:
+      return QBrush(stateColor(g.state));
     case Qt::ToolTipRole:
-      if (link->last_failure.empty()) return QStringLiteral("%1: no failure so far").arg(QString::fromStdString(link->name));
+      if (link->last_failure.empty())
+        return QStringLiteral("%1: no failure so far").arg(QString::fromStdString(link->name));
       return QStringLiteral("%1: %2 failed transfers; last failure at %3 s: %4")
           .arg(QString::fromStdString(link->name))
           .arg(link->failures)
           .arg(timeToSeconds(link->last_failure_time), 0, 'f', 1)
           .arg(QString::fromStdString(link->last_failure));
-    case Qt::UserRole: return static_cast<int>(g.state);
-    case Qt::TextAlignmentRole: return QVariant::fromValue(Qt::AlignCenter);
-    default: return {};
+    case Qt::UserRole:
+      return static_cast<int>(g.state);
+    case Qt::TextAlignmentRole:
+      return QVariant::fromValue(Qt::AlignCenter);
+    default:
+      return {};
   }
 }
 

@@ -11,9 +11,9 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
+#include "core/telemetry/TelemetryStore.h"
 #include "widgets/charts/LinkAggregateModel.h"
 #include "widgets/charts/LinkHealthModel.h"
-#include "core/telemetry/TelemetryStore.h"
 
 namespace kvscope {
 
@@ -85,7 +85,9 @@ void LinkHealthPanel::fitGrid() {
   // As tall as its rows (up to eight prefill workers): no link hidden below a scroll.
   const int rows = std::clamp(model_->rowCount(), 1, 8);
   int height = grid_->horizontalHeader()->sizeHint().height() + 2 * grid_->frameWidth();
-  for (int r = 0; r < rows; ++r) height += r < model_->rowCount() ? grid_->verticalHeader()->sectionSize(r) : grid_->verticalHeader()->defaultSectionSize();
+  for (int r = 0; r < rows; ++r)
+    height += r < model_->rowCount() ? grid_->verticalHeader()->sectionSize(r)
+                                     : grid_->verticalHeader()->defaultSectionSize();
   if (stack_->height() != height) stack_->setFixedHeight(height);
 }
 

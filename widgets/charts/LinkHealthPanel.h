@@ -21,7 +21,7 @@ class LinkHealthPanel : public TelemetryPanel {
   LinkHealthPanel(ViewState& view, QWidget* parent = nullptr);
   void refresh(const TelemetryStore& store) override;
   int refreshIntervalMs() const override { return 250; }  // tables of numbers: see TelemetryPanel
-  static constexpr int kGridMaxCells = 64;  // e.g. 4 P x 16 D; more links are aggregated
+  static constexpr int kGridMaxCells = 64;                // e.g. 4 P x 16 D; more links are aggregated
 
   LinkHealthModel& model() { return *model_; }
   LinkAggregateModel& aggregate() { return *aggregate_; }

@@ -61,8 +61,7 @@ int TimeSeriesChart::leftMargin() const {
   const QFontMetrics fm = fontMetrics();
   int widest = fm.horizontalAdvance(QStringLiteral("0000"));
   const int plot_height = height() - 3 * fm.height() - 2 * kPad;
-  for (const AxisTicks::Tick& t : yTicks(plot_height).ticks)
-    widest = std::max(widest, fm.horizontalAdvance(t.label));
+  for (const AxisTicks::Tick& t : yTicks(plot_height).ticks) widest = std::max(widest, fm.horizontalAdvance(t.label));
   return widest + 2 * kPad;
 }
 
@@ -216,7 +215,8 @@ void TimeSeriesChart::fitY() {
 // About one tick per 40 px; whole numbers only for counts.
 AxisTicks TimeSeriesChart::yTicks(int plot_height) const {
   AxisTicks ticks = AxisTicks::make(y_min_, y_max_, std::max(2, plot_height / 40));
-  if (integer_ && ticks.step < 1) ticks = AxisTicks::make(y_min_, y_max_, static_cast<int>(std::max(1.0, y_max_ - y_min_)));
+  if (integer_ && ticks.step < 1)
+    ticks = AxisTicks::make(y_min_, y_max_, static_cast<int>(std::max(1.0, y_max_ - y_min_)));
   return ticks;
 }
 
@@ -246,7 +246,8 @@ void TimeSeriesChart::paintEvent(QPaintEvent*) {
     const ColumnGrid g = grid();
     const int x0 = plot.left() + g.columnOf(std::max(highlight_from_, view_.from()));
     const int x1 = plot.left() + g.columnOf(std::min(highlight_to_, view_.to()));
-    if (highlight_to_ >= view_.from() && highlight_from_ <= view_.to()) p.fillRect(QRect(x0, plot.top(), x1 - x0 + 1, plot.height()), fill);
+    if (highlight_to_ >= view_.from() && highlight_from_ <= view_.to())
+      p.fillRect(QRect(x0, plot.top(), x1 - x0 + 1, plot.height()), fill);
   }
   paintBand(p, plot);
   // Ghosts (a preview's futures) under the real series; each column one filled run of pixels.
@@ -256,7 +257,8 @@ void TimeSeriesChart::paintEvent(QPaintEvent*) {
       QColor color = s.color;
       if (isGhost(s.style) && color.alpha() == 255) color.setAlpha(120);
       // A finding's workers stand out: the others fade.
-      if (!isGhost(s.style) && !view_.highlightedWorkers().isEmpty() && !view_.isHighlighted(s.name)) color.setAlpha(60);
+      if (!isGhost(s.style) && !view_.highlightedWorkers().isEmpty() && !view_.isHighlighted(s.name))
+        color.setAlpha(60);
       const int n = std::min(static_cast<int>(s.columns.size()), plot.width());
       for (int c = 0; c < n; ++c) {
         const EnvelopeColumn& col = s.columns[static_cast<std::size_t>(c)];
@@ -307,7 +309,8 @@ void TimeSeriesChart::paintAxes(QPainter& p, const QRect& plot) {
     p.drawStaticText(QPointF(plot.left() - kPad - label.size().width(), y - label.size().height() / 2), label);
   }
   const double from_s = timeToSeconds(view_.from()), to_s = timeToSeconds(view_.to());
-  const int target = std::max(2, plot.width() / std::max(60, fm.horizontalAdvance(QStringLiteral("00000.0")) + 2 * kPad));
+  const int target =
+      std::max(2, plot.width() / std::max(60, fm.horizontalAdvance(QStringLiteral("00000.0")) + 2 * kPad));
   const ColumnGrid g = grid();
   for (const AxisTicks::Tick& t : AxisTicks::make(from_s, to_s, target).ticks) {
     const int x = plot.left() + g.columnOf(secondsToTime(t.value));
@@ -320,7 +323,8 @@ void TimeSeriesChart::paintAxes(QPainter& p, const QRect& plot) {
     p.drawStaticText(QPointF(left, plot.bottom() + 2), label);
   }
   const QStaticText& axis = text_.get(tr("run time (s)"), font());
-  p.drawStaticText(QPointF(plot.left() + (plot.width() - axis.size().width()) / 2, plot.bottom() + 2 + fm.height()), axis);
+  p.drawStaticText(QPointF(plot.left() + (plot.width() - axis.size().width()) / 2, plot.bottom() + 2 + fm.height()),
+                   axis);
 }
 
 void TimeSeriesChart::paintLegend(QPainter& p) {
@@ -395,8 +399,8 @@ void TimeSeriesChart::paintOverlays(QPainter& p, const QRect& plot) {
     p.setBrush(Qt::NoBrush);
     if (drag_ == Drag::Threshold && drag_label_ == t.label) {
       const QString text = QStringLiteral("%1 = %2").arg(t.label).arg(t.value, 0, 'g', 4);
-      const QRect box(plot.right() - fm.horizontalAdvance(text) - 16, y - fm.height() - 4, fm.horizontalAdvance(text) + 6,
-                      fm.height() + 2);
+      const QRect box(plot.right() - fm.horizontalAdvance(text) - 16, y - fm.height() - 4,
+                      fm.horizontalAdvance(text) + 6, fm.height() + 2);
       p.fillRect(box, palette().color(QPalette::ToolTipBase));
       p.setPen(palette().color(QPalette::ToolTipText));
       p.drawText(box, Qt::AlignCenter, text);
@@ -409,7 +413,8 @@ void TimeSeriesChart::paintOverlays(QPainter& p, const QRect& plot) {
   for (const Marker& m : drawnMarkers()) {
     const int x = plot.left() + g.columnOf(m.time);
     p.drawLine(x, plot.top(), x, plot.bottom());
-    p.drawText(QPoint(x + 3, plot.top() + fm.ascent() + 1), fm.elidedText(m.label, Qt::ElideRight, plot.right() - x - 6));
+    p.drawText(QPoint(x + 3, plot.top() + fm.ascent() + 1),
+               fm.elidedText(m.label, Qt::ElideRight, plot.right() - x - 6));
   }
 }
 
@@ -430,12 +435,13 @@ QString TimeSeriesChart::tooltipAt(const QPoint& pos) const {
   if (!plot.contains(pos)) return {};
   const int c = pos.x() - plot.left();
   const ColumnGrid g = grid();
-  QString text = QStringLiteral("t = %1 to %2 s").arg(timeToSeconds(g.columnStart(c)), 0, 'f', 1)
+  QString text = QStringLiteral("t = %1 to %2 s")
+                     .arg(timeToSeconds(g.columnStart(c)), 0, 'f', 1)
                      .arg(timeToSeconds(g.columnStart(c + 1) - 1), 0, 'f', 1);
   for (const Series& s : series_) {
     if (c >= static_cast<int>(s.columns.size())) continue;
     const EnvelopeColumn& col = s.columns[static_cast<std::size_t>(c)];
-    QString value = !col.present ? tr("no data")
+    QString value = !col.present       ? tr("no data")
                     : col.lo == col.hi ? QString::number(col.lo, 'g', 4)
                                        : QStringLiteral("%1 to %2").arg(col.lo, 0, 'g', 4).arg(col.hi, 0, 'g', 4);
     if (col.present && !col.exact) value += tr(" (rolled up)");
@@ -457,8 +463,10 @@ bool TimeSeriesChart::event(QEvent* e) {
   if (e->type() == QEvent::ToolTip) {
     auto* help = static_cast<QHelpEvent*>(e);
     const QString text = tooltipAt(help->pos());
-    if (text.isEmpty()) QToolTip::hideText();
-    else QToolTip::showText(help->globalPos(), text, this);
+    if (text.isEmpty())
+      QToolTip::hideText();
+    else
+      QToolTip::showText(help->globalPos(), text, this);
     return true;
   }
   return QWidget::event(e);

@@ -12,11 +12,11 @@
 #include <tuple>
 #include <vector>
 
-#include "widgets/common/StaticTextCache.h"
-#include "widgets/charts/AxisTicks.h"
-#include "widgets/charts/WorkerBand.h"
 #include "core/model/Ids.h"
 #include "core/telemetry/MinMaxSeries.h"
+#include "widgets/charts/AxisTicks.h"
+#include "widgets/charts/WorkerBand.h"
+#include "widgets/common/StaticTextCache.h"
 
 namespace kvscope {
 
@@ -46,7 +46,9 @@ class TimeSeriesChart : public QWidget {
   int seriesCount() const { return static_cast<int>(series_.size()); }
   QString seriesName(int index) const { return series_[static_cast<std::size_t>(index)].name; }
   // What the last paint drew (or the next will) for series `index`: one entry per plot column.
-  const std::vector<EnvelopeColumn>& drawnColumns(int index) const { return series_[static_cast<std::size_t>(index)].columns; }
+  const std::vector<EnvelopeColumn>& drawnColumns(int index) const {
+    return series_[static_cast<std::size_t>(index)].columns;
+  }
   // The envelope setSeriesData would draw for `data` (a gauge) over the view's range, times `scale`.
   std::vector<EnvelopeColumn> envelopeOf(const MinMaxSeries& data, double scale = 1.0) const;
   // Many workers: the others as one shaded min..max band with a median line, under the series;
@@ -66,8 +68,8 @@ class TimeSeriesChart : public QWidget {
   const std::vector<Marker>& markers() const { return markers_; }
   // Markers as drawn: those in the same few pixels merged into one label ("K=200, rho=0.9").
   std::vector<Marker> drawnMarkers() const;
-  void setHighlight(SimTime from, SimTime to);  // to <= from clears it
-  void setFixedYRange(double min, double max);  // otherwise the y axis fits the data from 0
+  void setHighlight(SimTime from, SimTime to);                 // to <= from clears it
+  void setFixedYRange(double min, double max);                 // otherwise the y axis fits the data from 0
   void setIntegerValues(bool integer) { integer_ = integer; }  // y ticks at whole numbers only
 
   // Geometry, for tests and hit-testing: the plot rectangle (one pixel column per envelope

@@ -28,9 +28,7 @@ void ViewState::setFollowLive(bool follow) {
   emit followLiveChanged(follow);
 }
 
-void ViewState::setLiveWindow(SimTime width) {
-  live_window_ = std::max<SimTime>(secondsToTime(1), width);
-}
+void ViewState::setLiveWindow(SimTime width) { live_window_ = std::max<SimTime>(secondsToTime(1), width); }
 
 void ViewState::selectEvent(std::uint64_t seq, SimTime time) {
   selected_seq_ = seq;
@@ -62,7 +60,8 @@ void ViewState::selectWorkers(const QStringList& workers) {
 
 bool ViewState::isHighlighted(const QString& worker) const {
   for (const QString& s : highlighted_)
-    if (s == worker || s.endsWith(QStringLiteral("->") + worker) || s.startsWith(worker + QStringLiteral("->"))) return true;
+    if (s == worker || s.endsWith(QStringLiteral("->") + worker) || s.startsWith(worker + QStringLiteral("->")))
+      return true;
   return false;
 }
 

@@ -11,10 +11,10 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
+#include "core/telemetry/TelemetryStore.h"
+#include "widgets/common/ViewState.h"
 #include "widgets/decisions/DecisionModel.h"
 #include "widgets/decisions/RequestTableModel.h"
-#include "widgets/common/ViewState.h"
-#include "core/telemetry/TelemetryStore.h"
 
 namespace kvscope {
 
@@ -192,12 +192,13 @@ void DecisionInspectorPanel::showDecision() {
   }
 
   if (!decision_->decision() || decision_->decision()->request != shown_) decision_->setDecision(*decision);
-  QString summary = tr("Request %1 (session %2, turn %3): %4 chose %5.")
-                        .arg(shown_)
-                        .arg(decision->session)
-                        .arg(decision->turn)
-                        .arg(QString::fromStdString(decision->policy),
-                             decision->chosen == kNoWorker ? tr("no worker") : workerLabel(worker_names_, decision->chosen));
+  QString summary =
+      tr("Request %1 (session %2, turn %3): %4 chose %5.")
+          .arg(shown_)
+          .arg(decision->session)
+          .arg(decision->turn)
+          .arg(QString::fromStdString(decision->policy),
+               decision->chosen == kNoWorker ? tr("no worker") : workerLabel(worker_names_, decision->chosen));
   if (done) {
     summary += QLatin1Char(' ') + outcome;
     if (decision->chosen != kNoWorker && done->worker != decision->chosen)

@@ -4,8 +4,8 @@
 // placed it: its policy, the chosen worker, and every candidate's score components.
 #include <vector>
 
-#include "widgets/common/TelemetryPanel.h"
 #include "core/model/Ids.h"
+#include "widgets/common/TelemetryPanel.h"
 
 class QLabel;
 class QSortFilterProxyModel;
@@ -37,7 +37,7 @@ class DecisionInspectorPanel : public TelemetryPanel {
 
   const TelemetryStore* store_ = nullptr;
   std::vector<QString> worker_names_;
-  RequestId shown_ = 0;          // the request the decision view shows
+  RequestId shown_ = 0;                // the request the decision view shows
   bool waiting_for_decision_ = false;  // selected before its decision reached the store
   bool syncing_selection_ = false;
 

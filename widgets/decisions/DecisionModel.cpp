@@ -27,7 +27,8 @@ QString tieBreak(const std::string& policy) {
 
 // What a decision field's code says (unified-gated's decision dict), or "" for a plain number.
 QString fieldMeaning(const QString& name, double value) {
-  if (name == QLatin1String("decision")) return value == 1 ? QStringLiteral(" (affinity)") : QStringLiteral(" (fallback)");
+  if (name == QLatin1String("decision"))
+    return value == 1 ? QStringLiteral(" (affinity)") : QStringLiteral(" (fallback)");
   if (name == QLatin1String("affinity") && value < 0) return QStringLiteral(" (none)");
   if (name == QLatin1String("tie_break")) {
     static const char* const kinds[] = {" (no tie)", " (new uncached tokens)", " (num_requests)", " (round-robin)"};
@@ -114,27 +115,37 @@ QVariant DecisionModel::data(const QModelIndex& index, int role) const {
   const CandidateScore& c = decision_->candidates[static_cast<std::size_t>(index.row())];
   const bool chosen = c.worker == decision_->chosen;
   const int column = index.column();
-  const double component = column >= FirstComponent
-                               ? values_[static_cast<std::size_t>(index.row())][static_cast<std::size_t>(column - FirstComponent)]
-                               : 0.0;
+  const double component =
+      column >= FirstComponent
+          ? values_[static_cast<std::size_t>(index.row())][static_cast<std::size_t>(column - FirstComponent)]
+          : 0.0;
   switch (role) {
     case Qt::DisplayRole:
       switch (column) {
-        case Rank: return index.row() + 1;
+        case Rank:
+          return index.row() + 1;
         case Worker:
           return chosen ? tr("%1 (chosen)").arg(workerLabel(worker_names_, c.worker))
                         : workerLabel(worker_names_, c.worker);
-        case Score: return formatScore(c.score);
-        case Eligible: return c.eligible ? tr("yes") : tr("no");
-        default: return formatScore(component);
+        case Score:
+          return formatScore(c.score);
+        case Eligible:
+          return c.eligible ? tr("yes") : tr("no");
+        default:
+          return formatScore(component);
       }
     case SortRole:
       switch (column) {
-        case Rank: return index.row() + 1;
-        case Worker: return c.worker;
-        case Score: return c.score;
-        case Eligible: return c.eligible;
-        default: return component;
+        case Rank:
+          return index.row() + 1;
+        case Worker:
+          return c.worker;
+        case Score:
+          return c.score;
+        case Eligible:
+          return c.eligible;
+        default:
+          return component;
       }
     case Qt::TextAlignmentRole:
       if (column != Worker) return int(Qt::AlignRight | Qt::AlignVCenter);
@@ -159,7 +170,8 @@ QVariant DecisionModel::data(const QModelIndex& index, int role) const {
     case Qt::ToolTipRole:
       if (column == Eligible && !c.eligible) return tr("Dead, or excluded by admission: never chosen");
       break;
-    default: break;
+    default:
+      break;
   }
   return {};
 }
@@ -178,13 +190,18 @@ QVariant DecisionModel::headerData(int section, Qt::Orientation orientation, int
     return {};
   }
   if (role == Qt::ToolTipRole && section == Score && decision_)
-    return decision_->lower_is_better ? tr("The policy's total cost: lower wins") : tr("The policy's total score: higher wins");
+    return decision_->lower_is_better ? tr("The policy's total cost: lower wins")
+                                      : tr("The policy's total score: higher wins");
   if (role != Qt::DisplayRole) return {};
   switch (section) {
-    case Rank: return tr("Rank");
-    case Worker: return tr("Worker");
-    case Score: return tr("Score");
-    case Eligible: return tr("Eligible");
+    case Rank:
+      return tr("Rank");
+    case Worker:
+      return tr("Worker");
+    case Score:
+      return tr("Score");
+    case Eligible:
+      return tr("Eligible");
   }
   return {};
 }
@@ -200,7 +217,7 @@ QString explainDecision(const RouteDecision& d, const std::vector<QString>& name
     for (std::uint8_t i = 0; i < d.num_fields && i < d.fields.size(); ++i) {
       const QString name = QString::fromLatin1(d.fields[i].name ? d.fields[i].name : "?");
       fields << QStringLiteral("%1 %2%3").arg(QString(name).replace(QLatin1Char('_'), QLatin1Char(' ')),
-                                                formatScore(d.fields[i].value), fieldMeaning(name, d.fields[i].value));
+                                              formatScore(d.fields[i].value), fieldMeaning(name, d.fields[i].value));
     }
     lines << fields.join(QStringLiteral(", ")) + QLatin1Char('.');
   }

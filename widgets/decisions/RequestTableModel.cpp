@@ -14,14 +14,16 @@ QString seconds(SimTime t) { return QString::number(timeToSeconds(t), 'f', 3); }
 
 QString workerLabel(const std::vector<QString>& names, WorkerId worker) {
   if (worker == kNoWorker) return QStringLiteral("—");
-  if (worker >= 0 && static_cast<std::size_t>(worker) < names.size() && !names[static_cast<std::size_t>(worker)].isEmpty())
+  if (worker >= 0 && static_cast<std::size_t>(worker) < names.size() &&
+      !names[static_cast<std::size_t>(worker)].isEmpty())
     return names[static_cast<std::size_t>(worker)];
   return QStringLiteral("#%1").arg(worker);
 }
 
 QString unnamedFailureText(const RequestDone& done) {
-  return RequestTableModel::tr("A failure read from a log line that names no request, so there is no route decision "
-                               "to show: %1")
+  return RequestTableModel::tr(
+             "A failure read from a log line that names no request, so there is no route decision "
+             "to show: %1")
       .arg(done.error.empty() ? RequestTableModel::tr("no error text") : QString::fromStdString(done.error));
 }
 
@@ -35,7 +37,7 @@ void RequestTableModel::resetTo(const std::deque<RequestDone>& ring, const std::
 }
 
 RequestTableModel::SyncResult RequestTableModel::sync(const std::deque<RequestDone>& ring,
-                                                     const std::deque<SimTime>& times) {
+                                                      const std::deque<SimTime>& times) {
   SyncResult result;
   if (ring.size() != times.size()) return result;  // the store keeps them in step; never index past either
   if (rows_.empty() || ring.empty()) {
@@ -120,29 +122,46 @@ QVariant RequestTableModel::data(const QModelIndex& index, int role) const {
   switch (role) {
     case Qt::DisplayRole:
       switch (index.column()) {
-        case Request: return unnamed ? none : QString::number(d.request);
-        case Session: return d.session == 0 ? none : QString::number(d.session);
-        case Turn: return unnamed ? QVariant(none) : QVariant(d.turn);
-        case Worker: return workerLabel(worker_names_, d.worker);
-        case Path: return unnamed ? none : QString::fromLatin1(toString(d.path));
-        case Status: return QString::fromLatin1(toString(d.status));
-        case Ttft: return d.ttft < 0 ? QStringLiteral("—") : seconds(d.ttft);
-        case E2e: return seconds(d.e2e);
+        case Request:
+          return unnamed ? none : QString::number(d.request);
+        case Session:
+          return d.session == 0 ? none : QString::number(d.session);
+        case Turn:
+          return unnamed ? QVariant(none) : QVariant(d.turn);
+        case Worker:
+          return workerLabel(worker_names_, d.worker);
+        case Path:
+          return unnamed ? none : QString::fromLatin1(toString(d.path));
+        case Status:
+          return QString::fromLatin1(toString(d.status));
+        case Ttft:
+          return d.ttft < 0 ? QStringLiteral("—") : seconds(d.ttft);
+        case E2e:
+          return seconds(d.e2e);
       }
       break;
     case SortRole:
       switch (index.column()) {
-        case Request: return QVariant::fromValue<qulonglong>(d.request);
-        case Session: return QVariant::fromValue<qulonglong>(d.session);
-        case Turn: return d.turn;
-        case Worker: return d.worker;
-        case Path: return static_cast<int>(d.path);
-        case Status: return static_cast<int>(d.status);
-        case Ttft: return QVariant::fromValue<qlonglong>(d.ttft);  // -1 (no token) sorts first
-        case E2e: return QVariant::fromValue<qlonglong>(d.e2e);
+        case Request:
+          return QVariant::fromValue<qulonglong>(d.request);
+        case Session:
+          return QVariant::fromValue<qulonglong>(d.session);
+        case Turn:
+          return d.turn;
+        case Worker:
+          return d.worker;
+        case Path:
+          return static_cast<int>(d.path);
+        case Status:
+          return static_cast<int>(d.status);
+        case Ttft:
+          return QVariant::fromValue<qlonglong>(d.ttft);  // -1 (no token) sorts first
+        case E2e:
+          return QVariant::fromValue<qlonglong>(d.e2e);
       }
       break;
-    case RequestIdRole: return QVariant::fromValue<qulonglong>(d.request);
+    case RequestIdRole:
+      return QVariant::fromValue<qulonglong>(d.request);
     case Qt::TextAlignmentRole:
       if (index.column() == Request || index.column() == Session || index.column() == Turn || index.column() == Ttft ||
           index.column() == E2e)
@@ -156,7 +175,8 @@ QVariant RequestTableModel::data(const QModelIndex& index, int role) const {
       if (failed && !d.error.empty()) return QString::fromStdString(d.error);
       if (index.column() == Ttft && d.ttft < 0) return tr("No token was produced");
       break;
-    default: break;
+    default:
+      break;
   }
   return {};
 }
@@ -164,14 +184,22 @@ QVariant RequestTableModel::data(const QModelIndex& index, int role) const {
 QVariant RequestTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
   if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
   switch (section) {
-    case Request: return tr("Request");
-    case Session: return tr("Session");
-    case Turn: return tr("Turn");
-    case Worker: return tr("Worker");
-    case Path: return tr("Path");
-    case Status: return tr("Status");
-    case Ttft: return tr("TTFT (s)");
-    case E2e: return tr("E2E (s)");
+    case Request:
+      return tr("Request");
+    case Session:
+      return tr("Session");
+    case Turn:
+      return tr("Turn");
+    case Worker:
+      return tr("Worker");
+    case Path:
+      return tr("Path");
+    case Status:
+      return tr("Status");
+    case Ttft:
+      return tr("TTFT (s)");
+    case E2e:
+      return tr("E2E (s)");
   }
   return {};
 }

@@ -4,8 +4,8 @@
 
 #include <QHBoxLayout>
 #include <QHeaderView>
-#include <QPushButton>
 #include <QLabel>
+#include <QPushButton>
 #include <QScrollArea>
 #include <QSplitter>
 #include <QStackedWidget>
@@ -13,9 +13,9 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
-#include "widgets/diagnosis/FindingsModel.h"
-#include "widgets/common/ViewState.h"
 #include "core/telemetry/TelemetryStore.h"
+#include "widgets/common/ViewState.h"
+#include "widgets/diagnosis/FindingsModel.h"
 
 namespace kvscope {
 
@@ -26,9 +26,10 @@ DiagnosisPanel::DiagnosisPanel(ViewState& view, QWidget* parent) : TelemetryPane
   empty_->setAlignment(Qt::AlignCenter);
   empty_->setWordWrap(true);
   empty_->setTextFormat(Qt::RichText);
-  empty_->setText(tr("<p><b>No failure mode detected so far</b></p>"
-                     "<p>The console watches for the lab's modes as the run goes: A (Mooncake cascade), "
-                     "B (cold decode worker), C (evict storm), C' (reseed storm), D (streaming-session crash).</p>"));
+  empty_->setText(
+      tr("<p><b>No failure mode detected so far</b></p>"
+         "<p>The console watches for the lab's modes as the run goes: A (Mooncake cascade), "
+         "B (cold decode worker), C (evict storm), C' (reseed storm), D (streaming-session crash).</p>"));
 
   table_ = new QTableView(this);
   table_->setModel(model_);
@@ -68,7 +69,8 @@ DiagnosisPanel::DiagnosisPanel(ViewState& view, QWidget* parent) : TelemetryPane
   // A finding whose mitigation is a knob can be tried (preview) or applied from here.
   preview_fix_ = new QPushButton(tr("Preview fix"), this);
   preview_fix_->setObjectName(QStringLiteral("previewFix"));
-  preview_fix_->setToolTip(tr("Load the suggested knob values as pending edits: the knobs panel previews the next minutes with them"));
+  preview_fix_->setToolTip(
+      tr("Load the suggested knob values as pending edits: the knobs panel previews the next minutes with them"));
   apply_fix_ = new QPushButton(tr("Apply fix"), this);
   apply_fix_->setObjectName(QStringLiteral("applyFix"));
   apply_fix_->setToolTip(tr("Send the suggested knob values to the run now"));
@@ -175,7 +177,8 @@ void DiagnosisPanel::fitColumns() {
     for (const QString& word : QString::fromStdString(f.name).split(QLatin1Char(' ')))
       name = std::max(name, fm.horizontalAdvance(word) + margin);
   auto modeWidth = [&](int named) {
-    return widest(FindingsModel::Mode, [named](const Finding& f) { return FindingsModel::modeText(f, static_cast<std::size_t>(named)); });
+    return widest(FindingsModel::Mode,
+                  [named](const Finding& f) { return FindingsModel::modeText(f, static_cast<std::size_t>(named)); });
   };
   int named = 3;
   int mode = modeWidth(named);
@@ -240,14 +243,17 @@ void DiagnosisPanel::showDetails(int row) {
   preview_fix_->setEnabled(usable);
   apply_fix_->setEnabled(usable);
   if (fix && !usable) {  // say why the buttons are off: a disabled button that does not is a riddle
-    const QString why = !fixes_allowed_ ? (fixes_why_not_.isEmpty() ? tr("This run takes no knob changes.") : fixes_why_not_)
-                                        : tr("This finding no longer holds: its fix would change nothing now.");
+    const QString why = !fixes_allowed_
+                            ? (fixes_why_not_.isEmpty() ? tr("This run takes no knob changes.") : fixes_why_not_)
+                            : tr("This finding no longer holds: its fix would change nothing now.");
     preview_fix_->setToolTip(why);
     apply_fix_->setToolTip(why);
   } else if (fix) {
     QStringList values;
-    for (const auto& [name, value] : f->fix_knobs) values << QStringLiteral("%1=%2").arg(QString::fromStdString(name)).arg(value);
-    preview_fix_->setToolTip(tr("Load %1 as pending edits and preview the next minutes with them").arg(values.join(", ")));
+    for (const auto& [name, value] : f->fix_knobs)
+      values << QStringLiteral("%1=%2").arg(QString::fromStdString(name)).arg(value);
+    preview_fix_->setToolTip(
+        tr("Load %1 as pending edits and preview the next minutes with them").arg(values.join(", ")));
     apply_fix_->setToolTip(tr("Send %1 to the run now").arg(values.join(", ")));
   }
   if (!f) {

@@ -8,8 +8,8 @@
 
 #include <cstdint>
 #include <map>
-#include <string>
 #include <optional>
+#include <string>
 
 #include "widgets/common/TelemetryPanel.h"
 

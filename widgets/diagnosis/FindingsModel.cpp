@@ -15,8 +15,9 @@ bool sameFinding(const Finding& a, const Finding& b) {
 }
 
 bool sameContent(const Finding& a, const Finding& b) {
-  return sameFinding(a, b) && a.window_end_s == b.window_end_s && a.evidence == b.evidence && a.suggestion == b.suggestion &&
-         a.subjects == b.subjects && a.resolved == b.resolved;  // (the mode cell names them)
+  return sameFinding(a, b) && a.window_end_s == b.window_end_s && a.evidence == b.evidence &&
+         a.suggestion == b.suggestion && a.subjects == b.subjects &&
+         a.resolved == b.resolved;  // (the mode cell names them)
 }
 
 QString q(const std::string& s) { return QString::fromStdString(s); }
@@ -28,8 +29,8 @@ QString wrapped(const std::string& s) { return QStringLiteral("<p>%1</p>").arg(q
 
 void FindingsModel::setFindings(std::vector<Finding> findings) {
   const std::size_t kept = std::min(findings_.size(), findings.size());
-  const bool prefix = std::equal(findings_.begin(), findings_.begin() + static_cast<std::ptrdiff_t>(kept), findings.begin(),
-                                 sameFinding);
+  const bool prefix = std::equal(findings_.begin(), findings_.begin() + static_cast<std::ptrdiff_t>(kept),
+                                 findings.begin(), sameFinding);
   if (!prefix || findings.size() < findings_.size()) {
     beginResetModel();
     findings_ = std::move(findings);
@@ -83,11 +84,16 @@ QVariant FindingsModel::data(const QModelIndex& index, int role) const {
   switch (role) {
     case Qt::DisplayRole:
       switch (index.column()) {
-        case Mode: return modeText(f, named_);
-        case Name: return q(f.name);
-        case Window: return windowText(f);
-        case Evidence: return q(f.evidence);
-        case Suggestion: return q(f.suggestion);
+        case Mode:
+          return modeText(f, named_);
+        case Name:
+          return q(f.name);
+        case Window:
+          return windowText(f);
+        case Evidence:
+          return q(f.evidence);
+        case Suggestion:
+          return q(f.suggestion);
       }
       break;
     case Qt::ToolTipRole:
@@ -98,13 +104,17 @@ QVariant FindingsModel::data(const QModelIndex& index, int role) const {
           if (f.subjects.size() <= 3) return title;
           QStringList all;
           for (const std::string& s : f.subjects) all << q(s);
-          return QStringLiteral("<p>%1</p><p>%2</p>").arg(title.toHtmlEscaped(), all.join(QStringLiteral(", ")).toHtmlEscaped());
+          return QStringLiteral("<p>%1</p><p>%2</p>")
+              .arg(title.toHtmlEscaped(), all.join(QStringLiteral(", ")).toHtmlEscaped());
         }
         case Window:
-          return f.resolved ? tr("It held until %1 s and no longer does. Click to show its window on every chart").arg(f.window_end_s, 0, 'f', 1)
+          return f.resolved ? tr("It held until %1 s and no longer does. Click to show its window on every chart")
+                                  .arg(f.window_end_s, 0, 'f', 1)
                             : tr("Click to show this window on every chart");
-        case Evidence: return wrapped(f.evidence);
-        case Suggestion: return wrapped(f.suggestion);
+        case Evidence:
+          return wrapped(f.evidence);
+        case Suggestion:
+          return wrapped(f.suggestion);
       }
       break;
     case Qt::ForegroundRole:  // a resolved finding stays on record, greyed
@@ -113,22 +123,32 @@ QVariant FindingsModel::data(const QModelIndex& index, int role) const {
     case Qt::TextAlignmentRole:
       if (index.column() == Mode) return QVariant::fromValue(Qt::Alignment(Qt::AlignCenter));
       break;
-    case WindowStartRole: return f.window_start_s;
-    case WindowEndRole: return f.window_end_s;
-    case ModeRole: return q(f.mode);
-    default: break;
+    case WindowStartRole:
+      return f.window_start_s;
+    case WindowEndRole:
+      return f.window_end_s;
+    case ModeRole:
+      return q(f.mode);
+    default:
+      break;
   }
   return {};
 }
 
 QVariant FindingsModel::headerData(int section, Qt::Orientation orientation, int role) const {
-  if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return QAbstractTableModel::headerData(section, orientation, role);
+  if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+    return QAbstractTableModel::headerData(section, orientation, role);
   switch (section) {
-    case Mode: return tr("Mode");
-    case Name: return tr("Failure mode");
-    case Window: return tr("Window");
-    case Evidence: return tr("Evidence");
-    case Suggestion: return tr("Suggested fix");
+    case Mode:
+      return tr("Mode");
+    case Name:
+      return tr("Failure mode");
+    case Window:
+      return tr("Window");
+    case Evidence:
+      return tr("Evidence");
+    case Suggestion:
+      return tr("Suggested fix");
   }
   return {};
 }

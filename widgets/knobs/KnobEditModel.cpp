@@ -6,10 +6,14 @@ namespace kvscope {
 
 const char* toString(KnobFieldState s) {
   switch (s) {
-    case KnobFieldState::Current: return "current";
-    case KnobFieldState::Edited: return "edited";
-    case KnobFieldState::Invalid: return "invalid";
-    case KnobFieldState::Pending: return "pending";
+    case KnobFieldState::Current:
+      return "current";
+    case KnobFieldState::Edited:
+      return "edited";
+    case KnobFieldState::Invalid:
+      return "invalid";
+    case KnobFieldState::Pending:
+      return "pending";
   }
   return "?";
 }
@@ -39,8 +43,7 @@ void KnobEditModel::setCurrent(const std::map<std::string, double>& knobs, const
     const double now = current(entry.first);
     return now == entry.second.value || now != entry.second.store_value_then;
   });
-  if (policy_accepted_ &&
-      (policy == policy_accepted_->first || policy != policy_accepted_->second))
+  if (policy_accepted_ && (policy == policy_accepted_->first || policy != policy_accepted_->second))
     policy_accepted_.reset();
 }
 
@@ -79,9 +82,7 @@ std::string KnobEditModel::displayPolicyWithoutEdit() const {
   return current_policy_;
 }
 
-std::string KnobEditModel::displayPolicy() const {
-  return policy_edit_ ? *policy_edit_ : displayPolicyWithoutEdit();
-}
+std::string KnobEditModel::displayPolicy() const { return policy_edit_ ? *policy_edit_ : displayPolicyWithoutEdit(); }
 
 KnobFieldState KnobEditModel::state(const std::string& knob) const {
   if (auto it = edits_.find(knob); it != edits_.end())

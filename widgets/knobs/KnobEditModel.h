@@ -57,8 +57,8 @@ class KnobEditModel {
   // The run refused: whatever is still pending becomes an edit again, unless the operator has
   // typed over it meanwhile (the newer text wins).
   void refused();
-  void revert();        // drops the unsent edits
-  void forgetPending(); // the source went away: nobody will acknowledge
+  void revert();         // drops the unsent edits
+  void forgetPending();  // the source went away: nobody will acknowledge
 
   static QString formatValue(double v);
 

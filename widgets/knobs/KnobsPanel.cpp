@@ -10,23 +10,23 @@
 #include <QGridLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
+#include <QKeyEvent>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPointer>
 #include <QPushButton>
-#include <QKeyEvent>
 #include <QScrollArea>
 #include <QStringList>
 #include <QVBoxLayout>
 
-#include "widgets/knobs/KnobSlider.h"
-#include "widgets/common/PaletteTint.h"
-#include "widgets/common/ViewState.h"
 #include "core/knobs/KnobRegistry.h"
 #include "core/router/PolicyRegistry.h"
 #include "core/router/RoutingPolicy.h"
 #include "core/source/Source.h"
 #include "core/telemetry/TelemetryStore.h"
+#include "widgets/common/PaletteTint.h"
+#include "widgets/common/ViewState.h"
+#include "widgets/knobs/KnobSlider.h"
 
 namespace kvscope {
 
@@ -87,8 +87,9 @@ KnobsPanel::KnobsPanel(ViewState& view, QWidget* parent) : TelemetryPanel(view, 
     policy_->addItem(fromView(spec->name));
     policy_->setItemData(policy_->count() - 1, fromView(spec->description), Qt::ToolTipRole);
   }
-  policy_->setToolTip(tr("The policy that scores every decode worker for each request (ARCHITECTURE.md D3). "
-                         "A change is sent with Apply, after the knobs."));
+  policy_->setToolTip(
+      tr("The policy that scores every decode worker for each request (ARCHITECTURE.md D3). "
+         "A change is sent with Apply, after the knobs."));
   policy_label->setBuddy(policy_);
   policy_state_ = new QLabel(this);
   policy_row->addWidget(policy_label);
@@ -314,7 +315,8 @@ void KnobsPanel::apply() {
 }
 
 void KnobsPanel::sendPolicy(std::uint64_t ticket) {
-  source_->control()->setPolicy(*model_.pendingPolicy(), consoleAuthor(), onGuiThread(ticket, &KnobsPanel::onPolicyDone));
+  source_->control()->setPolicy(*model_.pendingPolicy(), consoleAuthor(),
+                                onGuiThread(ticket, &KnobsPanel::onPolicyDone));
 }
 
 void KnobsPanel::onKnobsDone(std::uint64_t ticket, bool ok, const QString& error) {
@@ -344,7 +346,7 @@ void KnobsPanel::onPolicyDone(std::uint64_t ticket, bool ok, const QString& erro
   } else {
     model_.refused();
     result_text_ = sent_knobs_ ? tr("The knobs were applied, but the run refused the policy: %1").arg(error)
-                              : tr("Refused by the run: %1").arg(error);
+                               : tr("Refused by the run: %1").arg(error);
     result_is_error_ = true;
   }
   render(false);
@@ -422,10 +424,17 @@ void KnobsPanel::renderRow(KnobRow& row, bool force) {
     QPalette p = palette();
     const QColor base = p.color(QPalette::Base);
     switch (state) {
-      case KnobFieldState::Invalid: p.setColor(QPalette::Base, mixHue(base, kInvalidHue, 0.35)); break;
-      case KnobFieldState::Edited: p.setColor(QPalette::Base, mixHue(base, kEditedHue, 0.25)); break;
-      case KnobFieldState::Pending: p.setColor(QPalette::Base, mixHue(base, p.color(QPalette::Highlight), 0.3)); break;
-      case KnobFieldState::Current: break;
+      case KnobFieldState::Invalid:
+        p.setColor(QPalette::Base, mixHue(base, kInvalidHue, 0.35));
+        break;
+      case KnobFieldState::Edited:
+        p.setColor(QPalette::Base, mixHue(base, kEditedHue, 0.25));
+        break;
+      case KnobFieldState::Pending:
+        p.setColor(QPalette::Base, mixHue(base, p.color(QPalette::Highlight), 0.3));
+        break;
+      case KnobFieldState::Current:
+        break;
     }
     row.field->setPalette(p);
     // Not by colour alone: an edit is bold, a pending value italic, an invalid one has its message.
@@ -451,9 +460,7 @@ void KnobsPanel::renderPolicy(bool force) {
     }
     if (policy_->currentIndex() != index) policy_->setCurrentIndex(index);
   }
-  policy_state_->setText(model_.policyPending()  ? tr("pending…")
-                         : model_.policyEdited() ? tr("edited")
-                                                 : QString());
+  policy_state_->setText(model_.policyPending() ? tr("pending…") : model_.policyEdited() ? tr("edited") : QString());
 }
 
 void KnobsPanel::renderGroups() {
@@ -482,8 +489,7 @@ void KnobsPanel::renderStatus() {
     if (model_.policyEdited()) edits << tr("policy %1").arg(QString::fromStdString(model_.displayPolicy()));
     lines << tr("Edited, not sent: %1.").arg(edits.join(QStringLiteral(", ")));
   }
-  if (model_.hasInvalid())
-    lines << tr("Correct the fields marked invalid: nothing is sent while one is.");
+  if (model_.hasInvalid()) lines << tr("Correct the fields marked invalid: nothing is sent while one is.");
   const QString text = lines.join(QLatin1Char('\n'));
   if (status_->text() != text) status_->setText(text);
   QPalette p = palette();

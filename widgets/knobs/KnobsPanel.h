@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "widgets/knobs/KnobEditModel.h"
 #include "widgets/common/TelemetryPanel.h"
+#include "widgets/knobs/KnobEditModel.h"
 
 class QComboBox;
 class QGroupBox;
@@ -57,11 +57,11 @@ class KnobsPanel : public TelemetryPanel {
     std::string name;
     QLineEdit* field = nullptr;
     KnobSlider* slider = nullptr;  // the same pending value as the field
-    QLabel* message = nullptr;  // why the text is refused, under the field
+    QLabel* message = nullptr;     // why the text is refused, under the field
   };
   struct KnobGroup {
     QGroupBox* box = nullptr;
-    QLabel* heading = nullptr;  // wraps, unlike a group box title, so the list fits a narrow dock
+    QLabel* heading = nullptr;          // wraps, unlike a group box title, so the list fits a narrow dock
     std::vector<std::string> policies;  // empty: read whatever the policy ("all")
     QString title;
   };
@@ -92,7 +92,7 @@ class KnobsPanel : public TelemetryPanel {
   std::map<std::string, double> last_knobs_;
   std::string last_policy_;
   bool last_editable_ = false;
-  QString sent_;         // what the last Apply sent, for the acknowledgement line
+  QString sent_;  // what the last Apply sent, for the acknowledgement line
   bool sent_knobs_ = false;
   QString result_text_;  // the last acknowledgement or refusal
   bool result_is_error_ = false;

@@ -49,7 +49,8 @@ void WhatIfTable::renderCaption() {
   // A preview is a fork of the run as it was: say how far the run has moved on since, so a
   // promise made at 921 s is not taken for the state at 995 s.
   const double age = from_ >= 0 && now_ > from_ ? timeToSeconds(now_ - from_) : 0;
-  caption_->setText(age >= 1 ? tr("%1; the run has moved %2 s on since").arg(caption_text_).arg(age, 0, 'f', 0) : caption_text_);
+  caption_->setText(age >= 1 ? tr("%1; the run has moved %2 s on since").arg(caption_text_).arg(age, 0, 'f', 0)
+                             : caption_text_);
 }
 
 void WhatIfTable::setPreview(const WhatIfResult* r, const QString& note) {
@@ -97,24 +98,30 @@ void WhatIfTable::setPreview(const WhatIfResult* r, const QString& note) {
   const bool summed = shares.size() > kMovers + 1;
   double rest_without = 0, rest_with = 0;
   if (summed) {
-    std::stable_sort(shares.begin(), shares.end(),
-                     [](const Share& x, const Share& y) { return std::abs(x.with - x.without) > std::abs(y.with - y.without); });
-    for (std::size_t i = kMovers; i < shares.size(); ++i) rest_without += shares[i].without, rest_with += shares[i].with;
+    std::stable_sort(shares.begin(), shares.end(), [](const Share& x, const Share& y) {
+      return std::abs(x.with - x.without) > std::abs(y.with - y.without);
+    });
+    for (std::size_t i = kMovers; i < shares.size(); ++i)
+      rest_without += shares[i].without, rest_with += shares[i].with;
   }
   const std::size_t listed = summed ? kMovers : shares.size();
   for (std::size_t i = 0; i < listed; ++i)
-    lines.push_back({tr("%1 share").arg(QString::fromStdString(shares[i].worker->id)), percent(shares[i].without), percent(shares[i].with)});
-  if (summed) lines.push_back({tr("%1 other D, summed").arg(shares.size() - listed), percent(rest_without), percent(rest_with)});
+    lines.push_back({tr("%1 share").arg(QString::fromStdString(shares[i].worker->id)), percent(shares[i].without),
+                     percent(shares[i].with)});
+  if (summed)
+    lines.push_back({tr("%1 other D, summed").arg(shares.size() - listed), percent(rest_without), percent(rest_with)});
   lines.push_back({tr("TTFT p90 (s)"), QString::number(a.ttft_s.p90, 'f', 2), QString::number(b.ttft_s.p90, 'f', 2)});
   lines.push_back({tr("E2E p90 (s)"), QString::number(a.e2e_s.p90, 'f', 2), QString::number(b.e2e_s.p90, 'f', 2)});
   lines.push_back({tr("evictions"), QString::number(a.eviction_count), QString::number(b.eviction_count)});
-  lines.push_back({tr("failed"), QStringLiteral("%1 of %2").arg(a.failed).arg(a.total), QStringLiteral("%1 of %2").arg(b.failed).arg(b.total)});
+  lines.push_back({tr("failed"), QStringLiteral("%1 of %2").arg(a.failed).arg(a.total),
+                   QStringLiteral("%1 of %2").arg(b.failed).arg(b.total)});
   table_->setRowCount(static_cast<int>(lines.size()));
   QStringList names;
   for (int i = 0; i < static_cast<int>(lines.size()); ++i) {
     names << lines[static_cast<std::size_t>(i)].name;
     for (int c = 0; c < 2; ++c) {
-      auto* item = new QTableWidgetItem(c == 0 ? lines[static_cast<std::size_t>(i)].without : lines[static_cast<std::size_t>(i)].with);
+      auto* item = new QTableWidgetItem(c == 0 ? lines[static_cast<std::size_t>(i)].without
+                                               : lines[static_cast<std::size_t>(i)].with);
       item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
       table_->setItem(i, c, item);
     }
@@ -128,7 +135,8 @@ void WhatIfTable::setPreview(const WhatIfResult* r, const QString& note) {
 QString WhatIfTable::text() const {
   QStringList out{caption_->text(), note_->text()};
   for (int r = 0; r < table_->rowCount(); ++r)
-    out << table_->verticalHeaderItem(r)->text() + ": " + table_->item(r, 0)->text() + " | " + table_->item(r, 1)->text();
+    out << table_->verticalHeaderItem(r)->text() + ": " + table_->item(r, 0)->text() + " | " +
+               table_->item(r, 1)->text();
   return out.join('\n');
 }
 

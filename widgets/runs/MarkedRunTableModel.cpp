@@ -8,8 +8,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "widgets/common/PaletteTint.h"
 #include "core/run/RunMarkBook.h"
+#include "widgets/common/PaletteTint.h"
 
 namespace kvscope {
 
@@ -36,13 +36,17 @@ QString formatSeconds(double s) { return QString::number(s, 'f', s < 10 ? 3 : 1)
 
 QString MarkedRunTableModel::formatValue(Metric m, double v) {
   switch (m) {
-    case Duration: return QString::number(v, 'f', v < 10 ? 1 : 0) + QStringLiteral(" s");
-    case FailedPct: return QString::number(v, 'f', 1) + QStringLiteral("%");
+    case Duration:
+      return QString::number(v, 'f', v < 10 ? 1 : 0) + QStringLiteral(" s");
+    case FailedPct:
+      return QString::number(v, 'f', 1) + QStringLiteral("%");
     case TtftP50:
     case TtftP99:
     case E2eP50:
-    case E2eP99: return formatSeconds(v);
-    default: return QString::number(static_cast<long long>(std::llround(v)));
+    case E2eP99:
+      return formatSeconds(v);
+    default:
+      return QString::number(static_cast<long long>(std::llround(v)));
   }
 }
 
@@ -51,16 +55,26 @@ namespace {
 QString metricLabel(MarkedRunTableModel::Metric m) {
   using M = MarkedRunTableModel;
   switch (m) {
-    case M::Duration: return QObject::tr("Duration");
-    case M::Requests: return QObject::tr("Requests");
-    case M::FailedPct: return QObject::tr("Failed");
-    case M::TtftP50: return QObject::tr("TTFT p50");
-    case M::TtftP99: return QObject::tr("TTFT p99");
-    case M::E2eP50: return QObject::tr("E2E p50");
-    case M::E2eP99: return QObject::tr("E2E p99");
-    case M::Evictions: return QObject::tr("Evictions");
-    case M::Reseeds: return QObject::tr("Reseeds");
-    default: return QObject::tr("Diagnosis");
+    case M::Duration:
+      return QObject::tr("Duration");
+    case M::Requests:
+      return QObject::tr("Requests");
+    case M::FailedPct:
+      return QObject::tr("Failed");
+    case M::TtftP50:
+      return QObject::tr("TTFT p50");
+    case M::TtftP99:
+      return QObject::tr("TTFT p99");
+    case M::E2eP50:
+      return QObject::tr("E2E p50");
+    case M::E2eP99:
+      return QObject::tr("E2E p99");
+    case M::Evictions:
+      return QObject::tr("Evictions");
+    case M::Reseeds:
+      return QObject::tr("Reseeds");
+    default:
+      return QObject::tr("Diagnosis");
   }
 }
 
@@ -83,17 +97,28 @@ MarkedRunTableModel::MarkedRunTableModel(QObject* parent) : QAbstractTableModel(
 std::optional<double> MarkedRunTableModel::value(const MarkedRun& run, Metric metric) {
   const RunSummary& s = run.summary;
   switch (metric) {
-    case Duration: return timeToSeconds(run.session_end - run.session_start);
-    case Requests: return static_cast<double>(s.total);
-    case FailedPct: return s.total > 0 ? std::optional<double>(s.failure_rate * 100) : std::nullopt;
-    case TtftP50: return s.ttft_s.count ? std::optional<double>(s.ttft_s.p50) : std::nullopt;
-    case TtftP99: return s.ttft_s.count ? std::optional<double>(s.ttft_s.p99) : std::nullopt;
-    case E2eP50: return s.e2e_s.count ? std::optional<double>(s.e2e_s.p50) : std::nullopt;
-    case E2eP99: return s.e2e_s.count ? std::optional<double>(s.e2e_s.p99) : std::nullopt;
-    case Evictions: return static_cast<double>(s.eviction_count);
-    case Reseeds: return static_cast<double>(s.reseeds);
-    case Diagnosis: return static_cast<double>(s.diagnosis.size());
-    default: return std::nullopt;
+    case Duration:
+      return timeToSeconds(run.session_end - run.session_start);
+    case Requests:
+      return static_cast<double>(s.total);
+    case FailedPct:
+      return s.total > 0 ? std::optional<double>(s.failure_rate * 100) : std::nullopt;
+    case TtftP50:
+      return s.ttft_s.count ? std::optional<double>(s.ttft_s.p50) : std::nullopt;
+    case TtftP99:
+      return s.ttft_s.count ? std::optional<double>(s.ttft_s.p99) : std::nullopt;
+    case E2eP50:
+      return s.e2e_s.count ? std::optional<double>(s.e2e_s.p50) : std::nullopt;
+    case E2eP99:
+      return s.e2e_s.count ? std::optional<double>(s.e2e_s.p99) : std::nullopt;
+    case Evictions:
+      return static_cast<double>(s.eviction_count);
+    case Reseeds:
+      return static_cast<double>(s.reseeds);
+    case Diagnosis:
+      return static_cast<double>(s.diagnosis.size());
+    default:
+      return std::nullopt;
   }
 }
 
@@ -230,7 +255,8 @@ QVariant MarkedRunTableModel::metricData(const Row& row, Metric metric, int role
     std::optional<double> v;
     if (metric == Duration) v = p.elapsed_s;
     if (metric == Requests) v = static_cast<double>(p.requests);
-    if (metric == FailedPct && p.requests > 0) v = 100.0 * static_cast<double>(p.failed) / static_cast<double>(p.requests);
+    if (metric == FailedPct && p.requests > 0)
+      v = 100.0 * static_cast<double>(p.failed) / static_cast<double>(p.requests);
     if (!v) return {};
     if (role == SortRole) return *v;
     if (role != Qt::DisplayRole) return {};
@@ -242,8 +268,10 @@ QVariant MarkedRunTableModel::metricData(const Row& row, Metric metric, int role
   }
   const auto v = value(*row.done, metric);
   switch (role) {
-    case Qt::DisplayRole: return v ? formatValue(metric, *v) : QString();
-    case SortRole: return v ? QVariant(*v) : QVariant();
+    case Qt::DisplayRole:
+      return v ? formatValue(metric, *v) : QString();
+    case SortRole:
+      return v ? QVariant(*v) : QVariant();
     case ChangeRole: {
       const auto c = change(row, metric);
       return c ? QVariant(*c) : QVariant();
@@ -253,13 +281,15 @@ QVariant MarkedRunTableModel::metricData(const Row& row, Metric metric, int role
       if (!verdict) return {};
       return QBrush(mixHue(QGuiApplication::palette().color(QPalette::Base), *verdict ? kBetterHue : kWorseHue, 0.3));
     }
-    default: return {};
+    default:
+      return {};
   }
 }
 
 QString MarkedRunTableModel::tooltip(const Row& row, int column) const {
   if (column < FirstParameterColumn) {
-    QString text = tr("Run %1, started by %2").arg(runLabel(row.start), fromStd(row.start.who.empty() ? "?" : row.start.who));
+    QString text =
+        tr("Run %1, started by %2").arg(runLabel(row.start), fromStd(row.start.who.empty() ? "?" : row.start.who));
     if (!row.done) return text + tr("\nRunning: its summary comes when it ends");
     text += tr("\nEnded by %1").arg(fromStd(row.done->ended_by));
     if (row.done->ended_by == kRunEndedBySession) text += tr(" (cut short: the session stopped first)");
@@ -293,9 +323,12 @@ QVariant MarkedRunTableModel::data(const QModelIndex& index, int role) const {
   const Row& row = rows_[static_cast<std::size_t>(index.row())];
   const int column = index.column();
   switch (role) {
-    case RunIndexRole: return static_cast<uint>(row.start.index);
-    case RunningRole: return !row.done.has_value();
-    case Qt::ToolTipRole: return tooltip(row, column);
+    case RunIndexRole:
+      return static_cast<uint>(row.start.index);
+    case RunningRole:
+      return !row.done.has_value();
+    case Qt::ToolTipRole:
+      return tooltip(row, column);
     case Qt::FontRole: {
       // Not by colour alone: the open run is italic, the baseline bold.
       if (row.done && baseline_ != row.start.index) return {};
@@ -307,9 +340,11 @@ QVariant MarkedRunTableModel::data(const QModelIndex& index, int role) const {
     case Qt::TextAlignmentRole:
       return column == NameColumn || column == columnOf(Diagnosis) ? QVariant(Qt::AlignLeft | Qt::AlignVCenter)
                                                                    : QVariant(Qt::AlignRight | Qt::AlignVCenter);
-    default: break;
+    default:
+      break;
   }
-  if (column == IndexColumn) return role == Qt::DisplayRole || role == SortRole ? QVariant(static_cast<uint>(row.start.index)) : QVariant();
+  if (column == IndexColumn)
+    return role == Qt::DisplayRole || role == SortRole ? QVariant(static_cast<uint>(row.start.index)) : QVariant();
   if (column == NameColumn) {
     if (role == SortRole) return fromStd(row.start.name);
     if (role != Qt::DisplayRole) return {};

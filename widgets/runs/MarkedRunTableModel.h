@@ -34,7 +34,19 @@ class MarkedRunTableModel : public QAbstractTableModel {
     ChangeRole,                   // double: % change against the baseline run; invalid when none
     RunningRole,                  // bool: the open run's row
   };
-  enum Metric { Duration, Requests, FailedPct, TtftP50, TtftP99, E2eP50, E2eP99, Evictions, Reseeds, Diagnosis, MetricCount };
+  enum Metric {
+    Duration,
+    Requests,
+    FailedPct,
+    TtftP50,
+    TtftP99,
+    E2eP50,
+    E2eP99,
+    Evictions,
+    Reseeds,
+    Diagnosis,
+    MetricCount
+  };
   enum FixedColumn { IndexColumn, NameColumn, FirstParameterColumn };
 
   explicit MarkedRunTableModel(QObject* parent = nullptr);

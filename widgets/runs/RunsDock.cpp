@@ -17,10 +17,10 @@
 
 #include <cmath>
 
-#include "widgets/runs/MarkedRunTableModel.h"
-#include "widgets/common/ViewState.h"
-#include "widgets/common/RunSession.h"
 #include "core/run/MarkedRunSplitter.h"
+#include "widgets/common/RunSession.h"
+#include "widgets/common/ViewState.h"
+#include "widgets/runs/MarkedRunTableModel.h"
 
 namespace kvscope {
 
@@ -175,8 +175,10 @@ void RunsDock::showMenu(const QPoint& pos) {
   const QModelIndex index = table_->indexAt(pos);
   const MarkedRun* run = runAt(index);
   QMenu menu;
-  menu.addAction(tr("Compare against this run"), this, [this, index] { compareAgainst(index); })->setEnabled(run != nullptr);
-  menu.addAction(tr("No baseline"), this, [this] { model_->setBaseline(std::nullopt); })->setEnabled(model_->baseline().has_value());
+  menu.addAction(tr("Compare against this run"), this, [this, index] { compareAgainst(index); })
+      ->setEnabled(run != nullptr);
+  menu.addAction(tr("No baseline"), this, [this] { model_->setBaseline(std::nullopt); })
+      ->setEnabled(model_->baseline().has_value());
   menu.addSeparator();
   menu.addAction(tr("Show summary..."), this, [this, index] { showSummary(index); })->setEnabled(run != nullptr);
   menu.exec(table_->viewport()->mapToGlobal(pos));

@@ -28,7 +28,7 @@ struct FlagName {
   const char* flag;
   const char* label;
 };
-constexpr FlagName kFlags[] = {{"--scenario", "Scenario"}, {"--grid", "Grid axis"}, {"--seeds", "Seeds"},
+constexpr FlagName kFlags[] = {{"--scenario", "Scenario"}, {"--grid", "Grid axis"},    {"--seeds", "Seeds"},
                                {"--baseline", "Baseline"}, {"--duration", "Duration"}, {"--jobs", "Jobs"},
                                {"--set", "Fixed knob"},    {"--level", "Level"}};
 
@@ -188,11 +188,13 @@ std::optional<SweepSpec> SweepForm::spec() {
       spec.axes.push_back(SweepSpec::parseGrid((name + '=' + values).toStdString()));
     }
     spec.seeds = SweepSpec::parseSeeds(seeds_->text().trimmed().toStdString());
-    if (!baseline_->text().trimmed().isEmpty()) spec.baseline = SweepSpec::parseBaseline(baseline_->text().trimmed().toStdString());
+    if (!baseline_->text().trimmed().isEmpty())
+      spec.baseline = SweepSpec::parseBaseline(baseline_->text().trimmed().toStdString());
     if (!duration_->text().trimmed().isEmpty()) {
       bool ok = false;
       const double s = duration_->text().trimmed().toDouble(&ok);
-      if (!ok) throw InputError("--duration: expected simulated seconds, got '" + duration_->text().toStdString() + "'");
+      if (!ok)
+        throw InputError("--duration: expected simulated seconds, got '" + duration_->text().toStdString() + "'");
       spec.duration_s = s;
     }
     spec.jobs = static_cast<unsigned>(jobs_->value());

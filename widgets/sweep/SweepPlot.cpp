@@ -8,8 +8,8 @@
 #include <QLabel>
 #include <QLegendMarker>
 #include <QLineSeries>
-#include <QValueAxis>
 #include <QVBoxLayout>
+#include <QValueAxis>
 
 #include <algorithm>
 #include <cmath>
@@ -103,7 +103,8 @@ void SweepPlot::fillChoices() {
       if (std::find(axes.begin(), axes.end(), name) == axes.end()) axes.push_back(name);
   for (const auto& name : axes)
     if (numericAxis(data_, name)) axis_box_->addItem(QString::fromStdString(name), QString::fromStdString(name));
-  metric_box_->setCurrentIndex(std::max(0, metric_box_->findData(metric.isEmpty() ? QStringLiteral("e2e_mean_s") : metric)));
+  metric_box_->setCurrentIndex(
+      std::max(0, metric_box_->findData(metric.isEmpty() ? QStringLiteral("e2e_mean_s") : metric)));
   axis_box_->setCurrentIndex(std::max(0, axis_box_->findData(axis)));
 }
 
@@ -122,8 +123,8 @@ void SweepPlot::rebuild() {
   }
   const SweepMetric& metric = analysis_.metrics[m];
   const double scale = metric.kind == SweepMetric::Kind::Fraction ? 100 : 1;  // fractions read as %
-  chart_->setTitle(tr("%1 against %2 (mean, log-scale 95% CI across seeds)").arg(QString::fromStdString(metric.label),
-                                                                      QString::fromStdString(axis)));
+  chart_->setTitle(tr("%1 against %2 (mean, log-scale 95% CI across seeds)")
+                       .arg(QString::fromStdString(metric.label), QString::fromStdString(axis)));
 
   // Group points by the values of every other axis; each group is a line over the plotted knob.
   std::map<std::string, std::vector<std::size_t>> groups;
@@ -144,7 +145,8 @@ void SweepPlot::rebuild() {
   chart_->addAxis(y_axis, Qt::AlignLeft);
   for (std::size_t g = 0; g < order.size(); ++g) {
     std::vector<std::size_t> pts = groups[order[g]];
-    std::sort(pts.begin(), pts.end(), [&](auto a, auto b) { return data_.points[a].knobs.at(axis) < data_.points[b].knobs.at(axis); });
+    std::sort(pts.begin(), pts.end(),
+              [&](auto a, auto b) { return data_.points[a].knobs.at(axis) < data_.points[b].knobs.at(axis); });
     QList<QPointF> mean, lower, upper;
     for (std::size_t p : pts) {
       const MetricCell& c = analysis_.cells[p][m];

@@ -52,7 +52,8 @@ const SweepMetric* SweepTableModel::metric(const std::string& key) const {
 
 const MetricCell* SweepTableModel::cell(int row, const std::string& key) const {
   const std::size_t m = analysis_.metricIndex(key);
-  if (row < 0 || static_cast<std::size_t>(row) >= analysis_.cells.size() || m >= analysis_.metrics.size()) return nullptr;
+  if (row < 0 || static_cast<std::size_t>(row) >= analysis_.cells.size() || m >= analysis_.metrics.size())
+    return nullptr;
   return &analysis_.cells[static_cast<std::size_t>(row)][m];
 }
 
@@ -90,7 +91,9 @@ QString SweepTableModel::display(int row, int column) const {
     return p == data_.baseline ? label + tr(" (baseline)") : label;
   }
   if (column == RunsColumn)
-    return QStringLiteral("%1/%2").arg(p < analysis_.runs_done.size() ? analysis_.runs_done[p] : 0).arg(data_.seeds.size());
+    return QStringLiteral("%1/%2")
+        .arg(p < analysis_.runs_done.size() ? analysis_.runs_done[p] : 0)
+        .arg(data_.seeds.size());
   const int metric_index = column - FirstMetricColumn;
   if (metric_index >= 0 && metric_index < static_cast<int>(mainMetrics().size())) {
     const std::string& key = mainMetrics()[static_cast<std::size_t>(metric_index)];
@@ -99,14 +102,18 @@ QString SweepTableModel::display(int row, int column) const {
     if (!c || !m || c->values.empty()) return {};
     const MeanInterval& i = c->interval;
     if (!i.hasInterval()) return QString::fromStdString(m->format(i.mean));
-    return QStringLiteral("%1 [%2, %3]").arg(QString::fromStdString(m->format(i.mean)), QString::fromStdString(m->format(i.low())),
-                                             QString::fromStdString(m->format(i.high())));
+    return QStringLiteral("%1 [%2, %3]")
+        .arg(QString::fromStdString(m->format(i.mean)), QString::fromStdString(m->format(i.low())),
+             QString::fromStdString(m->format(i.high())));
   }
   if (p == data_.baseline) return column == changeColumn() ? tr("baseline") : QString();
   const MetricCell* c = cell(row, focus_);
   if (!c) return {};
   if (column == changeColumn())
-    return c->change_pct ? QStringLiteral("%1%2%").arg(*c->change_pct >= 0 ? QStringLiteral("+") : QString()).arg(*c->change_pct, 0, 'f', 1) : QString();
+    return c->change_pct ? QStringLiteral("%1%2%")
+                               .arg(*c->change_pct >= 0 ? QStringLiteral("+") : QString())
+                               .arg(*c->change_pct, 0, 'f', 1)
+                         : QString();
   if (!c->comparison) return {};
   const PairedComparison& cmp = *c->comparison;
   if (cmp.pairs == 0) return column == verdictColumn() ? QString::fromStdString(cmp.verdictText()) : QString();
@@ -132,7 +139,8 @@ QString SweepTableModel::tooltip(int row, int column) const {
   if (c->interval.hasInterval()) {
     const auto scale = toString(c->interval.scale);
     text += tr(", 95% CI [%1, %2] (%3)")
-                .arg(QString::fromStdString(m->format(c->interval.low())), QString::fromStdString(m->format(c->interval.high())),
+                .arg(QString::fromStdString(m->format(c->interval.low())),
+                     QString::fromStdString(m->format(c->interval.high())),
                      QString::fromUtf8(scale.data(), static_cast<qsizetype>(scale.size())));
   }
   if (c->change_pct) text += tr("\nchange vs baseline: %1%").arg(*c->change_pct, 0, 'f', 1);
@@ -144,10 +152,13 @@ QVariant SweepTableModel::data(const QModelIndex& index, int role) const {
   if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)) return {};
   const int row = index.row(), column = index.column();
   switch (role) {
-    case Qt::DisplayRole: return display(row, column);
-    case Qt::ToolTipRole: return tooltip(row, column);
+    case Qt::DisplayRole:
+      return display(row, column);
+    case Qt::ToolTipRole:
+      return tooltip(row, column);
     case Qt::TextAlignmentRole:
-      return column == PointColumn ? QVariant(Qt::AlignLeft | Qt::AlignVCenter) : QVariant(Qt::AlignRight | Qt::AlignVCenter);
+      return column == PointColumn ? QVariant(Qt::AlignLeft | Qt::AlignVCenter)
+                                   : QVariant(Qt::AlignRight | Qt::AlignVCenter);
     case Qt::FontRole:
       if (static_cast<std::size_t>(row) == data_.baseline) {
         QFont bold;
@@ -155,7 +166,8 @@ QVariant SweepTableModel::data(const QModelIndex& index, int role) const {
         return bold;
       }
       return {};
-    case RecordingRole: return recordingFor(row, column);
+    case RecordingRole:
+      return recordingFor(row, column);
     case RecordingsRole: {
       QStringList paths;
       const auto p = static_cast<std::size_t>(row);
@@ -163,17 +175,20 @@ QVariant SweepTableModel::data(const QModelIndex& index, int role) const {
         if (data_.runs[p][k]) paths << pathOf(p, k);
       return paths;
     }
-    case PointRole: return row;
-    default: return {};
+    case PointRole:
+      return row;
+    default:
+      return {};
   }
 }
 
 QVariant SweepTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
   if (orientation != Qt::Horizontal || section < 0 || section >= columnCount()) return {};
   if (role == Qt::ToolTipRole && section >= ChangeColumn && section <= VerdictColumn)
-    return tr("Of the metric chosen for the plot: change of the mean against the baseline point, the exact sign-flip "
-              "test's p-value on the per-seed pairs, and its verdict. n pairs can never give p below 2/2^n (min p): "
-              "when that is above the level the verdict says how many seeds it needs instead of \"significant\"");
+    return tr(
+        "Of the metric chosen for the plot: change of the mean against the baseline point, the exact sign-flip "
+        "test's p-value on the per-seed pairs, and its verdict. n pairs can never give p below 2/2^n (min p): "
+        "when that is above the level the verdict says how many seeds it needs instead of \"significant\"");
   if (role != Qt::DisplayRole) return {};
   if (section == PointColumn) return tr("Grid point");
   if (section == RunsColumn) return tr("Runs");

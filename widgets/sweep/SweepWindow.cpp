@@ -13,12 +13,12 @@
 
 #include <cmath>
 
-#include "widgets/sweep/SweepPlot.h"
-#include "widgets/sweep/SweepTableModel.h"
-#include "widgets/sweep/SweepForm.h"
 #include "core/sweep/SweepJob.h"
 #include "core/sweep/SweepReport.h"
 #include "core/sweep/SweepRunner.h"
+#include "widgets/sweep/SweepForm.h"
+#include "widgets/sweep/SweepPlot.h"
+#include "widgets/sweep/SweepTableModel.h"
 
 namespace kvscope {
 
@@ -26,7 +26,10 @@ namespace {
 QString clock(double s) {
   if (!std::isfinite(s) || s < 0) return QStringLiteral("--:--");
   const long t = std::lround(s);
-  return t >= 3600 ? QStringLiteral("%1:%2:%3").arg(t / 3600).arg(t / 60 % 60, 2, 10, QChar('0')).arg(t % 60, 2, 10, QChar('0'))
+  return t >= 3600 ? QStringLiteral("%1:%2:%3")
+                         .arg(t / 3600)
+                         .arg(t / 60 % 60, 2, 10, QChar('0'))
+                         .arg(t % 60, 2, 10, QChar('0'))
                    : QStringLiteral("%1:%2").arg(t / 60).arg(t % 60, 2, 10, QChar('0'));
 }
 }  // namespace
@@ -88,7 +91,8 @@ SweepWindow::SweepWindow(SweepRecorderFactory recorders, QWidget* parent)
   connect(run_, &QPushButton::clicked, this, &SweepWindow::start);
   connect(cancel_, &QPushButton::clicked, this, &SweepWindow::cancel);
   connect(table_, &QTableView::doubleClicked, this, &SweepWindow::openCell);
-  connect(plot_, &SweepPlot::metricChanged, this, [this](const QString& key) { model_->setFocusMetric(key.toStdString()); });
+  connect(plot_, &SweepPlot::metricChanged, this,
+          [this](const QString& key) { model_->setFocusMetric(key.toStdString()); });
   // The GUI drains the job's staging buffer at 10 Hz: progress is smooth, and a run finishing never
   // reaches the GUI as a cross-thread call.
   timer_->setInterval(100);
@@ -132,10 +136,8 @@ bool SweepWindow::start() {
   setIdle(false);
   progress_->setValue(0);
   progress_->setFormat(tr("starting..."));
-  status_->setText(tr("Running %1 grid points x %2 seeds into %3")
-                       .arg(data_.points.size())
-                       .arg(data_.seeds.size())
-                       .arg(dir_));
+  status_->setText(
+      tr("Running %1 grid points x %2 seeds into %3").arg(data_.points.size()).arg(data_.seeds.size()).arg(dir_));
   timer_->start();
   return true;
 }
@@ -183,16 +185,20 @@ void SweepWindow::drain() {
     const std::size_t total = data_.points.size() * data_.seeds.size();
     if (outcome.cancelled) {
       progress_->setFormat(tr("cancelled"));
-      status_->setText(tr("Cancelled: %1 of %2 runs done; nothing half-written was kept. Run again with Resume to finish.")
-                           .arg(outcome.ran + outcome.reused)
-                           .arg(total));
+      status_->setText(
+          tr("Cancelled: %1 of %2 runs done; nothing half-written was kept. Run again with Resume to finish.")
+              .arg(outcome.ran + outcome.reused)
+              .arg(total));
     } else {
       progress_->setValue(1000);
       progress_->setFormat(tr("done"));
       std::string error;
       const SweepReport report(data_, model_->analysis());
       const bool written = report.writeAll(dir_.toStdString(), &error);
-      QString text = tr("Done: %1 runs (%2 reused), %3 failed.").arg(outcome.ran + outcome.reused).arg(outcome.reused).arg(outcome.failed);
+      QString text = tr("Done: %1 runs (%2 reused), %3 failed.")
+                         .arg(outcome.ran + outcome.reused)
+                         .arg(outcome.reused)
+                         .arg(outcome.failed);
       for (const std::string& e : outcome.errors) text += QLatin1Char('\n') + QString::fromStdString(e);
       text += written ? tr(" Wrote summary.md, summary.csv and summary.json in %1").arg(dir_)
                       : QLatin1Char('\n') + QString::fromStdString(error);

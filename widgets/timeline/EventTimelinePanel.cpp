@@ -14,9 +14,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "widgets/common/ViewState.h"
 #include "core/events/EventJson.h"
 #include "core/telemetry/TelemetryStore.h"
+#include "widgets/common/ViewState.h"
 
 namespace kvscope {
 

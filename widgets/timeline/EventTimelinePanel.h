@@ -5,8 +5,8 @@
 #include <array>
 #include <cstdint>
 
-#include "widgets/timeline/EventTimelineView.h"
 #include "widgets/common/TelemetryPanel.h"
+#include "widgets/timeline/EventTimelineView.h"
 
 class QAction;
 class QPlainTextEdit;

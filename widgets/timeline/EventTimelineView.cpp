@@ -13,9 +13,9 @@
 #include <cmath>
 #include <limits>
 
-#include "widgets/common/ViewState.h"
 #include "core/telemetry/ColumnGrid.h"
 #include "core/telemetry/TelemetryStore.h"
+#include "widgets/common/ViewState.h"
 
 namespace kvscope {
 
@@ -128,9 +128,10 @@ void EventTimelineView::syncMarks() const {
   std::uint64_t cached_end = marks_first_ + marks_.size();
   // The store only appends and drops its oldest; anything else (a cleared store, another store)
   // shows as counts going back or the last classified event no longer being where it was.
-  const bool continues = marks_store_ == store_ && dropped >= marks_first_ && end >= cached_end &&
-                         (marks_.empty() ? dropped == marks_first_
-                                         : cached_end > dropped && events[cached_end - 1 - dropped].seq == marks_last_seq_);
+  const bool continues =
+      marks_store_ == store_ && dropped >= marks_first_ && end >= cached_end &&
+      (marks_.empty() ? dropped == marks_first_
+                      : cached_end > dropped && events[cached_end - 1 - dropped].seq == marks_last_seq_);
   if (!continues) {
     marks_.clear();
     marks_store_ = store_;
@@ -162,9 +163,11 @@ void EventTimelineView::ensureLayout() const {
   const SimTime from = view_.from(), to = view_.to();
   const ColumnGrid grid{from, to, plot.width()};  // the charts' columns: a glyph sits over its chart column
   const int bins = (plot.width() + kBinPx - 1) / kBinPx;
-  const auto lo = std::lower_bound(marks_.begin(), marks_.end(), from, [](const Mark& m, SimTime t) { return m.time < t; });
+  const auto lo =
+      std::lower_bound(marks_.begin(), marks_.end(), from, [](const Mark& m, SimTime t) { return m.time < t; });
   const auto hi = std::upper_bound(lo, marks_.end(), to, [](SimTime t, const Mark& m) { return t < m.time; });
-  const auto first = static_cast<std::size_t>(lo - marks_.begin()), last = static_cast<std::size_t>(hi - marks_.begin());
+  const auto first = static_cast<std::size_t>(lo - marks_.begin()),
+             last = static_cast<std::size_t>(hi - marks_.begin());
   FrameStats& stats = layout_.stats;
   stats.events_in_range = static_cast<long>(last - first);
   // Events arrive time-sorted, so each row only ever extends its latest cell or opens the next.
@@ -172,7 +175,8 @@ void EventTimelineView::ensureLayout() const {
   ColumnCursor columns(grid);
   // The loop below runs once per event in view (200,000 once the ring is full): no call per event.
   std::array<int, kTimelineKinds> severity{};
-  for (int k = 0; k < kTimelineKinds; ++k) severity[static_cast<std::size_t>(k)] = timelineKindSeverity(static_cast<TimelineKind>(k));
+  for (int k = 0; k < kTimelineKinds; ++k)
+    severity[static_cast<std::size_t>(k)] = timelineKindSeverity(static_cast<TimelineKind>(k));
   int open_line = -1;
   auto it = lo;
   for (std::size_t i = first; i < last; ++i, ++it) {
@@ -187,7 +191,8 @@ void EventTimelineView::ensureLayout() const {
         Line& l = layout_.lines[static_cast<std::size_t>(open_line)];
         ++l.count;
         l.last = i;
-        if (severity[static_cast<std::size_t>(m.kind)] > severity[static_cast<std::size_t>(l.kind)]) l.kind = kind, l.representative = i;
+        if (severity[static_cast<std::size_t>(m.kind)] > severity[static_cast<std::size_t>(l.kind)])
+          l.kind = kind, l.representative = i;
       } else {
         layout_.lines.push_back({column, 1, kind, i, i, i});
         open_line = static_cast<int>(layout_.lines.size()) - 1;
@@ -208,7 +213,8 @@ void EventTimelineView::ensureLayout() const {
         if (rank > c.severity || (kind == c.kind && m.tokens_freed > c.magnitude))
           c.kind = kind, c.representative = i, c.magnitude = m.tokens_freed, c.time = m.time, c.severity = rank;
       } else {
-        layout_.cells.push_back({row, bin, 1, kind, i, i, i, m.tokens_freed, m.time, severity[static_cast<std::size_t>(m.kind)]});
+        layout_.cells.push_back(
+            {row, bin, 1, kind, i, i, i, m.tokens_freed, m.time, severity[static_cast<std::size_t>(m.kind)]});
         slot = static_cast<int>(layout_.cells.size()) - 1;
       }
     }
@@ -225,7 +231,8 @@ std::vector<EventTimelineView::DrawnGlyph> EventTimelineView::drawnGlyphs() cons
 
 QPointF EventTimelineView::glyphCentre(const Cell& c, const QRect& plot) const {
   const double span = static_cast<double>(std::max<SimTime>(1, view_.to() - view_.from()));
-  return {plot.left() + static_cast<double>(c.time - view_.from()) * plot.width() / span, static_cast<double>(rowCenterY(c.row))};
+  return {plot.left() + static_cast<double>(c.time - view_.from()) * plot.width() / span,
+          static_cast<double>(rowCenterY(c.row))};
 }
 
 std::optional<EventTimelineView::Hit> EventTimelineView::hitItem(QPoint pos) const {
@@ -239,7 +246,8 @@ std::optional<EventTimelineView::Hit> EventTimelineView::hitItem(QPoint pos) con
       const Cell& c = layout_.cells[i];
       if (c.row != row) continue;
       const double dx = std::abs(glyphCentre(c, plot).x() - pos.x());
-      if (dx <= std::max<qreal>(glyphRadius(c.kind, c.magnitude), kBinPx) + 2 && dx < best_dx) best = Hit{false, i}, best_dx = dx;
+      if (dx <= std::max<qreal>(glyphRadius(c.kind, c.magnitude), kBinPx) + 2 && dx < best_dx)
+        best = Hit{false, i}, best_dx = dx;
     }
   }
   if (best) return best;
@@ -253,7 +261,8 @@ std::optional<EventTimelineView::Hit> EventTimelineView::hitItem(QPoint pos) con
 std::optional<Event> EventTimelineView::hitTest(QPoint pos) const {
   const auto hit = hitItem(pos);
   if (!hit) return std::nullopt;
-  const std::size_t index = hit->line ? layout_.lines[hit->item].representative : layout_.cells[hit->item].representative;
+  const std::size_t index =
+      hit->line ? layout_.lines[hit->item].representative : layout_.cells[hit->item].representative;
   return store_->discreteEvents()[index];
 }
 
@@ -264,7 +273,9 @@ QString EventTimelineView::aggregateSummary(int row, std::size_t first, std::siz
   const auto& events = store_->discreteEvents();
   for (std::size_t i = first; i <= last && i < events.size(); ++i) {
     const auto kind = timelineKindOf(events[i]);
-    if (!kind || !kindVisible(*kind) || (groups_.displayOf(store_->rowOf(events[i])) != row && groups_.displayOf(store_->prefillRowOf(events[i])) != row))
+    if (!kind || !kindVisible(*kind) ||
+        (groups_.displayOf(store_->rowOf(events[i])) != row &&
+         groups_.displayOf(store_->prefillRowOf(events[i])) != row))
       continue;
     ++counts[static_cast<std::size_t>(*kind)];
     ++total;
@@ -273,8 +284,11 @@ QString EventTimelineView::aggregateSummary(int row, std::size_t first, std::siz
   QString text = tr("%1 events here (zoom in to tell them apart):").arg(total);
   for (int k = 0; k < kTimelineKinds; ++k) {
     if (!counts[static_cast<std::size_t>(k)]) continue;
-    text += QStringLiteral("\n  %1  %2").arg(counts[static_cast<std::size_t>(k)]).arg(timelineKindLabel(static_cast<TimelineKind>(k)));
-    if (static_cast<TimelineKind>(k) == TimelineKind::Eviction) text += tr(", %1 tokens freed in all").arg(QLocale().toString(static_cast<qlonglong>(freed)));
+    text += QStringLiteral("\n  %1  %2")
+                .arg(counts[static_cast<std::size_t>(k)])
+                .arg(timelineKindLabel(static_cast<TimelineKind>(k)));
+    if (static_cast<TimelineKind>(k) == TimelineKind::Eviction)
+      text += tr(", %1 tokens freed in all").arg(QLocale().toString(static_cast<qlonglong>(freed)));
   }
   return text;
 }
@@ -332,7 +346,9 @@ void EventTimelineView::paintRows(QPainter& p, const QRect& plot) const {
     p.setPen(pal.color(QPalette::Text));
     const QRect label = band.adjusted(6, 0, -(width() - plot.left()) - 4, 0);
     StaticTextCache& cache = marked ? bold_text_ : text_;
-    const QString shown = cache.width(name, font) <= label.width() ? name : QFontMetrics(font).elidedText(name, Qt::ElideRight, label.width());
+    const QString shown = cache.width(name, font) <= label.width()
+                              ? name
+                              : QFontMetrics(font).elidedText(name, Qt::ElideRight, label.width());
     const QStaticText& text = cache.get(shown, font);
     p.drawStaticText(QPointF(label.left(), label.top() + (label.height() - text.size().height()) / 2), text);
   }
@@ -528,8 +544,9 @@ void EventTimelineView::wheelEvent(QWheelEvent* e) {
   const SimTime anchor = std::clamp(timeForX(e->position().x()), from, to);
   const auto width = std::clamp(static_cast<SimTime>(static_cast<double>(span) * std::pow(kZoomPerNotch, notches)),
                                 kMinSpan, kMaxSpan);
-  const auto start = std::max<SimTime>(
-      0, anchor - static_cast<SimTime>(static_cast<double>(anchor - from) * static_cast<double>(width) / static_cast<double>(span)));
+  const auto start =
+      std::max<SimTime>(0, anchor - static_cast<SimTime>(static_cast<double>(anchor - from) *
+                                                         static_cast<double>(width) / static_cast<double>(span)));
   view_.setRange(start, start + width);
   e->accept();
 }
@@ -552,7 +569,8 @@ void EventTimelineView::mouseMoveEvent(QMouseEvent* e) {
     setCursor(Qt::ClosedHandCursor);
   }
   const SimTime span = press_to_ - press_from_;
-  const auto shift = static_cast<SimTime>(-(pos.x() - press_pos_.x()) * static_cast<double>(span) / std::max(1, plotRect().width()));
+  const auto shift =
+      static_cast<SimTime>(-(pos.x() - press_pos_.x()) * static_cast<double>(span) / std::max(1, plotRect().width()));
   const SimTime start = std::max<SimTime>(0, press_from_ + shift);
   view_.setRange(start, start + span);
 }
@@ -568,7 +586,9 @@ void EventTimelineView::mouseReleaseEvent(QMouseEvent* e) {
   if (const auto hit = hitTest(pos)) emit eventClicked(*hit);
 }
 
-QSize EventTimelineView::sizeHint() const { return {900, axisHeight() + std::max(4, rowCount()) * (minRowHeight() + 6)}; }
+QSize EventTimelineView::sizeHint() const {
+  return {900, axisHeight() + std::max(4, rowCount()) * (minRowHeight() + 6)};
+}
 
 QSize EventTimelineView::minimumSizeHint() const {
   return {labelWidth() + 120, axisHeight() + std::max(1, rowCount()) * minRowHeight() + 2};

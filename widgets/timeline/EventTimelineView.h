@@ -35,8 +35,8 @@ class EventTimelineView : public QWidget {
     long events_in_range = 0;  // discrete events within [from, to]
     long events_shown = 0;     // of those, passing the kind filter; each is folded into a glyph or a line
     std::array<long, kTimelineKinds> shown_by_kind{};
-    int glyphs = 0;            // row glyphs painted
-    int lines = 0;             // full-height knob/policy lines painted
+    int glyphs = 0;  // row glyphs painted
+    int lines = 0;   // full-height knob/policy lines painted
   };
 
   explicit EventTimelineView(ViewState& view, QWidget* parent = nullptr);
@@ -97,9 +97,9 @@ class EventTimelineView : public QWidget {
   struct Mark {
     SimTime time = 0;
     std::int32_t tokens_freed = 0;
-    std::int16_t row = -1;  // -1: spans all rows (knob and policy changes)
+    std::int16_t row = -1;       // -1: spans all rows (knob and policy changes)
     std::int16_t also_row = -1;  // a second row (a seed's prefill worker), -1 when none
-    std::int8_t kind = -1;  // -1: not drawn
+    std::int8_t kind = -1;       // -1: not drawn
   };
   struct Cell {  // the events of one row falling in one bin
     int row = 0;

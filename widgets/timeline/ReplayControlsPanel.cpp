@@ -9,18 +9,19 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
-#include "widgets/timeline/ReplayScrubber.h"
-#include "widgets/common/ViewState.h"
 #include "core/source/Source.h"
 #include "core/telemetry/TelemetryStore.h"
+#include "widgets/common/ViewState.h"
+#include "widgets/timeline/ReplayScrubber.h"
 
 namespace kvscope {
 
 namespace {
 constexpr double kSpeeds[] = {0.25, 0.5, 1, 2, 5, 10, 25, 50, 100};
-constexpr TimelineKind kJumpKinds[] = {TimelineKind::Crash,      TimelineKind::LinkDead,       TimelineKind::Eviction,
-                                       TimelineKind::Reseed,     TimelineKind::TransferFailed, TimelineKind::Correction,
-                                       TimelineKind::Retraction, TimelineKind::KnobChange, TimelineKind::PolicyChange};
+constexpr TimelineKind kJumpKinds[] = {
+    TimelineKind::Crash,      TimelineKind::LinkDead,       TimelineKind::Eviction,
+    TimelineKind::Reseed,     TimelineKind::TransferFailed, TimelineKind::Correction,
+    TimelineKind::Retraction, TimelineKind::KnobChange,     TimelineKind::PolicyChange};
 // Lands a little before the event so it is replayed (and selectable) right after the seek.
 constexpr SimTime kLeadIn = secondsToTime(1);
 }  // namespace
@@ -108,7 +109,8 @@ RunControl* ReplayControlsPanel::control() const { return source_ ? source_->con
 
 void ReplayControlsPanel::updateEnabled() {
   const bool seekable = source_ && source_->capabilities().seek;
-  for (QWidget* w : std::initializer_list<QWidget*>{play_, speed_, kind_, previous_, next_, scrubber_}) w->setEnabled(seekable);
+  for (QWidget* w : std::initializer_list<QWidget*>{play_, speed_, kind_, previous_, next_, scrubber_})
+    w->setEnabled(seekable);
   time_->setText(seekable ? QString() : tr("Replay controls work on recordings (File > Open recording)"));
 }
 
@@ -173,7 +175,8 @@ void ReplayControlsPanel::refresh(const TelemetryStore& store) {
   scrubber_->setVisible(st.end > 0);
   for (QWidget* w : std::initializer_list<QWidget*>{kind_, previous_, next_}) w->setVisible(overview_ != nullptr);
   if (source_->capabilities().seek)
-    time_->setText(st.end > 0 ? QStringLiteral("%1 / %2").arg(formatSimTime(st.time), formatSimTime(st.end)) : formatSimTime(st.time));
+    time_->setText(st.end > 0 ? QStringLiteral("%1 / %2").arg(formatSimTime(st.time), formatSimTime(st.end))
+                              : formatSimTime(st.time));
   // The run's real pace (a served replay may run at a speed this console never chose).
   if (source_->capabilities().speed && st.speed != speed_->currentData().toDouble()) {
     const QSignalBlocker quiet(speed_);

@@ -43,7 +43,8 @@ void ReplayScrubber::paintEvent(QPaintEvent*) {
   std::vector<int> bins(static_cast<std::size_t>(columns), 0);
   if (end_ > 0)
     for (SimTime t : times_) {
-      const int c = std::clamp(static_cast<int>(static_cast<double>(t) / static_cast<double>(end_) * columns), 0, columns - 1);
+      const int c =
+          std::clamp(static_cast<int>(static_cast<double>(t) / static_cast<double>(end_) * columns), 0, columns - 1);
       ++bins[static_cast<std::size_t>(c)];
     }
   const int peak = std::max(1, *std::max_element(bins.begin(), bins.end()));

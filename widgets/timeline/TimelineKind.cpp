@@ -39,20 +39,34 @@ std::int64_t tokensFreedBy(const Event& e) {
 // Which event a crowded cell shows: the one an operator must not miss.
 int timelineKindSeverity(TimelineKind k) {
   switch (k) {
-    case TimelineKind::Crash: return 10;
-    case TimelineKind::LinkDead: return 9;
-    case TimelineKind::Correction: return 8;
-    case TimelineKind::TransferFailed: return 7;
-    case TimelineKind::LinkSuspect: return 6;
-    case TimelineKind::Retraction: return 6;
-    case TimelineKind::Restart: return 5;
-    case TimelineKind::Eviction: return 4;  // over the reseed it causes: its size tells the storm
-    case TimelineKind::Reseed: return 3;
-    case TimelineKind::Seed: return 2;
-    case TimelineKind::LinkAlive: return 1;
-    case TimelineKind::PolicyChange: return 1;
-    case TimelineKind::KnobChange: return 0;
-    case TimelineKind::Count: break;
+    case TimelineKind::Crash:
+      return 10;
+    case TimelineKind::LinkDead:
+      return 9;
+    case TimelineKind::Correction:
+      return 8;
+    case TimelineKind::TransferFailed:
+      return 7;
+    case TimelineKind::LinkSuspect:
+      return 6;
+    case TimelineKind::Retraction:
+      return 6;
+    case TimelineKind::Restart:
+      return 5;
+    case TimelineKind::Eviction:
+      return 4;  // over the reseed it causes: its size tells the storm
+    case TimelineKind::Reseed:
+      return 3;
+    case TimelineKind::Seed:
+      return 2;
+    case TimelineKind::LinkAlive:
+      return 1;
+    case TimelineKind::PolicyChange:
+      return 1;
+    case TimelineKind::KnobChange:
+      return 0;
+    case TimelineKind::Count:
+      break;
   }
   return 0;
 }
@@ -65,9 +79,12 @@ std::optional<TimelineKind> timelineKindOf(const Event& e) {
   if (std::holds_alternative<WorkerRestarted>(p)) return TimelineKind::Restart;
   if (const auto* l = std::get_if<LinkHealth>(&p)) {
     switch (l->state) {
-      case LinkState::Dead: return TimelineKind::LinkDead;
-      case LinkState::Suspect: return TimelineKind::LinkSuspect;
-      case LinkState::Alive: return TimelineKind::LinkAlive;
+      case LinkState::Dead:
+        return TimelineKind::LinkDead;
+      case LinkState::Suspect:
+        return TimelineKind::LinkSuspect;
+      case LinkState::Alive:
+        return TimelineKind::LinkAlive;
     }
   }
   if (const auto* t = std::get_if<TransferFinished>(&p); t && !t->ok) return TimelineKind::TransferFailed;
@@ -80,40 +97,68 @@ std::optional<TimelineKind> timelineKindOf(const Event& e) {
 
 QString timelineKindLabel(TimelineKind kind) {
   switch (kind) {
-    case TimelineKind::Eviction: return tr("Evictions (sized by tokens freed)");
-    case TimelineKind::Seed: return tr("Seeds");
-    case TimelineKind::Reseed: return tr("Reseeds");
-    case TimelineKind::Crash: return tr("Worker crashes");
-    case TimelineKind::Restart: return tr("Worker restarts");
-    case TimelineKind::LinkDead: return tr("Link marked dead");
-    case TimelineKind::LinkSuspect: return tr("Link suspect");
-    case TimelineKind::LinkAlive: return tr("Link alive again");
-    case TimelineKind::TransferFailed: return tr("Failed transfers");
-    case TimelineKind::Correction: return tr("Streaming-session corrections");
-    case TimelineKind::Retraction: return tr("Decode retractions (KV ran out)");
-    case TimelineKind::KnobChange: return tr("Knob changes");
-    case TimelineKind::PolicyChange: return tr("Policy changes");
-    case TimelineKind::Count: break;
+    case TimelineKind::Eviction:
+      return tr("Evictions (sized by tokens freed)");
+    case TimelineKind::Seed:
+      return tr("Seeds");
+    case TimelineKind::Reseed:
+      return tr("Reseeds");
+    case TimelineKind::Crash:
+      return tr("Worker crashes");
+    case TimelineKind::Restart:
+      return tr("Worker restarts");
+    case TimelineKind::LinkDead:
+      return tr("Link marked dead");
+    case TimelineKind::LinkSuspect:
+      return tr("Link suspect");
+    case TimelineKind::LinkAlive:
+      return tr("Link alive again");
+    case TimelineKind::TransferFailed:
+      return tr("Failed transfers");
+    case TimelineKind::Correction:
+      return tr("Streaming-session corrections");
+    case TimelineKind::Retraction:
+      return tr("Decode retractions (KV ran out)");
+    case TimelineKind::KnobChange:
+      return tr("Knob changes");
+    case TimelineKind::PolicyChange:
+      return tr("Policy changes");
+    case TimelineKind::Count:
+      break;
   }
   return {};
 }
 
 const char* timelineKindKey(TimelineKind kind) {
   switch (kind) {
-    case TimelineKind::Eviction: return "eviction";
-    case TimelineKind::Seed: return "seed";
-    case TimelineKind::Reseed: return "reseed";
-    case TimelineKind::Crash: return "crash";
-    case TimelineKind::Restart: return "restart";
-    case TimelineKind::LinkDead: return "link-dead";
-    case TimelineKind::LinkSuspect: return "link-suspect";
-    case TimelineKind::LinkAlive: return "link-alive";
-    case TimelineKind::TransferFailed: return "transfer-failed";
-    case TimelineKind::Correction: return "correction";
-    case TimelineKind::Retraction: return "retraction";
-    case TimelineKind::KnobChange: return "knob";
-    case TimelineKind::PolicyChange: return "policy";
-    case TimelineKind::Count: break;
+    case TimelineKind::Eviction:
+      return "eviction";
+    case TimelineKind::Seed:
+      return "seed";
+    case TimelineKind::Reseed:
+      return "reseed";
+    case TimelineKind::Crash:
+      return "crash";
+    case TimelineKind::Restart:
+      return "restart";
+    case TimelineKind::LinkDead:
+      return "link-dead";
+    case TimelineKind::LinkSuspect:
+      return "link-suspect";
+    case TimelineKind::LinkAlive:
+      return "link-alive";
+    case TimelineKind::TransferFailed:
+      return "transfer-failed";
+    case TimelineKind::Correction:
+      return "correction";
+    case TimelineKind::Retraction:
+      return "retraction";
+    case TimelineKind::KnobChange:
+      return "knob";
+    case TimelineKind::PolicyChange:
+      return "policy";
+    case TimelineKind::Count:
+      break;
   }
   return "?";
 }
@@ -121,20 +166,34 @@ const char* timelineKindKey(TimelineKind kind) {
 QColor timelineKindColor(TimelineKind kind) {
   // One hue per kind at mid luminance, so each reads on a white and on a near-black Base.
   switch (kind) {
-    case TimelineKind::Eviction: return QColor(0xF5, 0x7C, 0x00);        // orange
-    case TimelineKind::Seed: return QColor(0x1E, 0x88, 0xE5);            // blue
-    case TimelineKind::Reseed: return QColor(0xAB, 0x47, 0xBC);          // purple
-    case TimelineKind::Crash: return QColor(0xE5, 0x39, 0x35);           // red
-    case TimelineKind::Restart: return QColor(0x43, 0xA0, 0x47);         // green
-    case TimelineKind::LinkDead: return QColor(0xD8, 0x1B, 0x60);        // crimson
-    case TimelineKind::LinkSuspect: return QColor(0xF9, 0xA8, 0x25);     // amber
-    case TimelineKind::LinkAlive: return QColor(0x7C, 0xB3, 0x42);       // light green
-    case TimelineKind::TransferFailed: return QColor(0x8D, 0x6E, 0x63);  // brown
-    case TimelineKind::Correction: return QColor(0x00, 0xAC, 0xC1);      // cyan
-    case TimelineKind::Retraction: return QColor(0xC0, 0xCA, 0x33);      // lime
-    case TimelineKind::KnobChange: return QColor(0x5C, 0x6B, 0xC0);      // indigo
-    case TimelineKind::PolicyChange: return QColor(0x00, 0x89, 0x7B);    // teal
-    case TimelineKind::Count: break;
+    case TimelineKind::Eviction:
+      return QColor(0xF5, 0x7C, 0x00);  // orange
+    case TimelineKind::Seed:
+      return QColor(0x1E, 0x88, 0xE5);  // blue
+    case TimelineKind::Reseed:
+      return QColor(0xAB, 0x47, 0xBC);  // purple
+    case TimelineKind::Crash:
+      return QColor(0xE5, 0x39, 0x35);  // red
+    case TimelineKind::Restart:
+      return QColor(0x43, 0xA0, 0x47);  // green
+    case TimelineKind::LinkDead:
+      return QColor(0xD8, 0x1B, 0x60);  // crimson
+    case TimelineKind::LinkSuspect:
+      return QColor(0xF9, 0xA8, 0x25);  // amber
+    case TimelineKind::LinkAlive:
+      return QColor(0x7C, 0xB3, 0x42);  // light green
+    case TimelineKind::TransferFailed:
+      return QColor(0x8D, 0x6E, 0x63);  // brown
+    case TimelineKind::Correction:
+      return QColor(0x00, 0xAC, 0xC1);  // cyan
+    case TimelineKind::Retraction:
+      return QColor(0xC0, 0xCA, 0x33);  // lime
+    case TimelineKind::KnobChange:
+      return QColor(0x5C, 0x6B, 0xC0);  // indigo
+    case TimelineKind::PolicyChange:
+      return QColor(0x00, 0x89, 0x7B);  // teal
+    case TimelineKind::Count:
+      break;
   }
   return Qt::gray;
 }
@@ -172,7 +231,8 @@ void paintTimelineGlyph(QPainter& p, TimelineKind kind, QPointF c, qreal r, cons
       break;
     case TimelineKind::Crash: {
       const qreal width = std::max<qreal>(1.5, r / 2.5);
-      for (const QPen& pen : {QPen(outline, width + 2, Qt::SolidLine, Qt::RoundCap), QPen(fill, width, Qt::SolidLine, Qt::RoundCap)}) {
+      for (const QPen& pen :
+           {QPen(outline, width + 2, Qt::SolidLine, Qt::RoundCap), QPen(fill, width, Qt::SolidLine, Qt::RoundCap)}) {
         p.setPen(pen);
         p.drawLine(c + QPointF(-r, -r), c + QPointF(r, r));
         p.drawLine(c + QPointF(-r, r), c + QPointF(r, -r));
@@ -212,7 +272,8 @@ void paintTimelineGlyph(QPainter& p, TimelineKind kind, QPointF c, qreal r, cons
       p.setPen(QPen(fill, 2, kind == TimelineKind::KnobChange ? Qt::DashLine : Qt::SolidLine));
       p.drawLine(c + QPointF(0, -r), c + QPointF(0, r));
       break;
-    case TimelineKind::Count: break;
+    case TimelineKind::Count:
+      break;
   }
   p.restore();
 }
@@ -238,7 +299,8 @@ QString describeTimelineEvent(const Event& e, const TelemetryStore* store) {
     return tr("%1 crashed at %2\n%3\n%4 request(s) aborted")
         .arg(workerName(c->worker, store), at, q(c->reason))
         .arg(c->aborted_requests);
-  if (const auto* r = std::get_if<WorkerRestarted>(&p)) return tr("%1 restarted at %2").arg(workerName(r->worker, store), at);
+  if (const auto* r = std::get_if<WorkerRestarted>(&p))
+    return tr("%1 restarted at %2").arg(workerName(r->worker, store), at);
   if (const auto* l = std::get_if<LinkHealth>(&p))
     return tr("Link %1 %2 at %3\n%4\n%5 request(s) aborted")
         .arg(linkName(l->prefill, l->worker, store), latin(toString(l->state)), at,
@@ -251,7 +313,7 @@ QString describeTimelineEvent(const Event& e, const TelemetryStore* store) {
         .arg(tokens(t->tokens), tokens(t->bytes));
   if (const auto* c = std::get_if<Correction>(&p))
     return tr("Streaming-session correction on %1 at %2\nextend_input_len %3 -> 0 (fill_len=%3, prefix_len=%4, "
-                 "kv_committed_len=%5)\nrequest %6, session %7, fault: %8")
+              "kv_committed_len=%5)\nrequest %6, session %7, fault: %8")
         .arg(workerName(c->worker, store), at)
         .arg(c->fill_len)
         .arg(c->prefix_len)

@@ -15,8 +15,9 @@ std::string prefillOf(const std::string& link) {
 
 bool TimelineRowGroups::setRows(const std::vector<TimelineRow>& rows) {
   const bool same = rows.size() == rows_.size() &&
-                    std::equal(rows.begin(), rows.end(), rows_.begin(),
-                               [](const TimelineRow& a, const TimelineRow& b) { return a.kind == b.kind && a.name == b.name; });
+                    std::equal(rows.begin(), rows.end(), rows_.begin(), [](const TimelineRow& a, const TimelineRow& b) {
+                      return a.kind == b.kind && a.name == b.name;
+                    });
   if (same) return false;
   // Keep open what was open (by label) when the rows grow (a new link appears).
   std::map<std::string, bool> open;
@@ -43,7 +44,7 @@ bool TimelineRowGroups::setRows(const std::vector<TimelineRow>& rows) {
           g.first = static_cast<int>(i);
           g.count = static_cast<int>(j - i);
           g.label = rows_[start].kind == TimelineRow::Link ? prefillOf(rows_[i].name) + "->D*"
-                                                             : rows_[i].name + "-" + rows_[j - 1].name;
+                                                           : rows_[i].name + "-" + rows_[j - 1].name;
           g.expanded = open.count(g.label) ? open[g.label] : false;
           for (std::size_t k = i; k < j; ++k) group_of_[k] = static_cast<int>(groups_.size());
           groups_.push_back(std::move(g));
@@ -73,7 +74,8 @@ void TimelineRowGroups::layout() {
     }
     const Group& group = groups_[static_cast<std::size_t>(g)];
     if (static_cast<int>(i) == group.first) {
-      names_.push_back((group.expanded ? "\u25BE " : "\u25B8 ") + group.label + " (" + std::to_string(group.count) + ")");
+      names_.push_back((group.expanded ? "\u25BE " : "\u25B8 ") + group.label + " (" + std::to_string(group.count) +
+                       ")");
       header_of_.push_back(g);
     }
     if (group.expanded) {
@@ -87,7 +89,9 @@ void TimelineRowGroups::layout() {
 }
 
 int TimelineRowGroups::groupAt(int display_row) const {
-  return display_row >= 0 && static_cast<std::size_t>(display_row) < header_of_.size() ? header_of_[static_cast<std::size_t>(display_row)] : -1;
+  return display_row >= 0 && static_cast<std::size_t>(display_row) < header_of_.size()
+             ? header_of_[static_cast<std::size_t>(display_row)]
+             : -1;
 }
 
 bool TimelineRowGroups::toggle(int display_row) {

@@ -26,7 +26,9 @@ class TimelineRowGroups {
   const std::vector<int>& sectionStarts() const { return section_starts_; }
   // The shown row an event on store row `store_row` is drawn on (-1 for -1 or out of range).
   int displayOf(int store_row) const {
-    return store_row >= 0 && static_cast<std::size_t>(store_row) < display_of_.size() ? display_of_[static_cast<std::size_t>(store_row)] : -1;
+    return store_row >= 0 && static_cast<std::size_t>(store_row) < display_of_.size()
+               ? display_of_[static_cast<std::size_t>(store_row)]
+               : -1;
   }
   bool grouped() const { return !groups_.empty(); }
   // The group a shown row heads, -1 when it is a plain row.

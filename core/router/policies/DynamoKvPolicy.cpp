@@ -8,8 +8,8 @@
 namespace kvscope {
 
 namespace {
-constexpr KnobId kKnobs[] = {KnobId::OverlapScoreWeight, KnobId::RouterTemperature, KnobId::DynamoCostForm,
-                             KnobId::PrefillLoadScale, KnobId::OverlapScoreCredit, KnobId::DecodeActiveRequestWeight};
+constexpr KnobId kKnobs[] = {KnobId::OverlapScoreWeight, KnobId::RouterTemperature,  KnobId::DynamoCostForm,
+                             KnobId::PrefillLoadScale,   KnobId::OverlapScoreCredit, KnobId::DecodeActiveRequestWeight};
 constexpr ScoreComponentSpec kComponents[] = {
     {"prefill_blocks", "blocks", "Blocks of the prompt the worker would have to prefill"},
     {"decode_blocks", "blocks", "Blocks the worker holds for the requests the router tracks there"},
@@ -72,7 +72,8 @@ void DynamoKvPolicy::rank(const RouteContext& ctx, RouteDecision& out) const {
     c.add("prefill_blocks", prefill_blocks);
     c.add("decode_blocks", decode_blocks);
     c.add("overlap_blocks", static_cast<double>(overlap));
-    c.add("tree_blocks", w < static_cast<WorkerId>(ctx.tree_blocks.size()) ? static_cast<double>(ctx.tree_blocks[w]) : 0);
+    c.add("tree_blocks",
+          w < static_cast<WorkerId>(ctx.tree_blocks.size()) ? static_cast<double>(ctx.tree_blocks[w]) : 0);
     out.candidates.push_back(c);
     if (!c.eligible) continue;
     lo = std::min(lo, logit);
@@ -95,7 +96,8 @@ void DynamoKvPolicy::rank(const RouteContext& ctx, RouteDecision& out) const {
     if (tied.size() == 1 || !same_tree) {
       picked = *std::min_element(tied.begin(), tied.end(), [&](WorkerId a, WorkerId b) { return tree(a) < tree(b); });
     } else {
-      const auto i = std::min(tied.size() - 1, static_cast<std::size_t>(ctx.uniform * static_cast<double>(tied.size())));
+      const auto i =
+          std::min(tied.size() - 1, static_cast<std::size_t>(ctx.uniform * static_cast<double>(tied.size())));
       picked = tied[i];
     }
     probability[picked] = 1.0;

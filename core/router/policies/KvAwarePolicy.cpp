@@ -7,11 +7,13 @@ namespace kvscope {
 namespace {
 constexpr KnobId kKnobs[] = {KnobId::LoadFloorK, KnobId::StickyBonus, KnobId::Epsilon, KnobId::ColdDBonus};
 constexpr ScoreComponentSpec kComponents[] = {
-    {"overlap", "%", "Share (0-100) of the request's prefix blocks resident on the worker; exclusive-overlap counts "
-                     "only blocks the session owns"},
+    {"overlap", "%",
+     "Share (0-100) of the request's prefix blocks resident on the worker; exclusive-overlap counts "
+     "only blocks the session owns"},
     {"sticky", "score", "sticky_bonus, on the worker the session is bound to"},
-    {"floor_bonus", "score", "Load-floor bonus K * max(0, mean - assigned) / max(1, mean); fresh sessions only (the "
-                             "E3 fix for a cold D)"},
+    {"floor_bonus", "score",
+     "Load-floor bonus K * max(0, mean - assigned) / max(1, mean); fresh sessions only (the "
+     "E3 fix for a cold D)"},
     {"assigned", "sessions", "Sessions bound to the worker at decision time (not added to the score)"},
     {"cold_bonus", "score", "cold_d_bonus, on a worker with no assigned sessions; fresh sessions only"},
 };
@@ -19,14 +21,16 @@ constexpr ScoreComponentSpec kComponents[] = {
 
 const PolicySpec KvAwarePolicy::kSpec{
     .name = "kv-aware",
-    .description = "The lab's KV-aware router (KVC v2): prefix overlap + sticky bonus + load-floor bonus, the maximum wins",
+    .description =
+        "The lab's KV-aware router (KVC v2): prefix overlap + sticky bonus + load-floor bonus, the maximum wins",
     .origin = "the lab's KvAwarePolicy (agentic-pd-hybrid, seeds 000/001)",
     .lower_is_better = false,
     .retries_within_epsilon = true,
     .knobs = kKnobs,
     .components = kComponents,
-    .tie_break = "kv-aware gives a tie to the first worker in index order, as the lab's router does (half of the "
-                 "cold-D pattern)",
+    .tie_break =
+        "kv-aware gives a tie to the first worker in index order, as the lab's router does (half of the "
+        "cold-D pattern)",
     .override_rule = "",  // "": the chosen worker has the best score
     .make = []() -> std::unique_ptr<RoutingPolicy> { return std::make_unique<KvAwarePolicy>(false); },
 };
@@ -50,7 +54,6 @@ const PolicySpec KvAwarePolicy::kExclusiveSpec{
 // K = 200 on a fully starved worker (deficit / mean = 1) outweighs any boilerplate pull, while a
 // sticky session (StickyBonus, default 100, plus its own ~100 overlap) stays put.
 void KvAwarePolicy::rank(const RouteContext& ctx, RouteDecision& out) const {
-
   const auto n = static_cast<WorkerId>(ctx.workers.size());
   const double sticky_bonus = ctx.knobs.get(KnobId::StickyBonus);
   const double k = ctx.knobs.get(KnobId::LoadFloorK);

@@ -10,8 +10,9 @@ constexpr KnobId kKnobs[] = {KnobId::CacheView, KnobId::ProxyBlockTokens, KnobId
 
 const PolicySpec LMetricPolicy::kSpec{
     .name = "lmetric",
-    .description = "LMetric as the lab's proxy runs it: (pending prefill + new prefill tokens) x num_requests, the "
-                   "minimum wins; no affinity",
+    .description =
+        "LMetric as the lab's proxy runs it: (pending prefill + new prefill tokens) x num_requests, the "
+        "minimum wins; no affinity",
     .origin = "gahow/agentic-kvc analysis/characterization/b3_policies_pseudocode.md @ 08530b3915",
     .lower_is_better = true,
     .reads_cache_view = true,

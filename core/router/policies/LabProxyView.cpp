@@ -14,7 +14,8 @@ LabInstance labInstance(const RouteContext& ctx, WorkerId w) {
   }
   const std::int64_t input = std::max<std::int64_t>(0, ctx.request.input_tokens);
   if (!ctx.proxy_cached.empty()) {
-    i.cache_hit_tokens = w < static_cast<WorkerId>(ctx.proxy_cached.size()) ? ctx.proxy_cached[static_cast<std::size_t>(w)] : 0;
+    i.cache_hit_tokens =
+        w < static_cast<WorkerId>(ctx.proxy_cached.size()) ? ctx.proxy_cached[static_cast<std::size_t>(w)] : 0;
   } else {
     const std::int64_t held = w >= 0 && w < kMaxWorkers ? ctx.match.prefix_blocks[static_cast<std::size_t>(w)] : 0;
     i.cache_hit_tokens = held * ctx.block_size;
@@ -36,7 +37,8 @@ CandidateScore labCandidate(const RouteContext& ctx, WorkerId w, const LabInstan
 }
 
 double lmetricScore(const LabInstance& lab) {
-  return static_cast<double>(lab.pending_prefill_tokens + lab.new_uncached_tokens) * static_cast<double>(lab.num_requests);
+  return static_cast<double>(lab.pending_prefill_tokens + lab.new_uncached_tokens) *
+         static_cast<double>(lab.num_requests);
 }
 
 WorkerId appendLmetricCandidates(const RouteContext& ctx, RouteDecision& out) {
@@ -46,7 +48,8 @@ WorkerId appendLmetricCandidates(const RouteContext& ctx, RouteDecision& out) {
     const LabInstance lab = labInstance(ctx, w);
     CandidateScore& c = out.candidates.emplace_back(labCandidate(ctx, w, lab));
     c.score = lmetricScore(lab);
-    if (c.eligible && (best == kNoWorker || c.score < out.candidates[first + static_cast<std::size_t>(best)].score)) best = w;
+    if (c.eligible && (best == kNoWorker || c.score < out.candidates[first + static_cast<std::size_t>(best)].score))
+      best = w;
   }
   return best;
 }

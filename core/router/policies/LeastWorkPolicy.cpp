@@ -9,7 +9,10 @@ constexpr KnobId kKnobs[] = {KnobId::CacheView, KnobId::ProxyBlockTokens, KnobId
 constexpr KnobId kKappaKnobs[] = {KnobId::LeastworkKappa, KnobId::CacheView, KnobId::ProxyBlockTokens,
                                   KnobId::ProxyLruBlocks};
 constexpr ScoreComponentSpec kKappaComponents[] = {
-    kLabComponents[0], kLabComponents[1], kLabComponents[2], kLabComponents[3],
+    kLabComponents[0],
+    kLabComponents[1],
+    kLabComponents[2],
+    kLabComponents[3],
     {"ongoing_decode", "tokens", "Input tokens of the requests there past their first token (kappa's decode load)"},
 };
 constexpr std::string_view kTieBreak = "fewest num_requests, then the router's round-robin among the still tied";
@@ -64,7 +67,8 @@ void LeastWorkPolicy::rank(const RouteContext& ctx, RouteDecision& out) const {
     }
     tied.push_back(c.worker);
   }
-  const WorkerId chosen = tied.size() > 1 ? roundRobinAmong(tied, round_robin_) : (tied.empty() ? kNoWorker : tied.front());
+  const WorkerId chosen =
+      tied.size() > 1 ? roundRobinAmong(tied, round_robin_) : (tied.empty() ? kNoWorker : tied.front());
   orderCandidates(out, chosen, /*lower_is_better=*/true);
 }
 

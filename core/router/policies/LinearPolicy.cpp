@@ -17,16 +17,18 @@ constexpr ScoreComponentSpec kComponents[] = {
 
 const PolicySpec LinearPolicy::kSpec{
     .name = "linear",
-    .description = "The lab's linear cost: ongoing_tokens - alpha x cache hit, with session affinity under an "
-                   "overload gate",
+    .description =
+        "The lab's linear cost: ongoing_tokens - alpha x cache hit, with session affinity under an "
+        "overload gate",
     .origin = "gahow/agentic-kvc scripts/cache_aware_proxy.py @ ea5149726cdeacadb20a761eff9f4fb26bb13f28",
     .lower_is_better = true,
     .reads_cache_view = true,
     .knobs = kKnobs,
     .components = kComponents,
     .tie_break = "linear gives a tie to the lowest worker index",
-    .override_rule = "linear keeps the session on its affinity instance unless that instance is overloaded, and then "
-                     "takes the one with the fewest ongoing tokens",
+    .override_rule =
+        "linear keeps the session on its affinity instance unless that instance is overloaded, and then "
+        "takes the one with the fewest ongoing tokens",
     .make = []() -> std::unique_ptr<RoutingPolicy> { return std::make_unique<LinearPolicy>(); },
 };
 
@@ -41,7 +43,8 @@ void LinearPolicy::rank(const RouteContext& ctx, RouteDecision& out) const {
   std::vector<LabInstance> lab(ctx.workers.size());
   for (WorkerId w = 0; w < n; ++w) {
     lab[w] = labInstance(ctx, w);
-    const double score = static_cast<double>(lab[w].ongoing_tokens) - alpha * static_cast<double>(lab[w].cache_hit_tokens);
+    const double score =
+        static_cast<double>(lab[w].ongoing_tokens) - alpha * static_cast<double>(lab[w].cache_hit_tokens);
     CandidateScore c;
     c.worker = w;
     c.eligible = ctx.workers[w].alive;

@@ -22,7 +22,6 @@ const PolicySpec RoundRobinPolicy::kSpec{
 };
 
 void RoundRobinPolicy::rank(const RouteContext& ctx, RouteDecision& out) const {
-
   const auto n = static_cast<WorkerId>(ctx.workers.size());
   if (n == 0) return;
   // The rotation position comes from the router's decision counter, so the policy stays stateless

@@ -76,7 +76,8 @@ void SglangCacheAwarePolicy::rank(const RouteContext& ctx, RouteDecision& out) c
 
   out.candidates.reserve(ctx.workers.size());
   for (WorkerId w = 0; w < n; ++w) {
-    const double own = len == 0 ? 0.0 : static_cast<double>(m.per_tenant[static_cast<std::size_t>(w)]) / static_cast<double>(len);
+    const double own =
+        len == 0 ? 0.0 : static_cast<double>(m.per_tenant[static_cast<std::size_t>(w)]) / static_cast<double>(len);
     CandidateScore c;
     c.worker = w;
     c.eligible = ctx.workers[w].alive;

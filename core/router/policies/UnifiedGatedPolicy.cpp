@@ -8,15 +8,16 @@
 namespace kvscope {
 
 namespace {
-constexpr KnobId kKnobs[] = {KnobId::OverloadFactor, KnobId::CacheRatioGate, KnobId::LmetricDecodeWeight,
-                             KnobId::CacheView, KnobId::ProxyBlockTokens, KnobId::ProxyLruBlocks};
+constexpr KnobId kKnobs[] = {KnobId::OverloadFactor, KnobId::CacheRatioGate,   KnobId::LmetricDecodeWeight,
+                             KnobId::CacheView,      KnobId::ProxyBlockTokens, KnobId::ProxyLruBlocks};
 enum TieBreak { kNoTie = 0, kNewUncached = 1, kNumRequests = 2, kRoundRobin = 3 };
 }  // namespace
 
 const PolicySpec UnifiedGatedPolicy::kSpec{
     .name = "unified-gated",
-    .description = "The lab's later unified: gated session affinity (cache ratio and load), else an LMetric fallback "
-                   "with tie-breaks",
+    .description =
+        "The lab's later unified: gated session affinity (cache ratio and load), else an LMetric fallback "
+        "with tie-breaks",
     .origin = "gahow/agentic-kvc scripts/cache_aware_proxy.py @ ac6534c3ff57e6d10281a7c28841957371570a0c",
     .lower_is_better = true,
     .reads_cache_view = true,
@@ -83,7 +84,7 @@ void UnifiedGatedPolicy::rank(const RouteContext& ctx, RouteDecision& out) const
       if (!out.candidates[w].eligible || w == t || out.candidates[w].score != out.candidates[t].score) continue;
       const TieBreak used = lab[w].new_uncached_tokens != lab[t].new_uncached_tokens ? kNewUncached
                             : lab[w].num_requests != lab[t].num_requests             ? kNumRequests
-                                                                                      : kRoundRobin;
+                                                                                     : kRoundRobin;
       tie = std::max(tie, used);
     }
     chosen = tied.size() > 1 ? roundRobinAmong(tied, round_robin_) : (tied.empty() ? kNoWorker : tied.front());

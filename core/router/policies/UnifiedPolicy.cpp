@@ -8,8 +8,8 @@
 namespace kvscope {
 
 namespace {
-constexpr KnobId kKnobs[] = {KnobId::DecodeIterationS, KnobId::Throughput, KnobId::OverloadFactor,
-                             KnobId::CacheView, KnobId::ProxyBlockTokens, KnobId::ProxyLruBlocks};
+constexpr KnobId kKnobs[] = {KnobId::DecodeIterationS, KnobId::Throughput,       KnobId::OverloadFactor,
+                             KnobId::CacheView,        KnobId::ProxyBlockTokens, KnobId::ProxyLruBlocks};
 constexpr ScoreComponentSpec kComponents[] = {
     {"contention_s", "s", "num_requests * decode_iteration_s"},
     {"queue_s", "s", "Pending prefill tokens / throughput"},
@@ -22,7 +22,8 @@ constexpr ScoreComponentSpec kComponents[] = {
 
 const PolicySpec UnifiedPolicy::kSpec{
     .name = "unified",
-    .description = "Unified additive cost (contention + prefill queue + new prefill, in seconds) with gated session affinity",
+    .description =
+        "Unified additive cost (contention + prefill queue + new prefill, in seconds) with gated session affinity",
     .origin = "the lab's seed 004 (agentic-kvc MIGRATION_POLICY_DESIGN)",
     .lower_is_better = true,
     .reads_cache_view = true,
@@ -85,15 +86,14 @@ void UnifiedPolicy::rank(const RouteContext& ctx, RouteDecision& out) const {
     c.add("gate2", gate2);
   }
 
-  sortCandidates(out.candidates,
-                   [&](const CandidateScore& x, const CandidateScore& y) {
-                     if (x.eligible != y.eligible) return x.eligible;
-                     if (x.eligible) {
-                       if (keep_affinity && (x.worker == a) != (y.worker == a)) return x.worker == a;
-                       if (x.score != y.score) return x.score < y.score;
-                     }
-                     return x.worker < y.worker;
-                   });
+  sortCandidates(out.candidates, [&](const CandidateScore& x, const CandidateScore& y) {
+    if (x.eligible != y.eligible) return x.eligible;
+    if (x.eligible) {
+      if (keep_affinity && (x.worker == a) != (y.worker == a)) return x.worker == a;
+      if (x.score != y.score) return x.score < y.score;
+    }
+    return x.worker < y.worker;
+  });
 }
 
 }  // namespace kvscope
