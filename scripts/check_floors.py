@@ -21,6 +21,7 @@ LAYERS = {
 FLOORS = {
     "core": [
         ["model"],                           # ids, errors, prompts, distributions: plain values
+        ["io"],                              # files: read checked, written whole (AtomicFile), locks
         ["events", "stats", "trace"],        # the event vocabulary; statistics; trace readers
         ["knobs", "diagnosis", "workload"],  # knob registry; failure detectors; workload generators
         ["router", "metrics"],               # routing policies; run summaries
@@ -94,8 +95,8 @@ def self_test():
     """The check itself fails on each kind of wrong include (so repo.floors passing means something)."""
     import tempfile
     cases = {
-        "core/router/A.h": ('#include "core/sim/B.h"', "floor 3"),         # up a floor
-        "core/stats/A.h": ('#include "core/trace/B.h"', "floor 1"),        # sideways on one floor
+        "core/router/A.h": ('#include "core/sim/B.h"', "floor 4"),         # up a floor
+        "core/stats/A.h": ('#include "core/trace/B.h"', "floor 2"),        # sideways on one floor
         "core/model/A.h": ('#include "backend/live/B.h"', "may not include backend"),
         "widgets/charts/A.h": ('#include "backend/live/B.h"', "may not include backend"),
         "core/events/A.h": ("#include <QString>", "Qt-free"),

@@ -8,6 +8,7 @@
 #include "app/cli/ProgressLoop.h"
 #include "core/calibration/CalibrationCheck.h"
 #include "core/model/Error.h"
+#include "core/model/NumberText.h"
 #include "core/run/SimulationRun.h"
 #include "core/sweep/SweepSpec.h"
 

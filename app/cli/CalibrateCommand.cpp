@@ -12,8 +12,8 @@
 #include "app/cli/CalibrateCommands.h"
 #include "app/cli/SubcommandList.h"
 #include "core/calibration/ProfileCalibration.h"
+#include "core/io/AtomicFile.h"
 #include "core/model/Error.h"
-#include "core/sweep/AtomicFile.h"
 
 namespace kvscope::cli {
 

@@ -11,9 +11,9 @@
 #include "app/cli/RunOptions.h"
 #include "core/calibration/CalibrationTarget.h"
 #include "core/calibration/ScenarioFitter.h"
+#include "core/io/AtomicFile.h"
 #include "core/model/Error.h"
 #include "core/model/NumberText.h"
-#include "core/sweep/AtomicFile.h"
 #include "core/sweep/SweepSpec.h"
 
 namespace kvscope::cli {

@@ -16,13 +16,13 @@
 #include "backend/live/LogImporter.h"
 #include "backend/recording/EventRecorder.h"
 #include "core/events/EventJson.h"
+#include "core/io/AtomicFile.h"
+#include "core/io/InputFile.h"
+#include "core/io/TemporaryFiles.h"
 #include "core/live/ClusterConfigLoader.h"
 #include "core/live/LiveClusterLayout.h"
 #include "core/live/SavedScrapeReader.h"
 #include "core/model/Error.h"
-#include "core/model/InputFile.h"
-#include "core/sweep/AtomicFile.h"
-#include "core/sweep/TemporaryFiles.h"
 
 namespace kvscope::cli {
 

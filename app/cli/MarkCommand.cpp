@@ -1,16 +1,12 @@
 // `kvscope-cli mark HOST:PORT --start NAME --param K=200 ...` / `--end [NAME]`: the run markers a
 // lab's sweep script sends between its runs (Control.MarkRun), so a live session served by
 // `kvscope-cli serve --live` splits into one recording and summary per run.
-#include <chrono>
 #include <cstdio>
 #include <memory>
 
-#include <grpcpp/grpcpp.h>
-
 #include "app/cli/CliCommands.h"
-#include "backend/service/BearerToken.h"
+#include "backend/source/ServerClient.h"
 #include "core/model/Error.h"
-#include "kvscope/v1/control.grpc.pb.h"
 
 namespace kvscope::cli {
 namespace {
@@ -57,40 +53,19 @@ Command addMark(CLI::App& app) {
       throw CLI::ValidationError("mark", "give --start NAME (with --param NAME=VALUE ...) or --end [NAME]");
   });
   return [a, start] {
-    v1::MarkRunRequest request;
+    RunMarkRequest request;
     if (start->count() > 0) {
-      request.set_action(v1::RUN_MARK_ACTION_START);
-      request.set_name(a->start);
-      for (const auto& text : a->params) {
-        auto [name, value] = splitParam(text);
-        auto* p = request.add_parameters();
-        p->set_name(name);
-        p->set_value(value);
-      }
+      request.action = RunMarkAction::Start;
+      request.name = a->start;
+      for (const auto& text : a->params) request.parameters.push_back(splitParam(text));
     } else {
-      request.set_action(v1::RUN_MARK_ACTION_END);
-      request.set_name(a->end);
+      request.action = RunMarkAction::End;
+      request.name = a->end;
     }
-    request.set_who(a->who);
-
-    grpc::ClientContext context;
-    context.set_deadline(std::chrono::system_clock::now() +
-                         std::chrono::milliseconds(static_cast<long long>(a->timeout_s * 1000)));
-    if (!a->token_file.empty()) {
-      std::string why;
-      auto token = BearerToken::fromFile(a->token_file, &why);
-      if (!token) throw InputError(why);
-      context.AddMetadata("authorization", token->authorization());
-    }
-    auto stub = v1::Control::NewStub(grpc::CreateChannel(a->address, grpc::InsecureChannelCredentials()));
-    v1::MarkRunResponse response;
-    const grpc::Status status = stub->MarkRun(&context, request, &response);
-    if (!status.ok())
-      throw InputError(a->address + ": " + status.error_message() + " (gRPC code " +
-                       std::to_string(status.error_code()) + ")");
-    for (const auto& m : response.applied())
-      std::printf("run %u '%s' %s\n", m.index(), m.name().c_str(),
-                  m.action() == v1::RUN_MARK_ACTION_START ? "started" : "ended");
+    request.who = a->who;
+    const ServerClient client(a->address, a->token_file);
+    for (const RunMarked& m : client.markRun(request, a->timeout_s))
+      std::printf("run %u '%s' %s\n", m.index, m.name.c_str(), m.action == RunMarkAction::Start ? "started" : "ended");
     return 0;
   };
 }

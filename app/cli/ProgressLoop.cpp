@@ -12,17 +12,6 @@
 
 namespace kvscope::cli {
 
-std::string clockText(double s) {
-  if (!std::isfinite(s) || s < 0) return "--:--";
-  const long t = std::lround(s);
-  char buf[32];
-  if (t >= 3600)
-    std::snprintf(buf, sizeof buf, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
-  else
-    std::snprintf(buf, sizeof buf, "%ld:%02ld", t / 60, t % 60);
-  return buf;
-}
-
 void ProgressLoop::post(std::string line) {
   std::lock_guard lock(mutex_);
   posted_ = std::move(line);

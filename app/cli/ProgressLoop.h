@@ -12,9 +12,6 @@
 
 namespace kvscope::cli {
 
-// "1:05" or "1:02:03"; "--:--" for an unknown time.
-std::string clockText(double seconds);
-
 class ProgressLoop {
  public:
   bool quiet = false;

@@ -1,8 +1,8 @@
 #include "app/cli/RunOptions.h"
 
+#include "core/io/AtomicFile.h"
 #include "core/knobs/KnobRegistry.h"
 #include "core/model/Error.h"
-#include "core/sweep/AtomicFile.h"
 
 namespace kvscope::cli {
 

@@ -11,11 +11,11 @@
 
 #include "app/cli/CliCommands.h"
 #include "backend/live/MetricsScraper.h"
+#include "core/io/InputFile.h"
 #include "core/live/ExpositionParser.h"
 #include "core/live/VllmMetricsMapper.h"
 #include "core/live/WorkerMetricsTracker.h"
 #include "core/model/Error.h"
-#include "core/model/InputFile.h"
 
 namespace kvscope::cli {
 

@@ -2,18 +2,12 @@
 // JSON line (a quick live check from a terminal or a script).
 #include <cstdio>
 #include <memory>
-#include <set>
 
-#include <grpcpp/grpcpp.h>
 #include <nlohmann/json.hpp>
 
 #include "app/cli/CliCommands.h"
-#include "backend/convert/EventConvert.h"
-#include "backend/service/BearerToken.h"
+#include "backend/source/ServerClient.h"
 #include "core/events/EventJson.h"
-#include "core/events/EventLimits.h"
-#include "core/model/Error.h"
-#include "kvscope/v1/telemetry.grpc.pb.h"
 
 namespace kvscope::cli {
 
@@ -31,45 +25,26 @@ Command addTail(CLI::App& app) {
   sub->add_option("--token-file", *token_file,
                   "Send 'authorization: Bearer <token from this file>' (serve --token-file)");
   return [address, from, kinds, limit, token_file] {
-    grpc::ChannelArguments args;
-    args.SetMaxReceiveMessageSize(static_cast<int>(kClientReceiveLimitBytes));  // above any event (EventLimits.h)
-    auto channel = grpc::CreateCustomChannel(*address, grpc::InsecureChannelCredentials(), args);
-    auto stub = v1::Telemetry::NewStub(channel);
-    grpc::ClientContext context;
-    if (!token_file->empty()) {
-      std::string why;
-      auto token = BearerToken::fromFile(*token_file, &why);
-      if (!token) throw InputError(why);
-      context.AddMetadata("authorization", token->authorization());
-    }
-    v1::SubscribeRequest request;
-    request.set_from_seq(*from);
-    for (const auto& k : *kinds) request.add_kinds(k);
-    auto reader = stub->Subscribe(&context, request);
-    v1::TelemetryMessage message;
-    Event event;
-    std::string why;
     std::uint64_t n = 0;
-    while (reader->Read(&message)) {
-      if (message.has_gap()) {
-        std::printf("{\"kind\":\"gap\",\"first_seq\":%llu,\"last_seq\":%llu}\n",
-                    static_cast<unsigned long long>(message.gap().first_seq()),
-                    static_cast<unsigned long long>(message.gap().last_seq()));
-      } else if (fromProto(message.event(), &event, &why)) {
-        std::printf("%s\n", eventToJson(event).dump().c_str());
-      } else {
-        std::fprintf(stderr, "kvscope-cli: warning: an event did not decode: %s\n", why.c_str());
-      }
+    // After each line: stop at --limit.
+    auto printed = [&] {
       std::fflush(stdout);
-      if (*limit > 0 && ++n >= *limit) {
-        context.TryCancel();
-        break;
-      }
-    }
-    const grpc::Status status = reader->Finish();
-    if (!status.ok() && status.error_code() != grpc::StatusCode::CANCELLED)
-      throw InputError(*address + ": " + status.error_message() + " (gRPC code " + std::to_string(status.error_code()) +
-                       ")");
+      return *limit == 0 || ++n < *limit;
+    };
+    ServerClient::StreamCallbacks on;
+    on.event = [&](const Event& event) {
+      std::printf("%s\n", eventToJson(event).dump().c_str());
+      return printed();
+    };
+    on.gap = [&](std::uint64_t first, std::uint64_t last) {
+      std::printf("{\"kind\":\"gap\",\"first_seq\":%llu,\"last_seq\":%llu}\n", static_cast<unsigned long long>(first),
+                  static_cast<unsigned long long>(last));
+      return printed();
+    };
+    on.undecodable = [](const std::string& why) {
+      std::fprintf(stderr, "kvscope-cli: warning: an event did not decode: %s\n", why.c_str());
+    };
+    ServerClient(*address, *token_file).subscribe(*from, *kinds, on);
     return 0;
   };
 }

@@ -8,9 +8,9 @@
 #include "app/BuildInfo.h"
 #include "app/cli/CliCommands.h"
 #include "app/cli/SubcommandList.h"
+#include "core/io/TemporaryFiles.h"
 #include "core/model/Error.h"
 #include "core/run/HugePageHeap.h"
-#include "core/sweep/TemporaryFiles.h"
 
 namespace {
 // What a command printed must have reached its reader: a full disk or a closed pipe behind stdout

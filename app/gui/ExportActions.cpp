@@ -7,8 +7,8 @@
 #include <QMessageBox>
 #include <QWidget>
 
+#include "core/io/AtomicFile.h"
 #include "core/metrics/RunSummary.h"
-#include "core/sweep/AtomicFile.h"
 #include "widgets/common/RunSession.h"
 
 namespace kvscope {

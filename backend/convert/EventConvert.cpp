@@ -70,144 +70,159 @@ void candidateToProto(const CandidateScore& in, v1::CandidateScore* out) {
   }
 }
 
+// One encoder per event kind, the mirror of decode() below: the core value's fields onto its message.
+void encode(const RouteDecision& d, v1::RouteDecision* p) {
+  p->set_request(d.request);
+  p->set_session(d.session);
+  p->set_turn(d.turn);
+  p->set_policy(d.policy);
+  p->set_chosen(d.chosen);
+  p->set_lower_is_better(d.lower_is_better);
+  p->mutable_candidates()->Reserve(static_cast<int>(d.candidates.size()));
+  for (const auto& c : d.candidates) candidateToProto(c, p->add_candidates());
+  for (std::uint8_t i = 0; i < d.num_fields && i < d.fields.size(); ++i) {
+    auto* f = p->add_fields();
+    f->set_name(d.fields[i].name ? d.fields[i].name : "");
+    f->set_value(d.fields[i].value);
+  }
+}
+
+void encode(const Admission& a, v1::Admission* p) {
+  p->set_request(a.request);
+  p->set_session(a.session);
+  p->set_worker(a.worker);
+  p->set_result(enumToProto(a.result));
+  p->set_path(enumToProto(a.path));
+  p->set_tokens(a.tokens);
+}
+
+void encode(const SeedStarted& s, v1::SeedStarted* p) {
+  p->set_request(s.request);
+  p->set_session(s.session);
+  p->set_prefill(s.prefill);
+  p->set_worker(s.worker);
+  p->set_tokens(s.tokens);
+  p->set_reseed(s.reseed);
+}
+
+void encode(const TransferStarted& s, v1::TransferStarted* p) {
+  p->set_request(s.request);
+  p->set_prefill(s.prefill);
+  p->set_worker(s.worker);
+  p->set_tokens(s.tokens);
+  p->set_bytes(s.bytes);
+  p->set_queue_wait_us(s.queue_wait);
+}
+
+void encode(const TransferFinished& s, v1::TransferFinished* p) {
+  p->set_request(s.request);
+  p->set_prefill(s.prefill);
+  p->set_worker(s.worker);
+  p->set_tokens(s.tokens);
+  p->set_bytes(s.bytes);
+  p->set_ok(s.ok);
+  p->set_reason(s.reason);
+}
+
+void encode(const Eviction& v, v1::Eviction* p) {
+  p->set_worker(v.worker);
+  p->set_session(v.session);
+  p->set_tokens_freed(v.tokens_freed);
+  p->set_granularity(enumToProto(v.granularity));
+  p->set_sessions_hit(v.sessions_hit);
+}
+
+void encode(const LinkHealth& l, v1::LinkHealth* p) {
+  p->set_prefill(l.prefill);
+  p->set_worker(l.worker);
+  p->set_state(enumToProto(l.state));
+  p->set_reason(l.reason);
+  p->set_aborted_requests(l.aborted_requests);
+}
+
+void encode(const WorkerCrashed& c, v1::WorkerCrashed* p) {
+  p->set_worker(c.worker);
+  p->set_reason(c.reason);
+  p->set_aborted_requests(c.aborted_requests);
+}
+
+void encode(const Correction& c, v1::Correction* p) {
+  p->set_worker(c.worker);
+  p->set_request(c.request);
+  p->set_session(c.session);
+  p->set_fill_len(c.fill_len);
+  p->set_prefix_len(c.prefix_len);
+  p->set_kv_committed_len(c.kv_committed_len);
+  p->set_fault(enumToProto(c.fault));
+}
+
+void encode(const RequestDone& d, v1::RequestDone* p) {
+  p->set_request(d.request);
+  p->set_session(d.session);
+  p->set_turn(d.turn);
+  p->set_worker(d.worker);
+  p->set_path(enumToProto(d.path));
+  p->set_status(enumToProto(d.status));
+  p->set_ttft_us(d.ttft);
+  p->set_e2e_us(d.e2e);
+  p->set_input_tokens(d.input_tokens);
+  p->set_output_tokens(d.output_tokens);
+  p->set_error(d.error);
+  if (d.cached_tokens >= 0) p->set_cached_tokens(d.cached_tokens);
+  if (d.ceiling_intra_tokens >= 0) p->set_ceiling_intra_tokens(d.ceiling_intra_tokens);
+  if (d.ceiling_any_tokens >= 0) p->set_ceiling_any_tokens(d.ceiling_any_tokens);
+  p->set_dispatch_slip_us(d.dispatch_slip);
+}
+
+void encode(const RunFinished& f, v1::RunFinished* m) {
+  m->set_completed(f.completed);
+  for (const auto& n : f.notes) m->add_notes(n);
+}
+
+void encode(const RunControlChanged& c, v1::RunControlChanged* p) {
+  p->set_action(enumToProto(c.action));
+  p->set_speed(c.speed);
+  p->set_target_us(c.target);
+  p->set_who(c.who);
+  toProto(c.origin, p);
+}
+
+void encode(const WorkerHealthChanged& h, v1::WorkerHealthChanged* p) {
+  p->set_worker(h.worker);
+  p->set_health(enumToProto(h.health));
+  p->set_reason(h.reason);
+}
+
+void encode(const Retraction& r, v1::Retraction* p) {
+  p->set_worker(r.worker);
+  for (RequestId id : r.requests) p->add_requests(id);
+  p->set_tokens_freed(r.tokens_freed);
+  p->set_new_token_ratio_before(r.new_token_ratio_before);
+  p->set_new_token_ratio_after(r.new_token_ratio_after);
+}
+
 void payloadToProto(const EventPayload& payload, v1::Event* out) {
   std::visit(Overloaded{
                  [&](const RunStarted& r) { toProto(r, out->mutable_run_started()); },
-                 [&](const RouteDecision& d) {
-                   auto* p = out->mutable_route();
-                   p->set_request(d.request);
-                   p->set_session(d.session);
-                   p->set_turn(d.turn);
-                   p->set_policy(d.policy);
-                   p->set_chosen(d.chosen);
-                   p->set_lower_is_better(d.lower_is_better);
-                   p->mutable_candidates()->Reserve(static_cast<int>(d.candidates.size()));
-                   for (const auto& c : d.candidates) candidateToProto(c, p->add_candidates());
-                   for (std::uint8_t i = 0; i < d.num_fields && i < d.fields.size(); ++i) {
-                     auto* f = p->add_fields();
-                     f->set_name(d.fields[i].name ? d.fields[i].name : "");
-                     f->set_value(d.fields[i].value);
-                   }
-                 },
-                 [&](const Admission& a) {
-                   auto* p = out->mutable_admission();
-                   p->set_request(a.request);
-                   p->set_session(a.session);
-                   p->set_worker(a.worker);
-                   p->set_result(enumToProto(a.result));
-                   p->set_path(enumToProto(a.path));
-                   p->set_tokens(a.tokens);
-                 },
-                 [&](const SeedStarted& s) {
-                   auto* p = out->mutable_seed();
-                   p->set_request(s.request);
-                   p->set_session(s.session);
-                   p->set_prefill(s.prefill);
-                   p->set_worker(s.worker);
-                   p->set_tokens(s.tokens);
-                   p->set_reseed(s.reseed);
-                 },
-                 [&](const TransferStarted& s) {
-                   auto* p = out->mutable_transfer_start();
-                   p->set_request(s.request);
-                   p->set_prefill(s.prefill);
-                   p->set_worker(s.worker);
-                   p->set_tokens(s.tokens);
-                   p->set_bytes(s.bytes);
-                   p->set_queue_wait_us(s.queue_wait);
-                 },
-                 [&](const TransferFinished& s) {
-                   auto* p = out->mutable_transfer_end();
-                   p->set_request(s.request);
-                   p->set_prefill(s.prefill);
-                   p->set_worker(s.worker);
-                   p->set_tokens(s.tokens);
-                   p->set_bytes(s.bytes);
-                   p->set_ok(s.ok);
-                   p->set_reason(s.reason);
-                 },
-                 [&](const Eviction& v) {
-                   auto* p = out->mutable_eviction();
-                   p->set_worker(v.worker);
-                   p->set_session(v.session);
-                   p->set_tokens_freed(v.tokens_freed);
-                   p->set_granularity(enumToProto(v.granularity));
-                   p->set_sessions_hit(v.sessions_hit);
-                 },
-                 [&](const LinkHealth& l) {
-                   auto* p = out->mutable_link();
-                   p->set_prefill(l.prefill);
-                   p->set_worker(l.worker);
-                   p->set_state(enumToProto(l.state));
-                   p->set_reason(l.reason);
-                   p->set_aborted_requests(l.aborted_requests);
-                 },
-                 [&](const WorkerCrashed& c) {
-                   auto* p = out->mutable_crash();
-                   p->set_worker(c.worker);
-                   p->set_reason(c.reason);
-                   p->set_aborted_requests(c.aborted_requests);
-                 },
+                 [&](const RouteDecision& d) { encode(d, out->mutable_route()); },
+                 [&](const Admission& a) { encode(a, out->mutable_admission()); },
+                 [&](const SeedStarted& s) { encode(s, out->mutable_seed()); },
+                 [&](const TransferStarted& s) { encode(s, out->mutable_transfer_start()); },
+                 [&](const TransferFinished& s) { encode(s, out->mutable_transfer_end()); },
+                 [&](const Eviction& v) { encode(v, out->mutable_eviction()); },
+                 [&](const LinkHealth& l) { encode(l, out->mutable_link()); },
+                 [&](const WorkerCrashed& c) { encode(c, out->mutable_crash()); },
                  [&](const WorkerRestarted& r) { out->mutable_restart()->set_worker(r.worker); },
-                 [&](const Correction& c) {
-                   auto* p = out->mutable_correction();
-                   p->set_worker(c.worker);
-                   p->set_request(c.request);
-                   p->set_session(c.session);
-                   p->set_fill_len(c.fill_len);
-                   p->set_prefix_len(c.prefix_len);
-                   p->set_kv_committed_len(c.kv_committed_len);
-                   p->set_fault(enumToProto(c.fault));
-                 },
-                 [&](const RequestDone& d) {
-                   auto* p = out->mutable_request_done();
-                   p->set_request(d.request);
-                   p->set_session(d.session);
-                   p->set_turn(d.turn);
-                   p->set_worker(d.worker);
-                   p->set_path(enumToProto(d.path));
-                   p->set_status(enumToProto(d.status));
-                   p->set_ttft_us(d.ttft);
-                   p->set_e2e_us(d.e2e);
-                   p->set_input_tokens(d.input_tokens);
-                   p->set_output_tokens(d.output_tokens);
-                   p->set_error(d.error);
-                   if (d.cached_tokens >= 0) p->set_cached_tokens(d.cached_tokens);
-                   if (d.ceiling_intra_tokens >= 0) p->set_ceiling_intra_tokens(d.ceiling_intra_tokens);
-                   if (d.ceiling_any_tokens >= 0) p->set_ceiling_any_tokens(d.ceiling_any_tokens);
-                   p->set_dispatch_slip_us(d.dispatch_slip);
-                 },
+                 [&](const Correction& c) { encode(c, out->mutable_correction()); },
+                 [&](const RequestDone& d) { encode(d, out->mutable_request_done()); },
                  [&](const KnobChanged& k) { toProto(k, out->mutable_knob()); },
                  [&](const PolicyChanged& p) { toProto(p, out->mutable_policy()); },
                  [&](const Snapshot& s) { toProto(s, out->mutable_snapshot()); },
-                 [&](const RunFinished& f) {
-                   auto* m = out->mutable_run_finished();
-                   m->set_completed(f.completed);
-                   for (const auto& n : f.notes) m->add_notes(n);
-                 },
-                 [&](const RunControlChanged& c) {
-                   auto* p = out->mutable_run_control();
-                   p->set_action(enumToProto(c.action));
-                   p->set_speed(c.speed);
-                   p->set_target_us(c.target);
-                   p->set_who(c.who);
-                   toProto(c.origin, p);
-                 },
+                 [&](const RunFinished& f) { encode(f, out->mutable_run_finished()); },
+                 [&](const RunControlChanged& c) { encode(c, out->mutable_run_control()); },
                  [&](const RunMarked& m) { toProto(m, out->mutable_run_mark()); },
-                 [&](const WorkerHealthChanged& h) {
-                   auto* p = out->mutable_health();
-                   p->set_worker(h.worker);
-                   p->set_health(enumToProto(h.health));
-                   p->set_reason(h.reason);
-                 },
-                 [&](const Retraction& r) {
-                   auto* p = out->mutable_retraction();
-                   p->set_worker(r.worker);
-                   for (RequestId id : r.requests) p->add_requests(id);
-                   p->set_tokens_freed(r.tokens_freed);
-                   p->set_new_token_ratio_before(r.new_token_ratio_before);
-                   p->set_new_token_ratio_after(r.new_token_ratio_after);
-                 },
+                 [&](const WorkerHealthChanged& h) { encode(h, out->mutable_health()); },
+                 [&](const Retraction& r) { encode(r, out->mutable_retraction()); },
              },
              payload);
 }

@@ -10,8 +10,8 @@
 #include <nlohmann/json.hpp>
 
 #include "core/events/EventJson.h"
+#include "core/io/AtomicFile.h"
 #include "core/model/Error.h"
-#include "core/sweep/AtomicFile.h"
 
 namespace kvscope {
 

@@ -10,7 +10,7 @@
 #include <string>
 
 #include "core/events/Event.h"
-#include "core/sweep/TemporaryFiles.h"
+#include "core/io/TemporaryFiles.h"
 
 namespace kvscope {
 

@@ -33,6 +33,77 @@ std::pair<std::int64_t, std::int64_t> churn(const KvBlockState::Counts& c) {
 
 }  // namespace
 
+void KvEventFeeds::onBatch(Feed* f, const KvEventBatch& batch, bool events_alone) {
+  std::vector<EventPayload> out;
+  std::int64_t tokens = 0, blocks = 0, stored = 0, removed = 0;
+  KvRouterAlignment::Update aligned;
+  std::string unmatched;
+  {
+    std::lock_guard lock(mutex_);
+    out = state_->apply(f->worker, batch);
+    tokens = state_->tokens(f->worker);
+    blocks = static_cast<std::int64_t>(state_->blocks(f->worker));
+    std::tie(stored, removed) = churn(state_->counts(f->worker));
+    if (alignment_) {
+      aligned = alignment_->apply(f->worker, batch);
+      unmatched = unmatchedReason(alignment_->counts(f->worker), alignment_->blockSize());
+      if (!unmatched.empty() && !f->said_unmatched)
+        f->said_unmatched = true;
+      else
+        unmatched.clear();
+    }
+  }
+  if (!unmatched.empty() && warn_)
+    warn_(f->worker_name +
+          " kv_events: some blocks cannot be matched to the router's view (cache_view exact): " + unmatched);
+  if (!out.empty()) cluster_.post(std::move(out));
+  if (router_ && (!aligned.stored.empty() || !aligned.removed.empty())) router_->update(f->worker, aligned);
+  cluster_.setKvEventBlocks(f->worker, blocks, tokens, stored, removed, events_alone);
+}
+
+void KvEventFeeds::onRestarted(Feed* f, bool events_alone) {
+  if (warn_)
+    warn_(f->worker_name + " kv_events " + f->endpoint +
+          ": the publisher started over (engine restart): its blocks are forgotten");
+  KvRouterAlignment::Update gone;
+  std::int64_t stored = 0, removed = 0;
+  {
+    std::lock_guard lock(mutex_);
+    std::tie(stored, removed) = churn(state_->counts(f->worker));
+    state_->forget(f->worker);
+    if (alignment_) gone.removed = alignment_->forget(f->worker);
+  }
+  if (router_ && !gone.removed.empty()) router_->update(f->worker, gone);
+  cluster_.setKvEventBlocks(f->worker, 0, 0, stored, removed, events_alone);
+}
+
+KvEventSubscriber::Listener KvEventFeeds::listenerFor(Feed* f, bool events_alone, std::size_t index) {
+  KvEventSubscriber::Listener listener;
+  listener.batch = [this, f, events_alone](std::uint64_t, KvEventBatch batch) { onBatch(f, batch, events_alone); };
+  listener.gap = [this, f](std::uint64_t first, std::uint64_t last, const std::string& why) {
+    const std::string text = "batches " + std::to_string(first) + "-" + std::to_string(last) + " lost: " + why;
+    if (warn_) warn_(f->worker_name + " kv_events " + f->endpoint + ": " + text);
+    std::lock_guard lock(mutex_);
+    f->why = text;
+  };
+  listener.health = [this, f, events_alone, index](bool reachable, const std::string& why) {
+    {
+      std::lock_guard lock(mutex_);
+      f->reachable = reachable;
+      if (!reachable) f->why = why;
+    }
+    if (!reachable && warn_) warn_(f->worker_name + " kv_events: " + why);
+    if (events_alone) cluster_.setHealth(index, reachable ? WorkerHealth::Ok : WorkerHealth::Unreachable, why);
+  };
+  listener.restarted = [this, f, events_alone]() { onRestarted(f, events_alone); };
+  listener.undecodable = [this, f](std::uint64_t seq, const std::string& why) {
+    if (warn_)
+      warn_(f->worker_name + " kv_events " + f->endpoint + ": batch " + std::to_string(seq) +
+            " is not a KV event batch: " + why);
+  };
+  return listener;
+}
+
 KvEventFeeds::KvEventFeeds(const ClusterConfig& config, const std::vector<LiveWorkerRef>& refs,
                            const std::vector<std::size_t>& status_index, LiveCluster& cluster, Warn warn,
                            std::optional<RouterLink> router)
@@ -56,72 +127,8 @@ KvEventFeeds::KvEventFeeds(const ClusterConfig& config, const std::vector<LiveWo
       feed->worker_name = w.id;
       feed->worker = ref.worker;
       feed->endpoint = e.endpoint;
-      Feed* f = feed.get();
-      KvEventSubscriber::Listener listener;
-      listener.batch = [this, f, events_alone](std::uint64_t, KvEventBatch batch) {
-        std::vector<EventPayload> out;
-        std::int64_t tokens = 0, blocks = 0, stored = 0, removed = 0;
-        KvRouterAlignment::Update aligned;
-        std::string unmatched;
-        {
-          std::lock_guard lock(mutex_);
-          out = state_->apply(f->worker, batch);
-          tokens = state_->tokens(f->worker);
-          blocks = static_cast<std::int64_t>(state_->blocks(f->worker));
-          std::tie(stored, removed) = churn(state_->counts(f->worker));
-          if (alignment_) {
-            aligned = alignment_->apply(f->worker, batch);
-            unmatched = unmatchedReason(alignment_->counts(f->worker), alignment_->blockSize());
-            if (!unmatched.empty() && !f->said_unmatched)
-              f->said_unmatched = true;
-            else
-              unmatched.clear();
-          }
-        }
-        if (!unmatched.empty() && warn_)
-          warn_(f->worker_name +
-                " kv_events: some blocks cannot be matched to the router's view (cache_view exact): " + unmatched);
-        if (!out.empty()) cluster_.post(std::move(out));
-        if (router_ && (!aligned.stored.empty() || !aligned.removed.empty())) router_->update(f->worker, aligned);
-        cluster_.setKvEventBlocks(f->worker, blocks, tokens, stored, removed, events_alone);
-      };
-      listener.gap = [this, f](std::uint64_t first, std::uint64_t last, const std::string& why) {
-        const std::string text = "batches " + std::to_string(first) + "-" + std::to_string(last) + " lost: " + why;
-        if (warn_) warn_(f->worker_name + " kv_events " + f->endpoint + ": " + text);
-        std::lock_guard lock(mutex_);
-        f->why = text;
-      };
-      listener.health = [this, f, events_alone, index](bool reachable, const std::string& why) {
-        {
-          std::lock_guard lock(mutex_);
-          f->reachable = reachable;
-          if (!reachable) f->why = why;
-        }
-        if (!reachable && warn_) warn_(f->worker_name + " kv_events: " + why);
-        if (events_alone) cluster_.setHealth(index, reachable ? WorkerHealth::Ok : WorkerHealth::Unreachable, why);
-      };
-      listener.restarted = [this, f, events_alone]() {
-        if (warn_)
-          warn_(f->worker_name + " kv_events " + f->endpoint +
-                ": the publisher started over (engine restart): its blocks are forgotten");
-        KvRouterAlignment::Update gone;
-        std::int64_t stored = 0, removed = 0;
-        {
-          std::lock_guard lock(mutex_);
-          std::tie(stored, removed) = churn(state_->counts(f->worker));
-          state_->forget(f->worker);
-          if (alignment_) gone.removed = alignment_->forget(f->worker);
-        }
-        if (router_ && !gone.removed.empty()) router_->update(f->worker, gone);
-        cluster_.setKvEventBlocks(f->worker, 0, 0, stored, removed, events_alone);
-      };
-      listener.undecodable = [this, f](std::uint64_t seq, const std::string& why) {
-        if (warn_)
-          warn_(f->worker_name + " kv_events " + f->endpoint + ": batch " + std::to_string(seq) +
-                " is not a KV event batch: " + why);
-      };
       feed->subscriber = std::make_unique<KvEventSubscriber>(KvEventSubscriber::Endpoint{e.endpoint, e.replay, e.topic},
-                                                             std::move(listener));
+                                                             listenerFor(feed.get(), events_alone, index));
       feeds_.push_back(std::move(feed));
     }
   }

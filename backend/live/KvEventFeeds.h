@@ -63,6 +63,12 @@ class KvEventFeeds {
     std::string why;
     bool said_unmatched = false;  // the blocks the router cannot match were warned about
   };
+  // What each feed's subscriber calls (its own thread): the listener, and its two larger reactions.
+  // `events_alone`: the worker has no /metrics, so its feeds speak for its KV use and health.
+  KvEventSubscriber::Listener listenerFor(Feed* f, bool events_alone, std::size_t index);
+  void onBatch(Feed* f, const KvEventBatch& batch, bool events_alone);
+  void onRestarted(Feed* f, bool events_alone);
+
   LiveCluster& cluster_;
   Warn warn_;
   mutable std::mutex mutex_;  // state_ and the feeds' reachability

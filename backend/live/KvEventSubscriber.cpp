@@ -85,86 +85,147 @@ KvEventSubscriber::Counts KvEventSubscriber::counts() const {
   return counts_;
 }
 
-void KvEventSubscriber::run() {
-  zmq::context_t context(1);
-  zmq::socket_t sub(context, zmq::socket_type::sub);
-  sub.set(zmq::sockopt::linger, 0);
-  sub.set(zmq::sockopt::reconnect_ivl, 500);
-  sub.set(zmq::sockopt::reconnect_ivl_max, 10000);
-  sub.set(zmq::sockopt::maxmsgsize, static_cast<int64_t>(KvEventDecoder::kMaxPayloadBytes + 4096));
-  sub.set(zmq::sockopt::subscribe, endpoint_.topic);
+// The thread's sockets (the PUB subscription and its monitor), the next sequence number expected,
+// and the three things done with them: deliver a batch, report a gap, ask the replay socket.
+class KvEventSubscriber::Session {
+ public:
+  explicit Session(KvEventSubscriber& owner);
+  void run();
+
+ private:
+  template <class F>
+  void count(F&& f) {
+    std::lock_guard lock(owner_.mutex_);
+    f(owner_.counts_);
+  }
+  void deliver(std::uint64_t seq, const zmq::message_t& payload);
+  void lost(std::uint64_t first, std::uint64_t last, const std::string& why);
+  std::uint64_t replayFrom(std::uint64_t from, std::uint64_t until, bool attaching);
+  void onBatch(std::vector<zmq::message_t>& frames);
+
+  KvEventSubscriber& owner_;
+  const Endpoint& endpoint_;
+  const Listener& listener_;
+  zmq::context_t context_{1};
+  zmq::socket_t sub_;
+  Monitor monitor_;
+  const bool replay_;
+  std::optional<std::uint64_t> expected_;  // the next sequence number; unset until the first batch
+};
+
+KvEventSubscriber::Session::Session(KvEventSubscriber& owner)
+    : owner_(owner),
+      endpoint_(owner.endpoint_),
+      listener_(owner.listener_),
+      sub_(context_, zmq::socket_type::sub),
+      monitor_(owner.listener_.health, owner.endpoint_.publisher),
+      replay_(!owner.endpoint_.replay.empty()) {
+  sub_.set(zmq::sockopt::linger, 0);
+  sub_.set(zmq::sockopt::reconnect_ivl, 500);
+  sub_.set(zmq::sockopt::reconnect_ivl_max, 10000);
+  sub_.set(zmq::sockopt::maxmsgsize, static_cast<int64_t>(KvEventDecoder::kMaxPayloadBytes + 4096));
+  sub_.set(zmq::sockopt::subscribe, endpoint_.topic);
   static std::atomic<int> monitors{0};
-  Monitor monitor(listener_.health, endpoint_.publisher);
-  monitor.init(sub, "inproc://kvscope-kv-events-monitor-" + std::to_string(monitors++),
-               ZMQ_EVENT_CONNECTED | ZMQ_EVENT_CONNECT_RETRIED | ZMQ_EVENT_DISCONNECTED);
-  sub.connect(endpoint_.publisher);
+  monitor_.init(sub_, "inproc://kvscope-kv-events-monitor-" + std::to_string(monitors++),
+                ZMQ_EVENT_CONNECTED | ZMQ_EVENT_CONNECT_RETRIED | ZMQ_EVENT_DISCONNECTED);
+  sub_.connect(endpoint_.publisher);
+}
 
-  const bool replay = !endpoint_.replay.empty();
+void KvEventSubscriber::Session::deliver(std::uint64_t seq, const zmq::message_t& payload) {
+  std::string why;
+  auto batch = KvEventDecoder::decode(static_cast<const char*>(payload.data()), payload.size(), &why);
+  expected_ = seq + 1;
+  if (!batch) {
+    count([](Counts& c) { ++c.undecodable; });
+    if (listener_.undecodable) listener_.undecodable(seq, why);
+    return;
+  }
+  count([](Counts& c) { ++c.batches; });
+  if (listener_.batch) listener_.batch(seq, std::move(*batch));
+}
 
-  std::optional<std::uint64_t> expected;  // the next sequence number; unset until the first batch
-  auto count = [&](auto&& f) {
-    std::lock_guard lock(mutex_);
-    f(counts_);
-  };
-  auto deliver = [&](std::uint64_t seq, const zmq::message_t& payload) {
-    std::string why;
-    auto batch = KvEventDecoder::decode(static_cast<const char*>(payload.data()), payload.size(), &why);
-    expected = seq + 1;
-    if (!batch) {
-      count([](Counts& c) { ++c.undecodable; });
-      if (listener_.undecodable) listener_.undecodable(seq, why);
-      return;
+void KvEventSubscriber::Session::lost(std::uint64_t first, std::uint64_t last, const std::string& why) {
+  count([&](Counts& c) { c.lost += last - first + 1; });
+  if (listener_.gap) listener_.gap(first, last, why);
+}
+
+// Asks the replay socket for `from` onwards and delivers, in order, what comes before `until`
+// (exclusive; kEndOfReplay = no bound). Returns the next sequence number still missing.
+// A socket of its own per request: the replies (and the end marker) of an earlier request that
+// ran out of time can never be taken for this one's. The timeout is an idle one: a long replay
+// that keeps answering runs to its end.
+std::uint64_t KvEventSubscriber::Session::replayFrom(std::uint64_t from, std::uint64_t until, bool attaching) {
+  std::uint64_t next = from;
+  if (!replay_) return next;
+  zmq::socket_t dealer(context_, zmq::socket_type::dealer);
+  dealer.set(zmq::sockopt::linger, 0);
+  dealer.set(zmq::sockopt::maxmsgsize, static_cast<int64_t>(KvEventDecoder::kMaxPayloadBytes + 4096));
+  dealer.connect(endpoint_.replay);
+  const std::string start = bigEndianBytes(from);
+  std::array<zmq::const_buffer, 2> request{zmq::buffer(std::string_view()), zmq::buffer(start)};
+  if (!zmq::send_multipart(dealer, request, zmq::send_flags::dontwait)) return next;
+  auto deadline = std::chrono::steady_clock::now() + owner_.options_.replay_timeout;
+  while (!owner_.stop_) {
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) break;
+    zmq::pollitem_t item{dealer.handle(), 0, ZMQ_POLLIN, 0};
+    zmq::poll(&item, 1, std::min(left, std::chrono::milliseconds(100)));
+    if (!(item.revents & ZMQ_POLLIN)) continue;
+    std::vector<zmq::message_t> frames;
+    if (!zmq::recv_multipart(dealer, std::back_inserter(frames), zmq::recv_flags::dontwait)) continue;
+    deadline = std::chrono::steady_clock::now() + owner_.options_.replay_timeout;
+    // ["", seq, payload] (the ROUTER's identity frame is stripped on the way to a DEALER).
+    if (frames.size() != 3 || frames[1].size() != 8) {
+      count([](Counts& c) { ++c.malformed_frames; });
+      continue;
     }
-    count([](Counts& c) { ++c.batches; });
-    if (listener_.batch) listener_.batch(seq, std::move(*batch));
-  };
-  auto lost = [&](std::uint64_t first, std::uint64_t last, const std::string& why) {
-    count([&](Counts& c) { c.lost += last - first + 1; });
-    if (listener_.gap) listener_.gap(first, last, why);
-  };
-  // Asks the replay socket for `from` onwards and delivers, in order, what comes before `until`
-  // (exclusive; kEndOfReplay = no bound). Returns the next sequence number still missing.
-  // A socket of its own per request: the replies (and the end marker) of an earlier request that
-  // ran out of time can never be taken for this one's. The timeout is an idle one: a long replay
-  // that keeps answering runs to its end.
-  auto replayFrom = [&](std::uint64_t from, std::uint64_t until, bool attaching) -> std::uint64_t {
-    std::uint64_t next = from;
-    if (!replay) return next;
-    zmq::socket_t dealer(context, zmq::socket_type::dealer);
-    dealer.set(zmq::sockopt::linger, 0);
-    dealer.set(zmq::sockopt::maxmsgsize, static_cast<int64_t>(KvEventDecoder::kMaxPayloadBytes + 4096));
-    dealer.connect(endpoint_.replay);
-    const std::string start = bigEndianBytes(from);
-    std::array<zmq::const_buffer, 2> request{zmq::buffer(std::string_view()), zmq::buffer(start)};
-    if (!zmq::send_multipart(dealer, request, zmq::send_flags::dontwait)) return next;
-    auto deadline = std::chrono::steady_clock::now() + options_.replay_timeout;
-    while (!stop_) {
-      const auto left =
-          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-      if (left.count() <= 0) break;
-      zmq::pollitem_t item{dealer.handle(), 0, ZMQ_POLLIN, 0};
-      zmq::poll(&item, 1, std::min(left, std::chrono::milliseconds(100)));
-      if (!(item.revents & ZMQ_POLLIN)) continue;
-      std::vector<zmq::message_t> frames;
-      if (!zmq::recv_multipart(dealer, std::back_inserter(frames), zmq::recv_flags::dontwait)) continue;
-      deadline = std::chrono::steady_clock::now() + options_.replay_timeout;
-      // ["", seq, payload] (the ROUTER's identity frame is stripped on the way to a DEALER).
-      if (frames.size() != 3 || frames[1].size() != 8) {
-        count([](Counts& c) { ++c.malformed_frames; });
-        continue;
-      }
-      const std::uint64_t seq = bigEndian(frames[1]);
-      if (seq == kEndOfReplay) return next;
-      if (seq < next || seq >= until) continue;   // already had it, or the live stream will bring it
-      if (attaching && next == from) next = seq;  // history older than the buffer is not a gap
-      if (seq > next) lost(next, seq - 1, "the publisher's replay buffer no longer holds them");
-      count([](Counts& c) { ++c.replayed; });
-      deliver(seq, frames[2]);
-      next = seq + 1;
-    }
-    return next;
-  };
+    const std::uint64_t seq = bigEndian(frames[1]);
+    if (seq == kEndOfReplay) return next;
+    if (seq < next || seq >= until) continue;   // already had it, or the live stream will bring it
+    if (attaching && next == from) next = seq;  // history older than the buffer is not a gap
+    if (seq > next) lost(next, seq - 1, "the publisher's replay buffer no longer holds them");
+    count([](Counts& c) { ++c.replayed; });
+    deliver(seq, frames[2]);
+    next = seq + 1;
+  }
+  return next;
+}
 
+// A message from the PUB socket: a restart, a duplicate, or a batch (after what replay can give of
+// the ones it reveals missing).
+void KvEventSubscriber::Session::onBatch(std::vector<zmq::message_t>& frames) {
+  if (frames.size() != 3 || frames[1].size() != 8) {  // [topic, seq, payload] or it is not a batch
+    count([](Counts& c) { ++c.malformed_frames; });
+    return;
+  }
+  const std::uint64_t seq = bigEndian(frames[1]);
+  // Below where we are, after a reconnect or from 0: a restarted publisher, not a duplicate
+  // (upstream numbers every publisher from 0 and keeps no epoch on the wire).
+  if (expected_ && seq < *expected_ && (monitor_.reconnected || (seq == 0 && *expected_ > 1))) {
+    count([](Counts& c) { ++c.restarts; });
+    if (listener_.restarted) listener_.restarted();
+    expected_.reset();
+  }
+  monitor_.reconnected = false;
+  if (expected_ && seq < *expected_) {
+    count([](Counts& c) { ++c.duplicates; });
+    return;
+  }
+  if (!expected_ && seq > 0 && replay_) {
+    // Attaching mid-stream: learn what the publisher still holds, then go on live.
+    expected_ = replayFrom(0, seq, /*attaching=*/true);
+  } else if (expected_ && seq > *expected_) {
+    const std::uint64_t next = replayFrom(*expected_, seq, false);
+    if (next < seq)
+      lost(next, seq - 1,
+           replay_ ? "replay did not return them (the publisher's buffer moved on, or it did not answer in time)"
+                   : "missed, and the endpoint has no replay socket");
+  }
+  deliver(seq, frames[2]);
+}
+
+void KvEventSubscriber::Session::run() {
   // After a second with nothing on the PUB socket, ask the replay socket for what is newer than the
   // last batch: what a PUB socket drops (before our subscription reaches it, past its high-water
   // mark) would otherwise wait for the next batch to reveal the jump, and the tail of a quiet
@@ -173,56 +234,31 @@ void KvEventSubscriber::run() {
   constexpr auto kIdleProbe = std::chrono::seconds(1);
   auto last_heard = std::chrono::steady_clock::now();
   bool connected = false;
-  while (!stop_) {
-    while (monitor.check_event(0)) {}
-    if (monitor.connected() != connected) {
-      connected = monitor.connected();
+  while (!owner_.stop_) {
+    while (monitor_.check_event(0)) {}
+    if (monitor_.connected() != connected) {
+      connected = monitor_.connected();
       last_heard = std::chrono::steady_clock::now();
     }
-    zmq::pollitem_t item{sub.handle(), 0, ZMQ_POLLIN, 0};
+    zmq::pollitem_t item{sub_.handle(), 0, ZMQ_POLLIN, 0};
     zmq::poll(&item, 1, std::chrono::milliseconds(100));
     if (!(item.revents & ZMQ_POLLIN)) {
       // Not after a reconnect once we have a position: a restarted publisher would answer from its
-      // new start, below `expected`, and only a live batch tells a restart from a duplicate.
-      const bool may_probe = !monitor.reconnected || !expected;
-      if (replay && connected && may_probe && std::chrono::steady_clock::now() - last_heard >= kIdleProbe) {
-        replayFrom(expected.value_or(0), kEndOfReplay, /*attaching=*/!expected);  // deliver() moves `expected`
+      // new start, below `expected_`, and only a live batch tells a restart from a duplicate.
+      const bool may_probe = !monitor_.reconnected || !expected_;
+      if (replay_ && connected && may_probe && std::chrono::steady_clock::now() - last_heard >= kIdleProbe) {
+        replayFrom(expected_.value_or(0), kEndOfReplay, /*attaching=*/!expected_);  // deliver() moves `expected_`
         last_heard = std::chrono::steady_clock::now();
       }
       continue;
     }
     last_heard = std::chrono::steady_clock::now();
     std::vector<zmq::message_t> frames;
-    if (!zmq::recv_multipart(sub, std::back_inserter(frames), zmq::recv_flags::dontwait)) continue;
-    if (frames.size() != 3 || frames[1].size() != 8) {  // [topic, seq, payload] or it is not a batch
-      count([](Counts& c) { ++c.malformed_frames; });
-      continue;
-    }
-    const std::uint64_t seq = bigEndian(frames[1]);
-    // Below where we are, after a reconnect or from 0: a restarted publisher, not a duplicate
-    // (upstream numbers every publisher from 0 and keeps no epoch on the wire).
-    if (expected && seq < *expected && (monitor.reconnected || (seq == 0 && *expected > 1))) {
-      count([](Counts& c) { ++c.restarts; });
-      if (listener_.restarted) listener_.restarted();
-      expected.reset();
-    }
-    monitor.reconnected = false;
-    if (expected && seq < *expected) {
-      count([](Counts& c) { ++c.duplicates; });
-      continue;
-    }
-    if (!expected && seq > 0 && replay) {
-      // Attaching mid-stream: learn what the publisher still holds, then go on live.
-      expected = replayFrom(0, seq, /*attaching=*/true);
-    } else if (expected && seq > *expected) {
-      const std::uint64_t next = replayFrom(*expected, seq, false);
-      if (next < seq)
-        lost(next, seq - 1,
-             replay ? "replay did not return them (the publisher's buffer moved on, or it did not answer in time)"
-                    : "missed, and the endpoint has no replay socket");
-    }
-    deliver(seq, frames[2]);
+    if (!zmq::recv_multipart(sub_, std::back_inserter(frames), zmq::recv_flags::dontwait)) continue;
+    onBatch(frames);
   }
 }
+
+void KvEventSubscriber::run() { Session(*this).run(); }
 
 }  // namespace kvscope

@@ -61,6 +61,7 @@ class KvEventSubscriber {
   Counts counts() const;
 
  private:
+  class Session;  // one run of the thread: its sockets and its place in the sequence (KvEventSubscriber.cpp)
   void run();
 
   const Endpoint endpoint_;

@@ -9,13 +9,13 @@
 #include <fstream>
 #include <queue>
 
+#include "core/io/InputFile.h"
 #include "core/live/ExpositionParser.h"
 #include "core/live/LiveClusterLayout.h"
 #include "core/live/SavedScrapeReader.h"
 #include "core/live/VllmMetricsMapper.h"
 #include "core/live/WorkerMetricsTracker.h"
 #include "core/model/Error.h"
-#include "core/model/InputFile.h"
 
 namespace kvscope {
 
@@ -187,8 +187,7 @@ void LogImporter::applyScrape(File& f, const std::string& body, LiveCluster& clu
   cluster.setHealth(f.status_index, stale.empty() ? WorkerHealth::Ok : WorkerHealth::Degraded, stale);
 }
 
-LogImportResult LogImporter::run(const std::vector<EventSink*>& sinks) {
-  LiveClusterLayout layout = LiveClusterLayout::of(config_);
+void LogImporter::openFiles(const LiveClusterLayout& layout) {
   const auto open = [&](const std::string& path, WorkerLogFeed::Kind kind, std::optional<LiveWorkerRef> worker) {
     auto f = std::make_unique<File>();
     f->feed = std::make_unique<WorkerLogFeed>(path, kind, std::move(worker), &layout.book);
@@ -211,6 +210,40 @@ LogImportResult LogImporter::run(const std::vector<EventSink*>& sinks) {
     }
   }
   for (const auto& path : config_.client_logs) open(path, WorkerLogFeed::Kind::Client, std::nullopt);
+}
+
+void LogImporter::tallyFiles() {
+  for (const auto& f : files_) {
+    if (!f->done) continue;  // stopped at the window's end: count the lines left unread as outside
+    std::string line;
+    bool too_long = false;
+    while (InputFile::readLine(f->in, line, &too_long, f->feed->path())) ++result_.outside;
+  }
+  if (options_.progress) {
+    std::uint64_t total = 0;
+    for (const auto& f : files_) total += f->size;
+    options_.progress(total, total);
+  }
+  for (const auto& f : files_) {
+    if (f->feed)
+      result_.files.push_back(f->feed->stats(kShapesShown));
+    else
+      result_.scrape_files.push_back({f->scrapes->path(), f->tracker->ref().name, f->scrapes->scrapes(), f->applied});
+  }
+}
+
+void LogImporter::nothingImported() const {
+  if (options_.from_us || options_.to_us)
+    throw InputError("no line of the logs falls inside the window given by --from/--to");
+  // No window given: the files have no timed line at all (empty, or not these logs).
+  std::string names;
+  for (const auto& f : files_) names += (names.empty() ? "" : ", ") + (f->feed ? f->feed->path() : f->scrapes->path());
+  throw InputError("no timed line in " + names + ": nothing to import (an empty file, or not a SGLang/Mooncake log)");
+}
+
+LogImportResult LogImporter::run(const std::vector<EventSink*>& sinks) {
+  LiveClusterLayout layout = LiveClusterLayout::of(config_);
+  openFiles(layout);
   if (files_.empty()) throw InputError("nothing to import: the cluster names no log file");
   if (options_.year == 0) options_.year = defaultYear();
 
@@ -274,32 +307,8 @@ LogImportResult LogImporter::run(const std::vector<EventSink*>& sinks) {
     }
     if (!f.ready.empty() || fill(f)) heads.emplace(f.ready.front().time_us, i);
   }
-  for (const auto& f : files_) {
-    if (!f->done) continue;  // stopped at the window's end: count the lines left unread as outside
-    std::string line;
-    bool too_long = false;
-    while (InputFile::readLine(f->in, line, &too_long, f->feed->path())) ++result_.outside;
-  }
-  if (options_.progress) {
-    std::uint64_t total = 0;
-    for (const auto& f : files_) total += f->size;
-    options_.progress(total, total);
-  }
-  for (const auto& f : files_) {
-    if (f->feed)
-      result_.files.push_back(f->feed->stats(kShapesShown));
-    else
-      result_.scrape_files.push_back({f->scrapes->path(), f->tracker->ref().name, f->scrapes->scrapes(), f->applied});
-  }
-  if (!started) {
-    if (options_.from_us || options_.to_us)
-      throw InputError("no line of the logs falls inside the window given by --from/--to");
-    // No window given: the files have no timed line at all (empty, or not these logs).
-    std::string names;
-    for (const auto& f : files_)
-      names += (names.empty() ? "" : ", ") + (f->feed ? f->feed->path() : f->scrapes->path());
-    throw InputError("no timed line in " + names + ": nothing to import (an empty file, or not a SGLang/Mooncake log)");
-  }
+  tallyFiles();
+  if (!started) nothingImported();
   std::vector<std::string> notes;
   for (const auto& s : result_.files)
     for (auto& n : WorkerLogFeed::notes(s)) notes.push_back(std::move(n));

@@ -25,6 +25,8 @@
 
 namespace kvscope {
 
+struct LiveClusterLayout;
+
 struct LogImportOptions {
   std::optional<std::int64_t> from_us, to_us;  // the window, log clock in microseconds since 1970
   double snapshot_interval_s = 1.0;
@@ -65,6 +67,12 @@ class LogImporter {
   bool fill(File& f);  // reads until `f` has a timed record ready; false at its end
   void applyScrape(File& f, const std::string& body, LiveCluster& cluster);
   int defaultYear() const;
+  // run()'s phases: the files the cluster names, opened in its order; then, after the merge, the
+  // lines left past the window, the last progress and each file's figures; and the error when no
+  // line was imported at all.
+  void openFiles(const LiveClusterLayout& layout);
+  void tallyFiles();
+  [[noreturn]] void nothingImported() const;
 
   ClusterConfig config_;
   LogImportOptions options_;

@@ -7,6 +7,7 @@
 
 #include "core/live/ExpositionParser.h"
 #include "core/live/VllmMetricsMapper.h"
+#include "core/model/NumberText.h"
 
 namespace kvscope {
 
@@ -31,12 +32,6 @@ bool splitUrl(const std::string& url, Url& out, std::string& why) {
     return false;
   }
   return true;
-}
-
-std::string seconds(double s) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.2f s", s);
-  return buf;
 }
 
 }  // namespace
@@ -127,10 +122,10 @@ MetricsFetch MetricsScraper::fetch(const std::string& target, const ScrapeOption
                                                std::to_string(options.max_body_bytes) + " bytes; abandoned");
   if (too_slow)
     return done(WorkerHealth::Unreachable, "GET " + target + ": no complete answer within " +
-                                               seconds(options.deadline_ms / 1000.0) + "; abandoned");
+                                               secondsText(options.deadline_ms / 1000.0) + "; abandoned");
   if (!result)
-    return done(WorkerHealth::Unreachable,
-                "GET " + target + ": " + httplib::to_string(result.error()) + " (after " + seconds(r.seconds) + ")");
+    return done(WorkerHealth::Unreachable, "GET " + target + ": " + httplib::to_string(result.error()) + " (after " +
+                                               secondsText(r.seconds) + ")");
   if (result->status != 200)
     return done(WorkerHealth::Degraded, "GET " + target + ": HTTP " + std::to_string(result->status));
   return done(WorkerHealth::Ok, "");
@@ -173,7 +168,7 @@ ScrapeResult MetricsScraper::scrapeOnce(std::size_t i) {
                     ? std::string("no ") + (t.spec.worker.engine == EngineKind::Vllm ? "vLLM" : "SGLang") + " metrics"
                     : metrics.notes.front());
   if (r.seconds * 1000 > options_.slow_ms)
-    return done(WorkerHealth::Degraded, "slow: /metrics answered in " + seconds(r.seconds));
+    return done(WorkerHealth::Degraded, "slow: /metrics answered in " + secondsText(r.seconds));
   if (!stale.empty()) return done(WorkerHealth::Degraded, stale);
   return done(WorkerHealth::Ok, "");
 }

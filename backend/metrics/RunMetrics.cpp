@@ -77,6 +77,37 @@ void counter(std::string& out, std::string_view name, std::string_view help, V v
   sample(out, name, {}, value);
 }
 
+// A family read from each worker's latest snapshot gauges (workers without one are left out).
+template <class Workers, class ValueOf>
+void snapshotFamily(std::string& out, std::string_view name, std::string_view type, std::string_view help,
+                    const Workers& workers, const std::vector<std::string>& labels, ValueOf value_of) {
+  family(out, name, type, help);
+  for (std::size_t i = 0; i < workers.size(); ++i)
+    if (workers[i].has_gauges) sample(out, name, labels[i], value_of(workers[i].gauges));
+}
+
+auto field(std::int64_t WorkerGauges::*f) {
+  return [f](const WorkerGauges& g) { return g.*f; };
+}
+
+// A histogram family: cumulative buckets with their `le` bounds, then +Inf, _sum and _count.
+template <class Histogram, class Bounds>
+void histogram(std::string& out, std::string_view name, std::string_view help, const Histogram& h,
+               const Bounds& bounds) {
+  family(out, name, "histogram", help);
+  const std::string bucket = std::string(name) + "_bucket";
+  std::uint64_t cumulative = 0;
+  for (std::size_t i = 0; i < bounds.size(); ++i) {
+    cumulative += h.buckets[i];
+    std::string le = "le=\"";
+    appendNumber(le, bounds[i]);
+    sample(out, bucket, le + "\"", cumulative);
+  }
+  sample(out, bucket, "le=\"+Inf\"", h.count);
+  sample(out, std::string(name) + "_sum", {}, h.sum);
+  sample(out, std::string(name) + "_count", {}, h.count);
+}
+
 }  // namespace
 
 template <std::size_t N>
@@ -101,6 +132,59 @@ RunMetrics::Worker& RunMetrics::worker(WorkerId w) {
   return workers[static_cast<std::size_t>(w)];
 }
 
+void RunMetrics::startRun(const RunStarted& r, SimTime time) {
+  // A new run starts from zero: Prometheus reads the drop as a counter reset.
+  State& s = state_;
+  s = State{};
+  s.has_run = true;
+  s.time = time;
+  s.scenario = escapeLabel(r.scenario);
+  s.policy = escapeLabel(r.policy);
+  s.seed = std::to_string(r.seed);
+  s.profile = escapeLabel(r.profile);
+  for (const auto& w : r.workers) {
+    Worker& x = s.workers.emplace_back();
+    x.name = escapeLabel(w.name);
+    x.role = toString(w.role);
+  }
+  for (const auto& p : r.prefill) s.prefill_names.push_back(escapeLabel(p.name));
+  s.offered = r.offered_requests;
+  s.trace_window_s = r.trace_window_s;
+}
+
+void RunMetrics::countRequest(const RequestDone& d) {
+  State& s = state_;
+  ++s.requests;
+  s.slip.observe(timeToSeconds(std::max<SimTime>(0, d.dispatch_slip)), kSlipBuckets);
+  if (d.status != RequestStatus::Ok) {
+    ++s.failures;
+    return;
+  }
+  s.e2e.observe(timeToSeconds(d.e2e), kE2eBuckets);
+  if (d.ttft >= 0) s.ttft.observe(timeToSeconds(d.ttft), kTtftBuckets);
+  // As LabMetricsCollector.
+  if (d.output_tokens > 1 && d.ttft >= 0)
+    s.tpot.observe(timeToSeconds(d.e2e - d.ttft) / static_cast<double>(d.output_tokens - 1), kTpotBuckets);
+  const std::int64_t input = std::max<std::int64_t>(0, d.input_tokens);
+  const bool known = d.cached_tokens >= 0;
+  const std::int64_t cached = std::min(d.cached_tokens, input);
+  if (known) {
+    addClamped(s.ceiling_intra, std::clamp<std::int64_t>(d.ceiling_intra_tokens, 0, input));
+    addClamped(s.ceiling_any, std::clamp<std::int64_t>(d.ceiling_any_tokens, 0, input));
+    const std::string_view c = LabMetrics::classOf(input, cached);
+    ++s.classes[c == "WARM" ? 0 : c == "MEDIUM" ? 1 : 2];
+  }
+  if (d.worker >= 0) {
+    Worker& w = worker(d.worker);
+    addClamped(w.prompt_tokens, d.input_tokens);
+    addClamped(w.generation_tokens, d.output_tokens);
+    if (known) {
+      addClamped(w.cache_queries, input);
+      addClamped(w.cache_hits, cached);
+    }
+  }
+}
+
 void RunMetrics::onEvent(const Event& e) {
   // As SummaryCollector: steering the playback changes nothing the run did (nor its time).
   if (std::holds_alternative<RunControlChanged>(e.payload)) return;
@@ -108,24 +192,7 @@ void RunMetrics::onEvent(const Event& e) {
   State& s = state_;
   s.time = std::max(s.time, e.time);
   std::visit(Overloaded{
-                 [&](const RunStarted& r) {
-                   // A new run starts from zero: Prometheus reads the drop as a counter reset.
-                   s = State{};
-                   s.has_run = true;
-                   s.time = e.time;
-                   s.scenario = escapeLabel(r.scenario);
-                   s.policy = escapeLabel(r.policy);
-                   s.seed = std::to_string(r.seed);
-                   s.profile = escapeLabel(r.profile);
-                   for (const auto& w : r.workers) {
-                     Worker& x = s.workers.emplace_back();
-                     x.name = escapeLabel(w.name);
-                     x.role = toString(w.role);
-                   }
-                   for (const auto& p : r.prefill) s.prefill_names.push_back(escapeLabel(p.name));
-                   s.offered = r.offered_requests;
-                   s.trace_window_s = r.trace_window_s;
-                 },
+                 [&](const RunStarted& r) { startRun(r, e.time); },
                  // The same rules as SummaryCollector, so the two agree at the end of a run.
                  [&](const Admission& a) {
                    if (a.result != AdmissionResult::Admitted || a.worker < 0) return;
@@ -155,38 +222,7 @@ void RunMetrics::onEvent(const Event& e) {
                    addClamped(w.retracted, r.requests.size());
                    w.last_retracted = r.requests.size();
                  },
-                 [&](const RequestDone& d) {
-                   ++s.requests;
-                   s.slip.observe(timeToSeconds(std::max<SimTime>(0, d.dispatch_slip)), kSlipBuckets);
-                   if (d.status != RequestStatus::Ok) {
-                     ++s.failures;
-                     return;
-                   }
-                   s.e2e.observe(timeToSeconds(d.e2e), kE2eBuckets);
-                   if (d.ttft >= 0) s.ttft.observe(timeToSeconds(d.ttft), kTtftBuckets);
-                   // As LabMetricsCollector.
-                   if (d.output_tokens > 1 && d.ttft >= 0)
-                     s.tpot.observe(timeToSeconds(d.e2e - d.ttft) / static_cast<double>(d.output_tokens - 1),
-                                    kTpotBuckets);
-                   const std::int64_t input = std::max<std::int64_t>(0, d.input_tokens);
-                   const bool known = d.cached_tokens >= 0;
-                   const std::int64_t cached = std::min(d.cached_tokens, input);
-                   if (known) {
-                     addClamped(s.ceiling_intra, std::clamp<std::int64_t>(d.ceiling_intra_tokens, 0, input));
-                     addClamped(s.ceiling_any, std::clamp<std::int64_t>(d.ceiling_any_tokens, 0, input));
-                     const std::string_view c = LabMetrics::classOf(input, cached);
-                     ++s.classes[c == "WARM" ? 0 : c == "MEDIUM" ? 1 : 2];
-                   }
-                   if (d.worker >= 0) {
-                     Worker& w = worker(d.worker);
-                     addClamped(w.prompt_tokens, d.input_tokens);
-                     addClamped(w.generation_tokens, d.output_tokens);
-                     if (known) {
-                       addClamped(w.cache_queries, input);
-                       addClamped(w.cache_hits, cached);
-                     }
-                   }
-                 },
+                 [&](const RequestDone& d) { countRequest(d); },
                  [&](const PolicyChanged& p) { s.policy = escapeLabel(p.new_policy); },
                  [&](const Snapshot& snap) {
                    for (const auto& g : snap.workers) {
@@ -211,8 +247,21 @@ std::string RunMetrics::render() const {
   }
   std::string out;
   out.reserve(8192 + s.workers.size() * 2048 + s.links.size() * 512);
+  renderRun(out, s);
+  std::vector<std::string> labels;
+  labels.reserve(s.workers.size());
+  for (const auto& w : s.workers) labels.push_back("worker=\"" + w.name + "\",role=\"" + w.role + "\"");
+  renderWorkerGauges(out, s, labels);
+  renderWorkerCounters(out, s, labels);
+  renderRunCounters(out, s);
+  renderLabCounters(out, s);
+  renderHistograms(out, s);
+  renderLinkGauges(out, s);
+  return out;
+}
 
-  // Run-wide state.
+// Run-wide state.
+void RunMetrics::renderRun(std::string& out, const State& s) {
   family(out, "kvscope_run_info", "gauge", "The run being served (always 1; its metadata are the labels).");
   if (s.has_run)
     sample(out, "kvscope_run_info",
@@ -223,21 +272,13 @@ std::string RunMetrics::render() const {
   sample(out, "kvscope_sim_time_seconds", {}, timeToSeconds(s.time));
   family(out, "kvscope_run_finished", "gauge", "1 once the run has ended (the values are then final).");
   sample(out, "kvscope_run_finished", {}, std::uint64_t{s.finished ? 1u : 0u});
+}
 
-  // Per-worker gauges from the latest snapshot.
-  std::vector<std::string> labels;
-  labels.reserve(s.workers.size());
-  for (const auto& w : s.workers) labels.push_back("worker=\"" + w.name + "\",role=\"" + w.role + "\"");
-  // A family read from each worker's latest snapshot gauges (workers without one are left out).
-  const auto fromSnapshot = [&](std::string_view name, std::string_view type, std::string_view help, auto value_of) {
-    family(out, name, type, help);
-    for (std::size_t i = 0; i < s.workers.size(); ++i)
-      if (s.workers[i].has_gauges) sample(out, name, labels[i], value_of(s.workers[i].gauges));
-  };
+// Per-worker gauges from the latest snapshot.
+void RunMetrics::renderWorkerGauges(std::string& out, const State& s, const std::vector<std::string>& labels) {
   const auto gauge = [&](std::string_view name, std::string_view help, auto value_of) {
-    fromSnapshot(name, "gauge", help, value_of);
+    snapshotFamily(out, name, "gauge", help, s.workers, labels, value_of);
   };
-  const auto field = [](std::int64_t WorkerGauges::*f) { return [f](const WorkerGauges& g) { return g.*f; }; };
   gauge("kvscope_num_used_tokens", "KV cache tokens in use (as sglang:num_used_tokens).",
         [](const WorkerGauges& g) { return std::int64_t{g.kv_used}; });
   gauge("kvscope_kv_capacity_tokens", "KV cache capacity in tokens.",
@@ -268,11 +309,16 @@ std::string RunMetrics::render() const {
          "Requests the latest decode retraction took out of the batch (as sglang:num_retracted_reqs).");
   for (std::size_t i = 0; i < s.workers.size(); ++i)
     sample(out, "kvscope_num_retracted_reqs", labels[i], s.workers[i].last_retracted);
+}
 
-  // Per-worker counters.
+// Per-worker counters (and the live router's and engines' per-worker numbers among them).
+void RunMetrics::renderWorkerCounters(std::string& out, const State& s, const std::vector<std::string>& labels) {
   const auto perWorker = [&](std::string_view name, std::string_view help, auto value_of) {
     family(out, name, "counter", help);
     for (std::size_t i = 0; i < s.workers.size(); ++i) sample(out, name, labels[i], value_of(s.workers[i]));
+  };
+  const auto fromSnapshot = [&](std::string_view name, std::string_view type, std::string_view help, auto value_of) {
+    snapshotFamily(out, name, type, help, s.workers, labels, value_of);
   };
   perWorker("kvscope_bindings_total", "Admitted requests bound to the worker (the summary's bindings).",
             [](const Worker& w) { return w.bindings; });
@@ -287,12 +333,12 @@ std::string RunMetrics::render() const {
                "Requests routed to the worker and forgotten with no report (the live router's unreported_expiry_s or a "
                "max_tracked_* cap): a client that crashed or never reports.",
                field(&WorkerGauges::expired_unreported));
-  gauge("kvscope_awaiting_report",
-        "Requests the live router routed to the worker that still wait for their report (load until it comes).",
-        field(&WorkerGauges::awaiting_report));
-  gauge("kvscope_kv_event_blocks",
-        "Blocks the worker's engine holds in its KV cache, from its KV events (vLLM/SGLang --kv-events-config).",
-        field(&WorkerGauges::kv_event_blocks));
+  fromSnapshot("kvscope_awaiting_report", "gauge",
+               "Requests the live router routed to the worker that still wait for their report (load until it comes).",
+               field(&WorkerGauges::awaiting_report));
+  fromSnapshot("kvscope_kv_event_blocks", "gauge",
+               "Blocks the worker's engine holds in its KV cache, from its KV events (vLLM/SGLang --kv-events-config).",
+               field(&WorkerGauges::kv_event_blocks));
   const auto engineCounter = [&](std::string_view name, std::string_view help, std::int64_t WorkerGauges::*f) {
     fromSnapshot(name, "counter", help, field(f));
   };
@@ -325,8 +371,10 @@ std::string RunMetrics::render() const {
   perWorker("kvscope_prefix_cache_hits_total",
             "Prompt tokens served from the worker's prefix cache (as vllm:prefix_cache_hits).",
             [](const Worker& w) { return w.cache_hits; });
+}
 
-  // Run-wide counters.
+// Run-wide counters.
+void RunMetrics::renderRunCounters(std::string& out, const State& s) {
   counter(out, "kvscope_requests_total", "Requests finished, completed or failed.", s.requests);
   counter(out, "kvscope_request_failures_total", "Requests that failed.", s.failures);
   counter(out, "kvscope_evictions_total", "KV cache evictions (sessions or blocks freed to make room).", s.evictions);
@@ -342,8 +390,10 @@ std::string RunMetrics::render() const {
   counter(out, "kvscope_corrections_total", "Streaming-session extend_input_len corrections.", s.corrections);
   counter(out, "kvscope_retractions_total",
           "Decode out-of-memory events (\"Decode out of memory happened\"), each retracting requests.", s.retractions);
+}
 
-  // The lab's: the unbounded cache's hits, the request classes, the workload's offer.
+// The lab's: the unbounded cache's hits, the request classes, the workload's offer.
+void RunMetrics::renderLabCounters(std::string& out, const State& s) {
   family(out, "kvscope_prefix_cache_ceiling_hits_total", "counter",
          "Prompt tokens an unbounded cache would have hit on the same requests (scope intra: earlier requests of the "
          "session; any: of any session): the APC ceilings are these over the queries.");
@@ -366,33 +416,23 @@ std::string RunMetrics::render() const {
   family(out, "kvscope_trace_window_seconds", "gauge",
          "Span of the workload's trace times (wall amplification divides by it).");
   sample(out, "kvscope_trace_window_seconds", {}, s.trace_window_s);
+}
 
-  // Latency histograms of completed requests.
-  const auto histogram = [&](std::string_view name, std::string_view help, const auto& h, const auto& bounds) {
-    family(out, name, "histogram", help);
-    const std::string bucket = std::string(name) + "_bucket";
-    std::uint64_t cumulative = 0;
-    for (std::size_t i = 0; i < bounds.size(); ++i) {
-      cumulative += h.buckets[i];
-      std::string le = "le=\"";
-      appendNumber(le, bounds[i]);
-      sample(out, bucket, le + "\"", cumulative);
-    }
-    sample(out, bucket, "le=\"+Inf\"", h.count);
-    sample(out, std::string(name) + "_sum", {}, h.sum);
-    sample(out, std::string(name) + "_count", {}, h.count);
-  };
-  histogram("kvscope_time_to_first_token_seconds", "Time to first token of completed requests, in seconds.", s.ttft,
-            kTtftBuckets);
-  histogram("kvscope_e2e_request_latency_seconds", "End-to-end latency of completed requests, in seconds.", s.e2e,
+// Latency histograms of completed requests.
+void RunMetrics::renderHistograms(std::string& out, const State& s) {
+  histogram(out, "kvscope_time_to_first_token_seconds", "Time to first token of completed requests, in seconds.",
+            s.ttft, kTtftBuckets);
+  histogram(out, "kvscope_e2e_request_latency_seconds", "End-to-end latency of completed requests, in seconds.", s.e2e,
             kE2eBuckets);
-  histogram("kvscope_time_per_output_token_seconds",
+  histogram(out, "kvscope_time_per_output_token_seconds",
             "(E2E - TTFT) / (output tokens - 1) of completed requests with more than one output token, in seconds.",
             s.tpot, kTpotBuckets);
-  histogram("kvscope_dispatch_slip_seconds", "Each request's fire time minus its trace time (early fires count as 0).",
-            s.slip, kSlipBuckets);
+  histogram(out, "kvscope_dispatch_slip_seconds",
+            "Each request's fire time minus its trace time (early fires count as 0).", s.slip, kSlipBuckets);
+}
 
-  // Per-link gauges (prefill -> decode Mooncake links) from the latest snapshot.
+// Per-link gauges (prefill -> decode Mooncake links) from the latest snapshot.
+void RunMetrics::renderLinkGauges(std::string& out, const State& s) {
   const auto linkLabels = [&](const LinkGauges& l) {
     const auto p = static_cast<std::size_t>(l.prefill);
     const auto w = static_cast<std::size_t>(l.worker);
@@ -414,7 +454,6 @@ std::string RunMetrics::render() const {
        [](const LinkGauges& l) { return std::int64_t{l.bytes_in_flight}; });
   link("kvscope_link_state", "Link health: 0 alive, 1 suspect, 2 dead.",
        [](const LinkGauges& l) { return static_cast<std::int64_t>(l.state); });
-  return out;
 }
 
 }  // namespace kvscope

@@ -80,6 +80,18 @@ class RunMetrics : public EventSink {
   };
 
   Worker& worker(WorkerId w);  // grows the table for an id the run did not announce
+  // onEvent()'s two larger folds; mutex_ held.
+  void startRun(const RunStarted& r, SimTime time);
+  void countRequest(const RequestDone& d);
+
+  // render()'s sections, in the order they are written. `labels`: each worker's label set.
+  static void renderRun(std::string& out, const State& s);
+  static void renderWorkerGauges(std::string& out, const State& s, const std::vector<std::string>& labels);
+  static void renderWorkerCounters(std::string& out, const State& s, const std::vector<std::string>& labels);
+  static void renderRunCounters(std::string& out, const State& s);
+  static void renderLabCounters(std::string& out, const State& s);
+  static void renderHistograms(std::string& out, const State& s);
+  static void renderLinkGauges(std::string& out, const State& s);
 
   mutable std::mutex mutex_;
   State state_;

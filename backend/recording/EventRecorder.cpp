@@ -7,7 +7,7 @@
 
 #include "backend/convert/EventConvert.h"
 #include "backend/recording/KvrecWriter.h"
-#include "core/sweep/AtomicFile.h"
+#include "core/io/AtomicFile.h"
 #include "kvscope/v1/events.pb.h"
 #include "kvscope/v1/recording.pb.h"
 

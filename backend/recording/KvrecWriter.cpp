@@ -7,7 +7,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "core/sweep/AtomicFile.h"
+#include "core/io/AtomicFile.h"
 
 namespace kvscope {
 

@@ -9,9 +9,9 @@
 #include <filesystem>
 #include <regex>
 
+#include "core/io/AtomicFile.h"
 #include "core/model/Error.h"
 #include "core/run/RunMarkBook.h"
-#include "core/sweep/AtomicFile.h"
 
 namespace kvscope {
 

@@ -48,6 +48,35 @@ std::optional<std::string> readPem(const std::string& option, const std::string&
   return text.str();
 }
 
+// Insecure, or TLS from the --tls-cert and --tls-key PEM files (both or neither); nullptr and
+// `error` when they cannot be used.
+std::shared_ptr<grpc::ServerCredentials> serverCredentials(const ServerOptions& options, std::string* error) {
+  if (options.tls_cert.empty() != options.tls_key.empty()) {
+    *error = options.tls_cert.empty() ? "--tls-key '" + options.tls_key + "' given without --tls-cert"
+                                      : "--tls-cert '" + options.tls_cert + "' given without --tls-key";
+    return nullptr;
+  }
+  if (options.tls_cert.empty()) return grpc::InsecureServerCredentials();
+  const auto cert = readPem("--tls-cert", options.tls_cert, "BEGIN CERTIFICATE", error);
+  if (!cert) return nullptr;
+  const auto key = readPem("--tls-key", options.tls_key, "PRIVATE KEY", error);
+  if (!key) return nullptr;
+  grpc::SslServerCredentialsOptions ssl;
+  ssl.pem_key_cert_pairs.push_back({*key, *cert});
+  return grpc::SslServerCredentials(ssl);
+}
+
+// The socket file is the whole access control of a Unix socket: only this user may connect,
+// whatever the umask left (an abstract socket has no file). Returns the socket file's path when
+// chmod failed (errno says why).
+std::optional<std::string> unrestrictedSocket(const std::string& listen) {
+  if (!startsWith(listen, "unix:")) return std::nullopt;
+  std::string path = listen.substr(5);
+  if (startsWith(path, "//")) path.erase(0, 2);  // unix:///abs/path
+  if (::chmod(path.c_str(), S_IRUSR | S_IWUSR) != 0) return path;
+  return std::nullopt;
+}
+
 }  // namespace
 
 KvscopeServer::KvscopeServer() = default;
@@ -89,19 +118,8 @@ std::unique_ptr<KvscopeServer> KvscopeServer::start(const ServerOptions& options
     if (!token) return fail("--token-file: " + message);
   }
 
-  std::shared_ptr<grpc::ServerCredentials> credentials = grpc::InsecureServerCredentials();
-  if (options.tls_cert.empty() != options.tls_key.empty())
-    return fail(options.tls_cert.empty() ? "--tls-key '" + options.tls_key + "' given without --tls-cert"
-                                         : "--tls-cert '" + options.tls_cert + "' given without --tls-key");
-  if (!options.tls_cert.empty()) {
-    const auto cert = readPem("--tls-cert", options.tls_cert, "BEGIN CERTIFICATE", &message);
-    if (!cert) return fail(message);
-    const auto key = readPem("--tls-key", options.tls_key, "PRIVATE KEY", &message);
-    if (!key) return fail(message);
-    grpc::SslServerCredentialsOptions ssl;
-    ssl.pem_key_cert_pairs.push_back({*key, *cert});
-    credentials = grpc::SslServerCredentials(ssl);
-  }
+  const std::shared_ptr<grpc::ServerCredentials> credentials = serverCredentials(options, &message);
+  if (!credentials) return fail(message);
 
   // Both are process-wide switches read when a server is built; set them once before the first.
   static std::once_flag plugins;
@@ -140,15 +158,9 @@ std::unique_ptr<KvscopeServer> KvscopeServer::start(const ServerOptions& options
     return fail("cannot listen on '" + options.listen +
                 "': the address is in use, not one of this machine's, or the TLS key does not match the certificate");
 
-  // The socket file is the whole access control of a Unix socket: only this user may connect,
-  // whatever the umask left (an abstract socket has no file).
-  if (startsWith(options.listen, "unix:")) {
-    std::string path = options.listen.substr(5);
-    if (startsWith(path, "//")) path.erase(0, 2);  // unix:///abs/path
-    if (::chmod(path.c_str(), S_IRUSR | S_IWUSR) != 0) {
-      server->server_->Shutdown();
-      return fail("cannot restrict the socket '" + path + "' to its owner: " + std::strerror(errno));
-    }
+  if (const auto path = unrestrictedSocket(options.listen)) {
+    server->server_->Shutdown();
+    return fail("cannot restrict the socket '" + *path + "' to its owner: " + std::strerror(errno));
   }
 
   if (auto* health = server->server_->GetHealthCheckService()) {

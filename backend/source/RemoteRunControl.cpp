@@ -51,7 +51,7 @@ void RemoteRunControl::pause(ChangeAuthor author) {
         source_.controlResult("pause", status);
         if (!status.ok()) return;
         std::lock_guard lock(source_.mutex_);
-        source_.paused_ = true;
+        source_.run_state_.setPaused(true);
       });
 }
 
@@ -67,7 +67,7 @@ void RemoteRunControl::resume(ChangeAuthor author) {
         source_.controlResult("resume", status);
         if (!status.ok()) return;
         std::lock_guard lock(source_.mutex_);
-        source_.paused_ = false;
+        source_.run_state_.setPaused(false);
       });
 }
 
@@ -83,7 +83,7 @@ void RemoteRunControl::setSpeed(double speed, ChangeAuthor author) {
         source_.controlResult("speed", status);
         if (!status.ok()) return;
         std::lock_guard lock(source_.mutex_);
-        source_.speed_ = response.speed();
+        source_.run_state_.setSpeed(response.speed());
       });
 }
 
@@ -115,17 +115,17 @@ bool RemoteRunControl::seek(SimTime time, ChangeAuthor author, std::string* erro
 
 bool RemoteRunControl::paused() const {
   std::lock_guard lock(source_.mutex_);
-  return source_.paused_;
+  return source_.run_state_.paused();
 }
 
 double RemoteRunControl::speed() const {
   std::lock_guard lock(source_.mutex_);
-  return source_.speed_;
+  return source_.run_state_.speed();
 }
 
 SimTime RemoteRunControl::simTime() const {
   std::lock_guard lock(source_.mutex_);
-  return source_.time_;
+  return source_.run_state_.time();
 }
 
 }  // namespace kvscope

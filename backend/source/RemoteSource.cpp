@@ -1,11 +1,12 @@
 #include "backend/source/RemoteSource.h"
 
+#include "core/model/NumberText.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
-#include <variant>
 #include <vector>
 
 #include "backend/convert/PreviewConvert.h"
@@ -17,8 +18,6 @@ namespace kvscope {
 
 namespace {
 
-constexpr double kFirstBackoffSeconds = 0.5;
-constexpr double kMaxBackoffSeconds = 10;
 constexpr auto kPollInterval = std::chrono::seconds(1);
 constexpr int kUnansweredPolls = 2;  // GetState polls in a row without an answer: the server is gone
 
@@ -57,12 +56,6 @@ std::string refusalText(const v1::State& state) {
       out += ", locked out for " + std::to_string(static_cast<long>(std::ceil(r.locked_for_s()))) + " s";
   }
   return printableText(out);
-}
-
-std::string seconds(double s) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f", s);
-  return buf;
 }
 
 }  // namespace
@@ -104,9 +97,9 @@ void RemoteSource::start() {
   stopping_ = false;
   link_ = Link::Connecting;
   reason_.clear();
-  attempt_ = 0;
+  backoff_.reset();
   // Resume after a stop() where the stream left off; a first start takes the run from its beginning.
-  subscribe_from_ = has_seq_ ? last_seq_ + 1 : 0;
+  subscribe_from_ = run_state_.resumeFrom();
   thread_ = std::thread([this] { run(); });
 }
 
@@ -145,31 +138,31 @@ std::uint64_t RemoteSource::subscribedFrom() const {
 SourceStatus RemoteSource::status() const {
   std::lock_guard lock(mutex_);
   SourceStatus s;
-  s.time = time_;
-  s.speed = speed_;
+  s.time = run_state_.time();
+  s.speed = run_state_.speed();
   s.end = 0;  // State carries no end time; the run's end is known only when RunFinished arrives
-  s.worker_health = worker_health_;
+  s.worker_health = run_state_.workerHealth();
   switch (link_) {
     case Link::Idle:
       s.state = SourceState::Starting;
       break;
     case Link::Connecting:
       s.state = SourceState::Connecting;
-      s.detail = (has_seq_ ? "reconnecting to " : "connecting to ") + address_;
+      s.detail = (run_state_.hasPosition() ? "reconnecting to " : "connecting to ") + address_;
       if (!reason_.empty()) s.detail += " (last error: " + reason_ + ")";
       break;
     case Link::Streaming:
-      s.state = paused_ ? SourceState::Paused : SourceState::Running;
+      s.state = run_state_.paused() ? SourceState::Paused : SourceState::Running;
       break;
     case Link::Backoff: {
       s.state = SourceState::Disconnected;
       const double left = std::chrono::duration<double>(reconnect_at_ - Clock::now()).count();
-      s.detail = reason_ + "; reconnecting in " + seconds(std::max(0.0, left)) + " s";
+      s.detail = reason_ + "; reconnecting in " + secondsText(std::max(0.0, left), 1);
       break;
     }
     case Link::Finished:
       s.state = SourceState::Finished;
-      s.detail = run_finished_ ? "" : "the server ended the stream before the run's end";
+      s.detail = run_state_.finished() ? "" : "the server ended the stream before the run's end";
       break;
     case Link::Failed:
       s.state = SourceState::Failed;
@@ -183,9 +176,7 @@ SourceStatus RemoteSource::status() const {
   auto note = [&](const std::string& text) {
     if (!text.empty()) s.detail += (s.detail.empty() ? "" : "; ") + text;
   };
-  if (missed_ > 0) note("missed " + std::to_string(missed_) + " events");
-  if (undecodable_ > 0) note(std::to_string(undecodable_) + " events did not decode (last: " + undecodable_why_ + ")");
-  note(notice_);
+  for (const auto& text : run_state_.notes()) note(text);
   note(refusals_);
   note(control_error_);
   return s;
@@ -196,7 +187,7 @@ SourceStatus RemoteSource::status() const {
 void RemoteSource::flowing() {
   if (link_ != Link::Connecting) return;
   link_ = Link::Streaming;
-  attempt_ = 0;
+  backoff_.reset();
   reason_.clear();
 }
 
@@ -205,23 +196,7 @@ void RemoteSource::onEvent(const Event& event) {
     std::lock_guard lock(mutex_);
     flowing();
     // The server resumes at from_seq, so this only guards the staging buffer's promise.
-    if (has_seq_ && event.seq <= last_seq_) return;
-    has_seq_ = true;
-    last_seq_ = event.seq;
-    time_ = event.time;
-    if (const auto* c = std::get_if<RunControlChanged>(&event.payload)) {
-      if (c->action == RunAction::Paused) paused_ = true;
-      if (c->action == RunAction::Resumed) paused_ = false;
-      speed_ = c->speed;
-    } else if (const auto* r = std::get_if<RunStarted>(&event.payload)) {
-      run_.emplace(r->scenario, r->seed);
-      run_finished_ = false;
-      worker_health_.clear();
-    } else if (std::holds_alternative<RunFinished>(event.payload)) {
-      run_finished_ = true;
-    } else if (const auto* h = std::get_if<WorkerHealthChanged>(&event.payload)) {
-      worker_health_[h->worker] = workerHealthText(h->health, h->reason);
-    }
+    if (!run_state_.apply(event)) return;
   }
   staging_.onEvent(event);
 }
@@ -229,19 +204,13 @@ void RemoteSource::onEvent(const Event& event) {
 void RemoteSource::onGap(std::uint64_t first_seq, std::uint64_t last_seq) {
   std::lock_guard lock(mutex_);
   flowing();
-  if (last_seq >= first_seq) missed_ += last_seq - first_seq + 1;
-  // Not fetched again on a reconnect: the staging buffer only goes forward.
-  if (!has_seq_ || last_seq > last_seq_) last_seq_ = last_seq;
-  has_seq_ = true;
+  run_state_.gap(first_seq, last_seq);
 }
 
 void RemoteSource::onUndecodable(std::uint64_t seq, const std::string& why) {
   std::lock_guard lock(mutex_);
   flowing();
-  ++undecodable_;
-  undecodable_why_ = "seq " + std::to_string(seq) + ": " + why;
-  if (!has_seq_ || seq > last_seq_) last_seq_ = seq;
-  has_seq_ = true;
+  run_state_.undecodable(seq, why);
 }
 
 void RemoteSource::onDone(const grpc::Status& status) {
@@ -266,10 +235,7 @@ void RemoteSource::onDone(const grpc::Status& status) {
 }
 
 void RemoteSource::scheduleReconnect(std::string reason) {
-  const double base = std::min(kMaxBackoffSeconds, kFirstBackoffSeconds * std::pow(2.0, attempt_));
-  attempt_ = std::min(attempt_ + 1, 30);
-  // Jitter keeps consoles that lost the same server from all coming back at the same instant.
-  const double delay = std::min(kMaxBackoffSeconds, base * std::uniform_real_distribution<double>(0.8, 1.2)(random_));
+  const double delay = backoff_.next();
   reconnect_at_ = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(delay));
   link_ = Link::Backoff;
   reason_ = std::move(reason);
@@ -291,7 +257,7 @@ void RemoteSource::run() {
     if (link_ == Link::Backoff && now >= reconnect_at_) {
       link_ = Link::Connecting;
       // Ask first whether the server still runs the run we followed (it may have been restarted).
-      if (has_seq_)
+      if (run_state_.hasPosition())
         probe(lock);
       else
         subscribe_from_ = 0;
@@ -345,19 +311,8 @@ void RemoteSource::probe(std::unique_lock<std::mutex>& lock) {
         if (stopping_ || !probing_) return;
         probing_ = false;
         if (!status.ok()) return scheduleReconnect(describe(status));
-        const bool other_run =
-            run_ && state.has_run() && (state.run().scenario() != run_->first || state.run().seed() != run_->second);
-        if (state.last_seq() < last_seq_ || other_run) {
-          // A restarted server numbers a new run from 0: follow it from its beginning.
-          has_seq_ = false;
-          last_seq_ = 0;
-          missed_ = undecodable_ = 0;
-          run_.reset();
-          notice_ = "the server started a new run";
-        }
-        paused_ = state.paused();
-        speed_ = state.speed();
-        subscribe_from_ = has_seq_ ? last_seq_ + 1 : 0;
+        run_state_.resync(state);
+        subscribe_from_ = run_state_.resumeFrom();
         changed_.notify_all();
       });
   lock.lock();
@@ -382,8 +337,7 @@ void RemoteSource::poll(std::unique_lock<std::mutex>& lock) {
           if (status.ok()) {
             poll_failures_ = 0;
             refusals_ = refusalText(state);
-            paused_ = state.paused();
-            speed_ = state.speed();
+            run_state_.setPace(state.paused(), state.speed());
             // Reachable, and a paused run sends nothing: connected even before the first message.
             if (subscription_live_) flowing();
             return;
@@ -416,7 +370,7 @@ void RemoteSource::seekAnswered(const grpc::Status& status) {
   // A replay's stream reopens after a seek, also once it had finished: follow it again.
   if (status.ok() && link_ == Link::Finished && !subscription_live_ && !stopping_) {
     link_ = Link::Connecting;
-    subscribe_from_ = has_seq_ ? last_seq_ + 1 : 0;
+    subscribe_from_ = run_state_.resumeFrom();
     changed_.notify_all();
   }
 }

@@ -12,6 +12,7 @@
 // arrive as a Gap and show in the status ("missed N events"). A stream that ends OK means the run
 // finished: no reconnect. A server that stops answering altogether (two GetState polls in a row
 // unanswered while the stream is open: a hung process, a half-open connection) counts as lost too.
+// The backoff is ReconnectBackoff's; what the stream told about the run is kept by RemoteRunState.
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -20,11 +21,12 @@
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <random>
 #include <string>
 #include <thread>
 
+#include "backend/source/ReconnectBackoff.h"
 #include "backend/source/RemoteRunControl.h"
+#include "backend/source/RemoteRunState.h"
 #include "backend/source/TelemetrySubscription.h"
 #include "core/source/Source.h"
 #include "kvscope/v1/control.grpc.pb.h"
@@ -110,11 +112,9 @@ class RemoteSource final : public Source, private TelemetrySubscription::Listene
   bool started_ = false;  // start() ran and stop() has not
   bool stopping_ = false;
   Link link_ = Link::Idle;
-  std::string reason_;                                // why the last connection ended or failed
-  std::map<std::string, std::string> worker_health_;  // from WorkerHealthChanged (serve --live)
-  int attempt_ = 0;                                   // failed attempts since messages last flowed
+  std::string reason_;  // why the last connection ended or failed
+  ReconnectBackoff backoff_;
   Clock::time_point reconnect_at_;
-  std::mt19937 random_{std::random_device{}()};
 
   std::shared_ptr<TelemetrySubscription> subscription_;  // shared: cancelled without the lock
   bool subscription_live_ = false;                       // started and its onDone not yet seen
@@ -128,17 +128,7 @@ class RemoteSource final : public Source, private TelemetrySubscription::Listene
   int calls_ = 0;            // unary calls in flight
   std::map<grpc::ClientContext*, std::shared_ptr<grpc::ClientContext>> contexts_;  // to cancel on stop()
 
-  bool has_seq_ = false;
-  std::uint64_t last_seq_ = 0;
-  SimTime time_ = 0;
-  bool paused_ = false;
-  double speed_ = 0;
-  bool run_finished_ = false;                                 // RunFinished seen since the last RunStarted
-  std::optional<std::pair<std::string, std::uint64_t>> run_;  // scenario and seed of the run followed
-  std::uint64_t missed_ = 0;
-  std::uint64_t undecodable_ = 0;
-  std::string undecodable_why_;
-  std::string notice_;         // e.g. "the server started a new run"
+  RemoteRunState run_state_;
   std::string refusals_;       // who the server refused lately for a wrong or missing token (GetState)
   std::string control_error_;  // the last refused pause/resume/speed/seek
   std::string seek_refusal_;   // the server's FAILED_PRECONDITION for a seek: a live run

@@ -1,5 +1,5 @@
 #include "core/calibration/CalibrationTarget.h"
-#include "core/model/InputFile.h"
+#include "core/io/InputFile.h"
 
 #include <algorithm>
 #include <cmath>

@@ -8,6 +8,7 @@
 #include "core/knobs/KnobRegistry.h"
 #include "core/model/Distribution.h"
 #include "core/model/Error.h"
+#include "core/model/NumberText.h"
 #include "core/workload/SyntheticAgenticGenerator.h"
 
 namespace kvscope {
@@ -76,12 +77,6 @@ bool synthetic(const json& scenario) {
   return !scenario.contains("workload") || scenario["workload"].value("kind", std::string("synthetic")) == "synthetic";
 }
 
-std::string fmt(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
-}
-
 }  // namespace
 
 std::string FitParameter::describeAll() {
@@ -132,8 +127,8 @@ FitParameter FitParameter::parse(const std::string& text) {
     throw InputError("--fit " + text + ": unknown parameter '" + p.name + "'; expected one of: " + describeAll());
   }
   if ((lo_open ? p.lo <= min : p.lo < min) || p.hi > max)
-    throw InputError("--fit " + text + ": " + p.name + " must stay in " + (lo_open ? "(" : "[") + fmt(min) + ", " +
-                     fmt(max) + "]");
+    throw InputError("--fit " + text + ": " + p.name + " must stay in " + (lo_open ? "(" : "[") + compactText(min) +
+                     ", " + compactText(max) + "]");
   return p;
 }
 

@@ -129,23 +129,14 @@ ConstantFit constant(const std::string& key, double base_value, const std::strin
   return c;
 }
 
-void fitDecode(const ProfileSamples& samples, const CalibrationInputs& inputs, CalibrationResult& r) {
-  const auto& d = samples.decode();
-  const DecodeCounts& dc = samples.decodeCounts();
-  if (d.empty())
-    throw InputError("no `Decode batch` lines with a running request and a generation throughput in " +
-                     joinFiles(inputs.logs) + ": cannot fit the decode iteration time (" + std::to_string(dc.lines) +
-                     " Decode batch lines: " + std::to_string(dc.no_running) + " with 0 running requests, " +
-                     std::to_string(dc.no_throughput) + " with 0 throughput, " + std::to_string(dc.speculative) +
-                     " speculative, " + std::to_string(dc.no_tokens) + " without #token)");
-  const std::string source =
-      "Decode batch lines: iteration time = #running-req / gen throughput (token/s), least squares on "
-      "1, #running-req, #token";
-  ConstantFit base = constant("decode_iteration_base_s", r.base.decode_iteration_base_s, source);
-  ConstantFit per_req = constant("decode_iteration_per_request_s", r.base.decode_iteration_per_request_s, source);
-  ConstantFit per_tok =
-      constant("decode_iteration_per_context_token_s", r.base.decode_iteration_per_context_token_s, source);
+// The decode model: iteration time on 1, #running-req and #token, each regressor only where the
+// lines vary it, dropping dependent columns until a fit succeeds.
+struct DecodeModel {
+  ModelFit fit;
+  Spread running, tokens;
+};
 
+DecodeModel fitDecodeModel(const std::vector<DecodeSample>& d) {
   std::vector<std::vector<double>> rows;
   std::vector<double> y, running, tokens;
   for (const auto& s : d) {
@@ -154,31 +145,34 @@ void fitDecode(const ProfileSamples& samples, const CalibrationInputs& inputs, C
     running.push_back(s.running);
     tokens.push_back(s.tokens);
   }
-  const Spread sr = ProfileFit::spread(running), st = ProfileFit::spread(tokens);
+  DecodeModel dm;
+  dm.running = ProfileFit::spread(running);
+  dm.tokens = ProfileFit::spread(tokens);
+  const Spread &sr = dm.running, &st = dm.tokens;
   std::vector<int> cols{0};
   if (sr.distinct >= 2) cols.push_back(1);
   if (st.distinct >= 2) cols.push_back(2);
-  ModelFit m = fitColumns(rows, y, cols);
+  ModelFit& m = dm.fit;
+  m = fitColumns(rows, y, cols);
   // Dependent columns (#token a fixed multiple of #running-req): drop #token, then #running-req.
   if (!m.fit.ok && cols.size() == 3) {
     m = fitColumns(rows, y, {0, 1});
     if (!m.fit.ok) m = fitColumns(rows, y, {0, 2});
   }
   if (!m.fit.ok && cols.size() > 1) m = fitColumns(rows, y, {0});
-  r.decode_outliers = m.outliers;
-  const std::string n = std::to_string(d.size());
-  std::vector<ConstantFit*> all{&base, &per_req, &per_tok};
-  for (int c = 0; c < 3; ++c) {
-    ConstantFit& k = *all[static_cast<std::size_t>(c)];
-    k.quality = m.fit.quality;
-    const int s = slot(m, c);
-    if (!m.fit.ok || s < 0) continue;
-    k.estimate = m.fit.coef[static_cast<std::size_t>(s)];
-    k.std_error = m.fit.std_error[static_cast<std::size_t>(s)];
-  }
+  return dm;
+}
+
+// Why a decode constant kept the base profile's value, or is poorly determined: no fit at all,
+// terms the lines cannot separate, regressors with little spread. `n`: the number of lines.
+void explainDecodeFit(const DecodeModel& dm, const std::string& n, ConstantFit& base, ConstantFit& per_req,
+                      ConstantFit& per_tok) {
+  const ModelFit& m = dm.fit;
+  const Spread &sr = dm.running, &st = dm.tokens;
   const bool has_req = slot(m, 1) >= 0, has_tok = slot(m, 2) >= 0;
   if (!m.fit.ok) {
-    for (auto* k : all) k->warnings.push_back("no fit: " + m.fit.problem + "; kept the base profile's value");
+    for (auto* k : {&base, &per_req, &per_tok})
+      k->warnings.push_back("no fit: " + m.fit.problem + "; kept the base profile's value");
   }
   if (!has_req) {
     const std::string why = sr.distinct < 2 ? "all " + n + " lines have #running-req = " + num(sr.mean, 6)
@@ -204,6 +198,40 @@ void fitDecode(const ProfileSamples& samples, const CalibrationInputs& inputs, C
   } else if (st.relative() < ProfileCalibration::kMinSpread) {
     per_tok.warnings.push_back("little spread in #token (sd/mean = " + num(st.relative(), 3) + ")");
   }
+}
+
+void fitDecode(const ProfileSamples& samples, const CalibrationInputs& inputs, CalibrationResult& r) {
+  const auto& d = samples.decode();
+  const DecodeCounts& dc = samples.decodeCounts();
+  if (d.empty())
+    throw InputError("no `Decode batch` lines with a running request and a generation throughput in " +
+                     joinFiles(inputs.logs) + ": cannot fit the decode iteration time (" + std::to_string(dc.lines) +
+                     " Decode batch lines: " + std::to_string(dc.no_running) + " with 0 running requests, " +
+                     std::to_string(dc.no_throughput) + " with 0 throughput, " + std::to_string(dc.speculative) +
+                     " speculative, " + std::to_string(dc.no_tokens) + " without #token)");
+  const std::string source =
+      "Decode batch lines: iteration time = #running-req / gen throughput (token/s), least squares on "
+      "1, #running-req, #token";
+  ConstantFit base = constant("decode_iteration_base_s", r.base.decode_iteration_base_s, source);
+  ConstantFit per_req = constant("decode_iteration_per_request_s", r.base.decode_iteration_per_request_s, source);
+  ConstantFit per_tok =
+      constant("decode_iteration_per_context_token_s", r.base.decode_iteration_per_context_token_s, source);
+
+  const DecodeModel dm = fitDecodeModel(d);
+  const ModelFit& m = dm.fit;
+  r.decode_outliers = m.outliers;
+  const std::string n = std::to_string(d.size());
+  std::vector<ConstantFit*> all{&base, &per_req, &per_tok};
+  for (int c = 0; c < 3; ++c) {
+    ConstantFit& k = *all[static_cast<std::size_t>(c)];
+    k.quality = m.fit.quality;
+    const int s = slot(m, c);
+    if (!m.fit.ok || s < 0) continue;
+    k.estimate = m.fit.coef[static_cast<std::size_t>(s)];
+    k.std_error = m.fit.std_error[static_cast<std::size_t>(s)];
+  }
+  const bool has_req = slot(m, 1) >= 0, has_tok = slot(m, 2) >= 0;
+  explainDecodeFit(dm, n, base, per_req, per_tok);
   if (m.outliers > 0)
     for (auto* k : all)
       k->warnings.push_back(std::to_string(m.outliers) + " of " + n +
@@ -219,10 +247,10 @@ void fitDecode(const ProfileSamples& samples, const CalibrationInputs& inputs, C
   r.constants.push_back(std::move(per_tok));
 }
 
-void fitPrefill(const ProfileSamples& samples, CalibrationResult& r) {
-  std::vector<PrefillSample> all = samples.prefill(r.prefill_method, r.prefill);
+// What the prefill constants are fitted from, by the method the lines allow.
+std::string prefillSource(PrefillMethod method) {
   std::string source;
-  switch (r.prefill_method) {
+  switch (method) {
     case PrefillMethod::InputThroughput:
       source =
           "Prefill batch lines' input throughput (token/s): the previous batch's #new-token over the time "
@@ -242,6 +270,42 @@ void fitPrefill(const ProfileSamples& samples, CalibrationResult& r) {
       source = "Prefill batch lines";
       break;
   }
+  return source;
+}
+
+// The prefill model: each gap's (or window's) time on its batches and new tokens, least squares;
+// without the per-batch overhead when every batch had the same new tokens (the two columns are then
+// dependent) or when the two-column fit fails.
+struct PrefillModel {
+  ModelFit fit;
+  Spread per_batch;  // new tokens per batch
+  bool with_overhead = false;
+};
+
+PrefillModel fitPrefillModel(const std::vector<PrefillSample>& use) {
+  std::vector<std::vector<double>> rows;
+  std::vector<double> y, per_batch;
+  for (const auto& s : use) {
+    rows.push_back({s.batches, s.tokens});
+    y.push_back(s.seconds);
+    per_batch.push_back(s.tokens / s.batches);
+  }
+  PrefillModel pm;
+  pm.per_batch = ProfileFit::spread(per_batch);
+  ModelFit& m = pm.fit;
+  bool& with_overhead = pm.with_overhead;
+  with_overhead = pm.per_batch.distinct >= 2;
+  if (with_overhead) m = fitColumns(rows, y, {0, 1});
+  if (!with_overhead || !m.fit.ok) {
+    with_overhead = false;
+    m = fitColumns(rows, y, {1});
+  }
+  return pm;
+}
+
+void fitPrefill(const ProfileSamples& samples, CalibrationResult& r) {
+  std::vector<PrefillSample> all = samples.prefill(r.prefill_method, r.prefill);
+  const std::string source = prefillSource(r.prefill_method);
   ConstantFit rate = constant("prefill_tokens_per_s", r.base.prefill_tokens_per_s, source);
   ConstantFit over = constant("prefill_overhead_s", r.base.prefill_overhead_s, source);
   auto keep = [&](const std::string& why) {
@@ -266,21 +330,10 @@ void fitPrefill(const ProfileSamples& samples, CalibrationResult& r) {
   }
   if (use.size() < 3) return keep("only " + std::to_string(use.size()) + " prefill gaps with a time");
   r.prefill_samples_used = static_cast<long>(use.size());
-  std::vector<std::vector<double>> rows;
-  std::vector<double> y, per_batch;
-  for (const auto& s : use) {
-    rows.push_back({s.batches, s.tokens});
-    y.push_back(s.seconds);
-    per_batch.push_back(s.tokens / s.batches);
-  }
-  const Spread sp = ProfileFit::spread(per_batch);
-  ModelFit m;
-  bool with_overhead = sp.distinct >= 2;
-  if (with_overhead) m = fitColumns(rows, y, {0, 1});
-  if (!with_overhead || !m.fit.ok) {
-    with_overhead = false;
-    m = fitColumns(rows, y, {1});
-  }
+  const PrefillModel pm = fitPrefillModel(use);
+  const ModelFit& m = pm.fit;
+  const Spread& sp = pm.per_batch;
+  const bool with_overhead = pm.with_overhead;
   r.prefill_outliers = m.outliers;
   rate.quality = over.quality = m.fit.quality;
   if (!m.fit.ok) return keep("no fit: " + m.fit.problem);

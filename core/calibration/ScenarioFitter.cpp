@@ -38,6 +38,122 @@ struct Search {
   std::exception_ptr failure;
 };
 
+// What `progress` is told, serialised (the runs call it from worker threads): the evaluations done
+// (the search's and the sensitivity steps), the best objective so far, and an ETA over the budget.
+class FitReporter {
+ public:
+  FitReporter(const std::function<void(const FitProgress&)>& progress, int budget,
+              std::chrono::steady_clock::time_point start_time, const Search& search, const FitResult& result)
+      : progress_(progress), budget_(budget), start_time_(start_time), search_(search), result_(result) {
+    shown_.phase = "fit";
+    shown_.budget = budget;
+  }
+  void report(double current) {
+    if (!progress_) return;
+    std::lock_guard lock(mutex_);
+    shown_.evaluations = search_.evaluations + static_cast<int>(result_.sensitivity.size());
+    shown_.current = current;
+    if (std::isfinite(search_.best)) shown_.best_objective = search_.best;
+    shown_.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_time_).count();
+    const double done = shown_.evaluations + current;
+    if (done > 0.05) shown_.eta_s = shown_.elapsed_s * (budget_ - done) / done;
+    progress_(shown_);
+  }
+  void setPhase(const char* phase) {
+    std::lock_guard lock(mutex_);
+    shown_.phase = phase;
+  }
+
+ private:
+  const std::function<void(const FitProgress&)>& progress_;
+  const int budget_;
+  const std::chrono::steady_clock::time_point start_time_;
+  const Search& search_;
+  const FitResult& result_;
+  std::mutex mutex_;
+  FitProgress shown_;
+};
+
+// The search phase: NLopt's local search over u in [0, 1]^n, from `u` (left at the last point it
+// tried). `objective(x)` scores a point; what it throws is kept in `search` (cancelled, failure)
+// and stops the search, since nothing may be thrown through NLopt.
+template <class Objective>
+nlopt_result minimise(Search& search, nlopt_algorithm algorithm, int max_evaluations, std::vector<double>& u,
+                      Objective& objective) {
+  const std::size_t n = u.size();
+  struct Ctx {
+    Search* s;
+    Objective* objective;
+  } ctx{&search, &objective};
+  auto callback = [](unsigned, const double* x, double*, void* data) -> double {
+    auto* c = static_cast<Ctx*>(data);
+    Search& s = *c->s;
+    try {
+      return (*c->objective)(x);
+    } catch (const RunsCancelled&) {
+      s.cancelled = true;
+    } catch (...) {
+      s.failure = std::current_exception();
+    }
+    nlopt_force_stop(s.opt);
+    return std::numeric_limits<double>::max();
+  };
+
+  search.opt = nlopt_create(algorithm, static_cast<unsigned>(n));
+  std::vector<double> lo(n, 0.0), hi(n, 1.0);
+  nlopt_set_lower_bounds(search.opt, lo.data());
+  nlopt_set_upper_bounds(search.opt, hi.data());
+  nlopt_set_min_objective(search.opt, callback, &ctx);
+  nlopt_set_maxeval(search.opt, max_evaluations);
+  nlopt_set_initial_step1(search.opt, 0.2);  // a fifth of every range
+  nlopt_set_xtol_abs1(search.opt, 1e-3);     // a thousandth of every range
+  double minf = 0;
+  const nlopt_result status = nlopt_optimize(search.opt, u.data(), &minf);
+  nlopt_destroy(search.opt);
+  return status;
+}
+
+// The value a parameter is stepped to from its fitted value `v` to show what it moves: +10% (or
+// -10% at the top of its range), by at least 1 where the parameter is rounded to whole numbers.
+double steppedValue(const FitParameter& p, double v) {
+  double to = v != 0 ? v * 1.1 : v + 0.1 * (p.hi - p.lo);
+  if (to > p.hi) to = v * 0.9;
+  to = p.effective(to);
+  if (to == v) to = p.effective(v + (v + 1 <= p.hi ? 1 : -1));
+  return to;
+}
+
+// The sensitivity phase: each parameter stepped in turn (steppedValue) and the change of every
+// metric against the fit's. Stops early when the runs are cancelled (RunsCancelled propagates).
+template <class Evaluate, class Report>
+void measureSensitivity(FitResult& result, const std::vector<FitParameter>& params, Evaluate& evaluate,
+                        Report& report) {
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    const FitParameter& p = params[i];
+    const double v = result.values[i];
+    const double to = steppedValue(p, v);
+    std::vector<double> stepped = result.values;
+    stepped[i] = to;
+    const auto [obj, errors] = evaluate(stepped);
+    (void)obj;
+    ParameterSensitivity s;
+    s.param = p.name;
+    s.from = v;
+    s.to = to;
+    for (std::size_t k = 0; k < errors.size(); ++k) {
+      const MetricError& a = result.errors[k];
+      const MetricError& b = errors[k];
+      double change = a.share ? b.predicted - a.predicted : b.predicted / a.predicted - 1;
+      if (!std::isfinite(change)) change = 0;
+      s.changes.push_back({a.row, a.metric, change});
+      s.largest = std::max(s.largest, std::abs(change));
+    }
+    s.no_effect = s.largest < 1e-3;
+    result.sensitivity.push_back(s);
+    report(0);
+  }
+}
+
 }  // namespace
 
 ScenarioFitter::ScenarioFitter(const std::string& scenario, CalibrationTarget target, FitOptions options)
@@ -94,21 +210,8 @@ FitResult ScenarioFitter::run(const std::atomic<bool>& cancel,
   FitResult result;
   Search search;
 
-  std::mutex mutex;
-  FitProgress shown;
-  shown.phase = "fit";
-  shown.budget = budget;
-  auto report = [&](double current) {
-    if (!progress) return;
-    std::lock_guard lock(mutex);
-    shown.evaluations = search.evaluations + static_cast<int>(result.sensitivity.size());
-    shown.current = current;
-    if (std::isfinite(search.best)) shown.best_objective = search.best;
-    shown.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_time).count();
-    const double done = shown.evaluations + current;
-    if (done > 0.05) shown.eta_s = shown.elapsed_s * (budget - done) / done;
-    progress(shown);
-  };
+  FitReporter reporter(progress, budget, start_time, search, result);
+  auto report = [&reporter](double current) { reporter.report(current); };
 
   // Values as written for normalised coordinates u in [0, 1].
   auto valuesOf = [&](const double* u) {
@@ -135,46 +238,19 @@ FitResult ScenarioFitter::run(const std::atomic<bool>& cancel,
   }
   result.start = valuesOf(u.data());
 
-  struct Ctx {
-    Search* s;
-    decltype(valuesOf)* values_of;
-    decltype(evaluate)* evaluate_at;
-    decltype(report)* report_to;
-  } ctx{&search, &valuesOf, &evaluate, &report};
-  auto objective = [](unsigned, const double* x, double*, void* data) -> double {
-    auto* c = static_cast<Ctx*>(data);
-    Search& s = *c->s;
-    try {
-      const std::vector<double> v = (*c->values_of)(x);
-      const auto [obj, errors] = (*c->evaluate_at)(v);
-      ++s.evaluations;
-      if (obj < s.best) {
-        s.best = obj;
-        s.best_values = v;
-        s.best_errors = errors;
-      }
-      (*c->report_to)(0);
-      return obj;
-    } catch (const RunsCancelled&) {
-      s.cancelled = true;
-    } catch (...) {
-      s.failure = std::current_exception();
+  auto objective = [&](const double* x) -> double {
+    const std::vector<double> v = valuesOf(x);
+    const auto [obj, errors] = evaluate(v);
+    ++search.evaluations;
+    if (obj < search.best) {
+      search.best = obj;
+      search.best_values = v;
+      search.best_errors = errors;
     }
-    nlopt_force_stop(s.opt);
-    return std::numeric_limits<double>::max();
+    report(0);
+    return obj;
   };
-
-  search.opt = nlopt_create(algorithmOf(options_.algorithm), static_cast<unsigned>(n));
-  std::vector<double> lo(n, 0.0), hi(n, 1.0);
-  nlopt_set_lower_bounds(search.opt, lo.data());
-  nlopt_set_upper_bounds(search.opt, hi.data());
-  nlopt_set_min_objective(search.opt, objective, &ctx);
-  nlopt_set_maxeval(search.opt, options_.max_evaluations);
-  nlopt_set_initial_step1(search.opt, 0.2);  // a fifth of every range
-  nlopt_set_xtol_abs1(search.opt, 1e-3);     // a thousandth of every range
-  double minf = 0;
-  const nlopt_result status = nlopt_optimize(search.opt, u.data(), &minf);
-  nlopt_destroy(search.opt);
+  const nlopt_result status = minimise(search, algorithmOf(options_.algorithm), options_.max_evaluations, u, objective);
   if (search.failure) std::rethrow_exception(search.failure);
 
   result.evaluations = search.evaluations;
@@ -191,38 +267,9 @@ FitResult ScenarioFitter::run(const std::atomic<bool>& cancel,
   result.errors = search.best_errors;
 
   if (options_.sensitivity && !search.cancelled) {
-    {
-      std::lock_guard lock(mutex);
-      shown.phase = "sensitivity";
-    }
+    reporter.setPhase("sensitivity");
     try {
-      for (std::size_t i = 0; i < n; ++i) {
-        const FitParameter& p = params[i];
-        const double v = result.values[i];
-        double to = v != 0 ? v * 1.1 : v + 0.1 * (p.hi - p.lo);
-        if (to > p.hi) to = v * 0.9;
-        to = p.effective(to);
-        if (to == v) to = p.effective(v + (v + 1 <= p.hi ? 1 : -1));
-        std::vector<double> stepped = result.values;
-        stepped[i] = to;
-        const auto [obj, errors] = evaluate(stepped);
-        (void)obj;
-        ParameterSensitivity s;
-        s.param = p.name;
-        s.from = v;
-        s.to = to;
-        for (std::size_t k = 0; k < errors.size(); ++k) {
-          const MetricError& a = result.errors[k];
-          const MetricError& b = errors[k];
-          double change = a.share ? b.predicted - a.predicted : b.predicted / a.predicted - 1;
-          if (!std::isfinite(change)) change = 0;
-          s.changes.push_back({a.row, a.metric, change});
-          s.largest = std::max(s.largest, std::abs(change));
-        }
-        s.no_effect = s.largest < 1e-3;
-        result.sensitivity.push_back(s);
-        report(0);
-      }
+      measureSensitivity(result, params, evaluate, report);
     } catch (const RunsCancelled&) {
       result.stopped_early = true;  // the fit is complete; only the sensitivity is cut short
     }

@@ -66,6 +66,65 @@ std::string DiagnosisEngine::name(WorkerId w) const {
                                                             : "D" + std::to_string(w);
 }
 
+void DiagnosisEngine::onRunStarted(const RunStarted& r) {
+  names_.clear();
+  for (const auto& w : r.workers) names_.push_back(w.name);
+  bindings_.assign(r.workers.size(), 0);
+  decode_.clear();
+  for (const auto& w : r.workers) decode_.push_back(w.role == WorkerRole::Decode);
+  running_sum_.assign(r.workers.size(), 0);
+  cluster_running_sum_.assign(r.workers.size(), 0);
+  busy_snapshots_.assign(r.workers.size(), 0);
+  health_.clear();
+  alive_.assign(r.workers.size(), true);
+}
+
+void DiagnosisEngine::onEviction(double t, const Eviction& ev) {
+  ++evictions_;
+  if (ev.granularity == EvictionGranularity::Session) {
+    ++session_evictions_;
+    ++session_evictions_per_worker_[ev.worker];
+  }
+  eviction_tokens_ += ev.tokens_freed;
+  if (first_eviction_ < 0) first_eviction_ = t;
+  last_eviction_ = t;
+  if (ev.session) evicted_sessions_.add(ev.session);
+}
+
+void DiagnosisEngine::onRequestDone(double t, const RequestDone& d) {
+  auto bucket = [](std::vector<Bucket>& v, double at) -> Bucket& {
+    const auto i = static_cast<std::size_t>(std::max(0.0, at) / kBucketS);
+    if (i >= v.size()) v.resize(i + 1);
+    return v[i];
+  };
+  const double arrival = t - timeToSeconds(d.e2e);
+  const bool failed = d.status != RequestStatus::Ok;
+  const bool transfer = failed && (d.error.find("could be dead") != std::string::npos ||
+                                   d.error.find("KVTransferError") != std::string::npos);
+  for (Bucket* b : {&bucket(by_arrival_, arrival), &bucket(by_end_, t)}) {
+    ++b->done;
+    b->failed += failed;
+    b->transfer_errors += transfer;
+  }
+  if (!failed) ++ok_requests_;
+  if (!failed && d.ttft >= 0) ttft_.add(timeToSeconds(d.ttft));
+}
+
+void DiagnosisEngine::onSnapshot(double t, const Snapshot& s) {
+  for (const auto& g : s.workers) {
+    const auto w = static_cast<std::size_t>(g.worker);
+    if (g.worker < 0 || w >= alive_.size() || alive_[w] == g.alive) continue;
+    alive_[w] = g.alive;
+    setHealth(t, name(g.worker), std::nullopt, !g.alive, g.alive ? "" : "its gauges say it is not alive");
+  }
+  addLoad(t, s);
+  if (first_arrival_ < 0 || t - first_arrival_ > kEarlyWindowS / 2) return;
+  int seeds = 0;
+  for (const auto& g : s.workers) seeds += g.pending_seeds;
+  peak_pending_seeds_early_ = std::max(peak_pending_seeds_early_, seeds);
+  for (const auto& l : s.links) peak_link_queue_early_ = std::max(peak_link_queue_early_, l.queue_depth);
+}
+
 void DiagnosisEngine::onEvent(const Event& e) {
   const double t = timeToSeconds(e.time);
   if (t >= next_check_) {
@@ -73,24 +132,8 @@ void DiagnosisEngine::onEvent(const Event& e) {
     next_check_ = (std::floor(t / kBucketS) + 1) * kBucketS;
   }
   end_ = std::max(end_, t);
-  auto bucket = [](std::vector<Bucket>& v, double at) -> Bucket& {
-    const auto i = static_cast<std::size_t>(std::max(0.0, at) / kBucketS);
-    if (i >= v.size()) v.resize(i + 1);
-    return v[i];
-  };
   std::visit(Overloaded{
-                 [&](const RunStarted& r) {
-                   names_.clear();
-                   for (const auto& w : r.workers) names_.push_back(w.name);
-                   bindings_.assign(r.workers.size(), 0);
-                   decode_.clear();
-                   for (const auto& w : r.workers) decode_.push_back(w.role == WorkerRole::Decode);
-                   running_sum_.assign(r.workers.size(), 0);
-                   cluster_running_sum_.assign(r.workers.size(), 0);
-                   busy_snapshots_.assign(r.workers.size(), 0);
-                   health_.clear();
-                   alive_.assign(r.workers.size(), true);
-                 },
+                 [&](const RunStarted& r) { onRunStarted(r); },
                  [&](const RouteDecision&) {
                    if (first_arrival_ < 0) first_arrival_ = t;
                  },
@@ -104,17 +147,7 @@ void DiagnosisEngine::onEvent(const Event& e) {
                    if (s.reseed) ++reseeds_;
                    if (first_arrival_ >= 0 && t - first_arrival_ <= kEarlyWindowS) ++seeds_early_;
                  },
-                 [&](const Eviction& ev) {
-                   ++evictions_;
-                   if (ev.granularity == EvictionGranularity::Session) {
-                     ++session_evictions_;
-                     ++session_evictions_per_worker_[ev.worker];
-                   }
-                   eviction_tokens_ += ev.tokens_freed;
-                   if (first_eviction_ < 0) first_eviction_ = t;
-                   last_eviction_ = t;
-                   if (ev.session) evicted_sessions_.add(ev.session);
-                 },
+                 [&](const Eviction& ev) { onEviction(t, ev); },
                  [&](const LinkHealth& l) {
                    if (l.state != LinkState::Dead) return;
                    if (dead_++ == 0) first_dead_ = t;
@@ -134,35 +167,8 @@ void DiagnosisEngine::onEvent(const Event& e) {
                      recent_corrections_.pop_front();
                    recent_corrections_.push_back({t, c.worker, c.fill_len, c.prefix_len});
                  },
-                 [&](const RequestDone& d) {
-                   const double arrival = t - timeToSeconds(d.e2e);
-                   const bool failed = d.status != RequestStatus::Ok;
-                   const bool transfer = failed && (d.error.find("could be dead") != std::string::npos ||
-                                                    d.error.find("KVTransferError") != std::string::npos);
-                   for (Bucket* b : {&bucket(by_arrival_, arrival), &bucket(by_end_, t)}) {
-                     ++b->done;
-                     b->failed += failed;
-                     b->transfer_errors += transfer;
-                   }
-                   if (!failed) ++ok_requests_;
-                   if (!failed && d.ttft >= 0) ttft_.add(timeToSeconds(d.ttft));
-                 },
-                 [&](const Snapshot& s) {
-                   for (const auto& g : s.workers) {
-                     const auto w = static_cast<std::size_t>(g.worker);
-                     if (g.worker < 0 || w >= alive_.size() || alive_[w] == g.alive) continue;
-                     alive_[w] = g.alive;
-                     setHealth(t, name(g.worker), std::nullopt, !g.alive,
-                               g.alive ? "" : "its gauges say it is not alive");
-                   }
-                   addLoad(t, s);
-                   if (first_arrival_ < 0 || t - first_arrival_ > kEarlyWindowS / 2) return;
-                   int seeds = 0;
-                   for (const auto& g : s.workers) seeds += g.pending_seeds;
-                   peak_pending_seeds_early_ = std::max(peak_pending_seeds_early_, seeds);
-                   for (const auto& l : s.links)
-                     peak_link_queue_early_ = std::max(peak_link_queue_early_, l.queue_depth);
-                 },
+                 [&](const RequestDone& d) { onRequestDone(t, d); },
+                 [&](const Snapshot& s) { onSnapshot(t, s); },
                  [](const auto&) {},
              },
              e.payload);

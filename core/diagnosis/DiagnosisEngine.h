@@ -68,6 +68,11 @@ class DiagnosisEngine : public EventSink {
   std::vector<Finding> current() const;
   void check();
   void onCrash(double t, const WorkerCrashed& c);
+  // onEvent() for the event kinds that take more than a line or two.
+  void onRunStarted(const RunStarted& r);
+  void onEviction(double t, const Eviction& ev);
+  void onRequestDone(double t, const RequestDone& d);
+  void onSnapshot(double t, const Snapshot& s);
   std::optional<Finding> cascade() const;
   std::optional<Finding> coldDecode() const;
   std::optional<Finding> coldDecodeByLoad() const;

@@ -1,5 +1,5 @@
 #include "core/live/ClusterConfigLoader.h"
-#include "core/model/InputFile.h"
+#include "core/io/InputFile.h"
 
 #include <filesystem>
 #include <fstream>
@@ -59,7 +59,7 @@ struct Node {
     throw InputError(formatInputError(file, line(), path, what));
   }
   std::string shown() const {
-    if (node.IsScalar()) return "'" + node.Scalar() + "'";
+    if (node.IsScalar()) return quotedExcerpt(node.Scalar());
     return node.IsSequence() ? "a list" : node.IsMap() ? "a mapping" : "nothing";
   }
   Node child(const std::string& key) const { return {file, node[key], path.empty() ? key : path + "." + key}; }

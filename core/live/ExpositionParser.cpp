@@ -1,5 +1,7 @@
 #include "core/live/ExpositionParser.h"
 
+#include "core/model/Error.h"
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -51,17 +53,6 @@ bool isNameChar(char c) { return isNameStart(c) || (c >= '0' && c <= '9'); }
 bool isLabelStart(char c) { return isNameStart(c) && c != ':'; }
 bool isLabelChar(char c) { return isNameChar(c) && c != ':'; }
 bool isBlank(char c) { return c == ' ' || c == '\t'; }
-
-// What a message shows of untrusted text: short, printable, quoted.
-std::string shown(std::string_view s) {
-  std::string out = "'";
-  for (std::size_t i = 0; i < s.size() && i < 40; ++i) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    out += (c >= 0x20 && c < 0x7f) ? static_cast<char>(c) : '?';
-  }
-  if (s.size() > 40) out += "...";
-  return out + "'";
-}
 
 bool iequals(std::string_view a, std::string_view b) {
   return a.size() == b.size() &&
@@ -170,12 +161,12 @@ class Run {
     while (n < rest.size() && isNameChar(rest[n])) ++n;
     const std::string_view name = rest.substr(0, n);
     if (name.empty() || !isNameStart(name.front())) {
-      problem(no, help ? "HELP" : "TYPE", "expected a metric name, got " + shown(rest));
+      problem(no, help ? "HELP" : "TYPE", "expected a metric name, got " + quotedExcerpt(rest));
       return;
     }
     rest.remove_prefix(n);
     if (!rest.empty() && !isBlank(rest.front())) {
-      problem(no, std::string(name), "expected a blank after the metric name, got " + shown(rest));
+      problem(no, std::string(name), "expected a blank after the metric name, got " + quotedExcerpt(rest));
       return;
     }
     while (!rest.empty() && isBlank(rest.front())) rest.remove_prefix(1);
@@ -202,7 +193,8 @@ class Run {
                                                                          {"untyped", MetricType::Untyped}};
     const auto* t = std::find_if(std::begin(kTypes), std::end(kTypes), [&](auto& k) { return k.first == rest; });
     if (t == std::end(kTypes)) {
-      problem(no, f.name, "expected a type (counter, gauge, histogram, summary or untyped), got " + shown(rest));
+      problem(no, f.name,
+              "expected a type (counter, gauge, histogram, summary or untyped), got " + quotedExcerpt(rest));
       return;
     }
     if (typed_.count(f.name)) {
@@ -240,7 +232,8 @@ class Run {
     while (i < text.size() && isNameChar(text[i])) ++i;
     if (i == 0 || !isNameStart(text[0])) {
       problem(no, "",
-              "expected a metric name (letters, digits, '_' or ':', not starting with a digit), got " + shown(text));
+              "expected a metric name (letters, digits, '_' or ':', not starting with a digit), got " +
+                  quotedExcerpt(text));
       return;
     }
     MetricSample s;
@@ -255,7 +248,7 @@ class Run {
       while (k < text.size() && isBlank(text[k])) ++k;
     }
     if (k == before_value && k < text.size()) {
-      problem(no, s.name, "expected a blank before the value, got " + shown(text.substr(k)));
+      problem(no, s.name, "expected a blank before the value, got " + quotedExcerpt(text.substr(k)));
       return;
     }
     std::size_t end = k;
@@ -267,7 +260,7 @@ class Run {
     }
     const auto value = parseValue(value_text);
     if (!value) {
-      problem(no, s.name, "expected a number (a float, +Inf, -Inf or NaN), got " + shown(value_text));
+      problem(no, s.name, "expected a number (a float, +Inf, -Inf or NaN), got " + quotedExcerpt(value_text));
       return;
     }
     s.value = *value;
@@ -278,14 +271,14 @@ class Run {
       while (end < text.size() && !isBlank(text[end])) ++end;
       const auto ts = parseTimestamp(text.substr(k, end - k));
       if (!ts) {
-        problem(no, s.name, "expected a timestamp (integer milliseconds), got " + shown(text.substr(k)));
+        problem(no, s.name, "expected a timestamp (integer milliseconds), got " + quotedExcerpt(text.substr(k)));
         return;
       }
       s.timestamp_ms = ts;
       k = end;
       while (k < text.size() && isBlank(text[k])) ++k;
       if (k < text.size()) {
-        problem(no, s.name, "expected the end of the line after the timestamp, got " + shown(text.substr(k)));
+        problem(no, s.name, "expected the end of the line after the timestamp, got " + quotedExcerpt(text.substr(k)));
         return;
       }
     }
@@ -301,6 +294,38 @@ class Run {
     last_sample_line_ = no;
     ++out_.samples;
     out_.families[familyOfSample(s.name)].samples.push_back(std::move(s));
+  }
+
+  // Reads a label value's text up to its closing '"' (k just after the opening one; left after the
+  // closing one), unescaping \\, \" and \n.
+  bool labelValue(long no, std::string_view text, std::size_t& k, const MetricSample& s, MetricLabel& label) {
+    bool closed = false;
+    while (k < text.size()) {
+      const char c = text[k++];
+      if (c == '"') {
+        closed = true;
+        break;
+      }
+      if (c != '\\') {
+        label.value += c;
+        continue;
+      }
+      const char e = k < text.size() ? text[k++] : '\0';
+      if (e == '\\' || e == '"') {
+        label.value += e;
+      } else if (e == 'n') {
+        label.value += '\n';
+      } else {
+        problem(no, s.name + "{" + label.name + "}",
+                "expected an escape \\\\, \\\" or \\n in the label value, got " + quotedExcerpt(std::string("\\") + e));
+        return false;
+      }
+    }
+    if (!closed) {
+      problem(no, s.name + "{" + label.name + "}", "expected a closing '\"', got the end of the line");
+      return false;
+    }
+    return true;
   }
 
   // Parses `name="value",...}` from text[k] (just after '{'); leaves k after '}'.
@@ -321,49 +346,26 @@ class Run {
       std::size_t n = k;
       while (n < text.size() && isLabelChar(text[n])) ++n;
       if (n == k || !isLabelStart(text[k])) {
-        problem(no, s.name, "expected a label name, got " + shown(text.substr(k)));
+        problem(no, s.name, "expected a label name, got " + quotedExcerpt(text.substr(k)));
         return false;
       }
       MetricLabel label{std::string(text.substr(k, n - k)), {}};
       k = n;
       skip();
       if (k >= text.size() || text[k] != '=') {
-        problem(no, s.name + "{" + label.name + "}", "expected '=' after the label name, got " + shown(text.substr(k)));
+        problem(no, s.name + "{" + label.name + "}",
+                "expected '=' after the label name, got " + quotedExcerpt(text.substr(k)));
         return false;
       }
       ++k;
       skip();
       if (k >= text.size() || text[k] != '"') {
-        problem(no, s.name + "{" + label.name + "}", "expected a quoted label value, got " + shown(text.substr(k)));
+        problem(no, s.name + "{" + label.name + "}",
+                "expected a quoted label value, got " + quotedExcerpt(text.substr(k)));
         return false;
       }
       ++k;
-      bool closed = false;
-      while (k < text.size()) {
-        const char c = text[k++];
-        if (c == '"') {
-          closed = true;
-          break;
-        }
-        if (c != '\\') {
-          label.value += c;
-          continue;
-        }
-        const char e = k < text.size() ? text[k++] : '\0';
-        if (e == '\\' || e == '"') {
-          label.value += e;
-        } else if (e == 'n') {
-          label.value += '\n';
-        } else {
-          problem(no, s.name + "{" + label.name + "}",
-                  "expected an escape \\\\, \\\" or \\n in the label value, got " + shown(std::string("\\") + e));
-          return false;
-        }
-      }
-      if (!closed) {
-        problem(no, s.name + "{" + label.name + "}", "expected a closing '\"', got the end of the line");
-        return false;
-      }
+      if (!labelValue(no, text, k, s, label)) return false;
       if (s.label(label.name)) {
         problem(no, s.name + "{" + label.name + "}", "expected each label once, got it twice");
         return false;
@@ -384,7 +386,7 @@ class Run {
       }
       problem(no, s.name,
               "expected ',' or '}' after a label, got " +
-                  (k < text.size() ? shown(text.substr(k)) : "the end of the line"));
+                  (k < text.size() ? quotedExcerpt(text.substr(k)) : "the end of the line"));
       return false;
     }
   }
@@ -416,7 +418,7 @@ class Run {
           if (!le) {
             problem(s.line, f.name, "expected an 'le' label on a histogram bucket");
           } else if (!bound || std::isnan(*bound)) {
-            problem(s.line, f.name + "{le}", "expected a bucket bound (a number or +Inf), got " + shown(*le));
+            problem(s.line, f.name + "{le}", "expected a bucket bound (a number or +Inf), got " + quotedExcerpt(*le));
           } else {
             g.buckets.push_back({*bound, &s});
           }

@@ -113,23 +113,105 @@ bool LogEventMapper::firstReport(const LogRecord& r) {
   return true;
 }
 
+void LogEventMapper::mapCorrection(LogMapping& m, const LogRecord& r) {
+  if (ref_.role == WorkerRole::Prefill) return;  // the correction is a decode-side path
+  Correction c;
+  c.worker = ref_.worker;
+  c.request = numericId(r.rid);
+  c.session = numericId(r.session_id);
+  c.fill_len = r.fill_len;
+  c.prefix_len = r.prefix_len;
+  c.kv_committed_len = r.kv_committed_len;
+  c.fault = CorrectionFault::None;  // what follows (a crash or not) arrives as its own line
+  m.events.push_back(std::move(c));
+}
+
+void LogEventMapper::mapTransferFailed(LogMapping& m, const LogRecord& r) {
+  if (r.aborted) {  // an AbortReq ends the transfer: the request failed, the link is fine
+    failedRequest(m, r, r.exception);
+    return;
+  }
+  const Link link = linkFor(r.remote);
+  if (link.known()) {
+    TransferFinished t;
+    t.request = numericId(r.rid);
+    t.prefill = link.prefill;
+    t.worker = link.decode;
+    t.ok = false;
+    t.reason = r.exception;
+    m.events.push_back(std::move(t));
+  }
+  // The reasons upstream gives when it has given up on the peer (mooncake/conn.py,
+  // common/conn.py); a failed chunk or a KVPoll timeout only makes the link suspect.
+  const bool dead = r.exception.find("not alive") != std::string::npos ||
+                    r.exception.find("could be dead") != std::string::npos ||
+                    r.exception.find("might be dead") != std::string::npos ||
+                    r.exception.find("now it is down") != std::string::npos ||
+                    r.exception.find("Lost connection with prefill instance") != std::string::npos;
+  linkState(m, link, dead ? LinkState::Dead : LinkState::Suspect, r.exception, dead ? 1 : 0, false);
+  failedRequest(m, r, r.exception);
+}
+
+void LogEventMapper::mapAborted(LogMapping& m, const LogRecord& r) {
+  // vLLM names several requests in one line ("Aborted request(s) a,b."): one failure each.
+  std::string_view ids = r.rid;
+  do {
+    const auto comma = ids.find(',');
+    LogRecord one = r;
+    one.rid = std::string(ids.substr(0, comma));
+    failedRequest(m, one, r.message);
+    ids = comma == std::string_view::npos ? std::string_view() : ids.substr(comma + 1);
+  } while (!ids.empty() && m.events.size() < kMaxAbortsPerLine);
+}
+
+void LogEventMapper::mapEngineStats(LogMapping& m, const LogRecord& r) {
+  if (ref_.role == WorkerRole::Prefill) return;
+  if (r.engines_aggregated > 0 || r.prefix.dp < 0) {  // the whole worker already
+    engine_stats_.clear();
+    m.gauges = r.batch;
+    return;
+  }
+  engine_stats_[r.prefix.dp] = r.batch;
+  // Data-parallel engines are one worker: requests add up, the KV use is their mean.
+  BatchGauges sum;
+  sum.running_req = sum.queue_req = 0;
+  sum.token_usage = 0;
+  for (const auto& [engine, b] : engine_stats_) {
+    sum.running_req += std::max<std::int64_t>(b.running_req, 0);
+    sum.queue_req += std::max<std::int64_t>(b.queue_req, 0);
+    sum.token_usage += std::max(b.token_usage, 0.0) / static_cast<double>(engine_stats_.size());
+  }
+  m.gauges = sum;
+}
+
+void LogEventMapper::mapKvCacheSize(LogMapping& m, const LogRecord& r) {
+  if (ref_.role == WorkerRole::Prefill) return;
+  engine_capacity_[r.prefix.process] = r.batch.capacity_tokens;  // one line per EngineCore (DP rank)
+  BatchGauges g;
+  g.capacity_tokens = 0;
+  for (const auto& [process, tokens] : engine_capacity_) g.capacity_tokens += tokens;
+  m.gauges = g;
+}
+
+void LogEventMapper::mapDecodeOutOfMemory(LogMapping& m, const LogRecord& r) {
+  if (ref_.role == WorkerRole::Prefill || r.affected <= 0) return;
+  Retraction x;
+  x.worker = ref_.worker;
+  // The line counts the retracted requests but names none: each is request 0, the id a log
+  // line that names no request gets everywhere here (numericId), so counts and sums hold.
+  x.requests.assign(static_cast<std::size_t>(std::min<int>(r.affected, kMaxRetractedRequests)), RequestId{0});
+  x.new_token_ratio_before = std::max(0.0, r.ratio_before);
+  x.new_token_ratio_after = std::max(0.0, r.ratio_after);
+  m.events.push_back(std::move(x));
+}
+
 LogMapping LogEventMapper::map(const LogRecord& r) {
   LogMapping m;
   if ((r.kind == LogLineKind::TransferFailed || r.kind == LogLineKind::KvPollTimeout) && !firstReport(r)) return m;
   switch (r.kind) {
-    case LogLineKind::Correction: {
-      if (ref_.role == WorkerRole::Prefill) break;  // the correction is a decode-side path
-      Correction c;
-      c.worker = ref_.worker;
-      c.request = numericId(r.rid);
-      c.session = numericId(r.session_id);
-      c.fill_len = r.fill_len;
-      c.prefix_len = r.prefix_len;
-      c.kv_committed_len = r.kv_committed_len;
-      c.fault = CorrectionFault::None;  // what follows (a crash or not) arrives as its own line
-      m.events.push_back(std::move(c));
+    case LogLineKind::Correction:
+      mapCorrection(m, r);
       break;
-    }
     case LogLineKind::SchedulerException: {
       std::string reason = r.message.substr(0, r.message.find('\n'));
       if (!r.exception.empty()) reason += " / " + r.exception;
@@ -139,78 +221,23 @@ LogMapping LogEventMapper::map(const LogRecord& r) {
     case LogLineKind::Sigquit:
       crash(m, r.message, r.prefix.clock_s, true);
       break;
-    case LogLineKind::TransferFailed: {
-      if (r.aborted) {  // an AbortReq ends the transfer: the request failed, the link is fine
-        failedRequest(m, r, r.exception);
-        break;
-      }
-      const Link link = linkFor(r.remote);
-      if (link.known()) {
-        TransferFinished t;
-        t.request = numericId(r.rid);
-        t.prefill = link.prefill;
-        t.worker = link.decode;
-        t.ok = false;
-        t.reason = r.exception;
-        m.events.push_back(std::move(t));
-      }
-      // The reasons upstream gives when it has given up on the peer (mooncake/conn.py,
-      // common/conn.py); a failed chunk or a KVPoll timeout only makes the link suspect.
-      const bool dead = r.exception.find("not alive") != std::string::npos ||
-                        r.exception.find("could be dead") != std::string::npos ||
-                        r.exception.find("might be dead") != std::string::npos ||
-                        r.exception.find("now it is down") != std::string::npos ||
-                        r.exception.find("Lost connection with prefill instance") != std::string::npos;
-      linkState(m, link, dead ? LinkState::Dead : LinkState::Suspect, r.exception, dead ? 1 : 0, false);
-      failedRequest(m, r, r.exception);
+    case LogLineKind::TransferFailed:
+      mapTransferFailed(m, r);
       break;
-    }
     case LogLineKind::KvPollTimeout:
       linkState(m, linkFor({}), LinkState::Suspect, r.message, 0, false);
       // `Request R waiting_timeout` (no seconds) precedes the transfer failure that fails the request.
       if (r.seconds >= 0) failedRequest(m, r, r.message);
       break;
-    case LogLineKind::Aborted: {
-      // vLLM names several requests in one line ("Aborted request(s) a,b."): one failure each.
-      std::string_view ids = r.rid;
-      do {
-        const auto comma = ids.find(',');
-        LogRecord one = r;
-        one.rid = std::string(ids.substr(0, comma));
-        failedRequest(m, one, r.message);
-        ids = comma == std::string_view::npos ? std::string_view() : ids.substr(comma + 1);
-      } while (!ids.empty() && m.events.size() < kMaxAbortsPerLine);
+    case LogLineKind::Aborted:
+      mapAborted(m, r);
       break;
-    }
-    case LogLineKind::EngineStats: {
-      if (ref_.role == WorkerRole::Prefill) break;
-      if (r.engines_aggregated > 0 || r.prefix.dp < 0) {  // the whole worker already
-        engine_stats_.clear();
-        m.gauges = r.batch;
-        break;
-      }
-      engine_stats_[r.prefix.dp] = r.batch;
-      // Data-parallel engines are one worker: requests add up, the KV use is their mean.
-      BatchGauges sum;
-      sum.running_req = sum.queue_req = 0;
-      sum.token_usage = 0;
-      for (const auto& [engine, b] : engine_stats_) {
-        sum.running_req += std::max<std::int64_t>(b.running_req, 0);
-        sum.queue_req += std::max<std::int64_t>(b.queue_req, 0);
-        sum.token_usage += std::max(b.token_usage, 0.0) / static_cast<double>(engine_stats_.size());
-      }
-      m.gauges = sum;
+    case LogLineKind::EngineStats:
+      mapEngineStats(m, r);
       break;
-    }
-    case LogLineKind::KvCacheSize: {
-      if (ref_.role == WorkerRole::Prefill) break;
-      engine_capacity_[r.prefix.process] = r.batch.capacity_tokens;  // one line per EngineCore (DP rank)
-      BatchGauges g;
-      g.capacity_tokens = 0;
-      for (const auto& [process, tokens] : engine_capacity_) g.capacity_tokens += tokens;
-      m.gauges = g;
+    case LogLineKind::KvCacheSize:
+      mapKvCacheSize(m, r);
       break;
-    }
     case LogLineKind::LostConnection:
       // Always an event: it carries how many requests the dead link aborted.
       linkState(m, linkFor(r.remote), LinkState::Dead, r.message, std::max(r.affected, 0), true);
@@ -243,18 +270,9 @@ LogMapping LogEventMapper::map(const LogRecord& r) {
       m.events.push_back(std::move(d));
       break;
     }
-    case LogLineKind::DecodeOutOfMemory: {
-      if (ref_.role == WorkerRole::Prefill || r.affected <= 0) break;
-      Retraction x;
-      x.worker = ref_.worker;
-      // The line counts the retracted requests but names none: each is request 0, the id a log
-      // line that names no request gets everywhere here (numericId), so counts and sums hold.
-      x.requests.assign(static_cast<std::size_t>(std::min<int>(r.affected, kMaxRetractedRequests)), RequestId{0});
-      x.new_token_ratio_before = std::max(0.0, r.ratio_before);
-      x.new_token_ratio_after = std::max(0.0, r.ratio_after);
-      m.events.push_back(std::move(x));
+    case LogLineKind::DecodeOutOfMemory:
+      mapDecodeOutOfMemory(m, r);
       break;
-    }
     case LogLineKind::MooncakeGlog:  // the consumer's MooncakeLogMapper maps it
     case LogLineKind::Unknown:
     case LogLineKind::Continuation:

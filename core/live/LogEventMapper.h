@@ -60,6 +60,13 @@ class LogEventMapper {
   void linkState(LogMapping& m, Link link, LinkState state, const std::string& reason, int aborted, bool always);
   void crash(LogMapping& m, const std::string& reason, std::int64_t clock_s, bool sigquit);
   void failedRequest(LogMapping& m, const LogRecord& r, const std::string& error);
+  // map() for the line kinds that take more than a call: one function per kind.
+  void mapCorrection(LogMapping& m, const LogRecord& r);
+  void mapTransferFailed(LogMapping& m, const LogRecord& r);
+  void mapAborted(LogMapping& m, const LogRecord& r);
+  void mapEngineStats(LogMapping& m, const LogRecord& r);
+  void mapKvCacheSize(LogMapping& m, const LogRecord& r);
+  void mapDecodeOutOfMemory(LogMapping& m, const LogRecord& r);
 
   LiveWorkerRef ref_;
   const LiveAddressBook* book_;

@@ -1,5 +1,5 @@
 #include "core/live/SavedScrapeReader.h"
-#include "core/model/InputFile.h"
+#include "core/io/InputFile.h"
 
 #include <cerrno>
 #include <charconv>

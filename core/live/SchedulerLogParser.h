@@ -121,6 +121,8 @@ struct LogRecord {
   int engines_aggregated = 0;
 };
 
+// The prefix is read by SchedulerLogPrefix and the batch lines by SchedulerBatchLine; the other
+// messages here, their fields with LogFieldReader.
 class SchedulerLogParser {
  public:
   static constexpr std::size_t kMaxMessage = 4096;

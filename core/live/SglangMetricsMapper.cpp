@@ -83,16 +83,10 @@ std::optional<long> rankOf(const MetricSample& s, std::string_view label) {
   return n;
 }
 
-}  // namespace
-
-const char* toString(EngineKind e) { return e == EngineKind::Vllm ? "vllm" : "sglang"; }
-
-EngineMetrics SglangMetricsMapper::map(const Exposition& exposition) {
-  EngineMetrics out;
-  std::set<std::string> notes;  // each kind of problem once per scrape
-  // Pass 1: the lowest tp/pp/ep rank of each DP rank: the one whose numbers are read.
+// Pass 1 of map(): each DP rank's lowest tp/pp/ep rank, the one whose numbers are read. A sample
+// with a rank label that is not a whole number >= 0 is noted and left out.
+std::map<std::string, Rank> lowestRanks(const Exposition& exposition, std::set<std::string>& notes) {
   std::map<std::string, Rank> lowest;
-  std::set<std::string> engine_types;
   for (const auto& f : exposition.families) {
     for (const auto& s : f.samples) {
       if (!sglangName(s.name)) continue;
@@ -108,6 +102,49 @@ EngineMetrics SglangMetricsMapper::map(const Exposition& exposition) {
       if (!fresh && r < it->second) it->second = r;
     }
   }
+  return lowest;
+}
+
+// The chosen ranks' values folded into one per worker: gauges as each one folds (the current name
+// before the older one), histograms merged, and the derived token usage and prefix-cache counters.
+void foldRanks(EngineMetrics& out, const RankedValues& gauges, const RankedHistograms& hists,
+               std::set<std::string>& notes) {
+  for (const auto& g : kGauges) {
+    auto v = gauges.fold(std::string(g.name), g.across);
+    if (!v && !g.old_name.empty()) v = gauges.fold(std::string(g.old_name), g.across);
+    if (v) out.*g.field = v;
+  }
+  // KV use as the pool sees it: summed tokens over summed capacity beats a mean of ratios.
+  if (out.num_used_tokens && out.max_total_num_tokens && *out.max_total_num_tokens > 0)
+    out.token_usage = *out.num_used_tokens / *out.max_total_num_tokens;
+  // The tokenizer's prompt and cached tokens are SGLang's prefix-cache accounting.
+  out.prefix_queried_tokens_total = out.prompt_tokens_total;
+  out.prefix_hit_tokens_total = out.cached_tokens_total;
+  for (const auto& [key, per_dp] : hists.all()) {
+    const std::string_view name = std::string_view(key).substr(0, key.find('\x1f'));
+    auto merged = hists.merge(key, name, notes);
+    if (!merged) continue;
+    for (const auto& h : kHistograms) {
+      if (h.name != name) continue;
+      if (h.field)
+        out.*h.field = std::move(merged);
+      else
+        out.per_stage[key.substr(name.size() + 1)] = std::move(*merged);
+      break;
+    }
+  }
+}
+
+}  // namespace
+
+const char* toString(EngineKind e) { return e == EngineKind::Vllm ? "vllm" : "sglang"; }
+
+EngineMetrics SglangMetricsMapper::map(const Exposition& exposition) {
+  EngineMetrics out;
+  std::set<std::string> notes;  // each kind of problem once per scrape
+  // Pass 1: the lowest tp/pp/ep rank of each DP rank: the one whose numbers are read.
+  std::map<std::string, Rank> lowest = lowestRanks(exposition, notes);
+  std::set<std::string> engine_types;
   // Pass 2: values of the chosen ranks, per DP rank.
   RankedValues gauges;
   RankedHistograms hists;
@@ -141,30 +178,7 @@ EngineMetrics SglangMetricsMapper::map(const Exposition& exposition) {
     }
   }
   out.ranks = static_cast<int>(lowest.size());
-  for (const auto& g : kGauges) {
-    auto v = gauges.fold(std::string(g.name), g.across);
-    if (!v && !g.old_name.empty()) v = gauges.fold(std::string(g.old_name), g.across);
-    if (v) out.*g.field = v;
-  }
-  // KV use as the pool sees it: summed tokens over summed capacity beats a mean of ratios.
-  if (out.num_used_tokens && out.max_total_num_tokens && *out.max_total_num_tokens > 0)
-    out.token_usage = *out.num_used_tokens / *out.max_total_num_tokens;
-  // The tokenizer's prompt and cached tokens are SGLang's prefix-cache accounting.
-  out.prefix_queried_tokens_total = out.prompt_tokens_total;
-  out.prefix_hit_tokens_total = out.cached_tokens_total;
-  for (const auto& [key, per_dp] : hists.all()) {
-    const std::string_view name = std::string_view(key).substr(0, key.find('\x1f'));
-    auto merged = hists.merge(key, name, notes);
-    if (!merged) continue;
-    for (const auto& h : kHistograms) {
-      if (h.name != name) continue;
-      if (h.field)
-        out.*h.field = std::move(merged);
-      else
-        out.per_stage[key.substr(name.size() + 1)] = std::move(*merged);
-      break;
-    }
-  }
+  foldRanks(out, gauges, hists, notes);
   for (const auto& f : exposition.families)
     if (!read.contains(f.name)) out.unread_families.push_back(f.name);
   if (engine_types.size() > 1) {

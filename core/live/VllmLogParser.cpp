@@ -184,70 +184,101 @@ void transfer(LogRecord& r, char side, const char* stage, std::string rid, std::
   r.exception = std::string(exception);
 }
 
-void classify(std::string_view m, LogRecord& r) {
-  const auto after = [&](std::string_view head) { return m.substr(head.size()); };
+// Each classifier below: true when the line is of its kind (then `r` says what it holds).
+
+// The periodic stats line and the KV cache size of start-up.
+bool classifyStats(std::string_view m, LogRecord& r) {
   // Stats: "Engine 000: ...", "2 Engines Aggregated: ...", V0 "Avg prompt throughput: ...".
   if (m.starts_with("Engine ") && m.size() > 12 && m.substr(10, 2) == ": " &&
       m.find("Avg prompt throughput") != std::string_view::npos) {
     const auto engine = parseNumber(m.substr(7, 3));
-    if (!engine || *engine > 999) return malformed(r, "engine", m.substr(7, 3), "a 3-digit engine index");
+    if (!engine || *engine > 999) {
+      malformed(r, "engine", m.substr(7, 3), "a 3-digit engine index");
+      return true;
+    }
     r.prefix.dp = static_cast<int>(*engine);
-    return statsLine(m.substr(12), r);
+    statsLine(m.substr(12), r);
+    return true;
   }
   if (const auto agg = m.find(" Engines Aggregated: "); agg != std::string_view::npos && agg < 8) {
     const auto n = parseNumber(m.substr(0, agg));
-    if (!n || *n < 1 || *n > 1e6) return malformed(r, "engines", m.substr(0, agg), "a count of engines");
+    if (!n || *n < 1 || *n > 1e6) {
+      malformed(r, "engines", m.substr(0, agg), "a count of engines");
+      return true;
+    }
     r.engines_aggregated = static_cast<int>(*n);
-    return statsLine(m.substr(agg + 21), r);
+    statsLine(m.substr(agg + 21), r);
+    return true;
   }
-  if (m.starts_with("Avg prompt throughput: ")) return statsLine(m, r);
+  if (m.starts_with("Avg prompt throughput: ")) {
+    statsLine(m, r);
+    return true;
+  }
   if (m.starts_with("GPU KV cache size: ") && m.ends_with(" tokens")) {
     const std::string_view n = m.substr(19, m.size() - 19 - 7);
     const auto v = parseNumber(n);
-    if (!v) return malformed(r, "GPU KV cache size", n, "a number of tokens");
+    if (!v) {
+      malformed(r, "GPU KV cache size", n, "a number of tokens");
+      return true;
+    }
     r.kind = LogLineKind::KvCacheSize;
     r.batch.capacity_tokens = static_cast<std::int64_t>(std::min(*v, 1e15));
-    return;
+    return true;
   }
-  // An engine or worker process died: EngineCore's own words (its traceback follows), the
-  // executor's and the client's (echoes of the same death when EngineCore spoke first).
+  return false;
+}
+
+// An engine or worker process died: EngineCore's own words (its traceback follows), the
+// executor's and the client's (echoes of the same death when EngineCore spoke first).
+bool classifyDeath(std::string_view m, LogRecord& r) {
   if (m.starts_with("EngineCore encountered a fatal error.") || m.starts_with("EngineCore failed to start.")) {
     r.kind = LogLineKind::SchedulerException;
-    return;
+    return true;
   }
   if ((m.starts_with("Engine core proc ") || m.starts_with("Worker proc ")) &&
       m.find(" died unexpectedly") != std::string_view::npos) {
     r.kind = LogLineKind::Sigquit;
-    return;
+    return true;
   }
   if (m.starts_with("AsyncLLM output_handler failed.")) {
     r.kind = LogLineKind::Sigquit;
-    return;
+    return true;
   }
-  // Mooncake connector (vllm/distributed/kv_transfer/kv_connector/v1/mooncake*).
+  return false;
+}
+
+// Mooncake connector (vllm/distributed/kv_transfer/kv_connector/v1/mooncake*): failed handshakes
+// and transfers, a request that timed out unsent, an unreachable bootstrap server.
+bool classifyMooncake(std::string_view m, LogRecord& r) {
+  const auto after = [&](std::string_view head) { return m.substr(head.size()); };
   if (m.starts_with("MooncakeAgentMetadata transfer failed for ")) {
     const std::string_view rest = after("MooncakeAgentMetadata transfer failed for ");
     const auto colon = rest.find("]: ");
-    return transfer(r, 'D', "handshake", firstId(rest),
-                    colon == std::string_view::npos ? rest : rest.substr(colon + 3));
+    transfer(r, 'D', "handshake", firstId(rest), colon == std::string_view::npos ? rest : rest.substr(colon + 3));
+    return true;
   }
   if (m.starts_with("Error happens during tranfering kvcache for ")) {  // upstream's spelling
     const std::string_view rest = after("Error happens during tranfering kvcache for ");
     const auto colon = rest.find(": ");
-    return transfer(
-        r, 'D', "transfer", firstId(rest),
-        colon == std::string_view::npos ? std::string_view("see logs in prefiller") : rest.substr(colon + 2));
+    transfer(r, 'D', "transfer", firstId(rest),
+             colon == std::string_view::npos ? std::string_view("see logs in prefiller") : rest.substr(colon + 2));
+    return true;
   }
   if (m.starts_with("pulling kv_caches for ")) {
     const std::string_view rest = after("pulling kv_caches for ");
     const auto failed = rest.find(" failed: ");
-    if (failed == std::string_view::npos) return;
-    return transfer(r, 'D', "transfer", firstId(rest), rest.substr(failed + 9));
+    if (failed == std::string_view::npos) return true;  // not a failure, and no other kind either
+    transfer(r, 'D', "transfer", firstId(rest), rest.substr(failed + 9));
+    return true;
   }
-  if (m.starts_with("Error processing Mooncake handshake: "))
-    return transfer(r, 'P', "handshake", "", after("Error processing Mooncake handshake: "));
-  if (m.starts_with("req ") && m.find(": local blocks(") != std::string_view::npos)
-    return transfer(r, 'P', "transfer", firstId(after("req ")), m.substr(m.find(": ") + 2));
+  if (m.starts_with("Error processing Mooncake handshake: ")) {
+    transfer(r, 'P', "handshake", "", after("Error processing Mooncake handshake: "));
+    return true;
+  }
+  if (m.starts_with("req ") && m.find(": local blocks(") != std::string_view::npos) {
+    transfer(r, 'P', "transfer", firstId(after("req ")), m.substr(m.find(": ") + 2));
+    return true;
+  }
   if (m.starts_with("Request ") && m.find(" timed out after ") != std::string_view::npos &&
       m.find("without being sent") != std::string_view::npos) {
     r.kind = LogLineKind::KvPollTimeout;
@@ -255,7 +286,7 @@ void classify(std::string_view m, LogRecord& r) {
     const std::string_view rest = m.substr(m.find(" timed out after ") + 17);
     r.seconds = parseNumber(rest.substr(0, rest.find(' '))).value_or(-1);
     r.poll_state = "not sent";
-    return;
+    return true;
   }
   if (m.starts_with("Failed to connect to bootstrap server ") ||
       (m.starts_with("Failed to find remote engine_id ") &&
@@ -263,22 +294,34 @@ void classify(std::string_view m, LogRecord& r) {
     r.kind = LogLineKind::BootstrapError;
     const auto server = m.find("bootstrap server ");
     r.remote = hostPort(m.substr(server + 17));
-    return;
+    return true;
   }
-  // Aborts (async_llm.py): "Aborted request(s) a,b.", V0's "Aborted request a.", and per request.
+  return false;
+}
+
+// Aborts (async_llm.py): "Aborted request(s) a,b.", V0's "Aborted request a.", and per request.
+bool classifyAbort(std::string_view m, LogRecord& r) {
+  const auto after = [&](std::string_view head) { return m.substr(head.size()); };
   for (std::string_view head : {"Aborted request(s) ", "Aborted request "}) {
     if (!m.starts_with(head)) continue;
     r.kind = LogLineKind::Aborted;
     std::string_view ids = after(head);
     if (ids.ends_with('.')) ids.remove_suffix(1);
     r.rid = std::string(ids);  // comma-separated: one failed request each (LogEventMapper)
-    return;
+    return true;
   }
   if (m.starts_with("Request ") && (m.ends_with(" aborted.") || m.ends_with(" failed (engine dead)."))) {
     r.kind = LogLineKind::Aborted;
     r.rid = firstId(after("Request "));
-    return;
+    return true;
   }
+  return false;
+}
+
+// The kinds are tried in this order: the first that recognises the line wins.
+void classify(std::string_view m, LogRecord& r) {
+  if (classifyStats(m, r) || classifyDeath(m, r) || classifyMooncake(m, r)) return;
+  classifyAbort(m, r);
 }
 
 }  // namespace

@@ -67,6 +67,43 @@ std::optional<double> number(const std::string* text) {
   return v;
 }
 
+// The engines' values folded into one per worker: each value as it folds (the current name before
+// an earlier version's, noting vLLM 0.8's block-counted prefix cache), the prompt tokens by source,
+// and the histograms merged.
+void foldEngines(EngineMetrics& out, const RankedValues& values, const RankedHistograms& hists,
+                 std::set<std::string>& notes) {
+  for (const auto& v : kValues) {
+    auto value = values.fold(std::string(v.name), v.across);
+    const bool old = !value && !v.old_name.empty();
+    if (old) value = values.fold(std::string(v.old_name), v.across);
+    if (!value) continue;
+    out.*v.field = value;
+    // vLLM 0.8 counted gpu_prefix_cache_* in blocks; 0.9+ prints the token-counted new names
+    // beside them, so the old names alone mean blocks.
+    if (old && v.field == &EngineMetrics::prefix_queried_tokens_total) out.prefix_block_counted = true;
+  }
+  for (const auto& source : {"local_compute", "local_cache_hit", "external_kv_transfer"})
+    if (const auto v = values.fold(std::string("by_source\x1f") + source, Across::Sum))
+      out.prompt_tokens_by_source[source] = *v;
+  for (const auto& h : kHistograms) {
+    auto merged = hists.merge(std::string(h.name), h.name, notes);
+    if (!merged && !h.old_name.empty()) merged = hists.merge(std::string(h.old_name), h.old_name, notes);
+    if (merged) out.*h.field = std::move(merged);
+  }
+}
+
+// The KV pool from the cache config's labels: (num_gpu_blocks, block_size) per engine.
+void setPool(EngineMetrics& out, const std::map<std::string, std::pair<double, double>>& pools) {
+  // The API server adds up its engines' blocks before it publishes the cache config
+  // (wait_for_engine_startup), so every engine's label holds the total already: not summed again.
+  double blocks = 0, size = 0;
+  for (const auto& [engine, pool] : pools)
+    if (pool.first >= blocks) std::tie(blocks, size) = pool;
+  out.num_gpu_blocks = blocks;
+  out.kv_block_size = size;
+  if (blocks > 0 && size > 0) out.max_total_num_tokens = blocks * size;
+}
+
 }  // namespace
 
 EngineMetrics VllmMetricsMapper::map(const Exposition& exposition) {
@@ -123,34 +160,8 @@ EngineMetrics VllmMetricsMapper::map(const Exposition& exposition) {
     }
   }
   out.ranks = static_cast<int>(engines.size());
-  for (const auto& v : kValues) {
-    auto value = values.fold(std::string(v.name), v.across);
-    const bool old = !value && !v.old_name.empty();
-    if (old) value = values.fold(std::string(v.old_name), v.across);
-    if (!value) continue;
-    out.*v.field = value;
-    // vLLM 0.8 counted gpu_prefix_cache_* in blocks; 0.9+ prints the token-counted new names
-    // beside them, so the old names alone mean blocks.
-    if (old && v.field == &EngineMetrics::prefix_queried_tokens_total) out.prefix_block_counted = true;
-  }
-  for (const auto& source : {"local_compute", "local_cache_hit", "external_kv_transfer"})
-    if (const auto v = values.fold(std::string("by_source\x1f") + source, Across::Sum))
-      out.prompt_tokens_by_source[source] = *v;
-  for (const auto& h : kHistograms) {
-    auto merged = hists.merge(std::string(h.name), h.name, notes);
-    if (!merged && !h.old_name.empty()) merged = hists.merge(std::string(h.old_name), h.old_name, notes);
-    if (merged) out.*h.field = std::move(merged);
-  }
-  if (!pools.empty()) {
-    // The API server adds up its engines' blocks before it publishes the cache config
-    // (wait_for_engine_startup), so every engine's label holds the total already: not summed again.
-    double blocks = 0, size = 0;
-    for (const auto& [engine, pool] : pools)
-      if (pool.first >= blocks) std::tie(blocks, size) = pool;
-    out.num_gpu_blocks = blocks;
-    out.kv_block_size = size;
-    if (blocks > 0 && size > 0) out.max_total_num_tokens = blocks * size;
-  }
+  foldEngines(out, values, hists, notes);
+  if (!pools.empty()) setPool(out, pools);
   for (const auto& f : exposition.families)
     if (!read.contains(f.name)) out.unread_families.push_back(f.name);
   if (!out.any()) notes.insert("no vllm: or vllm_ metrics in the body (is this a vLLM server?)");

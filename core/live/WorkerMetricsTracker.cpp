@@ -5,15 +5,11 @@
 #include <cstdio>
 #include <map>
 
+#include "core/model/NumberText.h"
+
 namespace kvscope {
 
 namespace {
-
-std::string number(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.0f", v);
-  return buf;
-}
 
 // Scraped numbers are untrusted: casting an out-of-range double to an integer is undefined.
 std::int32_t clampCount(double v) { return std::isnan(v) ? 0 : static_cast<std::int32_t>(std::clamp(v, 0.0, 1e9)); }
@@ -58,8 +54,8 @@ double WorkerMetricsTracker::increase(std::optional<double>& previous, std::opti
   if (previous) {
     delta = *now - *previous;
     if (delta < 0) {
-      notes.push_back(std::string(name) + " went down from " + number(*previous) + " to " + number(*now) +
-                      ": the counter was reset (worker restarted?)");
+      notes.push_back(std::string(name) + " went down from " + formatNumber("%.0f", *previous) + " to " +
+                      formatNumber("%.0f", *now) + ": the counter was reset (worker restarted?)");
       delta = *now;
     }
   }
@@ -92,10 +88,7 @@ IntervalLatency WorkerMetricsTracker::interval(std::optional<LatencyHistogram>& 
   return out;
 }
 
-MetricsUpdate WorkerMetricsTracker::update(const EngineMetrics& m, SimTime now) {
-  MetricsUpdate u;
-  u.notes = m.notes;
-  u.engine = m.engine;
+void WorkerMetricsTracker::markStale(MetricsUpdate& u, const EngineMetrics& m, SimTime now) {
   // The gauges the scheduler sets in log_stats (capacity is a constant and left out).
   std::vector<std::optional<double>> frozen{m.token_usage,
                                             m.num_used_tokens,
@@ -113,34 +106,42 @@ MetricsUpdate WorkerMetricsTracker::update(const EngineMetrics& m, SimTime now) 
   if (!seen_ || frozen != frozen_) changed_at_ = now;
   frozen_ = std::move(frozen);
   if (seen_ && now - changed_at_ >= kStaleAfter) u.stale_for_s = timeToSeconds(now - changed_at_);
-  if (ref_.role != WorkerRole::Prefill) {
-    WorkerGauges g;
-    g.worker = ref_.worker;
-    std::int64_t capacity = ref_.kv_capacity;
-    if (m.max_total_num_tokens && *m.max_total_num_tokens > 0)
-      capacity = clampTokens(*m.max_total_num_tokens);
-    else if (m.num_used_tokens && m.token_usage && *m.token_usage > 0)
-      capacity = clampTokens(std::round(*m.num_used_tokens / *m.token_usage));
-    g.kv_capacity = capacity;
-    // Upstream's num_used_tokens (every version) excludes the evictable radix cache, as the twin's
-    // kv_used does; kv_used_tokens (v0.5.11+) is the same count for the full-attention pool.
-    if (m.num_used_tokens)
-      g.kv_used = clampTokens(*m.num_used_tokens);
-    else if (m.kv_used_tokens)
-      g.kv_used = clampTokens(*m.kv_used_tokens);
-    else if (m.token_usage && capacity > 0)
-      g.kv_used = clampTokens(std::round(*m.token_usage * static_cast<double>(capacity)));
-    if (m.kv_evictable_tokens) g.kv_evictable = clampTokens(*m.kv_evictable_tokens);
-    g.kv_peak = g.kv_used;  // one sample per scrape: the peak between scrapes is not exported
-    g.running = clampCount(m.num_running_reqs.value_or(0));
-    g.queued = clampCount(m.num_queue_reqs.value_or(0));
-    // Seeds waiting on this D: admitted to its prealloc queue or receiving KV (ARCHITECTURE.md D2, "pending seeds").
-    g.pending_seeds =
-        clampCount(m.num_decode_prealloc_queue_reqs.value_or(0) + m.num_decode_transfer_queue_reqs.value_or(0));
-    g.alive = true;
-    u.gauges = g;
-  }
+}
 
+namespace {
+
+// A serving worker's gauges for the next Snapshot, from one scrape.
+WorkerGauges gaugesOf(const LiveWorkerRef& ref, const EngineMetrics& m) {
+  WorkerGauges g;
+  g.worker = ref.worker;
+  std::int64_t capacity = ref.kv_capacity;
+  if (m.max_total_num_tokens && *m.max_total_num_tokens > 0)
+    capacity = clampTokens(*m.max_total_num_tokens);
+  else if (m.num_used_tokens && m.token_usage && *m.token_usage > 0)
+    capacity = clampTokens(std::round(*m.num_used_tokens / *m.token_usage));
+  g.kv_capacity = capacity;
+  // Upstream's num_used_tokens (every version) excludes the evictable radix cache, as the twin's
+  // kv_used does; kv_used_tokens (v0.5.11+) is the same count for the full-attention pool.
+  if (m.num_used_tokens)
+    g.kv_used = clampTokens(*m.num_used_tokens);
+  else if (m.kv_used_tokens)
+    g.kv_used = clampTokens(*m.kv_used_tokens);
+  else if (m.token_usage && capacity > 0)
+    g.kv_used = clampTokens(std::round(*m.token_usage * static_cast<double>(capacity)));
+  if (m.kv_evictable_tokens) g.kv_evictable = clampTokens(*m.kv_evictable_tokens);
+  g.kv_peak = g.kv_used;  // one sample per scrape: the peak between scrapes is not exported
+  g.running = clampCount(m.num_running_reqs.value_or(0));
+  g.queued = clampCount(m.num_queue_reqs.value_or(0));
+  // Seeds waiting on this D: admitted to its prealloc queue or receiving KV (ARCHITECTURE.md D2, "pending seeds").
+  g.pending_seeds =
+      clampCount(m.num_decode_prealloc_queue_reqs.value_or(0) + m.num_decode_transfer_queue_reqs.value_or(0));
+  g.alive = true;
+  return g;
+}
+
+}  // namespace
+
+void WorkerMetricsTracker::failureEvents(MetricsUpdate& u, const EngineMetrics& m) {
   // The link a failure counter speaks of: a D knows its P; a P names its D only when there is one.
   const bool decode_side = ref_.role != WorkerRole::Prefill;
   const std::int32_t prefill = decode_side ? ref_.peer_prefill : ref_.prefill;
@@ -150,8 +151,9 @@ MetricsUpdate WorkerMetricsTracker::update(const EngineMetrics& m, SimTime now) 
   const double failed =
       increase(transfer_failed_, m.num_transfer_failed_reqs_total, "num_transfer_failed_reqs_total", u.notes);
   if (failed > 0) {
-    const std::string reason = ref_.name + ": sglang:num_transfer_failed_reqs_total rose by " + number(failed) +
-                               " to " + number(*m.num_transfer_failed_reqs_total);
+    const std::string reason = ref_.name + ": sglang:num_transfer_failed_reqs_total rose by " +
+                               formatNumber("%.0f", failed) + " to " +
+                               formatNumber("%.0f", *m.num_transfer_failed_reqs_total);
     if (link_known) {
       const int n = std::min(kMaxEventsPerScrape, clampCount(failed));
       for (int i = 0; i < n; ++i) {
@@ -169,8 +171,9 @@ MetricsUpdate WorkerMetricsTracker::update(const EngineMetrics& m, SimTime now) 
   const double bootstrap =
       increase(bootstrap_failed_, m.num_bootstrap_failed_reqs_total, "num_bootstrap_failed_reqs_total", u.notes);
   if (bootstrap > 0) {
-    const std::string reason = ref_.name + ": sglang:num_bootstrap_failed_reqs_total rose by " + number(bootstrap) +
-                               " to " + number(*m.num_bootstrap_failed_reqs_total);
+    const std::string reason = ref_.name + ": sglang:num_bootstrap_failed_reqs_total rose by " +
+                               formatNumber("%.0f", bootstrap) + " to " +
+                               formatNumber("%.0f", *m.num_bootstrap_failed_reqs_total);
     if (link_known) {
       // A failed bootstrap is a failed handshake: the link is suspect, not known dead.
       LinkHealth l;
@@ -184,6 +187,15 @@ MetricsUpdate WorkerMetricsTracker::update(const EngineMetrics& m, SimTime now) 
       u.notes.push_back(reason + " (the decode worker is unknown: no link event)");
     }
   }
+}
+
+MetricsUpdate WorkerMetricsTracker::update(const EngineMetrics& m, SimTime now) {
+  MetricsUpdate u;
+  u.notes = m.notes;
+  u.engine = m.engine;
+  markStale(u, m, now);
+  if (ref_.role != WorkerRole::Prefill) u.gauges = gaugesOf(ref_, m);
+  failureEvents(u, m);
   u.retracted = m.num_retracted_requests_total
                     ? increase(retracted_, m.num_retracted_requests_total, "num_retracted_requests_total", u.notes)
                     : increase(retracted_, m.num_preemptions_total, "num_preemptions_total", u.notes);

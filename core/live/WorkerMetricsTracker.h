@@ -72,6 +72,10 @@ class WorkerMetricsTracker {
   double increase(std::optional<double>& previous, std::optional<double> now, const char* name,
                   std::vector<std::string>& notes);
   IntervalLatency interval(std::optional<LatencyHistogram>& previous, const std::optional<LatencyHistogram>& now);
+  // update()'s parts: whether the scheduler's gauges have been frozen long enough to be stale, and the
+  // link events (or notes) for the increases of the transfer and bootstrap failure counters.
+  void markStale(MetricsUpdate& u, const EngineMetrics& m, SimTime now);
+  void failureEvents(MetricsUpdate& u, const EngineMetrics& m);
 
   LiveWorkerRef ref_;
   bool seen_ = false;  // a scrape was read: a series absent then starts from 0

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "core/model/Overloaded.h"
+#include "core/model/Saturating.h"
 
 namespace kvscope {
 
@@ -25,8 +26,8 @@ void LabMetricsCollector::observeShape(const RequestDone& d, SimTime fired, SimT
   outputs_.add(static_cast<double>(std::max<std::int64_t>(0, d.output_tokens)));
   if (d.input_tokens > LabMetrics::kLongInputTokens) ++long_inputs_;
   if (d.ceiling_any_tokens >= 0 && d.ceiling_intra_tokens >= 0) {
-    reuse_any_ += d.ceiling_any_tokens;
-    reuse_intra_ += std::min(d.ceiling_intra_tokens, d.ceiling_any_tokens);
+    addClamped(reuse_any_, d.ceiling_any_tokens);
+    addClamped(reuse_intra_, std::min(d.ceiling_intra_tokens, d.ceiling_any_tokens));
   }
   // Sessions are counted by their turns, not kept: a first turn opens one, a second makes it multi-turn.
   first_turns_ += d.turn == 1;
@@ -56,7 +57,8 @@ void LabMetricsCollector::onEvent(const Event& e) {
   }
   const auto* d = std::get_if<RequestDone>(&e.payload);
   if (!d) return;
-  const SimTime fired = e.time - d->e2e;
+  // Recorded numbers are not checked like a Report's: an e2e beyond the event's time must not wrap.
+  const SimTime fired = e.time - std::clamp<SimTime>(d->e2e, 0, std::max<SimTime>(0, e.time));
   first_fired_ = any_fired_ ? std::min(first_fired_, fired) : fired;
   last_end_ = any_fired_ ? std::max(last_end_, e.time) : e.time;
   any_fired_ = true;
@@ -64,8 +66,8 @@ void LabMetricsCollector::onEvent(const Event& e) {
   observeShape(*d, fired, e.time);
   if (d->status != RequestStatus::Ok) return;
   ++completed_;
-  input_done_ += std::max<std::int64_t>(0, d->input_tokens);
-  output_done_ += std::max<std::int64_t>(0, d->output_tokens);
+  addClamped(input_done_, d->input_tokens);
+  addClamped(output_done_, d->output_tokens);
   if (d->output_tokens > 1 && d->ttft >= 0)
     tpot_.add(timeToSeconds(d->e2e - d->ttft) / static_cast<double>(d->output_tokens - 1));
   if (d->worker >= 0) {
@@ -77,14 +79,14 @@ void LabMetricsCollector::onEvent(const Event& e) {
   const std::int64_t input = std::max<std::int64_t>(0, d->input_tokens);
   const std::int64_t cached = std::min(d->cached_tokens, input);
   ++known_;
-  prompt_ += input;
-  cached_ += cached;
-  ceiling_intra_ += std::clamp<std::int64_t>(d->ceiling_intra_tokens, 0, input);
-  ceiling_any_ += std::clamp<std::int64_t>(d->ceiling_any_tokens, 0, input);
+  addClamped(prompt_, input);
+  addClamped(cached_, cached);
+  addClamped(ceiling_intra_, std::clamp<std::int64_t>(d->ceiling_intra_tokens, 0, input));
+  addClamped(ceiling_any_, std::clamp<std::int64_t>(d->ceiling_any_tokens, 0, input));
   uncached_.add(static_cast<double>(input - cached));
   Tokens& turn = by_turn_[std::clamp(d->turn, 1, LabMetrics::kMaxTurnIndex)];
-  turn.prompt += input;
-  turn.cached += cached;
+  addClamped(turn.prompt, input);
+  addClamped(turn.cached, cached);
   ClassSamples& c = classes_[static_cast<std::size_t>(classIndex(LabMetrics::classOf(input, cached)))];
   ++c.count;
   if (d->ttft >= 0) c.ttft.add(timeToSeconds(d->ttft));
@@ -121,7 +123,7 @@ LabMetrics LabMetricsCollector::metrics() const {
   if (any_fired_ && last_end_ > first_fired_) {
     const double makespan = timeToSeconds(last_end_ - first_fired_);
     m.decode_tps = static_cast<double>(output_done_) / makespan;
-    m.total_tps = static_cast<double>(input_done_ + output_done_) / makespan;
+    m.total_tps = (static_cast<double>(input_done_) + static_cast<double>(output_done_)) / makespan;
     if (trace_window_s_ > 0) m.wall_amplification = makespan / trace_window_s_;
   }
   if (offered_ > 0) m.completion_rate = static_cast<double>(completed_) / static_cast<double>(offered_);

@@ -28,4 +28,14 @@ std::string formatInputError(const std::string& file, long line, const std::stri
   return printableText(out);
 }
 
+std::string quotedExcerpt(std::string_view text, char quote, std::size_t max) {
+  std::string out(1, quote);
+  for (std::size_t i = 0; i < text.size() && i < max; ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    out += (c >= 0x20 && c < 0x7f && c != static_cast<unsigned char>(quote)) ? static_cast<char>(c) : '?';
+  }
+  if (text.size() > max) out += "...";
+  return out + quote;
+}
+
 }  // namespace kvscope

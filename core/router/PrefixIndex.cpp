@@ -42,6 +42,42 @@ class BatchedLookup {
   std::size_t begin_ = 0, end_ = 0;  // the positions batch_ holds
   std::array<const Entry*, kBatch> batch_{};
 };
+// Where each worker joins resume()'s walk. Most of a session's workers start at the same depth (the
+// shared boilerplate's): that depth (found by majority vote) joins as one set, the rest one by one
+// in depth order, so a 512-D cluster sorts a handful of workers, not 512.
+struct StartDepths {
+  std::int32_t common = 0;
+  WorkerSet group;
+  int group_count = 0;
+  std::array<std::uint64_t, kMaxWorkers> others;  // depth << 16 | worker, sorted; the first n_others
+  int n_others = 0;
+
+  std::int32_t depthOf(int k) const { return static_cast<std::int32_t>(others[static_cast<std::size_t>(k)] >> 16); }
+  WorkerId workerOf(int k) const { return static_cast<WorkerId>(others[static_cast<std::size_t>(k)] & 0xFFFF); }
+
+  // From the known depths of workers 0..n-1, each clamped into [0, length] in place.
+  void sort(std::array<std::int32_t, kMaxWorkers>& depths, int n, std::int32_t length) {
+    int votes = 0;
+    for (int w = 0; w < n; ++w) {
+      const std::int32_t d = std::clamp(depths[static_cast<std::size_t>(w)], 0, length);
+      depths[static_cast<std::size_t>(w)] = d;
+      if (votes == 0) common = d;
+      votes += d == common ? 1 : -1;
+    }
+    for (int w = 0; w < n; ++w) {
+      const std::int32_t d = depths[static_cast<std::size_t>(w)];
+      if (d == common) {
+        group.set(w);
+        ++group_count;
+      } else {
+        others[static_cast<std::size_t>(n_others++)] =
+            static_cast<std::uint64_t>(d) << 16 | static_cast<std::uint64_t>(w);
+      }
+    }
+    std::sort(others.begin(), others.begin() + n_others);
+  }
+};
+
 }  // namespace
 
 std::size_t PrefixIndex::stored(WorkerId worker, SessionId session, std::span<const BlockHash> hashes,
@@ -169,33 +205,13 @@ void PrefixIndex::resume(std::span<const BlockHash> hashes, SessionId session, i
   const std::uint32_t me = ordinals_.of(session);
   const auto length = static_cast<std::int32_t>(hashes.size());
 
-  // Workers join the walk at their starting depth. Most of a session's workers start at the same
-  // one (the shared boilerplate's): that depth (found by majority vote) joins as one set, the rest
-  // one by one in depth order, so a 512-D cluster sorts a handful of workers, not 512.
-  std::int32_t common = 0;
-  int votes = 0;
-  for (int w = 0; w < n; ++w) {
-    const std::int32_t d = std::clamp(inout.prefix_blocks[static_cast<std::size_t>(w)], 0, length);
-    inout.prefix_blocks[static_cast<std::size_t>(w)] = d;
-    if (votes == 0) common = d;
-    votes += d == common ? 1 : -1;
-  }
-  WorkerSet group;
-  int group_count = 0;
-  std::array<std::uint64_t, kMaxWorkers> others;  // depth << 16 | worker, sorted
-  int n_others = 0;
-  for (int w = 0; w < n; ++w) {
-    const std::int32_t d = inout.prefix_blocks[static_cast<std::size_t>(w)];
-    if (d == common) {
-      group.set(w);
-      ++group_count;
-    } else {
-      others[static_cast<std::size_t>(n_others++)] =
-          static_cast<std::uint64_t>(d) << 16 | static_cast<std::uint64_t>(w);
-    }
-  }
-  std::sort(others.begin(), others.begin() + n_others);
-  auto depthOf = [&](int k) { return static_cast<std::int32_t>(others[static_cast<std::size_t>(k)] >> 16); };
+  // Workers join the walk at their starting depth (clamped into the request here).
+  StartDepths starts;
+  starts.sort(inout.prefix_blocks, n, length);
+  const std::int32_t common = starts.common;
+  const WorkerSet& group = starts.group;
+  const int group_count = starts.group_count;
+  const int n_others = starts.n_others;
 
   // `exclusive` counts the session's own blocks over the walked positions; a worker's own count is
   // that running total plus the offset fixed when it joined (its known count minus the total then).
@@ -218,10 +234,10 @@ void PrefixIndex::resume(std::span<const BlockHash> hashes, SessionId session, i
     if (walk.count == 0) {
       if (next == n_others && group_joined) return;
       // Nobody is walking: skip straight to the next depth someone starts at.
-      pos = std::min(next < n_others ? depthOf(next) : kNever, group_joined ? kNever : common);
+      pos = std::min(next < n_others ? starts.depthOf(next) : kNever, group_joined ? kNever : common);
     }
-    for (; next < n_others && depthOf(next) == pos; ++next) {
-      const auto w = static_cast<WorkerId>(others[static_cast<std::size_t>(next)] & 0xFFFF);
+    for (; next < n_others && starts.depthOf(next) == pos; ++next) {
+      const WorkerId w = starts.workerOf(next);
       walk.alive.set(w);
       ++walk.count;
       offset[static_cast<std::size_t>(w)] = inout.exclusive_blocks[static_cast<std::size_t>(w)] - exclusive;

@@ -5,11 +5,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/io/InputFile.h"
+#include "core/io/ResourceDir.h"
 #include "core/knobs/KnobRegistry.h"
 #include "core/model/Error.h"
-#include "core/model/InputFile.h"
 #include "core/model/JsonKeys.h"
-#include "core/model/ResourceDir.h"
 #include "core/router/PolicyRegistry.h"
 #include "core/router/RoutingPolicy.h"
 #include "core/scenario/Scenario.h"
@@ -107,6 +107,133 @@ void checkKeys(const Fields& f, std::initializer_list<const char*> allowed) {
       for (const char* a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
       throw InputError(formatInputError(f.file, 0, f.path(key.c_str()), "unknown field; expected one of: " + list));
     }
+  }
+}
+
+// The "cluster" object: how many prefill and decode workers, disaggregated or not.
+void readCluster(Scenario& s, const Fields& f) {
+  const Fields cluster = f.sub("cluster");
+  checkKeys(cluster, {"prefill", "decode", "disaggregated"});
+  s.disaggregated = cluster.boolean("disaggregated", true);
+  s.prefill_workers = static_cast<int>(cluster.number("prefill", s.disaggregated ? 1 : 0, 0, kMaxPrefillWorkers));
+  s.decode_workers = static_cast<int>(cluster.number("decode", 3, 1, kMaxWorkers));
+  if (s.disaggregated && s.prefill_workers < 1)
+    cluster.fail("prefill", "a disaggregated cluster needs at least 1 prefill worker");
+}
+
+// "eviction" (what the KV cache frees: whole sessions or blocks) and "correction_fault" (what a
+// streaming-session correction does).
+void readEvictionAndFault(Scenario& s, const Fields& f) {
+  const std::string eviction = f.text("eviction", "session");
+  if (eviction == "session")
+    s.eviction = EvictionGranularity::Session;
+  else if (eviction == "block")
+    s.eviction = EvictionGranularity::Block;
+  else
+    f.fail("eviction", "expected \"session\" or \"block\", got \"" + eviction + "\"");
+  const std::string fault = f.text("correction_fault", "drop");
+  if (fault == "crash")
+    s.correction_fault = CorrectionFault::Crash;
+  else if (fault == "drop")
+    s.correction_fault = CorrectionFault::Drop;
+  else if (fault == "none")
+    s.correction_fault = CorrectionFault::None;
+  else
+    f.fail("correction_fault", "expected \"crash\", \"drop\" or \"none\", got \"" + fault + "\"");
+}
+
+// The scenario's knob values, each checked as the knob registry would apply it.
+void readKnobs(Scenario& s, const Fields& f) {
+  const Fields knobs = f.sub("knobs");
+  for (const auto& [key, value] : knobs.obj.items()) {
+    if (!value.is_number()) knobs.fail(key.c_str(), "expected a number, got " + value.dump());
+    s.knobs[key] = value.get<double>();
+  }
+  KnobRegistry check;
+  for (const auto& [key, value] : s.knobs) {
+    const auto r = check.apply({{key, value}}, "scenario");
+    if (!r.ok) knobs.fail(key.c_str(), r.error);
+  }
+}
+
+// A synthetic workload's generator settings.
+void readSynthetic(SyntheticAgenticSpec& g, const Fields& w) {
+  g.sessions = static_cast<int>(w.number("sessions", g.sessions, 1, 1e6));
+  g.start_window_s = w.number("start_window_s", g.start_window_s, 0, 1e7);
+  g.boilerplate_tokens = w.dist("boilerplate_tokens", g.boilerplate_tokens);
+  g.first_turn_tokens = w.dist("first_turn_tokens", g.first_turn_tokens);
+  g.turns = w.dist("turns", g.turns);
+  g.new_tokens = w.dist("new_tokens", g.new_tokens);
+  g.output_tokens = w.dist("output_tokens", g.output_tokens);
+  g.think_s = w.dist("think_s", g.think_s);
+  g.zero_think_probability = w.number("zero_think_probability", 0, 0, 1);
+  g.max_context_tokens = static_cast<std::int64_t>(w.number("max_context_tokens", 200000, 1, 1e8));
+  const std::string arrivals = w.text("arrivals", "spread");
+  if (arrivals == "poisson")
+    g.arrivals = SyntheticAgenticSpec::Arrivals::Poisson;
+  else if (arrivals != "spread")
+    w.fail("arrivals", "expected \"spread\" or \"poisson\", got \"" + arrivals + "\"");
+  g.single_turn_share = w.number("single_turn_share", 0, 0, 1);
+  g.boilerplate_variants = static_cast<int>(w.number("boilerplate_variants", 1, 1, 1e6));
+}
+
+// The "workload" object: its dispatch and limits, then a synthetic generator's or a trace's settings.
+void readWorkload(Scenario& s, const Fields& f, const std::string& path) {
+  const Fields w = f.sub("workload");
+  checkKeys(w, {"kind",
+                "trace",
+                "lenient",
+                "replay",
+                "dispatch",
+                "max_inflight_sessions",
+                "wall_deadline_s",
+                "time_scale",
+                "session_start_window_s",
+                "max_sessions",
+                "sessions",
+                "start_window_s",
+                "boilerplate_tokens",
+                "first_turn_tokens",
+                "turns",
+                "new_tokens",
+                "output_tokens",
+                "think_s",
+                "zero_think_probability",
+                "max_context_tokens",
+                "arrivals",
+                "single_turn_share",
+                "boilerplate_variants"});
+  const std::string kind = w.text("kind", "synthetic");
+  // `replay` (open or closed) is the older name of `dispatch`.
+  const bool has_dispatch = w.has("dispatch");
+  if (has_dispatch && w.has("replay")) w.fail("replay", "give `dispatch` or its older name `replay`, not both");
+  const char* dispatch_key = has_dispatch ? "dispatch" : "replay";
+  const std::string dispatch = w.text(dispatch_key, "closed");
+  if (auto d = parseDispatch(dispatch); d && (has_dispatch || *d == Dispatch::Open || *d == Dispatch::Closed))
+    s.workload.dispatch = *d;
+  else
+    w.fail(dispatch_key, std::string("expected ") + (has_dispatch ? kDispatchNames : "\"open\" or \"closed\"") +
+                             ", got \"" + dispatch + "\"");
+  s.workload.max_inflight_sessions = static_cast<long>(w.number("max_inflight_sessions", 0, 0, 1e9));
+  if (s.workload.max_inflight_sessions > 0 && s.workload.dispatch == Dispatch::Open)
+    w.fail("max_inflight_sessions",
+           "caps sessions, whose turns the open dispatch does not sequence: use closed, "
+           "tracets, thinktime or burst");
+  s.workload.wall_deadline_s = w.number("wall_deadline_s", 0, 0, 30 * 86400.0);
+  s.workload.time_scale = w.number("time_scale", 1.0, 1e-6, 1e6);
+  if (kind == "synthetic") {
+    readSynthetic(s.workload.synthetic, w);
+  } else if (kind == "trace") {
+    s.workload.kind = WorkloadSpec::Kind::Trace;
+    std::string trace = w.text("trace", "");
+    if (trace.empty()) w.fail("trace", "a trace workload needs a \"trace\" path");
+    if (fs::path(trace).is_relative()) trace = (fs::path(path).parent_path() / trace).lexically_normal().string();
+    s.workload.trace_path = trace;
+    s.workload.lenient = w.boolean("lenient", false);
+    s.workload.session_start_window_s = w.number("session_start_window_s", 0, 0, 1e7);
+    s.workload.max_sessions = static_cast<long>(w.number("max_sessions", 0, 0, 1e9));
+  } else {
+    w.fail("kind", "expected \"synthetic\" or \"trace\", got \"" + kind + "\"");
   }
 }
 
@@ -223,125 +350,22 @@ Scenario Scenario::fromJson(const nlohmann::json& j, const std::string& path) {
   s.description = f.text("description", "");
   s.profile = HardwareProfile::load(profilePath(path, f.text("profile", "h200")));
 
-  const Fields cluster = f.sub("cluster");
-  checkKeys(cluster, {"prefill", "decode", "disaggregated"});
-  s.disaggregated = cluster.boolean("disaggregated", true);
-  s.prefill_workers = static_cast<int>(cluster.number("prefill", s.disaggregated ? 1 : 0, 0, kMaxPrefillWorkers));
-  s.decode_workers = static_cast<int>(cluster.number("decode", 3, 1, kMaxWorkers));
-  if (s.disaggregated && s.prefill_workers < 1)
-    cluster.fail("prefill", "a disaggregated cluster needs at least 1 prefill worker");
+  readCluster(s, f);
 
   s.block_size = static_cast<int>(f.number("block_size", 24, 1, 4096));
-  const std::string eviction = f.text("eviction", "session");
-  if (eviction == "session")
-    s.eviction = EvictionGranularity::Session;
-  else if (eviction == "block")
-    s.eviction = EvictionGranularity::Block;
-  else
-    f.fail("eviction", "expected \"session\" or \"block\", got \"" + eviction + "\"");
-  const std::string fault = f.text("correction_fault", "drop");
-  if (fault == "crash")
-    s.correction_fault = CorrectionFault::Crash;
-  else if (fault == "drop")
-    s.correction_fault = CorrectionFault::Drop;
-  else if (fault == "none")
-    s.correction_fault = CorrectionFault::None;
-  else
-    f.fail("correction_fault", "expected \"crash\", \"drop\" or \"none\", got \"" + fault + "\"");
+  readEvictionAndFault(s, f);
 
   s.policy = f.text("policy", s.policy);
   if (!makePolicy(s.policy)) {
     f.fail("policy", "unknown policy \"" + s.policy + "\"; expected one of: " + policyNameList());
   }
-  if (f.has("knobs")) {
-    const Fields knobs = f.sub("knobs");
-    for (const auto& [key, value] : knobs.obj.items()) {
-      if (!value.is_number()) knobs.fail(key.c_str(), "expected a number, got " + value.dump());
-      s.knobs[key] = value.get<double>();
-    }
-    KnobRegistry check;
-    for (const auto& [key, value] : s.knobs) {
-      const auto r = check.apply({{key, value}}, "scenario");
-      if (!r.ok) knobs.fail(key.c_str(), r.error);
-    }
-  }
+  if (f.has("knobs")) readKnobs(s, f);
+
   s.duration_s = f.number("duration_s", s.duration_s, 1, 30 * 86400.0);
   s.seed = static_cast<std::uint64_t>(f.number("seed", 1, 0, 9007199254740992.0));
   s.snapshot_interval_s = f.number("snapshot_interval_s", 1.0, 0.01, 3600);
 
-  const Fields w = f.sub("workload");
-  checkKeys(w, {"kind",
-                "trace",
-                "lenient",
-                "replay",
-                "dispatch",
-                "max_inflight_sessions",
-                "wall_deadline_s",
-                "time_scale",
-                "session_start_window_s",
-                "max_sessions",
-                "sessions",
-                "start_window_s",
-                "boilerplate_tokens",
-                "first_turn_tokens",
-                "turns",
-                "new_tokens",
-                "output_tokens",
-                "think_s",
-                "zero_think_probability",
-                "max_context_tokens",
-                "arrivals",
-                "single_turn_share",
-                "boilerplate_variants"});
-  const std::string kind = w.text("kind", "synthetic");
-  // `replay` (open or closed) is the older name of `dispatch`.
-  const bool has_dispatch = w.has("dispatch");
-  if (has_dispatch && w.has("replay")) w.fail("replay", "give `dispatch` or its older name `replay`, not both");
-  const char* dispatch_key = has_dispatch ? "dispatch" : "replay";
-  const std::string dispatch = w.text(dispatch_key, "closed");
-  if (auto d = parseDispatch(dispatch); d && (has_dispatch || *d == Dispatch::Open || *d == Dispatch::Closed))
-    s.workload.dispatch = *d;
-  else
-    w.fail(dispatch_key, std::string("expected ") + (has_dispatch ? kDispatchNames : "\"open\" or \"closed\"") +
-                             ", got \"" + dispatch + "\"");
-  s.workload.max_inflight_sessions = static_cast<long>(w.number("max_inflight_sessions", 0, 0, 1e9));
-  if (s.workload.max_inflight_sessions > 0 && s.workload.dispatch == Dispatch::Open)
-    w.fail("max_inflight_sessions",
-           "caps sessions, whose turns the open dispatch does not sequence: use closed, "
-           "tracets, thinktime or burst");
-  s.workload.wall_deadline_s = w.number("wall_deadline_s", 0, 0, 30 * 86400.0);
-  s.workload.time_scale = w.number("time_scale", 1.0, 1e-6, 1e6);
-  if (kind == "synthetic") {
-    auto& g = s.workload.synthetic;
-    g.sessions = static_cast<int>(w.number("sessions", g.sessions, 1, 1e6));
-    g.start_window_s = w.number("start_window_s", g.start_window_s, 0, 1e7);
-    g.boilerplate_tokens = w.dist("boilerplate_tokens", g.boilerplate_tokens);
-    g.first_turn_tokens = w.dist("first_turn_tokens", g.first_turn_tokens);
-    g.turns = w.dist("turns", g.turns);
-    g.new_tokens = w.dist("new_tokens", g.new_tokens);
-    g.output_tokens = w.dist("output_tokens", g.output_tokens);
-    g.think_s = w.dist("think_s", g.think_s);
-    g.zero_think_probability = w.number("zero_think_probability", 0, 0, 1);
-    g.max_context_tokens = static_cast<std::int64_t>(w.number("max_context_tokens", 200000, 1, 1e8));
-    const std::string arrivals = w.text("arrivals", "spread");
-    if (arrivals == "poisson")
-      g.arrivals = SyntheticAgenticSpec::Arrivals::Poisson;
-    else if (arrivals != "spread")
-      w.fail("arrivals", "expected \"spread\" or \"poisson\", got \"" + arrivals + "\"");
-    g.single_turn_share = w.number("single_turn_share", 0, 0, 1);
-    g.boilerplate_variants = static_cast<int>(w.number("boilerplate_variants", 1, 1, 1e6));
-  } else if (kind == "trace") {
-    s.workload.kind = WorkloadSpec::Kind::Trace;
-    std::string trace = w.text("trace", "");
-    if (trace.empty()) w.fail("trace", "a trace workload needs a \"trace\" path");
-    if (fs::path(trace).is_relative()) trace = (fs::path(path).parent_path() / trace).lexically_normal().string();
-    s.workload.trace_path = trace;
-    s.workload.lenient = w.boolean("lenient", false);
-    s.workload.session_start_window_s = w.number("session_start_window_s", 0, 0, 1e7);
-    s.workload.max_sessions = static_cast<long>(w.number("max_sessions", 0, 0, 1e9));
-  } else {
-    w.fail("kind", "expected \"synthetic\" or \"trace\", got \"" + kind + "\"");
-  }
+  readWorkload(s, f, path);
   return s;
 }
 

@@ -1,17 +1,10 @@
 #include "core/sim/SeedPipeline.h"
+#include "core/model/NumberText.h"
 
 #include <algorithm>
 #include <cstdio>
 
 namespace kvscope {
-
-namespace {
-std::string seconds(double s) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.2f s", s);
-  return buf;
-}
-}  // namespace
 
 std::int32_t SeedPipeline::pickPrefill() const {
   std::int32_t best = 0;
@@ -126,7 +119,7 @@ void SeedPipeline::onHandshakeCheck(SimRequest& r) {
   if (r.prealloc_done) return;
   markDead(r.prefill, r.worker,
            "handshake timeout: " + ctx_.workerName(r.worker) + " did not preallocate " + std::to_string(r.reserved) +
-               " tokens within " + seconds(ctx_.knobs.get(KnobId::McHandshakeTimeoutS)));
+               " tokens within " + secondsText(ctx_.knobs.get(KnobId::McHandshakeTimeoutS)));
 }
 
 void SeedPipeline::onSuspectCheck(SimRequest& r) {
@@ -140,7 +133,7 @@ void SeedPipeline::onEgressCheck(SimRequest& r) {
   if (r.transfer_started || !r.on_link) return;
   markDead(r.prefill, r.worker,
            "handshake timeout: transfer queued in P's egress queue for over " +
-               seconds(ctx_.knobs.get(KnobId::McHandshakeTimeoutS)));
+               secondsText(ctx_.knobs.get(KnobId::McHandshakeTimeoutS)));
 }
 
 void SeedPipeline::onTransferDone(SimRequest& r) {
@@ -148,8 +141,8 @@ void SeedPipeline::onTransferDone(SimRequest& r) {
   const SimTime limit = secondsToTime(ctx_.knobs.get(KnobId::McTransferTimeoutS));
   if (ctx_.now - r.transfer_enqueued > limit) {
     ctx_.publish(TransferFinished{r.id, r.prefill, r.worker, r.reserved, r.transfer_bytes, false, "transfer timeout"});
-    ctx_.fail(r.id,
-              "KVTransferError: transfer timed out after " + seconds(timeToSeconds(ctx_.now - r.transfer_enqueued)));
+    ctx_.fail(r.id, "KVTransferError: transfer timed out after " +
+                        secondsText(timeToSeconds(ctx_.now - r.transfer_enqueued)));
     return;
   }
   ctx_.publish(TransferFinished{r.id, r.prefill, r.worker, r.reserved, r.transfer_bytes, true, {}});

@@ -10,10 +10,6 @@
 
 namespace kvscope {
 
-namespace {
-std::string pText(double p) { return formatNumber(p < 0.001 ? "%.1e" : "%.3g", p); }
-}  // namespace
-
 std::string_view toString(PairedTest t) {
   switch (t) {
     case PairedTest::None:
@@ -84,8 +80,8 @@ std::string PairedComparison::summary() const {
   if (differing < pairs) out += " (" + std::to_string(differing) + " differ)";
   if (pairs == 0) return out + " -> " + verdictText();
   if (test == PairedTest::None) return out + ": no pair differs -> " + verdictText();
-  out += ", " + testText() + ": p=" + pText(p_value) + " (smallest possible " + pText(smallest_p) + " with " +
-         std::to_string(differing) + " pairs), Wilcoxon p=" + pText(wilcoxon_p) +
+  out += ", " + testText() + ": p=" + pValueText(p_value) + " (smallest possible " + pValueText(smallest_p) + " with " +
+         std::to_string(differing) + " pairs), Wilcoxon p=" + pValueText(wilcoxon_p) +
          (wilcoxon_exact ? "" : " (normal approx.)");
   char lv[32];
   std::snprintf(lv, sizeof lv, "%g", level);

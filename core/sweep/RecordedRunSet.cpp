@@ -1,4 +1,5 @@
 #include "core/sweep/RecordedRunSet.h"
+#include "core/model/NumberText.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -10,12 +11,6 @@ namespace kvscope {
 
 namespace {
 
-std::string number(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
-}
-
 struct Config {
   std::string scenario, policy;
   std::map<std::string, double> knobs;
@@ -26,6 +21,44 @@ Config configOf(const RecordedRun& r) {
   Config c{r.run.scenario, r.run.policy, {}};
   for (const auto& [k, v] : r.run.knobs) c.knobs[k] = v;
   return c;
+}
+
+// Same configuration, same seed: nothing tells the runs apart but their files. Each file is its own
+// point, at its run's seed.
+void arrangeByFile(SweepData& d, const std::vector<RecordedRun>& runs) {
+  d.paired = false;
+  d.notes.push_back("recordings share a configuration and a seed: each file is its own point, unpaired");
+  std::set<std::uint64_t> all;
+  for (const auto& r : runs) all.insert(r.run.seed);
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    SweepPoint p;
+    p.coords.emplace_back("file", std::filesystem::path(runs[i].file).filename().string());
+    p.policy = runs[i].run.policy;
+    d.points.push_back(p);
+  }
+  d.seeds.assign(all.begin(), all.end());
+  d.runs.assign(runs.size(), std::vector<std::optional<RunSummary>>(d.seeds.size()));
+  d.recordings.assign(runs.size(), std::vector<std::string>(d.seeds.size()));
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const auto k =
+        static_cast<std::size_t>(std::find(d.seeds.begin(), d.seeds.end(), runs[i].run.seed) - d.seeds.begin());
+    d.runs[i][k] = runs[i].summary;
+    d.recordings[i][k] = runs[i].file;
+  }
+}
+
+// The knobs whose values (or presence) differ between the configurations, by name.
+std::vector<std::string> differingKnobs(const std::vector<Config>& configs) {
+  std::set<std::string> knob_names;
+  for (const auto& c : configs)
+    for (const auto& [k, v] : c.knobs) knob_names.insert(k);
+  std::vector<std::string> differing_knobs;
+  for (const auto& k : knob_names) {
+    std::set<std::string> values;
+    for (const auto& c : configs) values.insert(c.knobs.count(k) ? compactText(c.knobs.at(k)) : "-");
+    if (values.size() > 1) differing_knobs.push_back(k);
+  }
+  return differing_knobs;
 }
 
 }  // namespace
@@ -59,43 +92,15 @@ SweepData RecordedRunSet::arrange(const std::vector<RecordedRun>& runs, double l
   for (const auto& s : scenarios) d.scenario += (d.scenario.empty() ? "" : " + ") + s;
 
   if (duplicate_seed) {
-    // Same configuration, same seed: nothing tells the runs apart but their files.
-    d.paired = false;
-    d.notes.push_back("recordings share a configuration and a seed: each file is its own point, unpaired");
-    std::set<std::uint64_t> all;
-    for (const auto& r : runs) all.insert(r.run.seed);
-    for (std::size_t i = 0; i < runs.size(); ++i) {
-      SweepPoint p;
-      p.coords.emplace_back("file", std::filesystem::path(runs[i].file).filename().string());
-      p.policy = runs[i].run.policy;
-      d.points.push_back(p);
-    }
-    d.seeds.assign(all.begin(), all.end());
-    d.runs.assign(runs.size(), std::vector<std::optional<RunSummary>>(d.seeds.size()));
-    d.recordings.assign(runs.size(), std::vector<std::string>(d.seeds.size()));
-    for (std::size_t i = 0; i < runs.size(); ++i) {
-      const auto k =
-          static_cast<std::size_t>(std::find(d.seeds.begin(), d.seeds.end(), runs[i].run.seed) - d.seeds.begin());
-      d.runs[i][k] = runs[i].summary;
-      d.recordings[i][k] = runs[i].file;
-    }
+    arrangeByFile(d, runs);
     return d;
   }
 
   // Name each point by what differs between the points.
   const bool scenario_differs = scenarios.size() > 1;
   bool policy_differs = false;
-  std::set<std::string> knob_names;
-  for (const auto& c : configs) {
-    policy_differs |= c.policy != configs.front().policy;
-    for (const auto& [k, v] : c.knobs) knob_names.insert(k);
-  }
-  std::vector<std::string> differing_knobs;
-  for (const auto& k : knob_names) {
-    std::set<std::string> values;
-    for (const auto& c : configs) values.insert(c.knobs.count(k) ? number(c.knobs.at(k)) : "-");
-    if (values.size() > 1) differing_knobs.push_back(k);
-  }
+  for (const auto& c : configs) policy_differs |= c.policy != configs.front().policy;
+  const std::vector<std::string> differing_knobs = differingKnobs(configs);
   std::set<std::uint64_t> all_seeds;
   for (const auto& r : runs) all_seeds.insert(r.run.seed);
   d.seeds.assign(all_seeds.begin(), all_seeds.end());
@@ -108,7 +113,7 @@ SweepData RecordedRunSet::arrange(const std::vector<RecordedRun>& runs, double l
     if (policy_differs || (!scenario_differs && differing_knobs.empty()))
       point.coords.emplace_back("policy", configs[p].policy);
     for (const auto& k : differing_knobs)
-      point.coords.emplace_back(k, configs[p].knobs.count(k) ? number(configs[p].knobs.at(k)) : "-");
+      point.coords.emplace_back(k, configs[p].knobs.count(k) ? compactText(configs[p].knobs.at(k)) : "-");
     point.policy = configs[p].policy;
     for (const auto& k : differing_knobs)
       if (configs[p].knobs.count(k)) point.knobs[k] = configs[p].knobs.at(k);

@@ -7,8 +7,8 @@
 #include <set>
 #include <sstream>
 
+#include "core/io/AtomicFile.h"
 #include "core/model/Error.h"
-#include "core/sweep/AtomicFile.h"
 
 namespace kvscope {
 

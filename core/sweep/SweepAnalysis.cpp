@@ -5,44 +5,15 @@
 
 namespace kvscope {
 
-std::size_t SweepAnalysis::metricIndex(const std::string& key) const {
-  for (std::size_t i = 0; i < metrics.size(); ++i)
-    if (metrics[i].key == key) return i;
-  return metrics.size();
-}
+namespace {
 
-SweepAnalysis SweepAnalysis::of(const SweepData& data) {
-  SweepAnalysis a;
-  for (const auto& point : data.runs)
-    for (const auto& run : point)
-      if (run)
-        for (const auto& w : run->workers)
-          if (std::find(a.worker_ids.begin(), a.worker_ids.end(), w.id) == a.worker_ids.end())
-            a.worker_ids.push_back(w.id);
-  a.metrics = SweepMetric::all(a.worker_ids);
+// values[p][m][k]: metric m of point p at seed k, when that run exists and has it.
+using Values = std::vector<std::vector<std::vector<std::optional<double>>>>;
+
+// Each point's change against the baseline, per metric, and (paired runs) the paired comparison on
+// the seeds both have.
+void compareToBaseline(SweepAnalysis& a, const SweepData& data, const Values& values) {
   const std::size_t np = data.points.size(), ns = data.seeds.size(), nm = a.metrics.size();
-
-  // values[p][m][k]: metric m of point p at seed k, when that run exists and has it.
-  std::vector<std::vector<std::vector<std::optional<double>>>> values(
-      np, std::vector<std::vector<std::optional<double>>>(nm, std::vector<std::optional<double>>(ns)));
-  for (std::size_t p = 0; p < np; ++p)
-    for (std::size_t k = 0; k < ns && k < data.runs[p].size(); ++k)
-      if (const auto& run = data.runs[p][k])
-        for (std::size_t m = 0; m < nm; ++m) values[p][m][k] = a.metrics[m].value(*run);
-
-  a.cells.assign(np, std::vector<MetricCell>(nm));
-  a.runs_done.assign(np, 0);
-  for (std::size_t p = 0; p < np; ++p) {
-    for (std::size_t k = 0; k < ns && k < data.runs[p].size(); ++k) a.runs_done[p] += data.runs[p][k] ? 1 : 0;
-    for (std::size_t m = 0; m < nm; ++m) {
-      MetricCell& c = a.cells[p][m];
-      for (const auto& v : values[p][m])
-        if (v) c.values.push_back(*v);
-      // Every sweep metric is a latency, rate, count or ratio: its interval stays above zero.
-      const bool positive = std::all_of(c.values.begin(), c.values.end(), [](double v) { return v >= 0; });
-      c.interval = positive ? MeanInterval::ofPositive(c.values) : MeanInterval::of(c.values);
-    }
-  }
   for (std::size_t p = 0; p < np; ++p) {
     if (p == data.baseline) continue;
     for (std::size_t m = 0; m < nm; ++m) {
@@ -62,7 +33,11 @@ SweepAnalysis SweepAnalysis::of(const SweepData& data) {
       c.comparison = PairedComparison::compare(base, cand, data.level);
     }
   }
+}
 
+// Each worker's bindings, share and sessions per point, averaged over the runs that have the worker.
+void averageWorkers(SweepAnalysis& a, const SweepData& data) {
+  const std::size_t np = data.points.size();
   a.workers.assign(np, std::vector<WorkerCell>(a.worker_ids.size()));
   for (std::size_t p = 0; p < np; ++p)
     for (std::size_t w = 0; w < a.worker_ids.size(); ++w) {
@@ -85,6 +60,49 @@ SweepAnalysis SweepAnalysis::of(const SweepData& data) {
         cell.sessions /= n;
       }
     }
+}
+
+}  // namespace
+
+std::size_t SweepAnalysis::metricIndex(const std::string& key) const {
+  for (std::size_t i = 0; i < metrics.size(); ++i)
+    if (metrics[i].key == key) return i;
+  return metrics.size();
+}
+
+SweepAnalysis SweepAnalysis::of(const SweepData& data) {
+  SweepAnalysis a;
+  for (const auto& point : data.runs)
+    for (const auto& run : point)
+      if (run)
+        for (const auto& w : run->workers)
+          if (std::find(a.worker_ids.begin(), a.worker_ids.end(), w.id) == a.worker_ids.end())
+            a.worker_ids.push_back(w.id);
+  a.metrics = SweepMetric::all(a.worker_ids);
+  const std::size_t np = data.points.size(), ns = data.seeds.size(), nm = a.metrics.size();
+
+  // values[p][m][k]: metric m of point p at seed k, when that run exists and has it.
+  Values values(np, std::vector<std::vector<std::optional<double>>>(nm, std::vector<std::optional<double>>(ns)));
+  for (std::size_t p = 0; p < np; ++p)
+    for (std::size_t k = 0; k < ns && k < data.runs[p].size(); ++k)
+      if (const auto& run = data.runs[p][k])
+        for (std::size_t m = 0; m < nm; ++m) values[p][m][k] = a.metrics[m].value(*run);
+
+  a.cells.assign(np, std::vector<MetricCell>(nm));
+  a.runs_done.assign(np, 0);
+  for (std::size_t p = 0; p < np; ++p) {
+    for (std::size_t k = 0; k < ns && k < data.runs[p].size(); ++k) a.runs_done[p] += data.runs[p][k] ? 1 : 0;
+    for (std::size_t m = 0; m < nm; ++m) {
+      MetricCell& c = a.cells[p][m];
+      for (const auto& v : values[p][m])
+        if (v) c.values.push_back(*v);
+      // Every sweep metric is a latency, rate, count or ratio: its interval stays above zero.
+      const bool positive = std::all_of(c.values.begin(), c.values.end(), [](double v) { return v >= 0; });
+      c.interval = positive ? MeanInterval::ofPositive(c.values) : MeanInterval::of(c.values);
+    }
+  }
+  compareToBaseline(a, data, values);
+  averageWorkers(a, data);
 
   // The two-policy table: exactly two points that differ only in their policy.
   if (np == 2 && !data.points[0].coords.empty()) {

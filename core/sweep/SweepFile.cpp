@@ -1,5 +1,5 @@
 #include "core/sweep/SweepFile.h"
-#include "core/model/InputFile.h"
+#include "core/io/InputFile.h"
 
 #include <algorithm>
 #include <cmath>
@@ -56,20 +56,81 @@ std::string valueText(const ojson& v) {
   return v.dump();
 }
 
-}  // namespace
-
-SweepSpec SweepFile::load(const std::string& path) { return parse(InputFile::readAll(path), path); }
-
-SweepSpec SweepFile::parse(const std::string& text, const std::string& path) {
-  ojson j;
+// The file as JSON, a syntax error named with its line.
+ojson parseJson(const std::string& text, const std::string& path) {
   try {
-    j = ojson::parse(text, rejectDuplicateKeys<ojson>(), /*allow_exceptions=*/true, /*ignore_comments=*/true);
+    return ojson::parse(text, rejectDuplicateKeys<ojson>(), /*allow_exceptions=*/true, /*ignore_comments=*/true);
   } catch (const ojson::parse_error& e) {
     throw InputError(formatInputError(path, lineAt(text, e.byte > 0 ? e.byte - 1 : 0), "",
                                       std::string("invalid JSON: ") + e.what()));
   } catch (const DuplicateJsonKey& e) {
     throw InputError(formatInputError(path, 0, e.key(), "given twice in one object; say it once"));
   }
+}
+
+// A mistake in a field, named with the field and its line in the file.
+struct FieldErrors {
+  SweepSpec& s;
+  const std::string& text;
+  [[noreturn]] void fail(const std::string& field, const std::string& what) const {
+    if (!s.lines.count(field)) s.lines[field] = lineOfKey(text, field);
+    throw InputError(s.describe(field, what));
+  }
+};
+
+// "grid": the axes, each a list of knob values (numbers) or policy names, in the file's order.
+void readGrid(const ojson& grid, const FieldErrors& e) {
+  SweepSpec& s = e.s;
+  if (!grid.is_object()) e.fail("grid", "expected an object of axes, e.g. { \"K\": [0, 200] }");
+  for (const auto& [name, values] : grid.items()) {
+    const std::string field = "grid." + name;
+    s.lines[field] = lineOfKey(e.text, field);
+    if (!values.is_array()) e.fail(field, "expected a list of values, got " + values.dump());
+    SweepAxis axis{name, {}};
+    for (const auto& v : values) {
+      if (!v.is_string() && !v.is_number())
+        e.fail(field, "expected numbers (a knob) or names (policy), got " + v.dump());
+      axis.values.push_back(valueText(v));
+    }
+    s.axes.push_back(std::move(axis));
+  }
+}
+
+// "seeds": a count (seeds 1..N) or a list of seeds.
+void readSeeds(const ojson& v, const FieldErrors& e) {
+  SweepSpec& s = e.s;
+  if (v.is_number_unsigned() || v.is_number_integer()) {
+    const long long count = v.get<long long>();
+    if (count < 1 || count > 100000) e.fail("seeds", "expected a count in [1, 100000] or a list, got " + v.dump());
+    for (long long k = 1; k <= count; ++k) s.seeds.push_back(static_cast<std::uint64_t>(k));
+  } else if (v.is_array()) {
+    for (const auto& x : v) {
+      if (!x.is_number_unsigned() && !(x.is_number_integer() && x.get<long long>() >= 0))
+        e.fail("seeds", "expected whole numbers >= 0, got " + x.dump());
+      s.seeds.push_back(x.get<std::uint64_t>());
+    }
+  } else {
+    e.fail("seeds", "expected a count or a list of seeds, got " + v.dump());
+  }
+}
+
+// "knobs": knob values every run of the sweep gets.
+void readKnobs(const ojson& knobs, const FieldErrors& e) {
+  SweepSpec& s = e.s;
+  if (!knobs.is_object()) e.fail("knobs", "expected an object of knob values");
+  for (const auto& [name, value] : knobs.items()) {
+    s.lines["knobs." + name] = lineOfKey(e.text, "knobs." + name);
+    if (!value.is_number()) e.fail("knobs." + name, "expected a number, got " + value.dump());
+    s.fixed_knobs[name] = value.get<double>();
+  }
+}
+
+}  // namespace
+
+SweepSpec SweepFile::load(const std::string& path) { return parse(InputFile::readAll(path), path); }
+
+SweepSpec SweepFile::parse(const std::string& text, const std::string& path) {
+  const ojson j = parseJson(text, path);
   SweepSpec s;
   s.file = path;
   if (!j.is_object()) throw InputError(formatInputError(path, 1, "", "expected a JSON object (see `sweep --help`)"));
@@ -83,10 +144,8 @@ SweepSpec SweepFile::parse(const std::string& text, const std::string& path) {
                                   "unknown field; expected one of: scenario, grid, seeds, baseline, knobs, "
                                   "duration_s, dispatch, max_inflight_sessions, wall_deadline_s, jobs, level"));
   }
-  auto fail = [&](const std::string& field, const std::string& what) -> void {
-    if (!s.lines.count(field)) s.lines[field] = lineOfKey(text, field);
-    throw InputError(s.describe(field, what));
-  };
+  const FieldErrors errors{s, text};
+  const auto fail = [&](const std::string& field, const std::string& what) { errors.fail(field, what); };
   if (j.contains("scenario")) {
     if (!j["scenario"].is_string()) fail("scenario", "expected a scenario name or file, got " + j["scenario"].dump());
     s.scenario = j["scenario"].get<std::string>();
@@ -96,37 +155,8 @@ SweepSpec SweepFile::parse(const std::string& text, const std::string& path) {
     if (std::filesystem::path(s.scenario).is_relative() && std::filesystem::is_regular_file(beside, ec))
       s.scenario = beside.lexically_normal().string();
   }
-  if (j.contains("grid")) {
-    if (!j["grid"].is_object()) fail("grid", "expected an object of axes, e.g. { \"K\": [0, 200] }");
-    for (const auto& [name, values] : j["grid"].items()) {
-      const std::string field = "grid." + name;
-      s.lines[field] = lineOfKey(text, field);
-      if (!values.is_array()) fail(field, "expected a list of values, got " + values.dump());
-      SweepAxis axis{name, {}};
-      for (const auto& v : values) {
-        if (!v.is_string() && !v.is_number())
-          fail(field, "expected numbers (a knob) or names (policy), got " + v.dump());
-        axis.values.push_back(valueText(v));
-      }
-      s.axes.push_back(std::move(axis));
-    }
-  }
-  if (j.contains("seeds")) {
-    const auto& v = j["seeds"];
-    if (v.is_number_unsigned() || v.is_number_integer()) {
-      const long long count = v.get<long long>();
-      if (count < 1 || count > 100000) fail("seeds", "expected a count in [1, 100000] or a list, got " + v.dump());
-      for (long long k = 1; k <= count; ++k) s.seeds.push_back(static_cast<std::uint64_t>(k));
-    } else if (v.is_array()) {
-      for (const auto& e : v) {
-        if (!e.is_number_unsigned() && !(e.is_number_integer() && e.get<long long>() >= 0))
-          fail("seeds", "expected whole numbers >= 0, got " + e.dump());
-        s.seeds.push_back(e.get<std::uint64_t>());
-      }
-    } else {
-      fail("seeds", "expected a count or a list of seeds, got " + v.dump());
-    }
-  }
+  if (j.contains("grid")) readGrid(j["grid"], errors);
+  if (j.contains("seeds")) readSeeds(j["seeds"], errors);
   if (j.contains("baseline")) {
     if (!j["baseline"].is_object()) fail("baseline", "expected an object naming a grid point, e.g. { \"K\": 0 }");
     for (const auto& [name, value] : j["baseline"].items()) {
@@ -134,14 +164,7 @@ SweepSpec SweepFile::parse(const std::string& text, const std::string& path) {
       s.baseline.emplace_back(name, valueText(value));
     }
   }
-  if (j.contains("knobs")) {
-    if (!j["knobs"].is_object()) fail("knobs", "expected an object of knob values");
-    for (const auto& [name, value] : j["knobs"].items()) {
-      s.lines["knobs." + name] = lineOfKey(text, "knobs." + name);
-      if (!value.is_number()) fail("knobs." + name, "expected a number, got " + value.dump());
-      s.fixed_knobs[name] = value.get<double>();
-    }
-  }
+  if (j.contains("knobs")) readKnobs(j["knobs"], errors);
   if (j.contains("duration_s")) {
     if (!j["duration_s"].is_number()) fail("duration_s", "expected simulated seconds, got " + j["duration_s"].dump());
     s.duration_s = j["duration_s"].get<double>();

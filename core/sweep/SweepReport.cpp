@@ -6,19 +6,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/io/AtomicFile.h"
 #include "core/model/NumberText.h"
 #include "core/stats/SignFlipTest.h"
-#include "core/sweep/AtomicFile.h"
 
 namespace kvscope {
 
 namespace {
-
-std::string pText(double p) {
-  if (std::isnan(p)) return "-";
-  if (p < 0.001) return formatNumber("%.1e", p);
-  return formatNumber("%.3f", p);
-}
 
 // A CSV field: quoted when it holds a comma, a quote or a newline.
 std::string csvField(const std::string& s) {
@@ -87,19 +81,19 @@ std::string SweepReport::changeCell(std::size_t p, std::size_t m) const {
 std::string SweepReport::pCell(std::size_t p, std::size_t m) const {
   const auto& cmp = a_.cells[p][m].comparison;
   if (!cmp || cmp->pairs == 0) return "-";
-  return pText(cmp->p_value);
+  return pValueCell(cmp->p_value);
 }
 
 std::string SweepReport::smallestPCell(std::size_t p, std::size_t m) const {
   const auto& cmp = a_.cells[p][m].comparison;
   if (!cmp || cmp->pairs == 0) return "-";
-  return pText(cmp->smallest_p);
+  return pValueCell(cmp->smallest_p);
 }
 
 std::string SweepReport::wilcoxonCell(std::size_t p, std::size_t m) const {
   const auto& cmp = a_.cells[p][m].comparison;
   if (!cmp || cmp->pairs == 0) return "-";
-  return pText(cmp->wilcoxon_p) + (cmp->wilcoxon_exact ? "" : " (approx.)");
+  return pValueCell(cmp->wilcoxon_p) + (cmp->wilcoxon_exact ? "" : " (approx.)");
 }
 
 std::string SweepReport::pairsCell(std::size_t p, std::size_t m) const {

@@ -9,9 +9,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/io/AtomicFile.h"
 #include "core/model/Error.h"
 #include "core/run/ParallelJobs.h"
-#include "core/sweep/AtomicFile.h"
 #include "core/sweep/RunSummaryJson.h"
 
 namespace kvscope {
@@ -115,17 +115,15 @@ void SweepRunner::runOne(Job& job, const std::atomic<bool>& cancel, const std::f
   job.summary = std::move(summary);
 }
 
-SweepOutcome SweepRunner::run(const std::atomic<bool>& cancel) {
-  const auto start = std::chrono::steady_clock::now();
-  const auto& points = points_;
+std::vector<SweepRunner::Job> SweepRunner::makeJobs() const {
   std::vector<Job> jobs;
-  for (std::size_t p = 0; p < points.size(); ++p)
+  for (std::size_t p = 0; p < points_.size(); ++p)
     for (std::size_t k = 0; k < spec_.seeds.size(); ++k)
-      jobs.push_back(Job{p, k, spec_.seeds[k], runStem(points[p], spec_.seeds[k]), std::nullopt, 0, false, {}});
+      jobs.push_back(Job{p, k, spec_.seeds[k], runStem(points_[p], spec_.seeds[k]), std::nullopt, 0, false, {}});
+  return jobs;
+}
 
-  fs::create_directories(dir_);
-  SweepProgress progress;
-  progress.total = jobs.size();
+std::vector<std::size_t> SweepRunner::readBack(std::vector<Job>& jobs, SweepProgress& progress) const {
   std::vector<bool> may_run(jobs.size(), !only_);
   if (only_)
     for (std::size_t i : *only_)
@@ -139,6 +137,40 @@ SweepOutcome SweepRunner::run(const std::atomic<bool>& cancel) {
     else if (may_run[i])
       todo.push_back(i);
   }
+  return todo;
+}
+
+SweepOutcome SweepRunner::outcome(std::vector<Job>& jobs, const SweepProgress& progress, bool cancelled) const {
+  SweepOutcome out;
+  out.cancelled = cancelled;
+  out.reused = progress.reused;
+  out.ran = progress.finished;
+  out.failed = progress.failed;
+  SweepData& d = out.data;
+  d.scenario = scenario_.name;
+  d.points = points_;
+  d.seeds = spec_.seeds;
+  d.baseline = spec_.baselineIndex();
+  d.paired = true;
+  d.level = spec_.level;
+  d.runs.assign(points_.size(), std::vector<std::optional<RunSummary>>(spec_.seeds.size()));
+  d.recordings.assign(points_.size(), std::vector<std::string>(spec_.seeds.size()));
+  for (auto& job : jobs) {
+    if (!job.error.empty()) out.errors.push_back(job.error);
+    d.recordings[job.point][job.seed_index] = job.stem + ".kvrec";
+    d.runs[job.point][job.seed_index] = std::move(job.summary);
+  }
+  return out;
+}
+
+SweepOutcome SweepRunner::run(const std::atomic<bool>& cancel) {
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<Job> jobs = makeJobs();
+
+  fs::create_directories(dir_);
+  SweepProgress progress;
+  progress.total = jobs.size();
+  const std::vector<std::size_t> todo = readBack(jobs, progress);
   progress.to_run = todo.size();
 
   std::mutex mutex;    // guards progress, the jobs' running state and the progress callback
@@ -197,26 +229,7 @@ SweepOutcome SweepRunner::run(const std::atomic<bool>& cancel) {
         report();
       });
 
-  SweepOutcome out;
-  out.cancelled = cancel.load() && progress.finished + progress.failed < todo.size();
-  out.reused = progress.reused;
-  out.ran = progress.finished;
-  out.failed = progress.failed;
-  SweepData& d = out.data;
-  d.scenario = scenario_.name;
-  d.points = points;
-  d.seeds = spec_.seeds;
-  d.baseline = spec_.baselineIndex();
-  d.paired = true;
-  d.level = spec_.level;
-  d.runs.assign(points.size(), std::vector<std::optional<RunSummary>>(spec_.seeds.size()));
-  d.recordings.assign(points.size(), std::vector<std::string>(spec_.seeds.size()));
-  for (auto& job : jobs) {
-    if (!job.error.empty()) out.errors.push_back(job.error);
-    d.recordings[job.point][job.seed_index] = job.stem + ".kvrec";
-    d.runs[job.point][job.seed_index] = std::move(job.summary);
-  }
-  return out;
+  return outcome(jobs, progress, cancel.load() && progress.finished + progress.failed < todo.size());
 }
 
 }  // namespace kvscope

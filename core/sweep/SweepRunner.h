@@ -66,6 +66,11 @@ class SweepRunner {
   struct Job;
   std::optional<RunSummary> readDone(const Job& job) const;
   void runOne(Job& job, const std::atomic<bool>& cancel, const std::function<void(double)>& fraction);
+  // run()'s first and last steps: every (point, seed) as a job, the jobs already done read back
+  // (resume, or outside `only`) and the indices of those to run; then the outcome from the jobs.
+  std::vector<Job> makeJobs() const;
+  std::vector<std::size_t> readBack(std::vector<Job>& jobs, SweepProgress& progress) const;
+  SweepOutcome outcome(std::vector<Job>& jobs, const SweepProgress& progress, bool cancelled) const;
 
   SweepSpec spec_;
   Scenario scenario_;

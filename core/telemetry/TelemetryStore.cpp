@@ -80,18 +80,7 @@ void TelemetryStore::ingest(const Event& e) {
   }
   std::visit(
       Overloaded{[&](const RunStarted& r) { onRunStarted(r); }, [&](const Snapshot& s) { onSnapshot(e.time, s); },
-                 [&](const RouteDecision& d) { keepDecision(d); },
-                 [&](const Admission& a) {
-                   if (a.result != AdmissionResult::Admitted) return;
-                   if (seen_sessions_.insert(a.session).second) {
-                     pushBounded(new_session_times_, e.time, limits_.new_sessions);
-                     if (seen_sessions_.size() > 4 * limits_.new_sessions) seen_sessions_.clear();  // bounded; rare
-                   }
-                   if (WorkerSeries* w = worker(a.worker)) {
-                     ++w->admitted;
-                     w->last_admitted = e.time;
-                   }
-                 },
+                 [&](const RouteDecision& d) { keepDecision(d); }, [&](const Admission& a) { onAdmission(e.time, a); },
                  [&](const Eviction& ev) {
                    if (WorkerSeries* w = worker(ev.worker)) {
                      ++w->evictions;
@@ -127,20 +116,7 @@ void TelemetryStore::ingest(const Event& e) {
                    link.last_failure = t.reason;
                    link.last_failure_time = e.time;
                  },
-                 [&](const RequestDone& d) {
-                   pushBounded(requests_, d, limits_.requests);
-                   pushBounded(request_times_, e.time, limits_.requests);
-                   if (d.status != RequestStatus::Ok) return;
-                   if (d.ttft >= 0) ttft_series_.add(e.time, timeToSeconds(d.ttft));
-                   e2e_series_.add(e.time, timeToSeconds(d.e2e));
-                   if (d.cached_tokens < 0) return;
-                   const std::int64_t input = std::max<std::int64_t>(0, d.input_tokens);
-                   const std::int64_t cached = std::min(d.cached_tokens, input);
-                   const std::int64_t ceiling = std::clamp<std::int64_t>(d.ceiling_any_tokens, 0, input);
-                   // Sampled with the snapshots (onSnapshot): evenly, so a chart holds each value.
-                   hits_.add(e.time, input, cached, ceiling);
-                   if (WorkerSeries* w = worker(d.worker)) w->hits.add(e.time, input, cached, ceiling);
-                 },
+                 [&](const RequestDone& d) { onRequestDone(e.time, d); },
                  [&](const KnobChanged& k) {
                    knobs_[k.name] = k.new_value;
                    pushBounded(control_changes_, e, limits_.control_changes);
@@ -151,6 +127,33 @@ void TelemetryStore::ingest(const Event& e) {
                  },
                  [&](const RunFinished&) { finished_ = true; }, [](const auto&) {}},
       e.payload);
+}
+
+void TelemetryStore::onAdmission(SimTime t, const Admission& a) {
+  if (a.result != AdmissionResult::Admitted) return;
+  if (seen_sessions_.insert(a.session).second) {
+    pushBounded(new_session_times_, t, limits_.new_sessions);
+    if (seen_sessions_.size() > 4 * limits_.new_sessions) seen_sessions_.clear();  // bounded; rare
+  }
+  if (WorkerSeries* w = worker(a.worker)) {
+    ++w->admitted;
+    w->last_admitted = t;
+  }
+}
+
+void TelemetryStore::onRequestDone(SimTime t, const RequestDone& d) {
+  pushBounded(requests_, d, limits_.requests);
+  pushBounded(request_times_, t, limits_.requests);
+  if (d.status != RequestStatus::Ok) return;
+  if (d.ttft >= 0) ttft_series_.add(t, timeToSeconds(d.ttft));
+  e2e_series_.add(t, timeToSeconds(d.e2e));
+  if (d.cached_tokens < 0) return;
+  const std::int64_t input = std::max<std::int64_t>(0, d.input_tokens);
+  const std::int64_t cached = std::min(d.cached_tokens, input);
+  const std::int64_t ceiling = std::clamp<std::int64_t>(d.ceiling_any_tokens, 0, input);
+  // Sampled with the snapshots (onSnapshot): evenly, so a chart holds each value.
+  hits_.add(t, input, cached, ceiling);
+  if (WorkerSeries* w = worker(d.worker)) w->hits.add(t, input, cached, ceiling);
 }
 
 void TelemetryStore::onRunStarted(const RunStarted& r) {

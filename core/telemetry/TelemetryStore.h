@@ -167,6 +167,8 @@ class TelemetryStore {
   MinMaxSeries series() const { return MinMaxSeries(limits_.series_capacity, 4, 8, limits_.raw_samples); }
   void onRunStarted(const RunStarted& r);
   void onSnapshot(SimTime t, const Snapshot& s);
+  void onAdmission(SimTime t, const Admission& a);
+  void onRequestDone(SimTime t, const RequestDone& d);
   void sampleHitRates(SimTime t);
   LinkSeries& linkSeries(std::int32_t prefill, WorkerId worker);
   WorkerSeries* worker(WorkerId w);

@@ -27,6 +27,7 @@
 namespace kvscope {
 
 class TelemetryStore;
+struct WorkerSeries;
 
 enum class WorkerStateKind { Crashed, Unreachable, Cold, Degraded, Restarted, Evicting, Quiet, Idle, Ok };
 const char* toString(WorkerStateKind);
@@ -80,6 +81,15 @@ class WorkerStateTracker {
   };
   void advanceEvictions(const TelemetryStore& store);
   EvictionWindow evictions_;
+
+  // What update() judges every worker against: the window's bindings (or, where no binding is
+  // known, its running-request load) across the workers that could take them (WorkerStateTracker.cpp).
+  struct Window;
+  // The signs that a worker is cold, on its bindings or its load (WorkerStateTracker.cpp).
+  struct ColdSigns;
+  ColdSigns coldSigns(const WorkerState& s, const WorkerSeries& w, std::size_t k, const Window& window) const;
+  // One worker's state from its series, its health text and its share of the window.
+  void classify(WorkerState& s, const WorkerSeries& w, const std::string& health, std::size_t k, const Window& window);
 };
 
 }  // namespace kvscope

@@ -1,5 +1,5 @@
 #include "core/trace/AzureTraceReader.h"
-#include "core/model/InputFile.h"
+#include "core/io/InputFile.h"
 
 #include <algorithm>
 #include <charconv>
@@ -21,12 +21,6 @@ constexpr std::string_view kHeader = "TIMESTAMP,ContextTokens,GeneratedTokens";
 constexpr std::uint64_t kAzureSalt = mixHash(0x617a757265000000ULL, 1);
 constexpr std::int64_t kMaxTokens = std::numeric_limits<std::int32_t>::max();
 constexpr std::int64_t kTicksPerSecond = 10'000'000;  // the trace's 7 fractional digits
-
-std::string shown(std::string_view s) {
-  std::string out = "\"";
-  for (char c : s.substr(0, 60)) out += (static_cast<unsigned char>(c) < 0x20 || c == '"') ? '?' : c;
-  return out + (s.size() > 60 ? "...\"" : "\"");
-}
 
 // Reads exactly `n` decimal digits at `pos`.
 bool digits(std::string_view s, std::size_t& pos, int n, int& out) {
@@ -94,8 +88,9 @@ struct Row {
     std::int64_t v = 0;
     const auto [end, ec] = std::from_chars(column.data(), column.data() + column.size(), v);
     if (column.empty() || ec != std::errc() || end != column.data() + column.size() || v < lo)
-      fail(field, std::string("expected ") + expected + ", got " + shown(column));
-    if (v > kMaxTokens) fail(field, "expected at most " + std::to_string(kMaxTokens) + ", got " + shown(column));
+      fail(field, std::string("expected ") + expected + ", got " + quotedExcerpt(column, '"', 60));
+    if (v > kMaxTokens)
+      fail(field, "expected at most " + std::to_string(kMaxTokens) + ", got " + quotedExcerpt(column, '"', 60));
     return static_cast<std::int32_t>(v);
   }
 };
@@ -113,7 +108,7 @@ Session parseRow(const std::string& file, long line_no, std::string_view line, S
   }
   if (n != 3) r.fail("", "expected 3 columns (" + std::string(kHeader) + "), got " + std::to_string(n));
   if (!parseTimestamp(cols[0], ticks))
-    r.fail("TIMESTAMP", "expected a time like \"2023-11-16 18:15:46.6805900\", got " + shown(cols[0]));
+    r.fail("TIMESTAMP", "expected a time like \"2023-11-16 18:15:46.6805900\", got " + quotedExcerpt(cols[0], '"', 60));
 
   Turn turn;
   turn.prompt.input_tokens = r.tokens(cols[1], "ContextTokens", 1, "an integer > 0");
@@ -146,8 +141,8 @@ Workload AzureTraceReader::read(const std::string& path, const TraceOptions& opt
   chomp(line);
   if (line.rfind("\xEF\xBB\xBF", 0) == 0) line.erase(0, 3);  // a BOM from spreadsheet exports
   if (line != kHeader)
-    throw InputError(
-        formatInputError(path, 1, "header", "expected \"" + std::string(kHeader) + "\", got " + shown(line)));
+    throw InputError(formatInputError(
+        path, 1, "header", "expected \"" + std::string(kHeader) + "\", got " + quotedExcerpt(line, '"', 60)));
 
   Workload w;
   std::vector<std::int64_t> ticks;

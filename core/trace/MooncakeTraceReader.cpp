@@ -1,5 +1,5 @@
 #include "core/trace/MooncakeTraceReader.h"
-#include "core/model/InputFile.h"
+#include "core/io/InputFile.h"
 
 #include <cmath>
 #include <cstdint>

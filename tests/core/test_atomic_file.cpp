@@ -16,7 +16,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "core/sweep/AtomicFile.h"
+#include "core/io/AtomicFile.h"
 
 using namespace kvscope;
 namespace fs = std::filesystem;

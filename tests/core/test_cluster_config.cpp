@@ -4,10 +4,10 @@
 
 #include <fstream>
 
+#include "core/io/ResourceDir.h"
 #include "core/live/ClusterConfigLoader.h"
 #include "core/live/LiveClusterLayout.h"
 #include "core/model/Error.h"
-#include "core/model/ResourceDir.h"
 
 using namespace kvscope;
 

@@ -4,7 +4,7 @@
 
 #include <sstream>
 
-#include "core/model/InputFile.h"
+#include "core/io/InputFile.h"
 
 using namespace kvscope;
 

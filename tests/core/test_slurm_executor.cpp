@@ -14,8 +14,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/io/AtomicFile.h"
 #include "core/model/Error.h"
-#include "core/sweep/AtomicFile.h"
 #include "core/sweep/SlurmExecutor.h"
 #include "core/sweep/SweepFile.h"
 #include "core/sweep/SweepRunner.h"

@@ -12,10 +12,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/io/AtomicFile.h"
+#include "core/io/ResourceDir.h"
 #include "core/model/Error.h"
-#include "core/model/ResourceDir.h"
 #include "core/run/SimulationRun.h"
-#include "core/sweep/AtomicFile.h"
 #include "core/sweep/RunSummaryJson.h"
 #include "core/sweep/SweepFile.h"
 #include "core/sweep/SweepSpec.h"

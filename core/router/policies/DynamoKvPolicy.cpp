@@ -17,6 +17,54 @@ constexpr ScoreComponentSpec kComponents[] = {
     {"tree_blocks", "blocks", "Blocks the router's indexer holds for the worker (the tie-break)"},
     {"probability", "fraction", "Chance of being sampled at router_temperature (1 on the argmin at 0)"},
 };
+
+// softmax_sample + select_worker: the worker picked among the alive ones by their logits (lo and hi
+// the alive ones' extremes; lo > hi when none is alive), and each one's chance of being picked.
+WorkerId selectWorker(const RouteContext& ctx, const std::vector<double>& logits, double lo, double hi,
+                      double temperature, std::vector<double>& probability) {
+  const auto n = static_cast<WorkerId>(ctx.workers.size());
+  WorkerId picked = kNoWorker;
+  if (lo <= hi && temperature <= 0) {
+    // softmax_sample at temperature 0 returns every worker at the minimum; select_worker then
+    // prefers the smaller tree and draws uniformly among equal trees.
+    std::vector<WorkerId> tied;
+    for (WorkerId w = 0; w < n; ++w)
+      if (ctx.workers[w].alive && logits[w] == lo) tied.push_back(w);
+    const auto tree = [&](WorkerId w) {
+      return w < static_cast<WorkerId>(ctx.tree_blocks.size()) ? ctx.tree_blocks[w] : 0;
+    };
+    const bool same_tree =
+        std::all_of(tied.begin(), tied.end(), [&](WorkerId w) { return tree(w) == tree(tied.front()); });
+    if (tied.size() == 1 || !same_tree) {
+      picked = *std::min_element(tied.begin(), tied.end(), [&](WorkerId a, WorkerId b) { return tree(a) < tree(b); });
+    } else {
+      const auto i =
+          std::min(tied.size() - 1, static_cast<std::size_t>(ctx.uniform * static_cast<double>(tied.size())));
+      picked = tied[i];
+    }
+    probability[picked] = 1.0;
+  } else if (lo <= hi) {
+    // softmax over -(logit - min) / ((max - min) x T); all equal -> uniform; inverse CDF with `<=`.
+    double sum = 0;
+    for (WorkerId w = 0; w < n; ++w) {
+      if (!ctx.workers[w].alive) continue;
+      probability[w] = hi == lo ? 1.0 : std::exp(-(logits[w] - lo) / ((hi - lo) * temperature));
+      sum += probability[w];
+    }
+    double cdf = 0;
+    WorkerId last_alive = kNoWorker;
+    for (WorkerId w = 0; w < n; ++w) {
+      if (!ctx.workers[w].alive) continue;
+      probability[w] /= sum;
+      cdf += probability[w];
+      last_alive = w;
+      if (picked == kNoWorker && ctx.uniform <= cdf) picked = w;
+    }
+    if (picked == kNoWorker) picked = last_alive;  // rounding left the CDF just under the draw
+  }
+  return picked;
+}
+
 }  // namespace
 
 const PolicySpec DynamoKvPolicy::kSpec{
@@ -81,45 +129,7 @@ void DynamoKvPolicy::rank(const RouteContext& ctx, RouteDecision& out) const {
   }
 
   std::vector<double> probability(ctx.workers.size(), 0.0);
-  WorkerId picked = kNoWorker;
-  if (lo <= hi && temperature <= 0) {
-    // softmax_sample at temperature 0 returns every worker at the minimum; select_worker then
-    // prefers the smaller tree and draws uniformly among equal trees.
-    std::vector<WorkerId> tied;
-    for (WorkerId w = 0; w < n; ++w)
-      if (ctx.workers[w].alive && logits[w] == lo) tied.push_back(w);
-    const auto tree = [&](WorkerId w) {
-      return w < static_cast<WorkerId>(ctx.tree_blocks.size()) ? ctx.tree_blocks[w] : 0;
-    };
-    const bool same_tree =
-        std::all_of(tied.begin(), tied.end(), [&](WorkerId w) { return tree(w) == tree(tied.front()); });
-    if (tied.size() == 1 || !same_tree) {
-      picked = *std::min_element(tied.begin(), tied.end(), [&](WorkerId a, WorkerId b) { return tree(a) < tree(b); });
-    } else {
-      const auto i =
-          std::min(tied.size() - 1, static_cast<std::size_t>(ctx.uniform * static_cast<double>(tied.size())));
-      picked = tied[i];
-    }
-    probability[picked] = 1.0;
-  } else if (lo <= hi) {
-    // softmax over -(logit - min) / ((max - min) x T); all equal -> uniform; inverse CDF with `<=`.
-    double sum = 0;
-    for (WorkerId w = 0; w < n; ++w) {
-      if (!ctx.workers[w].alive) continue;
-      probability[w] = hi == lo ? 1.0 : std::exp(-(logits[w] - lo) / ((hi - lo) * temperature));
-      sum += probability[w];
-    }
-    double cdf = 0;
-    WorkerId last_alive = kNoWorker;
-    for (WorkerId w = 0; w < n; ++w) {
-      if (!ctx.workers[w].alive) continue;
-      probability[w] /= sum;
-      cdf += probability[w];
-      last_alive = w;
-      if (picked == kNoWorker && ctx.uniform <= cdf) picked = w;
-    }
-    if (picked == kNoWorker) picked = last_alive;  // rounding left the CDF just under the draw
-  }
+  const WorkerId picked = selectWorker(ctx, logits, lo, hi, temperature, probability);
   for (CandidateScore& c : out.candidates) c.add("probability", probability[c.worker]);
 
   sortCandidates(out.candidates, [&](const CandidateScore& a, const CandidateScore& b) {

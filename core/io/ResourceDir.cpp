@@ -1,4 +1,4 @@
-#include "core/model/ResourceDir.h"
+#include "core/io/ResourceDir.h"
 
 #include <cstdlib>
 #include <filesystem>

@@ -1,4 +1,4 @@
-#include "core/sweep/DirectoryLock.h"
+#include "core/io/DirectoryLock.h"
 
 #include <fcntl.h>
 #include <unistd.h>

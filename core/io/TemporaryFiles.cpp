@@ -1,4 +1,4 @@
-#include "core/sweep/TemporaryFiles.h"
+#include "core/io/TemporaryFiles.h"
 
 #include <unistd.h>
 

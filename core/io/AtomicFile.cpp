@@ -1,4 +1,4 @@
-#include "core/sweep/AtomicFile.h"
+#include "core/io/AtomicFile.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -10,9 +10,9 @@
 #include <filesystem>
 #include <memory>
 
-#include "core/model/InputFile.h"
-#include "core/sweep/DirectoryLock.h"
-#include "core/sweep/TemporaryFiles.h"
+#include "core/io/DirectoryLock.h"
+#include "core/io/InputFile.h"
+#include "core/io/TemporaryFiles.h"
 
 namespace kvscope {
 

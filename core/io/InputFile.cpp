@@ -1,4 +1,4 @@
-#include "core/model/InputFile.h"
+#include "core/io/InputFile.h"
 
 #include <sys/stat.h>
 
