@@ -3,6 +3,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QInputDialog>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QScreen>
@@ -85,6 +86,14 @@ void MainWindow::resizeEvent(QResizeEvent* event) {
 
 void MainWindow::resetLayout() { docks_->applyDefaultLayout(); }
 
+void MainWindow::goToTime() {
+  bool ok = false;
+  const double centre = timeToSeconds(view_->from() + (view_->to() - view_->from()) / 2);
+  const double seconds = QInputDialog::getDouble(this, tr("Go to time"), tr("Run time (seconds) to centre on:"), centre,
+                                                 0, 30 * 86400, 1, &ok);
+  if (ok) view_->goToTime(secondsToTime(seconds));
+}
+
 void MainWindow::buildMenus() {
   QMenu* file = menuBar()->addMenu(tr("&File"));
   QMenu* run = menuBar()->addMenu(tr("&Run"));
@@ -106,6 +115,14 @@ void MainWindow::buildMenus() {
   pause->setShortcutContext(Qt::ApplicationShortcut);
   QAction* live = run->addAction(tr("Follow &live"), this, [this] { view_->setFollowLive(true); });
   live->setShortcut(Qt::Key_End);
+  // The time axis's actions, on the one range every chart and the timeline read (ViewState).
+  view->addSeparator();
+  QAction* zoom_in = view->addAction(tr("Zoom &in"), view_, &ViewState::zoomIn);
+  zoom_in->setShortcuts({QKeySequence::ZoomIn, QKeySequence(Qt::CTRL | Qt::Key_Equal)});
+  view->addAction(tr("Zoom &out"), view_, &ViewState::zoomOut)->setShortcut(QKeySequence::ZoomOut);
+  view->addAction(tr("Reset &zoom (follow live)"), view_, &ViewState::resetZoom)
+      ->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
+  view->addAction(tr("&Go to time..."), this, &MainWindow::goToTime)->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_G));
   view->addSeparator();
   view->addAction(tr("&Reset layout"), this, &MainWindow::resetLayout);
 }

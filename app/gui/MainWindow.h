@@ -31,6 +31,7 @@ class MainWindow : public QMainWindow {
   void showAtStart();
   void setScreenshotSize(QSize size) { screenshot_size_ = size; }
   void resetLayout();  // View > Reset layout
+  void goToTime();     // View > Go to time: asks for a time and centres every time view on it
 
   void openSource(std::unique_ptr<Source> source);
   RunSession& session() { return *session_; }

@@ -4,57 +4,53 @@
 #include <QCoreApplication>
 #include <QDockWidget>
 #include <QHeaderView>
+#include <QKeySequence>
 #include <QTableView>
 
 #include <QMainWindow>
 #include <QMenu>
 #include <algorithm>
 
+#include "app/gui/PanelRegistry.h"
 #include "core/source/Source.h"
 #include "core/telemetry/TelemetryStore.h"
 #include "widgets/charts/DecodeLoadModel.h"
 #include "widgets/charts/DecodeLoadPanel.h"
 #include "widgets/charts/KvPoolPanel.h"
-#include "widgets/charts/LabMetricsPanel.h"
 #include "widgets/charts/LatencyPanel.h"
 #include "widgets/charts/LinkHealthModel.h"
 #include "widgets/charts/LinkHealthPanel.h"
 #include "widgets/charts/TimeSeriesChart.h"
 #include "widgets/common/ViewState.h"
-#include "widgets/decisions/DecisionInspectorPanel.h"
 #include "widgets/diagnosis/DiagnosisPanel.h"
 #include "widgets/knobs/KnobsPanel.h"
 #include "widgets/knobs/WhatIfPanel.h"
-#include "widgets/timeline/EventTimelinePanel.h"
 #include "widgets/timeline/ReplayControlsPanel.h"
 
 namespace kvscope {
 
 PanelDocks::PanelDocks(QMainWindow& window, ViewState& view, QMenu& view_menu)
     : QObject(&window), window_(window), view_(view), view_menu_(view_menu) {
-  kv_pools_ = new KvPoolPanel(view_, &window_);
-  kv_pools_->setObjectName("kvPools");
-  window_.setCentralWidget(kv_pools_);
-  track(kv_pools_);
-
-  decode_load_ = new DecodeLoadPanel(view_, &window_);
-  addDock(decode_load_, tr("Decode load"), "decodeLoad", Qt::TopDockWidgetArea);
-  knobs_ = new KnobsPanel(view_, &window_);
-  addDock(knobs_, tr("Knobs"), "knobs", Qt::LeftDockWidgetArea);
-  auto* diagnosis = new DiagnosisPanel(view_, &window_);
-  addDock(diagnosis, tr("Diagnosis"), "diagnosis", Qt::LeftDockWidgetArea);
-  links_ = new LinkHealthPanel(view_, &window_);
-  addDock(links_, tr("Mooncake links"), "linkHealth", Qt::RightDockWidgetArea);
-  latency_ = new LatencyPanel(view_, &window_);
-  addDock(latency_, tr("Latency and failures"), "latency", Qt::RightDockWidgetArea);
-  what_if_ = new WhatIfPanel(view_, &window_);
-  addDock(what_if_, tr("What-if preview"), "whatIf", Qt::RightDockWidgetArea);
-  replay_ = new ReplayControlsPanel(view_, &window_);
-  replay_dock_ = addDock(replay_, tr("Replay"), "replay", Qt::BottomDockWidgetArea);
-  addDock(new EventTimelinePanel(view_, &window_), tr("Event timeline"), "timeline", Qt::BottomDockWidgetArea);
-  QDockWidget* inspector = addDock(new DecisionInspectorPanel(view_, &window_), tr("Decision inspector"), "decisions",
-                                   Qt::BottomDockWidgetArea);
-  addDock(new LabMetricsPanel(view_, &window_), tr("Lab metrics"), "labMetrics", Qt::BottomDockWidgetArea);
+  for (const PanelSpec& spec : panelSpecs()) {
+    TelemetryPanel* panel = spec.make(view_, &window_);
+    if (spec.area == Qt::NoDockWidgetArea) {
+      panel->setObjectName(QString::fromLatin1(spec.id));
+      window_.setCentralWidget(panel);
+      track(panel);
+    } else {
+      addDock(panel, spec);
+    }
+  }
+  kv_pools_ = panelOf<KvPoolPanel>("kvPools");
+  decode_load_ = panelOf<DecodeLoadPanel>("decodeLoad");
+  knobs_ = panelOf<KnobsPanel>("knobs");
+  links_ = panelOf<LinkHealthPanel>("linkHealth");
+  latency_ = panelOf<LatencyPanel>("latency");
+  what_if_ = panelOf<WhatIfPanel>("whatIf");
+  replay_ = panelOf<ReplayControlsPanel>("replay");
+  replay_dock_ = dockNamed("replay");
+  auto* diagnosis = panelOf<DiagnosisPanel>("diagnosis");
+  auto* inspector = dockNamed("decisions");
   // The worker table and the timeline span the whole width: every column and row in view.
   window_.setCorner(Qt::TopLeftCorner, Qt::TopDockWidgetArea);
   window_.setCorner(Qt::TopRightCorner, Qt::TopDockWidgetArea);
@@ -206,18 +202,20 @@ void PanelDocks::applyDefaultLayout(ClosedDocks closed) {
   default_layout_ = true;
 }
 
-QDockWidget* PanelDocks::addDock(TelemetryPanel* panel, const QString& title, const QString& object_name,
-                                 Qt::DockWidgetArea area) {
-  auto* dock = new QDockWidget(title, &window_);
-  dock->setObjectName(object_name + "Dock");  // QSettings restores the layout by object name
-  panel->setObjectName(object_name);
+QDockWidget* PanelDocks::addDock(TelemetryPanel* panel, const PanelSpec& spec) {
+  const QString id = QString::fromLatin1(spec.id);
+  auto* dock = new QDockWidget(QCoreApplication::translate("PanelDocks", spec.title), &window_);
+  dock->setObjectName(id + "Dock");  // QSettings restores the layout by object name
+  panel->setObjectName(id);
   dock->setWidget(panel);
-  window_.addDockWidget(area, dock);
+  window_.addDockWidget(spec.area, dock);
   auto moved = [this] { default_layout_ = default_layout_ && applying_; };  // the operator's arrangement from now on
   connect(dock, &QDockWidget::dockLocationChanged, this, moved);
   connect(dock, &QDockWidget::topLevelChanged, this, moved);
-  view_menu_.addAction(dock->toggleViewAction());
-  placed_.push_back({dock, area});
+  QAction* toggle = dock->toggleViewAction();
+  if (*spec.shortcut) toggle->setShortcut(QKeySequence(QString::fromLatin1(spec.shortcut)));
+  view_menu_.addAction(toggle);
+  placed_.push_back({dock, spec.area});
   track(panel);
   return dock;
 }

@@ -1,6 +1,7 @@
 #pragma once
-// Creates the console's panels as dock widgets (layout saved with QSettings by the main window)
-// and refreshes the visible ones on each frame, only when the store or the shared view moved.
+// Creates the console's panels as dock widgets from the registry (PanelRegistry.h; the layout is
+// saved with QSettings by the main window) and refreshes the visible ones on each frame, only when
+// the store or the shared view moved.
 #include <QElapsedTimer>
 #include <QObject>
 #include <QSize>
@@ -28,6 +29,7 @@ class LatencyPanel;
 class LinkHealthPanel;
 class ReplayControlsPanel;
 class WhatIfPanel;
+struct PanelSpec;
 struct WhatIfResult;
 
 class PanelDocks : public QObject {
@@ -62,8 +64,14 @@ class PanelDocks : public QObject {
   TelemetryPanel* panel(const QString& object_name) const;
 
  private:
-  QDockWidget* addDock(TelemetryPanel* panel, const QString& title, const QString& object_name,
-                       Qt::DockWidgetArea area);
+  QDockWidget* addDock(TelemetryPanel* panel, const PanelSpec& spec);
+  // The registry's panel `id` as the class it is (PanelRegistry.cpp made it).
+  template <class Panel>
+  Panel* panelOf(const char* id) const {
+    auto* p = qobject_cast<Panel*>(panel(QString::fromLatin1(id)));
+    Q_ASSERT(p);
+    return p;
+  }
   bool sideColumnsStack() const;
   QDockWidget* dockNamed(const char* object_name) const;
   void refitToWindow();

@@ -84,7 +84,8 @@ void describe(QCommandLineParser& args) {
   args.addOptions({
       {"scenario", "Simulate a bundled scenario NAME or a scenario FILE.", "NAME|FILE"},
       {"connect", "Watch and steer a `kvscope-cli serve` backend.", "HOST:PORT"},
-      {"token-file", "Bearer token for the server's Control calls (with --connect).", "FILE"},
+      {"token-file",
+       "Bearer token sent with every call to the server: the telemetry stream and Control (with --connect).", "FILE"},
       {"replay", "Replay a recording.", "FILE.kvrec"},
       {"live", "Watch a live SGLang or vLLM cluster (and its Mooncake links) described by a cluster file.",
        "CLUSTER.yaml"},

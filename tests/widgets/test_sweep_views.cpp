@@ -121,7 +121,7 @@ void SweepViewsTest::plotHasABandAroundTheMean() {
   const SweepAnalysis analysis = SweepAnalysis::of(outcome_.data);
   plot.setSweep(outcome_.data, analysis);
   QCOMPARE(plot.axis(), std::string("K"));
-  QCOMPARE(plot.metric(), std::string("e2e_mean_s"));
+  QCOMPARE(plot.metricKey(), std::string("e2e_mean_s"));
   QCOMPARE(plot.bands().size(), std::size_t(1));  // one axis: one series
   const SweepPlot::Band& band = plot.bands().front();
   QVERIFY(band.area && band.area->upperSeries() == band.upper && band.area->lowerSeries() == band.lower);
@@ -145,7 +145,7 @@ void SweepViewsTest::plotHasABandAroundTheMean() {
   plot.setMetric("ttft_p90_s");
   QCOMPARE(metric.count(), 1);
   plot.setSweep(outcome_.data, analysis);
-  QCOMPARE(plot.metric(), std::string("ttft_p90_s"));
+  QCOMPARE(plot.metricKey(), std::string("ttft_p90_s"));
   QCOMPARE(plot.bands().size(), std::size_t(1));
 }
 

@@ -21,12 +21,13 @@ constexpr int kMarkerMergePixels = 40;  // markers closer than this share one la
 }  // namespace
 
 TimeSeriesChart::TimeSeriesChart(ViewState& view, const QString& title, QWidget* parent)
-    : QWidget(parent), view_(view), title_(title) {
+    : QWidget(parent), view_(view), title_(title), axis_input_(view) {
   setMinimumSize(240, 90);
   setMouseTracking(true);
   setAttribute(Qt::WA_OpaquePaintEvent);
   connect(&view_, &ViewState::rangeChanged, this, [this] { update(); });
   connect(&view_, &ViewState::workersHighlighted, this, [this] { update(); });
+  connect(&view_, &ViewState::cursorChanged, this, [this] { update(); });
 }
 
 int TimeSeriesChart::addSeries(const QString& name, const QColor& color, Style style) {
@@ -269,6 +270,7 @@ void TimeSeriesChart::paintEvent(QPaintEvent*) {
     }
   }
   paintOverlays(p, plot);
+  paintCursor(p, plot);
   p.restore();
   p.setPen(pal.color(QPalette::Mid));
   p.drawRect(plot.adjusted(-1, -1, 0, 0));
@@ -472,31 +474,80 @@ bool TimeSeriesChart::event(QEvent* e) {
   return QWidget::event(e);
 }
 
+std::optional<int> TimeSeriesChart::cursorColumn() const {
+  const std::optional<SimTime> t = view_.cursorTime();
+  if (!t || *t < view_.from() || *t >= view_.to()) return std::nullopt;
+  const int c = grid().columnOf(*t);
+  if (c < 0 || c >= plotColumns()) return std::nullopt;
+  return c;
+}
+
+QStringList TimeSeriesChart::cursorReadout() const {
+  QStringList lines;
+  const std::optional<int> c = cursorColumn();
+  if (!c) return lines;
+  const auto at = static_cast<std::size_t>(*c);
+  for (const Series& s : series_) {
+    if (at >= s.columns.size() || !s.columns[at].present) continue;
+    const EnvelopeColumn& col = s.columns[at];
+    const QString value = col.lo == col.hi ? QString::number(col.hi, 'g', 4)
+                                           : QStringLiteral("%1..%2").arg(col.lo, 0, 'g', 4).arg(col.hi, 0, 'g', 4);
+    lines << QStringLiteral("%1%2: %3").arg(s.name, isGhost(s.style) ? tr(" (preview)") : QString(), value);
+  }
+  if (at < band_.size() && band_[at].present)
+    lines << tr("%1 others: median %2").arg(band_[at].workers).arg(band_[at].median, 0, 'g', 4);
+  return lines;
+}
+
+// The shared cursor: a line at the hovered time (whichever time view the pointer is in) and, beside
+// it, each series' value there, so one look across the charts reads every gauge at that moment.
+void TimeSeriesChart::paintCursor(QPainter& p, const QRect& plot) {
+  const std::optional<int> c = cursorColumn();
+  if (!c) return;
+  const int x = plot.left() + *c;
+  QColor line = palette().color(QPalette::Text);
+  line.setAlpha(110);
+  p.setPen(QPen(line, 1));
+  p.drawLine(x, plot.top(), x, plot.bottom());
+  const QStringList lines = cursorReadout();
+  if (lines.isEmpty()) return;
+  const QFontMetrics fm = fontMetrics();
+  int width = 0;
+  for (const QString& l : lines) width = std::max(width, fm.horizontalAdvance(l));
+  const int rows = std::min<int>(static_cast<int>(lines.size()), std::max(1, (plot.height() - 4) / fm.height()));
+  QRect box(x + 6, plot.top() + 2, width + 8, rows * fm.height() + 4);
+  if (box.right() > plot.right()) box.moveRight(x - 6);  // near the right edge: on the line's left
+  QColor back = palette().color(QPalette::ToolTipBase);
+  back.setAlpha(220);
+  p.fillRect(box, back);
+  p.setPen(palette().color(QPalette::ToolTipText));
+  for (int i = 0; i < rows; ++i)
+    p.drawText(QRect(box.left() + 4, box.top() + 2 + i * fm.height(), width, fm.height()), Qt::AlignLeft,
+               lines[static_cast<qsizetype>(i)]);
+}
+
 void TimeSeriesChart::wheelEvent(QWheelEvent* event) {
-  const SimTime anchor = timeAt(event->position().x());
-  const double factor = event->angleDelta().y() > 0 ? 0.8 : 1.25;
-  const SimTime from = anchor - static_cast<SimTime>(static_cast<double>(anchor - view_.from()) * factor);
-  const SimTime to = anchor + static_cast<SimTime>(static_cast<double>(view_.to() - anchor) * factor);
-  view_.setRange(std::max<SimTime>(0, from), std::max(to, from + secondsToTime(1)));
-  event->accept();
+  if (plotRect().width() <= 0) return;
+  axis_input_.wheel(event, timeAt(event->position().x()));
 }
 
 void TimeSeriesChart::mousePressEvent(QMouseEvent* event) {
   if (event->button() != Qt::LeftButton) return QWidget::mousePressEvent(event);
-  drag_origin_ = event->position().toPoint();
-  if (Threshold* t = thresholdNear(drag_origin_.y())) {
+  const QPoint pos = event->position().toPoint();
+  if (Threshold* t = thresholdNear(pos.y())) {
     drag_ = Drag::Threshold;
     drag_label_ = t->label;
     update();
     return;
   }
   drag_ = Drag::Pan;
-  drag_from_ = view_.from();
-  drag_to_ = view_.to();
+  axis_input_.press(pos);
 }
 
 void TimeSeriesChart::mouseMoveEvent(QMouseEvent* event) {
   const QPoint pos = event->position().toPoint();
+  const QRect plot = plotRect();
+  axis_input_.hover(plot.contains(pos) ? std::optional(timeAt(pos.x())) : std::nullopt);
   if (drag_ == Drag::None) {
     setCursor(thresholdNear(pos.y()) ? Qt::SizeVerCursor : Qt::ArrowCursor);
     return;
@@ -510,23 +561,24 @@ void TimeSeriesChart::mouseMoveEvent(QMouseEvent* event) {
     update();
     return;
   }
-  const QRect plot = plotRect();
-  const double dx = pos.x() - drag_origin_.x();
-  if (std::abs(dx) < 2) return;
-  const SimTime shift = static_cast<SimTime>(-dx / plot.width() * static_cast<double>(drag_to_ - drag_from_));
-  const SimTime from = std::max<SimTime>(0, drag_from_ + shift);
-  view_.setRange(from, from + (drag_to_ - drag_from_));
+  axis_input_.drag(pos, plot.width());
 }
 
 void TimeSeriesChart::mouseReleaseEvent(QMouseEvent* event) {
   if (drag_ == Drag::Threshold)
     if (std::optional<double> v = threshold(drag_label_)) emit thresholdDropped(drag_label_, *v);
+  if (drag_ == Drag::Pan) axis_input_.release();
   drag_ = Drag::None;
   update();
   QWidget::mouseReleaseEvent(event);
 }
 
-// Double-click returns to the live edge, as in most trace viewers.
-void TimeSeriesChart::mouseDoubleClickEvent(QMouseEvent*) { view_.setFollowLive(true); }
+// Double-click returns to the live edge, as in most trace viewers (and on the timeline).
+void TimeSeriesChart::mouseDoubleClickEvent(QMouseEvent*) { axis_input_.doubleClick(); }
+
+void TimeSeriesChart::leaveEvent(QEvent* event) {
+  axis_input_.hover(std::nullopt);
+  QWidget::leaveEvent(event);
+}
 
 }  // namespace kvscope

@@ -5,7 +5,8 @@
 // draw a line through a gap. Gauges are sample-and-hold; point series (per-request latencies) are
 // not. Also: dashed threshold lines (optionally dragged to set a knob), knob-change markers, a
 // selected window, ghost series (a what-if preview), round axis ticks, wheel zoom and drag pan on
-// the range shared through ViewState, and a tooltip with each series' values at the cursor.
+// the range shared through ViewState (TimeAxisInput, as the timeline does), the shared cursor with
+// each series' value where it stands, and a tooltip with the values at the pointer.
 #include <QWidget>
 
 #include <optional>
@@ -17,6 +18,7 @@
 #include "widgets/charts/AxisTicks.h"
 #include "widgets/charts/WorkerBand.h"
 #include "widgets/common/StaticTextCache.h"
+#include "widgets/common/TimeAxisInput.h"
 
 namespace kvscope {
 
@@ -82,6 +84,9 @@ class TimeSeriesChart : public QWidget {
   double yMin() const { return y_min_; }
   double yMax() const { return y_max_; }
   QString tickLabelsY() const;  // the y axis labels, top to bottom, for tests ("100|80|...")
+  // What the shared cursor reads out at ViewState::cursorTime(): one "name: value" per series with
+  // data in its column, the band's median last. Empty when the cursor is not over this range.
+  QStringList cursorReadout() const;
 
  signals:
   void thresholdDragged(const QString& label, double value);
@@ -98,6 +103,7 @@ class TimeSeriesChart : public QWidget {
   void mouseMoveEvent(QMouseEvent* event) override;
   void mouseReleaseEvent(QMouseEvent* event) override;
   void mouseDoubleClickEvent(QMouseEvent* event) override;
+  void leaveEvent(QEvent* event) override;
   bool event(QEvent* event) override;
 
  private:
@@ -122,6 +128,8 @@ class TimeSeriesChart : public QWidget {
   void paintLegend(QPainter& p);
   void paintOverlays(QPainter& p, const QRect& plot);
   void paintBand(QPainter& p, const QRect& plot);
+  void paintCursor(QPainter& p, const QRect& plot);
+  std::optional<int> cursorColumn() const;
   int leftMargin() const;
   QRect computePlotRect() const;
   SimTime timeAt(double x) const;
@@ -142,8 +150,7 @@ class TimeSeriesChart : public QWidget {
   bool fixed_y_ = false, integer_ = false;
   double y_min_ = 0, y_max_ = 1;
   enum class Drag { None, Pan, Threshold } drag_ = Drag::None;
-  QPoint drag_origin_;
-  SimTime drag_from_ = 0, drag_to_ = 0;
+  TimeAxisInput axis_input_;
   QString drag_label_;
   mutable QRect plot_cache_;
   mutable std::tuple<QSize, double, double, int> plot_cache_key_{QSize(-1, -1), 0, 0, -1};

@@ -19,14 +19,11 @@ class StaticTextCache {
       font_ = font;
     }
     if (texts_.size() > kMaxTexts) texts_.clear();  // labels change with the zoom; keep the cache small
-    auto it = texts_.constFind(text);
-    if (it == texts_.constEnd()) {
-      QStaticText shaped(text);
-      shaped.setTextFormat(Qt::PlainText);
-      shaped.prepare(QTransform(), font);
-      it = texts_.insert(text, shaped);
-    }
-    return *it;
+    if (const auto found = texts_.constFind(text); found != texts_.constEnd()) return *found;
+    QStaticText shaped(text);
+    shaped.setTextFormat(Qt::PlainText);
+    shaped.prepare(QTransform(), font);
+    return *texts_.insert(text, shaped);
   }
   // The width `text` takes in `font` (what QFontMetrics::horizontalAdvance would shape again).
   double width(const QString& text, const QFont& font) { return get(text, font).size().width(); }

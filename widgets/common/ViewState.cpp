@@ -1,6 +1,7 @@
 #include "widgets/common/ViewState.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace kvscope {
 
@@ -20,6 +21,39 @@ void ViewState::advanceLive(SimTime now) {
 void ViewState::setRange(SimTime from, SimTime to) {
   setFollowLive(false);
   set(from, to);
+}
+
+void ViewState::zoomAbout(SimTime anchor, double notches) {
+  if (notches == 0 || !std::isfinite(notches)) return;
+  const SimTime span = to_ - from_;
+  anchor = std::clamp(anchor, from_, to_);
+  const auto width = std::clamp(static_cast<SimTime>(static_cast<double>(span) * std::pow(kZoomPerNotch, notches)),
+                                kMinSpan, kMaxSpan);
+  const double before = static_cast<double>(anchor - from_) / static_cast<double>(span);
+  const SimTime start = std::max<SimTime>(0, anchor - static_cast<SimTime>(before * static_cast<double>(width)));
+  setRange(start, start + width);
+}
+
+void ViewState::panBy(double fraction) {
+  if (!std::isfinite(fraction)) return;
+  const SimTime span = to_ - from_;
+  panTo(from_ + static_cast<SimTime>(fraction * static_cast<double>(span)), span);
+}
+
+void ViewState::panTo(SimTime start, SimTime span) {
+  start = std::max<SimTime>(0, start);
+  setRange(start, start + span);
+}
+
+void ViewState::goToTime(SimTime time) {
+  const SimTime span = to_ - from_;
+  panTo(time - span / 2, span);
+}
+
+void ViewState::setCursorTime(std::optional<SimTime> time) {
+  if (time == cursor_) return;
+  cursor_ = time;
+  emit cursorChanged();
 }
 
 void ViewState::setFollowLive(bool follow) {

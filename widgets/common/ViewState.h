@@ -1,11 +1,14 @@
 #pragma once
-// What the panels share: the visible time range (charts and the timeline move together), whether
-// it follows the live edge, and the current selection (an event, a request, a time window).
+// What the panels share: the visible time range and its one owner (every time view, chart or
+// timeline, asks here to zoom, pan or follow and only reads the result, so they move identically),
+// whether it follows the live edge, the time under the pointer in any of them (the shared cursor),
+// and the current selection (an event, a request, a time window).
 #include <QObject>
 #include <QStringList>
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 
 #include "core/model/Ids.h"
 
@@ -27,6 +30,30 @@ class ViewState : public QObject {
   void setRange(SimTime from, SimTime to);
   void setFollowLive(bool follow);
   void setLiveWindow(SimTime width);
+  // The range actions. Each stops following the live edge except resetZoom. One wheel notch zooms
+  // to kZoomPerNotch of the span (or out by its inverse); spans stay within [kMinSpan, kMaxSpan].
+  static constexpr double kZoomPerNotch = 0.8;
+  static constexpr SimTime kMinSpan = 1'000;                      // 1 ms: below it every event is alone anyway
+  static constexpr SimTime kMaxSpan = secondsToTime(30 * 86400);  // far beyond any run
+  // Zooms by `notches` (> 0 in, < 0 out; fractions from a trackpad) about `anchor`, which keeps its
+  // place on screen: what the pointer is on stays under it.
+  void zoomAbout(SimTime anchor, double notches);
+  void zoomIn() { zoomAbout(from_ + (to_ - from_) / 2, 1); }
+  void zoomOut() { zoomAbout(from_ + (to_ - from_) / 2, -1); }
+  // Moves the range by `fraction` of its span (> 0: later), keeping the span; never before 0.
+  void panBy(double fraction);
+  // The range starting at `start` with the span it had (a drag from a saved start).
+  void panTo(SimTime start, SimTime span);
+  // Centres `time`, keeping the span (Go to time, a picked event that is out of view).
+  void goToTime(SimTime time);
+  // Back to following the live edge with the live window (View > Reset zoom).
+  void resetZoom() { setFollowLive(true); }
+
+  // The time under the pointer in whichever time view it is over; nullopt when over none. Each time
+  // view draws it as a line, charts with their series' values at it.
+  void setCursorTime(std::optional<SimTime> time);
+  std::optional<SimTime> cursorTime() const { return cursor_; }
+
   // Following the live edge shows this much time after it too (a preview's future); 0 = none.
   void setLookahead(SimTime lookahead) { lookahead_ = std::max<SimTime>(0, lookahead); }
   SimTime lookahead() const { return lookahead_; }
@@ -49,11 +76,13 @@ class ViewState : public QObject {
   const QStringList& selectedWorkers() const { return selected_workers_; }
 
  signals:
-  void rangeChanged(SimTime from, SimTime to);
+  // Fully qualified types: moc matches a signal's arguments by their spelled names.
+  void rangeChanged(kvscope::SimTime from, kvscope::SimTime to);
+  void cursorChanged();
   void followLiveChanged(bool follow);
-  void eventSelected(std::uint64_t seq, SimTime time);
-  void requestSelected(RequestId request);
-  void windowSelected(SimTime from, SimTime to);
+  void eventSelected(std::uint64_t seq, kvscope::SimTime time);
+  void requestSelected(kvscope::RequestId request);
+  void windowSelected(kvscope::SimTime from, kvscope::SimTime to);
   void workersHighlighted(const QStringList& subjects);
   void workersSelected(const QStringList& workers);
 
@@ -65,6 +94,7 @@ class ViewState : public QObject {
   SimTime live_window_ = secondsToTime(300);
   SimTime lookahead_ = 0;
   bool follow_live_ = true;
+  std::optional<SimTime> cursor_;
   std::uint64_t selected_seq_ = 0;
   RequestId selected_request_ = 0;
   QStringList highlighted_;

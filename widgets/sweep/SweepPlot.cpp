@@ -69,7 +69,7 @@ SweepPlot::SweepPlot(QWidget* parent)
   rebuild();
 }
 
-std::string SweepPlot::metric() const { return metric_box_->currentData().toString().toStdString(); }
+std::string SweepPlot::metricKey() const { return metric_box_->currentData().toString().toStdString(); }
 std::string SweepPlot::axis() const { return axis_box_->currentData().toString().toStdString(); }
 
 void SweepPlot::setMetric(const std::string& key) {
@@ -115,7 +115,7 @@ void SweepPlot::rebuild() {
     delete a;
   }
   bands_.clear();
-  const std::string key = metric(), axis = axis_box_->currentData().toString().toStdString();
+  const std::string key = metricKey(), axis = axis_box_->currentData().toString().toStdString();
   const std::size_t m = analysis_.metricIndex(key);
   if (axis.empty() || m >= analysis_.metrics.size()) {
     chart_->setTitle(data_.points.empty() ? QString() : tr("no numeric knob axis in this grid to plot against"));

@@ -36,7 +36,7 @@ class SweepPlot : public QWidget {
   void setMetric(const std::string& key);
   void setAxis(const std::string& name);  // a knob axis of the grid (its values parse as numbers)
 
-  std::string metric() const;
+  std::string metricKey() const;  // (not metric(): QWidget::metric is a virtual of another meaning)
   std::string axis() const;
   const std::vector<Band>& bands() const { return bands_; }
   QChart* chart() const { return chart_; }

@@ -13,6 +13,7 @@
 
 #include <cmath>
 
+#include "core/model/NumberText.h"
 #include "core/sweep/SweepJob.h"
 #include "core/sweep/SweepReport.h"
 #include "core/sweep/SweepRunner.h"
@@ -21,18 +22,6 @@
 #include "widgets/sweep/SweepTableModel.h"
 
 namespace kvscope {
-
-namespace {
-QString clock(double s) {
-  if (!std::isfinite(s) || s < 0) return QStringLiteral("--:--");
-  const long t = std::lround(s);
-  return t >= 3600 ? QStringLiteral("%1:%2:%3")
-                         .arg(t / 3600)
-                         .arg(t / 60 % 60, 2, 10, QChar('0'))
-                         .arg(t % 60, 2, 10, QChar('0'))
-                   : QStringLiteral("%1:%2").arg(t / 60).arg(t % 60, 2, 10, QChar('0'));
-}
-}  // namespace
 
 SweepWindow::SweepWindow(SweepRecorderFactory recorders, QWidget* parent)
     : QMainWindow(parent),
@@ -168,7 +157,7 @@ void SweepWindow::drain() {
                                .arg(p.total)
                                .arg(p.running)
                                .arg(p.failed)
-                               .arg(p.eta_s ? clock(*p.eta_s) : QStringLiteral("--:--")));
+                               .arg(p.eta_s ? QString::fromStdString(clockText(*p.eta_s)) : QStringLiteral("--:--")));
   }
   for (SweepJob::FinishedRun& run : update.runs) data_.runs[run.point][run.seed_index] = std::move(run.summary);
   if (!update.runs.empty()) showSweep();

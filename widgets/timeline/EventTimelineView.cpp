@@ -1,6 +1,5 @@
 #include "widgets/timeline/EventTimelineView.h"
 
-#include <QApplication>
 #include <QHelpEvent>
 #include <QLocale>
 #include <QMouseEvent>
@@ -21,16 +20,14 @@ namespace kvscope {
 
 namespace {
 
-constexpr SimTime kMinSpan = 1'000;                      // 1 ms: below that every event is alone anyway
-constexpr SimTime kMaxSpan = secondsToTime(30 * 86400);  // far beyond any run
-constexpr double kZoomPerNotch = 0.8;
-
 QString q(const std::string& s) { return QString::fromStdString(s); }
 
 }  // namespace
 
-EventTimelineView::EventTimelineView(ViewState& view, QWidget* parent) : QWidget(parent), view_(view) {
+EventTimelineView::EventTimelineView(ViewState& view, QWidget* parent)
+    : QWidget(parent), view_(view), axis_input_(view) {
   visible_.fill(true);
+  setMouseTracking(true);  // the shared cursor follows the pointer, not only a drag
   measureText();
   setAttribute(Qt::WA_OpaquePaintEvent);
   setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Expanding);
@@ -41,6 +38,7 @@ EventTimelineView::EventTimelineView(ViewState& view, QWidget* parent) : QWidget
   });
   connect(&view_, &ViewState::eventSelected, this, &EventTimelineView::onEventSelected);
   connect(&view_, &ViewState::workersHighlighted, this, [this] { update(); });
+  connect(&view_, &ViewState::cursorChanged, this, [this] { update(); });
 }
 
 void EventTimelineView::setStore(const TelemetryStore& store) {
@@ -320,10 +318,7 @@ void EventTimelineView::onEventSelected(std::uint64_t seq, SimTime time) {
   highlighted_time_ = time;
   // Another panel (replay's "next crash", the inspector) may pick an event we do not show yet.
   const SimTime from = view_.from(), to = view_.to();
-  if (time < from || time > to) {
-    const SimTime start = std::max<SimTime>(0, time - (to - from) / 2);
-    view_.setRange(start, start + (to - from));
-  }
+  if (time < from || time > to) view_.goToTime(time);
   update();
 }
 
@@ -477,6 +472,7 @@ void EventTimelineView::paintEvent(QPaintEvent*) {
     p.drawLine(xForTime(now), plot.top(), xForTime(now), plot.bottom());
   }
   paintHighlight(p, plot);
+  paintCursor(p, plot);
   p.restore();
 
   // Flags in the axis band name the line kind where rows would hide it.
@@ -527,63 +523,52 @@ bool EventTimelineView::event(QEvent* e) {
   return QWidget::event(e);
 }
 
+void EventTimelineView::paintCursor(QPainter& p, const QRect& plot) const {
+  const std::optional<SimTime> t = view_.cursorTime();
+  if (!t || *t < view_.from() || *t > view_.to()) return;
+  QColor c = palette().color(QPalette::Text);
+  c.setAlpha(110);
+  p.setPen(QPen(c, 1));
+  p.drawLine(xForTime(*t), plot.top(), xForTime(*t), plot.bottom());
+}
+
 void EventTimelineView::wheelEvent(QWheelEvent* e) {
-  const SimTime from = view_.from(), to = view_.to();
-  const SimTime span = to - from;
-  const QRect plot = plotRect();
-  if (e->angleDelta().y() == 0 && e->angleDelta().x() != 0) {  // a sideways swipe pans
-    const auto shift = static_cast<SimTime>(-e->angleDelta().x() / 120.0 * 0.1 * static_cast<double>(span));
-    const SimTime start = std::max<SimTime>(0, from + shift);
-    view_.setRange(start, start + span);
-    e->accept();
-    return;
-  }
-  const double notches = e->angleDelta().y() / 120.0;
-  if (notches == 0 || plot.width() <= 0) return;
-  // Zoom about the time under the cursor, so what the user points at stays put.
-  const SimTime anchor = std::clamp(timeForX(e->position().x()), from, to);
-  const auto width = std::clamp(static_cast<SimTime>(static_cast<double>(span) * std::pow(kZoomPerNotch, notches)),
-                                kMinSpan, kMaxSpan);
-  const auto start =
-      std::max<SimTime>(0, anchor - static_cast<SimTime>(static_cast<double>(anchor - from) *
-                                                         static_cast<double>(width) / static_cast<double>(span)));
-  view_.setRange(start, start + width);
-  e->accept();
+  if (plotRect().width() <= 0) return;
+  axis_input_.wheel(e, timeForX(e->position().x()));
 }
 
 void EventTimelineView::mousePressEvent(QMouseEvent* e) {
   if (e->button() != Qt::LeftButton) return QWidget::mousePressEvent(e);
-  pressed_ = true;
-  panning_ = false;
-  press_pos_ = e->position().toPoint();
-  press_from_ = view_.from();
-  press_to_ = view_.to();
+  axis_input_.press(e->position().toPoint());
 }
 
 void EventTimelineView::mouseMoveEvent(QMouseEvent* e) {
-  if (!pressed_) return QWidget::mouseMoveEvent(e);
   const QPoint pos = e->position().toPoint();
-  if (!panning_ && (pos - press_pos_).manhattanLength() < QApplication::startDragDistance()) return;
-  if (!panning_) {
-    panning_ = true;
-    setCursor(Qt::ClosedHandCursor);
-  }
-  const SimTime span = press_to_ - press_from_;
-  const auto shift =
-      static_cast<SimTime>(-(pos.x() - press_pos_.x()) * static_cast<double>(span) / std::max(1, plotRect().width()));
-  const SimTime start = std::max<SimTime>(0, press_from_ + shift);
-  view_.setRange(start, start + span);
+  const QRect plot = plotRect();
+  axis_input_.hover(plot.contains(pos) ? std::optional(timeForX(pos.x())) : std::nullopt);
+  if (!axis_input_.pressed()) return QWidget::mouseMoveEvent(e);
+  const bool was_dragging = axis_input_.dragging();
+  if (axis_input_.drag(pos, plot.width()) && !was_dragging) setCursor(Qt::ClosedHandCursor);
 }
 
 void EventTimelineView::mouseReleaseEvent(QMouseEvent* e) {
-  if (e->button() != Qt::LeftButton || !pressed_) return QWidget::mouseReleaseEvent(e);
-  const bool click = !panning_;
-  pressed_ = panning_ = false;
+  if (e->button() != Qt::LeftButton || !axis_input_.pressed()) return QWidget::mouseReleaseEvent(e);
+  const bool click = axis_input_.release();
   unsetCursor();
   if (!click) return;
   const QPoint pos = e->position().toPoint();
   if (pos.x() < plotRect().left() && toggleGroup(rowAt(pos.y()))) return;  // a group's label
   if (const auto hit = hitTest(pos)) emit eventClicked(*hit);
+}
+
+// Double-click returns to the live edge, as on the charts.
+void EventTimelineView::mouseDoubleClickEvent(QMouseEvent* e) {
+  if (e->button() == Qt::LeftButton && plotRect().contains(e->position().toPoint())) axis_input_.doubleClick();
+}
+
+void EventTimelineView::leaveEvent(QEvent* e) {
+  axis_input_.hover(std::nullopt);
+  QWidget::leaveEvent(e);
 }
 
 QSize EventTimelineView::sizeHint() const {

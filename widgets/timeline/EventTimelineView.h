@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "widgets/common/StaticTextCache.h"
+#include "widgets/common/TimeAxisInput.h"
 #include "widgets/timeline/TimelineKind.h"
 #include "widgets/timeline/TimelineRowGroups.h"
 
@@ -90,6 +91,8 @@ class EventTimelineView : public QWidget {
   void mousePressEvent(QMouseEvent* e) override;
   void mouseMoveEvent(QMouseEvent* e) override;
   void mouseReleaseEvent(QMouseEvent* e) override;
+  void mouseDoubleClickEvent(QMouseEvent* e) override;
+  void leaveEvent(QEvent* e) override;
 
  private:
   // A discrete event as the layout needs it, classified once when it arrives: the layout then
@@ -154,6 +157,7 @@ class EventTimelineView : public QWidget {
   void paintAxis(QPainter& p, const QRect& plot) const;
   void paintRows(QPainter& p, const QRect& plot) const;
   void paintHighlight(QPainter& p, const QRect& plot) const;
+  void paintCursor(QPainter& p, const QRect& plot) const;
 
   ViewState& view_;
   const TelemetryStore* store_ = nullptr;
@@ -176,10 +180,9 @@ class EventTimelineView : public QWidget {
   mutable StaticTextCache text_, bold_text_;  // row names and axis labels, shaped once
   FrameStats last_frame_;
 
-  // A press becomes a pan once it moves past the drag distance; otherwise it is a click.
-  QPoint press_pos_;
-  SimTime press_from_ = 0, press_to_ = 0;
-  bool pressed_ = false, panning_ = false;
+  // Wheel zoom, drag pan and the shared cursor, as every time view does them. A press becomes a
+  // pan once it moves past the drag distance; otherwise it is a click.
+  TimeAxisInput axis_input_;
 };
 
 }  // namespace kvscope
