@@ -6,15 +6,16 @@
 #include <QtTest>
 
 #include <fcntl.h>
-#include <signal.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <QFile>
 #include <QFileInfo>
 #include <QProcessEnvironment>
 #include <QTemporaryDir>
+#include <csignal>
 #include <filesystem>
 
 #include "tests/support/CliRunner.h"
@@ -24,26 +25,39 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// kvscope-cli with its standard output replaced in the child: `redirect` runs there after QProcess
-// has set up its pipes. SIGPIPE is ignored so a closed pipe shows as a failed write (EPIPE).
+// kvscope-cli with its standard output replaced in the child: `redirect` runs there, after fork and
+// before exec. SIGPIPE is ignored so a closed pipe shows as a failed write (EPIPE). fork, not
+// QProcess's child modifier: QProcess runs the modifier in a vfork child sharing the parent's
+// memory, where the sanitised test's instrumented calls crashed the child before its exec.
 Run runWithStdout(const QStringList& args, const std::function<void()>& redirect) {
-  QProcess p;
-  p.setProgram(KVSCOPE_CLI);
-  p.setArguments(args);
-  p.setChildProcessModifier([redirect] {
-    ::signal(SIGPIPE, SIG_IGN);
-    redirect();
-  });
-  p.start();
   Run r;
-  if (!p.waitForStarted(kTimeoutMs) || !p.waitForFinished(kTimeoutMs)) {
-    r.timedOut = true;
-    p.kill();
-    p.waitForFinished();
+  int err[2];
+  if (::pipe(err) != 0) qFatal("pipe failed");
+  const QByteArray program = QFile::encodeName(KVSCOPE_CLI);
+  std::vector<QByteArray> texts{program};
+  for (const QString& a : args) texts.push_back(a.toLocal8Bit());
+  std::vector<char*> argv;
+  argv.reserve(texts.size() + 1);
+  for (QByteArray& t : texts) argv.push_back(t.data());
+  argv.push_back(nullptr);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::signal(SIGPIPE, SIG_IGN);
+    ::dup2(err[1], STDERR_FILENO);
+    ::close(err[0]);
+    ::close(err[1]);
+    redirect();
+    ::execv(program.constData(), argv.data());
+    ::_exit(127);
   }
-  r.crashed = p.exitStatus() != QProcess::NormalExit;
-  r.code = p.exitCode();
-  r.err = p.readAllStandardError();
+  ::close(err[1]);
+  char buf[4096];
+  for (ssize_t n; (n = ::read(err[0], buf, sizeof buf)) > 0;) r.err.append(buf, n);
+  ::close(err[0]);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  r.crashed = !WIFEXITED(status);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
   return r;
 }
 
