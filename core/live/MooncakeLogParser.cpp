@@ -4,6 +4,8 @@
 #include <charconv>
 #include <optional>
 
+#include "core/model/CivilDate.h"
+
 namespace kvscope {
 
 const char* toString(MooncakeLineKind k) {
@@ -41,15 +43,6 @@ std::optional<int> number(std::string_view s) {
   const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   if (s.empty() || ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
   return v;
-}
-
-std::int64_t daysFromCivil(std::int64_t y, unsigned m, unsigned d) {
-  y -= m <= 2;
-  const std::int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const unsigned yoe = static_cast<unsigned>(y - era * 400);
-  const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + static_cast<std::int64_t>(doe) - 719468;
 }
 
 // A token up to a delimiter, without trailing punctuation.

@@ -3,22 +3,13 @@
 #include <algorithm>
 
 #include "core/live/LogFieldReader.h"
+#include "core/model/CivilDate.h"
 
 namespace kvscope {
 
 using namespace logtext;
 
 namespace {
-
-// Howard Hinnant's days_from_civil: the prefix's date as a day count, with no time-zone lookup.
-std::int64_t daysFromCivil(std::int64_t y, unsigned m, unsigned d) {
-  y -= m <= 2;
-  const std::int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const unsigned yoe = static_cast<unsigned>(y - era * 400);
-  const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + static_cast<std::int64_t>(doe) - 719468;
-}
 
 // One rank tag: capitals with inner underscores, then digits ("TP0", "ATTN_CP1", "MOE_DP2").
 bool rankTag(std::string_view line, std::size_t& i, LogPrefix& out) {
