@@ -20,6 +20,7 @@ fi
 source_dirs='^(core|backend|widgets|app|tests|fuzz|bench)/'
 files=()
 if [ "${1:-}" = --changed ]; then
+  changed_headers=""  # set (maybe empty) only in this mode: the header filter below
   n="${2:-}"
   if ! [[ "$n" =~ ^[1-9][0-9]*$ ]]; then
     echo "kvscope: --changed takes a number of commits > 0, got '${n}'" >&2
@@ -35,7 +36,10 @@ if [ "${1:-}" = --changed ]; then
   while read -r f; do
     case "$f" in
       *.cpp) [ -f "$f" ] && files+=("$f") ;;
-      *.h) [ -f "${f%.h}.cpp" ] && files+=("${f%.h}.cpp") ;;
+      *.h)
+        [ -f "${f%.h}.cpp" ] && files+=("${f%.h}.cpp")
+        changed_headers+="${changed_headers:+|}/${f//./\\.}\$"
+        ;;
     esac
   done < <(git diff --name-only "HEAD~$n" HEAD | grep -E "$source_dirs" | sort -u)
 elif [ $# -gt 0 ]; then
@@ -55,9 +59,15 @@ checked=()
 for f in "${files[@]}"; do
   grep -qxF "$PWD/$f" <<<"$known" && checked+=("$f")
 done
+# With --changed, a finding counts only in a file the commits changed: the headers a changed .cpp
+# includes are checked only when they changed too (the tree's other findings are not the change's).
+header_args=()
+if [ -n "${changed_headers+set}" ]; then
+  header_args=(--header-filter="${changed_headers:-^\$}")
+fi
 echo "kvscope: clang-tidy on ${#checked[@]} file(s)" >&2
 failed=0
-printf '%s\0' "${checked[@]}" | xargs -0 -P "$(nproc)" -n 4 clang-tidy-19 -p "$db" --quiet || failed=1
+printf '%s\0' "${checked[@]}" | xargs -0 -P "$(nproc)" -n 4 clang-tidy-19 -p "$db" --quiet "${header_args[@]}" || failed=1
 qt=()
 for f in "${checked[@]}"; do
   case "$f" in widgets/* | app/*) qt+=("$f") ;; esac
@@ -69,6 +79,6 @@ if [ "${#qt[@]}" -gt 0 ]; then
   printf '%s\0' "${qt[@]}" | xargs -0 -P "$(nproc)" -n 4 clazy-standalone -p "$db" \
     --checks=level0,level1,no-non-pod-global-static \
     --extra-arg=-Wno-unknown-warning-option --extra-arg=-Wno-unused-command-line-argument \
-    --extra-arg=-Werror --header-filter='/(widgets|app)/.*\.h$' || failed=1
+    --extra-arg=-Werror --header-filter="${changed_headers-/(widgets|app)/.*\\.h\$}" || failed=1
 fi
 exit "$failed"
