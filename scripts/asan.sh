@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Every test under AddressSanitizer + UndefinedBehaviorSanitizer: builds the dev-asan preset
-# (build-asan: clang 19, -O1, the libraries also instrumented for libFuzzer, so scripts/fuzz.sh reuses
+# (build-asan: clang 19, -O2, the parsers also instrumented for libFuzzer, so scripts/fuzz.sh reuses
 # the tree) and runs the suite there. Any sanitizer report fails its test: UBSan aborts, LSan reports
 # leaks at exit. Extra arguments go to ctest, e.g. `scripts/asan.sh -R '^(core|backend|app)\.'`.
 #
