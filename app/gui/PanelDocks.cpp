@@ -21,6 +21,7 @@
 #include "widgets/charts/LinkHealthModel.h"
 #include "widgets/charts/LinkHealthPanel.h"
 #include "widgets/charts/TimeSeriesChart.h"
+#include "widgets/charts/WorkerChartPanel.h"
 #include "widgets/common/ViewState.h"
 #include "widgets/diagnosis/DiagnosisPanel.h"
 #include "widgets/knobs/KnobsPanel.h"
@@ -169,11 +170,11 @@ void PanelDocks::applyDefaultLayout(ClosedDocks closed) {
   QDockWidget* latency = dockNamed("latency");
   QDockWidget* what_if = dockNamed("whatIf");
   QDockWidget* timeline = dockNamed("timeline");
-  QDockWidget* inspector = dockNamed("decisions");
   window_.splitDockWidget(replay_dock_, timeline, Qt::Vertical);  // a slim bar above the timeline
-  window_.tabifyDockWidget(timeline, inspector);
-  // The lab's metrics beside them: wide figures, and a tab bar that is there already.
-  window_.tabifyDockWidget(timeline, dockNamed("labMetrics"));
+  // The decision inspector, the lab's metrics and the like behind the timeline (their specs'
+  // tab_with): wide figures, and a tab bar that is there already.
+  for (const PanelSpec& spec : panelSpecs())
+    if (*spec.tab_with) window_.tabifyDockWidget(dockNamed(spec.tab_with), dockNamed(spec.id));
   timeline->raise();
   fitStripRows();
   const QSize size = window_.size();
@@ -276,7 +277,8 @@ void PanelDocks::raiseWhatIf() {
 }
 
 void PanelDocks::setPreview(const WhatIfResult* preview) {
-  kv_pools_->setPreview(preview);
+  for (TelemetryPanel* panel : panels_)
+    if (auto* charts = qobject_cast<WorkerChartPanel*>(panel)) charts->setPreview(preview);
   latency_->setPreview(preview);
 }
 

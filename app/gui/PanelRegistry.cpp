@@ -2,11 +2,16 @@
 
 #include <QCoreApplication>
 
+#include <optional>
+
+#include "core/telemetry/WorkerGauge.h"
+
 #include "widgets/charts/DecodeLoadPanel.h"
 #include "widgets/charts/KvPoolPanel.h"
 #include "widgets/charts/LabMetricsPanel.h"
 #include "widgets/charts/LatencyPanel.h"
 #include "widgets/charts/LinkHealthPanel.h"
+#include "widgets/charts/WorkerChartPanel.h"
 #include "widgets/decisions/DecisionInspectorPanel.h"
 #include "widgets/diagnosis/DiagnosisPanel.h"
 #include "widgets/knobs/KnobsPanel.h"
@@ -20,6 +25,15 @@ namespace {
 template <class Panel>
 TelemetryPanel* make(ViewState& view, QWidget* parent) {
   return new Panel(view, parent);
+}
+
+// A chart of the per-worker gauge `key` (WorkerGauge.h), a line per D.
+std::function<TelemetryPanel*(ViewState&, QWidget*)> workerChart(const char* key) {
+  const std::optional<WorkerGauge> gauge = workerGaugeNamed(key);
+  Q_ASSERT_X(gauge, "workerChart", key);
+  return [gauge = gauge.value_or(WorkerGauge::KvFraction)](ViewState& view, QWidget* parent) -> TelemetryPanel* {
+    return new WorkerChartPanel(view, {WorkerChartSpec::of(gauge)}, parent);
+  };
 }
 }  // namespace
 
@@ -41,9 +55,11 @@ const std::vector<PanelSpec>& panelSpecs() {
       {"timeline", QT_TRANSLATE_NOOP("PanelDocks", "Event timeline"), "Alt+7", Qt::BottomDockWidgetArea,
        make<EventTimelinePanel>},
       {"decisions", QT_TRANSLATE_NOOP("PanelDocks", "Decision inspector"), "Alt+8", Qt::BottomDockWidgetArea,
-       make<DecisionInspectorPanel>},
+       make<DecisionInspectorPanel>, "timeline"},
       {"labMetrics", QT_TRANSLATE_NOOP("PanelDocks", "Lab metrics"), "Alt+9", Qt::BottomDockWidgetArea,
-       make<LabMetricsPanel>},
+       make<LabMetricsPanel>, "timeline"},
+      {"decodeQueues", QT_TRANSLATE_NOOP("PanelDocks", "Decode queues"), "", Qt::BottomDockWidgetArea,
+       workerChart("queued"), "timeline"},
   };
   return specs;
 }

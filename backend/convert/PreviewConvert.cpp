@@ -35,8 +35,11 @@ void summaryToProto(const RunSummary& in, v1::PreviewSummary* out) {
 
 void futureToProto(const WhatIfFuture& in, v1::PreviewFuture* out) {
   for (const std::string& w : in.workers) out->add_workers(w);
-  for (const MinMaxSeries& s : in.kv) seriesToProto(s, out->add_kv());
-  for (const MinMaxSeries& s : in.sessions) seriesToProto(s, out->add_sessions());
+  for (const auto& [gauge, series] : in.per_worker) {
+    auto* g = out->add_per_worker();
+    g->set_gauge(gauge);
+    for (const MinMaxSeries& s : series) seriesToProto(s, g->add_workers());
+  }
   seriesToProto(in.ttft, out->mutable_ttft());
   seriesToProto(in.e2e, out->mutable_e2e());
   summaryToProto(in.horizon, out->mutable_horizon());
@@ -76,19 +79,27 @@ bool futureFromProto(const v1::PreviewFuture& in, SimTime from, SimTime to, cons
   if (in.workers_size() > kMaxWireWorkers)
     return fail(error, field + ".workers: " + std::to_string(in.workers_size()) + " workers; at most " +
                            std::to_string(kMaxWireWorkers));
-  if (in.kv_size() != in.workers_size() || in.sessions_size() != in.workers_size())
-    return fail(error, field + ": " + std::to_string(in.workers_size()) + " workers but " +
-                           std::to_string(in.kv_size()) + " kv and " + std::to_string(in.sessions_size()) +
-                           " sessions series; expected one each per worker");
   WhatIfFuture f;
   f.workers.assign(in.workers().begin(), in.workers().end());
-  // The console's own preview sizes (WhatIfPreview's FutureSink), so both draw alike.
-  for (int i = 0; i < in.workers_size(); ++i) {
-    f.kv.emplace_back(1024, 4, 4, 4096);
-    f.sessions.emplace_back(1024, 4, 4, 4096);
-    const std::string w = "[" + std::to_string(i) + "]";
-    if (!seriesFromProto(in.kv(i), from, to, field + ".kv" + w, &f.kv.back(), error)) return false;
-    if (!seriesFromProto(in.sessions(i), from, to, field + ".sessions" + w, &f.sessions.back(), error)) return false;
+  if (in.per_worker_size() > 4 * kWorkerGaugeCount)
+    return fail(error, field + ".per_worker: " + std::to_string(in.per_worker_size()) + " gauges; at most " +
+                           std::to_string(4 * kWorkerGaugeCount));
+  for (int g = 0; g < in.per_worker_size(); ++g) {
+    const v1::WorkerGaugeSeries& gauge = in.per_worker(g);
+    const std::string at = field + ".per_worker[" + std::to_string(g) + "]";
+    if (!workerGaugeNamed(gauge.gauge())) continue;  // a gauge this console does not chart
+    if (f.per_worker.count(gauge.gauge())) return fail(error, at + ".gauge: '" + gauge.gauge() + "' comes twice");
+    if (gauge.workers_size() != in.workers_size())
+      return fail(error, at + ": " + std::to_string(gauge.workers_size()) + " series for " +
+                             std::to_string(in.workers_size()) + " workers; expected one per worker");
+    std::vector<MinMaxSeries>& series = f.per_worker[gauge.gauge()];
+    // The console's own preview sizes (WhatIfPreview's FutureSink), so both draw alike.
+    for (int i = 0; i < gauge.workers_size(); ++i) {
+      series.emplace_back(1024, 4, 4, 4096);
+      if (!seriesFromProto(gauge.workers(i), from, to, at + ".workers[" + std::to_string(i) + "]", &series.back(),
+                           error))
+        return false;
+    }
   }
   if (!seriesFromProto(in.ttft(), from, to, field + ".ttft", &f.ttft, error)) return false;
   if (!seriesFromProto(in.e2e(), from, to, field + ".e2e", &f.e2e, error)) return false;

@@ -1,5 +1,6 @@
 #include "core/run/WhatIfPreview.h"
 
+#include <array>
 #include <chrono>
 #include <thread>
 
@@ -10,12 +11,14 @@ namespace kvscope {
 
 namespace {
 
-// Keeps what a preview draws and sums up, from `from` on: per decode worker KV use and resident
-// sessions, finished requests' latencies, and the horizon's summary (RunStarted is passed so it
-// knows the workers; nothing else before `from`).
+// Keeps what a preview draws and sums up, from `from` on: every per-worker gauge of each decode
+// worker, finished requests' latencies, and the horizon's summary (RunStarted is passed so it knows
+// the workers; before `from` only the admissions, which the cumulative gauge counts from the start).
 class FutureSink : public EventSink {
  public:
-  FutureSink(WhatIfFuture& out, SimTime from) : out_(out), from_(from) {}
+  FutureSink(WhatIfFuture& out, SimTime from) : out_(out), from_(from) {
+    for (int g = 0; g < kWorkerGaugeCount; ++g) series_[g] = &out_.per_worker[gaugeKey(static_cast<WorkerGauge>(g))];
+  }
 
   void onEvent(const Event& e) override {
     if (const auto* r = std::get_if<RunStarted>(&e.payload)) {
@@ -24,24 +27,24 @@ class FutureSink : public EventSink {
         slot_.resize(r->workers.size(), -1);
         slot_[i] = static_cast<int>(out_.workers.size());
         out_.workers.push_back(r->workers[i].name);
-        out_.kv.emplace_back(1024, 4, 4, 4096);
-        out_.sessions.emplace_back(1024, 4, 4, 4096);
+        admitted_.push_back(0);
+        for (std::vector<MinMaxSeries>* s : series_) s->emplace_back(1024, 4, 4, 4096);
       }
       summary_.onEvent(e);
       return;
     }
+    if (const auto* a = std::get_if<Admission>(&e.payload); a && a->result == AdmissionResult::Admitted)
+      if (const int k = slotOf(a->worker); k >= 0) ++admitted_[static_cast<std::size_t>(k)];
     if (e.time < from_) return;
     summary_.onEvent(e);
     if (const auto* s = std::get_if<Snapshot>(&e.payload)) {
       for (const WorkerGauges& g : s->workers) {
-        if (g.worker < 0 || static_cast<std::size_t>(g.worker) >= slot_.size() ||
-            slot_[static_cast<std::size_t>(g.worker)] < 0)
-          continue;
-        const auto k = static_cast<std::size_t>(slot_[static_cast<std::size_t>(g.worker)]);
-        if (g.kv_capacity > 0)
-          out_.kv[k].add(e.time, static_cast<double>(g.kv_used) / static_cast<double>(g.kv_capacity),
-                         static_cast<double>(std::max(g.kv_peak, g.kv_used)) / static_cast<double>(g.kv_capacity));
-        out_.sessions[k].add(e.time, g.resident_sessions);
+        const int k = slotOf(g.worker);
+        if (k < 0) continue;
+        const auto slot = static_cast<std::size_t>(k);
+        for (int gauge = 0; gauge < kWorkerGaugeCount; ++gauge)
+          if (const auto sample = gaugeSample(static_cast<WorkerGauge>(gauge), g, admitted_[slot]))
+            (*series_[gauge])[slot].add(e.time, sample->value, sample->peak);
       }
     } else if (const auto* d = std::get_if<RequestDone>(&e.payload)) {
       if (d->status == RequestStatus::Ok) {
@@ -54,9 +57,16 @@ class FutureSink : public EventSink {
   RunSummary summary() const { return summary_.summary(); }
 
  private:
+  int slotOf(WorkerId worker) const {
+    return worker < 0 || static_cast<std::size_t>(worker) >= slot_.size() ? -1
+                                                                          : slot_[static_cast<std::size_t>(worker)];
+  }
+
   WhatIfFuture& out_;
   SimTime from_;
-  std::vector<int> slot_;  // run worker index -> decode slot (-1 for prefill)
+  std::array<std::vector<MinMaxSeries>*, kWorkerGaugeCount> series_{};
+  std::vector<int> slot_;       // run worker index -> decode slot (-1 for prefill)
+  std::vector<long> admitted_;  // per decode slot: bindings admitted since the run's start
   SummaryCollector summary_;
 };
 
@@ -78,6 +88,11 @@ void appendControlStep(std::vector<ControlStep>& steps, const Event& e) {
   if (steps.empty() || steps.back().time != e.time) steps.push_back(ControlStep{e.time, {}, {}});
   if (k) steps.back().knobs[k->name] = k->new_value;
   if (p) steps.back().policy = p->new_policy;
+}
+
+const std::vector<MinMaxSeries>* WhatIfFuture::perWorker(WorkerGauge gauge) const {
+  const auto it = per_worker.find(gaugeKey(gauge));
+  return it == per_worker.end() ? nullptr : &it->second;
 }
 
 WhatIfPreview::WhatIfPreview(const PreparedRun& run, std::vector<ControlStep> history)

@@ -1,7 +1,7 @@
 #pragma once
 // "What if I applied this now?": forks a simulated run at `now` and plays the next `horizon` twice on
 // the same seed, without and with a pending knob or policy change, and returns both futures (per
-// decode worker KV use and resident sessions, latencies) with a summary of the horizon alone.
+// decode worker gauge, latencies) with a summary of the horizon alone.
 //
 // The simulator cannot be copied, so each branch replays the run from its start with the knob and
 // policy changes it had at their times, then forks: the two branches run on two threads. A replayed
@@ -18,6 +18,7 @@
 #include "core/model/Ids.h"
 #include "core/run/SimulationRun.h"
 #include "core/telemetry/MinMaxSeries.h"
+#include "core/telemetry/WorkerGauge.h"
 
 namespace kvscope {
 
@@ -34,11 +35,15 @@ void appendControlStep(std::vector<ControlStep>& steps, const Event& e);
 
 struct WhatIfFuture {
   std::vector<std::string> workers;  // decode workers, in run order
-  std::vector<MinMaxSeries> kv;      // per decode worker: KV use (fraction of capacity)
-  std::vector<MinMaxSeries> sessions;
+  // Every per-worker gauge by its key (WorkerGauge.h), one series per decode worker: the samples the
+  // telemetry store would keep, so a chart draws its forecast under the name it draws the run by.
+  std::map<std::string, std::vector<MinMaxSeries>> per_worker;
   MinMaxSeries ttft, e2e;  // finished requests (seconds)
   RunSummary horizon;      // requests, bindings, evictions of [now, now + horizon] only
   std::string error;       // the change was refused (then the future is empty)
+
+  // The series of `gauge`, one per decode worker (null: the future has none, e.g. it was refused).
+  const std::vector<MinMaxSeries>* perWorker(WorkerGauge gauge) const;
 };
 
 struct WhatIfResult {

@@ -6,28 +6,6 @@
 
 namespace kvscope {
 
-const char* toString(WorkerGauge g) {
-  switch (g) {
-    case WorkerGauge::KvFraction:
-      return "KV use";
-    case WorkerGauge::Running:
-      return "running";
-    case WorkerGauge::Queued:
-      return "queued";
-    case WorkerGauge::ResidentSessions:
-      return "resident sessions";
-    case WorkerGauge::Bindings:
-      return "bound sessions";
-    case WorkerGauge::PendingSeeds:
-      return "pending seeds";
-    case WorkerGauge::Admitted:
-      return "bindings admitted";
-    case WorkerGauge::Count:
-      break;
-  }
-  return "?";
-}
-
 TelemetryStore::TelemetryStore(Limits limits)
     : limits_(limits),
       ttft_series_(series()),
@@ -215,17 +193,10 @@ void TelemetryStore::onSnapshot(SimTime t, const Snapshot& s) {
     w->last_snapshot = t;
     w->latest = g;
     w->alive = g.alive;
-    if (g.kv_capacity > 0) {
-      const double cap = static_cast<double>(g.kv_capacity);
-      w->gauge(WorkerGauge::KvFraction)
-          .add(t, static_cast<double>(g.kv_used) / cap, static_cast<double>(std::max(g.kv_peak, g.kv_used)) / cap);
+    for (int i = 0; i < kWorkerGaugeCount; ++i) {
+      const auto gauge = static_cast<WorkerGauge>(i);
+      if (const auto sample = gaugeSample(gauge, g, w->admitted)) w->gauge(gauge).add(t, sample->value, sample->peak);
     }
-    w->gauge(WorkerGauge::Running).add(t, g.running);
-    w->gauge(WorkerGauge::Queued).add(t, g.queued);
-    w->gauge(WorkerGauge::ResidentSessions).add(t, g.resident_sessions);
-    w->gauge(WorkerGauge::Bindings).add(t, g.bindings);
-    w->gauge(WorkerGauge::PendingSeeds).add(t, g.pending_seeds);
-    w->gauge(WorkerGauge::Admitted).add(t, static_cast<double>(w->admitted));
   }
   for (const LinkGauges& g : s.links) {
     LinkSeries& link = linkSeries(g.prefill, g.worker);

@@ -20,14 +20,9 @@
 #include "core/metrics/SummaryCollector.h"
 #include "core/telemetry/HitRateWindow.h"
 #include "core/telemetry/MinMaxSeries.h"
+#include "core/telemetry/WorkerGauge.h"
 
 namespace kvscope {
-
-// Gauges charted per worker; the order is the order of WorkerSeries::gauge().
-// Admitted is cumulative (bindings admitted so far): the difference of two samples is the bindings
-// a window received, which is what tells a cold worker from a quiet cluster.
-enum class WorkerGauge { KvFraction, Running, Queued, ResidentSessions, Bindings, PendingSeeds, Admitted, Count };
-const char* toString(WorkerGauge);
 
 enum class LinkGauge { QueueDepth, BytesInFlight, Count };
 

@@ -207,14 +207,17 @@ class ServedRun(unittest.TestCase):
         for future in (reply.baseline, reply.changed):
             self.assertEqual(future.error, "")
             self.assertEqual(list(future.workers), ["D0", "D1", "D2"])
-            self.assertEqual((len(future.kv), len(future.sessions)), (3, 3))
-            for i, series in enumerate(list(future.kv) + list(future.sessions)):
+            gauges = {g.gauge: list(g.workers) for g in future.per_worker}
+            self.assertTrue({"kv_fraction", "resident_sessions", "queued", "admitted"} <= set(gauges), gauges.keys())
+            for name, workers in gauges.items():
+                self.assertEqual(len(workers), 3, name)
+            for i, series in enumerate(gauges["kv_fraction"] + gauges["resident_sessions"]):
                 self.assertTrue(series.time_us, "series %d is empty" % i)
                 self.assertEqual(len(series.time_us), len(series.value))
                 self.assertEqual(len(series.time_us), len(series.peak))
                 self.assertEqual(list(series.time_us), sorted(series.time_us))
                 self.assertTrue(reply.from_us <= series.time_us[0] and series.time_us[-1] <= reply.to_us)
-            for series in future.kv:
+            for series in gauges["kv_fraction"]:
                 self.assertTrue(all(0 <= v <= 1.0001 for v in series.value), list(series.value)[:5])
             self.assertEqual(sum(w.share for w in future.horizon.workers if w.role == "decode") > 0,
                              sum(w.bindings for w in future.horizon.workers) > 0)

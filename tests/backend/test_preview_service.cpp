@@ -62,10 +62,12 @@ void compareSeries(const MinMaxSeries& a, const MinMaxSeries& b) {
 
 void compareFutures(const WhatIfFuture& served, const WhatIfFuture& local) {
   QCOMPARE(served.workers, local.workers);
-  QCOMPARE(served.kv.size(), local.kv.size());
-  for (std::size_t w = 0; w < served.kv.size(); ++w) {
-    compareSeries(served.kv[w], local.kv[w]);
-    compareSeries(served.sessions[w], local.sessions[w]);
+  QCOMPARE(served.per_worker.size(), local.per_worker.size());
+  for (const auto& [gauge, series] : local.per_worker) {
+    QVERIFY2(served.per_worker.count(gauge), gauge.c_str());
+    const std::vector<MinMaxSeries>& wire = served.per_worker.at(gauge);
+    QCOMPARE(wire.size(), series.size());
+    for (std::size_t w = 0; w < series.size(); ++w) compareSeries(wire[w], series[w]);
   }
   compareSeries(served.ttft, local.ttft);
   compareSeries(served.e2e, local.e2e);
@@ -130,7 +132,7 @@ class TestPreviewService : public QObject {
     QCOMPARE(served.from, forecaster_->now());
     QCOMPARE(served.to, served.from + secondsToTime(600));  // horizon_s 0 = ten minutes
     QCOMPARE(served.with.workers, (std::vector<std::string>{"D0", "D1", "D2"}));
-    QVERIFY(served.with.kv[0].count() > 100);  // a snapshot a second
+    QVERIFY(served.with.perWorker(WorkerGauge::KvFraction)->front().count() > 100);  // a snapshot a second
     QVERIFY2(
         share(served.with.horizon, "D2") > share(served.without.horizon, "D2") + 0.1,
         qPrintable(
@@ -241,7 +243,7 @@ class TestPreviewService : public QObject {
     auto [result, error] = done.get_future().get();
     QVERIFY2(result, error.c_str());
     QCOMPARE(result->to - result->from, secondsToTime(120));
-    QCOMPARE(result->with.kv.size(), std::size_t{3});
+    QCOMPARE(result->with.perWorker(WorkerGauge::ResidentSessions)->size(), std::size_t{3});
     source.stop();
   }
 
@@ -251,10 +253,11 @@ class TestPreviewService : public QObject {
     good.from = secondsToTime(10);
     good.to = secondsToTime(20);
     good.with.workers = {"D0"};
-    good.with.kv.emplace_back();
-    good.with.sessions.emplace_back();
-    good.with.kv[0].add(secondsToTime(11), 0.5);
-    good.with.kv[0].add(secondsToTime(12), 0.6);
+    std::vector<MinMaxSeries>& kv = good.with.per_worker["kv_fraction"];
+    kv.emplace_back();
+    good.with.per_worker["resident_sessions"].emplace_back();
+    kv[0].add(secondsToTime(11), 0.5);
+    kv[0].add(secondsToTime(12), 0.6);
     v1::PreviewResponse wire;
     toProto(good, &wire);
     WhatIfResult out;
@@ -271,20 +274,29 @@ class TestPreviewService : public QObject {
       return QString::fromStdString(why).contains(field) ? QString() : QString::fromStdString(why);
     };
     v1::PreviewResponse back = wire;
-    back.mutable_changed()->mutable_kv(0)->set_time_us(1, secondsToTime(5));
-    QCOMPARE(refused(back, "changed.kv[0].time_us[1]"), QString());
+    // per_worker is written in key order: [0] kv_fraction, [1] resident_sessions.
+    back.mutable_changed()->mutable_per_worker(0)->mutable_workers(0)->set_time_us(1, secondsToTime(5));
+    QCOMPARE(refused(back, "changed.per_worker[0].workers[0].time_us[1]"), QString());
     v1::PreviewResponse late = wire;
-    late.mutable_changed()->mutable_kv(0)->set_time_us(1, secondsToTime(21));
+    late.mutable_changed()->mutable_per_worker(0)->mutable_workers(0)->set_time_us(1, secondsToTime(21));
     QCOMPARE(refused(late, "after the horizon"), QString());
     v1::PreviewResponse ragged = wire;
-    ragged.mutable_changed()->mutable_kv(0)->add_value(0.1f);
-    QCOMPARE(refused(ragged, "changed.kv[0]"), QString());
+    ragged.mutable_changed()->mutable_per_worker(0)->mutable_workers(0)->add_value(0.1f);
+    QCOMPARE(refused(ragged, "changed.per_worker[0].workers[0]"), QString());
     v1::PreviewResponse nan = wire;
-    nan.mutable_changed()->mutable_kv(0)->set_value(0, std::nanf(""));
+    nan.mutable_changed()->mutable_per_worker(0)->mutable_workers(0)->set_value(0, std::nanf(""));
     QCOMPARE(refused(nan, "not a finite number"), QString());
     v1::PreviewResponse missing = wire;
-    missing.mutable_changed()->clear_sessions();
-    QCOMPARE(refused(missing, "sessions series"), QString());
+    missing.mutable_changed()->mutable_per_worker(1)->clear_workers();
+    QCOMPARE(refused(missing, "changed.per_worker[1]: 0 series for 1 workers"), QString());
+    v1::PreviewResponse twice = wire;
+    *twice.mutable_changed()->add_per_worker() = twice.changed().per_worker(0);
+    QCOMPARE(refused(twice, "'kv_fraction' comes twice"), QString());
+    // A gauge this console does not know (a newer server's) is skipped, not refused.
+    v1::PreviewResponse newer = wire;
+    newer.mutable_changed()->add_per_worker()->set_gauge("gpu_temperature");
+    QVERIFY2(fromProto(newer, &out, &error), error.c_str());
+    QCOMPARE(out.with.per_worker.size(), std::size_t{2});
     v1::PreviewResponse span = wire;
     span.set_to_us(span.from_us() - 1);
     QCOMPARE(refused(span, "from_us/to_us"), QString());

@@ -6,6 +6,7 @@
 #include "core/run/WhatIfPreview.h"
 #include "core/scenario/Scenario.h"
 #include "core/sim/ClusterSimulator.h"
+#include "core/telemetry/TelemetryStore.h"
 #include "tests/support/SimHarness.h"
 
 using namespace kvscope;
@@ -53,9 +54,29 @@ class WhatIfTest : public QObject {
         if (t >= now && t <= now + horizon && g.worker == static_cast<WorkerId>(d0))
           straight.push_back(static_cast<float>(static_cast<double>(g.kv_used) / static_cast<double>(g.kv_capacity)));
     QCOMPARE(r.without.workers.front(), std::string("D0"));
-    const auto& forked = r.without.kv[0].raw();
+    const auto& forked = r.without.perWorker(WorkerGauge::KvFraction)->front().raw();
     QCOMPARE(static_cast<std::size_t>(forked.size()), straight.size());
     for (std::size_t i = 0; i < straight.size(); ++i) QCOMPARE(static_cast<double>(forked[i].value), straight[i]);
+
+    // Every per-worker gauge, under its key, is what the telemetry store keeps of the straight run
+    // (the cumulative admissions included, which count from the run's start, not the fork's).
+    TelemetryStore store;
+    store.ingest(log.events);
+    for (int g = 0; g < kWorkerGaugeCount; ++g) {
+      const auto gauge = static_cast<WorkerGauge>(g);
+      const std::vector<MinMaxSeries>* future = r.without.perWorker(gauge);
+      QVERIFY2(future && future->size() == 3, gaugeKey(gauge));
+      std::vector<RawSample> stored;
+      for (const RawSample& sample : store.workers()[d0].gauge(gauge).raw())
+        if (sample.time >= now && sample.time <= now + horizon) stored.push_back(sample);
+      const auto& forecast = future->front().raw();
+      QVERIFY2(forecast.size() == stored.size() && !stored.empty(), gaugeKey(gauge));
+      for (std::size_t i = 0; i < stored.size(); ++i) {
+        QCOMPARE(forecast[i].time, stored[i].time);
+        QCOMPARE(forecast[i].value, stored[i].value);
+        QCOMPARE(forecast[i].peak, stored[i].peak);
+      }
+    }
   }
 
   void anEmptyChangeGivesTwoEqualFutures() {

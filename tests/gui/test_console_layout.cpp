@@ -14,6 +14,7 @@
 
 #include "app/gui/MainWindow.h"
 #include "app/gui/PanelDocks.h"
+#include "app/gui/PanelRegistry.h"
 #include "core/source/EmbeddedSimulationSource.h"
 #include "core/telemetry/TelemetryStore.h"
 #include "tests/support/ChartTruth.h"
@@ -21,6 +22,7 @@
 #include "widgets/charts/DecodeLoadPanel.h"
 #include "widgets/charts/KvPoolPanel.h"
 #include "widgets/charts/TimeSeriesChart.h"
+#include "widgets/charts/WorkerChartPanel.h"
 #include "widgets/common/RunSession.h"
 #include "widgets/diagnosis/DiagnosisPanel.h"
 #include "widgets/diagnosis/FindingsModel.h"
@@ -276,6 +278,10 @@ class ConsoleLayoutTest : public QObject {
     // The inspector sits behind the timeline's tab: hidden from view, not closed.
     QVERIFY(inspector->toggleViewAction()->isChecked());
     QVERIFY(window.tabifiedDockWidgets(dock("timeline")).contains(inspector));
+    // So is every panel the registry tabs behind another (the decode queues: a registry line).
+    for (const PanelSpec& spec : panelSpecs())
+      if (*spec.tab_with) QVERIFY2(window.tabifiedDockWidgets(dock(spec.tab_with)).contains(dock(spec.id)), spec.id);
+    QVERIFY(qobject_cast<WorkerChartPanel*>(window.docks().panel("decodeQueues")));
     window.resetLayout();
     QVERIFY(!latency->isHidden());
     QVERIFY(latency->toggleViewAction()->isChecked());

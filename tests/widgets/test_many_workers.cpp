@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/run/WhatIfPreview.h"
 #include "core/telemetry/TelemetryStore.h"
 #include "widgets/charts/DecodeLoadModel.h"
 #include "widgets/charts/DecodeLoadPanel.h"
@@ -17,6 +18,7 @@
 #include "widgets/charts/LinkHealthModel.h"
 #include "widgets/charts/LinkHealthPanel.h"
 #include "widgets/charts/WorkerBand.h"
+#include "widgets/charts/WorkerChartPanel.h"
 #include "widgets/common/ViewState.h"
 #include "widgets/timeline/EventTimelineView.h"
 #include "widgets/timeline/TimelineRowGroups.h"
@@ -59,6 +61,7 @@ void fill(TelemetryStore& store) {
       g.kv_used = static_cast<std::int64_t>(std::llround(f * kCapacity));
       g.kv_peak = g.kv_used;
       g.resident_sessions = w % 7;
+      g.queued = (w * 11) % 13;  // 12, the most, at D7, D20, D33, D46 and D59
       snap.workers.push_back(g);
     }
     for (int p = 0; p < kPrefill; ++p)
@@ -80,6 +83,7 @@ class ManyWorkersTest : public QObject {
   void bandFunctionAgainstRawColumns();
   void selectedWorkersAreTheLines();
   void fewWorkersKeepOneLineEach();
+  void anyGaugeByItsKeyIsAChartPerWorker();
   void linksAggregateByPrefillAndDecodeWithDrillDown();
   void timelineGroupsRowsIntoTheirUnion();
 };
@@ -271,6 +275,70 @@ void ManyWorkersTest::fewWorkersKeepOneLineEach() {
   links.refresh(store);
   QVERIFY(!links.aggregated());
   QCOMPARE(links.model().columnCount(), 3);
+}
+
+// "Chart X per D" is the gauge's key: the lines, the band and a preview's ghosts all come from the
+// gauge the key names, with nothing written for it (here the decode queues).
+void ManyWorkersTest::anyGaugeByItsKeyIsAChartPerWorker() {
+  TelemetryStore store;
+  fill(store);
+  ViewState view;
+  view.setRange(secondsToTime(10), secondsToTime(kSeconds - 10));
+  const std::optional<WorkerGauge> queued = workerGaugeNamed("queued");
+  QVERIFY(queued);
+  WorkerChartPanel panel(view, {WorkerChartSpec::of(*queued)});
+  panel.resize(800, 400);
+  panel.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&panel));
+  panel.refresh(store);
+  TimeSeriesChart& chart = panel.chart(0);
+  QCOMPARE(chart.title(), QString("Queued requests per D"));
+  // The longest queues now, ties in worker order; the other 61 in the band, 0 to 12 requests.
+  QCOMPARE(panel.lineWorkers(), (std::vector<int>{7, 20, 33}));
+  QCOMPARE(chart.bandLegend(), QString("band: 61 other D (min/median/max)"));
+  for (const BandColumn& b : chart.drawnBand()) {
+    QVERIFY(b.present);
+    QCOMPARE(b.lo, 0.0);
+    QCOMPARE(b.hi, 12.0);
+  }
+  for (int line = 0; line < 3; ++line)
+    for (const EnvelopeColumn& c : chart.drawnColumns(line))
+      if (c.present) QCOMPARE(c.hi, 12.0);
+
+  // A preview's futures of this gauge, by its key: D20's ghosts draw its forecast queue.
+  const SimTime from = secondsToTime(kSeconds), to = secondsToTime(kSeconds + 60);
+  WhatIfResult preview;
+  preview.from = from;
+  preview.to = to;
+  for (WhatIfFuture* future : {&preview.without, &preview.with}) {
+    std::vector<MinMaxSeries>& series = future->per_worker[gaugeKey(*queued)];
+    for (int w = 0; w < kDecode; ++w) {
+      series.emplace_back();
+      for (SimTime t = from; t <= to; t += secondsToTime(1))
+        series.back().add(t, future == &preview.with ? 2.0 : 30.0 + w);
+    }
+    future->per_worker["kv_fraction"].resize(kDecode);  // another gauge: not this chart's
+  }
+  view.setRange(from - secondsToTime(60), to);
+  panel.setPreview(&preview);
+  panel.refresh(store);
+  QVERIFY(panel.showsPreview());
+  // Series: 3 lines, then 3 ghosts without the change, then 3 with it.
+  QCOMPARE(chart.seriesCount(), 9);
+  QCOMPARE(chart.seriesName(4), QString("D20 without the change"));
+  auto drawnMax = [&](int series) {
+    double most = -1;
+    for (const EnvelopeColumn& c : chart.drawnColumns(series))
+      if (c.present) most = std::max(most, c.hi);
+    return most;
+  };
+  QCOMPARE(drawnMax(4), 50.0);  // 30 + 20
+  QCOMPARE(drawnMax(7), 2.0);
+  // A future without this gauge draws no ghost.
+  for (WhatIfFuture* future : {&preview.without, &preview.with}) future->per_worker.erase(gaugeKey(*queued));
+  panel.setPreview(&preview);
+  panel.refresh(store);
+  QCOMPARE(drawnMax(4), -1.0);
 }
 
 void ManyWorkersTest::linksAggregateByPrefillAndDecodeWithDrillDown() {

@@ -7,7 +7,7 @@
 #include <QVBoxLayout>
 
 #include "core/telemetry/TelemetryStore.h"
-#include "widgets/charts/KvPoolPanel.h"
+#include "widgets/charts/KnobMarkers.h"
 #include "widgets/charts/LabPlots.h"
 #include "widgets/charts/TimeSeriesChart.h"
 #include "widgets/charts/WorkerBand.h"

@@ -9,7 +9,7 @@
 
 #include "core/run/WhatIfPreview.h"
 #include "core/telemetry/TelemetryStore.h"
-#include "widgets/charts/KvPoolPanel.h"
+#include "widgets/charts/KnobMarkers.h"
 #include "widgets/charts/TimeSeriesChart.h"
 #include "widgets/common/ViewState.h"
 

@@ -37,6 +37,7 @@ class TimeSeriesChart : public QWidget {
   static bool isGhost(Style s) { return s == Style::Ghost || s == Style::GhostPoints; }
 
   TimeSeriesChart(ViewState& view, const QString& title, QWidget* parent = nullptr);
+  const QString& title() const { return title_; }
 
   int addSeries(const QString& name, const QColor& color, Style style = Style::Gauge);
   void clearSeries();  // drops the data series (a new run), keeps thresholds

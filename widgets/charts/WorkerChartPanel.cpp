@@ -1,0 +1,181 @@
+#include "widgets/charts/WorkerChartPanel.h"
+
+#include <QVBoxLayout>
+
+#include <algorithm>
+
+#include "core/run/WhatIfPreview.h"
+#include "core/telemetry/TelemetryStore.h"
+#include "widgets/charts/KnobMarkers.h"
+#include "widgets/charts/WorkerBand.h"
+#include "widgets/common/ViewState.h"
+#include "widgets/common/WorkerColors.h"
+
+namespace kvscope {
+
+namespace {
+QColor ghost(QColor c, int alpha) {
+  c.setAlpha(alpha);
+  return c;
+}
+
+QString workerName(const TelemetryStore& store, int index) {
+  return QString::fromStdString(store.workers()[static_cast<std::size_t>(index)].info.name);
+}
+}  // namespace
+
+WorkerChartSpec WorkerChartSpec::of(WorkerGauge gauge) {
+  WorkerChartSpec spec;
+  spec.gauge = gauge;
+  QString label = QString::fromLatin1(toString(gauge));
+  if (!label.isEmpty()) label[0] = label[0].toUpper();
+  if (isFraction(gauge)) {
+    spec.title = WorkerChartPanel::tr("%1 per D (%)").arg(label);
+    spec.scale = 100;
+    spec.y_range = std::pair{0.0, 100.0};
+  } else {
+    spec.title = WorkerChartPanel::tr("%1 per D").arg(label);
+    spec.integer_values = true;
+  }
+  return spec;
+}
+
+WorkerChartPanel::WorkerChartPanel(ViewState& view, std::vector<WorkerChartSpec> charts, QWidget* parent)
+    : TelemetryPanel(view, parent) {
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  for (WorkerChartSpec& spec : charts) {
+    Chart chart;
+    chart.view = new TimeSeriesChart(view, spec.title, this);
+    if (spec.y_range) chart.view->setFixedYRange(spec.y_range->first, spec.y_range->second);
+    chart.view->setIntegerValues(spec.integer_values);
+    layout->addWidget(chart.view, spec.stretch);
+    chart.spec = std::move(spec);
+    charts_.push_back(std::move(chart));
+  }
+}
+
+void WorkerChartPanel::decorate(const TelemetryStore&) {}
+
+std::vector<int> WorkerChartPanel::chooseLines(const TelemetryStore& store) {
+  if (static_cast<int>(decode_.size()) <= kBandAbove || charts_.empty()) return decode_;
+  std::vector<int> lines;
+  for (int index : decode_)
+    if (view().selectedWorkers().contains(workerName(store, index)) && static_cast<int>(lines.size()) < kMaxLines)
+      lines.push_back(index);
+  if (!lines.empty()) return lines;
+  // Nothing selected: the highest now on the first chart (the fullest pools, the longest queues:
+  // the workers an operator worries about first).
+  lines = decode_;
+  const WorkerGauge gauge = charts_.front().spec.gauge;
+  auto now = [&](int index) {
+    const MinMaxSeries& s = store.workers()[static_cast<std::size_t>(index)].gauge(gauge);
+    return s.empty() ? 0.0 : s.lastValue();
+  };
+  std::stable_sort(lines.begin(), lines.end(), [&](int a, int b) { return now(a) > now(b); });
+  lines.resize(static_cast<std::size_t>(kDefaultLines));
+  std::sort(lines.begin(), lines.end());
+  return lines;
+}
+
+void WorkerChartPanel::rebuild(const TelemetryStore& store) {
+  std::vector<QColor> colors;
+  positions_.clear();
+  band_workers_.clear();
+  for (Chart& c : charts_) c.view->clearSeries();
+  for (std::size_t p = 0; p < decode_.size(); ++p) {
+    const int index = decode_[p];
+    if (std::find(workers_.begin(), workers_.end(), index) == workers_.end()) {
+      band_workers_.push_back(index);
+      continue;
+    }
+    const QColor color = workerColor(index);
+    for (Chart& c : charts_) c.view->addSeries(workerName(store, index), color);
+    positions_.push_back(static_cast<int>(p));
+    colors.push_back(color);
+  }
+  if (band_workers_.empty())
+    for (Chart& c : charts_) c.view->clearBand();
+  // Two ghosts per line, drawn only while a preview is shown.
+  ghost_base_ = static_cast<int>(workers_.size());
+  for (int future = 0; future < 2; ++future)
+    for (std::size_t k = 0; k < workers_.size(); ++k) {
+      const QString name =
+          workerName(store, workers_[k]) + (future == 0 ? tr(" without the change") : tr(" with the change"));
+      const QColor color = ghost(colors[k], future == 0 ? 70 : 160);
+      for (Chart& c : charts_) c.view->addSeries(name, color, TimeSeriesChart::Style::Ghost);
+    }
+}
+
+void WorkerChartPanel::drawBands(const TelemetryStore& store) {
+  if (band_workers_.empty()) return;
+  const QString legend = tr("band: %1 other D (min/median/max)").arg(band_workers_.size());
+  const QColor grey(0x70, 0x70, 0x70);
+  for (Chart& c : charts_) {
+    std::vector<std::vector<EnvelopeColumn>> envelopes;
+    envelopes.reserve(band_workers_.size());
+    for (int index : band_workers_)
+      envelopes.push_back(
+          c.view->envelopeOf(store.workers()[static_cast<std::size_t>(index)].gauge(c.spec.gauge), c.spec.scale));
+    c.view->setBand(legend, workerBand(envelopes), grey);
+  }
+}
+
+void WorkerChartPanel::refresh(const TelemetryStore& store) {
+  // Series are created once per run (and when the lines change), then only replaced.
+  if (store.runId() != run_id_) {
+    run_id_ = store.runId();
+    decode_.clear();
+    for (std::size_t i = 0; i < store.workers().size(); ++i)
+      if (store.workers()[i].info.role != WorkerRole::Prefill) decode_.push_back(static_cast<int>(i));
+    workers_.clear();
+    has_preview_ = false;
+    for (Chart& c : charts_) c.view->clearSeries();
+  }
+  if (charts_.empty()) return;
+  if (std::vector<int> lines = chooseLines(store); lines != workers_ || chart(0).seriesCount() == 0) {
+    workers_ = std::move(lines);
+    rebuild(store);
+  }
+  const auto markers = knobMarkers(store, view().from(), view().to());
+  for (Chart& c : charts_) {
+    c.view->setHoldUntil(store.now());
+    for (std::size_t s = 0; s < workers_.size(); ++s)
+      c.view->setSeriesData(static_cast<int>(s),
+                            store.workers()[static_cast<std::size_t>(workers_[s])].gauge(c.spec.gauge), c.spec.scale);
+    c.view->setMarkers(markers);
+  }
+  drawBands(store);
+  drawPreview();
+  decorate(store);
+}
+
+void WorkerChartPanel::setPreview(const WhatIfResult* preview) {
+  has_preview_ = preview != nullptr;
+  for (Chart& c : charts_)
+    for (int f = 0; f < 2; ++f) {
+      c.future[f].clear();
+      if (!preview) continue;
+      const WhatIfFuture& future = f == 0 ? preview->without : preview->with;
+      if (const std::vector<MinMaxSeries>* series = future.perWorker(c.spec.gauge)) c.future[f] = *series;
+    }
+  drawPreview();
+}
+
+void WorkerChartPanel::drawPreview() {
+  const int lines = static_cast<int>(workers_.size());
+  for (Chart& c : charts_) {
+    if (ghost_base_ + 2 * lines > c.view->seriesCount()) continue;  // no lines yet
+    for (int f = 0; f < 2; ++f)
+      for (std::size_t k = 0; k < workers_.size(); ++k) {
+        const int index = ghost_base_ + f * lines + static_cast<int>(k);
+        const auto p = static_cast<std::size_t>(positions_[k]);
+        if (has_preview_ && p < c.future[f].size())
+          c.view->setSeriesData(index, c.future[f][p], c.spec.scale);
+        else
+          c.view->clearSeriesData(index);
+      }
+  }
+}
+
+}  // namespace kvscope
