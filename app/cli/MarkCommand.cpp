@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "app/cli/CliCommands.h"
+#include "app/cli/ClientTlsOptions.h"
 #include "backend/source/ServerClient.h"
 #include "core/model/Error.h"
 
@@ -18,6 +19,7 @@ struct MarkArgs {
   bool end_given = false;
   std::vector<std::string> params;
   std::string token_file;
+  ClientTls tls;
   std::string who = "kvscope-cli mark";
   double timeout_s = 10;
 };
@@ -43,6 +45,7 @@ Command addMark(CLI::App& app) {
   start->excludes(end);
   sub->add_option("--param", a->params, "A parameter of the run, NAME=VALUE (repeatable; with --start)")->needs(start);
   sub->add_option("--token-file", a->token_file, "Send 'authorization: Bearer <token from this file>'");
+  addClientTlsOptions(*sub, a->tls);
   sub->add_option("--who", a->who, "Who marks, as the telemetry stream shows it")->capture_default_str();
   sub->add_option("--timeout", a->timeout_s, "Seconds to wait for the server")
       ->capture_default_str()
@@ -63,7 +66,7 @@ Command addMark(CLI::App& app) {
       request.name = a->end;
     }
     request.who = a->who;
-    const ServerClient client(a->address, a->token_file);
+    const ServerClient client(a->address, a->token_file, a->tls);
     for (const RunMarked& m : client.markRun(request, a->timeout_s))
       std::printf("run %u '%s' %s\n", m.index, m.name.c_str(), m.action == RunMarkAction::Start ? "started" : "ended");
     return 0;

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/CliCommands.h"
+#include "app/cli/ClientTlsOptions.h"
 #include "backend/source/ServerClient.h"
 #include "core/events/EventJson.h"
 
@@ -18,13 +19,15 @@ Command addTail(CLI::App& app) {
   auto kinds = std::make_shared<std::vector<std::string>>();
   auto limit = std::make_shared<std::uint64_t>(0);
   auto token_file = std::make_shared<std::string>();
+  auto tls = std::make_shared<ClientTls>();
   sub->add_option("address", *address, "ADDR:PORT of `kvscope-cli serve`")->required();
   sub->add_option("--from-seq", *from, "First sequence number (0: from the start, as far as the server holds)");
   sub->add_option("--kinds", *kinds, "Only these event kinds (e.g. eviction crash link)");
   sub->add_option("--limit", *limit, "Stop after this many events (0: until the stream ends)");
   sub->add_option("--token-file", *token_file,
                   "Send 'authorization: Bearer <token from this file>' (serve --token-file)");
-  return [address, from, kinds, limit, token_file] {
+  addClientTlsOptions(*sub, *tls);
+  return [address, from, kinds, limit, token_file, tls] {
     std::uint64_t n = 0;
     // After each line: stop at --limit.
     auto printed = [&] {
@@ -44,7 +47,7 @@ Command addTail(CLI::App& app) {
     on.undecodable = [](const std::string& why) {
       std::fprintf(stderr, "kvscope-cli: warning: an event did not decode: %s\n", why.c_str());
     };
-    ServerClient(*address, *token_file).subscribe(*from, *kinds, on);
+    ServerClient(*address, *token_file, *tls).subscribe(*from, *kinds, on);
     return 0;
   };
 }

@@ -21,7 +21,7 @@ std::unique_ptr<Source> makeSource(const SourceSpec& spec) {
     case SourceSpec::Recording:
       return std::make_unique<RecordingSource>(spec.target, spec.speed);
     case SourceSpec::Remote:
-      return std::make_unique<RemoteSource>(spec.target, spec.token_file);
+      return std::make_unique<RemoteSource>(spec.target, spec.token_file, spec.tls, spec.tls_ca);
     case SourceSpec::Live:
       return std::make_unique<LiveClusterSource>(spec.target);
   }

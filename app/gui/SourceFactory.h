@@ -14,6 +14,8 @@ struct SourceSpec {
   enum Kind { Simulation, Remote, Recording, Live } kind = Simulation;
   std::string target = "e3-load-floor";  // scenario name or file, HOST:PORT, .kvrec path, or cluster file
   std::string token_file;                // Remote
+  bool tls = false;                      // Remote: over TLS
+  std::string tls_ca;                    // Remote, TLS: the root certificate to trust (empty: the system's)
   double speed = 10;                     // x real (or recorded) time
   std::map<std::string, double> knobs;   // Simulation: --set NAME=VALUE
   std::optional<std::uint64_t> seed;     // Simulation

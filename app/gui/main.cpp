@@ -34,6 +34,8 @@ SourceSpec specFrom(const QCommandLineParser& args, bool screenshot) {
     spec.kind = SourceSpec::Remote;
     spec.target = args.value("connect").toStdString();
     spec.token_file = args.value("token-file").toStdString();
+    spec.tls = args.isSet("tls") || args.isSet("tls-ca");
+    spec.tls_ca = args.value("tls-ca").toStdString();
   } else if (args.isSet("replay")) {
     spec.kind = SourceSpec::Recording;
     spec.target = args.value("replay").toStdString();
@@ -44,6 +46,8 @@ SourceSpec specFrom(const QCommandLineParser& args, bool screenshot) {
     spec.target = args.value("scenario").toStdString();
   }
   if (args.isSet("token-file") && spec.kind != SourceSpec::Remote) usageError("--token-file goes with --connect");
+  if ((args.isSet("tls") || args.isSet("tls-ca")) && spec.kind != SourceSpec::Remote)
+    usageError("--tls and --tls-ca go with --connect");
   if ((args.isSet("seed") || args.isSet("set")) && spec.kind != SourceSpec::Simulation)
     usageError("--seed and --set go with a simulation (knobs of a served run: the Knobs panel)");
   // A real cluster runs in real time: nothing here can speed it up.
@@ -86,6 +90,9 @@ void describe(QCommandLineParser& args) {
       {"connect", "Watch and steer a `kvscope-cli serve` backend.", "HOST:PORT"},
       {"token-file",
        "Bearer token sent with every call to the server: the telemetry stream and Control (with --connect).", "FILE"},
+      {"tls", "With --connect: call the server over TLS (serve --tls-cert), trusting the system's roots."},
+      {"tls-ca", "With --connect: over TLS, trust this PEM root certificate (e.g. a self-signed server's own).",
+       "FILE"},
       {"replay", "Replay a recording.", "FILE.kvrec"},
       {"live", "Watch a live SGLang or vLLM cluster (and its Mooncake links) described by a cluster file.",
        "CLUSTER.yaml"},

@@ -11,6 +11,7 @@
 
 #include "backend/convert/PreviewConvert.h"
 #include "backend/service/BearerToken.h"
+#include "backend/source/ClientTls.h"
 #include "core/events/EventLimits.h"
 #include "core/model/Error.h"
 
@@ -61,9 +62,9 @@ std::string refusalText(const v1::State& state) {
 }  // namespace
 
 RemoteSource::RemoteSource(std::string address, std::string token_file, bool tls, std::string root_cert_file)
-    : address_(std::move(address)), authorization_(authorizationFrom(token_file)), tls_(tls) {
-  if (tls_ && !root_cert_file.empty()) root_certs_ = readWhole(root_cert_file, "root certificate");
-}
+    : address_(std::move(address)),
+      authorization_(authorizationFrom(token_file)),
+      credentials_(channelCredentials(ClientTls{tls, std::move(root_cert_file)})) {}
 
 RemoteSource::~RemoteSource() { stop(); }
 
@@ -78,8 +79,6 @@ void RemoteSource::start() {
   std::lock_guard lock(mutex_);
   if (started_) return;
   started_ = true;
-  grpc::SslCredentialsOptions ssl;
-  ssl.pem_root_certs = root_certs_;
   grpc::ChannelArguments args;
   // The channel's own reconnect backoff stays below ours, so ours decides when a retry happens
   // (gRPC's default grows to two minutes).
@@ -89,8 +88,7 @@ void RemoteSource::start() {
   // Above any event the server sends (EventLimits.h), with room for GetState's whole-run reply.
   args.SetMaxReceiveMessageSize(static_cast<int>(kClientReceiveLimitBytes));
   auto stubs = std::make_shared<Stubs>();
-  stubs->channel =
-      grpc::CreateCustomChannel(address_, tls_ ? grpc::SslCredentials(ssl) : grpc::InsecureChannelCredentials(), args);
+  stubs->channel = grpc::CreateCustomChannel(address_, credentials_, args);
   stubs->telemetry = v1::Telemetry::NewStub(stubs->channel);
   stubs->control = v1::Control::NewStub(stubs->channel);
   stubs_ = std::move(stubs);

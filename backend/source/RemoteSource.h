@@ -101,9 +101,8 @@ class RemoteSource final : public Source, private TelemetrySubscription::Listene
   static constexpr auto kStateDeadline = std::chrono::seconds(5);
 
   const std::string address_;
-  std::string authorization_;  // "Bearer <token>", or empty
-  bool tls_ = false;
-  std::string root_certs_;
+  std::string authorization_;                              // "Bearer <token>", or empty
+  std::shared_ptr<grpc::ChannelCredentials> credentials_;  // in clear or TLS (ClientTls.h)
 
   mutable std::mutex mutex_;
   std::condition_variable changed_;  // wakes the thread and stop()

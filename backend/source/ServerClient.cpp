@@ -23,7 +23,8 @@ InputError callFailed(const std::string& address, const grpc::Status& status) {
 
 }  // namespace
 
-ServerClient::ServerClient(std::string address, const std::string& token_file) : address_(std::move(address)) {
+ServerClient::ServerClient(std::string address, const std::string& token_file, const ClientTls& tls)
+    : address_(std::move(address)), credentials_(channelCredentials(tls)) {
   if (token_file.empty()) return;
   std::string why;
   auto token = BearerToken::fromFile(token_file, &why);
@@ -46,7 +47,7 @@ std::vector<RunMarked> ServerClient::markRun(const RunMarkRequest& mark, double 
   context.set_deadline(std::chrono::system_clock::now() +
                        std::chrono::milliseconds(static_cast<long long>(timeout_s * 1000)));
   if (!authorization_.empty()) context.AddMetadata("authorization", authorization_);
-  auto stub = v1::Control::NewStub(grpc::CreateChannel(address_, grpc::InsecureChannelCredentials()));
+  auto stub = v1::Control::NewStub(grpc::CreateChannel(address_, credentials_));
   v1::MarkRunResponse response;
   const grpc::Status status = stub->MarkRun(&context, request, &response);
   if (!status.ok()) throw callFailed(address_, status);
@@ -65,7 +66,7 @@ void ServerClient::subscribe(std::uint64_t from_seq, const std::vector<std::stri
                              const StreamCallbacks& on) const {
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(static_cast<int>(kClientReceiveLimitBytes));  // above any event (EventLimits.h)
-  auto stub = v1::Telemetry::NewStub(grpc::CreateCustomChannel(address_, grpc::InsecureChannelCredentials(), args));
+  auto stub = v1::Telemetry::NewStub(grpc::CreateCustomChannel(address_, credentials_, args));
   grpc::ClientContext context;
   if (!authorization_.empty()) context.AddMetadata("authorization", authorization_);
   v1::SubscribeRequest request;

@@ -5,9 +5,11 @@
 // with reconnection and replay, is RemoteSource.)
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "backend/source/ClientTls.h"
 #include "core/events/Event.h"
 #include "core/run/RunMarkBook.h"
 
@@ -15,8 +17,9 @@ namespace kvscope {
 
 class ServerClient {
  public:
-  // `token_file` empty: no authorization header. Throws InputError when the token cannot be read.
-  ServerClient(std::string address, const std::string& token_file);
+  // `token_file` empty: no authorization header. Throws InputError when the token or the TLS root
+  // certificate cannot be read.
+  ServerClient(std::string address, const std::string& token_file, const ClientTls& tls = {});
 
   // Control.MarkRun, waiting at most `timeout_s`: the markers the server applied, in order. Throws
   // InputError "ADDRESS: what the server said (gRPC code N)" on failure.
@@ -35,6 +38,7 @@ class ServerClient {
  private:
   std::string address_;
   std::string authorization_;  // "Bearer ..." or empty
+  std::shared_ptr<grpc::ChannelCredentials> credentials_;
 };
 
 }  // namespace kvscope
