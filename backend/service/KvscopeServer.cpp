@@ -159,8 +159,10 @@ std::unique_ptr<KvscopeServer> KvscopeServer::start(const ServerOptions& options
                 "': the address is in use, not one of this machine's, or the TLS key does not match the certificate");
 
   if (const auto path = unrestrictedSocket(options.listen)) {
+    // Read before Shutdown(), whose threads and syscalls may overwrite errno.
+    const std::string why = std::strerror(errno);
     server->server_->Shutdown();
-    return fail("cannot restrict the socket '" + *path + "' to its owner: " + std::strerror(errno));
+    return fail("cannot restrict the socket '" + *path + "' to its owner: " + why);
   }
 
   if (auto* health = server->server_->GetHealthCheckService()) {

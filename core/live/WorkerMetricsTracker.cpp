@@ -196,9 +196,12 @@ MetricsUpdate WorkerMetricsTracker::update(const EngineMetrics& m, SimTime now) 
   markStale(u, m, now);
   if (ref_.role != WorkerRole::Prefill) u.gauges = gaugesOf(ref_, m);
   failureEvents(u, m);
-  u.retracted = m.num_retracted_requests_total
-                    ? increase(retracted_, m.num_retracted_requests_total, "num_retracted_requests_total", u.notes)
-                    : increase(retracted_, m.num_preemptions_total, "num_preemptions_total", u.notes);
+  // Each counter against its own previous value: an engine that exports both (SGLang's retractions
+  // appear with the first one) must not difference one against the other.
+  const double retracted =
+      increase(retracted_, m.num_retracted_requests_total, "num_retracted_requests_total", u.notes);
+  const double preempted = increase(preempted_, m.num_preemptions_total, "num_preemptions_total", u.notes);
+  u.retracted = m.num_retracted_requests_total ? retracted : preempted;
   prefix_queried_sum_ += increase(prefix_queried_, m.prefix_queried_tokens_total, "prefix cache queries", u.notes);
   prefix_hit_sum_ += increase(prefix_hit_, m.prefix_hit_tokens_total, "prefix cache hits", u.notes);
   external_queried_sum_ +=

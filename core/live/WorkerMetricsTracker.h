@@ -79,7 +79,7 @@ class WorkerMetricsTracker {
 
   LiveWorkerRef ref_;
   bool seen_ = false;  // a scrape was read: a series absent then starts from 0
-  std::optional<double> transfer_failed_, bootstrap_failed_, retracted_, prompt_tokens_, cached_tokens_;
+  std::optional<double> transfer_failed_, bootstrap_failed_, retracted_, preempted_, prompt_tokens_, cached_tokens_;
   std::optional<double> prefix_queried_, prefix_hit_, external_queried_, external_hit_;
   // The engine's prefix-cache counters summed since the first scrape (WorkerGauges::prefix_*).
   double prefix_queried_sum_ = 0, prefix_hit_sum_ = 0, external_queried_sum_ = 0, external_hit_sum_ = 0;

@@ -156,10 +156,14 @@ std::string SweepReport::twoPolicyTable() const {
   return out + "\n";
 }
 
+// "none" for a sweep with no point (an empty grid's report, or one read back from a bare directory).
+std::string SweepReport::baselineLabel() const {
+  return data_.baseline < data_.points.size() ? data_.points[data_.baseline].label() : "none";
+}
+
 std::string SweepReport::markdown() const {
   std::string out = "# " + data_.heading + ": " + data_.scenario + "\n\n";
-  out +=
-      "- points: " + std::to_string(data_.points.size()) + "; baseline: " + data_.points[data_.baseline].label() + "\n";
+  out += "- points: " + std::to_string(data_.points.size()) + "; baseline: " + baselineLabel() + "\n";
   std::string seeds;
   for (auto s : data_.seeds) seeds += (seeds.empty() ? "" : ", ") + std::to_string(s);
   out += "- seeds: " + seeds + (data_.paired ? " (paired: every point ran the same seeds)" : " (unpaired)") + "\n";
@@ -239,7 +243,7 @@ nlohmann::json SweepReport::json() const {
   j["level"] = data_.level;
   j["paired"] = data_.paired;
   j["seeds"] = data_.seeds;
-  j["baseline"] = data_.points[data_.baseline].label();
+  j["baseline"] = baselineLabel();
   j["notes"] = data_.notes;
   j["points"] = json::array();
   for (std::size_t p = 0; p < data_.points.size(); ++p) {

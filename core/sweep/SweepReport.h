@@ -32,6 +32,7 @@ class SweepReport {
   std::string wilcoxonCell(std::size_t point, std::size_t metric) const;
   std::string pairsCell(std::size_t point, std::size_t metric) const;
   std::string perWorkerTable() const;
+  std::string baselineLabel() const;
   std::string twoPolicyTable() const;
 
   const SweepData& data_;

@@ -166,6 +166,24 @@ class TestSglangMetrics : public QObject {
              2L);
   }
 
+  // Retractions (SGLang, whose series appears with the first one) and preemptions (vLLM) are two
+  // counters: the first retraction is not differenced against the preemption count.
+  void retractionsAndPreemptionsKeepTheirOwnBaselines() {
+    WorkerMetricsTracker tracker(decodeRef());
+    EngineMetrics m;
+    m.num_preemptions_total = 50;
+    QCOMPARE(tracker.update(m).retracted, 0.0);  // baseline
+    m.num_preemptions_total = 52;
+    QCOMPARE(tracker.update(m).retracted, 2.0);
+    m.num_retracted_requests_total = 1;
+    const MetricsUpdate first = tracker.update(m);
+    QCOMPARE(first.retracted, 1.0);
+    for (const std::string& note : first.notes) QVERIFY2(note.find("reset") == std::string::npos, note.c_str());
+    m.num_retracted_requests_total = 4;
+    m.num_preemptions_total = 60;
+    QCOMPARE(tracker.update(m).retracted, 3.0);
+  }
+
   void eventsPerScrapeAreBounded() {
     WorkerMetricsTracker tracker(decodeRef());
     tracker.update(mapBody(decodeBody(0, 0, 0, 0)));

@@ -100,6 +100,18 @@ class TestSweepAnalysis : public QObject {
     QCOMPARE(a.runs_done[1], std::size_t(5));
   }
 
+  // A sweep with no point (an empty grid, a directory read back bare) still reports, and says so.
+  void aSweepWithNoPointReports() {
+    SweepData d;
+    d.scenario = "e2-cold-d";
+    const SweepAnalysis a = SweepAnalysis::of(d);
+    const SweepReport r(d, a);
+    QVERIFY(QString::fromStdString(r.markdown()).contains("- points: 0; baseline: none"));
+    QCOMPARE(QString::fromStdString(r.json()["baseline"].get<std::string>()), QString("none"));
+    QVERIFY(r.json()["points"].empty());
+    QVERIFY(!r.csv().empty());
+  }
+
   void tooFewSeedsIsSaid() {
     const SweepData d = twoPolicies(2);
     const SweepAnalysis a = SweepAnalysis::of(d);
