@@ -93,6 +93,44 @@ void printResult(const ScenarioFitter& fitter, const FitResult& r) {
   }
 }
 
+FitOptions fitOptionsFrom(const FitArgs& a) {
+  FitOptions o;
+  for (const auto& f : a.fits) o.params.push_back(FitParameter::parse(f));
+  try {
+    o.seeds = SweepSpec::parseSeeds(a.seeds);
+  } catch (const InputError& e) {
+    throw InputError(std::string(e.what()));  // a bad --seeds is a bad input here (exit 1), as it was
+  }
+  o.duration_s = a.duration;
+  o.jobs = a.jobs;
+  o.max_evaluations = a.evaluations;
+  o.algorithm = a.algorithm;
+  o.sensitivity = !a.no_sensitivity;
+  return o;
+}
+
+// --name, else the output file's name without ".json".
+std::string scenarioName(const FitArgs& a) {
+  if (!a.name.empty()) return a.name;
+  std::string name = std::filesystem::path(a.out).filename().string();
+  if (name.size() > 5 && name.ends_with(".json")) name.resize(name.size() - 5);
+  return name;
+}
+
+// The calibrated scenario, loadable as any scenario file, with a comment saying where it came from.
+void writeCalibratedScenario(const json& scenario, const CalibrationTarget& target, const std::string& out) {
+  std::string source = target.source;  // on one comment line
+  std::replace(source.begin(), source.end(), '\n', ' ');
+  const std::string text =
+      "// Calibrated by `kvscope-cli calibrate fit` from " +
+      scenario["calibration"]["base_scenario"].get<std::string>() +
+      (source.empty() ? std::string() : " to: " + source) +
+      ".\n// The \"calibration\" object holds the target, the fitted parameters, the errors and the seeds.\n" +
+      scenario.dump(2) + "\n";
+  std::string error;
+  if (!AtomicFile::write(out, text, &error)) throw InputError(error);
+}
+
 }  // namespace
 
 Command addCalibrateFit(CLI::App& calibrate) {
@@ -133,24 +171,9 @@ Command addCalibrateFit(CLI::App& calibrate) {
   return [a] {
     checkOutputFile("--out", a->out);
     const CalibrationTarget target = CalibrationTarget::load(a->target);
-    FitOptions o;
-    for (const auto& f : a->fits) o.params.push_back(FitParameter::parse(f));
-    try {
-      o.seeds = SweepSpec::parseSeeds(a->seeds);
-    } catch (const InputError& e) {
-      throw InputError(std::string(e.what()));
-    }
-    o.duration_s = a->duration;
-    o.jobs = a->jobs;
-    o.max_evaluations = a->evaluations;
-    o.algorithm = a->algorithm;
-    o.sensitivity = !a->no_sensitivity;
+    const FitOptions o = fitOptionsFrom(*a);
     ScenarioFitter fitter(a->scenario, target, o);  // validates everything before any run
-    std::string name = a->name;
-    if (name.empty()) {
-      name = std::filesystem::path(a->out).filename().string();
-      if (name.size() > 5 && name.ends_with(".json")) name.resize(name.size() - 5);
-    }
+    const std::string name = scenarioName(*a);
     std::printf(
         "calibrate fit: scenario %s against %s%s: %zu rows x %zu seeds per evaluation, duration %s, %s, "
         "budget %d evaluations\n",
@@ -183,17 +206,7 @@ Command addCalibrateFit(CLI::App& calibrate) {
                      "kvscope-cli: warning: %s has no effect on any target metric (largest change %.2g%% for a step "
                      "%g -> %g): its fitted value is arbitrary; drop it from --fit\n",
                      s.param.c_str(), 100 * s.largest, s.from, s.to);
-    std::string source = target.source;  // on one comment line
-    std::replace(source.begin(), source.end(), '\n', ' ');
-    const json scenario = fitter.calibratedScenario(result, name);
-    const std::string text =
-        "// Calibrated by `kvscope-cli calibrate fit` from " +
-        scenario["calibration"]["base_scenario"].get<std::string>() +
-        (source.empty() ? std::string() : " to: " + source) +
-        ".\n// The \"calibration\" object holds the target, the fitted parameters, the errors and the seeds.\n" +
-        scenario.dump(2) + "\n";
-    std::string error;
-    if (!AtomicFile::write(a->out, text, &error)) throw InputError(error);
+    writeCalibratedScenario(fitter.calibratedScenario(result, name), target, a->out);
     std::printf("\nwrote %s (scenario \"%s\")\n", a->out.c_str(), name.c_str());
     return result.stopped_early ? 130 : 0;
   };

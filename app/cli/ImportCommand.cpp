@@ -8,6 +8,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <memory>
 
 #include <nlohmann/json.hpp>
@@ -182,6 +183,71 @@ void printFileStats(const std::vector<LiveLogStats>& files) {
   }
 }
 
+// "import:  42.0% (12.3 of 29.3 MB)" on one line, four times a second at most.
+std::function<void(std::uint64_t, std::uint64_t)> progressPrinter() {
+  auto last = std::make_shared<std::chrono::steady_clock::time_point>();
+  return [last](std::uint64_t done, std::uint64_t total) {
+    const auto now = std::chrono::steady_clock::now();
+    if (done < total && now - *last < std::chrono::milliseconds(250)) return;
+    *last = now;
+    std::fprintf(stderr, "\rimport: %5.1f%% (%.1f of %.1f MB)",
+                 total ? 100.0 * static_cast<double>(done) / static_cast<double>(total) : 100.0,
+                 static_cast<double>(done) / 1e6, static_cast<double>(total) / 1e6);
+    if (done >= total) std::fputc('\n', stderr);
+  };
+}
+
+// The recording, written whole under a temporary name and moved into place, or not at all.
+LogImportResult importInto(const std::string& out, ClusterConfig config, const LogImportOptions& options) {
+  std::string error;
+  const auto target = AtomicFile::target(out, &error);
+  if (!target) throw InputError(error);
+  const std::string partial = AtomicFile::partialPath(*target);
+  const TemporaryFiles::Guard removed_on_interrupt(partial);
+  // A temporary already there was left by an import killed outright (SIGKILL, a power cut): the
+  // recorder takes it over (locked, truncated) or, when another import still writes it, refuses.
+  const bool stale = std::filesystem::exists(partial);
+  LogImportResult result;
+  {
+    EventRecorder recorder(partial);
+    if (!recorder.error().empty()) throw InputError(out + ": not written: " + recorder.error());
+    if (stale) std::fprintf(stderr, "kvscope-cli: replacing %s, left by an import that was killed\n", partial.c_str());
+    try {
+      result = LogImporter(std::move(config), options).run({&recorder});
+    } catch (...) {
+      recorder.close(nullptr);
+      std::filesystem::remove(partial);
+      throw;
+    }
+    if (!recorder.close(&error)) {
+      std::filesystem::remove(partial);
+      throw InputError(error);
+    }
+  }
+  if (!AtomicFile::moveIntoPlace(partial, *target, &error)) throw InputError(error);
+  return result;
+}
+
+// What was read and written, on stderr (stdout stays free for a pipe).
+void printImportSummary(const LogImportResult& result, const std::string& out) {
+  std::fprintf(stderr, "kvscope-cli: read %zu files:\n", result.files.size() + result.scrape_files.size());
+  printFileStats(result.files);
+  for (const auto& f : result.scrape_files)
+    std::fprintf(stderr, "  %-4s %s: %ld scrapes, %ld with SGLang metrics\n", f.worker.c_str(), f.path.c_str(),
+                 f.scrapes, f.applied);
+  std::fprintf(stderr, "kvscope-cli: wrote %llu events, log time %s to %s (%.1f s), to %s\n",
+               static_cast<unsigned long long>(result.events), logTimeText(result.first_us).c_str(),
+               logTimeText(result.last_us).c_str(), static_cast<double>(result.last_us - result.first_us) / 1e6,
+               out.c_str());
+  if (result.outside) std::fprintf(stderr, "kvscope-cli: %ld records outside --from/--to left out\n", result.outside);
+  if (result.clock_steps)
+    std::fprintf(
+        stderr,
+        "kvscope-cli: warning: %ld lines were earlier than the line before them in their file (kept in file order)\n",
+        result.clock_steps);
+  std::fprintf(stderr, "kvscope-cli: next: kvscope-cli report %s\n", out.c_str());
+}
+
 }  // namespace
 
 Command addImport(CLI::App& app) {
@@ -224,62 +290,9 @@ Command addImport(CLI::App& app) {
     options.snapshot_interval_s = *interval > 0 ? *interval : config.scrape_interval_s;
     options.strict = *strict;
     options.year = *year;
-    // Progress on a terminal only: a script's log gets the summary alone.
-    if (isatty(STDERR_FILENO)) {
-      auto last = std::make_shared<std::chrono::steady_clock::time_point>();
-      options.progress = [last](std::uint64_t done, std::uint64_t total) {
-        const auto now = std::chrono::steady_clock::now();
-        if (done < total && now - *last < std::chrono::milliseconds(250)) return;
-        *last = now;
-        std::fprintf(stderr, "\rimport: %5.1f%% (%.1f of %.1f MB)",
-                     total ? 100.0 * static_cast<double>(done) / static_cast<double>(total) : 100.0,
-                     static_cast<double>(done) / 1e6, static_cast<double>(total) / 1e6);
-        if (done >= total) std::fputc('\n', stderr);
-      };
-    }
-    std::string error;
-    const auto target = AtomicFile::target(*out, &error);
-    if (!target) throw InputError(error);
-    const std::string partial = AtomicFile::partialPath(*target);
-    const TemporaryFiles::Guard removed_on_interrupt(partial);
-    // A temporary already there was left by an import killed outright (SIGKILL, a power cut): the
-    // recorder takes it over (locked, truncated) or, when another import still writes it, refuses.
-    const bool stale = std::filesystem::exists(partial);
-    LogImportResult result;
-    {
-      EventRecorder recorder(partial);
-      if (!recorder.error().empty()) throw InputError(*out + ": not written: " + recorder.error());
-      if (stale)
-        std::fprintf(stderr, "kvscope-cli: replacing %s, left by an import that was killed\n", partial.c_str());
-      try {
-        result = LogImporter(std::move(config), options).run({&recorder});
-      } catch (...) {
-        recorder.close(nullptr);
-        std::filesystem::remove(partial);
-        throw;
-      }
-      if (!recorder.close(&error)) {
-        std::filesystem::remove(partial);
-        throw InputError(error);
-      }
-    }
-    if (!AtomicFile::moveIntoPlace(partial, *target, &error)) throw InputError(error);
-    std::fprintf(stderr, "kvscope-cli: read %zu files:\n", result.files.size() + result.scrape_files.size());
-    printFileStats(result.files);
-    for (const auto& f : result.scrape_files)
-      std::fprintf(stderr, "  %-4s %s: %ld scrapes, %ld with SGLang metrics\n", f.worker.c_str(), f.path.c_str(),
-                   f.scrapes, f.applied);
-    std::fprintf(stderr, "kvscope-cli: wrote %llu events, log time %s to %s (%.1f s), to %s\n",
-                 static_cast<unsigned long long>(result.events), logTimeText(result.first_us).c_str(),
-                 logTimeText(result.last_us).c_str(), static_cast<double>(result.last_us - result.first_us) / 1e6,
-                 out->c_str());
-    if (result.outside) std::fprintf(stderr, "kvscope-cli: %ld records outside --from/--to left out\n", result.outside);
-    if (result.clock_steps)
-      std::fprintf(
-          stderr,
-          "kvscope-cli: warning: %ld lines were earlier than the line before them in their file (kept in file order)\n",
-          result.clock_steps);
-    std::fprintf(stderr, "kvscope-cli: next: kvscope-cli report %s\n", out->c_str());
+    if (isatty(STDERR_FILENO)) options.progress = progressPrinter();  // a script's log gets the summary alone
+    const LogImportResult result = importInto(*out, std::move(config), options);
+    printImportSummary(result, *out);
     return 0;
   };
 }

@@ -49,6 +49,72 @@ struct Watched {
   }
 };
 
+// One decoded event of a batch as its JSON line.
+nlohmann::json eventJson(std::uint64_t seq, const KvEventBatch& batch, const KvCacheEvent& event) {
+  nlohmann::json j{{"seq", seq}, {"ts", batch.ts}};
+  if (batch.dp_rank) j["dp_rank"] = *batch.dp_rank;
+  if (const auto* s = std::get_if<KvBlockStored>(&event)) {
+    j["kind"] = "stored";
+    j["hashes"] = hashes(s->blocks);
+    j["parent"] = s->parent ? nlohmann::json(hex(*s->parent)) : nlohmann::json(nullptr);
+    j["tokens"] = s->token_ids.size();
+    j["block_size"] = s->block_size;
+    if (!s->medium.empty()) j["medium"] = s->medium;
+    if (!s->lora_name.empty()) j["lora_name"] = s->lora_name;
+    if (s->group_idx) j["group_idx"] = *s->group_idx;
+  } else if (const auto* r = std::get_if<KvBlockRemoved>(&event)) {
+    j["kind"] = "removed";
+    j["hashes"] = hashes(r->blocks);
+    if (!r->medium.empty()) j["medium"] = r->medium;
+    if (r->group_idx) j["group_idx"] = *r->group_idx;
+  } else {
+    j["kind"] = "cleared";
+  }
+  return j;
+}
+
+// Prints everything the endpoint's subscriber reports, and keeps its block set.
+KvEventSubscriber::Listener printingListener(Watched* p) {
+  KvEventSubscriber::Listener l;
+  l.batch = [p](std::uint64_t seq, KvEventBatch batch) {
+    p->state.apply(0, batch);
+    for (const auto& event : batch.events) p->print(eventJson(seq, batch, event));
+    for (const auto& kind : batch.unknown_kinds) p->print({{"seq", seq}, {"kind", "unknown"}, {"name", kind}});
+  };
+  l.gap = [p](std::uint64_t first, std::uint64_t last, const std::string& why) {
+    p->print({{"kind", "gap"}, {"first", first}, {"last", last}, {"why", why}});
+  };
+  l.health = [p](bool reachable, const std::string& why) {
+    p->print({{"kind", "health"}, {"reachable", reachable}, {"why", why}});
+  };
+  l.restarted = [p] {
+    p->state.forget(0);
+    p->print({{"kind", "restarted"}});
+  };
+  l.undecodable = [p](std::uint64_t seq, const std::string& why) {
+    p->print({{"kind", "undecodable"}, {"seq", seq}, {"why", printableText(why)}});
+  };
+  return l;
+}
+
+// At the end: the endpoint's counts and the blocks it holds.
+void printSummary(Watched& w) {
+  const auto c = w.subscriber->counts();
+  const auto& s = w.state.counts(0);
+  w.print({{"kind", "summary"},
+           {"batches", c.batches},
+           {"replayed", c.replayed},
+           {"duplicates", c.duplicates},
+           {"restarts", c.restarts},
+           {"lost", c.lost},
+           {"undecodable", c.undecodable},
+           {"cached_blocks", w.state.blocks(0)},
+           {"stored", s.stored},
+           {"removed", s.removed},
+           {"cleared", s.cleared},
+           {"other_tiers", s.other_tiers}});
+}
+
 }  // namespace
 
 Command addKvEvents(CLI::App& app) {
@@ -88,46 +154,7 @@ Command addKvEvents(CLI::App& app) {
       w->endpoint = (*endpoints)[i];
       w->print_mutex = &print_mutex;
       Watched* p = w.get();
-      KvEventSubscriber::Listener l;
-      l.batch = [p](std::uint64_t seq, KvEventBatch batch) {
-        p->state.apply(0, batch);
-        for (const auto& event : batch.events) {
-          nlohmann::json j{{"seq", seq}, {"ts", batch.ts}};
-          if (batch.dp_rank) j["dp_rank"] = *batch.dp_rank;
-          if (const auto* s = std::get_if<KvBlockStored>(&event)) {
-            j["kind"] = "stored";
-            j["hashes"] = hashes(s->blocks);
-            j["parent"] = s->parent ? nlohmann::json(hex(*s->parent)) : nlohmann::json(nullptr);
-            j["tokens"] = s->token_ids.size();
-            j["block_size"] = s->block_size;
-            if (!s->medium.empty()) j["medium"] = s->medium;
-            if (!s->lora_name.empty()) j["lora_name"] = s->lora_name;
-            if (s->group_idx) j["group_idx"] = *s->group_idx;
-          } else if (const auto* r = std::get_if<KvBlockRemoved>(&event)) {
-            j["kind"] = "removed";
-            j["hashes"] = hashes(r->blocks);
-            if (!r->medium.empty()) j["medium"] = r->medium;
-            if (r->group_idx) j["group_idx"] = *r->group_idx;
-          } else {
-            j["kind"] = "cleared";
-          }
-          p->print(std::move(j));
-        }
-        for (const auto& kind : batch.unknown_kinds) p->print({{"seq", seq}, {"kind", "unknown"}, {"name", kind}});
-      };
-      l.gap = [p](std::uint64_t first, std::uint64_t last, const std::string& why) {
-        p->print({{"kind", "gap"}, {"first", first}, {"last", last}, {"why", why}});
-      };
-      l.health = [p](bool reachable, const std::string& why) {
-        p->print({{"kind", "health"}, {"reachable", reachable}, {"why", why}});
-      };
-      l.restarted = [p] {
-        p->state.forget(0);
-        p->print({{"kind", "restarted"}});
-      };
-      l.undecodable = [p](std::uint64_t seq, const std::string& why) {
-        p->print({{"kind", "undecodable"}, {"seq", seq}, {"why", printableText(why)}});
-      };
+      KvEventSubscriber::Listener l = printingListener(p);
       const std::string replay = i < replays->size() ? (*replays)[i] : std::string();
       w->subscriber =
           std::make_unique<KvEventSubscriber>(KvEventSubscriber::Endpoint{w->endpoint, replay, *topic}, std::move(l));
@@ -139,20 +166,7 @@ Command addKvEvents(CLI::App& app) {
       if (stop.wait(std::chrono::milliseconds(100))) break;
     for (auto& w : watched) {
       w->subscriber->stop();
-      const auto c = w->subscriber->counts();
-      const auto& s = w->state.counts(0);
-      w->print({{"kind", "summary"},
-                {"batches", c.batches},
-                {"replayed", c.replayed},
-                {"duplicates", c.duplicates},
-                {"restarts", c.restarts},
-                {"lost", c.lost},
-                {"undecodable", c.undecodable},
-                {"cached_blocks", w->state.blocks(0)},
-                {"stored", s.stored},
-                {"removed", s.removed},
-                {"cleared", s.cleared},
-                {"other_tiers", s.other_tiers}});
+      printSummary(*w);
     }
     return 0;
   };

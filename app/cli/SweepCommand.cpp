@@ -83,6 +83,75 @@ SweepSpec specFrom(const SweepArgs& a) {
   return spec;
 }
 
+struct SlurmOptions {
+  CLI::Option* status;
+  CLI::Option* task_dir;
+};
+
+// --executor slurm and its options, --status, and the hidden options each array task runs with.
+SlurmOptions addSlurmOptions(CLI::App& sub, SweepArgs& a) {
+  auto* executor = sub.add_option("--executor", a.executor,
+                                  "local (default): run here. slurm: submit the runs as one Slurm job array (sbatch); "
+                                  "each task runs its share into DIR, which with kvscope-cli itself must be on "
+                                  "storage every node sees; DIR/slurm/ keeps the script, the job ids and the logs")
+                       ->check(CLI::IsMember({"local", "slurm"}));
+  auto* partition = sub.add_option("--partition", a.slurm.partition, "Slurm: the partition (default: the cluster's)");
+  auto* time = sub.add_option("--time", a.slurm.time, "Slurm: the time limit of each task, e.g. 2:00:00");
+  auto* cpus = sub.add_option("--cpus-per-task", a.slurm.cpus_per_task,
+                              "Slurm: cores of each task, the runs it runs at once (default 1)")
+                   ->check(CLI::Range(1u, 1024u).description("in [1, 1024]"));
+  auto* tasks = sub.add_option("--tasks", a.slurm.tasks,
+                               "Slurm: array tasks the runs are dealt to (default: one per run, at most 100)")
+                    ->check(CLI::Range(1u, 100000u).description("in [1, 100000]"));
+  auto* status = sub.add_option("--status", a.status,
+                                "Show a Slurm sweep's DIR: counts and each run's state (done from the files; running, "
+                                "pending, failed from squeue and sacct when they answer), then exit");
+  // What each Slurm array task runs (the script in DIR/slurm/ says it): hidden, not for people.
+  auto* task_dir = sub.add_option("--run-task", a.task_dir)->group("");
+  sub.add_option("--submission", a.submission)->group("")->needs(task_dir);
+  sub.add_option("--task-index", a.task_index)->group("")->needs(task_dir);
+  for (auto* o : {partition, time, cpus, tasks}) o->needs(executor);
+  return {status, task_dir};
+}
+
+// The sweep on this machine: the runs in parallel with a progress line, then the summaries.
+int runLocalSweep(const SweepArgs& a, const SweepSpec& spec) {
+  namespace fs = std::filesystem;
+  // One sweep per directory at a time: a second (a --resume while it runs) is refused, not raced.
+  std::string lock_error;
+  const auto lock = DirectoryLock::acquire(a.out, &lock_error);
+  if (!lock) throw InputError("--out " + lock_error);
+  SweepRunner runner(spec, a.out, KvrecSweepRecorder::factory());
+  runner.setResume(a.resume);
+  ProgressLoop loop;
+  loop.quiet = a.quiet;
+  loop.stopping = "stopping the running runs";
+  runner.setProgress([&](const SweepProgress& p) { loop.post(progressLine(p)); });
+  SweepOutcome outcome;
+  loop.run([&](const std::atomic<bool>& cancel) { outcome = runner.run(cancel); });
+
+  for (const auto& e : outcome.errors) std::fprintf(stderr, "kvscope-cli: error: run failed: %s\n", e.c_str());
+  const std::size_t done = outcome.ran + outcome.reused;
+  if (outcome.cancelled) {
+    std::fprintf(stderr,
+                 "kvscope-cli: sweep interrupted: %zu of %zu runs done (%zu ran now); nothing half-written was kept. "
+                 "Finish it with the same command and --resume.\n",
+                 done, outcome.data.points.size() * outcome.data.seeds.size(), outcome.ran);
+    return 130;
+  }
+  const SweepAnalysis analysis = SweepAnalysis::of(outcome.data);
+  const SweepReport report(outcome.data, analysis);
+  std::string error;
+  if (!report.writeAll(a.out, &error)) throw InputError(error);
+  std::printf("sweep %s: %zu grid points x %zu seeds = %zu runs: %zu ran now, %zu reused, %zu failed\n",
+              outcome.data.scenario.c_str(), outcome.data.points.size(), outcome.data.seeds.size(),
+              outcome.data.points.size() * outcome.data.seeds.size(), outcome.ran, outcome.reused, outcome.failed);
+  const fs::path dir(a.out);
+  std::printf("wrote %s, %s, %s\n", (dir / "summary.md").c_str(), (dir / "summary.csv").c_str(),
+              (dir / "summary.json").c_str());
+  return outcome.failed > 0 ? 1 : 0;
+}
+
 }  // namespace
 
 Command addSweep(CLI::App& app) {
@@ -136,33 +205,13 @@ Command addSweep(CLI::App& app) {
                 "--executor slurm: submit only the runs neither done nor still queued, or write the summary when all "
                 "are done");
   sub->add_flag("--quiet", a->quiet, "No progress line");
-  auto* executor = sub->add_option("--executor", a->executor,
-                                   "local (default): run here. slurm: submit the runs as one Slurm job array (sbatch); "
-                                   "each task runs its share into DIR, which with kvscope-cli itself must be on "
-                                   "storage every node sees; DIR/slurm/ keeps the script, the job ids and the logs")
-                       ->check(CLI::IsMember({"local", "slurm"}));
-  auto* partition = sub->add_option("--partition", a->slurm.partition, "Slurm: the partition (default: the cluster's)");
-  auto* time = sub->add_option("--time", a->slurm.time, "Slurm: the time limit of each task, e.g. 2:00:00");
-  auto* cpus = sub->add_option("--cpus-per-task", a->slurm.cpus_per_task,
-                               "Slurm: cores of each task, the runs it runs at once (default 1)")
-                   ->check(CLI::Range(1u, 1024u).description("in [1, 1024]"));
-  auto* tasks = sub->add_option("--tasks", a->slurm.tasks,
-                                "Slurm: array tasks the runs are dealt to (default: one per run, at most 100)")
-                    ->check(CLI::Range(1u, 100000u).description("in [1, 100000]"));
-  auto* status = sub->add_option("--status", a->status,
-                                 "Show a Slurm sweep's DIR: counts and each run's state (done from the files; running, "
-                                 "pending, failed from squeue and sacct when they answer), then exit");
-  // What each Slurm array task runs (the script in DIR/slurm/ says it): hidden, not for people.
-  auto* task_dir = sub->add_option("--run-task", a->task_dir)->group("");
-  sub->add_option("--submission", a->submission)->group("")->needs(task_dir);
-  sub->add_option("--task-index", a->task_index)->group("")->needs(task_dir);
-  for (auto* o : {partition, time, cpus, tasks}) o->needs(executor);
+  const SlurmOptions slurm = addSlurmOptions(*sub, *a);
   for (auto* o : {scenario, grid, seeds, baseline, sets, out}) {
-    o->excludes(status);
-    o->excludes(task_dir);
+    o->excludes(slurm.status);
+    o->excludes(slurm.task_dir);
   }
-  sub->get_option("file")->excludes(status)->excludes(task_dir);
-  status->excludes(task_dir);
+  sub->get_option("file")->excludes(slurm.status)->excludes(slurm.task_dir);
+  slurm.status->excludes(slurm.task_dir);
   return [a] {
     if (!a->status.empty()) return SlurmSweep::status(a->status);
     if (!a->task_dir.empty()) {
@@ -180,39 +229,7 @@ Command addSweep(CLI::App& app) {
       throw InputError("--out " + a->out + ": exists and is not a directory");
     if (a->executor == "slurm") return SlurmSweep::submit(spec, a->out, a->resume, a->slurm);
 
-    // One sweep per directory at a time: a second (a --resume while it runs) is refused, not raced.
-    std::string lock_error;
-    const auto lock = DirectoryLock::acquire(a->out, &lock_error);
-    if (!lock) throw InputError("--out " + lock_error);
-    SweepRunner runner(spec, a->out, KvrecSweepRecorder::factory());
-    runner.setResume(a->resume);
-    ProgressLoop loop;
-    loop.quiet = a->quiet;
-    loop.stopping = "stopping the running runs";
-    runner.setProgress([&](const SweepProgress& p) { loop.post(progressLine(p)); });
-    SweepOutcome outcome;
-    loop.run([&](const std::atomic<bool>& cancel) { outcome = runner.run(cancel); });
-
-    for (const auto& e : outcome.errors) std::fprintf(stderr, "kvscope-cli: error: run failed: %s\n", e.c_str());
-    const std::size_t done = outcome.ran + outcome.reused;
-    if (outcome.cancelled) {
-      std::fprintf(stderr,
-                   "kvscope-cli: sweep interrupted: %zu of %zu runs done (%zu ran now); nothing half-written was kept. "
-                   "Finish it with the same command and --resume.\n",
-                   done, outcome.data.points.size() * outcome.data.seeds.size(), outcome.ran);
-      return 130;
-    }
-    const SweepAnalysis analysis = SweepAnalysis::of(outcome.data);
-    const SweepReport report(outcome.data, analysis);
-    std::string error;
-    if (!report.writeAll(a->out, &error)) throw InputError(error);
-    std::printf("sweep %s: %zu grid points x %zu seeds = %zu runs: %zu ran now, %zu reused, %zu failed\n",
-                outcome.data.scenario.c_str(), outcome.data.points.size(), outcome.data.seeds.size(),
-                outcome.data.points.size() * outcome.data.seeds.size(), outcome.ran, outcome.reused, outcome.failed);
-    const fs::path dir(a->out);
-    std::printf("wrote %s, %s, %s\n", (dir / "summary.md").c_str(), (dir / "summary.csv").c_str(),
-                (dir / "summary.json").c_str());
-    return outcome.failed > 0 ? 1 : 0;
+    return runLocalSweep(*a, spec);
   };
 }
 

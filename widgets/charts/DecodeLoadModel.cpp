@@ -132,36 +132,70 @@ int DecodeLoadModel::rowCount(const QModelIndex& parent) const {
 
 int DecodeLoadModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
 
+namespace {
+QString pct(double fraction) { return QString::number(fraction * 100, 'f', 1) + " %"; }
+}  // namespace
+
+// The text of a row's cell.
+QVariant DecodeLoadModel::displayText(const Row& r, int column) {
+  switch (column) {
+    case Worker:
+      return r.name;
+    case State:
+      return QString::fromStdString(r.state.cause);
+    case Bindings:
+      return QVariant::fromValue(static_cast<qlonglong>(r.bindings));
+    case Share:
+      return pct(r.share);
+    case RecentShare:
+      return r.state.recent_share < 0 ? QStringLiteral("-") : pct(r.state.recent_share);
+    case Running:
+      return r.running;
+    case Queued:
+      return r.queued;
+    case Sessions:
+      return r.sessions;
+    case PendingSeeds:
+      return r.pending_seeds;
+    case KvUse:
+      return pct(r.kv_use);
+    case PrefixHit:
+      return r.prefix_hit < 0 ? QStringLiteral("-") : pct(r.prefix_hit);
+  }
+  return {};
+}
+
+// What a cell's tooltip says beyond its text: a state's cause, a pool's blocks, the cache's hits.
+QVariant DecodeLoadModel::toolTip(const Row& r, int column) {
+  if (column == State && r.state.kind == WorkerStateKind::Cold)
+    return QStringLiteral("%1: %2. The cold-D pattern: raise the load-floor bonus K or use exclusive-overlap.")
+        .arg(r.name, QString::fromStdString(r.state.cause));
+  if (column == State) return QString::fromStdString(r.state.cause);
+  if (column == KvUse)
+    return r.kv_event_blocks > 0 ? QStringLiteral(
+                                       "%1: %2 tokens in use; its engine holds %3 cached blocks (from its KV events), "
+                                       "storing %4 and removing %5 blocks/s")
+                                       .arg(r.name)
+                                       .arg(r.kv_used)
+                                       .arg(r.kv_event_blocks)
+                                       .arg(r.kv_stores_per_s, 0, 'f', 1)
+                                       .arg(r.kv_removals_per_s, 0, 'f', 1)
+                                 : QStringLiteral("%1: %2 tokens in use").arg(r.name).arg(r.kv_used);
+  if (column == PrefixHit)
+    return r.prefix_hit < 0
+               ? QStringLiteral("%1: no prompt tokens looked up in its prefix cache in the last minute").arg(r.name)
+               : QStringLiteral("%1: %2 of %3 prompt tokens served from its prefix cache in the last minute (%4)")
+                     .arg(r.name, pct(r.prefix_hit))
+                     .arg(r.prefix_queried)
+                     .arg(r.engine_counted ? QStringLiteral("the engine's own counters")
+                                           : QStringLiteral("finished requests"));
+  return {};
+}
+
 QVariant DecodeLoadModel::data(const QModelIndex& index, int role) const {
   if (!index.isValid() || index.row() >= rowCount()) return {};
   const Row& r = rows_[static_cast<std::size_t>(index.row())];
-  auto pct = [](double v) { return QString::number(v * 100, 'f', 1) + " %"; };
-  if (role == Qt::DisplayRole) {
-    switch (index.column()) {
-      case Worker:
-        return r.name;
-      case State:
-        return QString::fromStdString(r.state.cause);
-      case Bindings:
-        return QVariant::fromValue(static_cast<qlonglong>(r.bindings));
-      case Share:
-        return pct(r.share);
-      case RecentShare:
-        return r.state.recent_share < 0 ? QStringLiteral("-") : pct(r.state.recent_share);
-      case Running:
-        return r.running;
-      case Queued:
-        return r.queued;
-      case Sessions:
-        return r.sessions;
-      case PendingSeeds:
-        return r.pending_seeds;
-      case KvUse:
-        return pct(r.kv_use);
-      case PrefixHit:
-        return r.prefix_hit < 0 ? QStringLiteral("-") : pct(r.prefix_hit);
-    }
-  }
+  if (role == Qt::DisplayRole) return displayText(r, index.column());
   if (role == Qt::UserRole) {  // raw numbers for sorting, tests and bars
     switch (index.column()) {
       case Share:
@@ -183,29 +217,7 @@ QVariant DecodeLoadModel::data(const QModelIndex& index, int role) const {
   if (role == Qt::DecorationRole && index.column() == State) return workerStateColor(r.state.kind);
   if (role == Qt::BackgroundRole && index.column() == State && r.state.kind != WorkerStateKind::Ok)
     return QBrush(mixHue(QGuiApplication::palette().color(QPalette::Base), workerStateColor(r.state.kind), 0.22));
-  if (role == Qt::ToolTipRole && index.column() == State && r.state.kind == WorkerStateKind::Cold)
-    return QStringLiteral("%1: %2. The cold-D pattern: raise the load-floor bonus K or use exclusive-overlap.")
-        .arg(r.name, QString::fromStdString(r.state.cause));
-  if (role == Qt::ToolTipRole && index.column() == State) return QString::fromStdString(r.state.cause);
-  if (role == Qt::ToolTipRole && index.column() == KvUse)
-    return r.kv_event_blocks > 0 ? QStringLiteral(
-                                       "%1: %2 tokens in use; its engine holds %3 cached blocks (from its KV events), "
-                                       "storing %4 and removing %5 blocks/s")
-                                       .arg(r.name)
-                                       .arg(r.kv_used)
-                                       .arg(r.kv_event_blocks)
-                                       .arg(r.kv_stores_per_s, 0, 'f', 1)
-                                       .arg(r.kv_removals_per_s, 0, 'f', 1)
-                                 : QStringLiteral("%1: %2 tokens in use").arg(r.name).arg(r.kv_used);
-  if (role == Qt::ToolTipRole && index.column() == PrefixHit)
-    return r.prefix_hit < 0
-               ? QStringLiteral("%1: no prompt tokens looked up in its prefix cache in the last minute").arg(r.name)
-               : QStringLiteral("%1: %2 of %3 prompt tokens served from its prefix cache in the last minute (%4)")
-                     .arg(r.name, pct(r.prefix_hit))
-                     .arg(r.prefix_queried)
-                     .arg(r.engine_counted ? QStringLiteral("the engine's own counters")
-                                           : QStringLiteral("finished requests"));
-
+  if (role == Qt::ToolTipRole && index.column() != Worker) return toolTip(r, index.column());
   const bool selected = index.column() == Worker && selected_.contains(r.name);
   if (role == Qt::BackgroundRole && selected) return QGuiApplication::palette().brush(QPalette::Highlight);
   if (role == Qt::ForegroundRole && selected) return QGuiApplication::palette().brush(QPalette::HighlightedText);

@@ -90,6 +90,8 @@ class DecodeLoadModel : public QAbstractTableModel {
     std::int64_t prefix_queried = 0;  // those tokens' count
     bool engine_counted = false;      // live: the engine's own counters (else the requests' cached tokens)
   };
+  static QVariant displayText(const Row& r, int column);
+  static QVariant toolTip(const Row& r, int column);
   std::vector<Row> rows_;
   std::map<std::string, std::string> health_;
   WorkerStateTracker tracker_;

@@ -31,6 +31,34 @@ DiagnosisPanel::DiagnosisPanel(ViewState& view, QWidget* parent) : TelemetryPane
          "<p>The console watches for the lab's modes as the run goes: A (Mooncake cascade), "
          "B (cold decode worker), C (evict storm), C' (reseed storm), D (streaming-session crash).</p>"));
 
+  buildFindingsTable();
+  QWidget* details_box = buildDetails();
+  // A run shows a handful of findings at most: the list gets what its rows need (fitRows), the
+  // evidence the rest, until the operator moves the divider.
+  split_ = new QSplitter(Qt::Vertical, this);
+  split_->addWidget(table_);
+  split_->addWidget(details_box);
+  split_->setStretchFactor(0, 1);
+  split_->setStretchFactor(1, 1);
+  split_->setSizes({200, 200});
+  split_->setChildrenCollapsible(false);
+  connect(split_, &QSplitter::splitterMoved, this, [this] { split_by_hand_ = true; });
+  // The failure mode's width decides its wrapping, hence the rows' heights: refit when it changes.
+  connect(table_->horizontalHeader(), &QHeaderView::sectionResized, this, [this] { fitRows(); });
+
+  pages_ = new QStackedWidget(this);
+  pages_->addWidget(empty_);
+  pages_->addWidget(split_);
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->addWidget(pages_);
+
+  followModel();
+}
+
+// The findings, one row each: the mode and its window; evidence and suggestion are spelled out for
+// the selected one below the table (buildDetails).
+void DiagnosisPanel::buildFindingsTable() {
   table_ = new QTableView(this);
   table_->setModel(model_);
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -52,7 +80,10 @@ DiagnosisPanel::DiagnosisPanel(ViewState& view, QWidget* parent) : TelemetryPane
   // line of its row rather than cutting it.
   table_->setWordWrap(true);
   table_->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+}
 
+// The selected finding in full, with the buttons that preview or apply its knob fix.
+QWidget* DiagnosisPanel::buildDetails() {
   // The table elides; the selected finding is spelled out in full below it.
   details_ = new QLabel(this);
   details_->setWordWrap(true);
@@ -86,26 +117,11 @@ DiagnosisPanel::DiagnosisPanel(ViewState& view, QWidget* parent) : TelemetryPane
   fix_buttons->addWidget(apply_fix_);
   details_layout->addLayout(fix_buttons);
 
-  // A run shows a handful of findings at most: the list gets what its rows need (fitRows), the
-  // evidence the rest, until the operator moves the divider.
-  split_ = new QSplitter(Qt::Vertical, this);
-  split_->addWidget(table_);
-  split_->addWidget(details_box);
-  split_->setStretchFactor(0, 1);
-  split_->setStretchFactor(1, 1);
-  split_->setSizes({200, 200});
-  split_->setChildrenCollapsible(false);
-  connect(split_, &QSplitter::splitterMoved, this, [this] { split_by_hand_ = true; });
-  // The failure mode's width decides its wrapping, hence the rows' heights: refit when it changes.
-  connect(table_->horizontalHeader(), &QHeaderView::sectionResized, this, [this] { fitRows(); });
+  return details_box;
+}
 
-  pages_ = new QStackedWidget(this);
-  pages_->addWidget(empty_);
-  pages_->addWidget(split_);
-  auto* layout = new QVBoxLayout(this);
-  layout->setContentsMargins(0, 0, 0, 0);
-  layout->addWidget(pages_);
-
+// The recompute timer, the table's selection, and the page and columns as the findings change.
+void DiagnosisPanel::followModel() {
   deferred_.setSingleShot(true);
   deferred_.setTimerType(Qt::PreciseTimer);  // a coarse timer may fire early, breaking "at most once a second"
   connect(&deferred_, &QTimer::timeout, this, &DiagnosisPanel::recompute);

@@ -56,6 +56,9 @@ class DiagnosisPanel : public TelemetryPanel {
   void subjectsSelected(const QStringList& subjects);
 
  private:
+  void buildFindingsTable();
+  QWidget* buildDetails();
+  void followModel();
   void recompute();
   void fitColumns();
   void fitRows();

@@ -135,6 +135,54 @@ KnobsPanel::KnobsPanel(ViewState& view, QWidget* parent) : TelemetryPanel(view, 
 
 KnobsPanel::~KnobsPanel() = default;
 
+// A knob's three grid lines from `line` on: name and field, slider and unit, then the message that
+// says why a text is refused. Rows are captured by reference in their handlers (rows_ is reserved).
+void KnobsPanel::addKnobRow(const KnobSpec& s, QGroupBox& box, QGridLayout& grid, int line, int field_width) {
+  KnobRow& row = rows_.emplace_back();
+  row.name = std::string(s.name);
+  const QString name = fromView(s.name);
+  const QString tooltip = QStringLiteral("<b>%1</b> (%2)<br/>%3<br/>Range %4; default %5.")
+                              .arg(name, fromView(s.unit), fromView(s.description).toHtmlEscaped(), rangeText(s),
+                                   KnobEditModel::formatValue(s.default_value));
+  auto* label = new QLabel(name, &box);
+  label->setToolTip(tooltip);
+  row.field = new QLineEdit(&box);
+  row.field->setObjectName(QStringLiteral("knob:") + name);
+  row.field->setMinimumWidth(field_width);
+  row.field->setToolTip(tooltip);
+  row.field->setProperty("knobDescription", describe(s));
+  row.field->installEventFilter(this);
+  label->setBuddy(row.field);
+  auto* unit = new QLabel(unitText(s), &box);
+  unit->setToolTip(tooltip);
+  row.message = new QLabel(&box);
+  row.message->setObjectName(QStringLiteral("message:") + name);
+  row.message->setWordWrap(true);
+  QPalette message_palette = row.message->palette();
+  message_palette.setColor(QPalette::WindowText, kErrorText);
+  row.message->setPalette(message_palette);
+  row.message->hide();
+  row.slider = new KnobSlider(s, &box);
+  row.slider->setObjectName(QStringLiteral("slider:") + name);
+  row.slider->setToolTip(tooltip + (row.slider->logarithmic() ? tr("<br/>Logarithmic slider.") : QString()));
+  grid.addWidget(label, line, 0);
+  grid.addWidget(row.field, line, 1);
+  grid.addWidget(row.slider, line + 1, 0);
+  grid.addWidget(unit, line + 1, 1, Qt::AlignRight | Qt::AlignVCenter);
+  grid.addWidget(row.message, line + 2, 0, 1, 2);
+  connect(row.field, &QLineEdit::textEdited, this, [this, &row](const QString& text) { onFieldEdited(row, text); });
+  connect(row.slider, &KnobSlider::knobValueChosen, this, [this, &row](double value) {
+    const QString text = KnobEditModel::formatValue(value);
+    row.field->setText(text);
+    onFieldEdited(row, text);
+  });
+  // Enter ends the edit and leaves the field; what it changes is previewed, and only Apply sends it.
+  connect(row.field, &QLineEdit::returnPressed, this, [this, &row] {
+    row.field->clearFocus();
+    emit editsChanged();
+  });
+}
+
 QWidget* KnobsPanel::buildKnobGroups() {
   auto* container = new QWidget;
   auto* column = new QVBoxLayout(container);
@@ -180,50 +228,8 @@ QWidget* KnobsPanel::buildKnobGroups() {
     int line = 1;  // under the heading
     for (const KnobSpec& s : KnobRegistry::specs()) {
       if (readersKey(s) != key) continue;
-      KnobRow& row = rows_.emplace_back();
-      row.name = std::string(s.name);
-      const QString name = fromView(s.name);
-      const QString tooltip = QStringLiteral("<b>%1</b> (%2)<br/>%3<br/>Range %4; default %5.")
-                                  .arg(name, fromView(s.unit), fromView(s.description).toHtmlEscaped(), rangeText(s),
-                                       KnobEditModel::formatValue(s.default_value));
-      auto* label = new QLabel(name, group.box);
-      label->setToolTip(tooltip);
-      row.field = new QLineEdit(group.box);
-      row.field->setObjectName(QStringLiteral("knob:") + name);
-      row.field->setMinimumWidth(field_width);
-      row.field->setToolTip(tooltip);
-      row.field->setProperty("knobDescription", describe(s));
-      row.field->installEventFilter(this);
-      label->setBuddy(row.field);
-      auto* unit = new QLabel(unitText(s), group.box);
-      unit->setToolTip(tooltip);
-      row.message = new QLabel(group.box);
-      row.message->setObjectName(QStringLiteral("message:") + name);
-      row.message->setWordWrap(true);
-      QPalette message_palette = row.message->palette();
-      message_palette.setColor(QPalette::WindowText, kErrorText);
-      row.message->setPalette(message_palette);
-      row.message->hide();
-      row.slider = new KnobSlider(s, group.box);
-      row.slider->setObjectName(QStringLiteral("slider:") + name);
-      row.slider->setToolTip(tooltip + (row.slider->logarithmic() ? tr("<br/>Logarithmic slider.") : QString()));
-      grid->addWidget(label, line, 0);
-      grid->addWidget(row.field, line, 1);
-      grid->addWidget(row.slider, line + 1, 0);
-      grid->addWidget(unit, line + 1, 1, Qt::AlignRight | Qt::AlignVCenter);
-      grid->addWidget(row.message, line + 2, 0, 1, 2);
+      addKnobRow(s, *group.box, *grid, line, field_width);
       line += 3;
-      connect(row.field, &QLineEdit::textEdited, this, [this, &row](const QString& text) { onFieldEdited(row, text); });
-      connect(row.slider, &KnobSlider::knobValueChosen, this, [this, &row](double value) {
-        const QString text = KnobEditModel::formatValue(value);
-        row.field->setText(text);
-        onFieldEdited(row, text);
-      });
-      // Enter ends the edit and leaves the field; what it changes is previewed, and only Apply sends it.
-      connect(row.field, &QLineEdit::returnPressed, this, [this, &row] {
-        row.field->clearFocus();
-        emit editsChanged();
-      });
     }
     column->addWidget(group.box);
     groups_.push_back(std::move(group));

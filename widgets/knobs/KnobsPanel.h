@@ -11,6 +11,7 @@
 #include "widgets/knobs/KnobEditModel.h"
 
 class QComboBox;
+class QGridLayout;
 class QGroupBox;
 class QLabel;
 class QLineEdit;
@@ -19,6 +20,7 @@ class QPushButton;
 namespace kvscope {
 
 class KnobSlider;
+struct KnobSpec;
 class Source;
 
 class KnobsPanel : public TelemetryPanel {
@@ -67,6 +69,7 @@ class KnobsPanel : public TelemetryPanel {
   };
 
   QWidget* buildKnobGroups();
+  void addKnobRow(const KnobSpec& spec, QGroupBox& box, QGridLayout& grid, int line, int field_width);
   void onFieldEdited(KnobRow& row, const QString& text);
   void onPolicyActivated(int index);
   void apply();

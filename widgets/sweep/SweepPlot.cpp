@@ -108,6 +108,46 @@ void SweepPlot::fillChoices() {
   axis_box_->setCurrentIndex(std::max(0, axis_box_->findData(axis)));
 }
 
+// A group's mean line and its 95% band (the band's lines parented to its area).
+SweepPlot::Band SweepPlot::makeBand(const QString& name, const QColor& color, const QList<QPointF>& mean,
+                                    const QList<QPointF>& lower, const QList<QPointF>& upper) {
+  Band band;
+  band.name = name;
+  band.area = new QAreaSeries;
+  band.lower = new QLineSeries(band.area);
+  band.upper = new QLineSeries(band.area);
+  band.lower->replace(lower);
+  band.upper->replace(upper);
+  band.area->setLowerSeries(band.lower);
+  band.area->setUpperSeries(band.upper);
+  band.area->setName(band.name + tr(" 95% CI"));
+  QColor fill = color;
+  fill.setAlpha(50);
+  band.area->setBrush(fill);
+  band.area->setPen(QPen(fill.darker(), 0));
+  band.mean = new QLineSeries;
+  band.mean->setName(band.name);
+  band.mean->replace(mean);
+  band.mean->setPen(QPen(color, 2));
+  band.mean->setPointsVisible(true);
+  return band;
+}
+
+// Ranges set by hand (createDefaultAxes freezes them), with a margin so the end points show.
+void SweepPlot::fitAxes(QValueAxis& x_axis, QValueAxis& y_axis, double x_lo, double x_hi, double y_lo, double y_hi) {
+  const double x_pad = x_hi > x_lo ? (x_hi - x_lo) * 0.05 : 1;
+  const double y_pad = y_hi > y_lo ? (y_hi - y_lo) * 0.1 : std::max(1e-9, std::abs(y_hi) * 0.1);
+  x_axis.setRange(x_lo - x_pad, x_hi + x_pad);
+  // Ticks on round knob values (0, 50, 100, ...), not on the padded range's ends.
+  x_axis.setTickType(QValueAxis::TicksDynamic);
+  x_axis.setTickAnchor(0);
+  x_axis.setTickInterval(niceStep(x_hi - x_lo + 2 * x_pad, 5));
+  x_axis.setLabelFormat(QStringLiteral("%g"));
+  // Latencies, rates and counts are never negative: the axis need not show below 0 for them.
+  y_axis.setRange(y_lo >= 0 ? std::max(0.0, y_lo - y_pad) : y_lo - y_pad, y_hi + y_pad);
+  y_axis.applyNiceNumbers();
+}
+
 void SweepPlot::rebuild() {
   chart_->removeAllSeries();  // deletes the series, the band bounds with them (parented to their area)
   for (QAbstractAxis* a : chart_->axes()) {
@@ -165,25 +205,9 @@ void SweepPlot::rebuild() {
     }
     if (mean.isEmpty()) continue;
     const QColor color = kColors[g % std::size(kColors)];
-    Band band;
-    band.name = order[g].empty() ? QString::fromStdString(metric.label) : QString::fromStdString(order[g]);
-    band.area = new QAreaSeries;
-    band.lower = new QLineSeries(band.area);
-    band.upper = new QLineSeries(band.area);
-    band.lower->replace(lower);
-    band.upper->replace(upper);
-    band.area->setLowerSeries(band.lower);
-    band.area->setUpperSeries(band.upper);
-    band.area->setName(band.name + tr(" 95% CI"));
-    QColor fill = color;
-    fill.setAlpha(50);
-    band.area->setBrush(fill);
-    band.area->setPen(QPen(fill.darker(), 0));
-    band.mean = new QLineSeries;
-    band.mean->setName(band.name);
-    band.mean->replace(mean);
-    band.mean->setPen(QPen(color, 2));
-    band.mean->setPointsVisible(true);
+    const Band band =
+        makeBand(order[g].empty() ? QString::fromStdString(metric.label) : QString::fromStdString(order[g]), color,
+                 mean, lower, upper);
     for (QAbstractSeries* s : {static_cast<QAbstractSeries*>(band.area), static_cast<QAbstractSeries*>(band.mean)}) {
       chart_->addSeries(s);
       s->attachAxis(x_axis);
@@ -192,21 +216,8 @@ void SweepPlot::rebuild() {
     for (QLegendMarker* marker : chart_->legend()->markers(band.area)) marker->setVisible(false);
     bands_.push_back(band);
   }
-  if (bands_.empty()) {
-    x_lo = 0, x_hi = 1, y_lo = 0, y_hi = 1;
-  }
-  // Ranges set by hand (createDefaultAxes freezes them), with a margin so the end points show.
-  const double x_pad = x_hi > x_lo ? (x_hi - x_lo) * 0.05 : 1;
-  const double y_pad = y_hi > y_lo ? (y_hi - y_lo) * 0.1 : std::max(1e-9, std::abs(y_hi) * 0.1);
-  x_axis->setRange(x_lo - x_pad, x_hi + x_pad);
-  // Ticks on round knob values (0, 50, 100, ...), not on the padded range's ends.
-  x_axis->setTickType(QValueAxis::TicksDynamic);
-  x_axis->setTickAnchor(0);
-  x_axis->setTickInterval(niceStep(x_hi - x_lo + 2 * x_pad, 5));
-  x_axis->setLabelFormat(QStringLiteral("%g"));
-  // Latencies, rates and counts are never negative: the axis need not show below 0 for them.
-  y_axis->setRange(y_lo >= 0 ? std::max(0.0, y_lo - y_pad) : y_lo - y_pad, y_hi + y_pad);
-  y_axis->applyNiceNumbers();
+  if (bands_.empty()) x_lo = 0, x_hi = 1, y_lo = 0, y_hi = 1;
+  fitAxes(*x_axis, *y_axis, x_lo, x_hi, y_lo, y_hi);
   if (scale != 1) y_axis->setLabelFormat(QStringLiteral("%.1f%%"));
 }
 

@@ -3,6 +3,9 @@
 // its mean line over a translucent 95% confidence band (a QAreaSeries between the lower and upper
 // bounds), so overlapping bands show at a glance which differences are noise. Qt Charts stays behind
 // this one widget, as the time-series charts are behind TimeSeriesChart.
+#include <QColor>
+#include <QList>
+#include <QPointF>
 #include <QWidget>
 
 #include <string>
@@ -16,6 +19,7 @@ class QChart;
 class QChartView;
 class QComboBox;
 class QLineSeries;
+class QValueAxis;
 
 namespace kvscope {
 
@@ -47,6 +51,9 @@ class SweepPlot : public QWidget {
  private:
   void fillChoices();
   void rebuild();
+  static Band makeBand(const QString& name, const QColor& color, const QList<QPointF>& mean,
+                       const QList<QPointF>& lower, const QList<QPointF>& upper);
+  static void fitAxes(QValueAxis& x_axis, QValueAxis& y_axis, double x_lo, double x_hi, double y_lo, double y_hi);
 
   SweepData data_;
   SweepAnalysis analysis_;
