@@ -189,6 +189,26 @@ class TestDiagnosisPanel : public QObject {
     QCOMPARE(windows.count(), 2);
   }
 
+  // A selected finding fades the other workers everywhere; deselected (Esc in the list, or
+  // Ctrl+click on it), every worker is drawn in full again.
+  void deselectingAFindingGivesTheChartsBackTheirColours() {
+    ColdDPanel shown;
+    QVERIFY(shown.ready());
+    DiagnosisPanel& panel = shown.panel;
+    ViewState& view = shown.view;
+    connect(&panel, &DiagnosisPanel::subjectsSelected, &view, &ViewState::highlightWorkers);
+    QTableView* table = panel.table();
+    const QPoint cell = table->visualRect(panel.model()->index(shown.row, FindingsModel::Name)).center();
+    QTest::mouseClick(table->viewport(), Qt::LeftButton, {}, cell);
+    QVERIFY(!view.highlightedWorkers().isEmpty());
+    QTest::keyClick(table, Qt::Key_Escape);
+    QVERIFY(view.highlightedWorkers().isEmpty());
+    QTest::mouseClick(table->viewport(), Qt::LeftButton, {}, cell);
+    QVERIFY(!view.highlightedWorkers().isEmpty());
+    QTest::mouseClick(table->viewport(), Qt::LeftButton, Qt::ControlModifier, cell);
+    QVERIFY(view.highlightedWorkers().isEmpty());
+  }
+
   // A finding whose workers grow (C - D0, then C - D0, D1, D2) keeps its row, and its mode and
   // window are re-measured at once: never elided to "C - ...".
   void modeAndWindowFitAsTheFindingsGrow() {

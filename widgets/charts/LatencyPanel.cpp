@@ -47,7 +47,7 @@ LatencyPanel::LatencyPanel(ViewState& view, QWidget* parent)
       QColor color = rgb;
       color.setAlpha(with ? 160 : 70);
       chart_->addSeries(name + (with ? tr(" with the change") : tr(" without the change")), color,
-                        TimeSeriesChart::Style::GhostPoints);
+                        TimeSeriesChart::Style::GhostPoints, name);
     }
   auto* top = new QHBoxLayout;
   top->addWidget(new QLabel(tr("Window:"), this));

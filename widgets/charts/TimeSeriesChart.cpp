@@ -30,9 +30,39 @@ TimeSeriesChart::TimeSeriesChart(ViewState& view, const QString& title, QWidget*
   connect(&view_, &ViewState::cursorChanged, this, [this] { update(); });
 }
 
-int TimeSeriesChart::addSeries(const QString& name, const QColor& color, Style style) {
-  series_.push_back({name, color, style, {}, 0});
+int TimeSeriesChart::addSeries(const QString& name, const QColor& color, Style style, const QString& owner) {
+  series_.push_back({name, color, style, owner, {}, 0});
   return static_cast<int>(series_.size()) - 1;
+}
+
+void TimeSeriesChart::setSeriesHidden(const QString& name, bool hidden) {
+  if (hidden ? hidden_.contains(name) : !hidden_.contains(name)) return;
+  if (hidden)
+    hidden_.insert(name);
+  else
+    hidden_.remove(name);
+  update();
+}
+
+// A click shows or hides one series; Ctrl+click shows it alone, or everything again when it already is.
+void TimeSeriesChart::toggleSeries(const QString& name, bool isolate) {
+  if (!isolate) return setSeriesHidden(name, !isSeriesHidden(name));
+  bool alone = !isSeriesHidden(name);
+  for (const Series& s : series_)
+    if (!isGhost(s.style) && s.name != name && !isSeriesHidden(s.name)) alone = false;
+  for (const Series& s : series_)
+    if (!isGhost(s.style)) setSeriesHidden(s.name, alone ? false : s.name != name);
+}
+
+// Real data is never fainter than a forecast: a ghost gets at most half its real series' alpha,
+// and a finding's workers stand out (the others, and their ghosts, fade).
+int TimeSeriesChart::seriesAlpha(const Series& s) const {
+  const QString& real = s.owner.isEmpty() ? s.name : s.owner;
+  const bool faded = !view_.highlightedWorkers().isEmpty() && !view_.isHighlighted(real);
+  const int real_alpha = faded ? 60 : 255;
+  if (!isGhost(s.style)) return faded ? real_alpha : s.color.alpha();
+  const int own = s.color.alpha() == 255 ? 120 : s.color.alpha();
+  return std::min(own, real_alpha / 2);
 }
 
 void TimeSeriesChart::clearSeries() {
@@ -250,16 +280,14 @@ void TimeSeriesChart::paintEvent(QPaintEvent*) {
     if (highlight_to_ >= view_.from() && highlight_from_ <= view_.to())
       p.fillRect(QRect(x0, plot.top(), x1 - x0 + 1, plot.height()), fill);
   }
+  paintNowLine(p, plot);
   paintBand(p, plot);
   // Ghosts (a preview's futures) under the real series; each column one filled run of pixels.
   for (const Style pass : {Style::Ghost, Style::Gauge}) {
     for (const Series& s : series_) {
-      if (isGhost(s.style) != (pass == Style::Ghost)) continue;
+      if (isGhost(s.style) != (pass == Style::Ghost) || hiddenSeries(s)) continue;
       QColor color = s.color;
-      if (isGhost(s.style) && color.alpha() == 255) color.setAlpha(120);
-      // A finding's workers stand out: the others fade.
-      if (!isGhost(s.style) && !view_.highlightedWorkers().isEmpty() && !view_.isHighlighted(s.name))
-        color.setAlpha(60);
+      color.setAlpha(seriesAlpha(s));
       const int n = std::min(static_cast<int>(s.columns.size()), plot.width());
       for (int c = 0; c < n; ++c) {
         const EnvelopeColumn& col = s.columns[static_cast<std::size_t>(c)];
@@ -341,48 +369,49 @@ void TimeSeriesChart::paintLegend(QPainter& p) {
   const int title_end = kPad + static_cast<int>(std::ceil(title.size().width())) + 3 * kPad;
   p.setFont(font());
   auto widthOf = [&](const QString& text) { return static_cast<int>(std::ceil(text_.width(text, font()))); };
-  auto label = [&](const QString& text, int right) {  // drawn ending at `right`
+  legend_.layout(legendEntries(), title_end, width() - kPad, 2, fm.height(), widthOf);
+  QColor muted = pal.color(QPalette::Text);
+  muted.setAlpha(110);
+  legend_.paint(p, pal.color(QPalette::Text), muted, [&](const QString& text, int right) {
     const QStaticText& shaped = text_.get(text, font());
     p.drawStaticText(QPointF(right - widthOf(text), 2 + (fm.height() - shaped.size().height()) / 2), shaped);
-  };
-  // Right-aligned: swatch + name per series, then the thresholds as dashes.
-  std::vector<std::pair<QString, QColor>> entries;
+  });
+}
+
+// Reading order: the series, each kind of forecast drawn now ("without the change", "with the
+// change"), the thresholds, the band (most of the workers, when there are many).
+std::vector<LegendEntry> TimeSeriesChart::legendEntries() const {
+  std::vector<LegendEntry> entries;
   for (const Series& s : series_)
-    if (!isGhost(s.style)) entries.emplace_back(s.name, s.color);
-  int x = width() - kPad;
-  if (!band_legend_.isEmpty()) {  // the band first (rightmost): it stands for most of the workers
-    const int w = widthOf(band_legend_);
-    if (x - w - 18 >= title_end) {
-      p.setPen(pal.color(QPalette::Text));
-      label(band_legend_, x);
-      x -= w;
-      QColor fill = band_color_;
-      fill.setAlpha(90);
-      p.fillRect(QRect(x - 16, 2 + fm.height() / 2 - 4, 12, 9), fill);
-      p.fillRect(QRect(x - 16, 2 + fm.height() / 2, 12, 1), band_color_);
-      x -= 16 + 2 * kPad;
-    }
+    if (!isGhost(s.style)) entries.push_back({LegendEntry::Kind::Swatch, s.name, s.color, s.name, hiddenSeries(s)});
+  QStringList forecasts;
+  for (const Series& s : series_) {
+    if (!isGhost(s.style) || hiddenSeries(s)) continue;
+    if (std::none_of(s.columns.begin(), s.columns.end(), [](const EnvelopeColumn& c) { return c.present; })) continue;
+    const QString text =
+        s.owner.isEmpty() || !s.name.startsWith(s.owner) ? s.name : s.name.mid(s.owner.size()).trimmed();
+    if (forecasts.contains(text)) continue;
+    forecasts << text;
+    QColor color = s.color;
+    color.setAlpha(seriesAlpha(s));
+    entries.push_back({LegendEntry::Kind::Ghost, text, color, {}, false});
   }
-  for (auto it = thresholds_.rbegin(); it != thresholds_.rend(); ++it) {
-    const int w = widthOf(it->label);
-    if (x - w - 18 < title_end) break;
-    p.setPen(pal.color(QPalette::Text));
-    label(it->label, x);
-    x -= w;
-    QPen dash(it->color, 1, Qt::DashLine);
-    p.setPen(dash);
-    p.drawLine(x - 16, 2 + fm.height() / 2, x - 4, 2 + fm.height() / 2);
-    x -= 16 + 2 * kPad;
-  }
-  for (auto it = entries.rbegin(); it != entries.rend(); ++it) {
-    const int w = widthOf(it->first);
-    if (x - w - 14 < title_end) break;
-    p.setPen(pal.color(QPalette::Text));
-    label(it->first, x);
-    x -= w;
-    p.fillRect(QRect(x - 12, 2 + fm.height() / 2 - 4, 9, 9), it->second);
-    x -= 12 + 2 * kPad;
-  }
+  for (const Threshold& t : thresholds_) entries.push_back({LegendEntry::Kind::Dash, t.label, t.color, {}, false});
+  if (!band_legend_.isEmpty() && !band_.empty())
+    entries.push_back({LegendEntry::Kind::Band, band_legend_, band_color_, {}, false});
+  return entries;
+}
+
+// "Now" where the view shows time after it (a preview's forecast, a look ahead): left of the line
+// happened, right of it is forecast. Under the data, so it never covers a sample's pixel.
+void TimeSeriesChart::paintNowLine(QPainter& p, const QRect& plot) {
+  const ColumnGrid g = grid();
+  if (hold_until_ <= view_.from() || g.columnOf(hold_until_) >= g.columns - 2) return;
+  const int x = plot.left() + g.columnOf(hold_until_);
+  p.fillRect(QRect(x, plot.top(), 2, plot.height()), palette().color(QPalette::Text));
+  p.setPen(palette().color(QPalette::Text));
+  const QString now = tr("now");
+  p.drawText(QPoint(x - fontMetrics().horizontalAdvance(now) - 3, plot.bottom() - 3), now);
 }
 
 void TimeSeriesChart::paintOverlays(QPainter& p, const QRect& plot) {
@@ -433,6 +462,8 @@ TimeSeriesChart::Threshold* TimeSeriesChart::thresholdNear(int y) {
 }
 
 QString TimeSeriesChart::tooltipAt(const QPoint& pos) const {
+  if (legend_.isOnFolded(pos)) return tr("Also drawn: %1").arg(legend_.folded().join(QStringLiteral(", ")));
+  if (legend_.seriesAt(pos)) return tr("Click: show or hide this series. Ctrl+click: show it alone.");
   const QRect plot = plotRect();
   if (!plot.contains(pos)) return {};
   const int c = pos.x() - plot.left();
@@ -488,7 +519,7 @@ QStringList TimeSeriesChart::cursorReadout() const {
   if (!c) return lines;
   const auto at = static_cast<std::size_t>(*c);
   for (const Series& s : series_) {
-    if (at >= s.columns.size() || !s.columns[at].present) continue;
+    if (at >= s.columns.size() || !s.columns[at].present || hiddenSeries(s)) continue;
     const EnvelopeColumn& col = s.columns[at];
     const QString value = col.lo == col.hi ? QString::number(col.hi, 'g', 4)
                                            : QStringLiteral("%1..%2").arg(col.lo, 0, 'g', 4).arg(col.hi, 0, 'g', 4);
@@ -534,6 +565,10 @@ void TimeSeriesChart::wheelEvent(QWheelEvent* event) {
 void TimeSeriesChart::mousePressEvent(QMouseEvent* event) {
   if (event->button() != Qt::LeftButton) return QWidget::mousePressEvent(event);
   const QPoint pos = event->position().toPoint();
+  if (const std::optional<QString> series = legend_.seriesAt(pos)) {
+    toggleSeries(*series, event->modifiers().testFlag(Qt::ControlModifier));
+    return;
+  }
   if (Threshold* t = thresholdNear(pos.y())) {
     drag_ = Drag::Threshold;
     drag_label_ = t->label;

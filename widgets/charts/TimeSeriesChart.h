@@ -13,9 +13,12 @@
 #include <tuple>
 #include <vector>
 
+#include <QSet>
 #include "core/model/Ids.h"
 #include "core/telemetry/MinMaxSeries.h"
+
 #include "widgets/charts/AxisTicks.h"
+#include "widgets/charts/ChartLegend.h"
 #include "widgets/charts/WorkerBand.h"
 #include "widgets/common/StaticTextCache.h"
 #include "widgets/common/TimeAxisInput.h"
@@ -39,7 +42,9 @@ class TimeSeriesChart : public QWidget {
   TimeSeriesChart(ViewState& view, const QString& title, QWidget* parent = nullptr);
   const QString& title() const { return title_; }
 
-  int addSeries(const QString& name, const QColor& color, Style style = Style::Gauge);
+  // A ghost's `owner` is the series it forecasts ("D1" for "D1 with the change"): it fades and
+  // hides with it, and the legend names it by what is left ("with the change").
+  int addSeries(const QString& name, const QColor& color, Style style = Style::Gauge, const QString& owner = {});
   void clearSeries();  // drops the data series (a new run), keeps thresholds
   // Takes series `index`'s envelope from `data` over the view's range, values times `scale`.
   void setSeriesData(int index, const MinMaxSeries& data, double scale = 1.0);
@@ -47,6 +52,12 @@ class TimeSeriesChart : public QWidget {
   // Gauges hold their newest sample up to here (the run's current time).
   void setHoldUntil(SimTime now) { hold_until_ = now; }
   int seriesCount() const { return static_cast<int>(series_.size()); }
+  // A series hidden from the legend (click; Ctrl+click isolates), by name: it stays hidden when the
+  // panel rebuilds its series.
+  void setSeriesHidden(const QString& name, bool hidden);
+  bool isSeriesHidden(const QString& name) const { return hidden_.contains(name); }
+  void toggleSeries(const QString& name, bool isolate);
+  const ChartLegend& legend() const { return legend_; }
   QString seriesName(int index) const { return series_[static_cast<std::size_t>(index)].name; }
   // What the last paint drew (or the next will) for series `index`: one entry per plot column.
   const std::vector<EnvelopeColumn>& drawnColumns(int index) const {
@@ -112,6 +123,7 @@ class TimeSeriesChart : public QWidget {
     QString name;
     QColor color;
     Style style = Style::Gauge;
+    QString owner;  // a ghost's real series
     std::vector<EnvelopeColumn> columns;
     double max = 0;  // the largest drawn value, for the y axis
   };
@@ -127,7 +139,11 @@ class TimeSeriesChart : public QWidget {
   AxisTicks yTicks(int plot_height) const;
   void paintAxes(QPainter& p, const QRect& plot);
   void paintLegend(QPainter& p);
+  std::vector<LegendEntry> legendEntries() const;
+  bool hiddenSeries(const Series& s) const { return hidden_.contains(s.owner.isEmpty() ? s.name : s.owner); }
+  int seriesAlpha(const Series& s) const;
   void paintOverlays(QPainter& p, const QRect& plot);
+  void paintNowLine(QPainter& p, const QRect& plot);
   void paintBand(QPainter& p, const QRect& plot);
   void paintCursor(QPainter& p, const QRect& plot);
   std::optional<int> cursorColumn() const;
@@ -141,6 +157,8 @@ class TimeSeriesChart : public QWidget {
   StaticTextCache text_, bold_text_;  // labels shaped once, not every paint
   QString title_;
   std::vector<Series> series_;
+  QSet<QString> hidden_;
+  ChartLegend legend_;
   std::vector<Threshold> thresholds_;
   std::vector<BandColumn> band_;
   QString band_legend_;

@@ -4,6 +4,7 @@
 
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QKeyEvent>
 #include <QLabel>
 #include <QPushButton>
 #include <QScrollArea>
@@ -130,6 +131,12 @@ void DiagnosisPanel::followModel() {
   connect(table_, &QTableView::activated, this, &DiagnosisPanel::selectFinding);
   connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
           [this](const QModelIndex& current) { showDetails(current.row()); });
+  // A finding deselected (Ctrl+click, Esc, or gone from the list) gives the charts back their
+  // colours: no worker stays faded for a finding nobody is looking at.
+  connect(table_->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
+    if (!table_->selectionModel()->hasSelection()) emit subjectsSelected({});
+  });
+  table_->installEventFilter(this);
   // The page follows the model, whoever set its findings.
   const auto showPage = [this] { pages_->setCurrentIndex(model_->rowCount() == 0 ? 0 : 1); };
   connect(model_, &QAbstractItemModel::modelReset, this, [this, showPage] {
@@ -220,6 +227,15 @@ void DiagnosisPanel::fitRows() {
   split_->setSizes({list, total - list});
 }
 
+bool DiagnosisPanel::eventFilter(QObject* watched, QEvent* event) {
+  if (watched == table_ && event->type() == QEvent::KeyPress &&
+      static_cast<QKeyEvent*>(event)->key() == Qt::Key_Escape && table_->selectionModel()->hasSelection()) {
+    table_->clearSelection();
+    return true;
+  }
+  return TelemetryPanel::eventFilter(watched, event);
+}
+
 void DiagnosisPanel::resizeEvent(QResizeEvent* event) {
   TelemetryPanel::resizeEvent(event);
   fitColumns();
@@ -227,7 +243,8 @@ void DiagnosisPanel::resizeEvent(QResizeEvent* event) {
 
 void DiagnosisPanel::selectFinding(const QModelIndex& index) {
   const Finding* f = model_->finding(index.row());
-  if (!f) return;
+  // (A Ctrl+click that deselected the row is a click too: it selects nothing.)
+  if (!f || !table_->selectionModel()->isRowSelected(index.row(), {})) return;
   view().selectWindow(secondsToTime(f->window_start_s), secondsToTime(f->window_end_s));
   QStringList subjects;
   for (const std::string& s : f->subjects) subjects << QString::fromStdString(s);

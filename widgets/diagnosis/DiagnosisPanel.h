@@ -63,6 +63,7 @@ class DiagnosisPanel : public TelemetryPanel {
   void fitColumns();
   void fitRows();
   void resizeEvent(QResizeEvent* event) override;
+  bool eventFilter(QObject* watched, QEvent* event) override;  // Esc in the table deselects
   void selectFinding(const QModelIndex& index);
   void showDetails(int row);
 
