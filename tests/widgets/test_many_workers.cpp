@@ -79,6 +79,8 @@ class ManyWorkersTest : public QObject {
  private slots:
   void stripListsTheWorstAndCountsTheRest();
   void clickSelectsAWorkerForTheCharts();
+  void theStripHoldsItsOrderUnderThePointer();
+  void chartsDrawTheStripsWorstWorkers();
   void bandIsMinMedianMaxOfTheOthersPerColumn();
   void bandFunctionAgainstRawColumns();
   void selectedWorkersAreTheLines();
@@ -157,6 +159,62 @@ void ManyWorkersTest::clickSelectsAWorkerForTheCharts() {
   QTest::mouseClick(table.viewport(), Qt::LeftButton, Qt::NoModifier,
                     table.visualRect(panel.model().index(1, 0)).center());
   QCOMPARE(view.selectedWorkers(), QStringList{third});
+}
+
+// While the pointer is over the strip its rows stay put (at 64 D they re-sorted under a click):
+// D33 crashes after the pointer entered, and the rows listed keep their places; D33 comes in only
+// where a listed worker left (none did), and takes the top row once the pointer leaves.
+void ManyWorkersTest::theStripHoldsItsOrderUnderThePointer() {
+  TelemetryStore store;
+  fill(store);
+  store.ingest(std::vector<Event>{ev(secondsToTime(kSeconds) + 1, Eviction{12, 1, 5000})});
+  ViewState view;
+  DecodeLoadPanel panel(view);
+  panel.resize(900, 500);
+  panel.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&panel));
+  panel.refresh(store);
+  DecodeLoadModel& model = panel.model();
+  QStringList before;
+  for (int row = 0; row < model.rowCount(); ++row) before << model.workerAt(row);
+  QCOMPARE(before.front(), QString("D12"));
+  QEvent enter(QEvent::Enter);
+  QApplication::sendEvent(panel.table().viewport(), &enter);
+  QVERIFY(model.frozen());
+  store.ingest(std::vector<Event>{ev(secondsToTime(kSeconds) + 2, WorkerCrashed{33, "oom", 1})});
+  panel.refresh(store);
+  QStringList held;
+  for (int row = 0; row < model.rowCount(); ++row) held << model.workerAt(row);
+  QCOMPARE(held, before);
+  QEvent leave(QEvent::Leave);
+  QApplication::sendEvent(panel.table().viewport(), &leave);
+  QVERIFY(!model.frozen());
+  panel.refresh(store);
+  QCOMPARE(model.workerAt(0), QString("D33"));
+  QCOMPARE(model.workerAt(1), QString("D12"));
+}
+
+// With nobody picked, the charts' lines are the strip's worst (crashed, evicting...), then the
+// fullest: the top rows of the strip and the lines of the charts name the same workers.
+void ManyWorkersTest::chartsDrawTheStripsWorstWorkers() {
+  TelemetryStore store;
+  fill(store);
+  store.ingest(std::vector<Event>{ev(secondsToTime(kSeconds) + 1, WorkerCrashed{5, "oom", 1}),
+                                  ev(secondsToTime(kSeconds) + 2, Eviction{9, 1, 5000})});
+  ViewState view;
+  DecodeLoadPanel strip(view);
+  KvPoolPanel kv(view);
+  kv.resize(800, 600);
+  strip.refresh(store);
+  QCOMPARE(view.worstWorkers(), (QStringList{"D5", "D9"}));
+  kv.refresh(store);
+  // D5 and D9 from the strip, then the fullest pool now of the rest (the largest base fraction).
+  int fullest = 0;
+  for (int w = 0; w < kDecode; ++w)
+    if (w != 5 && w != 9 && baseFraction(w) > baseFraction(fullest)) fullest = w;
+  std::vector<int> expected{5, 9, fullest};
+  std::sort(expected.begin(), expected.end());
+  QCOMPARE(kv.lineWorkers(), expected);
 }
 
 void ManyWorkersTest::bandIsMinMedianMaxOfTheOthersPerColumn() {

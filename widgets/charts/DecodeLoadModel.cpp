@@ -6,6 +6,7 @@
 #include <QPalette>
 
 #include <algorithm>
+#include <functional>
 
 #include "core/telemetry/TelemetryStore.h"
 #include "widgets/common/PaletteTint.h"
@@ -74,20 +75,38 @@ void DecodeLoadModel::refresh(const TelemetryStore& store) {
   for (Row& r : rows) r.share = total > 0 ? static_cast<double>(r.bindings) / static_cast<double>(total) : 0;
   // Past maxRows only the worst are listed (then always worst first, or the cut would be arbitrary).
   const bool cut = static_cast<int>(rows.size()) > max_rows_;
-  if (worst_first_ || cut || static_cast<int>(rows.size()) > kWorstFirstAbove)
+  if (frozen_ && !rows_.empty()) {
+    // The pointer is on the strip: the listed workers keep their rows, so a click lands on the row
+    // it aimed at; any other worker comes after them, worst first.
+    std::map<QString, std::size_t> listed;
+    for (std::size_t i = 0; i < rows_.size(); ++i) listed[rows_[i].name] = i;
+    const auto rowOf = [&](const Row& r) {
+      const auto it = listed.find(r.name);
+      return it == listed.end() ? rows_.size() : it->second;
+    };
+    std::stable_sort(rows.begin(), rows.end(), [&](const Row& a, const Row& b) {
+      const std::size_t ra = rowOf(a), rb = rowOf(b);
+      return ra != rb ? ra < rb : severity(a.state.kind) > severity(b.state.kind);
+    });
+  } else if (worst_first_ || cut || static_cast<int>(rows.size()) > kWorstFirstAbove) {
     std::stable_sort(rows.begin(), rows.end(),
                      [](const Row& a, const Row& b) { return severity(a.state.kind) > severity(b.state.kind); });
+  }
   hidden_ = cut ? static_cast<int>(rows.size()) - max_rows_ : 0;
   hidden_by_state_.clear();
   if (cut) {
-    // Sorted worst first, so equal states are adjacent: one count per run of a state.
+    std::map<int, std::pair<WorkerStateKind, int>, std::greater<>> by_severity;  // worst first
     for (std::size_t i = static_cast<std::size_t>(max_rows_); i < rows.size(); ++i) {
-      const WorkerStateKind kind = rows[i].state.kind;
-      if (hidden_by_state_.empty() || hidden_by_state_.back().first != kind) hidden_by_state_.emplace_back(kind, 0);
-      ++hidden_by_state_.back().second;
+      auto& [kind, n] = by_severity[severity(rows[i].state.kind)];
+      kind = rows[i].state.kind;
+      ++n;
     }
+    for (const auto& [severity_rank, counted] : by_severity) hidden_by_state_.push_back(counted);
     rows.resize(static_cast<std::size_t>(max_rows_));
   }
+  worst_.clear();
+  for (const Row& r : rows)
+    if (severity(r.state.kind) > severity(WorkerStateKind::Quiet)) worst_ << r.name;
 
   const bool same_rows =
       rows.size() == rows_.size() &&

@@ -50,6 +50,12 @@ class DecodeLoadModel : public QAbstractTableModel {
   explicit DecodeLoadModel(QObject* parent = nullptr);
   void setWindow(SimTime window);
   void setWorstFirst(bool worst_first);
+  // Frozen (the pointer is over the strip): refreshes keep the listed rows where they are.
+  void setFrozen(bool frozen) { frozen_ = frozen; }
+  bool frozen() const { return frozen_; }
+  // The listed workers in a state worse than quiet (crashed ... evicting), in the strip's order:
+  // the ones the charts draw as lines when the operator picked none.
+  const QStringList& worstWorkers() const { return worst_; }
   bool worstFirst() const { return worst_first_; }
   void setMaxRows(int rows) { max_rows_ = rows; }
   int maxRows() const { return max_rows_; }
@@ -96,6 +102,8 @@ class DecodeLoadModel : public QAbstractTableModel {
   std::map<std::string, std::string> health_;
   WorkerStateTracker tracker_;
   bool worst_first_ = false;
+  bool frozen_ = false;
+  QStringList worst_;
   int max_rows_ = 16;
   int hidden_ = 0;
   std::vector<std::pair<WorkerStateKind, int>> hidden_by_state_;

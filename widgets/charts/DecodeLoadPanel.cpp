@@ -1,6 +1,7 @@
 #include "widgets/charts/DecodeLoadPanel.h"
 
 #include <QCheckBox>
+#include <QEvent>
 #include <QGuiApplication>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -12,6 +13,7 @@
 #include <algorithm>
 
 #include "widgets/charts/DecodeLoadModel.h"
+#include "widgets/charts/FractionBarDelegate.h"
 #include "widgets/common/ViewState.h"
 
 namespace kvscope {
@@ -34,7 +36,10 @@ DecodeLoadPanel::DecodeLoadPanel(ViewState& view, QWidget* parent)
   table_->verticalHeader()->hide();
   table_->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
   table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-  table_->horizontalHeader()->setStretchLastSection(true);
+  // KV use as a bar (at 64 D a column of numbers reads slowly). No column stretches: a number
+  // right-aligned in a 1,200-pixel column sat far from its header and its row.
+  table_->setItemDelegateForColumn(DecodeLoadModel::KvUse, new FractionBarDelegate(table_));
+  table_->horizontalHeader()->setStretchLastSection(false);
   // A long cause (an unreachable worker's URL and error) is elided at this width; the tooltip has it all.
   table_->horizontalHeader()->setSectionResizeMode(DecodeLoadModel::State, QHeaderView::Interactive);
   table_->setTextElideMode(Qt::ElideMiddle);
@@ -43,6 +48,8 @@ DecodeLoadPanel::DecodeLoadPanel(ViewState& view, QWidget* parent)
   table_->setSizeAdjustPolicy(QAbstractScrollArea::AdjustIgnored);
   table_->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
   model_->setMaxRows(kManyWorkerRows);
+  // While the pointer is over the rows their order holds (at 64 D it changed under the click).
+  table_->viewport()->installEventFilter(this);
   connect(worst_first_, &QCheckBox::toggled, this, &DecodeLoadPanel::setWorstFirst);
   // A click picks the worker for the charts (Ctrl+click adds it, a second click drops it).
   connect(table_, &QTableView::clicked, this, [this, &view](const QModelIndex& index) {
@@ -96,8 +103,15 @@ void DecodeLoadPanel::setWorstFirst(bool worst_first) {
   if (worst_first_->isChecked() != worst_first) worst_first_->setChecked(worst_first);
 }
 
+bool DecodeLoadPanel::eventFilter(QObject* watched, QEvent* event) {
+  if (watched == table_->viewport() && (event->type() == QEvent::Enter || event->type() == QEvent::Leave))
+    model_->setFrozen(event->type() == QEvent::Enter);
+  return TelemetryPanel::eventFilter(watched, event);
+}
+
 void DecodeLoadPanel::refresh(const TelemetryStore& store) {
   model_->refresh(store);
+  view().setWorstWorkers(model_->worstWorkers());
   table_->resizeColumnToContents(DecodeLoadModel::State);
   table_->setColumnWidth(DecodeLoadModel::State, std::min(table_->columnWidth(DecodeLoadModel::State), kMaxStateWidth));
   const int hidden = model_->hiddenCount();

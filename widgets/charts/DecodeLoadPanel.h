@@ -33,6 +33,9 @@ class DecodeLoadPanel : public TelemetryPanel {
  signals:
   void rowsFitted(int rows);
 
+ protected:
+  bool eventFilter(QObject* watched, QEvent* event) override;
+
  private:
   void fitRows();
   int chromeHeight() const;  // the table's header and frame: its height besides the rows

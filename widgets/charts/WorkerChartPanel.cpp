@@ -64,16 +64,22 @@ std::vector<int> WorkerChartPanel::chooseLines(const TelemetryStore& store) {
     if (view().selectedWorkers().contains(workerName(store, index)) && static_cast<int>(lines.size()) < kMaxLines)
       lines.push_back(index);
   if (!lines.empty()) return lines;
-  // Nothing selected: the highest now on the first chart (the fullest pools, the longest queues:
-  // the workers an operator worries about first).
-  lines = decode_;
+  // Nothing selected: the worker strip's worst (so the chart and the strip's top rows agree), then
+  // the highest now on the first chart (the fullest pools, the longest queues).
+  for (const QString& name : view().worstWorkers())
+    for (int index : decode_)
+      if (workerName(store, index) == name && static_cast<int>(lines.size()) < kDefaultLines) lines.push_back(index);
+  std::vector<int> rest;
+  for (int index : decode_)
+    if (std::find(lines.begin(), lines.end(), index) == lines.end()) rest.push_back(index);
   const WorkerGauge gauge = charts_.front().spec.gauge;
   auto now = [&](int index) {
     const MinMaxSeries& s = store.workers()[static_cast<std::size_t>(index)].gauge(gauge);
     return s.empty() ? 0.0 : s.lastValue();
   };
-  std::stable_sort(lines.begin(), lines.end(), [&](int a, int b) { return now(a) > now(b); });
-  lines.resize(static_cast<std::size_t>(kDefaultLines));
+  std::stable_sort(rest.begin(), rest.end(), [&](int a, int b) { return now(a) > now(b); });
+  for (std::size_t i = 0; i < rest.size() && static_cast<int>(lines.size()) < kDefaultLines; ++i)
+    lines.push_back(rest[i]);
   std::sort(lines.begin(), lines.end());
   return lines;
 }
@@ -100,10 +106,10 @@ void WorkerChartPanel::rebuild(const TelemetryStore& store) {
   ghost_base_ = static_cast<int>(workers_.size());
   for (int future = 0; future < 2; ++future)
     for (std::size_t k = 0; k < workers_.size(); ++k) {
-      const QString name =
-          workerName(store, workers_[k]) + (future == 0 ? tr(" without the change") : tr(" with the change"));
+      const QString owner = workerName(store, workers_[k]);
+      const QString name = owner + (future == 0 ? tr(" without the change") : tr(" with the change"));
       const QColor color = ghost(colors[k], future == 0 ? 70 : 160);
-      for (Chart& c : charts_) c.view->addSeries(name, color, TimeSeriesChart::Style::Ghost);
+      for (Chart& c : charts_) c.view->addSeries(name, color, TimeSeriesChart::Style::Ghost, owner);
     }
 }
 

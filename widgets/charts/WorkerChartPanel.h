@@ -2,8 +2,9 @@
 // Per-worker gauges over time, one chart per gauge: "chart X per D" is a WorkerChartPanel of X's
 // gauge (WorkerGauge.h) and a line in the panel registry (app/gui/PanelRegistry.cpp).
 // Up to kBandAbove decode workers, one line each. Beyond, lines only for the workers selected in the
-// worker strip (ViewState::selectedWorkers), else the kDefaultLines highest now on the first chart's
-// gauge; the others are one band per chart, per pixel column their min, median and max (WorkerBand),
+// worker strip (ViewState::selectedWorkers), else kDefaultLines: the strip's worst
+// (ViewState::worstWorkers), then the highest now on the first chart's gauge; the others are one
+// band per chart, per pixel column their min, median and max (WorkerBand),
 // so a spike of any worker still shows. A what-if preview's two futures of each chart's gauge are
 // ghosts of its lines: without the change faint, with it stronger. Knob and policy changes are
 // markers on every chart; a subclass draws its own thresholds in decorate() (KvPoolPanel).

@@ -74,6 +74,10 @@ class ViewState : public QObject {
   // these as lines and the rest as a band. Empty: each chart picks its worst few.
   void selectWorkers(const QStringList& workers);
   const QStringList& selectedWorkers() const { return selected_workers_; }
+  // The workers the worker strip lists as worst (crashed ... evicting), in its order: with none
+  // picked, the charts draw these as lines, so the chart and the strip's top rows agree.
+  void setWorstWorkers(const QStringList& workers) { worst_workers_ = workers; }
+  const QStringList& worstWorkers() const { return worst_workers_; }
 
  signals:
   // Fully qualified types: moc matches a signal's arguments by their spelled names.
@@ -98,6 +102,7 @@ class ViewState : public QObject {
   std::uint64_t selected_seq_ = 0;
   RequestId selected_request_ = 0;
   QStringList highlighted_;
+  QStringList worst_workers_;
   QStringList selected_workers_;
 };
 
