@@ -4,6 +4,7 @@
 #include <QPointer>
 
 #include "app/gui/PanelDocks.h"
+#include "core/run/BackgroundWork.h"
 #include "core/run/WhatIfPreview.h"
 #include "core/source/Source.h"
 #include "widgets/charts/KvPoolPanel.h"
@@ -35,11 +36,12 @@ PreviewController::PreviewController(RunSession& session, ViewState& view, Panel
       table_(docks.whatIf().table()) {
   debounce_.setSingleShot(true);
   debounce_.setInterval(150);  // a dragged slider or line settles before a fork starts
-  connect(&debounce_, &QTimer::timeout, this, [this] { start(false); });
+  connect(&debounce_, &QTimer::timeout, this, [this] { start(); });
   staleness_.setInterval(500);
-  connect(&staleness_, &QTimer::timeout, this, &PreviewController::refreshIfStale);
+  connect(&staleness_, &QTimer::timeout, this, [this] { table_.setNow(session_.store().now()); });  // its age
   staleness_.start();
   connect(&knobs_, &KnobsPanel::editsChanged, this, &PreviewController::schedule);
+  knobs_.setApplyCheck([this] { return refuseStale(); });
   connect(&session_, &RunSession::sourceChanged, this, &PreviewController::clear);
 }
 
@@ -55,7 +57,8 @@ void PreviewController::schedule() {
   debounce_.start();
 }
 
-void PreviewController::start(bool renew) {
+void PreviewController::start() {
+  if (knobs_.sliderHeld()) return;  // a slider in a drag: its release previews (editsChanged)
   Source* source = session_.source();
   const KnobEditModel::Change pending = knobs_.edits().edits();
   if (pending.knobs.empty() && !pending.policy) return clear();
@@ -71,18 +74,19 @@ void PreviewController::start(bool renew) {
   // K steers only where new sessions bind: say so when there are none to steer.
   if (change.knobs.count("K")) {
     const long fresh = store.newSessionsSince(store.now() - secondsToTime(300));
-    if (fresh == 0) note = tr("K only moves new sessions; 0 new sessions in the last 5 min.");
+    if (fresh == 0) {
+      const std::optional<SimTime> last = store.lastNewSession();
+      note = last ? tr("K only moves new sessions; the last one started at %1 s.").arg(timeToSeconds(*last), 0, 'f', 1)
+                  : tr("K only moves new sessions; none has started yet.");
+    }
   }
   if (running_) running_->store(true);  // a newer value: the old fork's answer is of no use
   running_ = std::make_shared<std::atomic<bool>>(false);
   const std::uint64_t generation = ++generation_;
-  // A renewal keeps the old table and ghosts in view until the new ones arrive.
-  if (!renew) {
-    docks_.raiseWhatIf();
-    table_.setComputing(tr("Previewing %1 over the next %2 simulated min...")
-                            .arg(describe(change))
-                            .arg(timeToSeconds(horizon_) / 60, 0, 'f', 0));
-  }
+  docks_.raiseWhatIf();
+  table_.setComputing(tr("Previewing %1 over the next %2 simulated min...")
+                          .arg(describe(change))
+                          .arg(timeToSeconds(horizon_) / 60, 0, 'f', 0));
   // The source forks on a thread of its own (embedded) or on the server (served); the answer comes
   // back here through the event loop, and only if this controller still exists.
   source->preview(change, horizon_, running_,
@@ -118,11 +122,16 @@ void PreviewController::show(std::shared_ptr<WhatIfResult> result, std::uint64_t
   emit previewShown();
 }
 
-void PreviewController::refreshIfStale() {
-  table_.setNow(session_.store().now());  // the caption ages with the run
-  // Only a shown preview, with nothing else on its way, is renewed.
-  if (!last_ || running_ || debounce_.isActive()) return;
-  if (session_.store().now() - last_->from >= horizon_ / 10) start(true);
+// A preview is a forecast from its fork: once the run has moved a tenth of the horizon on, what it
+// promised is no longer what Apply would do (a preview from 921 s promised D2 42.3%, was applied
+// at 995 s, and D2 got 0%). Apply then previews again from now instead, and says so.
+QString PreviewController::refuseStale() {
+  if (!last_ || running_) return {};
+  const SimTime age = session_.store().now() - last_->from;
+  if (age < horizon_ / 10) return {};
+  start();
+  return tr("Not applied: the preview was %1 s old. Previewing again from now; Apply once it is shown.")
+      .arg(timeToSeconds(age), 0, 'f', 0);
 }
 
 void PreviewController::clear() {
@@ -136,6 +145,7 @@ void PreviewController::clear() {
   table_.setPreview(nullptr);
   view_.setLookahead(0);
   view_.advanceLive(session_.store().now());
+  giveFreeHeapBack();  // the futures' series (at 64 D, hundreds of MB kept after Revert otherwise)
 }
 
 }  // namespace kvscope

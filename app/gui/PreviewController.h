@@ -2,9 +2,11 @@
 // The knobs panel's what-if preview: while a knob or policy change is pending on a simulation
 // (embedded, or served by `kvscope-cli serve`), has the source fork the run at its current time and
 // play the next minutes (default 10) without and with the change, off the GUI thread, then draws
-// both futures as ghosts on the KV and sessions charts and their numbers in the knobs panel. A newer pending value
-// cancels the fork in flight; Apply or Revert clears the preview. While the run goes on, the preview is forked again
-// once the run has moved a tenth of the horizon past it, so it stays a look ahead.
+// both futures as ghosts on the per-worker charts and their numbers in the knobs panel. A newer
+// pending value cancels the fork in flight; a slider forks on its release, not during the drag;
+// Apply or Revert clears the preview. A shown preview is not forked again while the run goes on
+// (at 64 D each fork took seconds of both cores): its caption ages, and Apply refuses one the run
+// has moved a tenth of the horizon past, previewing again from now instead.
 #include <QObject>
 #include <QTimer>
 
@@ -38,7 +40,7 @@ class PreviewController : public QObject {
 
  private:
   void schedule();
-  void start(bool renew);
+  void start();
   void show(std::shared_ptr<WhatIfResult> result, std::uint64_t generation, const QString& note, const QString& error);
   void clear();
 
@@ -48,7 +50,7 @@ class PreviewController : public QObject {
   KnobsPanel& knobs_;
   KvPoolPanel& kv_;
   WhatIfTable& table_;
-  void refreshIfStale();
+  QString refuseStale();  // KnobsPanel's apply check: why not (and a new fork), or empty
 
   QTimer debounce_;
   QTimer staleness_;

@@ -5,14 +5,12 @@
 #include <set>
 
 #include <absl/container/flat_hash_set.h>
-#if defined(__GLIBC__)
-#include <malloc.h>
-#endif
 
 #include "core/model/Error.h"
 #include "core/model/Overloaded.h"
 #include "core/router/ObservationCheck.h"
 #include "core/router/PolicyRegistry.h"
+#include "core/run/BackgroundWork.h"
 
 namespace kvscope {
 
@@ -20,13 +18,6 @@ namespace {
 std::int64_t steadyNs() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
       .count();
-}
-
-// Freed memory goes back to the system (glibc keeps it in its arenas otherwise).
-void releaseFreeHeap() {
-#if defined(__GLIBC__)
-  ::malloc_trim(0);
-#endif
 }
 
 // Checked before any member is built, so a bad spec never half-constructs a router.
@@ -462,7 +453,7 @@ void LiveRouter::forgetUnreportedLocked() {
     resident_.rehash(0);
     seeded_.rehash(0);
     router_.compact();
-    releaseFreeHeap();
+    giveFreeHeapBack();
   }
 }
 

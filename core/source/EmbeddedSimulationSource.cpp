@@ -2,6 +2,8 @@
 
 #include <thread>
 
+#include "core/run/BackgroundWork.h"
+
 namespace kvscope {
 
 EmbeddedSimulationSource::EmbeddedSimulationSource(const std::string& scenario, SimulationOptions options, double speed)
@@ -42,8 +44,10 @@ void EmbeddedSimulationSource::preview(ControlStep change, SimTime horizon, std:
   // Detached: the fork owns what it reads (the forecaster is shared), so the source may go first.
   std::thread([forecaster = forecaster_, change = std::move(change), horizon, cancel = std::move(cancel),
                done = std::move(done)] {
+    lowerThisThreadsPriority();
     auto result = std::make_shared<WhatIfResult>(forecaster->preview(change.time, horizon, change, cancel.get()));
     done(std::move(result), {});
+    giveFreeHeapBack();  // the fork's two replays are gone; what it answered is a few series
   }).detach();
 }
 

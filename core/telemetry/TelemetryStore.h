@@ -146,6 +146,10 @@ class TelemetryStore {
   // Sessions whose first request was admitted at or after `since` (what K, which only steers new
   // sessions, can act on). Exact for the newest Limits::new_sessions of them.
   long newSessionsSince(SimTime since) const;
+  // When the newest session was first admitted (none yet: nullopt).
+  std::optional<SimTime> lastNewSession() const {
+    return new_session_times_.empty() ? std::nullopt : std::optional(new_session_times_.back());
+  }
 
   // TTFT/E2E percentiles and failure rate of requests finished in the last `window_s` before now().
   LatencyWindow latencyWindow(double window_s) const;

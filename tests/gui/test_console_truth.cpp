@@ -275,9 +275,10 @@ class ConsoleTruthTest : public QObject {
     QCOMPARE(window.view().lookahead(), SimTime{0});
   }
 
-  // While the run goes on, a shown preview is forked again once the run has moved a tenth of the
-  // horizon past it: the look ahead starts near the present, not where the change was first typed.
-  void aPreviewFollowsARunningRun() {
+  // A shown preview is not forked again while the run goes on (nothing changed but time); Apply
+  // refuses it once the run has moved a tenth of the horizon past its fork, and previews again
+  // from now: what Apply would do is what the new preview shows, then a second Apply sends it.
+  void aStalePreviewIsForkedAgainAtApply() {
     MainWindow window;
     window.resize(1280, 800);
     window.show();
@@ -286,13 +287,28 @@ class ConsoleTruthTest : public QObject {
     const TelemetryStore& store = window.session().store();
     QTRY_VERIFY_WITH_TIMEOUT(store.now() >= secondsToTime(20), 60000);
     QSignalSpy shown(&window.preview(), &PreviewController::previewShown);
-    QVERIFY(window.docks().knobs().setPendingValue("session_soft_cap", 6));
+    KnobsPanel& knobs = window.docks().knobs();
+    QVERIFY(knobs.setPendingValue("session_soft_cap", 6));
     QTRY_VERIFY_WITH_TIMEOUT(shown.count() >= 1, 60000);
     const SimTime first = window.preview().last()->from;
+    QTRY_VERIFY_WITH_TIMEOUT(store.now() >= first + secondsToTime(80), 60000);
+    QCOMPARE(shown.count(), 1);  // the run moved on; no fork by itself
+
+    const double cap_before = store.knobs().at("session_soft_cap");
+    knobs.applyEdits();
+    auto* status = knobs.findChild<QLabel*>(QStringLiteral("status"));
+    QVERIFY(status);
+    QVERIFY2(status->text().contains(QStringLiteral("Not applied: the preview was")), qPrintable(status->text()));
+    QCOMPARE(store.knobs().at("session_soft_cap"), cap_before);
+    QVERIFY(knobs.edits().edits().knobs.count("session_soft_cap"));  // still pending
     QTRY_VERIFY_WITH_TIMEOUT(shown.count() >= 2, 60000);
     const SimTime second = window.preview().last()->from;
-    QVERIFY2(second >= first + secondsToTime(60), qPrintable(QStringLiteral("%1 then %2").arg(first).arg(second)));
-    QVERIFY(second <= store.now());
+    QVERIFY2(second >= first + secondsToTime(80), qPrintable(QStringLiteral("%1 then %2").arg(first).arg(second)));
+    knobs.applyEdits();  // fresh (unless this machine took over 60 simulated s to show it)
+    if (store.now() - second < secondsToTime(60)) {
+      QTRY_VERIFY_WITH_TIMEOUT(store.knobs().at("session_soft_cap") == 6.0, 30000);
+      QTRY_VERIFY_WITH_TIMEOUT(!window.preview().last(), 10000);
+    }
   }
 
   // The same on a simulation served by `kvscope-cli serve`: the server forks its own run

@@ -173,6 +173,30 @@ class TestKnobsPanel : public QObject {
     QVERIFY(!f.apply()->isEnabled());
   }
 
+  // The filter box lists only the knobs whose name, description or unit hold its text; a group
+  // with none is hidden; an edited knob stays listed; cleared, every knob is back.
+  void theFilterListsTheKnobsThatMatch() {
+    Fixture f;
+    f.panel.resize(420, 900);
+    f.panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&f.panel));
+    auto* filter = f.panel.findChild<QLineEdit*>(QStringLiteral("knobFilter"));
+    QVERIFY(filter);
+    const int all = static_cast<int>(KnobRegistry::specs().size());
+    QCOMPARE(f.panel.listedKnobs(), all);
+    QTest::keyClicks(filter, QStringLiteral("SOFT_cap"));
+    QVERIFY(f.field("session_soft_cap")->isVisible());
+    QVERIFY(!f.field("K")->isVisible());
+    QVERIFY(f.panel.listedKnobs() >= 1 && f.panel.listedKnobs() < all);
+    filter->clear();
+    f.type("K", "300");
+    filter->setText(QStringLiteral("soft_cap"));
+    QVERIFY(f.field("K")->isVisible());  // edited: never hidden
+    filter->clear();
+    QCOMPARE(f.panel.listedKnobs(), all);
+    QVERIFY(f.field("rho")->isVisible());
+  }
+
   void invalidInputSendsNothing_data() {
     QTest::addColumn<QString>("knob");
     QTest::addColumn<QString>("text");

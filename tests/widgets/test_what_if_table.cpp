@@ -70,8 +70,12 @@ class TestWhatIfTable : public QObject {
     table.setPreview(&r);
     QVERIFY(table.text().contains(QStringLiteral("from 921 s")));
     QVERIFY(!table.text().contains(QStringLiteral("moved")));
+    table.setNow(secondsToTime(980));  // 59 s on: fresh enough to apply
+    QVERIFY2(!table.text().contains(QStringLiteral("stale")), qPrintable(table.text()));
     table.setNow(secondsToTime(995));
     QVERIFY2(table.text().contains(QStringLiteral("the run has moved 74 s on since")), qPrintable(table.text()));
+    // A tenth of the horizon on, Apply would refuse it: the caption says so first.
+    QVERIFY2(table.text().contains(QStringLiteral("stale: Apply previews again from now")), qPrintable(table.text()));
   }
 };
 

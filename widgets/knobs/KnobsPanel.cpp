@@ -48,6 +48,14 @@ QString rangeText(const KnobSpec& s) {
 // Beside the field: the unit alone (the slider under it spans the range; the tooltip states it).
 QString unitText(const KnobSpec& s) { return fromView(s.unit); }
 
+// A knob's name or unit that may wrap after "_" or "/" (a zero-width space there): the longest
+// name, decode_active_request_weight, on one line would widen a 320-pixel dock past its edge.
+QString wrappable(QString text) {
+  text.replace(QLatin1Char('_'), QStringLiteral("_\u200B"));
+  text.replace(QLatin1Char('/'), QStringLiteral("/\u200B"));
+  return text;
+}
+
 QString describe(const KnobSpec& s) {
   return QStringLiteral("%1 (%2): %3. Range %4; default %5.")
       .arg(fromView(s.name), fromView(s.unit), fromView(s.description), rangeText(s),
@@ -63,6 +71,10 @@ QString describeChange(const std::map<std::string, double>& knobs, const std::op
 }
 
 // The policies that read a knob, as one group's key ("" for the knobs every policy reads).
+// The name and unit columns' widths at most (longer ones wrap), so a 320-pixel dock fits a line.
+constexpr int kNameColumn = 104;
+constexpr int kUnitColumn = 40;
+
 std::string readersKey(const KnobSpec& s) {
   std::string key;
   for (std::string_view p : policiesReading(s.id)) key += (key.empty() ? "" : ", ") + std::string(p);
@@ -73,7 +85,7 @@ std::string readersKey(const KnobSpec& s) {
 
 KnobsPanel::KnobsPanel(ViewState& view, QWidget* parent) : TelemetryPanel(view, parent) {
   auto* layout = new QVBoxLayout(this);
-
+  layout->setSpacing(4);  // every pixel of a short dock goes to the knob list
   source_note_ = new QLabel(this);
   source_note_->setObjectName(QStringLiteral("sourceNote"));
   source_note_->setWordWrap(true);
@@ -104,9 +116,11 @@ KnobsPanel::KnobsPanel(ViewState& view, QWidget* parent) : TelemetryPanel(view, 
   scroll->setWidget(buildKnobGroups());
   layout->addWidget(scroll, 1);
 
-  description_ = new QLabel(tr("Select a knob to read what it does."), this);
+  // What the knob in focus does; hidden until one is (its line is a knob's line in a short dock).
+  description_ = new QLabel(this);
   description_->setObjectName(QStringLiteral("description"));
   description_->setWordWrap(true);
+  description_->hide();
   layout->addWidget(description_);
 
   status_ = new QLabel(this);
@@ -115,7 +129,16 @@ KnobsPanel::KnobsPanel(ViewState& view, QWidget* parent) : TelemetryPanel(view, 
   status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   layout->addWidget(status_);
 
+  // Many knobs, a short dock: part of a name or of what it does lists only those. Beside the
+  // buttons, not a line of its own: at 1280x800 a line is a knob.
   auto* buttons = new QHBoxLayout;
+  filter_ = new QLineEdit(this);
+  filter_->setObjectName(QStringLiteral("knobFilter"));
+  filter_->setPlaceholderText(tr("Filter knobs"));
+  filter_->setToolTip(tr("List only the knobs whose name, description or unit hold this text"));
+  filter_->setClearButtonEnabled(true);
+  connect(filter_, &QLineEdit::textChanged, this, &KnobsPanel::applyFilter);
+  buttons->addWidget(filter_, 1);
   revert_ = new QPushButton(tr("Revert"), this);
   revert_->setObjectName(QStringLiteral("revert"));
   revert_->setToolTip(tr("Drop the edits that have not been sent"));
@@ -123,7 +146,6 @@ KnobsPanel::KnobsPanel(ViewState& view, QWidget* parent) : TelemetryPanel(view, 
   apply_->setObjectName(QStringLiteral("apply"));
   apply_->setToolTip(tr("Send every edit to the run in one change: all of them are applied or none"));
   apply_->setDefault(true);
-  buttons->addStretch(1);
   buttons->addWidget(revert_);
   buttons->addWidget(apply_);
   layout->addLayout(buttons);
@@ -135,8 +157,8 @@ KnobsPanel::KnobsPanel(ViewState& view, QWidget* parent) : TelemetryPanel(view, 
 
 KnobsPanel::~KnobsPanel() = default;
 
-// A knob's three grid lines from `line` on: name and field, slider and unit, then the message that
-// says why a text is refused. Rows are captured by reference in their handlers (rows_ is reserved).
+// A knob's two grid lines from `line` on: name, slider, field and unit, then the message that says
+// why a text is refused. Rows are captured by reference in their handlers (rows_ is reserved).
 void KnobsPanel::addKnobRow(const KnobSpec& s, QGroupBox& box, QGridLayout& grid, int line, int field_width) {
   KnobRow& row = rows_.emplace_back();
   row.name = std::string(s.name);
@@ -144,8 +166,11 @@ void KnobsPanel::addKnobRow(const KnobSpec& s, QGroupBox& box, QGridLayout& grid
   const QString tooltip = QStringLiteral("<b>%1</b> (%2)<br/>%3<br/>Range %4; default %5.")
                               .arg(name, fromView(s.unit), fromView(s.description).toHtmlEscaped(), rangeText(s),
                                    KnobEditModel::formatValue(s.default_value));
-  auto* label = new QLabel(name, &box);
+  auto* label = new QLabel(wrappable(name), &box);
+  label->setWordWrap(true);
   label->setToolTip(tooltip);
+  row.label = label;
+  row.haystack = name + QLatin1Char(' ') + fromView(s.description) + QLatin1Char(' ') + fromView(s.unit);
   row.field = new QLineEdit(&box);
   row.field->setObjectName(QStringLiteral("knob:") + name);
   row.field->setMinimumWidth(field_width);
@@ -153,8 +178,10 @@ void KnobsPanel::addKnobRow(const KnobSpec& s, QGroupBox& box, QGridLayout& grid
   row.field->setProperty("knobDescription", describe(s));
   row.field->installEventFilter(this);
   label->setBuddy(row.field);
-  auto* unit = new QLabel(unitText(s), &box);
+  auto* unit = new QLabel(wrappable(unitText(s)), &box);
+  unit->setWordWrap(true);
   unit->setToolTip(tooltip);
+  row.unit = unit;
   row.message = new QLabel(&box);
   row.message->setObjectName(QStringLiteral("message:") + name);
   row.message->setWordWrap(true);
@@ -165,17 +192,21 @@ void KnobsPanel::addKnobRow(const KnobSpec& s, QGroupBox& box, QGridLayout& grid
   row.slider = new KnobSlider(s, &box);
   row.slider->setObjectName(QStringLiteral("slider:") + name);
   row.slider->setToolTip(tooltip + (row.slider->logarithmic() ? tr("<br/>Logarithmic slider.") : QString()));
+  // One line a knob (name, slider, field, unit), so a short dock lists eight or more; the message
+  // under it shows only while the text is refused.
+  row.slider->setMinimumWidth(32);
   grid.addWidget(label, line, 0);
-  grid.addWidget(row.field, line, 1);
-  grid.addWidget(row.slider, line + 1, 0);
-  grid.addWidget(unit, line + 1, 1, Qt::AlignRight | Qt::AlignVCenter);
-  grid.addWidget(row.message, line + 2, 0, 1, 2);
+  grid.addWidget(row.slider, line, 1);
+  grid.addWidget(row.field, line, 2);
+  grid.addWidget(unit, line, 3);
+  grid.addWidget(row.message, line + 1, 0, 1, 4);
   connect(row.field, &QLineEdit::textEdited, this, [this, &row](const QString& text) { onFieldEdited(row, text); });
   connect(row.slider, &KnobSlider::knobValueChosen, this, [this, &row](double value) {
     const QString text = KnobEditModel::formatValue(value);
     row.field->setText(text);
     onFieldEdited(row, text);
   });
+  connect(row.slider, &QSlider::sliderReleased, this, &KnobsPanel::editsChanged);  // the drag's value, previewed
   // Enter ends the edit and leaves the field; what it changes is previewed, and only Apply sends it.
   connect(row.field, &QLineEdit::returnPressed, this, [this, &row] {
     row.field->clearFocus();
@@ -219,17 +250,21 @@ QWidget* KnobsPanel::buildKnobGroups() {
     QFont bold = group.heading->font();
     bold.setBold(true);
     group.heading->setFont(bold);
-    grid->addWidget(group.heading, 0, 0, 1, 2);
-    // Two columns, so the list fits a side dock 320 px wide: the unit sits under its field, right
-    // of the slider (a third column made the list scroll sideways at 1280x800).
-    grid->setColumnMinimumWidth(0, name_width);
-    grid->setColumnMinimumWidth(1, std::max(field_width, unit_width));
+    grid->addWidget(group.heading, 0, 0, 1, 4);
+    // The same column widths in every group, so the sliders and fields line up down the panel; the
+    // slider takes what the dock has left.
+    grid->setColumnMinimumWidth(0, std::min(name_width, kNameColumn));
+    grid->setColumnMinimumWidth(2, field_width);
+    grid->setColumnMinimumWidth(3, std::min(unit_width, kUnitColumn));
     grid->setColumnStretch(1, 1);
+    grid->setVerticalSpacing(2);
+    grid->setContentsMargins(6, 4, 6, 4);
     int line = 1;  // under the heading
     for (const KnobSpec& s : KnobRegistry::specs()) {
       if (readersKey(s) != key) continue;
+      group.rows.push_back(rows_.size());
       addKnobRow(s, *group.box, *grid, line, field_width);
-      line += 3;
+      line += 2;
     }
     column->addWidget(group.box);
     groups_.push_back(std::move(group));
@@ -301,8 +336,19 @@ auto KnobsPanel::onGuiThread(std::uint64_t ticket, Handler handler) {
   };
 }
 
+bool KnobsPanel::sliderHeld() const {
+  return std::any_of(rows_.begin(), rows_.end(), [](const KnobRow& r) { return r.slider->isSliderDown(); });
+}
+
 void KnobsPanel::apply() {
   if (!editable() || !model_.canApply()) return;  // an invalid field sends nothing at all
+  if (apply_check_)
+    if (const QString why_not = apply_check_(); !why_not.isEmpty()) {
+      result_text_ = why_not;
+      result_is_error_ = true;
+      renderStatus();
+      return;
+    }
   const KnobEditModel::Change change = model_.takeEdits();
   sent_ = describeChange(change.knobs, change.policy);
   sent_knobs_ = !change.knobs.empty();
@@ -382,7 +428,10 @@ bool KnobsPanel::eventFilter(QObject* watched, QEvent* event) {
   }
   if (event->type() == QEvent::FocusIn) {
     const QVariant text = watched->property("knobDescription");
-    if (text.isValid()) description_->setText(text.toString());
+    if (text.isValid()) {
+      description_->setText(text.toString());
+      description_->show();
+    }
   } else if (event->type() == QEvent::FocusOut) {
     // The run may have changed this knob while the operator sat in the field: show it now.
     for (KnobRow& row : rows_)
@@ -451,7 +500,32 @@ void KnobsPanel::renderRow(KnobRow& row, bool force) {
   }
   const QString message = model_.message(row.name);
   if (row.message->text() != message) row.message->setText(message);
-  row.message->setVisible(!message.isEmpty());
+  row.message->setVisible(!message.isEmpty() && !row.filtered_out);
+}
+
+// A knob is listed when its name, what it does or its unit holds the filter's text (any case); a
+// group with none listed is hidden whole. An edited knob is always listed: an edit never hides.
+void KnobsPanel::applyFilter(const QString& text) {
+  const QString needle = text.trimmed();
+  for (KnobGroup& group : groups_) {
+    bool any = false;
+    for (std::size_t index : group.rows) {
+      KnobRow& row = rows_[index];
+      const KnobFieldState state = model_.state(row.name);
+      row.filtered_out =
+          !needle.isEmpty() && !row.haystack.contains(needle, Qt::CaseInsensitive) && state == KnobFieldState::Current;
+      for (QWidget* w : {static_cast<QWidget*>(row.label), static_cast<QWidget*>(row.field),
+                         static_cast<QWidget*>(row.slider), static_cast<QWidget*>(row.unit)})
+        w->setVisible(!row.filtered_out);
+      renderRow(row, false);
+      any = any || !row.filtered_out;
+    }
+    group.box->setVisible(any);
+  }
+}
+
+int KnobsPanel::listedKnobs() const {
+  return static_cast<int>(std::count_if(rows_.begin(), rows_.end(), [](const KnobRow& r) { return !r.filtered_out; }));
 }
 
 void KnobsPanel::renderPolicy(bool force) {

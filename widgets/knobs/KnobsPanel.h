@@ -3,6 +3,7 @@
 // range, unit and description; edits validated inline; Apply sends them to the run in one
 // all-or-nothing change and shows them pending until the run acknowledges; Revert drops them.
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -41,6 +42,13 @@ class KnobsPanel : public TelemetryPanel {
   const KnobEditModel& edits() const { return model_; }
   // Applies what is pending, as the Apply button does.
   void applyEdits() { apply(); }
+  // Asked before Apply sends anything: a non-empty answer refuses the Apply and is shown as why
+  // (the preview controller refuses a stale preview and forks a fresh one).
+  void setApplyCheck(std::function<QString()> check) { apply_check_ = std::move(check); }
+  // A knob's slider is held in a drag (its value is shown; the preview waits for the release).
+  bool sliderHeld() const;
+  // How many knobs the filter box lists (all of them when it is empty).
+  int listedKnobs() const;
   // Whether the attached run takes knob changes; when not, the note the panel shows says why.
   bool editable() const;
   QString readOnlyReason() const;
@@ -60,17 +68,23 @@ class KnobsPanel : public TelemetryPanel {
     QLineEdit* field = nullptr;
     KnobSlider* slider = nullptr;  // the same pending value as the field
     QLabel* message = nullptr;     // why the text is refused, under the field
+    QLabel* label = nullptr;
+    QLabel* unit = nullptr;
+    QString haystack;           // what the filter searches: name, description, unit
+    bool filtered_out = false;  // hidden by the filter box
   };
   struct KnobGroup {
     QGroupBox* box = nullptr;
     QLabel* heading = nullptr;          // wraps, unlike a group box title, so the list fits a narrow dock
     std::vector<std::string> policies;  // empty: read whatever the policy ("all")
     QString title;
+    std::vector<std::size_t> rows;  // into rows_
   };
 
   QWidget* buildKnobGroups();
   void addKnobRow(const KnobSpec& spec, QGroupBox& box, QGridLayout& grid, int line, int field_width);
   void onFieldEdited(KnobRow& row, const QString& text);
+  void applyFilter(const QString& text);
   void onPolicyActivated(int index);
   void apply();
   void revert();
@@ -90,6 +104,7 @@ class KnobsPanel : public TelemetryPanel {
   void renderStatus();
 
   KnobEditModel model_;
+  std::function<QString()> apply_check_;
   Source* source_ = nullptr;
   std::uint64_t ticket_ = 0;  // bumped per Apply and per source, so stale acknowledgements are dropped
   std::map<std::string, double> last_knobs_;
@@ -101,6 +116,7 @@ class KnobsPanel : public TelemetryPanel {
   bool result_is_error_ = false;
 
   QLabel* source_note_ = nullptr;
+  QLineEdit* filter_ = nullptr;
   QComboBox* policy_ = nullptr;
   QLabel* policy_state_ = nullptr;
   std::vector<KnobRow> rows_;

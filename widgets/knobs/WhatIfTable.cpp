@@ -49,8 +49,11 @@ void WhatIfTable::renderCaption() {
   // A preview is a fork of the run as it was: say how far the run has moved on since, so a
   // promise made at 921 s is not taken for the state at 995 s.
   const double age = from_ >= 0 && now_ > from_ ? timeToSeconds(now_ - from_) : 0;
-  caption_->setText(age >= 1 ? tr("%1; the run has moved %2 s on since").arg(caption_text_).arg(age, 0, 'f', 0)
-                             : caption_text_);
+  QString text =
+      age >= 1 ? tr("%1; the run has moved %2 s on since").arg(caption_text_).arg(age, 0, 'f', 0) : caption_text_;
+  // Past a tenth of its horizon Apply refuses it (PreviewController): say so before the click.
+  if (horizon_ > 0 && now_ - from_ >= horizon_ / 10) text += tr(" - stale: Apply previews again from now");
+  caption_->setText(text);
 }
 
 void WhatIfTable::setPreview(const WhatIfResult* r, const QString& note) {
@@ -73,6 +76,7 @@ void WhatIfTable::setPreview(const WhatIfResult* r, const QString& note) {
                             .arg(r->wall_ms, 0, 'f', 0)
                       : tr("The change cannot be previewed: %1").arg(QString::fromStdString(r->with.error));
   from_ = r->from;
+  horizon_ = r->to - r->from;
   renderCaption();
   struct Line {
     QString name;

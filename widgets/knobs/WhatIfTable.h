@@ -34,6 +34,7 @@ class WhatIfTable : public QWidget {
   QString caption_text_;  // without the age
   SimTime from_ = -1;     // the shown preview's fork time (-1: none shown)
   SimTime now_ = -1;
+  SimTime horizon_ = 0;  // how far it looks ahead
   QLabel* caption_;
   QLabel* note_;
   QTableWidget* table_;
