@@ -6,13 +6,16 @@
 #include <QInputDialog>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QPushButton>
 #include <QScreen>
 #include <QSettings>
 #include <QStatusBar>
 
 #include "app/gui/ExportActions.h"
+#include "app/gui/FindingAlert.h"
 #include "app/gui/PanelDocks.h"
 #include "app/gui/PreviewController.h"
+#include "app/gui/ShortcutsDialog.h"
 #include "app/gui/SourceFactory.h"
 #include "app/gui/SourceMenu.h"
 #include "backend/recording/KvrecSweepRecorder.h"
@@ -36,7 +39,36 @@ MainWindow::MainWindow(Layout layout, QWidget* parent)
   setDockOptions(AnimatedDocks | AllowTabbedDocks | AllowNestedDocks);
   statusBar()->addWidget(status_, 1);
   statusBar()->addPermanentWidget(counters_);
+  // A view that stopped following (a zoom, a pan, a finding's window) says so, and how to get back.
+  not_live_ = new QPushButton(tr("Not live: jump to now (End)"), this);
+  not_live_->setObjectName(QStringLiteral("notLive"));
+  not_live_->setStyleSheet(QStringLiteral("QPushButton { background: #f0c36d; color: black; padding: 0 8px; }"));
+  // A line of text tall, as the status bar is: a shown offer must not grow the window's minimum.
+  not_live_->setFixedHeight(fontMetrics().height() + 2);
+  not_live_->setFocusPolicy(Qt::NoFocus);  // never the focus Space would click: Space pauses
+  not_live_->hide();
+  statusBar()->addPermanentWidget(not_live_);
+  connect(not_live_, &QPushButton::clicked, view_, [this] { view_->setFollowLive(true); });
+  connect(view_, &ViewState::followLiveChanged, this,
+          [this](bool follow) { not_live_->setVisible(!follow && session_->source() != nullptr); });
+  alert_ = new FindingAlert(*this, windowTitle());
+  // At 10x a finding comes when a knob can still act only if the operator stops the run now: the
+  // offer to pause comes with the finding, and with an edit made while the run goes on.
+  pause_offer_ = new QPushButton(this);
+  pause_offer_->setObjectName(QStringLiteral("pauseOffer"));
+  pause_offer_->setStyleSheet(QStringLiteral("QPushButton { background: #9ecae1; color: black; padding: 0 8px; }"));
+  pause_offer_->setFixedHeight(fontMetrics().height() + 2);
+  pause_offer_->setFocusPolicy(Qt::NoFocus);
+  pause_offer_->hide();
+  statusBar()->addWidget(pause_offer_);
+  connect(pause_offer_, &QPushButton::clicked, this, &MainWindow::togglePause);
+  connect(alert_, &FindingAlert::newFinding, this,
+          [this](const QString& message) { offerPause(tr("New finding %1. Pause (Space)").arg(message)); });
   buildMenus();
+  connect(&docks_->knobs(), &KnobsPanel::editsChanged, this, [this] {
+    if (docks_->knobs().edits().hasEdits())
+      offerPause(tr("Pause (Space) to preview and apply the edit at this moment"));
+  });
   connect(session_, &RunSession::frame, this, &MainWindow::onFrame);
   connect(session_, &RunSession::sourceChanged, this, [this] {
     view_->setFollowLive(true);
@@ -125,6 +157,14 @@ void MainWindow::buildMenus() {
   view->addAction(tr("&Go to time..."), this, &MainWindow::goToTime)->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_G));
   view->addSeparator();
   view->addAction(tr("&Reset layout"), this, &MainWindow::resetLayout);
+
+  QMenu* help = menuBar()->addMenu(tr("&Help"));
+  QAction* keys = help->addAction(tr("&Keyboard shortcuts"), this, [this] {
+    auto* dialog = new ShortcutsDialog(*menuBar(), this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->show();
+  });
+  keys->setShortcuts({QKeySequence(Qt::Key_Question), QKeySequence(Qt::Key_F1)});
 }
 
 void MainWindow::openSource(std::unique_ptr<Source> source) { session_->open(std::move(source)); }
@@ -163,10 +203,18 @@ void MainWindow::togglePause() {
   updateStatus();
 }
 
+void MainWindow::offerPause(const QString& text) {
+  Source* s = session_->source();
+  if (!s || !s->capabilities().pause || s->status().state != SourceState::Running) return;
+  pause_offer_->setText(text);
+  pause_offer_->show();
+}
+
 void MainWindow::onFrame() {
   const TelemetryStore& store = session_->store();
   view_->advanceLive(store.now());
   docks_->refresh(store);
+  alert_->update(store);
   updateStatus();
 }
 
@@ -178,6 +226,7 @@ void MainWindow::updateStatus() {
     return;
   }
   const SourceStatus st = s->status();
+  if (st.state != SourceState::Running) pause_offer_->hide();  // paused (or over): nothing to offer
   QString text = QStringLiteral("%1 - %2 - t = %3 s")
                      .arg(QString::fromStdString(s->description()), QString::fromLatin1(toString(st.state)))
                      .arg(timeToSeconds(st.time), 0, 'f', 1);

@@ -3,12 +3,14 @@
 // run session to the panels. Panels live in PanelDocks, source choices in SourceMenu.
 #include <QLabel>
 #include <QMainWindow>
+#include <QPushButton>
 #include <QSize>
 
 #include <memory>
 
 namespace kvscope {
 
+class FindingAlert;
 class PanelDocks;
 class PreviewController;
 class RunSession;
@@ -39,6 +41,9 @@ class MainWindow : public QMainWindow {
   RunsDock& runs() { return *runs_; }
   ViewState& view() { return *view_; }
   PreviewController& preview() { return *preview_; }
+  FindingAlert& findingAlert() { return *alert_; }
+  const QPushButton& notLiveBar() const { return *not_live_; }
+  const QPushButton& pauseOffer() const { return *pause_offer_; }
   QString statusText() const { return status_->text(); }
 
   void togglePause();
@@ -52,6 +57,7 @@ class MainWindow : public QMainWindow {
 
  private:
   void onFrame();
+  void offerPause(const QString& text);
   void updateStatus();
   void buildMenus();
 
@@ -64,6 +70,9 @@ class MainWindow : public QMainWindow {
   PreviewController* preview_ = nullptr;
   QLabel* status_;
   QLabel* counters_;
+  QPushButton* not_live_ = nullptr;
+  QPushButton* pause_offer_ = nullptr;
+  FindingAlert* alert_ = nullptr;
   Layout layout_;
   QSize screenshot_size_;
   bool screenshot_ = false;

@@ -4,13 +4,16 @@
 #include <QDockWidget>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenuBar>
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QtTest>
 
 #include "app/gui/ExportActions.h"
+#include "app/gui/FindingAlert.h"
 #include "app/gui/MainWindow.h"
 #include "app/gui/PanelDocks.h"
+#include "app/gui/ShortcutsDialog.h"
 #include "app/gui/SourceFactory.h"
 #include "core/source/EmbeddedSimulationSource.h"
 #include "tests/support/CliRunner.h"
@@ -102,6 +105,7 @@ class ConsoleTest : public QObject {
   void numberTablesRefreshFourTimesASecond();
   void aChartWithStaleColumnsIsRefreshedOnTheNextFrame();
   void exportsSummaryAsCsvAndMarkdown();
+  void theWindowSaysWhatAnOperatorMissed();
 };
 
 void ConsoleTest::embeddedColdDecodeRecoversWithLoadFloor() {
@@ -353,6 +357,58 @@ void ConsoleTest::exportsSummaryAsCsvAndMarkdown() {
   // A path that cannot be written is an error with the reason, and leaves nothing behind.
   QVERIFY(!exporter.saveSummary(dir.filePath("missing/dir/s.csv"), &error));
   QVERIFY(error.contains("missing/dir"));
+}
+
+// What the window tells an operator who looked away or zoomed back: a finding that appeared while
+// another window was active is counted in the title until this one is active again, and pausing
+// is offered with it; a view that
+// stopped following says so, and its bar takes it back to now; "?" lists every shortcut.
+void ConsoleTest::theWindowSaysWhatAnOperatorMissed() {
+  MainWindow window;
+  window.resize(1280, 800);
+  window.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&window));
+  QWidget elsewhere;
+  elsewhere.show();
+  elsewhere.activateWindow();
+  QTRY_VERIFY(!window.isActiveWindow());
+  window.openSource(std::make_unique<EmbeddedSimulationSource>("e2-cold-d", SimulationOptions{}, 40));
+  const TelemetryStore& store = window.session().store();
+  QTRY_VERIFY_WITH_TIMEOUT(!store.findings().empty(), 120000);
+  QTRY_VERIFY_WITH_TIMEOUT(window.findingAlert().unseen() >= 1, 10000);
+  QVERIFY2(window.windowTitle().startsWith(QStringLiteral("(%1) KVScope").arg(window.findingAlert().unseen())),
+           qPrintable(window.windowTitle()));
+  QVERIFY2(window.findingAlert().lastMessage().contains(QStringLiteral(" s")),
+           qPrintable(window.findingAlert().lastMessage()));
+  window.activateWindow();
+  QTRY_COMPARE(window.windowTitle(), QStringLiteral("KVScope"));
+  // The finding came while the run went on: pausing is offered, and done by the offer.
+  QTRY_VERIFY_WITH_TIMEOUT(window.pauseOffer().isVisible(), 10000);
+  QVERIFY2(window.pauseOffer().text().startsWith(QStringLiteral("New finding")),
+           qPrintable(window.pauseOffer().text()));
+  QTest::mouseClick(const_cast<QPushButton*>(&window.pauseOffer()), Qt::LeftButton);
+  QTRY_VERIFY_WITH_TIMEOUT(window.statusText().contains("paused"), 30000);
+  QVERIFY(!window.pauseOffer().isVisible());
+
+  QVERIFY(!window.notLiveBar().isVisible());
+  window.view().setRange(0, secondsToTime(30));  // a zoom into the past stops following
+  QVERIFY(!window.view().followLive());
+  QVERIFY(window.notLiveBar().isVisible());
+  QTest::mouseClick(const_cast<QPushButton*>(&window.notLiveBar()), Qt::LeftButton);
+  QVERIFY(window.view().followLive());
+  QVERIFY(!window.notLiveBar().isVisible());
+
+  const auto rows = ShortcutsDialog::rows(*window.menuBar());
+  auto keysOf = [&rows](const QString& what) {
+    for (const auto& [name, keys] : rows)
+      if (name == what) return keys;
+    return QString();
+  };
+  QCOMPARE(keysOf(QStringLiteral("Run > Pause / resume")),
+           QKeySequence(Qt::Key_Space).toString(QKeySequence::NativeText));
+  QVERIFY2(keysOf(QStringLiteral("Help > Keyboard shortcuts")).startsWith(QStringLiteral("?")),
+           qPrintable(keysOf(QStringLiteral("Help > Keyboard shortcuts"))));
+  QVERIFY(!keysOf(QStringLiteral("View > Zoom in")).isEmpty());
 }
 
 QTEST_MAIN(ConsoleTest)
