@@ -152,6 +152,7 @@ void MainWindow::buildMenus() {
   QAction* zoom_in = view->addAction(tr("Zoom &in"), view_, &ViewState::zoomIn);
   zoom_in->setShortcuts({QKeySequence::ZoomIn, QKeySequence(Qt::CTRL | Qt::Key_Equal)});
   view->addAction(tr("Zoom &out"), view_, &ViewState::zoomOut)->setShortcut(QKeySequence::ZoomOut);
+  view->addAction(tr("&Undo zoom"), view_, &ViewState::undoRange)->setShortcut(QKeySequence::Undo);
   view->addAction(tr("Reset &zoom (follow live)"), view_, &ViewState::resetZoom)
       ->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
   view->addAction(tr("&Go to time..."), this, &MainWindow::goToTime)->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_G));

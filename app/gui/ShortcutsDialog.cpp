@@ -34,6 +34,7 @@ QList<QPair<QString, QString>> ShortcutsDialog::rows(const QMenuBar& menus) {
   const QList<QPair<QString, QString>> gestures = {
       {tr("Zoom the time axis (charts and timeline alike)"), tr("Mouse wheel")},
       {tr("Pan the time axis"), tr("Drag")},
+      {tr("Zoom to a span (View > Undo zoom goes back)"), tr("Shift+drag on a chart")},
       {tr("Back to the live edge"), tr("Double-click a chart or the timeline")},
       {tr("Show or hide a series / show it alone"), tr("Click / Ctrl+click its legend entry")},
       {tr("Set rho or the session soft cap"), tr("Drag its dashed line on the KV pool chart")},

@@ -338,6 +338,9 @@ void ManyWorkersTest::fewWorkersKeepOneLineEach() {
 // "Chart X per D" is the gauge's key: the lines, the band and a preview's ghosts all come from the
 // gauge the key names, with nothing written for it (here the decode queues).
 void ManyWorkersTest::anyGaugeByItsKeyIsAChartPerWorker() {
+  // Its unit is what the cursor says after each value: a fraction in %, a count by what it counts.
+  QCOMPARE(WorkerChartSpec::of(WorkerGauge::KvFraction).unit, QString("%"));
+  QCOMPARE(WorkerChartSpec::of(WorkerGauge::Queued).unit, QString("requests"));
   TelemetryStore store;
   fill(store);
   ViewState view;

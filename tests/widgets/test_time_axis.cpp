@@ -175,6 +175,8 @@ class TimeAxisTest : public QObject {
     TimeSeriesChart a(view, "KV"), b(view, "Load");
     a.addSeries("D1", Qt::red);
     b.addSeries("D1 running", Qt::blue);
+    a.setUnit("%");  // each value with its unit, as Grafana reads them out
+    b.setUnit("requests");
     for (TimeSeriesChart* c : {&a, &b}) {
       c->resize(600, 240);
       c->show();
@@ -195,15 +197,15 @@ class TimeAxisTest : public QObject {
               Qt::NoButton);
     QVERIFY(view.cursorTime().has_value());
     QVERIFY(std::abs(*view.cursorTime() - secondsToTime(75)) <= secondsToTime(1));
-    QCOMPARE(a.cursorReadout(), QStringList{"D1: 20"});
-    QCOMPARE(b.cursorReadout(), QStringList{"D1 running: 3"});
+    QCOMPARE(a.cursorReadout(), QStringList{"D1: 20 %"});
+    QCOMPARE(b.cursorReadout(), QStringList{"D1 running: 3 requests"});
 
     // On chart a at 25 s: the readout follows, in a and in b.
     sendMouse(&a, QEvent::MouseMove,
               {a.plotRect().left() + a.grid().columnOf(secondsToTime(25)), a.plotRect().center().y()}, Qt::NoButton);
     QVERIFY(std::abs(*view.cursorTime() - secondsToTime(25)) <= secondsToTime(1));
-    QCOMPARE(a.cursorReadout(), QStringList{"D1: 10"});
-    QCOMPARE(b.cursorReadout(), QStringList{"D1 running: 3"});
+    QCOMPARE(a.cursorReadout(), QStringList{"D1: 10 %"});
+    QCOMPARE(b.cursorReadout(), QStringList{"D1 running: 3 requests"});
 
     // The readout is painted: the chart's image differs with and without the cursor.
     const QImage with = a.grab().toImage();
@@ -212,6 +214,39 @@ class TimeAxisTest : public QObject {
     QVERIFY(!view.cursorTime().has_value());
     QVERIFY(a.cursorReadout().isEmpty());
     QVERIFY(a.grab().toImage() != with);
+  }
+
+  // Shift+drag over a chart zooms to the span dragged; Ctrl+Z (undoRange) steps back through the
+  // gestures, a wheel spin being one step, to following live; then there is nothing to undo.
+  void boxZoomAndUndo() {
+    ViewState view;
+    view.setRange(0, secondsToTime(100));  // from following live
+    QTest::qWait(700);                     // a gesture of its own
+    TimeSeriesChart chart(view, "KV");
+    chart.resize(600, 240);
+    chart.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&chart));
+    const QRect plot = chart.plotRect();
+    const int x0 = plot.left() + plot.width() / 4, x1 = plot.left() + plot.width() / 2, y = plot.center().y();
+    QTest::mousePress(&chart, Qt::LeftButton, Qt::ShiftModifier, {x0, y});
+    QMouseEvent move(QEvent::MouseMove, QPointF(x1, y), chart.mapToGlobal(QPointF(x1, y)), Qt::NoButton, Qt::LeftButton,
+                     Qt::ShiftModifier);
+    QApplication::sendEvent(&chart, &move);
+    QTest::mouseRelease(&chart, Qt::LeftButton, Qt::ShiftModifier, {x1, y});
+    const SimTime column = secondsToTime(100) / plot.width() + 1;
+    QVERIFY2(std::abs(view.from() - secondsToTime(25)) <= column && std::abs(view.to() - secondsToTime(50)) <= column,
+             qPrintable(QStringLiteral("%1..%2").arg(view.from()).arg(view.to())));
+    QTest::qWait(700);
+    for (int notch = 0; notch < 3; ++notch) sendWheel(&chart, plot.center(), {0, 120});  // one spin
+    QVERIFY(view.to() - view.from() < secondsToTime(25));
+    QVERIFY(view.undoRange());  // the spin
+    QVERIFY(std::abs(view.from() - secondsToTime(25)) <= column);
+    QVERIFY(view.undoRange());  // the box
+    QCOMPARE(view.from(), SimTime{0});
+    QCOMPARE(view.to(), secondsToTime(100));
+    QVERIFY(view.undoRange());  // the first zoom: following again
+    QVERIFY(view.followLive());
+    QVERIFY(!view.undoRange());
   }
 };
 

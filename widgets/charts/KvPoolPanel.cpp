@@ -26,10 +26,12 @@ std::vector<WorkerChartSpec> kvPoolCharts() {
   charts[0].scale = 100;
   charts[0].stretch = 3;
   charts[0].y_range = std::pair{0.0, 100.0};
+  charts[0].unit = QStringLiteral("%");
   charts[1].gauge = WorkerGauge::ResidentSessions;
   charts[1].title = KvPoolPanel::tr("Resident sessions");
   charts[1].stretch = 2;
   charts[1].integer_values = true;
+  charts[1].unit = KvPoolPanel::tr("sessions");
   return charts;
 }
 }  // namespace

@@ -57,6 +57,7 @@ LabMetricsPanel::LabMetricsPanel(ViewState& view, QWidget* parent)
   headline_->setWordWrap(true);
   headline_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   apc_->setFixedYRange(0, 100);
+  apc_->setUnit(QStringLiteral("%"));
   // Side by side, as the lab's figures sit on a page: the bottom dock is wide and short.
   figures_->addWidget(apc_);
   figures_->addWidget(ecdf_);

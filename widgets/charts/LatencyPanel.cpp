@@ -37,6 +37,7 @@ LatencyPanel::LatencyPanel(ViewState& view, QWidget* parent)
   table_->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
   table_->setFixedHeight(table_->horizontalHeader()->sizeHint().height() +
                          2 * table_->verticalHeader()->defaultSectionSize() + 2 * table_->frameWidth());
+  chart_->setUnit(QStringLiteral("s"));
   // One point per finished request: nothing to hold between two of them.
   chart_->addSeries(tr("TTFT"), QColor(0x1f, 0x77, 0xb4), TimeSeriesChart::Style::Points);
   chart_->addSeries(tr("E2E"), QColor(0xff, 0x7f, 0x0e), TimeSeriesChart::Style::Points);

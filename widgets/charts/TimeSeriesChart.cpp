@@ -299,6 +299,7 @@ void TimeSeriesChart::paintEvent(QPaintEvent*) {
   }
   paintOverlays(p, plot);
   paintCursor(p, plot);
+  paintBox(p, plot);
   p.restore();
   p.setPen(pal.color(QPalette::Mid));
   p.drawRect(plot.adjusted(-1, -1, 0, 0));
@@ -414,6 +415,14 @@ void TimeSeriesChart::paintNowLine(QPainter& p, const QRect& plot) {
   p.drawText(QPoint(x - fontMetrics().horizontalAdvance(now) - 3, plot.bottom() - 3), now);
 }
 
+void TimeSeriesChart::paintBox(QPainter& p, const QRect& plot) {
+  if (drag_ != Drag::Box) return;
+  QColor fill = palette().color(QPalette::Highlight);
+  fill.setAlpha(60);
+  const int left = std::min(box_from_x_, box_to_x_), right = std::max(box_from_x_, box_to_x_);
+  p.fillRect(QRect(left, plot.top(), right - left, plot.height()), fill);
+}
+
 void TimeSeriesChart::paintOverlays(QPainter& p, const QRect& plot) {
   const QFontMetrics fm = fontMetrics();
   for (const Threshold& t : thresholds_) {
@@ -474,9 +483,10 @@ QString TimeSeriesChart::tooltipAt(const QPoint& pos) const {
   for (const Series& s : series_) {
     if (c >= static_cast<int>(s.columns.size())) continue;
     const EnvelopeColumn& col = s.columns[static_cast<std::size_t>(c)];
-    QString value = !col.present       ? tr("no data")
-                    : col.lo == col.hi ? QString::number(col.lo, 'g', 4)
-                                       : QStringLiteral("%1 to %2").arg(col.lo, 0, 'g', 4).arg(col.hi, 0, 'g', 4);
+    QString value = !col.present ? tr("no data")
+                    : col.lo == col.hi
+                        ? withUnit(QString::number(col.lo, 'g', 4))
+                        : withUnit(QStringLiteral("%1 to %2").arg(col.lo, 0, 'g', 4).arg(col.hi, 0, 'g', 4));
     if (col.present && !col.exact) value += tr(" (rolled up)");
     text += QStringLiteral("\n%1%2: %3").arg(s.name, isGhost(s.style) ? tr(" (preview)") : QString(), value);
   }
@@ -521,12 +531,13 @@ QStringList TimeSeriesChart::cursorReadout() const {
   for (const Series& s : series_) {
     if (at >= s.columns.size() || !s.columns[at].present || hiddenSeries(s)) continue;
     const EnvelopeColumn& col = s.columns[at];
-    const QString value = col.lo == col.hi ? QString::number(col.hi, 'g', 4)
-                                           : QStringLiteral("%1..%2").arg(col.lo, 0, 'g', 4).arg(col.hi, 0, 'g', 4);
+    const QString value =
+        withUnit(col.lo == col.hi ? QString::number(col.hi, 'g', 4)
+                                  : QStringLiteral("%1..%2").arg(col.lo, 0, 'g', 4).arg(col.hi, 0, 'g', 4));
     lines << QStringLiteral("%1%2: %3").arg(s.name, isGhost(s.style) ? tr(" (preview)") : QString(), value);
   }
   if (at < band_.size() && band_[at].present)
-    lines << tr("%1 others: median %2").arg(band_[at].workers).arg(band_[at].median, 0, 'g', 4);
+    lines << tr("%1 others: median %2").arg(band_[at].workers).arg(withUnit(QString::number(band_[at].median, 'g', 4)));
   return lines;
 }
 
@@ -569,6 +580,12 @@ void TimeSeriesChart::mousePressEvent(QMouseEvent* event) {
     toggleSeries(*series, event->modifiers().testFlag(Qt::ControlModifier));
     return;
   }
+  // Shift+drag: a box zoom, as in PlotJuggler (Ctrl+Z undoes it, ViewState::undoRange).
+  if (event->modifiers().testFlag(Qt::ShiftModifier) && plotRect().contains(pos)) {
+    drag_ = Drag::Box;
+    box_from_x_ = box_to_x_ = pos.x();
+    return;
+  }
   if (Threshold* t = thresholdNear(pos.y())) {
     drag_ = Drag::Threshold;
     drag_label_ = t->label;
@@ -587,6 +604,11 @@ void TimeSeriesChart::mouseMoveEvent(QMouseEvent* event) {
     setCursor(thresholdNear(pos.y()) ? Qt::SizeVerCursor : Qt::ArrowCursor);
     return;
   }
+  if (drag_ == Drag::Box) {
+    box_to_x_ = std::clamp(pos.x(), plot.left(), plot.right() + 1);
+    update();
+    return;
+  }
   if (drag_ == Drag::Threshold) {
     for (Threshold& t : thresholds_) {
       if (t.label != drag_label_) continue;
@@ -603,6 +625,8 @@ void TimeSeriesChart::mouseReleaseEvent(QMouseEvent* event) {
   if (drag_ == Drag::Threshold)
     if (std::optional<double> v = threshold(drag_label_)) emit thresholdDropped(drag_label_, *v);
   if (drag_ == Drag::Pan) axis_input_.release();
+  if (drag_ == Drag::Box && std::abs(box_to_x_ - box_from_x_) >= 3)  // a few pixels: a slip, not a box
+    view_.setRange(timeAt(std::min(box_from_x_, box_to_x_)), timeAt(std::max(box_from_x_, box_to_x_)));
   drag_ = Drag::None;
   update();
   QWidget::mouseReleaseEvent(event);

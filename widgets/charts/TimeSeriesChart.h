@@ -85,6 +85,8 @@ class TimeSeriesChart : public QWidget {
   void setHighlight(SimTime from, SimTime to);                 // to <= from clears it
   void setFixedYRange(double min, double max);                 // otherwise the y axis fits the data from 0
   void setIntegerValues(bool integer) { integer_ = integer; }  // y ticks at whole numbers only
+  // Said after every value the cursor and the tooltip read out ("%", "s", "requests").
+  void setUnit(const QString& unit) { unit_ = unit; }
 
   // Geometry, for tests and hit-testing: the plot rectangle (one pixel column per envelope
   // column), the grid its columns cover, and the pixel row of a value.
@@ -142,8 +144,10 @@ class TimeSeriesChart : public QWidget {
   std::vector<LegendEntry> legendEntries() const;
   bool hiddenSeries(const Series& s) const { return hidden_.contains(s.owner.isEmpty() ? s.name : s.owner); }
   int seriesAlpha(const Series& s) const;
+  QString withUnit(const QString& value) const { return unit_.isEmpty() ? value : value + QLatin1Char(' ') + unit_; }
   void paintOverlays(QPainter& p, const QRect& plot);
   void paintNowLine(QPainter& p, const QRect& plot);
+  void paintBox(QPainter& p, const QRect& plot);
   void paintBand(QPainter& p, const QRect& plot);
   void paintCursor(QPainter& p, const QRect& plot);
   std::optional<int> cursorColumn() const;
@@ -167,8 +171,10 @@ class TimeSeriesChart : public QWidget {
   SimTime highlight_from_ = 0, highlight_to_ = 0;
   SimTime hold_until_ = std::numeric_limits<SimTime>::min();
   bool fixed_y_ = false, integer_ = false;
+  QString unit_;
   double y_min_ = 0, y_max_ = 1;
-  enum class Drag { None, Pan, Threshold } drag_ = Drag::None;
+  enum class Drag { None, Pan, Threshold, Box } drag_ = Drag::None;
+  int box_from_x_ = 0, box_to_x_ = 0;  // a Shift+drag's span, in widget x
   TimeAxisInput axis_input_;
   QString drag_label_;
   mutable QRect plot_cache_;

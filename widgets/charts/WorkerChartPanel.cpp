@@ -33,9 +33,11 @@ WorkerChartSpec WorkerChartSpec::of(WorkerGauge gauge) {
     spec.title = WorkerChartPanel::tr("%1 per D (%)").arg(label);
     spec.scale = 100;
     spec.y_range = std::pair{0.0, 100.0};
+    spec.unit = QStringLiteral("%");
   } else {
     spec.title = WorkerChartPanel::tr("%1 per D").arg(label);
     spec.integer_values = true;
+    spec.unit = label.section(QLatin1Char(' '), -1);  // what is counted: "queued requests" -> "requests"
   }
   return spec;
 }
@@ -49,6 +51,7 @@ WorkerChartPanel::WorkerChartPanel(ViewState& view, std::vector<WorkerChartSpec>
     chart.view = new TimeSeriesChart(view, spec.title, this);
     if (spec.y_range) chart.view->setFixedYRange(spec.y_range->first, spec.y_range->second);
     chart.view->setIntegerValues(spec.integer_values);
+    chart.view->setUnit(spec.unit);
     layout->addWidget(chart.view, spec.stretch);
     chart.spec = std::move(spec);
     charts_.push_back(std::move(chart));

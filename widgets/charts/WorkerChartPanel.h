@@ -29,6 +29,7 @@ struct WorkerChartSpec {
   int stretch = 1;                                   // the chart's share of the panel's height
   bool integer_values = false;                       // y ticks at whole numbers (counts)
   std::optional<std::pair<double, double>> y_range;  // fixed; otherwise from 0 to the data
+  QString unit;                                      // after a value the cursor reads out: "%", "requests"
 
   // The gauge as people read it: "Queued requests per D", a fraction as 0-100 %, counts whole.
   static WorkerChartSpec of(WorkerGauge gauge);

@@ -1,6 +1,7 @@
 #include "widgets/common/ViewState.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 
 namespace kvscope {
@@ -19,8 +20,41 @@ void ViewState::advanceLive(SimTime now) {
 }
 
 void ViewState::setRange(SimTime from, SimTime to) {
+  remember();
   setFollowLive(false);
   set(from, to);
+}
+
+namespace {
+constexpr std::int64_t kGestureGapMs = 600;  // changes closer than this are one gesture, one undo
+constexpr std::size_t kUndoSteps = 50;
+std::int64_t steadyMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+}  // namespace
+
+void ViewState::remember() {
+  const std::int64_t now = steadyMs();
+  const bool same_gesture = !follow_live_ && last_remembered_ms_ >= 0 && now - last_remembered_ms_ < kGestureGapMs;
+  last_remembered_ms_ = now;
+  if (same_gesture) return;
+  history_.push_back({from_, to_, follow_live_});
+  if (history_.size() > kUndoSteps) history_.erase(history_.begin());
+}
+
+bool ViewState::undoRange() {
+  if (history_.empty()) return false;
+  const Stop stop = history_.back();
+  history_.pop_back();
+  last_remembered_ms_ = -1;
+  if (stop.follow) {
+    setFollowLive(true);
+    return true;
+  }
+  setFollowLive(false);
+  set(stop.from, stop.to);
+  return true;
 }
 
 void ViewState::zoomAbout(SimTime anchor, double notches) {

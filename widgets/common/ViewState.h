@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "core/model/Ids.h"
 
@@ -48,6 +49,11 @@ class ViewState : public QObject {
   void goToTime(SimTime time);
   // Back to following the live edge with the live window (View > Reset zoom).
   void resetZoom() { setFollowLive(true); }
+  // Back to the range before the last zoom, pan or jump (View > Undo zoom, Ctrl+Z), following
+  // live again if it was. The events of one gesture (a drag, a wheel spin) are one step; false
+  // when there is nothing to undo.
+  bool undoRange();
+  int undoDepth() const { return static_cast<int>(history_.size()); }
 
   // The time under the pointer in whichever time view it is over; nullopt when over none. Each time
   // view draws it as a line, charts with their series' values at it.
@@ -92,6 +98,7 @@ class ViewState : public QObject {
 
  private:
   void set(SimTime from, SimTime to);
+  void remember();  // the range as it is, before a user's change
 
   SimTime from_ = 0;
   SimTime to_ = secondsToTime(300);
@@ -103,6 +110,12 @@ class ViewState : public QObject {
   RequestId selected_request_ = 0;
   QStringList highlighted_;
   QStringList worst_workers_;
+  struct Stop {
+    SimTime from, to;
+    bool follow;
+  };
+  std::vector<Stop> history_;
+  std::int64_t last_remembered_ms_ = -1;
   QStringList selected_workers_;
 };
 
