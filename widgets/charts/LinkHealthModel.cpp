@@ -41,21 +41,19 @@ void LinkHealthModel::refresh(const TelemetryStore& store) {
   prefill_ = prefill;
   decode_ = decode;
   decode_workers_ = decode_workers;
-  cells_.assign(static_cast<std::size_t>(prefill_.size()) * decode_workers_.size(), nullptr);
-  for (int p = 0; p < prefill_.size(); ++p)
-    for (std::size_t d = 0; d < decode_workers_.size(); ++d)
-      cells_[static_cast<std::size_t>(p) * decode_workers_.size() + d] = store.link(p, decode_workers_[d]);
+  store_ = &store;
   if (shape_changed) {
     endResetModel();
-  } else if (!cells_.empty()) {
+  } else if (!prefill_.isEmpty() && !decode_workers_.empty()) {
     emit dataChanged(index(0, 0), index(rowCount() - 1, columnCount() - 1));
   }
 }
 
 const LinkSeries* LinkHealthModel::linkAt(const QModelIndex& index) const {
   if (!index.isValid() || index.row() >= rowCount() || index.column() >= columnCount()) return nullptr;
-  return cells_[static_cast<std::size_t>(index.row()) * decode_workers_.size() +
-                static_cast<std::size_t>(index.column())];
+  // Looked up now, not kept from the refresh: a new source clears the store (and links added later
+  // move the store's vector) before the next refresh, while a paint may come in between.
+  return store_ ? store_->link(index.row(), decode_workers_[static_cast<std::size_t>(index.column())]) : nullptr;
 }
 
 int LinkHealthModel::rowCount(const QModelIndex& parent) const {

@@ -35,9 +35,9 @@ class LinkHealthModel : public QAbstractTableModel {
 
  private:
   QStringList prefill_, decode_;
-  std::vector<int> decode_workers_;  // store worker index of each column
-  std::vector<const LinkSeries*> cells_;
-  std::map<std::string, std::string> health_;  // row-major; pointers into the store, valid until the next refresh
+  std::vector<int> decode_workers_;        // store worker index of each column
+  const TelemetryStore* store_ = nullptr;  // the cells' links, looked up when read
+  std::map<std::string, std::string> health_;
 };
 
 }  // namespace kvscope
