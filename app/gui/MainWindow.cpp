@@ -3,6 +3,8 @@
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QFileDialog>
+#include <QFileInfo>
 #include <QInputDialog>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -15,6 +17,7 @@
 #include "app/gui/FindingAlert.h"
 #include "app/gui/PanelDocks.h"
 #include "app/gui/PreviewController.h"
+#include "app/gui/SessionRecorder.h"
 #include "app/gui/ShortcutsDialog.h"
 #include "app/gui/SourceFactory.h"
 #include "app/gui/SourceMenu.h"
@@ -138,6 +141,7 @@ void MainWindow::buildMenus() {
   file->addSeparator();
   auto* exports = new ExportActions(*this, *session_);
   exports->addTo(*file);
+  addRecordingAction(*file);
   file->addSeparator();
   QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
   quit->setShortcut(QKeySequence::Quit);
@@ -166,6 +170,30 @@ void MainWindow::buildMenus() {
     dialog->show();
   });
   keys->setShortcuts({QKeySequence(Qt::Key_Question), QKeySequence(Qt::Key_F1)});
+}
+
+// File > Record this session...: from now on, to a .kvrec; the same entry stops it.
+void MainWindow::addRecordingAction(QMenu& file) {
+  recorder_ = new SessionRecorder(*session_, this);
+  QAction* record = file.addAction(tr("&Record this session..."));
+  record->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R));
+  connect(record, &QAction::triggered, this, [this] {
+    QString error;
+    if (recorder_->recording()) {
+      if (!recorder_->stop(&error)) QMessageBox::warning(this, tr("Recording"), error);
+      return;
+    }
+    const QString path =
+        QFileDialog::getSaveFileName(this, tr("Record this session"), "session.kvrec", tr("Recordings (*.kvrec)"));
+    if (!path.isEmpty() && !recorder_->start(path, &error)) QMessageBox::warning(this, tr("Recording"), error);
+  });
+  connect(recorder_, &SessionRecorder::recordingChanged, this, [this, record](bool on) {
+    record->setText(on ? tr("Stop &recording (%1)").arg(QFileInfo(recorder_->path()).fileName())
+                       : tr("&Record this session..."));
+    updateStatus();
+  });
+  connect(recorder_, &SessionRecorder::failed, this,
+          [this](const QString& message) { QMessageBox::warning(this, tr("Recording"), message); });
 }
 
 void MainWindow::openSource(std::unique_ptr<Source> source) { session_->open(std::move(source)); }
@@ -235,6 +263,7 @@ void MainWindow::updateStatus() {
   if (s->capabilities().speed)
     text += st.speed > 0 ? QStringLiteral(" - %1x").arg(st.speed) : QStringLiteral(" - max speed");
   if (!st.detail.empty()) text += QStringLiteral(" - ") + QString::fromStdString(st.detail);
+  if (recorder_ && recorder_->recording()) text += tr(" - recording to %1").arg(recorder_->path());
   status_->setText(text);
   const TelemetryStore& store = session_->store();
   counters_->setText(QStringLiteral("%1 events").arg(static_cast<qulonglong>(store.eventCount())));

@@ -3,6 +3,7 @@
 // run session to the panels. Panels live in PanelDocks, source choices in SourceMenu.
 #include <QLabel>
 #include <QMainWindow>
+#include <QMenu>
 #include <QPushButton>
 #include <QSize>
 
@@ -11,6 +12,7 @@
 namespace kvscope {
 
 class FindingAlert;
+class SessionRecorder;
 class PanelDocks;
 class PreviewController;
 class RunSession;
@@ -42,6 +44,7 @@ class MainWindow : public QMainWindow {
   ViewState& view() { return *view_; }
   PreviewController& preview() { return *preview_; }
   FindingAlert& findingAlert() { return *alert_; }
+  SessionRecorder& sessionRecorder() { return *recorder_; }
   const QPushButton& notLiveBar() const { return *not_live_; }
   const QPushButton& pauseOffer() const { return *pause_offer_; }
   QString statusText() const { return status_->text(); }
@@ -58,6 +61,7 @@ class MainWindow : public QMainWindow {
  private:
   void onFrame();
   void offerPause(const QString& text);
+  void addRecordingAction(QMenu& file);
   void updateStatus();
   void buildMenus();
 
@@ -73,6 +77,7 @@ class MainWindow : public QMainWindow {
   QPushButton* not_live_ = nullptr;
   QPushButton* pause_offer_ = nullptr;
   FindingAlert* alert_ = nullptr;
+  SessionRecorder* recorder_ = nullptr;
   Layout layout_;
   QSize screenshot_size_;
   bool screenshot_ = false;

@@ -1,5 +1,7 @@
 #include "app/gui/PanelDocks.h"
 
+#include <QAbstractItemView>
+
 #include <QAction>
 #include <QCoreApplication>
 #include <QDockWidget>
@@ -22,6 +24,7 @@
 #include "widgets/charts/LinkHealthPanel.h"
 #include "widgets/charts/TimeSeriesChart.h"
 #include "widgets/charts/WorkerChartPanel.h"
+#include "widgets/common/TableCopy.h"
 #include "widgets/common/ViewState.h"
 #include "widgets/diagnosis/DiagnosisPanel.h"
 #include "widgets/knobs/KnobsPanel.h"
@@ -52,6 +55,8 @@ PanelDocks::PanelDocks(QMainWindow& window, ViewState& view, QMenu& view_menu)
   replay_dock_ = dockNamed("replay");
   auto* diagnosis = panelOf<DiagnosisPanel>("diagnosis");
   auto* inspector = dockNamed("decisions");
+  // Every table of every panel copies (Ctrl+C) what is selected, or all of it.
+  for (QAbstractItemView* table : window_.findChildren<QAbstractItemView*>()) enableTableCopy(*table);
   // The worker table and the timeline span the whole width: every column and row in view.
   window_.setCorner(Qt::TopLeftCorner, Qt::TopDockWidgetArea);
   window_.setCorner(Qt::TopRightCorner, Qt::TopDockWidgetArea);

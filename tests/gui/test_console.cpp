@@ -7,14 +7,17 @@
 #include <QMenuBar>
 #include <QPushButton>
 #include <QRegularExpression>
+#include <QTemporaryDir>
 #include <QtTest>
 
 #include "app/gui/ExportActions.h"
 #include "app/gui/FindingAlert.h"
 #include "app/gui/MainWindow.h"
 #include "app/gui/PanelDocks.h"
+#include "app/gui/SessionRecorder.h"
 #include "app/gui/ShortcutsDialog.h"
 #include "app/gui/SourceFactory.h"
+#include "backend/recording/KvrecReader.h"
 #include "core/source/EmbeddedSimulationSource.h"
 #include "tests/support/CliRunner.h"
 #include "tests/support/SimHarness.h"
@@ -106,6 +109,7 @@ class ConsoleTest : public QObject {
   void aChartWithStaleColumnsIsRefreshedOnTheNextFrame();
   void exportsSummaryAsCsvAndMarkdown();
   void theWindowSaysWhatAnOperatorMissed();
+  void recordsTheSessionFromNowOn();
 };
 
 void ConsoleTest::embeddedColdDecodeRecoversWithLoadFloor() {
@@ -409,6 +413,41 @@ void ConsoleTest::theWindowSaysWhatAnOperatorMissed() {
   QVERIFY2(keysOf(QStringLiteral("Help > Keyboard shortcuts")).startsWith(QStringLiteral("?")),
            qPrintable(keysOf(QStringLiteral("Help > Keyboard shortcuts"))));
   QVERIFY(!keysOf(QStringLiteral("View > Zoom in")).isEmpty());
+}
+
+// File > Record this session, begun mid-run: the file opens as a recording whose run is the one
+// on screen, with the frames the console received while it recorded, and replays in the console.
+void ConsoleTest::recordsTheSessionFromNowOn() {
+  QTemporaryDir dir;
+  const QString path = dir.filePath("session.kvrec");
+  MainWindow window;
+  window.resize(1280, 800);
+  window.show();
+  SessionRecorder& recorder = window.sessionRecorder();
+  QString error;
+  QVERIFY(!recorder.start(path, &error));  // no run yet
+  QVERIFY2(error.contains("no run"), qPrintable(error));
+  window.openSource(std::make_unique<EmbeddedSimulationSource>("e2-cold-d", SimulationOptions{}, 40));
+  const TelemetryStore& store = window.session().store();
+  QTRY_VERIFY_WITH_TIMEOUT(store.now() >= secondsToTime(30), 60000);
+  QVERIFY2(recorder.start(path, &error), qPrintable(error));
+  QVERIFY(window.statusText().contains("recording to"));
+  const SimTime from = store.now();
+  QTRY_VERIFY_WITH_TIMEOUT(store.now() >= from + secondsToTime(60), 60000);
+  QVERIFY2(recorder.stop(&error), qPrintable(error));
+  std::string why;
+  const auto reader = KvrecReader::open(QFile::encodeName(path).toStdString(), &why);
+  QVERIFY2(reader, why.c_str());
+  QVERIFY(reader->problems().empty());
+  QVERIFY2(reader->stats().frames > 60, qPrintable(QString::number(reader->stats().frames)));
+  QVERIFY(reader->firstTime() >= from);
+  QVERIFY(reader->lastTime() >= from + secondsToTime(60));
+  // It replays in the console: the run on screen is e2-cold-d again.
+  SourceSpec spec;
+  spec.kind = SourceSpec::Recording;
+  spec.target = QFile::encodeName(path).toStdString();
+  window.openSource(makeSource(spec));
+  QTRY_VERIFY_WITH_TIMEOUT(store.run() && store.run()->scenario == "e2-cold-d", 30000);
 }
 
 QTEST_MAIN(ConsoleTest)

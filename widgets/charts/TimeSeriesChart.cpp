@@ -1,5 +1,6 @@
 #include "widgets/charts/TimeSeriesChart.h"
 
+#include <QContextMenuEvent>
 #include <QHelpEvent>
 #include <QMouseEvent>
 #include <QPainter>
@@ -10,6 +11,7 @@
 #include <cmath>
 
 #include "widgets/charts/AxisTicks.h"
+#include "widgets/charts/ChartExport.h"
 #include "widgets/common/ViewState.h"
 
 namespace kvscope {
@@ -634,6 +636,8 @@ void TimeSeriesChart::mouseReleaseEvent(QMouseEvent* event) {
 
 // Double-click returns to the live edge, as in most trace viewers (and on the timeline).
 void TimeSeriesChart::mouseDoubleClickEvent(QMouseEvent*) { axis_input_.doubleClick(); }
+
+void TimeSeriesChart::contextMenuEvent(QContextMenuEvent* event) { ChartExport::showMenu(*this, event->globalPos()); }
 
 void TimeSeriesChart::leaveEvent(QEvent* event) {
   axis_input_.hover(std::nullopt);

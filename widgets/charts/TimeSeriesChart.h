@@ -118,6 +118,7 @@ class TimeSeriesChart : public QWidget {
   void mouseReleaseEvent(QMouseEvent* event) override;
   void mouseDoubleClickEvent(QMouseEvent* event) override;
   void leaveEvent(QEvent* event) override;
+  void contextMenuEvent(QContextMenuEvent* event) override;  // Save as PNG / CSV (ChartExport)
   bool event(QEvent* event) override;
 
  private:

@@ -46,8 +46,10 @@ void RunSession::drainNow() {
   source_->staging().drain(batch_);
   last_batch_ = static_cast<int>(batch_.size());
   store_.ingest(batch_);
-  for (EventSink* observer : observers_)
+  for (EventSink* observer : observers_) {
     for (const Event& e : batch_) observer->onEvent(e);
+    if (!batch_.empty()) observer->flush();  // a frame is a batch: a writer hands it to the OS
+  }
   emit frame();  // panels skip the work themselves when neither the store nor their view moved
   last_frame_ms_ = static_cast<double>(clock.nsecsElapsed()) / 1e6;
 }
