@@ -32,9 +32,11 @@ QString seconds(SimTime t) { return QString::number(timeToSeconds(t), 'f', 6); }
 
 // A name for the files: the chart's title without what a file name cannot hold.
 QString baseName(const TimeSeriesChart& chart) {
+  static const QRegularExpression kOther(QStringLiteral("[^a-z0-9]+"));
+  static const QRegularExpression kEnds(QStringLiteral("^-+|-+$"));
   QString name = chart.title().toLower();
-  name.replace(QRegularExpression(QStringLiteral("[^a-z0-9]+")), QStringLiteral("-"));
-  return name.remove(QRegularExpression(QStringLiteral("^-+|-+$")));
+  name.replace(kOther, QStringLiteral("-"));
+  return name.remove(kEnds);
 }
 
 }  // namespace
