@@ -7,9 +7,9 @@
 #include <QMessageBox>
 #include <QWidget>
 
-#include "core/io/AtomicFile.h"
 #include "core/metrics/RunSummary.h"
 #include "widgets/common/RunSession.h"
+#include "widgets/common/SaveFile.h"
 
 namespace kvscope {
 
@@ -31,17 +31,6 @@ void ExportActions::addTo(QMenu& menu) {
   });
 }
 
-namespace {
-// The one writer of files a user names (AtomicFile): whole or nothing, and only a regular file - a
-// device, FIFO or directory chosen in the dialog is refused, a symlink is followed.
-bool writeWhole(const QString& path, const QByteArray& bytes, QString* error) {
-  std::string why;
-  if (AtomicFile::write(QFile::encodeName(path).toStdString(), bytes.toStdString(), &why)) return true;
-  if (error) *error = QObject::tr("cannot write %1").arg(QString::fromStdString(why));
-  return false;
-}
-}  // namespace
-
 bool ExportActions::saveWindowPng(const QString& path, QString* error) const {
   const QPixmap shot = window_.grab();
   QByteArray png;
@@ -50,7 +39,7 @@ bool ExportActions::saveWindowPng(const QString& path, QString* error) const {
     if (error) *error = tr("cannot write %1: the window did not encode as PNG").arg(path);
     return false;
   }
-  return writeWhole(path, png, error);
+  return saveWholeFile(path, png, error);
 }
 
 QString ExportActions::summaryCsv(const RunSummary& s) {
@@ -123,7 +112,7 @@ bool ExportActions::saveSummary(const QString& path, QString* error) const {
   RunSummary s = session_.store().summary();
   s.diagnosis = session_.store().findings();
   const QString text = path.endsWith(".md", Qt::CaseInsensitive) ? summaryMarkdown(s) : summaryCsv(s);
-  return writeWhole(path, text.toUtf8(), error);
+  return saveWholeFile(path, text.toUtf8(), error);
 }
 
 }  // namespace kvscope

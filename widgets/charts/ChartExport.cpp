@@ -8,19 +8,12 @@
 #include <QPixmap>
 #include <QRegularExpression>
 
-#include "core/io/AtomicFile.h"
 #include "widgets/charts/TimeSeriesChart.h"
+#include "widgets/common/SaveFile.h"
 
 namespace kvscope::ChartExport {
 
 namespace {
-
-bool writeWhole(const QString& path, const QByteArray& bytes, QString* error) {
-  std::string why;
-  if (AtomicFile::write(QFile::encodeName(path).toStdString(), bytes.toStdString(), &why)) return true;
-  if (error) *error = QObject::tr("cannot write %1").arg(QString::fromStdString(why));
-  return false;
-}
 
 // A CSV field: quoted when it holds a comma or a quote (series names are the operator's workers).
 QString field(const QString& text) {
@@ -77,11 +70,11 @@ bool savePng(TimeSeriesChart& chart, const QString& path, QString* error) {
     if (error) *error = QObject::tr("cannot write %1: the chart did not encode as PNG").arg(path);
     return false;
   }
-  return writeWhole(path, png, error);
+  return saveWholeFile(path, png, error);
 }
 
 bool saveCsv(const TimeSeriesChart& chart, const QString& path, QString* error) {
-  return writeWhole(path, visibleCsv(chart).toUtf8(), error);
+  return saveWholeFile(path, visibleCsv(chart).toUtf8(), error);
 }
 
 void showMenu(TimeSeriesChart& chart, const QPoint& global) {
