@@ -17,7 +17,6 @@
 namespace kvscope {
 
 namespace {
-constexpr int kPad = 6;
 constexpr int kGrabPixels = 5;          // how near a draggable line a press grabs it
 constexpr int kMarkerMergePixels = 40;  // markers closer than this share one label
 }  // namespace
@@ -35,36 +34,6 @@ TimeSeriesChart::TimeSeriesChart(ViewState& view, const QString& title, QWidget*
 int TimeSeriesChart::addSeries(const QString& name, const QColor& color, Style style, const QString& owner) {
   series_.push_back({name, color, style, owner, {}, 0});
   return static_cast<int>(series_.size()) - 1;
-}
-
-void TimeSeriesChart::setSeriesHidden(const QString& name, bool hidden) {
-  if (hidden ? hidden_.contains(name) : !hidden_.contains(name)) return;
-  if (hidden)
-    hidden_.insert(name);
-  else
-    hidden_.remove(name);
-  update();
-}
-
-// A click shows or hides one series; Ctrl+click shows it alone, or everything again when it already is.
-void TimeSeriesChart::toggleSeries(const QString& name, bool isolate) {
-  if (!isolate) return setSeriesHidden(name, !isSeriesHidden(name));
-  bool alone = !isSeriesHidden(name);
-  for (const Series& s : series_)
-    if (!isGhost(s.style) && s.name != name && !isSeriesHidden(s.name)) alone = false;
-  for (const Series& s : series_)
-    if (!isGhost(s.style)) setSeriesHidden(s.name, alone ? false : s.name != name);
-}
-
-// Real data is never fainter than a forecast: a ghost gets at most half its real series' alpha,
-// and a finding's workers stand out (the others, and their ghosts, fade).
-int TimeSeriesChart::seriesAlpha(const Series& s) const {
-  const QString& real = s.owner.isEmpty() ? s.name : s.owner;
-  const bool faded = !view_.highlightedWorkers().isEmpty() && !view_.isHighlighted(real);
-  const int real_alpha = faded ? 60 : 255;
-  if (!isGhost(s.style)) return faded ? real_alpha : s.color.alpha();
-  const int own = s.color.alpha() == 255 ? 120 : s.color.alpha();
-  return std::min(own, real_alpha / 2);
 }
 
 void TimeSeriesChart::clearSeries() {
@@ -256,7 +225,7 @@ AxisTicks TimeSeriesChart::yTicks(int plot_height) const {
 QString TimeSeriesChart::tickLabelsY() const {
   QStringList labels;
   const AxisTicks ticks = yTicks(plotRect().height());
-  for (auto it = ticks.ticks.rbegin(); it != ticks.ticks.rend(); ++it) labels << it->label;
+  for (const AxisTicks::Tick& tick : ticks.ticks) labels.prepend(tick.label);  // top to bottom
   return labels.join('|');
 }
 
@@ -360,51 +329,6 @@ void TimeSeriesChart::paintAxes(QPainter& p, const QRect& plot) {
                    axis);
 }
 
-void TimeSeriesChart::paintLegend(QPainter& p) {
-  const QPalette& pal = palette();
-  const QFontMetrics fm = fontMetrics();
-  QFont bold = font();
-  bold.setBold(true);
-  p.setFont(bold);
-  p.setPen(pal.color(QPalette::Text));
-  const QStaticText& title = bold_text_.get(title_, bold);
-  p.drawStaticText(QPointF(kPad, 2 + (fm.height() - title.size().height()) / 2), title);
-  const int title_end = kPad + static_cast<int>(std::ceil(title.size().width())) + 3 * kPad;
-  p.setFont(font());
-  auto widthOf = [&](const QString& text) { return static_cast<int>(std::ceil(text_.width(text, font()))); };
-  legend_.layout(legendEntries(), title_end, width() - kPad, 2, fm.height(), widthOf);
-  QColor muted = pal.color(QPalette::Text);
-  muted.setAlpha(110);
-  legend_.paint(p, pal.color(QPalette::Text), muted, [&](const QString& text, int right) {
-    const QStaticText& shaped = text_.get(text, font());
-    p.drawStaticText(QPointF(right - widthOf(text), 2 + (fm.height() - shaped.size().height()) / 2), shaped);
-  });
-}
-
-// Reading order: the series, each kind of forecast drawn now ("without the change", "with the
-// change"), the thresholds, the band (most of the workers, when there are many).
-std::vector<LegendEntry> TimeSeriesChart::legendEntries() const {
-  std::vector<LegendEntry> entries;
-  for (const Series& s : series_)
-    if (!isGhost(s.style)) entries.push_back({LegendEntry::Kind::Swatch, s.name, s.color, s.name, hiddenSeries(s)});
-  QStringList forecasts;
-  for (const Series& s : series_) {
-    if (!isGhost(s.style) || hiddenSeries(s)) continue;
-    if (std::none_of(s.columns.begin(), s.columns.end(), [](const EnvelopeColumn& c) { return c.present; })) continue;
-    const QString text =
-        s.owner.isEmpty() || !s.name.startsWith(s.owner) ? s.name : s.name.mid(s.owner.size()).trimmed();
-    if (forecasts.contains(text)) continue;
-    forecasts << text;
-    QColor color = s.color;
-    color.setAlpha(seriesAlpha(s));
-    entries.push_back({LegendEntry::Kind::Ghost, text, color, {}, false});
-  }
-  for (const Threshold& t : thresholds_) entries.push_back({LegendEntry::Kind::Dash, t.label, t.color, {}, false});
-  if (!band_legend_.isEmpty() && !band_.empty())
-    entries.push_back({LegendEntry::Kind::Band, band_legend_, band_color_, {}, false});
-  return entries;
-}
-
 // "Now" where the view shows time after it (a preview's forecast, a look ahead): left of the line
 // happened, right of it is forecast. Under the data, so it never covers a sample's pixel.
 void TimeSeriesChart::paintNowLine(QPainter& p, const QRect& plot) {
@@ -472,37 +396,6 @@ TimeSeriesChart::Threshold* TimeSeriesChart::thresholdNear(int y) {
   return nullptr;
 }
 
-QString TimeSeriesChart::tooltipAt(const QPoint& pos) const {
-  if (legend_.isOnFolded(pos)) return tr("Also drawn: %1").arg(legend_.folded().join(QStringLiteral(", ")));
-  if (legend_.seriesAt(pos)) return tr("Click: show or hide this series. Ctrl+click: show it alone.");
-  const QRect plot = plotRect();
-  if (!plot.contains(pos)) return {};
-  const int c = pos.x() - plot.left();
-  const ColumnGrid g = grid();
-  QString text = QStringLiteral("t = %1 to %2 s")
-                     .arg(timeToSeconds(g.columnStart(c)), 0, 'f', 1)
-                     .arg(timeToSeconds(g.columnStart(c + 1) - 1), 0, 'f', 1);
-  for (const Series& s : series_) {
-    if (c >= static_cast<int>(s.columns.size())) continue;
-    const EnvelopeColumn& col = s.columns[static_cast<std::size_t>(c)];
-    QString value = !col.present ? tr("no data")
-                    : col.lo == col.hi
-                        ? withUnit(QString::number(col.lo, 'g', 4))
-                        : withUnit(QStringLiteral("%1 to %2").arg(col.lo, 0, 'g', 4).arg(col.hi, 0, 'g', 4));
-    if (col.present && !col.exact) value += tr(" (rolled up)");
-    text += QStringLiteral("\n%1%2: %3").arg(s.name, isGhost(s.style) ? tr(" (preview)") : QString(), value);
-  }
-  if (c < static_cast<int>(band_.size()) && band_[static_cast<std::size_t>(c)].present) {
-    const BandColumn& b = band_[static_cast<std::size_t>(c)];
-    text += tr("\n%1 other workers: min %2, median %3, max %4")
-                .arg(b.workers)
-                .arg(b.lo, 0, 'g', 4)
-                .arg(b.median, 0, 'g', 4)
-                .arg(b.hi, 0, 'g', 4);
-  }
-  return text;
-}
-
 bool TimeSeriesChart::event(QEvent* e) {
   if (e->type() == QEvent::FontChange || e->type() == QEvent::StyleChange) ++font_generation_;
   if (e->type() == QEvent::ToolTip) {
@@ -515,59 +408,6 @@ bool TimeSeriesChart::event(QEvent* e) {
     return true;
   }
   return QWidget::event(e);
-}
-
-std::optional<int> TimeSeriesChart::cursorColumn() const {
-  const std::optional<SimTime> t = view_.cursorTime();
-  if (!t || *t < view_.from() || *t >= view_.to()) return std::nullopt;
-  const int c = grid().columnOf(*t);
-  if (c < 0 || c >= plotColumns()) return std::nullopt;
-  return c;
-}
-
-QStringList TimeSeriesChart::cursorReadout() const {
-  QStringList lines;
-  const std::optional<int> c = cursorColumn();
-  if (!c) return lines;
-  const auto at = static_cast<std::size_t>(*c);
-  for (const Series& s : series_) {
-    if (at >= s.columns.size() || !s.columns[at].present || hiddenSeries(s)) continue;
-    const EnvelopeColumn& col = s.columns[at];
-    const QString value =
-        withUnit(col.lo == col.hi ? QString::number(col.hi, 'g', 4)
-                                  : QStringLiteral("%1..%2").arg(col.lo, 0, 'g', 4).arg(col.hi, 0, 'g', 4));
-    lines << QStringLiteral("%1%2: %3").arg(s.name, isGhost(s.style) ? tr(" (preview)") : QString(), value);
-  }
-  if (at < band_.size() && band_[at].present)
-    lines << tr("%1 others: median %2").arg(band_[at].workers).arg(withUnit(QString::number(band_[at].median, 'g', 4)));
-  return lines;
-}
-
-// The shared cursor: a line at the hovered time (whichever time view the pointer is in) and, beside
-// it, each series' value there, so one look across the charts reads every gauge at that moment.
-void TimeSeriesChart::paintCursor(QPainter& p, const QRect& plot) {
-  const std::optional<int> c = cursorColumn();
-  if (!c) return;
-  const int x = plot.left() + *c;
-  QColor line = palette().color(QPalette::Text);
-  line.setAlpha(110);
-  p.setPen(QPen(line, 1));
-  p.drawLine(x, plot.top(), x, plot.bottom());
-  const QStringList lines = cursorReadout();
-  if (lines.isEmpty()) return;
-  const QFontMetrics fm = fontMetrics();
-  int width = 0;
-  for (const QString& l : lines) width = std::max(width, fm.horizontalAdvance(l));
-  const int rows = std::min<int>(static_cast<int>(lines.size()), std::max(1, (plot.height() - 4) / fm.height()));
-  QRect box(x + 6, plot.top() + 2, width + 8, rows * fm.height() + 4);
-  if (box.right() > plot.right()) box.moveRight(x - 6);  // near the right edge: on the line's left
-  QColor back = palette().color(QPalette::ToolTipBase);
-  back.setAlpha(220);
-  p.fillRect(box, back);
-  p.setPen(palette().color(QPalette::ToolTipText));
-  for (int i = 0; i < rows; ++i)
-    p.drawText(QRect(box.left() + 4, box.top() + 2 + i * fm.height(), width, fm.height()), Qt::AlignLeft,
-               lines[static_cast<qsizetype>(i)]);
 }
 
 void TimeSeriesChart::wheelEvent(QWheelEvent* event) {

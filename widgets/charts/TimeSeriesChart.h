@@ -158,6 +158,7 @@ class TimeSeriesChart : public QWidget {
   Threshold* thresholdNear(int y);
   QString tooltipAt(const QPoint& pos) const;
 
+  static constexpr int kPad = 6;  // around the plot, the legend's entries and labels
   ViewState& view_;
   StaticTextCache text_, bold_text_;  // labels shaped once, not every paint
   QString title_;
