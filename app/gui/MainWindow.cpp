@@ -12,6 +12,9 @@
 #include <QScreen>
 #include <QSettings>
 #include <QStatusBar>
+#include <QWindow>
+
+#include <algorithm>
 
 #include "app/gui/ExportActions.h"
 #include "app/gui/FindingAlert.h"
@@ -84,17 +87,32 @@ MainWindow::MainWindow(Layout layout, QWidget* parent)
 
 MainWindow::~MainWindow() = default;
 
+namespace {
+bool fitsIn(QSize size, QSize room) { return size.width() <= room.width() && size.height() <= room.height(); }
+
+// `rect` moved and, where it must be, shrunk to lie inside `room`.
+QRect insideOf(QRect rect, const QRect& room) {
+  rect.setSize(rect.size().boundedTo(room.size()));
+  rect.moveLeft(std::clamp(rect.left(), room.left(), room.right() + 1 - rect.width()));
+  rect.moveTop(std::clamp(rect.top(), room.top(), room.bottom() + 1 - rect.height()));
+  return rect;
+}
+}  // namespace
+
 void MainWindow::showAtStart() {
   QSettings settings;
+  const QRect screen_room = screen()->availableGeometry();
+  docks_->setRoom(screenshot_size_.isValid() ? screenshot_size_ : screen_room.size());
   if (screenshot_size_.isValid() || layout_ == Layout::Default) {
     screenshot_ = screenshot_size_.isValid();
-    resize(screenshot_ ? screenshot_size_ : screen()->availableGeometry().size());
+    resize(screenshot_ ? screenshot_size_ : screen_room.size());
   } else if (restoreGeometry(settings.value("window/geometry").toByteArray())) {
     layout_restored_ = restoreState(settings.value("window/state").toByteArray());
     show();
+    fitRestoredLayout(screen_room);
     return;
   } else {
-    setGeometry(screen()->availableGeometry());
+    setGeometry(screen_room);
   }
   if (screenshot_)
     show();
@@ -103,6 +121,22 @@ void MainWindow::showAtStart() {
   // Re-docking asks the layout for the docks' preferred sizes, which may grow a window that is
   // not maximized by a window manager (offscreen, Xvfb): the size asked for wins.
   if (screenshot_) resize(screenshot_size_);
+}
+
+// A layout saved on a larger screen (or at a smaller scale) comes back inside this one; one whose
+// panels cannot fit in it gives way to the default layout, which is made for it. The frame's
+// margins are known once the window is shown.
+void MainWindow::fitRestoredLayout(const QRect& room) {
+  const QMargins frame = windowHandle() ? windowHandle()->frameMargins() : QMargins();
+  const QSize inside = room.size().shrunkBy(frame);
+  if (layout_restored_ && !fitsIn(minimumSizeHint(), inside)) {
+    layout_restored_ = false;
+    docks_->setRoom(inside);
+    docks_->applyDefaultLayout();
+    statusBar()->showMessage(tr("The saved layout does not fit this screen: the default layout is shown"), 15000);
+  }
+  const QRect outer = insideOf(frameGeometry(), room);
+  if (outer != frameGeometry()) setGeometry(outer.marginsRemoved(frame));
 }
 
 // The default layout depends on the window's size, known only once it is shown.

@@ -59,6 +59,7 @@ class MainWindow : public QMainWindow {
   void resizeEvent(QResizeEvent* event) override;
 
  private:
+  void fitRestoredLayout(const QRect& room);
   void onFrame();
   void offerPause(const QString& text);
   void addRecordingAction(QMenu& file);

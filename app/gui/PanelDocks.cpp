@@ -9,8 +9,10 @@
 #include <QKeySequence>
 #include <QTableView>
 
+#include <QLayout>
 #include <QMainWindow>
 #include <QMenu>
+#include <QResizeEvent>
 #include <algorithm>
 
 #include "app/gui/PanelRegistry.h"
@@ -69,7 +71,7 @@ PanelDocks::PanelDocks(QMainWindow& window, ViewState& view, QMenu& view_menu)
   // A strip that shrank (fewer rows after a resize) would leave its dock's height empty below it.
   connect(decode_load_, &DecodeLoadPanel::rowsFitted, this, [this] {
     if (!default_layout_ || applying_) return;
-    if (sideColumnsStack() != stacked_) {
+    if (!arrangementHolds()) {
       applyDefaultLayout(ClosedDocks::Keep);
       return;
     }
@@ -79,6 +81,7 @@ PanelDocks::PanelDocks(QMainWindow& window, ViewState& view, QMenu& view_menu)
     QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
     fitStripAndTimeline();
   });
+  window_.installEventFilter(this);
   refit_.setSingleShot(true);
   refit_.setInterval(150);
   connect(&refit_, &QTimer::timeout, this, &PanelDocks::refitToWindow);
@@ -118,9 +121,26 @@ void PanelDocks::track(TelemetryPanel* panel) {
 
 // Below ~950 px (measured with a three-row worker strip) the side columns cannot stack two panels
 // each at their minimum height; every further strip row takes its height from them.
-bool PanelDocks::sideColumnsStack() const {
-  const int extra_rows = std::max(0, decode_load_->fittedRows() - 3);
-  return window_.height() - extra_rows * decode_load_->table().verticalHeader()->defaultSectionSize() >= 950;
+bool PanelDocks::sideColumnsStack() const { return room().height() - stripRowsPastThree() >= 950; }
+
+// The height of the strip's rows past its three: a 64-D strip is taller where the room lets it be.
+int PanelDocks::stripRowsPastThree() const {
+  return std::max(0, decode_load_->fittedRows() - 3) * decode_load_->table().verticalHeader()->defaultSectionSize();
+}
+
+// The side column's width at the window's width (the knobs and diagnosis; the links and latency
+// take about as much on the right).
+int PanelDocks::sideWidth() const { return std::clamp(room().width() * 27 / 100, 340, 500); }
+
+// The knobs and the findings reach up beside the worker strip when every column of the strip
+// still fits beside them: more knobs in view, where the strip would leave an empty band.
+bool PanelDocks::knobsBesideStrip() const { return room().width() - sideWidth() >= decode_load_->widestTableWidth(); }
+
+QSize PanelDocks::room() const { return room_.isValid() ? room_ : window_.size(); }
+
+bool PanelDocks::arrangementHolds() const {
+  return sideColumnsStack() == stacked_ && knobsBesideStrip() == knobs_beside_strip_ &&
+         (full_min_height_ > room().height()) == strip_in_tabs_;
 }
 
 QDockWidget* PanelDocks::dockNamed(const char* object_name) const {
@@ -131,33 +151,57 @@ void PanelDocks::windowResized() {
   if (default_layout_ && !applying_) refit_.start();
 }
 
+// The operator's new size is the room the layout has, but not a growth past it that the panels'
+// minimum sizes forced (the layout made for the new size may need less): the size asked stands.
+// Taken before the window's layout sees the resize: the strip refits its rows as it is laid out,
+// and what that re-applies is for the new room.
+bool PanelDocks::eventFilter(QObject* watched, QEvent* event) {
+  if (watched == &window_ && event->type() == QEvent::Resize && default_layout_ && !applying_) {
+    const QSize now = static_cast<QResizeEvent*>(event)->size(), min = window_.minimumSize();
+    auto asked = [](int got, int least, int before) { return got > before && got == least ? before : got; };
+    room_ = room_.isValid() ? QSize(asked(now.width(), min.width(), room_.width()),
+                                    asked(now.height(), min.height(), room_.height()))
+                            : now;
+  }
+  return QObject::eventFilter(watched, event);
+}
+
 void PanelDocks::refitToWindow() {
   if (!default_layout_ || applying_) return;
   // The strip's rows follow at the next frame, and rowsFitted fits the docks to them again (a
   // run of three workers keeps its three rows whatever the count allowed).
   fitStripRows();
-  if (sideColumnsStack() == stacked_) {
+  if (arrangementHolds()) {
     fitStripAndTimeline();
     return;
   }
-  // Re-docking asks for the docks' preferred sizes on the way, which can grow a window that no
-  // window manager holds (as at the start: MainWindow::showAtStart); the size it was given wins.
-  const QSize size = window_.size();
   applyDefaultLayout(ClosedDocks::Keep);
-  if (window_.size() != size && !window_.isMaximized() && !window_.isFullScreen()) window_.resize(size);
 }
 
 // The worker strip gets a quarter of the window's height: on a laptop screen the timeline and the
 // charts need what a 64-D strip's last rows would take. The rows follow at the next frame.
 void PanelDocks::fitStripRows() {
-  if (decode_load_->setManyWorkerRows(decode_load_->rowsFittingIn(window_.height() / 4)))
+  if (decode_load_->setManyWorkerRows(decode_load_->rowsFittingIn(room().height() / 4)))
     for (Seen& s : seen_) s = Seen{};
 }
 
 void PanelDocks::fitStripAndTimeline() {
-  window_.resizeDocks({dockNamed("decodeLoad"), dockNamed("timeline")},
-                      {decode_load_->sizeHint().height(), std::clamp(window_.height() * 34 / 100, 270, 300)},
-                      Qt::Vertical);
+  const QSize size = room();
+  const int timeline = std::clamp(size.height() * 34 / 100, 160, 300);
+  if (strip_in_tabs_)
+    window_.resizeDocks({dockNamed("timeline")}, {timeline}, Qt::Vertical);
+  else
+    window_.resizeDocks({dockNamed("decodeLoad"), dockNamed("timeline")}, {decode_load_->sizeHint().height(), timeline},
+                        Qt::Vertical);
+  keepWindowSize(size);
+}
+
+// Re-docking and resizing docks ask for the docks' preferred sizes on the way, which can grow a
+// window that no window manager holds (as at the start: MainWindow::showAtStart); the size it had wins.
+void PanelDocks::keepWindowSize(QSize size) {
+  if (window_.size() == size || window_.isMaximized() || window_.isFullScreen()) return;
+  window_.layout()->activate();  // the minimum size the docks have now, not before they were resized
+  window_.resize(size);
 }
 
 void PanelDocks::applyDefaultLayout(ClosedDocks closed) {
@@ -182,7 +226,9 @@ void PanelDocks::applyDefaultLayout(ClosedDocks closed) {
     if (*spec.tab_with) window_.tabifyDockWidget(dockNamed(spec.tab_with), dockNamed(spec.id));
   timeline->raise();
   fitStripRows();
-  const QSize size = window_.size();
+  const QSize size = room();
+  knobs_beside_strip_ = knobsBesideStrip();
+  window_.setCorner(Qt::TopLeftCorner, knobs_beside_strip_ ? Qt::LeftDockWidgetArea : Qt::TopDockWidgetArea);
   // Tabs where they cannot stack (the diagnosis and the links in front: they say what is wrong).
   stacked_ = sideColumnsStack();
   if (!stacked_) {
@@ -196,16 +242,33 @@ void PanelDocks::applyDefaultLayout(ClosedDocks closed) {
     // The knobs a little taller (four or five in view at 1600x1000 and 1920x1080; the filter finds
     // the rest); the findings keep room for three and their evidence: a finding hidden below the
     // fold is one nobody reads.
-    window_.resizeDocks({knobs, diagnosis}, {3, 2}, Qt::Vertical);
+    window_.resizeDocks({knobs, diagnosis}, knobs_beside_strip_ ? QList<int>{2, 1} : QList<int>{3, 2}, Qt::Vertical);
   }
   // The what-if numbers behind the links until a preview brings them to the front.
   window_.tabifyDockWidget(links, what_if);
   links->raise();
-  const int side = std::clamp(size.width() * 27 / 100, 320, 500);
-  window_.resizeDocks({knobs, links}, {side, std::clamp(size.width() * 26 / 100, 320, 520)}, Qt::Horizontal);
+  window_.resizeDocks({knobs, links}, {sideWidth(), std::clamp(size.width() * 26 / 100, 320, 520)}, Qt::Horizontal);
+  // Too short for the strip above the charts and the timeline below them (2x scaling on a 1080p
+  // screen leaves 540 px): the strip joins the timeline's tabs, in front.
+  // Measured with the strip's rows counted as its fewest, three (their number follows the room,
+  // and changes a frame later: fitStripRows).
+  window_.layout()->invalidate();
+  full_min_height_ = window_.layout()->minimumSize().height() - stripRowsPastThree();
+  strip_in_tabs_ = full_min_height_ > room().height();
+  if (strip_in_tabs_) {
+    QDockWidget* strip = dockNamed("decodeLoad");
+    window_.addDockWidget(Qt::BottomDockWidgetArea, strip);
+    window_.tabifyDockWidget(timeline, strip);
+    strip->raise();
+  }
   fitStripAndTimeline();
   if (stacked_)
     window_.resizeDocks({links, latency}, {links->widget()->minimumSizeHint().height() + 90, 420}, Qt::Vertical);
+  // The window's minimum size is the new layout's before any resize; laid out, the strip may have
+  // refitted its rows (scrolling sideways or not), which its dock follows.
+  window_.layout()->activate();
+  fitStripAndTimeline();
+  keepWindowSize(size);
   applying_ = false;
   default_layout_ = true;
 }

@@ -46,6 +46,9 @@ class PanelDocks : public QObject {
   // worker strip is refitted to a quarter of the new height once the resize settles, and the side
   // columns stack or tab for it; a layout the operator arranged or restored stays as it is.
   void windowResized();
+  // The room the window has (the size it asked for: the screen's, or a screenshot's): a layout
+  // whose panels need more height than that tabs the worker strip with the timeline.
+  void setRoom(QSize room) { room_ = room; }
 
   void refresh(const TelemetryStore& store, bool force = false);
   void setSource(Source* source);
@@ -63,6 +66,9 @@ class PanelDocks : public QObject {
   const std::vector<TelemetryPanel*>& panels() const { return panels_; }
   TelemetryPanel* panel(const QString& object_name) const;
 
+ protected:
+  bool eventFilter(QObject* watched, QEvent* event) override;
+
  private:
   QDockWidget* addDock(TelemetryPanel* panel, const PanelSpec& spec);
   // The registry's panel `id` as the class it is (PanelRegistry.cpp made it).
@@ -73,12 +79,18 @@ class PanelDocks : public QObject {
     return p;
   }
   bool sideColumnsStack() const;
+  int stripRowsPastThree() const;
+  int sideWidth() const;
+  bool knobsBesideStrip() const;
+  QSize room() const;             // see setRoom; the window's size until it is set
+  bool arrangementHolds() const;  // the default layout in place is the one the window's size calls for
   QDockWidget* dockNamed(const char* object_name) const;
   void refitToWindow();
   void fitStripRows();  // the strip's row count for the window's height
   // The strip as tall as its rows and the timeline at its default height (the rest goes to the
   // charts): what applyDefaultLayout gives them, again after the strip's rows changed.
   void fitStripAndTimeline();
+  void keepWindowSize(QSize size);
   void track(TelemetryPanel* panel);
 
   QMainWindow& window_;
@@ -102,8 +114,12 @@ class PanelDocks : public QObject {
   // (a 64-D run) may re-apply it, tabbing the side columns. A restored or rearranged layout stays.
   bool default_layout_ = false;
   bool applying_ = false;
-  bool stacked_ = true;  // the side columns' panels one above the other (else tabbed)
-  QTimer refit_;         // single shot: a drag-resize sends dozens of sizes, the layout follows the last
+  bool stacked_ = true;              // the side columns' panels one above the other (else tabbed)
+  bool knobs_beside_strip_ = false;  // the left column reaches the top (else the strip spans the width)
+  bool strip_in_tabs_ = false;       // the strip is a tab beside the timeline (a short screen)
+  int full_min_height_ = 0;          // the window's minimum height with a 3-row strip above the charts
+  QSize room_;                       // see setRoom
+  QTimer refit_;                     // single shot: a drag-resize sends dozens of sizes, the layout follows the last
   std::vector<TelemetryPanel*> panels_;
   struct Seen {
     std::uint64_t revision = ~0ull, run_id = ~0ull;

@@ -94,6 +94,16 @@ int DecodeLoadPanel::rowsFittingIn(int height) const {
   return (height - chromeHeight()) / std::max(1, table_->verticalHeader()->defaultSectionSize());
 }
 
+int DecodeLoadPanel::widestTableWidth() const {
+  const QHeaderView& header = *table_->horizontalHeader();
+  const QAbstractItemView& view = *table_;
+  int width = kMaxStateWidth + 2 * table_->frameWidth();
+  for (int column = 0; column < header.count(); ++column)
+    if (column != DecodeLoadModel::State)  // numbers a digit longer than today's still fit
+      width += std::max(header.sectionSizeHint(column), view.sizeHintForColumn(column)) * 11 / 10;
+  return width;
+}
+
 int DecodeLoadPanel::chromeHeight() const {
   return table_->horizontalHeader()->sizeHint().height() + 2 * table_->frameWidth();
 }
@@ -106,6 +116,7 @@ void DecodeLoadPanel::setWorstFirst(bool worst_first) {
 bool DecodeLoadPanel::eventFilter(QObject* watched, QEvent* event) {
   if (watched == table_->viewport() && (event->type() == QEvent::Enter || event->type() == QEvent::Leave))
     model_->setFrozen(event->type() == QEvent::Enter);
+  if (watched == table_->viewport() && event->type() == QEvent::Resize) fitRows();
   return TelemetryPanel::eventFilter(watched, event);
 }
 
@@ -126,11 +137,16 @@ void DecodeLoadPanel::refresh(const TelemetryStore& store) {
 
 // Every row in view: the table's height is its header plus its rows (at least three, so the panel
 // does not jump while a run starts).
+// A window too narrow for every column (2x scaling) scrolls the table sideways: the scroll bar's
+// height is added, or it would cover the last row.
 void DecodeLoadPanel::fitRows() {
   const int rows = std::max(3, model_->rowCount());
-  if (rows == fitted_rows_) return;
+  const bool sideways = table_->horizontalHeader()->length() > table_->viewport()->width();
+  if (rows == fitted_rows_ && sideways == fitted_sideways_) return;
   fitted_rows_ = rows;
-  table_->setFixedHeight(chromeHeight() + rows * table_->verticalHeader()->defaultSectionSize());
+  fitted_sideways_ = sideways;
+  table_->setFixedHeight(chromeHeight() + rows * table_->verticalHeader()->defaultSectionSize() +
+                         (sideways ? table_->horizontalScrollBar()->sizeHint().height() : 0));
   emit rowsFitted(rows);
 }
 

@@ -29,6 +29,9 @@ class DecodeLoadPanel : public TelemetryPanel {
   int rowsFittingIn(int height) const;
   // The rows the table is sized to show (at least three; more as workers appear, up to the cut).
   int fittedRows() const { return fitted_rows_; }
+  // The table's width with every column in view and the cause column at its widest: a panel
+  // beside the strip may take only what is left of the window (PanelDocks::applyDefaultLayout).
+  int widestTableWidth() const;
 
  signals:
   void rowsFitted(int rows);
@@ -45,6 +48,7 @@ class DecodeLoadPanel : public TelemetryPanel {
   QCheckBox* worst_first_;
   QLabel* hidden_;
   int fitted_rows_ = -1;
+  bool fitted_sideways_ = false;  // the table scrolls sideways (the window is narrower than its columns)
 };
 
 }  // namespace kvscope
