@@ -180,6 +180,10 @@ Command addServe(CLI::App& app) {
                    ->type_name("DIR");
   sub->add_option("--metrics", a->metrics,
                   "Serve Prometheus metrics of the run at http://ADDR:PORT/metrics (port 0: any free port)");
+  sub->add_option("--notify-webhook", a->notify_webhook,
+                  "POST each finding as JSON to this http(s) URL when it appears and when it resolves "
+                  "(a \"text\" field for chat webhooks)")
+      ->type_name("URL");
   sub->add_option("--speed", a->speed, "Pace: simulated seconds per wall second (0 = as fast as possible)")
       ->check(CLI::Range(0.0, 100000.0))
       ->capture_default_str();
@@ -197,6 +201,8 @@ Command addServe(CLI::App& app) {
     if (auto refused = KvscopeServer::listenRefusal(a->server)) throw UsageError(*refused);
     if (!a->metrics.empty())
       if (auto refused = MetricsHttpServer::listenRefusal(a->metrics, a->server.insecure)) throw UsageError(*refused);
+    if (!a->notify_webhook.empty())
+      if (auto refused = FindingWebhook::urlRefusal(a->notify_webhook)) throw UsageError(*refused);
     const StopSignals stop_signals;  // before any thread starts
     if (!a->replay.empty()) return serveReplay(*a, stop_signals);
     if (!a->live.empty()) return serveLive(*a, stop_signals);

@@ -44,6 +44,13 @@ ServeOutputs::ServeOutputs(const ServeArgs& a) : sinks_{&hub_} {
     if (!metrics_server_) throw InputError(why);
     sinks_.push_back(&metrics_);
   }
+  if (!a.notify_webhook.empty()) {
+    std::string why;
+    webhook_ = FindingWebhook::start(
+        {.url = a.notify_webhook}, [](const std::string& line) { spdlog::warn("{}", line); }, &why);
+    if (!webhook_) throw UsageError(why);
+    sinks_.push_back(webhook_.get());
+  }
 }
 
 void ServeOutputs::announce(const KvscopeServer& server) const {
@@ -63,6 +70,13 @@ void ServeOutputs::announce(const KvscopeServer& server) const {
 
 void ServeOutputs::close() {
   if (metrics_server_) metrics_server_->stop();
+  // The run's last findings posted before exit, within a bound: a dead endpoint costs 10 s at most.
+  if (webhook_) {
+    webhook_->close(std::chrono::seconds(10));
+    const FindingWebhook::Counts counts = webhook_->counts();
+    spdlog::info("--notify-webhook: {} findings posted, {} failed, {} dropped", counts.posted, counts.failed,
+                 counts.dropped);
+  }
   // Both closed before either failure is reported: one bad file must not cost the other.
   std::string error, runs_error;
   const bool recorded = !recorder_ || recorder_->close(&error);

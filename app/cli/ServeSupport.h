@@ -10,6 +10,7 @@
 #include "app/cli/StopSignals.h"
 #include "backend/metrics/MetricsHttpServer.h"
 #include "backend/metrics/RunMetrics.h"
+#include "backend/notify/FindingWebhook.h"
 #include "backend/recording/EventRecorder.h"
 #include "backend/recording/MarkedRunRecorder.h"
 #include "backend/service/KvscopeServer.h"
@@ -22,8 +23,9 @@ struct ServeArgs {
   RunArgs run;
   ServerOptions server;
   std::string record;
-  std::string runs;     // --runs DIR: one recording and summary per marked run (live sessions only)
-  std::string metrics;  // --metrics ADDR:PORT
+  std::string runs;            // --runs DIR: one recording and summary per marked run (live sessions only)
+  std::string metrics;         // --metrics ADDR:PORT
+  std::string notify_webhook;  // --notify-webhook URL: each finding posted as JSON
   double speed = 10;
   bool exit_when_done = false;
   std::string replay;               // --replay run.kvrec: serve the recording instead of a simulation
@@ -35,7 +37,7 @@ struct ServeArgs {
 };
 
 // Where a serve mode's events go: the hub (gRPC subscribers) and, when asked, a recording, the
-// marked runs' recordings and summaries, and a Prometheus endpoint. All are opened and bound on
+// marked runs' recordings and summaries, a Prometheus endpoint and a webhook for findings. All are opened and bound on
 // construction, before anything runs, so a bad path or a busy address fails before any work.
 class ServeOutputs {
  public:
@@ -55,6 +57,7 @@ class ServeOutputs {
   std::unique_ptr<MarkedRunRecorder> runs_;
   RunMetrics metrics_;
   std::unique_ptr<MetricsHttpServer> metrics_server_;
+  std::unique_ptr<FindingWebhook> webhook_;
   std::vector<EventSink*> sinks_;
 };
 

@@ -1,4 +1,5 @@
 #include "core/metrics/RunSummary.h"
+#include "core/diagnosis/FindingJson.h"
 #include "core/model/NumberText.h"
 
 #include <cstdio>
@@ -54,15 +55,7 @@ nlohmann::json RunSummary::toJson() const {
   if (!source_notes.empty()) j["source_notes"] = source_notes;
   lab.addTo(j);
   j["diagnosis"] = nlohmann::json::array();
-  for (const auto& f : diagnosis)
-    j["diagnosis"].push_back({{"mode", f.mode},
-                              {"name", f.name},
-                              {"subjects", f.subjects},
-                              {"window_s", {f.window_start_s, f.window_end_s}},
-                              {"evidence", f.evidence},
-                              {"suggestion", f.suggestion},
-                              {"fix_knobs", f.fix_knobs},
-                              {"resolved", f.resolved}});
+  for (const auto& f : diagnosis) j["diagnosis"].push_back(findingJson(f));
   return j;
 }
 
