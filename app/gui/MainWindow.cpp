@@ -40,13 +40,14 @@ MainWindow::MainWindow(Layout layout, QWidget* parent)
       session_(new RunSession(this)),
       status_(new QLabel(this)),
       counters_(new QLabel(this)),
+      not_live_(new QPushButton(tr("Not live: jump to now (End)"), this)),
+      pause_offer_(new QPushButton(this)),
       layout_(layout) {
   setWindowTitle("KVScope");
   setDockOptions(AnimatedDocks | AllowTabbedDocks | AllowNestedDocks);
   statusBar()->addWidget(status_, 1);
   statusBar()->addPermanentWidget(counters_);
   // A view that stopped following (a zoom, a pan, a finding's window) says so, and how to get back.
-  not_live_ = new QPushButton(tr("Not live: jump to now (End)"), this);
   not_live_->setObjectName(QStringLiteral("notLive"));
   not_live_->setStyleSheet(QStringLiteral("QPushButton { background: #f0c36d; color: black; padding: 0 8px; }"));
   // A line of text tall, as the status bar is: a shown offer must not grow the window's minimum.
@@ -60,7 +61,6 @@ MainWindow::MainWindow(Layout layout, QWidget* parent)
   alert_ = new FindingAlert(*this, windowTitle());
   // At 10x a finding comes when a knob can still act only if the operator stops the run now: the
   // offer to pause comes with the finding, and with an edit made while the run goes on.
-  pause_offer_ = new QPushButton(this);
   pause_offer_->setObjectName(QStringLiteral("pauseOffer"));
   pause_offer_->setStyleSheet(QStringLiteral("QPushButton { background: #9ecae1; color: black; padding: 0 8px; }"));
   pause_offer_->setFixedHeight(fontMetrics().height() + 2);

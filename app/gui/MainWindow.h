@@ -75,8 +75,8 @@ class MainWindow : public QMainWindow {
   PreviewController* preview_ = nullptr;
   QLabel* status_;
   QLabel* counters_;
-  QPushButton* not_live_ = nullptr;
-  QPushButton* pause_offer_ = nullptr;
+  QPushButton* not_live_;
+  QPushButton* pause_offer_;
   FindingAlert* alert_ = nullptr;
   SessionRecorder* recorder_ = nullptr;
   Layout layout_;

@@ -37,35 +37,9 @@ namespace kvscope {
 
 PanelDocks::PanelDocks(QMainWindow& window, ViewState& view, QMenu& view_menu)
     : QObject(&window), window_(window), view_(view), view_menu_(view_menu) {
-  for (const PanelSpec& spec : panelSpecs()) {
-    TelemetryPanel* panel = spec.make(view_, &window_);
-    if (spec.area == Qt::NoDockWidgetArea) {
-      panel->setObjectName(QString::fromLatin1(spec.id));
-      window_.setCentralWidget(panel);
-      track(panel);
-    } else {
-      addDock(panel, spec);
-    }
-  }
-  kv_pools_ = panelOf<KvPoolPanel>("kvPools");
-  decode_load_ = panelOf<DecodeLoadPanel>("decodeLoad");
-  knobs_ = panelOf<KnobsPanel>("knobs");
-  links_ = panelOf<LinkHealthPanel>("linkHealth");
-  latency_ = panelOf<LatencyPanel>("latency");
-  what_if_ = panelOf<WhatIfPanel>("whatIf");
-  replay_ = panelOf<ReplayControlsPanel>("replay");
-  replay_dock_ = dockNamed("replay");
+  createPanels();
   auto* diagnosis = panelOf<DiagnosisPanel>("diagnosis");
   auto* inspector = dockNamed("decisions");
-  // Every table of every panel copies (Ctrl+C) what is selected, or all of it.
-  for (QAbstractItemView* table : window_.findChildren<QAbstractItemView*>()) enableTableCopy(*table);
-  // The worker table and the timeline span the whole width: every column and row in view.
-  window_.setCorner(Qt::TopLeftCorner, Qt::TopDockWidgetArea);
-  window_.setCorner(Qt::TopRightCorner, Qt::TopDockWidgetArea);
-  window_.setCorner(Qt::BottomLeftCorner, Qt::BottomDockWidgetArea);
-  window_.setCorner(Qt::BottomRightCorner, Qt::BottomDockWidgetArea);
-  applyDefaultLayout();
-  default_layout_ = false;  // until shown: a restored layout is the operator's (MainWindow::showEvent)
   // Many workers lengthen the strip, and the side columns lose what it gains: past a point their
   // two panels each sit at their minimum (one knob in view), so the default layout tabs them.
   // A strip that shrank (fewer rows after a resize) would leave its dock's height empty below it.
@@ -109,6 +83,39 @@ PanelDocks::PanelDocks(QMainWindow& window, ViewState& view, QMenu& view_menu)
           });
   // A request picked anywhere (timeline, table) shows its decision.
   connect(&view_, &ViewState::requestSelected, inspector, [inspector] { inspector->raise(); });
+}
+
+// Every panel of the registry in its dock (the central one in the middle), in the default layout;
+// the layout counts as the operator's until the window is shown (MainWindow::showEvent).
+void PanelDocks::createPanels() {
+  for (const PanelSpec& spec : panelSpecs()) {
+    TelemetryPanel* panel = spec.make(view_, &window_);
+    if (spec.area == Qt::NoDockWidgetArea) {
+      panel->setObjectName(QString::fromLatin1(spec.id));
+      window_.setCentralWidget(panel);
+      track(panel);
+    } else {
+      addDock(panel, spec);
+    }
+  }
+  kv_pools_ = panelOf<KvPoolPanel>("kvPools");
+  decode_load_ = panelOf<DecodeLoadPanel>("decodeLoad");
+  knobs_ = panelOf<KnobsPanel>("knobs");
+  links_ = panelOf<LinkHealthPanel>("linkHealth");
+  latency_ = panelOf<LatencyPanel>("latency");
+  what_if_ = panelOf<WhatIfPanel>("whatIf");
+  replay_ = panelOf<ReplayControlsPanel>("replay");
+  replay_dock_ = dockNamed("replay");
+  // Every table of every panel copies (Ctrl+C) what is selected, or all of it.
+  for (QAbstractItemView* table : window_.findChildren<QAbstractItemView*>()) enableTableCopy(*table);
+  // The timeline spans the whole width (every second in view); so does the worker table, unless
+  // the knobs reach up beside it (applyDefaultLayout sets the top-left corner).
+  window_.setCorner(Qt::TopLeftCorner, Qt::TopDockWidgetArea);
+  window_.setCorner(Qt::TopRightCorner, Qt::TopDockWidgetArea);
+  window_.setCorner(Qt::BottomLeftCorner, Qt::BottomDockWidgetArea);
+  window_.setCorner(Qt::BottomRightCorner, Qt::BottomDockWidgetArea);
+  applyDefaultLayout();
+  default_layout_ = false;
 }
 
 void PanelDocks::track(TelemetryPanel* panel) {

@@ -70,6 +70,7 @@ class PanelDocks : public QObject {
   bool eventFilter(QObject* watched, QEvent* event) override;
 
  private:
+  void createPanels();
   QDockWidget* addDock(TelemetryPanel* panel, const PanelSpec& spec);
   // The registry's panel `id` as the class it is (PanelRegistry.cpp made it).
   template <class Panel>

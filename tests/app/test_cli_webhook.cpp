@@ -58,7 +58,7 @@ class WebhookEndpoint {
 
 QString keyOf(const QJsonObject& finding) {
   QString key = finding["mode"].toString();
-  for (const QJsonValue& s : finding["subjects"].toArray()) key += '\n' + s.toString();
+  for (const auto& s : finding["subjects"].toArray()) key += '\n' + s.toString();
   return key;
 }
 
@@ -103,7 +103,7 @@ class TestCliWebhook : public QObject {
     for (const QString& type : endpoint.contentTypes()) QCOMPARE(type, QStringLiteral("application/json"));
     // The summary's findings (what the console and `simulate` list at the end) were all posted,
     // and the resolved ones as resolved.
-    for (const QJsonValue& value : diagnosis) {
+    for (const auto& value : diagnosis) {
       const QJsonObject f = value.toObject();
       QVERIFY2(found.contains(keyOf(f)), qPrintable("not posted: " + keyOf(f)));
       if (f["resolved"].toBool()) QVERIFY2(resolved.contains(keyOf(f)), qPrintable("not posted resolved: " + keyOf(f)));
