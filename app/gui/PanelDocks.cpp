@@ -72,6 +72,12 @@ PanelDocks::PanelDocks(QMainWindow& window, ViewState& view, QMenu& view_menu)
     for (const auto& [name, value] : knobs) knobs_->setPendingValue(name, value);
   };
   connect(diagnosis, &DiagnosisPanel::fixPreviewRequested, knobs_, setPending);
+  // A finding's real fix, a routing policy, when its knob fix can no longer act.
+  connect(diagnosis, &DiagnosisPanel::policyFixPreviewRequested, knobs_,
+          [this](const std::string& policy) { knobs_->setPendingPolicy(policy); });
+  connect(diagnosis, &DiagnosisPanel::policyFixApplyRequested, knobs_, [this](const std::string& policy) {
+    if (knobs_->setPendingPolicy(policy)) knobs_->applyEdits();
+  });
   // A fix can be previewed and applied only where the knobs can be set.
   auto allowFixes = [this, diagnosis] { diagnosis->setFixesAllowed(knobs_->editable(), knobs_->readOnlyReason()); };
   connect(knobs_, &KnobsPanel::editableChanged, diagnosis, allowFixes);

@@ -73,7 +73,7 @@ void PreviewController::start() {
   QString note;
   // K steers only where new sessions bind: say so when there are none to steer.
   if (change.knobs.count("K")) {
-    const long fresh = store.newSessionsSince(store.now() - secondsToTime(300));
+    const long fresh = store.newSessionsSince(store.now() - secondsToTime(kNewSessionsWindowS));
     if (fresh == 0) {
       const std::optional<SimTime> last = store.lastNewSession();
       note = last ? tr("K only moves new sessions; the last one started at %1 s.").arg(timeToSeconds(*last), 0, 'f', 1)

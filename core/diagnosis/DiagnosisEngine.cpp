@@ -337,6 +337,8 @@ Finding DiagnosisEngine::coldFinding(std::vector<std::string> subjects, double s
   f.window_end_s = end_;
   f.evidence = std::move(evidence);
   f.fix_knobs = {{"K", 200}};  // E3's value
+  f.fix_needs_new_sessions = true;
+  f.fix_policy = "exclusive-overlap";
   f.suggestion =
       "raise the load-floor bonus K (E3 used K=200) as the mitigation; the real fix is the "
       "exclusive-overlap policy (count only session-owned blocks)";

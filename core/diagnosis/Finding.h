@@ -7,6 +7,9 @@
 
 namespace kvscope {
 
+// A knob fix that needs new sessions can act while sessions start: one did within this window.
+inline constexpr double kNewSessionsWindowS = 300;
+
 struct Finding {
   std::string mode;  // "A", "B", "C", "C'", "D"
   std::string name;
@@ -18,6 +21,12 @@ struct Finding {
   // The mitigation as knob values the console can preview and apply (empty where the fix is not a
   // knob, e.g. a code hotfix or the eviction granularity).
   std::map<std::string, double> fix_knobs;
+  // The knob fix acts only on sessions that start after it: a session is bound to its decode worker
+  // once (K and the other scores move new bindings). With none starting, the fix changes nothing.
+  bool fix_needs_new_sessions = false;
+  // The real fix when it is a routing policy (B: "exclusive-overlap"): what the console offers
+  // when the knob fix can no longer act.
+  std::string fix_policy;
   // It held at some point of the run and no longer does; window_end_s is when it stopped. Kept on
   // the list, so a cold D that recovered or a cascade that passed stays on record with its times.
   bool resolved = false;

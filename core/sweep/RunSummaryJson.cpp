@@ -69,6 +69,7 @@ RunSummary RunSummaryJson::fromJson(const nlohmann::json& j) {
     finding.name = f.at("name").get<std::string>();
     if (f.contains("subjects")) finding.subjects = f.at("subjects").get<std::vector<std::string>>();
     if (f.contains("fix_knobs")) finding.fix_knobs = f.at("fix_knobs").get<std::map<std::string, double>>();
+    if (f.contains("fix_policy")) finding.fix_policy = f.at("fix_policy").get<std::string>();
     finding.window_start_s = f.at("window_s").at(0).get<double>();
     finding.window_end_s = f.at("window_s").at(1).get<double>();
     finding.evidence = f.at("evidence").get<std::string>();

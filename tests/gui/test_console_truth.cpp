@@ -236,6 +236,42 @@ class ConsoleTruthTest : public QObject {
              link->last_failure.c_str());
   }
 
+  // Past e2-cold-d's sessions' start (they join over its first 300 s) K can no longer act: the
+  // diagnosis's fix button previews the real fix, the exclusive-overlap policy, as a pending
+  // policy in the knobs panel, and the preview comes back.
+  void aPolicyFixIsPreviewedWhereKCanNoLongerAct() {
+    MainWindow window;
+    window.resize(1600, 1000);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    window.openSource(std::make_unique<EmbeddedSimulationSource>("e2-cold-d", SimulationOptions{}, 100));
+    const TelemetryStore& store = window.session().store();
+    QTRY_VERIFY_WITH_TIMEOUT(store.now() >= secondsToTime(650), 120000);
+    window.togglePause();
+    QTRY_VERIFY_WITH_TIMEOUT(window.statusText().contains("paused"), 30000);
+    window.session().drainNow();
+    window.docks().refresh(store, true);
+    const std::optional<SimTime> last = store.lastNewSession();
+    QVERIFY(last && store.now() - *last > secondsToTime(kNewSessionsWindowS));
+    auto* diagnosis = qobject_cast<DiagnosisPanel*>(window.docks().panel("diagnosis"));
+    QVERIFY(diagnosis);
+    int row = -1;
+    for (int r = 0; r < diagnosis->model()->rowCount(); ++r)
+      if (diagnosis->model()->finding(r)->mode == "B" && !diagnosis->model()->finding(r)->resolved) row = r;
+    QVERIFY(row >= 0);
+    diagnosis->table()->setCurrentIndex(diagnosis->model()->index(row, FindingsModel::Name));
+    auto* preview = diagnosis->findChild<QPushButton*>(QStringLiteral("previewFix"));
+    QVERIFY(preview && preview->isEnabled());
+    QCOMPARE(preview->text(), QStringLiteral("Preview policy fix"));
+    QSignalSpy shown(&window.preview(), &PreviewController::previewShown);
+    QTest::mouseClick(preview, Qt::LeftButton);
+    const KnobsPanel& knobs = window.docks().knobs();
+    QCOMPARE(knobs.edits().edits().policy.value_or(""), std::string("exclusive-overlap"));
+    QVERIFY(knobs.edits().edits().knobs.empty());  // not K: it would change nothing now
+    QTRY_VERIFY_WITH_TIMEOUT(shown.count() >= 1, 60000);
+    QVERIFY(window.preview().last());
+  }
+
   // A pending K on e2-cold-d while sessions still join: the preview forks the run, draws both
   // futures as ghosts and says the cold D gets bindings with the change; the rho line dragged on
   // the KV chart becomes a pending value; Apply commits and the preview goes away.

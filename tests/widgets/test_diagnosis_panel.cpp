@@ -366,9 +366,12 @@ class TestDiagnosisPanel : public QObject {
 
     panel.setFixesAllowed(true, {});
     QVERIFY(preview->isEnabled() && apply->isEnabled());
-    QVERIFY(apply->toolTip().contains(QStringLiteral("K=200")));
+    // At the run's end no session has started for minutes: the real fix, the policy, is offered.
+    QVERIFY2(apply->toolTip().contains(QStringLiteral("exclusive-overlap")), qPrintable(apply->toolTip()));
+    QSignalSpy policy_applies(&panel, &DiagnosisPanel::policyFixApplyRequested);
     QTest::mouseClick(apply, Qt::LeftButton);
-    QCOMPARE(applies.count(), 1);
+    QCOMPARE(policy_applies.count(), 1);
+    QCOMPARE(applies.count(), 0);
 
     Finding resolved = *panel.model()->finding(row);
     resolved.resolved = true;
@@ -377,6 +380,59 @@ class TestDiagnosisPanel : public QObject {
     QVERIFY(!apply->isEnabled());
     QVERIFY(apply->toolTip().contains(QStringLiteral("no longer holds")));
     QVERIFY(panel.model()->index(0, FindingsModel::Window).data().toString().endsWith(QStringLiteral("resolved")));
+  }
+
+  // K moves only sessions that start after it: once none has started for kNewSessionsWindowS, the
+  // cold-D finding's buttons offer its real fix, the exclusive-overlap policy, and say why.
+  void aKnobFixThatCanNoLongerActOffersThePolicy() {
+    // The run up to 250 s: finding B holds, and sessions still start.
+    const auto& all = eventsOf("e2-cold-d");
+    std::vector<Event> events;
+    for (const Event& e : all)
+      if (e.time <= secondsToTime(250)) events.push_back(e);
+    TelemetryStore store;
+    store.ingest(events);
+    ViewState view;
+    DiagnosisPanel panel(view);
+    QVERIFY(showPanel(panel));
+    panel.setFixesAllowed(true, {});
+    panel.refreshNow(store);
+    int row = rowOfMode(*panel.model(), QStringLiteral("B"));
+    QVERIFY(row >= 0);
+    panel.table()->setCurrentIndex(panel.model()->index(row, FindingsModel::Name));
+    auto* preview = panel.findChild<QPushButton*>(QStringLiteral("previewFix"));
+    QVERIFY(preview);
+    QCOMPARE(preview->text(), QStringLiteral("Preview fix"));  // sessions still start: K can act
+    QVERIFY(preview->toolTip().contains(QStringLiteral("K=200")));
+
+    // The run goes on with its sessions, and none new: snapshots only, past the window.
+    const std::optional<SimTime> last = store.lastNewSession();
+    QVERIFY(last);
+    Event later;
+    for (auto e = events.rbegin(); e != events.rend(); ++e)
+      if (std::holds_alternative<Snapshot>(e->payload)) later = *e;
+    QVERIFY(std::holds_alternative<Snapshot>(later.payload));
+    for (int step = 1; step <= 8; ++step) {
+      later.seq = events.back().seq + static_cast<std::uint64_t>(step);
+      later.time = store.now() + secondsToTime(kNewSessionsWindowS / 6);
+      store.ingest(later);
+    }
+    panel.refreshNow(store);
+    row = rowOfMode(*panel.model(), QStringLiteral("B"));
+    QVERIFY(row >= 0);
+    QVERIFY(!panel.model()->finding(row)->resolved);
+    panel.table()->setCurrentIndex(panel.model()->index(row, FindingsModel::Name));
+    QCOMPARE(preview->text(), QStringLiteral("Preview policy fix"));
+    QVERIFY2(
+        preview->toolTip().contains(QStringLiteral("none has started since %1 s").arg(timeToSeconds(*last), 0, 'f', 1)),
+        qPrintable(preview->toolTip()));
+    QVERIFY(panel.detailsText().contains(QStringLiteral("exclusive-overlap")));
+    QSignalSpy knob_previews(&panel, &DiagnosisPanel::fixPreviewRequested);
+    QSignalSpy policy_previews(&panel, &DiagnosisPanel::policyFixPreviewRequested);
+    QTest::mouseClick(preview, Qt::LeftButton);
+    QCOMPARE(knob_previews.count(), 0);
+    QCOMPARE(policy_previews.count(), 1);
+    QCOMPARE(policy_previews.first().first().value<std::string>(), std::string("exclusive-overlap"));
   }
 
   void asksTheEngineAtMostOncePerInterval() {

@@ -176,7 +176,14 @@ void DiagnosisPanel::recompute() {
   computed_ = StoreMark{store_, store_->revision(), store_->now()};
   ++recomputations_;
   model_->setFindings(store_->findings());
-  if (model_->rowCount() > 0 && !table_->currentIndex().isValid()) showDetails(-1);
+  const bool starting = store_->newSessionsSince(store_->now() - secondsToTime(kNewSessionsWindowS)) > 0;
+  last_new_session_ = store_->lastNewSession();
+  if (starting != sessions_starting_) {
+    sessions_starting_ = starting;
+    showDetails(table_->currentIndex().row());  // the fix offered may have changed
+  } else if (model_->rowCount() > 0 && !table_->currentIndex().isValid()) {
+    showDetails(-1);
+  }
 }
 
 // Every row's text, not only the rows in view (which is all Qt's own measuring looks at): a
@@ -253,14 +260,26 @@ void DiagnosisPanel::selectFinding(const QModelIndex& index) {
 
 void DiagnosisPanel::previewSelectedFix() {
   if (!preview_fix_->isEnabled()) return;
-  if (const Finding* f = model_->finding(table_->currentIndex().row()); f && !f->fix_knobs.empty())
+  const Finding* f = model_->finding(table_->currentIndex().row());
+  if (!f) return;
+  if (const std::string policy = policyInstead(*f); !policy.empty())
+    emit policyFixPreviewRequested(policy);
+  else if (!f->fix_knobs.empty())
     emit fixPreviewRequested(f->fix_knobs);
 }
 
 void DiagnosisPanel::applySelectedFix() {
   if (!apply_fix_->isEnabled()) return;
-  if (const Finding* f = model_->finding(table_->currentIndex().row()); f && !f->fix_knobs.empty())
+  const Finding* f = model_->finding(table_->currentIndex().row());
+  if (!f) return;
+  if (const std::string policy = policyInstead(*f); !policy.empty())
+    emit policyFixApplyRequested(policy);
+  else if (!f->fix_knobs.empty())
     emit fixApplyRequested(f->fix_knobs);
+}
+
+std::string DiagnosisPanel::policyInstead(const Finding& f) const {
+  return f.fix_needs_new_sessions && !sessions_starting_ ? f.fix_policy : std::string();
 }
 
 void DiagnosisPanel::setFixesAllowed(bool allowed, const QString& why_not) {
@@ -271,16 +290,47 @@ void DiagnosisPanel::setFixesAllowed(bool allowed, const QString& why_not) {
 
 void DiagnosisPanel::showDetails(int row) {
   const Finding* f = model_->finding(row);
-  const bool fix = f && !f->fix_knobs.empty();
+  showFixButtons(f);
+  if (!f) {
+    details_->setText(tr("<i>Click a finding to see its evidence in full and show its window on every chart.</i>"));
+    return;
+  }
+  auto html = [](const std::string& s) { return QString::fromStdString(s).toHtmlEscaped(); };
+  QString text = tr("<p><b>%1 &mdash; %2</b> &nbsp; %3</p><p><b>Evidence:</b> %4</p><p><b>Suggested fix:</b> %5</p>")
+                     .arg(html(f->mode), html(f->name), FindingsModel::windowText(*f).toHtmlEscaped(),
+                          html(f->evidence), html(f->suggestion));
+  if (const std::string policy = policyInstead(*f); !policy.empty() && !f->resolved)
+    text += tr("<p><b>Now:</b> %1 The fix buttons offer the real fix instead: the %2 policy.</p>")
+                .arg(noNewSessionsText().toHtmlEscaped(), html(policy));
+  details_->setText(text);
+}
+
+// K and the other scores move only sessions that start after them.
+QString DiagnosisPanel::noNewSessionsText() const {
+  return last_new_session_ ? tr("The knob fix moves only new sessions, and none has started since %1 s.")
+                                 .arg(timeToSeconds(*last_new_session_), 0, 'f', 1)
+                           : tr("The knob fix moves only new sessions, and none has started.");
+}
+
+void DiagnosisPanel::showFixButtons(const Finding* f) {
+  const std::string policy = f ? policyInstead(*f) : std::string();
+  const bool fix = f && (!f->fix_knobs.empty() || !policy.empty());
   const bool usable = fix && fixes_allowed_ && !f->resolved;
   preview_fix_->setEnabled(usable);
   apply_fix_->setEnabled(usable);
+  preview_fix_->setText(policy.empty() ? tr("Preview fix") : tr("Preview policy fix"));
+  apply_fix_->setText(policy.empty() ? tr("Apply fix") : tr("Apply policy fix"));
   if (fix && !usable) {  // say why the buttons are off: a disabled button that does not is a riddle
     const QString why = !fixes_allowed_
                             ? (fixes_why_not_.isEmpty() ? tr("This run takes no knob changes.") : fixes_why_not_)
                             : tr("This finding no longer holds: its fix would change nothing now.");
     preview_fix_->setToolTip(why);
     apply_fix_->setToolTip(why);
+  } else if (!policy.empty()) {
+    const QString name = QString::fromStdString(policy);
+    preview_fix_->setToolTip(tr("%1 Pick the %2 policy as a pending change and preview the next minutes with it")
+                                 .arg(noNewSessionsText(), name));
+    apply_fix_->setToolTip(tr("Switch the run to the %1 policy now").arg(name));
   } else if (fix) {
     QStringList values;
     for (const auto& [name, value] : f->fix_knobs)
@@ -289,14 +339,6 @@ void DiagnosisPanel::showDetails(int row) {
         tr("Load %1 as pending edits and preview the next minutes with them").arg(values.join(", ")));
     apply_fix_->setToolTip(tr("Send %1 to the run now").arg(values.join(", ")));
   }
-  if (!f) {
-    details_->setText(tr("<i>Click a finding to see its evidence in full and show its window on every chart.</i>"));
-    return;
-  }
-  auto html = [](const std::string& s) { return QString::fromStdString(s).toHtmlEscaped(); };
-  details_->setText(tr("<p><b>%1 &mdash; %2</b> &nbsp; %3</p><p><b>Evidence:</b> %4</p><p><b>Suggested fix:</b> %5</p>")
-                        .arg(html(f->mode), html(f->name), FindingsModel::windowText(*f).toHtmlEscaped(),
-                             html(f->evidence), html(f->suggestion)));
 }
 
 bool DiagnosisPanel::showsEmptyState() const { return pages_->currentWidget() == empty_; }

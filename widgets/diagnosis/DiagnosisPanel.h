@@ -24,6 +24,7 @@ class QTableView;
 namespace kvscope {
 
 class FindingsModel;
+struct Finding;
 
 class DiagnosisPanel : public TelemetryPanel {
   Q_OBJECT
@@ -42,7 +43,9 @@ class DiagnosisPanel : public TelemetryPanel {
   bool showsEmptyState() const;
   QString emptyStateText() const;
   QString detailsText() const;
-  // The selected finding's knob fix as pending values (preview) or sent at once (apply).
+  // The selected finding's knob fix as pending values (preview) or sent at once (apply); its real
+  // fix, a routing policy, instead when the knob fix can no longer act (no session has started in
+  // kNewSessionsWindowS: K moves only new sessions).
   void previewSelectedFix();
   void applySelectedFix();
   // Whether the run takes knob changes: on a read-only run (a live cluster without our router, a
@@ -52,6 +55,8 @@ class DiagnosisPanel : public TelemetryPanel {
  signals:
   void fixPreviewRequested(const std::map<std::string, double>& knobs);
   void fixApplyRequested(const std::map<std::string, double>& knobs);
+  void policyFixPreviewRequested(const std::string& policy);
+  void policyFixApplyRequested(const std::string& policy);
   // The workers and links the selected finding concerns (highlighted in every panel).
   void subjectsSelected(const QStringList& subjects);
 
@@ -66,6 +71,10 @@ class DiagnosisPanel : public TelemetryPanel {
   bool eventFilter(QObject* watched, QEvent* event) override;  // Esc in the table deselects
   void selectFinding(const QModelIndex& index);
   void showDetails(int row);
+  void showFixButtons(const Finding* f);
+  QString noNewSessionsText() const;
+  // The policy to offer instead of `f`'s knob fix, or "" (the knob fix can still act, or there is none).
+  std::string policyInstead(const Finding& f) const;
 
   FindingsModel* model_ = nullptr;
   QStackedWidget* pages_ = nullptr;
@@ -79,6 +88,8 @@ class DiagnosisPanel : public TelemetryPanel {
   QPushButton* apply_fix_ = nullptr;
   bool fixes_allowed_ = false;  // until the knobs panel says the run takes changes
   QString fixes_why_not_;
+  bool sessions_starting_ = true;                 // a session started in the last kNewSessionsWindowS
+  std::optional<std::int64_t> last_new_session_;  // when the last one did (SimTime)
   // The store outlives the panels (the main window owns both); held for the deferred recompute.
   const TelemetryStore* store_ = nullptr;
   // What the findings were computed from; a cleared store restarts its revision, hence the time.

@@ -313,6 +313,14 @@ bool KnobsPanel::setPendingValue(const std::string& knob, double value) {
   return false;
 }
 
+bool KnobsPanel::setPendingPolicy(const std::string& policy) {
+  const int index = policy_->findText(QString::fromStdString(policy));
+  if (!editable() || !policy_->isEnabled() || index < 0) return false;
+  policy_->setCurrentIndex(index);
+  onPolicyActivated(index);
+  return true;
+}
+
 void KnobsPanel::onPolicyActivated(int index) {
   model_.editPolicy(policy_->itemText(index).toStdString());
   renderPolicy(false);

@@ -39,6 +39,9 @@ class KnobsPanel : public TelemetryPanel {
   // A pending value set elsewhere (a threshold dragged on a chart, a finding's "Preview fix"): as if
   // typed into the knob's field. False for an unknown knob or a read-only panel.
   bool setPendingValue(const std::string& knob, double value);
+  // A pending routing policy set elsewhere (a finding's policy fix): as if picked in the list.
+  // False for an unknown policy or a read-only panel.
+  bool setPendingPolicy(const std::string& policy);
   const KnobEditModel& edits() const { return model_; }
   // Applies what is pending, as the Apply button does.
   void applyEdits() { apply(); }
