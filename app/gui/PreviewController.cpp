@@ -91,7 +91,7 @@ void PreviewController::start() {
   // back here through the event loop, and only if this controller still exists.
   source->preview(change, horizon_, running_,
                   [guard = QPointer<PreviewController>(this), generation, note](std::shared_ptr<WhatIfResult> result,
-                                                                                std::string error) {
+                                                                                const std::string& error) {
                     if (result && result->cancelled) return;
                     QCoreApplication* app = QCoreApplication::instance();
                     if (!app) return;

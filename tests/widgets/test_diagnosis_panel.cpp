@@ -409,8 +409,8 @@ class TestDiagnosisPanel : public QObject {
     const std::optional<SimTime> last = store.lastNewSession();
     QVERIFY(last);
     Event later;
-    for (auto e = events.rbegin(); e != events.rend(); ++e)
-      if (std::holds_alternative<Snapshot>(e->payload)) later = *e;
+    for (const Event& e : events)  // the last snapshot: every worker as the run left it
+      if (std::holds_alternative<Snapshot>(e.payload)) later = e;
     QVERIFY(std::holds_alternative<Snapshot>(later.payload));
     for (int step = 1; step <= 8; ++step) {
       later.seq = events.back().seq + static_cast<std::uint64_t>(step);
