@@ -331,7 +331,7 @@ void KnobsPanel::onPolicyActivated(int index) {
 
 template <typename Handler>
 auto KnobsPanel::onGuiThread(std::uint64_t ticket, Handler handler) {
-  return [guard = QPointer<KnobsPanel>(this), ticket, handler](KnobRegistry::Result result) {
+  return [guard = QPointer<KnobsPanel>(this), ticket, handler](const KnobRegistry::Result& result) {
     QCoreApplication* app = QCoreApplication::instance();
     if (!app) return;
     // The guard is only read on the GUI thread, where the panel is destroyed.
