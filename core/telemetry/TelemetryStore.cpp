@@ -8,6 +8,7 @@ namespace kvscope {
 
 TelemetryStore::TelemetryStore(Limits limits)
     : limits_(limits),
+      traces_(limits.requests),
       ttft_series_(series()),
       e2e_series_(series()),
       apc_series_(series()),
@@ -49,6 +50,7 @@ void TelemetryStore::ingest(const Event& e) {
   now_ = std::max(now_, e.time);
   summary_.onEvent(e);
   diagnosis_.onEvent(e);
+  traces_.onEvent(e);
   if (isDiscrete(e.payload)) {
     if (discrete_.size() >= limits_.discrete_events) {
       discrete_.pop_front();
@@ -247,14 +249,24 @@ std::vector<TimelineRow> TelemetryStore::timelineRows() const {
   return rows;
 }
 
+int TelemetryStore::workerRow(WorkerId w) const {
+  return w >= 0 && w < static_cast<WorkerId>(workers_.size()) ? static_cast<int>(w) : -1;
+}
+
+int TelemetryStore::prefillRow(std::int32_t prefill) const {
+  const int count = run_ ? static_cast<int>(run_->prefill.size()) : 0;
+  return prefill >= 0 && prefill < count ? static_cast<int>(workers_.size()) + prefill : -1;
+}
+
+int TelemetryStore::linkRow(std::int32_t prefill, WorkerId w) const {
+  const int i = linkPosition(prefill, w);
+  const int prefill_count = run_ ? static_cast<int>(run_->prefill.size()) : 0;
+  return i < 0 ? -1 : static_cast<int>(workers_.size()) + prefill_count + i;
+}
+
 int TelemetryStore::rowOf(const Event& e) const {
-  const int workers = static_cast<int>(workers_.size());
-  const int prefill = run_ ? static_cast<int>(run_->prefill.size()) : 0;
-  auto workerRow = [&](WorkerId w) { return w >= 0 && w < workers ? static_cast<int>(w) : -1; };
-  auto linkRow = [&](std::int32_t p, WorkerId w) {
-    const int i = linkPosition(p, w);
-    return i < 0 ? -1 : workers + prefill + i;
-  };
+  auto workerRow = [this](WorkerId w) { return this->workerRow(w); };
+  auto linkRow = [this](std::int32_t p, WorkerId w) { return this->linkRow(p, w); };
   return std::visit(Overloaded{[&](const Eviction& x) { return workerRow(x.worker); },
                                [&](const Retraction& x) { return workerRow(x.worker); },
                                [&](const SeedStarted& x) { return workerRow(x.worker); },
@@ -269,9 +281,7 @@ int TelemetryStore::rowOf(const Event& e) const {
 
 int TelemetryStore::prefillRowOf(const Event& e) const {
   const auto* seed = std::get_if<SeedStarted>(&e.payload);
-  const int prefill = run_ ? static_cast<int>(run_->prefill.size()) : 0;
-  if (!seed || seed->prefill < 0 || seed->prefill >= prefill) return -1;
-  return static_cast<int>(workers_.size()) + seed->prefill;
+  return seed ? prefillRow(seed->prefill) : -1;
 }
 
 std::pair<std::size_t, std::size_t> TelemetryStore::discreteRange(SimTime from, SimTime to) const {

@@ -20,6 +20,7 @@
 #include "core/metrics/SummaryCollector.h"
 #include "core/telemetry/HitRateWindow.h"
 #include "core/telemetry/MinMaxSeries.h"
+#include "core/telemetry/RequestTraces.h"
 #include "core/telemetry/WorkerGauge.h"
 
 namespace kvscope {
@@ -118,6 +119,10 @@ class TelemetryStore {
   // A second row the event also belongs on, -1 when none: a seed or reseed is the prefill worker's
   // work as much as the decode worker's, so it shows on its P row too.
   int prefillRowOf(const Event& e) const;
+  // The timeline rows of a decode worker, a prefill worker and a P->D link (-1: none).
+  int workerRow(WorkerId w) const;
+  int prefillRow(std::int32_t prefill) const;
+  int linkRow(std::int32_t prefill, WorkerId w) const;
 
   // Discrete events in time order (already sorted: the stream is). Bounded; see droppedEvents().
   const std::deque<Event>& discreteEvents() const { return discrete_; }
@@ -129,6 +134,8 @@ class TelemetryStore {
   const std::deque<Event>& controlChanges() const { return control_changes_; }
 
   const std::deque<RequestDone>& requests() const { return requests_; }
+  // The finished requests' spans and transfers (the timeline's selected request).
+  const RequestTraces& requestTraces() const { return traces_; }
   const std::deque<SimTime>& requestTimes() const { return request_times_; }
   // The decision that routed `request`, if still held.
   const RouteDecision* decisionFor(RequestId request) const;
@@ -194,6 +201,7 @@ class TelemetryStore {
   std::deque<Event> control_changes_;
   std::uint64_t dropped_discrete_ = 0;
   std::deque<RequestDone> requests_;
+  RequestTraces traces_;
   MinMaxSeries ttft_series_, e2e_series_;
   MinMaxSeries apc_series_, apc_ceiling_series_;
   HitRateWindow hits_;

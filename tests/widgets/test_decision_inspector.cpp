@@ -15,6 +15,7 @@
 #include "widgets/common/ViewState.h"
 #include "widgets/decisions/DecisionInspectorPanel.h"
 #include "widgets/decisions/DecisionModel.h"
+#include "widgets/decisions/RequestSpanView.h"
 #include "widgets/decisions/RequestTableModel.h"
 
 using namespace kvscope;
@@ -236,6 +237,60 @@ class TestDecisionInspector : public QObject {
     QCOMPARE(table->selectionModel()->currentIndex().data(RequestTableModel::RequestIdRole).value<RequestId>(),
              requests.front());
     QCOMPARE(panel.decision().decision()->request, requests.front());
+  }
+
+  // A selected request's spans, Perfetto-like: on a disaggregated run a request that went through
+  // a KV transfer shows its prefill lane, the P -> D transfer and its decode, each the length its
+  // events give; one served without a transfer shows its decode alone. Drawn on a real widget.
+  void aSelectedRequestShowsItsSpans() {
+    const std::vector<Event>& events = runEvents("e2-cold-d");
+    TelemetryStore store;
+    store.ingest(events);
+    ViewState view;
+    DecisionInspectorPanel panel(view);
+    panel.resize(900, 500);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    panel.refresh(store);
+    auto* spans = panel.findChild<RequestSpanView*>(QStringLiteral("requestSpans"));
+    QVERIFY(spans);
+    std::map<RequestId, SimTime> transfer_start, transfer_end;
+    for (const Event& e : events) {
+      if (const auto* s = std::get_if<TransferStarted>(&e.payload)) transfer_start[s->request] = e.time;
+      if (const auto* f = std::get_if<TransferFinished>(&e.payload)) transfer_end[f->request] = e.time;
+    }
+    bool saw_transfer = false, saw_direct = false;
+    for (const RequestDone& d : store.requests()) {
+      if (d.status != RequestStatus::Ok || (saw_transfer && saw_direct)) continue;
+      const bool transferred = transfer_start.count(d.request) && transfer_end.count(d.request);
+      if ((transferred && saw_transfer) || (!transferred && saw_direct)) continue;
+      view.selectRequest(d.request);
+      QVERIFY(spans->isVisible());
+      QVERIFY(spans->trace() && spans->trace()->request == d.request);
+      const QStringList lanes = spans->laneTexts();
+      const QString name = QStringLiteral("D%1").arg(d.worker);
+      if (transferred) {
+        saw_transfer = true;
+        QCOMPARE(lanes.size(), 3);
+        const double prefill = timeToSeconds(transfer_start[d.request] - spans->trace()->arrival);
+        const double transfer = timeToSeconds(transfer_end[d.request] - transfer_start[d.request]);
+        QVERIFY2(lanes[0].startsWith(QStringLiteral("P0: queue + prefill %1 s").arg(prefill, 0, 'f', 3)),
+                 qPrintable(lanes[0]));
+        QVERIFY2(lanes[1].startsWith(QStringLiteral("P0 -> %1: KV transfer %2 s").arg(name).arg(transfer, 0, 'f', 3)),
+                 qPrintable(lanes[1]));
+      } else {
+        saw_direct = true;
+        QCOMPARE(lanes.size(), 1);
+      }
+      QVERIFY2(lanes.last().startsWith(name + QStringLiteral(": decode")), qPrintable(lanes.last()));
+      QVERIFY2(lanes.last().contains(QStringLiteral("first token at +%1 s").arg(timeToSeconds(d.ttft), 0, 'f', 3)),
+               qPrintable(lanes.last()));
+      if (qEnvironmentVariableIsSet("KVSCOPE_SPANS_PNG"))
+        panel.grab().save(qEnvironmentVariable("KVSCOPE_SPANS_PNG") + (transferred ? "-transfer.png" : "-direct.png"));
+    }
+    QVERIFY(saw_transfer && saw_direct);
+    view.selectRequest(0);
+    QVERIFY(!spans->isVisible());
   }
 
   void aDroppedDecisionSaysSo() {

@@ -14,6 +14,7 @@
 #include "core/telemetry/TelemetryStore.h"
 #include "widgets/common/ViewState.h"
 #include "widgets/decisions/DecisionModel.h"
+#include "widgets/decisions/RequestSpanView.h"
 #include "widgets/decisions/RequestTableModel.h"
 
 namespace kvscope {
@@ -47,7 +48,7 @@ DecisionInspectorPanel::DecisionInspectorPanel(ViewState& view, QWidget* parent)
   sorted_requests_->setSortRole(RequestTableModel::SortRole);
   decision_ = new DecisionModel(this);
 
-  auto* splitter = new QSplitter(Qt::Vertical, this);
+  auto* splitter = splitter_ = new QSplitter(Qt::Vertical, this);
   request_table_ = makeTable(sorted_requests_, QStringLiteral("requestTable"), splitter);
   // Arrival order until the operator clicks a header; clicking it again returns to arrival order.
   request_table_->horizontalHeader()->setSortIndicator(-1, Qt::AscendingOrder);
@@ -57,6 +58,11 @@ DecisionInspectorPanel::DecisionInspectorPanel(ViewState& view, QWidget* parent)
   splitter->addWidget(request_table_);
   // A 1280x800 screen leaves this tab ~200 px: both tables may shrink to a few rows each.
   request_table_->setMinimumHeight(50);
+
+  // The selected request's prefill, transfer and decode, between its row and its decision: a pane
+  // of its own, so a short tab squeezes it (or the operator drags it shut) before the decision.
+  spans_ = new RequestSpanView(splitter);
+  splitter->addWidget(spans_);
 
   auto* decision_box = new QWidget(splitter);
   auto* decision_layout = new QVBoxLayout(decision_box);
@@ -76,7 +82,8 @@ DecisionInspectorPanel::DecisionInspectorPanel(ViewState& view, QWidget* parent)
   decision_layout->addWidget(decision_table_, 1);
   splitter->addWidget(decision_box);
   splitter->setStretchFactor(0, 3);
-  splitter->setStretchFactor(1, 2);
+  splitter->setStretchFactor(1, 0);
+  splitter->setStretchFactor(2, 2);
 
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
@@ -151,8 +158,35 @@ void DecisionInspectorPanel::selectRowOf(RequestId request) {
   syncing_selection_ = false;
 }
 
+void DecisionInspectorPanel::showSpans() {
+  std::optional<RequestTrace> trace = store_ && shown_ != 0 ? store_->requestTraces().find(shown_) : std::nullopt;
+  RequestSpanView::Names names;
+  if (trace) {
+    names.decode = workerLabel(worker_names_, trace->worker);
+    const std::optional<RunStarted>& run = store_->run();
+    if (trace->transfer && run && trace->transfer->prefill >= 0 &&
+        trace->transfer->prefill < static_cast<std::int32_t>(run->prefill.size()))
+      names.prefill = QString::fromStdString(run->prefill[static_cast<std::size_t>(trace->transfer->prefill)].name);
+    else if (trace->transfer)
+      names.prefill = QStringLiteral("P%1").arg(trace->transfer->prefill);
+  }
+  if (trace != spans_->trace()) spans_->setTrace(trace, names);
+  if ((shown_ != 0) == !spans_->isHidden()) return;
+  spans_->setVisible(shown_ != 0);
+  // Shown for the first time (or again): its lanes' height, taken from the request table.
+  QList<int> sizes = splitter_->sizes();
+  const int want = spans_->sizeHint().height();
+  if (shown_ != 0 && sizes.size() == 3 && sizes[1] < want) {
+    const int take = std::min(want - sizes[1], std::max(0, sizes[0] - request_table_->minimumHeight()));
+    sizes[0] -= take;
+    sizes[1] += take;
+    splitter_->setSizes(sizes);
+  }
+}
+
 void DecisionInspectorPanel::showDecision() {
   waiting_for_decision_ = false;
+  showSpans();
   if (shown_ == 0) {
     decision_->clear();
     summary_->setText(tr("Select a request in the table, or on the timeline, to see why it went where it did."));

@@ -9,12 +9,14 @@
 
 class QLabel;
 class QSortFilterProxyModel;
+class QSplitter;
 class QTableView;
 
 namespace kvscope {
 
 class DecisionModel;
 class RequestTableModel;
+class RequestSpanView;
 
 class DecisionInspectorPanel : public TelemetryPanel {
   Q_OBJECT
@@ -33,10 +35,13 @@ class DecisionInspectorPanel : public TelemetryPanel {
   void onRequestRowChanged(const QModelIndex& current);
   void onRequestSelected(RequestId request);
   void showDecision();
+  void showSpans();
   void selectRowOf(RequestId request);
 
   const TelemetryStore* store_ = nullptr;
   std::vector<QString> worker_names_;
+  RequestSpanView* spans_ = nullptr;
+  QSplitter* splitter_ = nullptr;
   RequestId shown_ = 0;                // the request the decision view shows
   bool waiting_for_decision_ = false;  // selected before its decision reached the store
   bool syncing_selection_ = false;
