@@ -30,6 +30,7 @@
 #include "app/gui/MainWindow.h"
 #include "app/gui/PanelDocks.h"
 #include "app/gui/WindowSize.h"
+#include "bench/BenchStats.h"
 #include "bench/SyntheticEventSource.h"
 #include "core/run/HugePageHeap.h"
 #include "core/telemetry/TelemetryStore.h"
@@ -37,6 +38,7 @@
 #include "widgets/common/TelemetryPanel.h"
 
 using namespace kvscope;
+using kvscope::bench::Stats;
 using kvscope::bench::SyntheticEventSource;
 
 namespace {
@@ -61,30 +63,6 @@ double procStatusMb(const char* key) {
     if (line.rfind(prefix, 0) == 0) return std::stod(line.substr(prefix.size())) / 1024.0;  // kB
   return -1;
 }
-
-struct Stats {
-  std::vector<double> v;
-  void add(double x) { v.push_back(x); }
-  double pct(double p) {
-    if (v.empty()) return 0;
-    std::sort(v.begin(), v.end());
-    const auto i = static_cast<std::size_t>(
-        std::clamp(p / 100.0 * static_cast<double>(v.size()) - 1.0 + 0.999999, 0.0, static_cast<double>(v.size() - 1)));
-    return v[i];
-  }
-  double max() { return v.empty() ? 0 : *std::max_element(v.begin(), v.end()); }
-  double mean() {
-    double s = 0;
-    for (double x : v) s += x;
-    return v.empty() ? 0 : s / static_cast<double>(v.size());
-  }
-  std::string line(const char* unit = "ms") {
-    char buf[256];
-    std::snprintf(buf, sizeof buf, "p50 %.2f  p90 %.2f  p99 %.2f  max %.2f  mean %.2f %s  (n=%zu)", pct(50), pct(90),
-                  pct(99), max(), mean(), unit, v.size());
-    return buf;
-  }
-};
 
 // Times the window's paint: Qt Widgets repaints a top-level on QEvent::UpdateRequest.
 class BenchApplication : public QApplication {
