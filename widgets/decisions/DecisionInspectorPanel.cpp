@@ -48,7 +48,7 @@ DecisionInspectorPanel::DecisionInspectorPanel(ViewState& view, QWidget* parent)
   sorted_requests_->setSortRole(RequestTableModel::SortRole);
   decision_ = new DecisionModel(this);
 
-  auto* splitter = splitter_ = new QSplitter(Qt::Vertical, this);
+  auto* splitter = new QSplitter(Qt::Vertical, this);
   request_table_ = makeTable(sorted_requests_, QStringLiteral("requestTable"), splitter);
   // Arrival order until the operator clicks a header; clicking it again returns to arrival order.
   request_table_->horizontalHeader()->setSortIndicator(-1, Qt::AscendingOrder);
@@ -61,6 +61,7 @@ DecisionInspectorPanel::DecisionInspectorPanel(ViewState& view, QWidget* parent)
 
   // The selected request's prefill, transfer and decode, between its row and its decision: a pane
   // of its own, so a short tab squeezes it (or the operator drags it shut) before the decision.
+  // Always there: a pane that opened on a click moved the rows under the pointer mid-click.
   spans_ = new RequestSpanView(splitter);
   splitter->addWidget(spans_);
 
@@ -170,18 +171,7 @@ void DecisionInspectorPanel::showSpans() {
     else if (trace->transfer)
       names.prefill = QStringLiteral("P%1").arg(trace->transfer->prefill);
   }
-  if (trace != spans_->trace()) spans_->setTrace(trace, names);
-  if ((shown_ != 0) == !spans_->isHidden()) return;
-  spans_->setVisible(shown_ != 0);
-  // Shown for the first time (or again): its lanes' height, taken from the request table.
-  QList<int> sizes = splitter_->sizes();
-  const int want = spans_->sizeHint().height();
-  if (shown_ != 0 && sizes.size() == 3 && sizes[1] < want) {
-    const int take = std::min(want - sizes[1], std::max(0, sizes[0] - request_table_->minimumHeight()));
-    sizes[0] -= take;
-    sizes[1] += take;
-    splitter_->setSizes(sizes);
-  }
+  if (trace != spans_->trace() || !trace) spans_->setTrace(trace, names, shown_ != 0);
 }
 
 void DecisionInspectorPanel::showDecision() {

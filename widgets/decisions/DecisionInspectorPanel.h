@@ -9,7 +9,6 @@
 
 class QLabel;
 class QSortFilterProxyModel;
-class QSplitter;
 class QTableView;
 
 namespace kvscope {
@@ -41,7 +40,6 @@ class DecisionInspectorPanel : public TelemetryPanel {
   const TelemetryStore* store_ = nullptr;
   std::vector<QString> worker_names_;
   RequestSpanView* spans_ = nullptr;
-  QSplitter* splitter_ = nullptr;
   RequestId shown_ = 0;                // the request the decision view shows
   bool waiting_for_decision_ = false;  // selected before its decision reached the store
   bool syncing_selection_ = false;

@@ -11,8 +11,8 @@
 namespace kvscope {
 
 namespace {
-constexpr int kLaneHeight = 20;
-constexpr int kAxisHeight = 16;
+constexpr int kLaneHeight = 16;
+constexpr int kAxisHeight = 14;
 const QColor kPrefill(0xf2, 0x8e, 0x2b);
 const QColor kTransfer(0x76, 0xb7, 0xb2);
 const QColor kDecode(0x4e, 0x79, 0xa7);
@@ -26,8 +26,9 @@ RequestSpanView::RequestSpanView(QWidget* parent) : QWidget(parent) {
   setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Preferred);
 }
 
-void RequestSpanView::setTrace(const std::optional<RequestTrace>& trace, Names names) {
+void RequestSpanView::setTrace(const std::optional<RequestTrace>& trace, Names names, bool selected) {
   trace_ = trace;
+  selected_ = selected;
   names_ = std::move(names);
   setToolTip(laneTexts().join(QLatin1Char('\n')));
   updateGeometry();
@@ -36,7 +37,7 @@ void RequestSpanView::setTrace(const std::optional<RequestTrace>& trace, Names n
 
 int RequestSpanView::lanes() const { return trace_ && trace_->transfer ? 3 : 1; }
 
-QSize RequestSpanView::sizeHint() const { return {400, kAxisHeight + 3 * kLaneHeight + 6}; }
+QSize RequestSpanView::sizeHint() const { return {400, kAxisHeight + 3 * kLaneHeight + 4}; }
 
 // Squeezed (a 1280x800 tab) it may shrink to nothing: the tables above and below come first.
 QSize RequestSpanView::minimumSizeHint() const { return {120, 0}; }
@@ -79,7 +80,9 @@ void RequestSpanView::paintEvent(QPaintEvent*) {
   p.fillRect(rect(), pal.color(QPalette::Base));
   if (!trace_) {
     p.setPen(pal.color(QPalette::PlaceholderText));
-    p.drawText(rect(), Qt::AlignCenter, tr("Its spans appear once the request has finished"));
+    p.drawText(rect(), Qt::AlignCenter,
+               selected_ ? tr("Its prefill, transfer and decode appear once the request has finished")
+                         : tr("Select a request to see its prefill, KV transfer and decode"));
     return;
   }
   const RequestTrace& t = *trace_;

@@ -18,11 +18,12 @@ class RequestSpanView : public QWidget {
   Q_OBJECT
  public:
   explicit RequestSpanView(QWidget* parent = nullptr);
-  // The request to draw, with its workers' names (nothing: the view says why it is empty).
+  // The request to draw, with its workers' names (nothing: the view says why it is empty: no
+  // request selected, or `selected` and not finished yet).
   struct Names {
     QString prefill, decode;
   };
-  void setTrace(const std::optional<RequestTrace>& trace, Names names);
+  void setTrace(const std::optional<RequestTrace>& trace, Names names, bool selected = true);
   const std::optional<RequestTrace>& trace() const { return trace_; }
   // What each lane says (for tests and the tooltip): "P0: queue + prefill 0.42 s", ...
   QStringList laneTexts() const;
@@ -45,6 +46,7 @@ class RequestSpanView : public QWidget {
 
   std::optional<RequestTrace> trace_;
   Names names_;
+  bool selected_ = false;
 };
 
 }  // namespace kvscope
