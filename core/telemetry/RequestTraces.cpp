@@ -1,5 +1,6 @@
 #include "core/telemetry/RequestTraces.h"
 
+#include <algorithm>
 #include <variant>
 
 namespace kvscope {
@@ -35,9 +36,10 @@ void RequestTraces::onEvent(const Event& e) {
 }
 
 std::optional<RequestTrace> RequestTraces::find(RequestId request) const {
-  for (auto it = done_.rbegin(); it != done_.rend(); ++it)
-    if (it->request == request) return *it;
-  return std::nullopt;
+  // The newest first: an id a restarted source reused names its latest request.
+  const auto it =
+      std::find_if(done_.rbegin(), done_.rend(), [request](const RequestTrace& t) { return t.request == request; });
+  return it == done_.rend() ? std::nullopt : std::optional<RequestTrace>(*it);
 }
 
 }  // namespace kvscope

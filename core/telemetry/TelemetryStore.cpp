@@ -242,6 +242,7 @@ const LinkSeries* TelemetryStore::link(std::int32_t prefill, WorkerId worker) co
 
 std::vector<TimelineRow> TelemetryStore::timelineRows() const {
   std::vector<TimelineRow> rows;
+  rows.reserve(workers_.size() + (run_ ? run_->prefill.size() : 0) + links_.size());
   for (const WorkerSeries& w : workers_) rows.push_back({TimelineRow::Worker, w.info.name});
   if (run_)
     for (const WorkerInfo& p : run_->prefill) rows.push_back({TimelineRow::Prefill, p.name});
