@@ -31,6 +31,7 @@
 #include "app/gui/PanelDocks.h"
 #include "app/gui/WindowSize.h"
 #include "bench/BenchStats.h"
+#include "bench/PeakRss.h"
 #include "bench/SyntheticEventSource.h"
 #include "core/run/HugePageHeap.h"
 #include "core/telemetry/TelemetryStore.h"
@@ -38,6 +39,7 @@
 #include "widgets/common/TelemetryPanel.h"
 
 using namespace kvscope;
+using kvscope::bench::procStatusMb;
 using kvscope::bench::Stats;
 using kvscope::bench::SyntheticEventSource;
 
@@ -52,16 +54,6 @@ double threadCpuSeconds() {
   timespec ts{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
-}
-
-// VmRSS or VmHWM from /proc/self/status, in MB.
-double procStatusMb(const char* key) {
-  std::ifstream in("/proc/self/status");
-  std::string line;
-  const std::string prefix = std::string(key) + ":";
-  while (std::getline(in, line))
-    if (line.rfind(prefix, 0) == 0) return std::stod(line.substr(prefix.size())) / 1024.0;  // kB
-  return -1;
 }
 
 // Times the window's paint: Qt Widgets repaints a top-level on QEvent::UpdateRequest.

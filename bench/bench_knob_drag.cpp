@@ -14,7 +14,6 @@
 
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <string>
 
 #include "app/gui/MainWindow.h"
@@ -22,6 +21,7 @@
 #include "app/gui/PreviewController.h"
 #include "app/gui/WindowSize.h"
 #include "bench/BenchStats.h"
+#include "bench/PeakRss.h"
 #include "core/run/HugePageHeap.h"
 #include "core/source/EmbeddedSimulationSource.h"
 #include "core/telemetry/TelemetryStore.h"
@@ -29,19 +29,10 @@
 #include "widgets/knobs/KnobsPanel.h"
 
 using namespace kvscope;
+using kvscope::bench::procStatusMb;
 using kvscope::bench::Stats;
 
 namespace {
-
-// VmRSS or VmHWM from /proc/self/status, in MB.
-double procStatusMb(const char* key) {
-  std::ifstream in("/proc/self/status");
-  std::string line;
-  const std::string prefix = std::string(key) + ":";
-  while (std::getline(in, line))
-    if (line.rfind(prefix, 0) == 0) return std::stod(line.substr(prefix.size())) / 1024.0;  // kB
-  return -1;
-}
 
 // Counts the window's paints: Qt Widgets repaints a top-level on QEvent::UpdateRequest.
 class PaintCountingApplication : public QApplication {
