@@ -21,7 +21,6 @@
 #include <cstdio>
 #include <ctime>
 #include <deque>
-#include <fstream>
 #include <map>
 #include <string>
 #include <utility>
