@@ -33,8 +33,18 @@ double currentRssMiB() {
 int main(int argc, char** argv) {
   relaunchWithHugePageHeap(argv);  // as kvscope-cli and the console do
   const std::string scenario = argc > 1 ? argv[1] : "e3-load-floor";
+  if (scenario == "--help" || scenario == "-h") {
+    std::printf("usage: bench_preview [SCENARIO] [REPEATS]   (default e3-load-floor 5)\n");
+    return 0;
+  }
   const int repeats = argc > 2 ? std::max(1, std::atoi(argv[2])) : 5;
-  const PreparedRun run = prepareRun(Scenario::load(scenario), {});
+  PreparedRun run;
+  try {
+    run = prepareRun(Scenario::load(scenario), {});
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "bench_preview: %s\n", e.what());
+    return 2;
+  }
   const double before = currentRssMiB();
   std::printf("bench_preview: %s, 10 simulated minutes without and with K=0, two threads, %d repeats; RSS %.0f MiB\n",
               scenario.c_str(), repeats, before);
@@ -56,7 +66,7 @@ int main(int argc, char** argv) {
     std::printf("  | requests %ld vs %ld, TTFT p90 %.2f vs %.2f s, evictions %ld vs %ld", last.without.horizon.total,
                 last.with.horizon.total, last.without.horizon.ttft_s.p90, last.with.horizon.ttft_s.p90,
                 last.without.horizon.eviction_count, last.with.horizon.eviction_count);
-    last = WhatIfResult{};
+    last = WhatIfResult();
     giveFreeHeapBack();
     std::printf("  | peak RSS %.0f MiB, after Revert %.0f MiB\n", bench::peakRssMiB(), currentRssMiB());
   }
