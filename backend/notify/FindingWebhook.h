@@ -1,9 +1,10 @@
 #pragma once
 // Posts the diagnosis's findings as JSON to a URL (`serve --notify-webhook`): a headless sweep on
 // the head node tells a chat channel or a pager when a failure mode appears, and again when it
-// has stopped holding for 30 s of stream time (or the run ended). The diagnosis is the console's own (DiagnosisEngine, fed the served events) and
-// is checked once per second of stream time. Posting runs on a thread of its own: a slow or dead
-// endpoint never holds the run back; what it cannot take is retried, then logged and dropped.
+// has stopped holding for 30 s of stream time (or the run ended). The diagnosis is the console's
+// own (DiagnosisEngine, fed the served events), checked once per second of stream time. Posting
+// runs on a thread of its own: a slow or dead endpoint never holds the run back; what it cannot
+// take is retried, then logged and dropped.
 //
 // The body: {"kvscope": "finding" | "resolved", "source": scenario or cluster, "stream_time_s": t,
 // "text": one line for chat webhooks (Slack, Mattermost read "text"), "finding": findingJson(f)}.
