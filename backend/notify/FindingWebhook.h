@@ -28,7 +28,7 @@ namespace kvscope {
 class FindingWebhook : public EventSink {
  public:
   struct Options {
-    std::string url;  // http:// or https://HOST[:PORT][/PATH]
+    std::string url;                          // http:// or https://HOST[:PORT][/PATH]
     std::chrono::milliseconds timeout{5000};  // connect, send and answer, each
     int attempts = 3;                         // a post that fails (no answer, 5xx) is tried again, 1 s then 2 s later
     std::size_t max_queued = 256;             // posts waiting past this are dropped, oldest first, and counted
