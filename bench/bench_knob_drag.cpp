@@ -12,8 +12,10 @@
 #include <QCommandLineParser>
 #include <QDockWidget>
 #include <QElapsedTimer>
+#include <QEventLoop>
 #include <QScrollArea>
 #include <QSlider>
+#include <QTimer>
 
 #include <algorithm>
 #include <chrono>
@@ -60,10 +62,12 @@ double msSince(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
 }
 
+// Runs the event loop for `ms`, asleep between events as the console's exec() is (a loop of
+// processEvents() calls spun a core, and the preview's fork threads had one core left).
 void waitMs(int ms) {
-  QElapsedTimer t;
-  t.start();
-  while (t.elapsed() < ms) QApplication::processEvents(QEventLoop::AllEvents, ms);
+  QEventLoop loop;
+  QTimer::singleShot(std::max(0, ms), &loop, &QEventLoop::quit);
+  loop.exec();
 }
 
 }  // namespace
