@@ -184,7 +184,7 @@ int main(int argc, char** argv) {
   window.docks().knobs().findChild<QAbstractButton*>(QStringLiteral("revert"))->click();
   waitMs(500);
   std::printf(
-      "preview after release (release -> what-if shown, incl. the 150 ms settle): %s%.0f ms, of which the "
+      "preview after release (release -> what-if shown): %s%.0f ms, of which the "
       "fork's two futures %.0f ms\n",
       shown ? "" : "not shown within ", preview_ms, fork_ms);
   std::printf("resident memory: %.0f MB before the drag, peak %.0f MB, %.0f MB after Revert\n", rss_before, rss_peak,

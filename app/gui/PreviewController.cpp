@@ -41,6 +41,12 @@ PreviewController::PreviewController(RunSession& session, ViewState& view, Panel
   connect(&staleness_, &QTimer::timeout, this, [this] { table_.setNow(session_.store().now()); });  // its age
   staleness_.start();
   connect(&knobs_, &KnobsPanel::editsChanged, this, &PreviewController::schedule);
+  // A released slider or Enter: the edit is over, the preview starts now (150 ms sooner).
+  connect(&knobs_, &KnobsPanel::editFinished, this, [this] {
+    schedule();
+    debounce_.stop();
+    start();
+  });
   knobs_.setApplyCheck([this] { return refuseStale(); });
   connect(&session_, &RunSession::sourceChanged, this, &PreviewController::clear);
 }
@@ -58,7 +64,7 @@ void PreviewController::schedule() {
 }
 
 void PreviewController::start() {
-  if (knobs_.sliderHeld()) return;  // a slider in a drag: its release previews (editsChanged)
+  if (knobs_.sliderHeld()) return;  // a slider in a drag: its release previews (editFinished)
   Source* source = session_.source();
   const KnobEditModel::Change pending = knobs_.edits().edits();
   if (pending.knobs.empty() && !pending.policy) return clear();

@@ -260,14 +260,14 @@ class TestKnobsPanel : public QObject {
     Fixture f;
     f.panel.show();
     QVERIFY(QTest::qWaitForWindowActive(&f.panel));
-    QSignalSpy edits(&f.panel, &KnobsPanel::editsChanged);
+    QSignalSpy finished(&f.panel, &KnobsPanel::editFinished);
     f.type("K", "200");
-    const int typed = edits.count();
+    QCOMPARE(finished.count(), 0);  // typing: the preview waits for a pause
     QTest::keyClick(f.field("K"), Qt::Key_Return);
     QCOMPARE(f.source.apply_calls, 0);
     QCOMPARE(state(f.field("K")), QStringLiteral("edited"));
     QVERIFY(QApplication::focusWidget() != f.field("K"));
-    QVERIFY(edits.count() > typed);  // a preview is asked for at once
+    QCOMPARE(finished.count(), 1);  // a preview is asked for at once
     f.field("K")->setFocus();
     QTest::keyClick(f.field("K"), Qt::Key_Space);
     QCOMPARE(f.field("K")->text(), QStringLiteral("200"));
@@ -279,6 +279,25 @@ class TestKnobsPanel : public QObject {
     QTest::mouseClick(f.apply(), Qt::LeftButton);
     QCOMPARE(f.source.apply_calls, 1);
     QVERIFY(f.view.followLive());  // Apply returns the charts to now, where the change acts
+  }
+
+  // A slider's drag edits the knob as it moves and finishes on its release (the preview starts then,
+  // not after a typing pause).
+  void aSliderDragFinishesOnItsRelease() {
+    Fixture f;
+    f.panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&f.panel));
+    auto* slider = f.panel.findChild<KnobSlider*>(QStringLiteral("slider:K"));
+    QVERIFY(slider);
+    QSignalSpy finished(&f.panel, &KnobsPanel::editFinished);
+    slider->setSliderDown(true);
+    slider->setSliderPosition((slider->minimum() + slider->maximum()) / 2);
+    QCOMPARE(state(f.field("K")), QStringLiteral("edited"));
+    QVERIFY(f.panel.sliderHeld());
+    QCOMPARE(finished.count(), 0);
+    slider->setSliderDown(false);
+    QCOMPARE(finished.count(), 1);
+    QVERIFY(!f.panel.sliderHeld());
   }
 
   // The wheel over a slider the operator has not focused scrolls the list; it edits nothing.

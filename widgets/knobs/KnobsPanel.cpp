@@ -206,11 +206,11 @@ void KnobsPanel::addKnobRow(const KnobSpec& s, QGroupBox& box, QGridLayout& grid
     row.field->setText(text);
     onFieldEdited(row, text);
   });
-  connect(row.slider, &QSlider::sliderReleased, this, &KnobsPanel::editsChanged);  // the drag's value, previewed
+  connect(row.slider, &QSlider::sliderReleased, this, &KnobsPanel::editFinished);  // the drag's value, previewed
   // Enter ends the edit and leaves the field; what it changes is previewed, and only Apply sends it.
   connect(row.field, &QLineEdit::returnPressed, this, [this, &row] {
     row.field->clearFocus();
-    emit editsChanged();
+    emit editFinished();
   });
 }
 

@@ -59,6 +59,9 @@ class KnobsPanel : public TelemetryPanel {
  signals:
   // The operator's unsent edits changed (typed, dragged, reverted or sent).
   void editsChanged();
+  // An edit is finished (a slider released, Enter in a field): nothing more is coming, so what it
+  // changed can be previewed at once rather than after a typing pause.
+  void editFinished();
   // The run started or stopped taking knob changes (another source, or its capabilities changed).
   void editableChanged(bool editable);
 
