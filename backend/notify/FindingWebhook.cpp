@@ -103,10 +103,15 @@ void FindingWebhook::check(double stream_time_s, bool final) {
       post(f, "finding", stream_time_s);
       continue;
     }
-    if (!f.resolved || seen->second) {  // holding, or resolved and said so
+    if (!f.resolved) {  // holding; again, if its resolution was posted: that is news too
       resolved_since_.erase(key);
+      if (seen->second) {
+        seen->second = false;
+        post(f, "finding", stream_time_s);
+      }
       continue;
     }
+    if (seen->second) continue;  // resolved, and said so
     const double since = resolved_since_.try_emplace(key, stream_time_s).first->second;
     if (!final && stream_time_s - since < kResolvedHoldS) continue;
     seen->second = true;
@@ -122,7 +127,8 @@ void FindingWebhook::post(const Finding& f, const char* what, double stream_time
                       {"stream_time_s", stream_time_s},
                       {"text", textOf(f, source_, resolved)},
                       {"finding", findingJson(f)}};
-  enqueue(body.dump());
+  // A worker's name from a cluster file or a log may be any bytes: replaced, never a throw.
+  enqueue(body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 
 void FindingWebhook::enqueue(std::string body) {
