@@ -13,6 +13,7 @@ namespace kvscope {
 namespace {
 constexpr int kLaneHeight = 16;
 constexpr int kAxisHeight = 14;
+constexpr int kBesideGap = 16;  // a label beside its slice starts past the flow arrow's first bend
 const QColor kPrefill(0xf2, 0x8e, 0x2b);
 const QColor kTransfer(0x76, 0xb7, 0xb2);
 const QColor kDecode(0x4e, 0x79, 0xa7);
@@ -106,12 +107,22 @@ void RequestSpanView::paintEvent(QPaintEvent*) {
     p.setPen(QPen(s.colour.darker(140), 1));
     p.setBrush(s.colour);
     p.drawRect(r);
-    // The label where it fits, else what fits of it: every lane says what it is.
-    p.setPen(s.colour.lightness() > 150 ? Qt::black : Qt::white);
-    const QRectF text = r.adjusted(3, 0, -3, 0);
-    if (text.width() > 20)
-      p.drawText(text, Qt::AlignLeft | Qt::AlignVCenter,
-                 fontMetrics().elidedText(s.label, Qt::ElideRight, int(text.width())));
+    // The label inside its slice where it fits; a slice too short for it (a 50 ms prefill in a
+    // 77 s request) has it beside, in its lane, as Perfetto does: every lane says what it is.
+    const QRectF inside = r.adjusted(3, 0, -3, 0);
+    const int need = fontMetrics().horizontalAdvance(s.label);
+    const double beside_width = right - r.right() - kBesideGap;
+    if (inside.width() >= need || inside.width() >= beside_width) {
+      p.setPen(s.colour.lightness() > 150 ? Qt::black : Qt::white);
+      if (inside.width() > 20)
+        p.drawText(inside, Qt::AlignLeft | Qt::AlignVCenter,
+                   fontMetrics().elidedText(s.label, Qt::ElideRight, int(inside.width())));
+    } else {
+      const QRectF beside(r.right() + kBesideGap, r.top(), beside_width, r.height());
+      p.setPen(pal.color(QPalette::Text));
+      p.drawText(beside, Qt::AlignLeft | Qt::AlignVCenter,
+                 fontMetrics().elidedText(s.label, Qt::ElideRight, int(beside.width())));
+    }
   }
   if (t.first_token >= 0) {  // the first token: a tick across the decode lane
     const QRectF d = laneRect(all.back());
