@@ -29,6 +29,7 @@
 #include "app/gui/MainWindow.h"
 #include "app/gui/PanelDocks.h"
 #include "app/gui/WindowSize.h"
+#include "bench/BenchOptions.h"
 #include "bench/BenchStats.h"
 #include "bench/PeakRss.h"
 #include "bench/SyntheticEventSource.h"
@@ -112,16 +113,7 @@ int main(int argc, char** argv) {
        "(adds work; the frame numbers then include it)."},
   });
   args.process(app);
-  auto number = [&](const char* name, double min) {
-    bool ok = false;
-    const double v = args.value(name).toDouble(&ok);
-    if (!ok || v < min) {
-      std::fprintf(stderr, "bench_console: --%s: expected a number >= %g, got '%s'\n", name, min,
-                   args.value(name).toLocal8Bit().constData());
-      std::exit(2);
-    }
-    return v;
-  };
+  auto number = [&](const char* name, double min) { return bench::numberOption(args, "bench_console", name, min); };
   const double seconds = number("seconds", 0);
   const double rate = number("rate", 1);
   const auto events_for_memory = static_cast<std::uint64_t>(number("events-for-memory", 1));

@@ -27,6 +27,7 @@
 #include "app/gui/PanelDocks.h"
 #include "app/gui/PreviewController.h"
 #include "app/gui/WindowSize.h"
+#include "bench/BenchOptions.h"
 #include "bench/BenchStats.h"
 #include "bench/PeakRss.h"
 #include "core/run/HugePageHeap.h"
@@ -93,16 +94,7 @@ int main(int argc, char** argv) {
       {"pause", "Pause the run before the drag, as the console offers when a knob is edited (Space)."},
   });
   args.process(app);
-  auto number = [&](const char* name, double min) {
-    bool ok = false;
-    const double v = args.value(name).toDouble(&ok);
-    if (!ok || v < min) {
-      std::fprintf(stderr, "bench_knob_drag: --%s: expected a number >= %g, got '%s'\n", name, min,
-                   qPrintable(args.value(name)));
-      std::exit(2);
-    }
-    return v;
-  };
+  auto number = [&](const char* name, double min) { return bench::numberOption(args, "bench_knob_drag", name, min); };
   const double speed = number("speed", 0.001), warmup = number("warmup", 0);
   const int steps = static_cast<int>(number("steps", 1));
   const double end_at = std::min(1.0, number("end", 0));

@@ -266,8 +266,6 @@ int TelemetryStore::linkRow(std::int32_t prefill, WorkerId w) const {
 }
 
 int TelemetryStore::rowOf(const Event& e) const {
-  auto workerRow = [this](WorkerId w) { return this->workerRow(w); };
-  auto linkRow = [this](std::int32_t p, WorkerId w) { return this->linkRow(p, w); };
   return std::visit(Overloaded{[&](const Eviction& x) { return workerRow(x.worker); },
                                [&](const Retraction& x) { return workerRow(x.worker); },
                                [&](const SeedStarted& x) { return workerRow(x.worker); },
