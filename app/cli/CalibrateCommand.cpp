@@ -24,6 +24,7 @@ Command addCalibrate(CLI::App& app) {
   group->require_subcommand(1);
   auto commands = std::make_shared<SubcommandList>(*group);
   commands->add(addCalibrateProfile);
+  commands->add(addCalibrateModel);
   commands->add(addCalibrateFit);
   commands->add(addCalibrateCheck);
   return [commands]() -> int {

@@ -9,6 +9,8 @@ namespace kvscope::cli {
 
 // `calibrate profile LOG... [--metrics W=SCRAPES]... [--base PROFILE] -o profile.json`
 Command addCalibrateProfile(CLI::App& calibrate);
+// `calibrate model CONFIG.json --gpu h200 --engine sglang --decode-fraction F -o profile.json`
+Command addCalibrateModel(CLI::App& calibrate);
 // `calibrate fit --scenario S --target T --fit NAME=LO:HI... --seeds N -o S.calibrated.json`
 Command addCalibrateFit(CLI::App& calibrate);
 // `calibrate check --scenario S.calibrated.json --target T [--seeds N]`

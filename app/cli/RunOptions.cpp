@@ -33,6 +33,10 @@ void addRunOptions(CLI::App* sub, RunArgs& a) {
                   "At most this many sessions in flight; later ones wait for a slot in start order (the lab's "
                   "--max-inflight-sessions; 0 = no cap; not with --dispatch open)")
       ->check(CLI::Range(0L, 1000000000L));
+  sub->add_option("--max-inflight-requests", a.max_inflight_requests,
+                  "At most this many requests in flight; later ones wait in the order they became ready (a "
+                  "replayer's request semaphore, the lab's E-series concurrency_limit; 0 = no cap)")
+      ->check(CLI::Range(0L, 1000000000L));
   sub->add_option("--request-timeout", a.request_timeout,
                   "Seconds before a request fails unfinished (the knob request_timeout_s; the lab's replayer: 600)")
       ->check(CLI::Range(1.0, 86400.0).description("in [1, 86400]"));
@@ -55,6 +59,7 @@ SimulationOptions toSimulationOptions(const RunArgs& a) {
   options.time_scale = a.time_scale;
   if (!a.dispatch.empty()) options.dispatch = parseDispatch(a.dispatch);
   options.max_inflight_sessions = a.max_inflight_sessions;
+  options.max_inflight_requests = a.max_inflight_requests;
   options.request_timeout_s = a.request_timeout;
   options.wall_deadline_s = a.wall_deadline;
   options.lenient = a.lenient;

@@ -22,6 +22,7 @@ struct RunArgs {
   std::string dispatch;  // --dispatch (or its older name --loop): the scenario's `dispatch`
   std::optional<double> time_scale;
   std::optional<long> max_inflight_sessions;
+  std::optional<long> max_inflight_requests;
   std::optional<double> request_timeout;
   std::optional<double> wall_deadline;
   bool lenient = false;

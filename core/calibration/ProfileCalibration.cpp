@@ -459,23 +459,7 @@ CalibrationResult ProfileCalibration::fit(const ProfileSamples& samples, const H
 
 nlohmann::ordered_json ProfileCalibration::toJson(const CalibrationResult& r, const CalibrationInputs& inputs) {
   const HardwareProfile& p = r.profile;
-  nlohmann::ordered_json j;
-  j["name"] = p.name;
-  j["kv_bytes_per_token"] = p.kv_bytes_per_token;
-  j["decode_kv_pool_tokens"] = p.decode_kv_pool_tokens;
-  j["prefill_kv_pool_tokens"] = p.prefill_kv_pool_tokens;
-  j["prefill_tokens_per_s"] = p.prefill_tokens_per_s;
-  j["prefill_overhead_s"] = p.prefill_overhead_s;
-  j["prefill_per_context_token_s"] = p.prefill_per_context_token_s;  // the base's: not fitted from logs
-  j["decode_iteration_base_s"] = p.decode_iteration_base_s;
-  j["decode_iteration_per_request_s"] = p.decode_iteration_per_request_s;
-  j["decode_iteration_per_context_token_s"] = p.decode_iteration_per_context_token_s;
-  j["chunked_prefill_tokens"] = p.chunked_prefill_tokens;
-  j["max_running_requests"] = p.max_running_requests;
-  j["link_bandwidth_bytes_per_s"] = p.link_bandwidth_bytes_per_s;
-  j["link_probe_interval_s"] = p.link_probe_interval_s;
-  j["admission_rpc_s"] = p.admission_rpc_s;
-  j["worker_restart_s"] = p.worker_restart_s;
+  nlohmann::ordered_json j = p.toJson();
 
   nlohmann::ordered_json cal;
   cal["about"] =

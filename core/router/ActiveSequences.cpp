@@ -1,5 +1,7 @@
 #include "core/router/ActiveSequences.h"
 
+#include <algorithm>
+
 namespace kvscope {
 
 void ActiveSequences::add(RequestId request, WorkerId worker, std::span<const BlockHash> hashes,
@@ -12,6 +14,8 @@ void ActiveSequences::add(RequestId request, WorkerId worker, std::span<const Bl
   ++w.requests;
   auto it =
       requests_.emplace(request, Tracked{worker, {hashes.begin(), hashes.end()}, prefill_tokens, input_tokens}).first;
+  it->second.slot = static_cast<std::uint32_t>(w.ids.size());
+  w.ids.push_back(request);
   if (counting_) count(it->second, +1);
 }
 
@@ -59,6 +63,12 @@ void ActiveSequences::free(RequestId request) {
   w.input_tokens -= it->second.input_tokens;
   if (it->second.prefilled) w.decode_tokens -= it->second.input_tokens;
   --w.requests;
+  const std::uint32_t slot = it->second.slot;
+  if (slot + 1 < w.ids.size()) {
+    w.ids[slot] = w.ids.back();
+    requests_.at(w.ids[slot]).slot = slot;
+  }
+  w.ids.pop_back();
   requests_.erase(it);
 }
 
@@ -80,6 +90,18 @@ std::int64_t ActiveSequences::newBlocks(WorkerId w, std::span<const BlockHash> h
   std::int64_t n = 0;
   for (BlockHash h : hashes) n += !worker.blocks.contains(h);
   return n;
+}
+
+std::int64_t ActiveSequences::prefixBlocks(WorkerId w, std::span<const BlockHash> hashes) const {
+  std::size_t best = 0;
+  for (RequestId id : at(w).ids) {
+    const std::vector<BlockHash>& other = requests_.at(id).hashes;
+    const std::size_t n = std::min(other.size(), hashes.size());
+    if (n <= best) continue;
+    const auto mismatch = std::mismatch(hashes.begin(), hashes.begin() + static_cast<std::ptrdiff_t>(n), other.begin());
+    best = std::max(best, static_cast<std::size_t>(mismatch.first - hashes.begin()));
+  }
+  return static_cast<std::int64_t>(best);
 }
 
 }  // namespace kvscope

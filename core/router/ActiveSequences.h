@@ -45,6 +45,11 @@ class ActiveSequences {
   std::int64_t decodeTokens(WorkerId w) const { return at(w).decode_tokens; }  // its ongoing_decode_tokens
   // Blocks of `hashes` this worker's tracked requests do not hold yet (sequence.rs new_blocks).
   std::int64_t newBlocks(WorkerId w, std::span<const BlockHash> hashes) const;
+  // The longest leading run of `hashes` that one of this worker's tracked requests shares: a prefix
+  // the router has sent there and not yet seen land (what the lab's KVC router counts as overlap
+  // from its own routing, before the engine reports the blocks stored). Compares the prompts of the
+  // requests in flight there, each up to its first difference (no per-block table to keep).
+  std::int64_t prefixBlocks(WorkerId w, std::span<const BlockHash> hashes) const;
 
  private:
   struct Worker {
@@ -53,6 +58,7 @@ class ActiveSequences {
     std::int64_t input_tokens = 0;
     std::int64_t decode_tokens = 0;
     std::int32_t requests = 0;
+    std::vector<RequestId> ids;  // the requests tracked here (prefixBlocks walks them)
   };
   struct Tracked {
     WorkerId worker = kNoWorker;
@@ -60,6 +66,7 @@ class ActiveSequences {
     std::int64_t prefill_tokens = 0;  // 0 once prefilled
     std::int64_t input_tokens = 0;
     bool prefilled = false;
+    std::uint32_t slot = 0;  // position in its worker's `ids`
   };
   const Worker& at(WorkerId w) const { return workers_[static_cast<std::size_t>(w)]; }
 

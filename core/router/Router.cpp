@@ -13,6 +13,7 @@ Router::Router(int num_workers, int block_size, const KnobRegistry& knobs, std::
       policy_(makePolicy("kv-aware")),
       index_kind_(index),
       assigned_(static_cast<std::size_t>(num_workers), 0),
+      assignments_(static_cast<std::size_t>(num_workers), 0),
       active_(num_workers),
       tree_blocks_(static_cast<std::size_t>(num_workers), 0),
       proxy_cache_(num_workers),
@@ -82,7 +83,13 @@ void Router::decide(const RouteRequest& request, std::span<const WorkerLoad> loa
   out.turn = request.turn;
   out.candidates.clear();
   policy_->decide(ctx, out);
-  if (out.chosen != kNoWorker) policy_->routed(ctx, out.chosen);
+  if (out.chosen != kNoWorker) {
+    policy_->routed(ctx, out.chosen);
+    // The lab's select() counts the D it picks for a session not bound there (decode_assignment_counts).
+    // Counted when decided, not when admitted: a burst's first turns are decided before any admission
+    // returns, and E3's floor (measured D0 24%) spread them from the start.
+    if (out.chosen != bound) ++assignments_[static_cast<std::size_t>(out.chosen)];
+  }
 }
 
 void Router::track(RequestId request, WorkerId worker, std::span<const BlockHash> hashes, std::int64_t input_tokens) {

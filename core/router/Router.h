@@ -46,6 +46,9 @@ class Router : public KvEventListener {
   void unbind(SessionId session);
   WorkerId boundWorker(SessionId session) const;
   int assignedSessions(WorkerId worker) const { return assigned_[static_cast<std::size_t>(worker)]; }
+  // Sessions decide() ever placed on `worker` that were not bound there (the lab's
+  // decode_assignment_counts, which its load floor compares): counted when chosen, never decremented.
+  std::int64_t assignments(WorkerId worker) const { return assignments_[static_cast<std::size_t>(worker)]; }
 
   IndexKind indexKind() const { return index_kind_; }
   // The per-block index (IndexKind::PerBlock; empty otherwise) and the per-run one (Chain).
@@ -108,6 +111,7 @@ class Router : public KvEventListener {
   std::vector<std::uint32_t> shared_at_;   // the same
   absl::flat_hash_map<SessionId, WorkerId> bindings_;
   std::vector<int> assigned_;
+  std::vector<std::int64_t> assignments_;
   ActiveSequences active_;
   std::vector<std::int64_t> tree_blocks_;
   // Which request match_ was computed for, on which version of the index.

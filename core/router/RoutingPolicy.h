@@ -25,7 +25,9 @@ struct WorkerLoad {
   std::int64_t ongoing_tokens = 0;          // context tokens of its running + queued requests
   std::int64_t kv_used = 0;
   std::int64_t kv_capacity = 0;
-  std::int32_t assigned_sessions = 0;  // sessions bound to it by the router
+  std::int32_t assigned_sessions = 0;  // sessions bound to it by the router now
+  // Sessions the router ever placed on it (the lab's decode_assignment_counts: never decremented).
+  std::int64_t assignments = 0;
   std::int32_t pending_seeds = 0;
 };
 

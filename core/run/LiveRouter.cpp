@@ -155,6 +155,7 @@ LiveRouter::RouteResult LiveRouter::route(const RouteInput& in) {
   for (std::size_t w = 0; w < loads_.size(); ++w) {
     decide_loads_[w] = loads_[w].load;
     decide_loads_[w].assigned_sessions = router_.assignedSessions(static_cast<WorkerId>(w));
+    decide_loads_[w].assignments = router_.assignments(static_cast<WorkerId>(w));
   }
   // A worker the router did not offer is no candidate: the policies skip dead workers.
   if (!in.candidates.empty()) {

@@ -43,6 +43,7 @@ PreparedRun prepareRun(Scenario scenario, const SimulationOptions& options) {
     scenario.workload.dispatch = single ? Dispatch::Open : Dispatch::Closed;
   }
   if (options.max_inflight_sessions) scenario.workload.max_inflight_sessions = *options.max_inflight_sessions;
+  if (options.max_inflight_requests) scenario.workload.max_inflight_requests = *options.max_inflight_requests;
   if (options.wall_deadline_s) scenario.workload.wall_deadline_s = *options.wall_deadline_s;
   if (scenario.workload.max_inflight_sessions > 0 && scenario.workload.dispatch == Dispatch::Open)
     throw InputError(

@@ -25,6 +25,7 @@ struct SimulationOptions {
                                               // is a single request, as Mooncake and Azure traces, else closed)
   std::optional<double> time_scale;           // trace times are multiplied by this
   std::optional<long> max_inflight_sessions;  // sessions in flight at once (0 = no cap)
+  std::optional<long> max_inflight_requests;  // requests in flight at once (0 = no cap)
   std::optional<double> wall_deadline_s;      // requests not done by then fail, the run ends (0 = none)
   std::optional<double> request_timeout_s;    // the knob request_timeout_s
   bool lenient = false;

@@ -11,7 +11,13 @@ namespace kvscope {
 Workload buildWorkload(const Scenario& scenario, std::uint64_t seed, const std::string& trace_override, bool lenient) {
   const auto& spec = scenario.workload;
   if (trace_override.empty() && spec.kind == WorkloadSpec::Kind::Synthetic) {
-    Workload w = SyntheticAgenticGenerator::generate(spec.synthetic, seed);
+    // Trace times as a recording has them: each turn after the previous one's service on this
+    // profile and its think time (what tracets and open dispatch read; closed and thinktime do not).
+    const HardwareProfile& p = scenario.profile;
+    const RecordedService service{p.prefill_tokens_per_s,           p.prefill_overhead_s,
+                                  p.prefill_per_context_token_s,    p.decode_iteration_base_s,
+                                  p.decode_iteration_per_request_s, p.decode_iteration_per_context_token_s};
+    Workload w = SyntheticAgenticGenerator::generate(spec.synthetic, seed, 1, service);
     // A session whose first turn is already over max_context_tokens has no request; when none has
     // one, the run would be empty: said, not run silently.
     const bool any =

@@ -3,6 +3,8 @@
 // not code: each constant there says where it comes from).
 #include <string>
 
+#include <nlohmann/json_fwd.hpp>
+
 namespace kvscope {
 
 struct HardwareProfile {
@@ -27,6 +29,9 @@ struct HardwareProfile {
 
   // Reads NAME from the profile directory (or a path to a .json file); throws InputError.
   static HardwareProfile load(const std::string& name_or_path);
+  // Every constant under its file key, in the files' order (what `calibrate profile` and `calibrate
+  // model` write, before their own record of how they got there).
+  nlohmann::ordered_json toJson() const;
 };
 
 }  // namespace kvscope

@@ -37,12 +37,30 @@ struct WorkloadSpec {
   std::string trace_path;  // file or directory (relative paths: to the scenario file)
   bool lenient = false;
   Dispatch dispatch = Dispatch::Closed;
-  double time_scale = 1.0;            // trace times (arrivals, turn offsets) are multiplied by this
-  long max_inflight_sessions = 0;     // sessions in flight at once, the rest wait in start order (0 = no cap)
+  double time_scale = 1.0;         // trace times (arrivals, turn offsets) are multiplied by this
+  long max_inflight_sessions = 0;  // sessions in flight at once, the rest wait in start order (0 = no cap)
+  // Requests in flight at once, the rest wait in the order they became ready (0 = no cap): a
+  // replayer's request semaphore (the lab's E-series `concurrency_limit 32`), which a session gives
+  // back between its turns where the session cap holds it to the last.
+  long max_inflight_requests = 0;
   double wall_deadline_s = 0;         // requests not done by then fail and the run ends (0 = none)
   double session_start_window_s = 0;  // closed loop traces: sessions start spread over this window
   long max_sessions = 0;              // 0 = all sessions of the trace
+  // The engines' caches at the start: empty (""), or what a run of the same workload under this
+  // policy left in them, as when a sweep's arms share instances that are not restarted between
+  // arms (the lab's B3 sweep ran lmetric, load_only and sticky warm: its interns' todo @ 0c3220c).
+  std::string warm_start_policy;
 };
+
+// How a disaggregated cluster moves a turn from P to D (ARCHITECTURE.md D2):
+//   sglang  SGLang's PD with the lab's session cache (agentic-pd-hybrid): a resident session appends
+//           on D directly; D admits or rejects a seed; D preallocates within Mooncake's handshake
+//           window or P marks it dead; the least busy P prefills.
+//   vllm    vLLM's MooncakeConnector (agentic-kvc's static splits): every turn is prefilled on the P
+//           its session hashes to (the lab's proxy: one producer per session), using P's prefix
+//           cache; D queues it until its KV fits (no reject), then pulls what its own cache lacks;
+//           no liveness blacklist. A request fails on the client's timeout.
+enum class Connector : std::uint8_t { Sglang, Vllm };
 
 struct Scenario {
   std::string name;
@@ -52,6 +70,12 @@ struct Scenario {
   int prefill_workers = 1;
   int decode_workers = 3;
   bool disaggregated = true;
+  Connector connector = Connector::Sglang;
+  // vLLM's consumer EngineCore crash as the lab recorded it (agentic-kvc 2e6a369, PD_DISAGG_RESULTS
+  // 5.1): a pull into a D whose pool is at least this full fails (Mooncake returns -1, the request
+  // fails under kv_load_failure_policy=fail), a counter goes negative and the engine dies for the rest
+  // of the run. 0 = off (the lab's clamp patch, 3957c2d, landed before its static-split sweep).
+  double consumer_crash_kv_fraction = 0;
   int block_size = 24;
   EvictionGranularity eviction = EvictionGranularity::Session;
   CorrectionFault correction_fault = CorrectionFault::Drop;

@@ -113,8 +113,18 @@ void checkKeys(const Fields& f, std::initializer_list<const char*> allowed) {
 // The "cluster" object: how many prefill and decode workers, disaggregated or not.
 void readCluster(Scenario& s, const Fields& f) {
   const Fields cluster = f.sub("cluster");
-  checkKeys(cluster, {"prefill", "decode", "disaggregated"});
+  checkKeys(cluster, {"prefill", "decode", "disaggregated", "connector", "consumer_crash_kv_fraction"});
   s.disaggregated = cluster.boolean("disaggregated", true);
+  const std::string connector = cluster.text("connector", "sglang");
+  if (connector == "sglang")
+    s.connector = Connector::Sglang;
+  else if (connector == "vllm")
+    s.connector = Connector::Vllm;
+  else
+    cluster.fail("connector", "expected \"sglang\" or \"vllm\", got \"" + connector + "\"");
+  s.consumer_crash_kv_fraction = cluster.number("consumer_crash_kv_fraction", 0, 0, 1);
+  if (s.connector == Connector::Vllm && !s.disaggregated)
+    cluster.fail("connector", "names how P hands a turn to D: only for a disaggregated cluster");
   s.prefill_workers = static_cast<int>(cluster.number("prefill", s.disaggregated ? 1 : 0, 0, kMaxPrefillWorkers));
   s.decode_workers = static_cast<int>(cluster.number("decode", 3, 1, kMaxWorkers));
   if (s.disaggregated && s.prefill_workers < 1)
@@ -186,6 +196,8 @@ void readWorkload(Scenario& s, const Fields& f, const std::string& path) {
                 "replay",
                 "dispatch",
                 "max_inflight_sessions",
+                "max_inflight_requests",
+                "warm_start_policy",
                 "wall_deadline_s",
                 "time_scale",
                 "session_start_window_s",
@@ -219,6 +231,11 @@ void readWorkload(Scenario& s, const Fields& f, const std::string& path) {
     w.fail("max_inflight_sessions",
            "caps sessions, whose turns the open dispatch does not sequence: use closed, "
            "tracets, thinktime or burst");
+  s.workload.max_inflight_requests = static_cast<long>(w.number("max_inflight_requests", 0, 0, 1e9));
+  s.workload.warm_start_policy = w.text("warm_start_policy", "");
+  if (!s.workload.warm_start_policy.empty() && !makePolicy(s.workload.warm_start_policy))
+    w.fail("warm_start_policy",
+           "unknown policy \"" + s.workload.warm_start_policy + "\"; expected one of: " + policyNameList());
   s.workload.wall_deadline_s = w.number("wall_deadline_s", 0, 0, 30 * 86400.0);
   s.workload.time_scale = w.number("time_scale", 1.0, 1e-6, 1e6);
   if (kind == "synthetic") {
@@ -287,6 +304,11 @@ HardwareProfile HardwareProfile::load(const std::string& name_or_path) {
       if (!value.is_object()) f.fail("calibration", "expected an object (written by `kvscope-cli calibrate profile`)");
       continue;
     }
+    // "model": the served model and how the pool sizes follow from it (`kvscope-cli calibrate model`).
+    if (key == "model") {
+      if (!value.is_object()) f.fail("model", "expected an object: the served model and where the numbers come from");
+      continue;
+    }
     if (std::none_of(std::begin(kKeys), std::end(kKeys), [&](const char* k) { return key == k; }))
       f.fail(key.c_str(), "unknown profile constant");
   }
@@ -313,6 +335,27 @@ HardwareProfile HardwareProfile::load(const std::string& name_or_path) {
   p.admission_rpc_s = f.number("admission_rpc_s", p.admission_rpc_s, 0, 10);
   p.worker_restart_s = f.number("worker_restart_s", p.worker_restart_s, 0, 86400);
   return p;
+}
+
+nlohmann::ordered_json HardwareProfile::toJson() const {
+  nlohmann::ordered_json j;
+  j["name"] = name;
+  j["kv_bytes_per_token"] = kv_bytes_per_token;
+  j["decode_kv_pool_tokens"] = decode_kv_pool_tokens;
+  j["prefill_kv_pool_tokens"] = prefill_kv_pool_tokens;
+  j["prefill_tokens_per_s"] = prefill_tokens_per_s;
+  j["prefill_overhead_s"] = prefill_overhead_s;
+  j["prefill_per_context_token_s"] = prefill_per_context_token_s;
+  j["decode_iteration_base_s"] = decode_iteration_base_s;
+  j["decode_iteration_per_request_s"] = decode_iteration_per_request_s;
+  j["decode_iteration_per_context_token_s"] = decode_iteration_per_context_token_s;
+  j["chunked_prefill_tokens"] = chunked_prefill_tokens;
+  j["max_running_requests"] = max_running_requests;
+  j["link_bandwidth_bytes_per_s"] = link_bandwidth_bytes_per_s;
+  j["link_probe_interval_s"] = link_probe_interval_s;
+  j["admission_rpc_s"] = admission_rpc_s;
+  j["worker_restart_s"] = worker_restart_s;
+  return j;
 }
 
 std::string Scenario::resolve(const std::string& name_or_path) {

@@ -18,6 +18,7 @@ void AdmissionFlow::fillLoads() {
     l.kv_used = w.pool.used();
     l.kv_capacity = w.pool.capacity();
     l.assigned_sessions = ctx_.router.assignedSessions(static_cast<WorkerId>(i));
+    l.assignments = ctx_.router.assignments(static_cast<WorkerId>(i));
     l.pending_seeds = w.pending_seeds;
   }
 }
@@ -37,6 +38,8 @@ void AdmissionFlow::route(SimRequest& r) {
 
 RoutePath AdmissionFlow::choosePath(const SimRequest& r, WorkerId wid) const {
   if (!ctx_.scenario.disaggregated) return RoutePath::Local;
+  // vLLM's connector keeps no session on D: every turn is prefilled on P and its KV pulled.
+  if (ctx_.scenario.connector == Connector::Vllm) return RoutePath::Seed;
   if (r.turn < ctx_.knobs.getInt(KnobId::SeedMinTurnId)) return RoutePath::Transient;
   const DecodeWorker& w = *ctx_.workers[static_cast<std::size_t>(wid)];
   if (w.pool.hasSession(r.session) && r.input - w.pool.cachedTokensFor(r.session, r.hashes, r.input) <=
@@ -102,6 +105,12 @@ void AdmissionFlow::onAdmitRpc(SimRequest& r, WorkerId wid) {
     return;
   }
   if (r.path == RoutePath::Direct && applyCorrection(r, w)) return;
+  if (ctx_.scenario.connector == Connector::Vllm) {
+    // No admission to pass: the proxy sends the turn to P, and D queues it when it arrives.
+    r.cached = std::min(r.input, w.pool.matchPrefixTokens(r.hashes));
+    admit(r, wid, std::max<std::int64_t>(1, r.input - r.cached), /*forced=*/false);
+    return;
+  }
   const bool reuse_session = r.path == RoutePath::Direct || r.path == RoutePath::Local;
   r.cached = reuse_session ? w.pool.cachedTokensFor(r.session, r.hashes, r.input) : seedCached(r, w);
   const std::int64_t need = std::max<std::int64_t>(1, r.input - r.cached);

@@ -8,6 +8,12 @@
 
 namespace kvscope {
 
+namespace {
+// An Arrival event's flag: the turn already holds its slot under max_inflight_requests (1: the
+// session already holds its slot under max_inflight_sessions).
+constexpr std::int32_t kHoldsRequestSlot = 2;
+}  // namespace
+
 ClusterSimulator::ClusterSimulator(const Scenario& scenario, Workload workload, std::uint64_t seed, TwinOptions options)
     : workload_(std::move(workload)),
       ctx_(scenario, seed, options.index),
@@ -24,6 +30,13 @@ ClusterSimulator::ClusterSimulator(const Scenario& scenario, Workload workload, 
                                                           scenario.eviction, &ctx_.router));
     ctx_.workers.back()->pool.setEvictionCallback([this, w](const KvPool::EvictionReport& rep) {
       ctx_.publish(Eviction{w, rep.session, rep.tokens_freed, ctx_.scenario.eviction, rep.sessions_hit});
+      // A session whose whole cache its D released has no D any more: the router places its next
+      // turn as a fresh session's, where the load floor acts again (seed 001 3.2: E3's 90 session
+      // evictions hit 25 of 50 sessions, and seed 000 puts 30 of E3's 50 sessions on D2; the lab's
+      // replayer marks a session not open on its D when D turns it away, agentic-pd-hybrid f6d6dc01).
+      if (ctx_.scenario.eviction == EvictionGranularity::Session && rep.session != 0 &&
+          ctx_.router.boundWorker(rep.session) == w)
+        ctx_.router.unbind(rep.session);
     });
   }
   for (int p = 0; p < scenario.prefill_workers && scenario.disaggregated; ++p)
@@ -36,6 +49,7 @@ ClusterSimulator::ClusterSimulator(const Scenario& scenario, Workload workload, 
   ctx_.completed = [this](SimRequest& r) { completeRequest(r); };
   decode_.on_space = [this](SimRequest& r) { admission_.onSpace(r); };
   admission_.crash = [this](WorkerId w, const std::string& reason) { crashWorker(w, reason); };
+  seeds_.crash = [this](WorkerId w, const std::string& reason, bool restart) { crashWorker(w, reason, restart); };
 }
 
 KnobRegistry::Result ClusterSimulator::applyKnobs(const std::map<std::string, double>& changes,
@@ -72,11 +86,28 @@ double ClusterSimulator::traceSeconds(std::size_t session, std::size_t turn) con
   return (s.start_s + s.turns[turn].offset_s) * ctx_.scenario.workload.time_scale;
 }
 
+void ClusterSimulator::warmCaches() {
+  Scenario warm = ctx_.scenario;
+  warm.policy = warm.workload.warm_start_policy;
+  warm.workload.warm_start_policy.clear();
+  ClusterSimulator previous(warm, workload_, ctx_.scenario.seed);
+  previous.start();
+  previous.run();
+  for (std::size_t w = 0; w < ctx_.workers.size(); ++w) {
+    KvPool& pool = ctx_.workers[w]->pool;
+    previous.ctx_.workers[w]->pool.forEachSession(
+        [&](SessionId s, std::span<const BlockHash> blocks, std::int64_t tail) {
+          pool.commitWithin(s, blocks, static_cast<std::int64_t>(blocks.size()) * pool.blockSize() + tail);
+        });
+  }
+}
+
 void ClusterSimulator::start() {
   if (!ctx_.router.setPolicy(ctx_.scenario.policy))
     throw InputError(ctx_.scenario.file + ": field 'policy': unknown policy '" + ctx_.scenario.policy + "'");
   auto knobs = ctx_.knobs.apply(ctx_.scenario.knobs, "scenario");
   if (!knobs.ok) throw InputError(ctx_.scenario.file + ": field 'knobs': " + knobs.error);
+  if (!ctx_.scenario.workload.warm_start_policy.empty()) warmCaches();
 
   RunStarted started;
   started.scenario = ctx_.scenario.name;
@@ -157,10 +188,12 @@ void ClusterSimulator::dispatch(const SimEvent& e) {
   };
   switch (e.type) {
     case SimEventType::Arrival:
-      if (e.a == 0 && ctx_.scenario.workload.dispatch != Dispatch::Open)
+      if (e.b == kHoldsRequestSlot)
+        arrive(static_cast<std::uint32_t>(e.id), e.a);
+      else if (e.a == 0 && ctx_.scenario.workload.dispatch != Dispatch::Open)
         startSession(static_cast<std::uint32_t>(e.id), e.b == 1);
       else
-        arrive(static_cast<std::uint32_t>(e.id), e.a);
+        ready(static_cast<std::uint32_t>(e.id), e.a);
       break;
     case SimEventType::AdmitRpc:
       current([&](SimRequest& r) { admission_.onAdmitRpc(r, e.a); });
@@ -220,7 +253,22 @@ void ClusterSimulator::startSession(std::uint32_t si, bool admitted) {
     }
     ++sessions_in_flight_;
   }
-  arrive(si, 0);
+  ready(si, 0);
+}
+
+void ClusterSimulator::ready(std::uint32_t si, std::int32_t ti) {
+  if (deadline_passed_) return;
+  const long cap = ctx_.scenario.workload.max_inflight_requests;
+  if (cap > 0) {
+    // The replayer's semaphore around each request: a turn waits for a slot, in the order turns
+    // became ready, and its latencies count from when it is sent.
+    if (requests_in_flight_ >= cap) {
+      waiting_requests_.emplace_back(si, ti);
+      return;
+    }
+    ++requests_in_flight_;
+  }
+  arrive(si, ti);
 }
 
 void ClusterSimulator::wallDeadline() {
@@ -259,6 +307,15 @@ void ClusterSimulator::arrive(std::uint32_t si, std::int32_t ti) {
 void ClusterSimulator::turnEnded(const SimRequest& r) {
   auto& progress = ctx_.sessions[r.session_index];
   const auto& spec = ctx_.scenario.workload;
+  if (spec.max_inflight_requests > 0) {
+    --requests_in_flight_;
+    if (!waiting_requests_.empty() && !deadline_passed_) {  // the next waiting turn takes the slot now
+      const auto [si, ti] = waiting_requests_.front();
+      waiting_requests_.pop_front();
+      ++requests_in_flight_;
+      ctx_.agenda.push(ctx_.now, SimEventType::Arrival, si, ti, kHoldsRequestSlot);
+    }
+  }
   if (--progress.turns_left == 0) {
     ctx_.router.unbind(r.session);
     ceiling_.endSession(r.session);
@@ -331,7 +388,7 @@ void ClusterSimulator::failRequest(RequestId id, const std::string& error) {
   if (w != kNoWorker) decode_.admitWaiters(w);
 }
 
-void ClusterSimulator::crashWorker(WorkerId wid, const std::string& reason) {
+void ClusterSimulator::crashWorker(WorkerId wid, const std::string& reason, bool restart) {
   DecodeWorker& w = ctx_.worker(wid);
   if (!w.alive) return;
   // Requests the worker had taken die with it; those the router still holds (an admission RPC in
@@ -355,7 +412,8 @@ void ClusterSimulator::crashWorker(WorkerId wid, const std::string& reason) {
   for (std::size_t p = 0; p < ctx_.prefill.size(); ++p)
     seeds_.markDead(static_cast<std::int32_t>(p), wid,
                     "remote mooncake session " + ctx_.workerName(wid) + " is not alive");
-  ctx_.agenda.push(ctx_.now + secondsToTime(ctx_.profile.worker_restart_s), SimEventType::WorkerRestart, 0, wid);
+  if (restart)
+    ctx_.agenda.push(ctx_.now + secondsToTime(ctx_.profile.worker_restart_s), SimEventType::WorkerRestart, 0, wid);
 }
 
 void ClusterSimulator::restartWorker(WorkerId wid) {

@@ -80,6 +80,8 @@ class ClusterSimulator {
  private:
   void dispatch(const SimEvent& e);
   void arrive(std::uint32_t session_index, std::int32_t turn_index);
+  // A turn that is ready, through the cap on requests in flight (max_inflight_requests).
+  void ready(std::uint32_t session_index, std::int32_t turn_index);
   // A session's first turn, through the cap on sessions in flight (max_inflight_sessions); `admitted`:
   // the cap already counted it.
   void startSession(std::uint32_t session_index, bool admitted);
@@ -87,9 +89,12 @@ class ClusterSimulator {
   void wallDeadline();
   void failRequest(RequestId id, const std::string& error);
   void completeRequest(SimRequest& r);
-  void crashWorker(WorkerId w, const std::string& reason);
+  void crashWorker(WorkerId w, const std::string& reason, bool restart = true);
   void restartWorker(WorkerId w);
   void snapshot();
+  // workload.warm_start_policy: runs the workload once under that policy, silently, and starts with
+  // the KV its engines kept (the router's index hears of it as stored blocks).
+  void warmCaches();
   double sessionStartSeconds(std::size_t index) const;
   double traceSeconds(std::size_t session, std::size_t turn) const;  // the turn's time in the (scaled) trace
 
@@ -104,6 +109,8 @@ class ClusterSimulator {
   PrefixCeiling ceiling_;
   long sessions_in_flight_ = 0;
   std::deque<std::uint32_t> waiting_sessions_;  // over the cap, in the order they came
+  long requests_in_flight_ = 0;
+  std::deque<std::pair<std::uint32_t, std::int32_t>> waiting_requests_;  // (session, turn) over the request cap
   bool deadline_passed_ = false;
 };
 

@@ -106,6 +106,15 @@ class KvPool {
 
   void setEvictionCallback(EvictionCallback cb) { on_eviction_ = std::move(cb); }
 
+  // Every resident session's chain, least recently used first: fn(session, blocks, tail tokens).
+  template <class Fn>
+  void forEachSession(Fn&& fn) const {
+    for (SessionId s : lru_) {
+      const SessionChain& c = sessions_.at(s);
+      if (!c.blocks.empty() || c.tail_tokens > 0) fn(s, std::span<const BlockHash>(c.blocks), c.tail_tokens);
+    }
+  }
+
   // Distinct resident blocks, and the bytes this pool's bookkeeping holds (tables, chains, LRU):
   // bench_cluster_scale's bytes per resident block.
   std::size_t residentBlocks() const { return refs_.blocks(); }

@@ -1,5 +1,6 @@
 #include "core/sim/SeedPipeline.h"
 #include "core/model/NumberText.h"
+#include "core/trace/BlockChain.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -16,6 +17,13 @@ std::int32_t SeedPipeline::pickPrefill() const {
 
 void SeedPipeline::start(SimRequest& r) {
   DecodeWorker& w = ctx_.worker(r.worker);
+  if (vllm()) {
+    // The lab's proxy sends every turn of a session to one producer (a hash of the session id, as
+    // its Mooncake proxy's MB5_P_ROUTING=session does), so P's prefix cache holds the session.
+    r.prefill = static_cast<std::int32_t>(mixHash(0x70726f64756365ULL, r.session) % ctx_.prefill.size());
+    dispatch(r);
+    return;
+  }
   r.prefill = pickPrefill();
   if (link(r.prefill, r.worker).state == LinkState::Dead) {
     ctx_.fail(r.id, "KVTransferError: Decode instance could be dead, remote mooncake session " +
@@ -46,7 +54,9 @@ void SeedPipeline::dispatch(SimRequest& r) {
   r.reserved = std::max<std::int64_t>(1, r.input - r.cached);
   ctx_.publish(SeedStarted{r.id, r.session, r.prefill, r.worker, r.reserved, r.path == RoutePath::Reseed});
   r.stage = RequestStage::Prealloc;
-  if (decode_.roomFor(w, r, r.reserved, w.pool.capacity(), /*evict=*/true)) {
+  if (vllm()) {
+    // D hears of the turn only when P has prefilled it (queueOnDecode).
+  } else if (decode_.roomFor(w, r, r.reserved, w.pool.capacity(), /*evict=*/true)) {
     w.pool.reserve(r.reserved);
     r.prealloc_done = true;
     r.stage = RequestStage::Seeding;
@@ -73,7 +83,26 @@ void SeedPipeline::onPrefillDone(SimRequest& r) {
   cache.commitWithin(r.session, r.hashes, r.input);
   r.prefill_done = true;
   ctx_.router.prefillDone(r.id);
-  if (r.prealloc_done) enqueueTransfer(r);
+  if (vllm())
+    queueOnDecode(r);
+  else if (r.prealloc_done)
+    enqueueTransfer(r);
+}
+
+void SeedPipeline::queueOnDecode(SimRequest& r) {
+  DecodeWorker& w = ctx_.worker(r.worker);
+  // What D's own prefix cache holds now decides what it pulls; it waits, in order, until that fits
+  // (vLLM's scheduler keeps it in `waiting`: the lab's "Running=0, Waiting=6, KV cache=97.1%").
+  r.cached = std::min(r.input, w.pool.matchPrefixTokens(r.hashes));
+  r.reserved = std::max<std::int64_t>(1, r.input - r.cached);
+  if (w.space_waiters.empty() && decode_.roomFor(w, r, r.reserved, w.pool.capacity(), /*evict=*/true)) {
+    w.pool.reserve(r.reserved);
+    r.prealloc_done = true;
+    r.stage = RequestStage::Seeding;
+    enqueueTransfer(r);
+    return;
+  }
+  w.space_waiters.push_back(r.id);
 }
 
 void SeedPipeline::onPreallocDone(SimRequest& r) {
@@ -83,7 +112,7 @@ void SeedPipeline::onPreallocDone(SimRequest& r) {
 
 void SeedPipeline::enqueueTransfer(SimRequest& r) {
   MooncakeLink& l = link(r.prefill, r.worker);
-  if (l.state == LinkState::Dead) {
+  if (!vllm() && l.state == LinkState::Dead) {
     ctx_.fail(r.id, "KVTransferError: Decode instance could be dead, remote mooncake session " +
                         ctx_.workerName(r.worker) + " is not alive");
     return;
@@ -95,12 +124,56 @@ void SeedPipeline::enqueueTransfer(SimRequest& r) {
   r.transfer_enqueued = ctx_.now;
   l.waiting.push_back(r.id);
   // The handshake for this transfer must go through within the window even while it waits.
-  ctx_.agenda.push(ctx_.now + secondsToTime(ctx_.knobs.get(KnobId::McHandshakeTimeoutS)), SimEventType::EgressCheck,
-                   r.id, 0, r.attempt);
+  if (!vllm())
+    ctx_.agenda.push(ctx_.now + secondsToTime(ctx_.knobs.get(KnobId::McHandshakeTimeoutS)), SimEventType::EgressCheck,
+                     r.id, 0, r.attempt);
   startNextTransfer(r.prefill, r.worker);
 }
 
+void SeedPipeline::startFreeTransfers(std::int32_t p, WorkerId w) {
+  p_nic_busy_.resize(ctx_.prefill.size(), 0);
+  d_nic_busy_.resize(ctx_.workers.size(), 0);
+  for (;;) {
+    // The oldest head of a queue on a link that touches P p or D w, with both its ends free.
+    SimRequest* next = nullptr;
+    auto consider = [&](std::int32_t lp, WorkerId lw) {
+      MooncakeLink& l = link(lp, lw);
+      while (!l.waiting.empty()) {
+        SimRequest* r = ctx_.find(l.waiting.front());
+        if (r && r->on_link) break;
+        l.waiting.pop_front();
+      }
+      if (l.active != 0 || l.waiting.empty() || p_nic_busy_[static_cast<std::size_t>(lp)] ||
+          d_nic_busy_[static_cast<std::size_t>(lw)])
+        return;
+      SimRequest* r = ctx_.find(l.waiting.front());
+      if (!next || r->transfer_enqueued < next->transfer_enqueued ||
+          (r->transfer_enqueued == next->transfer_enqueued && r->id < next->id))
+        next = r;
+    };
+    for (std::size_t d = 0; d < ctx_.workers.size(); ++d) consider(p, static_cast<WorkerId>(d));
+    for (std::size_t q = 0; q < ctx_.prefill.size(); ++q) consider(static_cast<std::int32_t>(q), w);
+    if (!next) return;
+    MooncakeLink& l = link(next->prefill, next->worker);
+    l.waiting.pop_front();
+    l.active = next->id;
+    p_nic_busy_[static_cast<std::size_t>(next->prefill)] = 1;
+    d_nic_busy_[static_cast<std::size_t>(next->worker)] = 1;
+    next->transfer_started = true;
+    ctx_.publish(TransferStarted{next->id, next->prefill, next->worker, next->reserved, next->transfer_bytes,
+                                 ctx_.now - next->transfer_enqueued});
+    const double seconds = static_cast<double>(next->transfer_bytes) / ctx_.profile.link_bandwidth_bytes_per_s;
+    ctx_.agenda.push(ctx_.now + std::max<SimTime>(1, secondsToTime(seconds)), SimEventType::TransferDone, next->id, 0,
+                     next->attempt);
+    // Another may still start on the other freed end (a P's send with this D busy, or the reverse).
+  }
+}
+
 void SeedPipeline::startNextTransfer(std::int32_t p, WorkerId w) {
+  if (vllm()) {
+    startFreeTransfers(p, w);
+    return;
+  }
   MooncakeLink& l = link(p, w);
   while (l.active == 0 && l.state != LinkState::Dead && !l.waiting.empty()) {
     SimRequest* r = ctx_.find(l.waiting.front());
@@ -145,6 +218,20 @@ void SeedPipeline::onTransferDone(SimRequest& r) {
                         secondsText(timeToSeconds(ctx_.now - r.transfer_enqueued)));
     return;
   }
+  const double crash_at = ctx_.scenario.consumer_crash_kv_fraction;
+  if (vllm() && crash_at > 0 &&
+      static_cast<double>(ctx_.worker(r.worker).pool.used()) >=
+          crash_at * static_cast<double>(ctx_.worker(r.worker).pool.capacity())) {
+    ctx_.publish(TransferFinished{r.id, r.prefill, r.worker, r.reserved, r.transfer_bytes, false,
+                                  "Mooncake transfer engine returned -1"});
+    const WorkerId dead = r.worker;
+    ctx_.fail(r.id, "KV load failed (kv_load_failure_policy=fail): Mooncake transfer engine returned -1");
+    crash(dead,
+          "EngineCore died: ValueError: Counters can only be incremented by non-negative amounts "
+          "(prompt-token counter negative after a failed KV load at a full pool)",
+          /*restart=*/false);
+    return;
+  }
   ctx_.publish(TransferFinished{r.id, r.prefill, r.worker, r.reserved, r.transfer_bytes, true, {}});
   ctx_.sessions[r.session_index].ever_seeded |= r.path != RoutePath::Transient;
   detach(r);
@@ -187,6 +274,10 @@ void SeedPipeline::detach(SimRequest& r) {
     r.on_link = false;
     if (l.active == r.id) {
       l.active = 0;
+      if (vllm()) {
+        p_nic_busy_[static_cast<std::size_t>(r.prefill)] = 0;
+        d_nic_busy_[static_cast<std::size_t>(r.worker)] = 0;
+      }
       startNextTransfer(r.prefill, r.worker);
     } else {
       std::erase(l.waiting, r.id);

@@ -14,7 +14,19 @@ constexpr std::uint64_t kSessionSalt = 0x5e55104a9e47ULL;
 std::int32_t tokens(double v) { return static_cast<std::int32_t>(std::clamp(std::round(v), 0.0, 2.0e9)); }
 }  // namespace
 
-Workload SyntheticAgenticGenerator::generate(const SyntheticAgenticSpec& spec, std::uint64_t seed, SessionId first_id) {
+double RecordedService::seconds(std::int64_t cached, std::int64_t uncached, std::int64_t output) const {
+  if (prefill_tokens_per_s <= 0) return 0;
+  const auto c = static_cast<double>(cached), n = static_cast<double>(uncached);
+  const double prefill = prefill_overhead_s + n / prefill_tokens_per_s + prefill_per_context_token_s * n * (c + n / 2);
+  // Decode: one iteration a token, the context growing from the prompt.
+  const double out = static_cast<double>(output);
+  const double iteration = decode_iteration_base_s + decode_iteration_per_request_s +
+                           decode_iteration_per_context_token_s * (c + n + out / 2);
+  return prefill + out * iteration;
+}
+
+Workload SyntheticAgenticGenerator::generate(const SyntheticAgenticSpec& spec, std::uint64_t seed, SessionId first_id,
+                                             const RecordedService& service) {
   Workload w;
   SplitMix64 rng(mixHash(seed, 0x6e6572617465ULL));
   w.sessions.reserve(static_cast<std::size_t>(spec.sessions));
@@ -35,6 +47,7 @@ Workload SyntheticAgenticGenerator::generate(const SyntheticAgenticSpec& spec, s
     const int turns = single ? 1 : std::max(1, static_cast<int>(std::lround(spec.turns.sample(rng))));
     std::int64_t input = boilerplate + std::max<std::int32_t>(1, tokens(spec.first_turn_tokens.sample(rng)));
     double t = 0;
+    std::int64_t cached = boilerplate;  // what the recording cluster held of this turn's prompt
     for (int k = 0; k < turns && input <= spec.max_context_tokens; ++k) {
       Turn turn;
       turn.output_tokens = std::max<std::int32_t>(1, tokens(spec.output_tokens.sample(rng)));
@@ -48,7 +61,11 @@ Workload SyntheticAgenticGenerator::generate(const SyntheticAgenticSpec& spec, s
       turn.prompt.shared_scope = variant == 0 ? kBoilerplateScope : mixHash(kBoilerplateScope, variant);
       turn.prompt.session_scope = mixHash(kSessionSalt, mixHash(seed, s.id));
       s.turns.push_back(std::move(turn));
-      input += s.turns.back().output_tokens + std::max<std::int32_t>(1, tokens(spec.new_tokens.sample(rng)));
+      const std::int32_t output = s.turns.back().output_tokens;
+      // The next turn is timed after this one's service (think time is added when it is drawn).
+      t += service.seconds(std::min(cached, input), std::max<std::int64_t>(0, input - cached), output);
+      cached = input + output;
+      input += output + std::max<std::int32_t>(1, tokens(spec.new_tokens.sample(rng)));
     }
     w.sessions.push_back(std::move(s));
   }

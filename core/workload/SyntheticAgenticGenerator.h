@@ -33,9 +33,27 @@ struct SyntheticAgenticSpec {
   std::int64_t max_context_tokens = 200000;  // a session ends before its prompt would exceed this
 };
 
+// How long a turn took on the cluster a trace was recorded on, so that a synthetic session's trace
+// times are what a recording's are: turn k at turn k-1's start + its service time + the think time
+// (the lab's traces time a turn at request_ready, after the previous response ended). The tracets
+// dispatch fires turn k at max(previous finished, that time), so without it every synthetic turn
+// would fire the moment the previous one ends. The service time is the turn alone on its worker:
+// its uncached prompt prefilled, then its output decoded one token an iteration.
+struct RecordedService {
+  double prefill_tokens_per_s = 0;  // 0: no service time (offsets are think times alone)
+  double prefill_overhead_s = 0;
+  double prefill_per_context_token_s = 0;
+  double decode_iteration_base_s = 0;
+  double decode_iteration_per_request_s = 0;
+  double decode_iteration_per_context_token_s = 0;
+  // A turn with `uncached` new prompt tokens after `cached` ones, and `output` tokens to generate.
+  double seconds(std::int64_t cached, std::int64_t uncached, std::int64_t output) const;
+};
+
 class SyntheticAgenticGenerator {
  public:
-  static Workload generate(const SyntheticAgenticSpec& spec, std::uint64_t seed, SessionId first_id = 1);
+  static Workload generate(const SyntheticAgenticSpec& spec, std::uint64_t seed, SessionId first_id = 1,
+                           const RecordedService& service = {});
 };
 
 }  // namespace kvscope

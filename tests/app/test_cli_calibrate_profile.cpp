@@ -12,6 +12,7 @@
 #include <cmath>
 
 #include "core/scenario/HardwareProfile.h"
+#include "tests/support/BuildTree.h"
 #include "tests/support/CliRunner.h"
 #include "tests/support/ProfileLogs.h"
 
@@ -126,6 +127,68 @@ class TestCliCalibrateProfile : public QObject {
     QFile check(out);
     QVERIFY(check.open(QIODevice::ReadOnly));
     QCOMPARE(check.readAll(), QByteArray("old\n"));
+  }
+
+  // `calibrate model`: a profile's pools from a model's config.json. The written profile loads, keeps
+  // --base's timings and records the derivation; every flag changes what it should.
+  void modelProfileFromConfig() {
+    QTemporaryDir dir;
+    const QString config =
+        QString::fromStdString(testDataPath("fixtures/models/qwen3-coder-30b-a3b-instruct.config.json"));
+    const QString out = dir.filePath("q.json");
+    RUN_EXPECT(
+        m, 0,
+        QStringList{"calibrate", "model", config, "--gpu", "h200", "--engine", "sglang", "--decode-fraction", "0.8",
+                    "--prefill-fraction", "0.7", "--context-gib", "0.5", "--base", "h200", "--name", "q30", "-o", out});
+    QVERIFY2(m.out.contains("98304 bytes") && m.out.contains("30.53 B parameters"), m.out.constData());
+    const kvscope::HardwareProfile p = kvscope::HardwareProfile::load(out.toStdString());
+    const kvscope::HardwareProfile h200 = kvscope::HardwareProfile::load("h200");
+    QCOMPARE(p.name, std::string("q30"));
+    QCOMPARE(p.kv_bytes_per_token, 98304.0);
+    QCOMPARE(p.decode_kv_pool_tokens, 601299L);  // 0.8 x 139.90 GiB - 56.87 GiB, / 96 KiB
+    QCOMPARE(p.prefill_kv_pool_tokens, 448489L);
+    QCOMPARE(p.decode_iteration_base_s, h200.decode_iteration_base_s);
+    QFile f(out);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QJsonObject model = QJsonDocument::fromJson(f.readAll()).object().value("model").toObject();
+    QCOMPARE(model.value("engine").toString(), QString("sglang"));
+    QCOMPARE(model.value("parameters").toDouble(), 30532122624.0);
+    QVERIFY(model.value("decode").toObject().value("formula").toString().contains("mem_fraction_static 0.80"));
+    // vLLM's rule on an H20 given by its memory, an fp8 KV cache, TP 2 and an explicit dtype.
+    const QString v = dir.filePath("v.json");
+    RUN_EXPECT(vm, 0,
+               QStringList{"calibrate",
+                           "model",
+                           config,
+                           "--gpu-memory-mib",
+                           "97871",
+                           "--engine",
+                           "vllm",
+                           "--decode-fraction",
+                           "0.9",
+                           "--reserved-gib",
+                           "2",
+                           "--kv-dtype",
+                           "fp8",
+                           "--dtype",
+                           "bfloat16",
+                           "--tp",
+                           "2",
+                           "--base",
+                           "vllm-h20",
+                           "-o",
+                           v});
+    const kvscope::HardwareProfile vp = kvscope::HardwareProfile::load(v.toStdString());
+    QCOMPARE(vp.kv_bytes_per_token, 48.0 * 2 * 128 * 2 * 1);      // 2 of 4 KV heads a GPU, 1 byte
+    QVERIFY(vp.decode_kv_pool_tokens > p.decode_kv_pool_tokens);  // half the weights a GPU, half the KV
+    // What cannot work says so and writes nothing.
+    const QString bad = dir.filePath("bad.json");
+    RUN_EXPECT(gpu, 2, QStringList{"calibrate", "model", config, "--gpu", "tpu9", "-o", bad});
+    QVERIFY2(gpu.err.contains("--gpu-memory-mib"), gpu.err.constData());
+    RUN_EXPECT(small, 1, QStringList{"calibrate", "model", config, "--gpu-memory-mib", "40000", "-o", bad});
+    QVERIFY2(small.err.contains("leave no KV pool"), small.err.constData());
+    RUN_EXPECT(missing, 1, QStringList{"calibrate", "model", dir.filePath("none.json"), "-o", bad});
+    QVERIFY(!QFileInfo::exists(bad));
   }
 };
 

@@ -114,6 +114,16 @@ class TestCliFlags : public QObject {
                        "5",           "--duration",
                        "5",           "--exit-when-done"}
         << 0;
+    QTest::newRow("simulate --max-inflight-requests")
+        << QStringList{"simulate", "--quiet",    "--scenario", "lab-e-burst", "--max-inflight-requests",
+                       "8",        "--duration", "60"}
+        << 0;
+    QTest::newRow("serve --max-inflight-requests") << QStringList{"serve",       "--listen",
+                                                                  "127.0.0.1:0", "--scenario",
+                                                                  "lab-e-burst", "--max-inflight-requests",
+                                                                  "8",           "--duration",
+                                                                  "5",           "--exit-when-done"}
+                                                   << 0;
     // The router alone runs until a signal: a refused listen address ends it after the flags are read.
     QTest::newRow("serve --router --block-size")
         << QStringList{"serve", "--router", "D0,D1", "--block-size", "16", "--listen", "0.0.0.0:0"} << 2;

@@ -199,7 +199,7 @@ class RoutedCluster(unittest.TestCase):
         reply = router.Route(router_pb2.RouteRequest(request_id=4242, session_id=4243, turn=1, token_ids=tokens),
                              metadata=self.auth)
         overlap = {c.worker: {k.name: k.value for k in c.components}["overlap"] for c in reply.decision.candidates}
-        self.assertAlmostEqual(overlap[2], 100 * 2 / 3, msg=overlap)  # percent of the prompt's 3 blocks
+        self.assertEqual(overlap[2], 2, overlap)  # blocks: the first 2 of the prompt's 3
         self.assertEqual(overlap[0], 0, overlap)
         with self.assertRaises(grpc.RpcError) as both:
             router.Route(router_pb2.RouteRequest(request_id=4244, session_id=4244, turn=1, token_ids=tokens,

@@ -5,8 +5,10 @@
 #include <QtTest>
 
 #include <map>
+#include <set>
 
 #include "core/sim/ClusterSimulator.h"
+#include "core/workload/SyntheticAgenticGenerator.h"
 
 using namespace kvscope;
 
@@ -54,10 +56,11 @@ Workload workload() {
   return w;
 }
 
-Log run(Dispatch mode, long max_inflight = 0, double deadline = 0, double time_scale = 1) {
+Log run(Dispatch mode, long max_inflight = 0, double deadline = 0, double time_scale = 1, long max_requests = 0) {
   Scenario s = Scenario::load("unified-vs-lmetric");
   s.workload.dispatch = mode;
   s.workload.max_inflight_sessions = max_inflight;
+  s.workload.max_inflight_requests = max_requests;
   s.workload.wall_deadline_s = deadline;
   s.workload.time_scale = time_scale;
   s.duration_s = 3600;
@@ -161,6 +164,67 @@ class TestDispatch : public QObject {
     // Session 2 (starts at 14 s) waits for the first to finish.
     QVERIFY(log.turns.at({102, 1}).fire > trace(2, 0));
     QCOMPARE(log.turns.at({102, 1}).fire, std::min(log.turns.at({100, 4}).done, log.turns.at({101, 4}).done));
+  }
+
+  // At most three requests in flight (a replayer's request semaphore, the lab's E-series
+  // concurrency_limit): a turn waits for a slot in the order turns became ready, and a session gives
+  // its slot back between turns, so all six sessions progress where a session cap would hold three.
+  void maxInflightRequestsCapsRequests() {
+    const Log log = run(Dispatch::Burst, 0, 0, 1, 3);
+    QCOMPARE(log.turns.size(), std::size_t{24});
+    std::vector<std::pair<SimTime, int>> edges;  // +1 at a request's fire, -1 at its end
+    for (const auto& [key, f] : log.turns) {
+      QVERIFY2(f.ok, f.error.c_str());
+      edges.emplace_back(f.fire, +1);
+      edges.emplace_back(f.done, -1);
+    }
+    std::sort(edges.begin(), edges.end());
+    int open = 0, most = 0;
+    for (const auto& [t, d] : edges) most = std::max(most, open += d);
+    QCOMPARE(most, 3);
+    // Three sessions fire at 0; the other three wait for the first ends, one slot each.
+    int at_zero = 0;
+    for (int i = 0; i < 6; ++i) at_zero += log.turns.at({100 + i, 1}).fire == 0;
+    QCOMPARE(at_zero, 3);
+    // Every turn fired either at 0, when the session's previous turn ended, or when another request
+    // ended (its slot): never at a moment nothing freed one.
+    std::set<SimTime> done_times;
+    for (const auto& [key, f] : log.turns) done_times.insert(f.done);
+    for (const auto& [key, f] : log.turns) QVERIFY(f.fire == 0 || done_times.contains(f.fire));
+    // A session cap of three would have kept sessions 3-5 out until three sessions ended.
+    const Log sessions = run(Dispatch::Burst, 3);
+    QVERIFY(log.turns.at({103, 1}).fire < sessions.turns.at({103, 1}).fire);
+  }
+
+  // A synthetic session's trace times carry each turn's service time, as a recording's do: turn k at
+  // turn k-1's time + its prefill and decode alone on a worker + the think time.
+  void syntheticTraceTimesCarryServiceTime() {
+    SyntheticAgenticSpec spec;
+    spec.sessions = 3;
+    spec.turns = Distribution::fixed(4);
+    spec.think_s = Distribution::fixed(2);
+    spec.boilerplate_tokens = Distribution::fixed(1000);
+    spec.first_turn_tokens = Distribution::fixed(3000);
+    spec.new_tokens = Distribution::fixed(500);
+    spec.output_tokens = Distribution::fixed(100);
+    const RecordedService service{10000, 0.05, 0, 0.01, 0.001, 0};
+    const Workload thinking = SyntheticAgenticGenerator::generate(spec, 7);
+    const Workload recorded = SyntheticAgenticGenerator::generate(spec, 7, 1, service);
+    for (std::size_t i = 0; i < 3; ++i) {
+      const auto& a = thinking.sessions[i].turns;
+      const auto& b = recorded.sessions[i].turns;
+      QCOMPARE(a.size(), b.size());
+      QCOMPARE(b[0].offset_s, 0.0);
+      // Turn 1: 3,000 uncached tokens (the boilerplate was cached) in 0.05 + 0.3 s, 100 tokens at
+      // 11 ms; turn 2: its 500 new tokens (the previous output is cached) in 0.05 + 0.05 s.
+      QCOMPARE(b[1].offset_s, 0.35 + 1.1 + 2.0);
+      QCOMPARE(b[2].offset_s, b[1].offset_s + 0.1 + 1.1 + 2.0);
+      for (std::size_t k = 0; k < a.size(); ++k) {
+        QCOMPARE(a[k].offset_s, 2.0 * static_cast<double>(k));  // think times alone without a profile
+        QCOMPARE(b[k].think_s, a[k].think_s);                   // the same draws either way
+        QCOMPARE(b[k].prompt.input_tokens, a[k].prompt.input_tokens);
+      }
+    }
   }
 
   // The wall deadline: what is still in flight fails at it, nothing fires after it.

@@ -3,6 +3,7 @@
 // evidence in the event stream as well as the headline number.
 #include <QtTest>
 
+#include <map>
 #include <set>
 
 #include "core/diagnosis/DiagnosisEngine.h"
@@ -30,10 +31,12 @@ class TestLabFindings : public QObject {
     QVERIFY(!hasFinding(s, "B"));
   }
 
-  void d2ShareGrowsWithK() {
-    // Averaged over five paired seeds: once the shares are balanced, which sessions happen to land
-    // on D2 (their turn counts) moves a single run's share by a few points.
-    const std::vector<double> ks{0, 50, 100, 200, 400};
+  // Seed 001 2.4: the floor is a patch, "when the boilerplate's hashes outnumber K / sticky_bonus
+  // [a D] stays cold". Overlap counts blocks and the shared boilerplate is 50 of them (786cbb8's
+  // "~50 24-token blocks"): the floor (at most K) cannot outbid it below K = 50 and takes D2 to its
+  // share above. Averaged over five paired seeds.
+  void d2ColdUntilKPassesTheBoilerplate() {
+    const std::vector<double> ks{0, 25, 45, 55, 75, 200};
     std::vector<double> shares(ks.size(), 0.0);
     for (std::size_t i = 0; i < ks.size(); ++i) {
       for (std::uint64_t seed = 1; seed <= 5; ++seed) {
@@ -42,16 +45,16 @@ class TestLabFindings : public QObject {
         o.seed = seed;
         const auto s = simulate("e2-cold-d", {}, o);
         shares[i] += share(s, "D2") / 5;
-        if (ks[i] >= 100) QVERIFY2(!hasFinding(s, "B"), qPrintable(QString("B at K=%1 seed %2").arg(ks[i]).arg(seed)));
+        QCOMPARE(hasFinding(s, "B"), ks[i] < 50);
       }
     }
-    qInfo() << "mean D2 share over K {0,50,100,200,400}:" << shares;
-    QCOMPARE(shares[0], 0.0);
-    // Strictly up while the bonus still has work to do; once balanced (a third each), a larger K
-    // cannot add more: non-decreasing within one percentage point.
-    QVERIFY(shares[0] < shares[1] && shares[1] < shares[2]);
-    for (std::size_t i = 1; i < shares.size(); ++i) QVERIFY(shares[i] >= shares[i - 1] - 0.01);
-    QVERIFY(shares.back() > 0.30);
+    qInfo() << "mean D2 share over K {0,25,45,55,75,200}:" << shares;
+    for (std::size_t i = 0; i < ks.size(); ++i) {
+      if (ks[i] < 50)
+        QCOMPARE(shares[i], 0.0);
+      else
+        QVERIFY2(shares[i] > 0.30, qPrintable(QString("K=%1: %2").arg(ks[i]).arg(shares[i])));
+    }
   }
 
   void exclusiveOverlapSpreadsWithoutK() {
@@ -123,10 +126,12 @@ class TestLabFindings : public QObject {
     QVERIFY(fixed_early <= 0.05);
     QVERIFY(!hasFinding(fixed, "C'"));
     for (const auto& w : fixed.workers) QVERIFY(w.kv_peak_frac <= 1.0);  // seeds waiting for a slot still need room
-    // The mechanism: links declared dead in the first minute, for transfers stuck in P's egress.
+    // The mechanism: links declared dead in the first minute on the handshake window, for concurrent
+    // seeds D could not preallocate for (with this model's 601K-token pools) or stuck in P's egress.
     int early_dead = 0;
     for (const auto& [t, l] : storm_log.all<LinkHealth>())
-      early_dead += l.state == LinkState::Dead && timeToSeconds(t) < 60 && l.reason.find("egress") != std::string::npos;
+      early_dead += l.state == LinkState::Dead && timeToSeconds(t) < 60 &&
+                    l.reason.find("handshake timeout") != std::string::npos;
     QVERIFY(early_dead >= 1);
     for (const auto& [t, l] : fixed_log.all<LinkHealth>())
       QVERIFY(l.state != LinkState::Dead || timeToSeconds(t) >= 60);
@@ -235,6 +240,88 @@ class TestLabFindings : public QObject {
       QVERIFY2(b->evidence.find("lowest D63 0") != std::string::npos, b->evidence.c_str());
       QVERIFY2(b->evidence.find("(64 workers)") != std::string::npos, b->evidence.c_str());
     }
+  }
+
+  // Seed 001 3.2 (E3: 90 session-level evictions hit 25 of 50 sessions) and seed 000 (30 of E3's 50
+  // sessions on D2): a session whose D released its whole cache is fresh again, so its next turn is
+  // placed by overlap and the load floor, not held by a sticky bonus to a D that no longer has it.
+  void evictedSessionMeetsTheFloorAgain() {
+    EventLog log;
+    SimulationOptions o;
+    o.duration_s = 900;
+    const auto s = simulate("e3-load-floor", {}, o, &log);
+    std::map<SessionId, WorkerId> evicted;  // session -> the D that released it, until its next decision
+    int replaced = 0, moved = 0;
+    for (const auto& e : log.events) {
+      if (const auto* ev = std::get_if<Eviction>(&e.payload); ev && ev->session != 0) evicted[ev->session] = ev->worker;
+      const auto* d = std::get_if<RouteDecision>(&e.payload);
+      if (!d) continue;
+      auto it = evicted.find(d->session);
+      if (it == evicted.end()) continue;
+      ++replaced;
+      for (const auto& c : d->candidates) QCOMPARE(c.component("sticky"), 0.0);  // no D is its sticky one any more
+      moved += d->chosen != it->second;
+      evicted.erase(it);
+    }
+    qInfo() << "evicted sessions placed again:" << replaced << "of which on another D:" << moved << "evictions"
+            << s.eviction_count;
+    QVERIFY(replaced > 10);
+    QVERIFY(moved > 0);
+  }
+
+  // vLLM's connector in the static splits (lab-pd-*, connector "vllm"): no admission to reject, every
+  // turn of a session prefilled on one P, D takes what fits and queues the rest, one transfer at a
+  // time through each GPU's NIC, no liveness blacklist.
+  void vllmConnectorQueuesOnDecode() {
+    EventLog log;
+    SimulationOptions o;
+    o.duration_s = 1200;
+    const auto s = simulate("lab-pd-6p2d", {}, o, &log);
+    QVERIFY(s.completed > 100);
+    for (const auto& [t, a] : log.all<Admission>()) QCOMPARE(a.result, AdmissionResult::Admitted);
+    QVERIFY(log.all<LinkHealth>().empty());
+    std::map<SessionId, std::int32_t> producer;
+    for (const auto& [t, seed] : log.all<SeedStarted>()) {
+      auto [it, fresh] = producer.try_emplace(seed.session, seed.prefill);
+      QCOMPARE(it->second, seed.prefill);
+    }
+    QVERIFY(producer.size() > 50);
+    // At any instant at most one transfer leaves a P and one enters a D.
+    std::map<RequestId, std::pair<std::int32_t, WorkerId>> active;
+    for (const auto& e : log.events) {
+      if (const auto* ts = std::get_if<TransferStarted>(&e.payload)) {
+        for (const auto& [id, ends] : active) QVERIFY(ends.first != ts->prefill && ends.second != ts->worker);
+        active[ts->request] = {ts->prefill, ts->worker};
+      } else if (const auto* tf = std::get_if<TransferFinished>(&e.payload)) {
+        active.erase(tf->request);
+      } else if (const auto* d = std::get_if<RequestDone>(&e.payload)) {
+        active.erase(d->request);
+      }
+    }
+    // The consumer crash the lab recorded: a pull into a D this full kills its engine for good.
+    EventLog crash_log;
+    const auto crashed = simulate(
+        "lab-pd-6p2d", [](Scenario& sc) { sc.consumer_crash_kv_fraction = 0.5; }, o, &crash_log);
+    const auto crashes = crash_log.all<WorkerCrashed>();
+    QVERIFY(!crashes.empty());
+    QVERIFY(crash_log.all<WorkerRestarted>().empty());
+    QVERIFY(crashes.front().second.reason.find("EngineCore") != std::string::npos);
+    QVERIFY(crashed.failed > s.failed);
+  }
+
+  // Arms of a sweep that share instances not restarted between them start warm (the lab's B3 sweep ran
+  // lmetric, load_only and sticky so): the engines hold what the previous run of the same trace left,
+  // so first turns hit too and the prefix-cache hit rate rises.
+  void warmStartKeepsThePreviousArmsCache() {
+    SimulationOptions o;
+    o.duration_s = 1500;
+    o.policy = "load-only";
+    const auto cold = simulate("lab-w600-8c", {}, o);
+    const auto warm = simulate(
+        "lab-w600-8c", [](Scenario& sc) { sc.workload.warm_start_policy = "lmetric"; }, o);
+    QVERIFY(cold.lab.apc && warm.lab.apc);
+    qInfo() << "load-only APC cold" << *cold.lab.apc << "warm after lmetric" << *warm.lab.apc;
+    QVERIFY(*warm.lab.apc > *cold.lab.apc + 0.01);
   }
 
   void diagnosisSilentOnHealthyRuns_data() {

@@ -260,14 +260,14 @@ class TestLabProxyPolicies : public QObject {
 
   void kvAwareColdDBonus() {
     Cluster c(4);
-    const int assigned[] = {3, 3, 0, 1};
-    for (int w = 0; w < 4; ++w) c.workers[w].assigned_sessions = assigned[w];
-    c.holds(0, 4, 2);  // boilerplate: 40
+    const int assigned[] = {3, 3, 0, 1};  // sessions ever assigned: w2 never had one
+    for (int w = 0; w < 4; ++w) c.workers[w].assignments = assigned[w];
+    c.holds(0, 4, 2);  // boilerplate: 4 blocks
     QVERIFY(c.knob("cold_d_bonus", 50));
     auto d = c.route("kv-aware");
     QCOMPARE(part(d, 2, "cold_bonus"), 50.0);
     QCOMPARE(part(d, 3, "cold_bonus"), 0.0);
-    QCOMPARE(d.chosen, 2);  // 50 > 40
+    QCOMPARE(d.chosen, 2);  // 50 > 4
     c.bound = 0;            // a sticky session takes no bonus
     d = c.route("kv-aware");
     QCOMPARE(part(d, 2, "cold_bonus"), 0.0);

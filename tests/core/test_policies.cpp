@@ -186,7 +186,7 @@ class TestPolicies : public QObject {
   }
 
   // Session 1's request is 10 blocks. W0 holds its first 4 as boilerplate stored by session 2; w1
-  // holds its first 8 from its own previous turn (so 4 shared + 4 exclusive).
+  // holds its first 8 from its own previous turn (so 4 shared + 4 exclusive). Overlap is in blocks.
   void kvAwareScores_data() {
     QTest::addColumn<QString>("policy");
     QTest::addColumn<int>("bound");
@@ -194,15 +194,15 @@ class TestPolicies : public QObject {
     QTest::addColumn<QList<double>>("overlap");
     QTest::addColumn<QList<double>>("floor");
     QTest::addColumn<QList<int>>("expected");
-    // assigned = {3, 3, 1, 1}: mean 2, floor = K x (2 - assigned) / 2.
-    QTest::newRow("sticky keeps its worker, no floor") << "kv-aware" << 1 << 200.0 << QList<double>{40, 80, 0, 0}
-                                                       << QList<double>{0, 0, 0, 0} << QList<int>{1, 0, 2, 3};
-    QTest::newRow("fresh gets K=200 floor") << "kv-aware" << int(kNoWorker) << 200.0 << QList<double>{40, 80, 0, 0}
+    // assigned = {3, 3, 1, 1}: mean 2, floor = int(K x (2 - assigned) / 2).
+    QTest::newRow("sticky keeps its worker, no floor")
+        << "kv-aware" << 1 << 200.0 << QList<double>{4, 8, 0, 0} << QList<double>{0, 0, 0, 0} << QList<int>{1, 0, 2, 3};
+    QTest::newRow("fresh gets K=200 floor") << "kv-aware" << int(kNoWorker) << 200.0 << QList<double>{4, 8, 0, 0}
                                             << QList<double>{0, 0, 100, 100} << QList<int>{2, 3, 1, 0};
-    QTest::newRow("fresh K=0") << "kv-aware" << int(kNoWorker) << 0.0 << QList<double>{40, 80, 0, 0}
+    QTest::newRow("fresh K=0") << "kv-aware" << int(kNoWorker) << 0.0 << QList<double>{4, 8, 0, 0}
                                << QList<double>{0, 0, 0, 0} << QList<int>{1, 0, 2, 3};
     QTest::newRow("exclusive counts own blocks")
-        << "exclusive-overlap" << int(kNoWorker) << 0.0 << QList<double>{0, 40, 0, 0} << QList<double>{0, 0, 0, 0}
+        << "exclusive-overlap" << int(kNoWorker) << 0.0 << QList<double>{0, 4, 0, 0} << QList<double>{0, 0, 0, 0}
         << QList<int>{1, 2, 3, 0};
   }
   void kvAwareScores() {
@@ -216,7 +216,7 @@ class TestPolicies : public QObject {
     c.holds(0, 4, 2);
     c.holds(1, 8, 1);
     const int assigned[] = {3, 3, 1, 1};
-    for (int w = 0; w < 4; ++w) c.workers[w].assigned_sessions = assigned[w];
+    for (int w = 0; w < 4; ++w) c.workers[w].assignments = assigned[w];
     c.bound = bound;
     QVERIFY(c.knob("K", k));
     const auto d = c.route(policy.toStdString());
@@ -234,39 +234,107 @@ class TestPolicies : public QObject {
   void kvAwareFloorBonusValues_data() {
     QTest::addColumn<QList<int>>("assigned");
     QTest::addColumn<QList<double>>("floor");
-    QTest::newRow("mean 1.5") << QList<int>{3, 0, 1, 2} << QList<double>{0, 200, 200.0 / 3, 0};
+    // The lab's "load_floor proportional to deficit (200/100/0 at 0/50/100% load)": mean 2.
+    QTest::newRow("0/50/100/250% of the mean") << QList<int>{0, 1, 2, 5} << QList<double>{200, 100, 0, 0};
+    QTest::newRow("mean 1.5") << QList<int>{3, 0, 1, 2} << QList<double>{0, 200, 66, 0};
     // Below one session per worker the deficit is not divided up: max(1, mean).
     QTest::newRow("mean 0.25") << QList<int>{1, 0, 0, 0} << QList<double>{0, 50, 50, 50};
+    // "load_floor zero during warmup (mean=0)".
+    QTest::newRow("warm-up") << QList<int>{0, 0, 0, 0} << QList<double>{0, 0, 0, 0};
   }
   void kvAwareFloorBonusValues() {
     QFETCH(QList<int>, assigned);
     QFETCH(QList<double>, floor);
     Cluster c(5);
-    for (int w = 0; w < 4; ++w) c.workers[w].assigned_sessions = assigned[w];
+    for (int w = 0; w < 4; ++w) c.workers[w].assignments = assigned[w];
     c.workers[4].alive = false;  // a dead worker does not pull the mean down
     QVERIFY(c.knob("K", 200));
     const auto d = c.route("kv-aware");
     for (WorkerId w = 0; w < 4; ++w) QCOMPARE(part(d, w, "floor_bonus"), floor[w]);
   }
 
-  // A fresh session (3) whose prompt opens with boilerplate that session 2 left on w0.
-  void boilerplatePullsOnlyWithoutFloor() {
-    Cluster c(4);
+  // The lab's score_candidate tests (agentic-pd-hybrid tests/test_policy_scoring.py @ 110bd680, as its
+  // commit a785b83 lists them), on a 3-D cluster: each checks one position of the 4-tuple
+  // (overlap + sticky_bonus x sticky + floor, sticky, -inflight, -assigned).
+  void kvAwareLabForm() {
+    {  // "primary term: overlap dominates pure sticky": 5 blocks beat the sticky bonus of 1.
+      Cluster c(3);
+      QVERIFY(c.knob("sticky_bonus", 1));
+      c.holds(0, 5, 2);
+      c.bound = 1;
+      QCOMPARE(c.route("kv-aware").chosen, 0);
+    }
+    {  // "strict lex order: sticky wins position-1 over fresh-idle": equal primary terms.
+      Cluster c(3);
+      QVERIFY(c.knob("sticky_bonus", 1));
+      c.holds(0, 1, 2);  // w0: overlap 1, idle; w2: sticky bonus 1, busier
+      c.bound = 2;
+      c.inflight(2, 100, 0);
+      const auto d = c.route("kv-aware");
+      QCOMPARE(of(d, 0).score, of(d, 2).score);
+      QCOMPARE(d.chosen, 2);
+    }
+    {  // "tie-2 inflight: lower wins", then "tie-3 assigned: lower wins", then index order.
+      Cluster c(3);
+      c.inflight(0, 100, 0);
+      c.workers[1].assignments = 2;
+      QCOMPARE(ranking(c.route("kv-aware")), (QList<int>{2, 1, 0}));
+      c.workers[2].assignments = 3;
+      QCOMPARE(ranking(c.route("kv-aware")), (QList<int>{1, 2, 0}));
+    }
+    {  // "load_floor gated off when sticky=True" and "does not underflow when overloaded".
+      Cluster c(3);
+      QVERIFY(c.knob("K", 200));
+      c.workers[0].assignments = 9;
+      c.bound = 1;
+      auto d = c.route("kv-aware");
+      for (WorkerId w = 0; w < 3; ++w) QCOMPARE(part(d, w, "floor_bonus"), 0.0);
+      c.bound = kNoWorker;
+      d = c.route("kv-aware");
+      QCOMPARE(part(d, 0, "floor_bonus"), 0.0);  // 9 against a mean of 3: no negative floor
+      QCOMPARE(part(d, 1, "floor_bonus"), 200.0);
+    }
+    {  // "load_floor disabled by default".
+      Cluster c(3);
+      c.workers[0].assignments = 6;
+      QCOMPARE(part(c.route("kv-aware"), 1, "floor_bonus"), 0.0);
+    }
+  }
+
+  // "boilerplate overlap loses to load_floor on cold D" and "real per-session overlap beats load_floor
+  // on warm D": the Inferact boilerplate is ~50 24-token blocks (786cbb8); a session's own history is
+  // hundreds of blocks.
+  void boilerplateLosesToTheFloorHistoryDoesNot() {
+    Cluster c(3, 400);
     c.session = 3;
-    c.holds(0, 4, 2);
-    const int assigned[] = {3, 2, 1, 2};
-    for (int w = 0; w < 4; ++w) c.workers[w].assigned_sessions = assigned[w];
+    c.holds(0, 50, 2);  // boilerplate that session 2 left on w0
+    c.workers[0].assignments = 4;
+    c.workers[1].assignments = 4;  // w2 never assigned: mean 8/3
     QVERIFY(c.knob("K", 0));
     auto d = c.route("kv-aware");
     QCOMPARE(d.chosen, 0);
-    QCOMPARE(part(d, 0, "overlap"), 40.0);
+    QCOMPARE(part(d, 0, "overlap"), 50.0);
     d = c.route("exclusive-overlap");
     QCOMPARE(part(d, 0, "overlap"), 0.0);
-    QCOMPARE(ranking(d), (QList<int>{2, 1, 3, 0}));  // all 0: fewer assigned, then lower index
     QVERIFY(c.knob("K", 200));
     d = c.route("kv-aware");
-    QCOMPARE(d.chosen, 2);  // 200 x (2 - 1) / 2 = 100 > 40
-    QCOMPARE(of(d, 2).score, 100.0);
+    QCOMPARE(d.chosen, 2);            // int(200 x (8/3) / (8/3)) > 50
+    QCOMPARE(of(d, 2).score, 199.0);  // 199.99999999999997 in doubles, truncated as Python's int() does
+    c.holds(1, 300, 3);               // w1 holds 300 blocks of this session's own history
+    QCOMPARE(c.route("kv-aware").chosen, 1);
+  }
+
+  // What the router sent to a worker and has not yet seen land counts as overlap there: the first
+  // turns of a burst decided before any seed lands follow the first one, not -inflight's rotation.
+  void routedBlocksCountAsOverlap() {
+    Cluster c(3, 60);
+    const std::vector<BlockHash> first(c.hashes.begin(), c.hashes.begin() + 50);  // another session's prompt
+    c.active.setCountingBlocks(true);
+    c.active.add(90, 0, first, 1200, 1200);
+    const auto d = c.route("kv-aware");
+    QCOMPARE(part(d, 0, "overlap"), 50.0);
+    QCOMPARE(part(d, 0, "inflight"), 1.0);
+    QCOMPARE(d.chosen, 0);
   }
   // sglang-cache-aware and dynamo-kv: tests/core/test_anchor_policies.cpp replays them against upstream.
 };
