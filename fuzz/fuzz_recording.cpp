@@ -37,8 +37,10 @@
 #include "backend/recording/KvrecFormat.h"
 #include "backend/recording/KvrecReader.h"
 #include "backend/recording/RecordingPlayer.h"
+#include "backend/recording/RecordingWorkload.h"
 #include "core/events/Event.h"
 #include "core/model/Error.h"
+#include "core/trace/BlockChain.h"
 #include "fuzz/FuzzSupport.h"
 #include "kvscope/v1/events.pb.h"
 
@@ -219,10 +221,32 @@ void exercisePlayer(const std::string& path) {
   }
 }
 
+// The recording as a workload (RecordingWorkload): InputError or sessions whose turns have a
+// positive size and prompts that expand to the input's blocks.
+void exerciseWorkload(const std::string& path) {
+  try {
+    const Workload w = RecordingWorkload::read(path);
+    std::vector<BlockHash> hashes;
+    for (const auto& s : w.sessions) {
+      if (s.turns.empty()) finding("a workload session without a turn", path);
+      for (const auto& t : s.turns) {
+        if (t.prompt.input_tokens <= 0) finding("a workload turn without input tokens", path);
+        if (!(t.think_s >= 0) || !(t.offset_s >= 0)) finding("a negative or NaN think time or offset", path);
+        expandBlockHashes(t.prompt, 16, hashes);
+        if (hashes.size() != static_cast<std::size_t>(t.prompt.input_tokens / 16))
+          finding("a prompt that does not expand to its input's blocks", path);
+      }
+    }
+  } catch (const InputError& e) {
+    if (std::string(e.what()).empty()) finding("InputError without a message", path);
+  }
+}
+
 void runOne(const std::string& path, const void* data, std::size_t size) {
   fuzz::TempDir::write(path, data, size);
   exerciseReader(path, size);
   exercisePlayer(path);
+  exerciseWorkload(path);
 }
 
 }  // namespace

@@ -99,7 +99,8 @@ Command addCalibrateModel(CLI::App& calibrate) {
     ModelShape model = ModelShape::load(a->config);
     if (!a->dtype.empty()) {
       model.dtype_bytes = dtypeBytes(a->dtype);
-      if (model.dtype_bytes == 0) throw UsageError("--dtype '" + a->dtype + "': expected bfloat16, float16, float32 or fp8");
+      if (model.dtype_bytes == 0)
+        throw UsageError("--dtype '" + a->dtype + "': expected bfloat16, float16, float32 or fp8");
     }
     MemoryBudget budget;
     budget.engine = a->engine == "vllm" ? ServingEngine::Vllm : ServingEngine::Sglang;
@@ -148,7 +149,8 @@ Command addCalibrateModel(CLI::App& calibrate) {
     std::printf("model            %s\n", model.describe().c_str());
     std::printf("weights          %.2f GiB (%.3f B parameters x %d bytes)%s\n", model.weightBytes() / kGiB,
                 static_cast<double>(model.parameters()) / 1e9, model.dtype_bytes, a->tp > 1 ? ", split by --tp" : "");
-    std::printf("KV per token     %.0f bytes (%.1f KiB)\n", decode.kv_bytes_per_token, decode.kv_bytes_per_token / 1024);
+    std::printf("KV per token     %.0f bytes (%.1f KiB)\n", decode.kv_bytes_per_token,
+                decode.kv_bytes_per_token / 1024);
     std::printf("decode pool      %ld tokens: %s\n", decode.tokens, decode.formula.c_str());
     std::printf("prefill pool     %ld tokens: %s\n", prefill.tokens, prefill.formula.c_str());
     std::printf("wrote %s (timing constants: %s)\n", a->out.c_str(), a->base.c_str());

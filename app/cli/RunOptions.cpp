@@ -1,13 +1,20 @@
 #include "app/cli/RunOptions.h"
 
+#include <cstdio>
+#include <filesystem>
+
+#include "backend/recording/RecordingPlayer.h"
 #include "core/io/AtomicFile.h"
 #include "core/knobs/KnobRegistry.h"
 #include "core/model/Error.h"
+#include "core/scenario/Scenario.h"
 
 namespace kvscope::cli {
 
 void addRunOptions(CLI::App* sub, RunArgs& a) {
-  sub->add_option("--scenario", a.scenario, "Bundled scenario name or scenario file")->capture_default_str();
+  sub->add_option("--scenario", a.scenario,
+                  "Bundled scenario name or scenario file (default: e3-load-floor, or with --trace RUN.kvrec the run's "
+                  "own)");
   sub->add_option("--trace", a.trace, "Replay this trace (file or directory) instead of the scenario's workload");
   sub->add_option("--set", a.sets, "Set a knob, KNOB=VALUE (repeatable; see `kvscope-cli policies`)");
   sub->add_option("--policy", a.policy, "Routing policy (overrides the scenario's)");
@@ -64,6 +71,24 @@ SimulationOptions toSimulationOptions(const RunArgs& a) {
   options.wall_deadline_s = a.wall_deadline;
   options.lenient = a.lenient;
   return options;
+}
+
+std::string scenarioOf(const RunArgs& a) {
+  if (!a.scenario.empty()) return a.scenario;
+  if (a.trace.size() > 6 && a.trace.substr(a.trace.size() - 6) == ".kvrec" &&
+      std::filesystem::is_regular_file(a.trace)) {
+    const std::string recorded = RecordingPlayer(a.trace).run().scenario;
+    try {
+      Scenario::resolve(recorded);
+      return recorded;
+    } catch (const InputError&) {
+      std::fprintf(stderr,
+                   "kvscope-cli: the recording's scenario '%s' is not here: running it on e3-load-floor's "
+                   "cluster (give --scenario)\n",
+                   printableText(recorded).c_str());
+    }
+  }
+  return "e3-load-floor";
 }
 
 void checkOutputFile(const char* option, const std::string& path) {

@@ -12,7 +12,7 @@
 namespace kvscope::cli {
 
 struct RunArgs {
-  std::string scenario = "e3-load-floor";
+  std::string scenario;  // "": scenarioOf() decides
   std::string trace;
   std::vector<std::string> sets;
   std::string policy;
@@ -31,6 +31,9 @@ struct RunArgs {
 void addRunOptions(CLI::App* sub, RunArgs& a);
 // Throws InputError for a malformed --set.
 SimulationOptions toSimulationOptions(const RunArgs& a);
+// The scenario a run uses: --scenario, else a recorded run's own (--trace RUN.kvrec, when it names a
+// scenario there is), else e3-load-floor.
+std::string scenarioOf(const RunArgs& a);
 // Throws InputError ("--record PATH: is a FIFO, ...") unless `path` may be written as a file
 // (AtomicFile::target), before any work starts; an empty path (option not given) passes.
 void checkOutputFile(const char* option, const std::string& path);

@@ -128,7 +128,7 @@ void addServedSourceOptions(CLI::App& sub, ServeArgs& a) {
 
 // `serve` of a simulation: paced, with what-if previews forked from it, recorded when asked.
 int serveSimulation(const ServeArgs& a, const StopSignals& stop_signals) {
-  auto prepared = prepareRun(Scenario::load(a.run.scenario), toSimulationOptions(a.run));
+  auto prepared = prepareRun(Scenario::load(scenarioOf(a.run)), toSimulationOptions(a.run));
   ServeOutputs out(a);
   const std::string scenario = prepared.scenario.name;
   // Control.Preview forks the run from its start: the forecaster keeps a copy of it and, as the

@@ -40,7 +40,7 @@ Command addSimulate(CLI::App& app) {
     SimulationOptions options = toSimulationOptions(a->run);
     checkOutputFile("--events", a->events);
     checkOutputFile("--record", a->record);
-    Scenario scenario = Scenario::load(a->run.scenario);
+    Scenario scenario = Scenario::load(scenarioOf(a->run));
     std::unique_ptr<EventExporter> events;
     if (!a->events.empty()) {
       events = EventExporter::create(EventExporter::Format::JsonLines, a->events);

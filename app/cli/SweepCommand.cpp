@@ -35,6 +35,7 @@ struct SweepArgs {
   std::optional<double> duration;
   std::string dispatch;
   std::optional<long> max_inflight_sessions;
+  std::string trace;
   std::optional<double> request_timeout;
   std::optional<double> wall_deadline;
   std::optional<unsigned> jobs;
@@ -76,6 +77,7 @@ SweepSpec specFrom(const SweepArgs& a) {
   if (a.duration) spec.duration_s = a.duration;
   if (!a.dispatch.empty()) spec.dispatch = parseDispatch(a.dispatch);
   if (a.max_inflight_sessions) spec.max_inflight_sessions = a.max_inflight_sessions;
+  if (!a.trace.empty()) spec.trace = a.trace;
   if (a.wall_deadline) spec.wall_deadline_s = a.wall_deadline;
   if (a.request_timeout) spec.fixed_knobs["request_timeout_s"] = *a.request_timeout;
   if (a.jobs) spec.jobs = *a.jobs;
@@ -167,7 +169,7 @@ Command addSweep(CLI::App& app) {
       "DIR/<point>-seed<k>.kvrec and .json. Ctrl+C stops cleanly; --resume runs only what is missing.");
   sub->add_option("file", a->file,
                   "A sweep file (JSON with comments: scenario, grid, seeds, baseline, knobs, duration_s, dispatch, "
-                  "max_inflight_sessions, wall_deadline_s, jobs, level) "
+                  "max_inflight_sessions, wall_deadline_s, trace, jobs, level) "
                   "instead of --scenario/--grid/--seeds/--baseline/--set");
   auto* scenario =
       sub->add_option("--scenario", a->scenario, "Bundled scenario name or scenario file (default e3-load-floor)");
@@ -188,6 +190,9 @@ Command addSweep(CLI::App& app) {
   sub->add_option("--dispatch", a->dispatch,
                   "Every run's dispatch: open, closed, tracets, thinktime or burst (see simulate)")
       ->check(CLI::IsMember({"open", "closed", "tracets", "thinktime", "burst"}));
+  sub->add_option("--trace", a->trace,
+                  "Every run replays this trace or recorded run (.kvrec) instead of the scenario's workload: the "
+                  "counterfactual of that traffic under each point");
   sub->add_option("--max-inflight-sessions", a->max_inflight_sessions,
                   "Every run: at most this many sessions in flight")
       ->check(CLI::Range(0L, 1000000000L));

@@ -8,6 +8,7 @@
 #include "app/BuildInfo.h"
 #include "app/cli/CliCommands.h"
 #include "app/cli/SubcommandList.h"
+#include "backend/recording/RecordingWorkload.h"
 #include "core/io/TemporaryFiles.h"
 #include "core/model/Error.h"
 #include "core/run/HugePageHeap.h"
@@ -23,8 +24,9 @@ int checkStdout(int code) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  kvscope::relaunchWithHugePageHeap(argv);       // the twin's chains on 2 MiB pages (HugePageHeap.h)
-  kvscope::TemporaryFiles::removeOnInterrupt();  // no .partial left behind by a Ctrl+C
+  kvscope::relaunchWithHugePageHeap(argv);            // the twin's chains on 2 MiB pages (HugePageHeap.h)
+  kvscope::TemporaryFiles::removeOnInterrupt();       // no .partial left behind by a Ctrl+C
+  kvscope::RecordingWorkload::registerTraceFormat();  // --trace run.kvrec: a recorded run's traffic
   CLI::App app{"kvscope-cli: KV-cache-aware routing on a simulated prefill/decode cluster", "kvscope-cli"};
   app.set_version_flag("--version", "kvscope-cli " + kvscope::versionLine());
   app.require_subcommand(1);

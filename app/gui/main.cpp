@@ -14,6 +14,7 @@
 #include "app/gui/ScreenshotRunner.h"
 #include "app/gui/SourceFactory.h"
 #include "app/gui/WindowSize.h"
+#include "backend/recording/RecordingWorkload.h"
 #include "core/knobs/KnobRegistry.h"
 #include "core/run/HugePageHeap.h"
 
@@ -134,6 +135,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   QApplication app(argc, argv);
+  kvscope::RecordingWorkload::registerTraceFormat();  // a recorded run's traffic as a workload
   QApplication::setOrganizationName("KVScope");
   QApplication::setApplicationName("kvscope");
   QApplication::setApplicationVersion(QString::fromStdString(kvscope::versionLine()));

@@ -69,7 +69,7 @@ std::string CalibrationCheck::table(const CheckResult& r, const std::string& sce
   out += "n = " + std::to_string(r.seeds) + " seeds (" + r.seed_list +
          "); predicted = mean over the seeds [95% CI, log scale]; shares in %, their errors in percentage points\n\n";
   char line[512];
-  std::snprintf(line, sizeof line, "%-12s %-18s %12s %12s %-24s %10s\n", "row", "metric", "measured", "predicted",
+  std::snprintf(line, sizeof line, "%-12s %-22s %12s %12s %-24s %10s\n", "row", "metric", "measured", "predicted",
                 "95% CI (log scale)", "error");
   out += line;
   for (const auto& m : r.metrics) {
@@ -83,7 +83,7 @@ std::string CalibrationCheck::table(const CheckResult& r, const std::string& sce
     MeanInterval ci = m.predicted;
     ci.lower *= k;
     ci.upper *= k;
-    std::snprintf(line, sizeof line, "%-12s %-18s %12s %12s %-24s %10s\n", m.row.c_str(), m.metric.c_str(),
+    std::snprintf(line, sizeof line, "%-12s %-22s %12s %12s %-24s %10s\n", m.row.c_str(), m.metric.c_str(),
                   formatNumber(f, k * m.measured).c_str(), pred.c_str(), interval(ci, f).c_str(), err.c_str());
     out += line;
   }

@@ -192,6 +192,24 @@ std::vector<double> CalibrationTarget::decodeSharesOf(const RunSummary& run) {
   return out;
 }
 
+CalibrationTarget CalibrationTarget::ofRun(const RunSummary& run, const std::map<std::string, double>& knobs,
+                                           const std::string& file, const std::string& source) {
+  CalibrationTarget t;
+  t.file = file;
+  t.source = source;
+  TargetRow row;
+  row.label = "run";
+  row.policy = run.policy;
+  row.knobs = knobs;
+  for (const char* m :
+       {"ttft_p50_s", "ttft_p90_s", "e2e_p50_s", "e2e_p90_s", "apc", "worker_ttft_p90_max_s", "completion_rate"})
+    if (const auto v = metricOf(run, m); v && *v > 0) row.metrics[m] = *v;
+  row.decode_shares = decodeSharesOf(run);
+  if (row.metrics.empty() && row.decode_shares.empty()) fail(file, "", "the run holds no measurement (no request?)");
+  t.rows.push_back(std::move(row));
+  return t;
+}
+
 CalibrationTarget CalibrationTarget::load(const std::string& file) {
   const std::string text = InputFile::readAll(file);
   json j;

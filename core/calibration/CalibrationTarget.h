@@ -39,6 +39,10 @@ struct CalibrationTarget {
   // Reads and validates FILE: throws InputError "FILE:LINE: ..." for broken JSON, and naming the
   // field for an unknown policy, metric or knob, a value <= 0, shares outside [0, 1], an empty row.
   static CalibrationTarget load(const std::string& file);
+  // One row, "run": what a recorded run measured (TTFT and E2E p50/p90, APC, the slowest worker's
+  // TTFT p90, completion, decode shares; the positive ones), for its policy and knobs.
+  static CalibrationTarget ofRun(const RunSummary& run, const std::map<std::string, double>& knobs,
+                                 const std::string& file, const std::string& source);
   static CalibrationTarget fromJson(const nlohmann::json& j, const std::string& file);
   // The table form (what load() reads back), as the calibrated scenario records it.
   nlohmann::json toJson() const;

@@ -42,9 +42,8 @@ MemoryBudget::Pool MemoryBudget::pool(const ModelShape& model) const {
                   p.kv_bytes / kGiB);
   }
   p.formula = buf;
-  p.tokens = p.kv_bytes > 0 && p.kv_bytes_per_token > 0
-                 ? static_cast<long>(std::floor(p.kv_bytes / p.kv_bytes_per_token))
-                 : 0;
+  p.tokens =
+      p.kv_bytes > 0 && p.kv_bytes_per_token > 0 ? static_cast<long>(std::floor(p.kv_bytes / p.kv_bytes_per_token)) : 0;
   return p;
 }
 

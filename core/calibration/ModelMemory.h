@@ -35,7 +35,7 @@ struct MemoryBudget {
     double weights = 0;  // per GPU
     double kv_bytes = 0;
     double kv_bytes_per_token = 0;
-    long tokens = 0;  // 0 when the weights leave no room
+    long tokens = 0;      // 0 when the weights leave no room
     std::string formula;  // the rule with the numbers in it, for the profile's record
   };
   Pool pool(const ModelShape& model) const;

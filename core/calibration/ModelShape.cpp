@@ -123,7 +123,7 @@ void countMlp(const ConfigFields& f, ModelShape& m) {
   if (dense_layers > 0 && dense_inner <= 0)
     f.fail("intermediate_size", "missing: the dense layers' MLP width is needed to count the weights");
   std::int64_t per_moe = experts * gated(expert_inner) + (shared_inner > 0 ? gated(shared_inner) : 0);
-  m.other_params += moe_layers * h * experts;  // the router's gate
+  m.other_params += moe_layers * h * experts;                                             // the router's gate
   if (m.model_type == "qwen2_moe" && shared_inner > 0) m.other_params += moe_layers * h;  // shared_expert_gate
   m.mlp_params = per_moe * moe_layers + gated(std::max<std::int64_t>(0, dense_inner)) * dense_layers;
 }

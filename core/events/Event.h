@@ -11,6 +11,7 @@
 
 #include "core/events/ChangeAuthor.h"
 #include "core/model/Ids.h"
+#include "core/model/Prompt.h"
 
 namespace kvscope {
 
@@ -83,6 +84,23 @@ struct RunStarted {
   double trace_window_s = 0;
 };
 
+// What a routed request was, as the twin needs it to run the same traffic again
+// (backend/recording/RecordingWorkload): its sizes, when it was due and how its prompt is made.
+// The simulator fills it for every request; a live router, what it was told (input tokens, and the
+// block hashes it saw as the prompt's source hashes).
+struct RequestShape {
+  std::int64_t input_tokens = -1;   // -1: not known
+  std::int64_t output_tokens = -1;  // -1: not known before the request finished (live)
+  SimTime trace_time = -1;          // its time in the trace being replayed (-1: none)
+  // A session's first turn fired at a start window's slot rather than its trace time: that slot
+  // (-1: it fired at its trace time, or under burst at 0).
+  SimTime due_start = -1;
+  SimTime think = -1;              // the pause after its session's previous turn (-1: none)
+  std::int32_t session_turns = 0;  // turns its session has in the workload, routed or not (0: unknown)
+  PromptLayout prompt;             // prompt.input_tokens == 0: the prompt's make-up is not known
+  bool known() const { return input_tokens >= 0; }
+};
+
 struct RouteDecision {
   RequestId request = 0;
   SessionId session = 0;
@@ -99,6 +117,7 @@ struct RouteDecision {
     if (num_fields < fields.size()) fields[num_fields++] = {name, value};
   }
   double field(const char* name) const;  // NaN when absent
+  RequestShape shape;                    // what the request was (RecordingWorkload); last: not kept by views
 };
 
 struct Admission {

@@ -53,6 +53,27 @@ void addFields(json& j, const RouteDecision& d) {
     j["fields"] = json::object();
     for (std::uint8_t i = 0; i < d.num_fields; ++i) j["fields"][d.fields[i].name] = d.fields[i].value;
   }
+  if (d.shape.known()) {
+    json shape = {{"input_tokens", d.shape.input_tokens}};
+    if (d.shape.output_tokens >= 0) shape["output_tokens"] = d.shape.output_tokens;
+    if (d.shape.trace_time >= 0) shape["trace_time_us"] = d.shape.trace_time;
+    if (d.shape.think >= 0) shape["think_us"] = d.shape.think;
+    if (d.shape.session_turns > 0) shape["session_turns"] = d.shape.session_turns;
+    if (d.shape.due_start >= 0) shape["due_start_us"] = d.shape.due_start;
+    const PromptLayout& l = d.shape.prompt;
+    if (l.input_tokens > 0) {
+      json prompt = {{"shared_prefix_tokens", l.shared_prefix_tokens},
+                     {"shared_scope", l.shared_scope},
+                     {"session_scope", l.session_scope}};
+      if (l.source_block_size > 0) {
+        prompt["source_block_size"] = l.source_block_size;
+        prompt["source_hashes"] = l.source_hashes;
+        prompt["unique_scope"] = l.unique_scope;
+      }
+      shape["prompt"] = std::move(prompt);
+    }
+    j["shape"] = std::move(shape);
+  }
 }
 
 void addFields(json& j, const Admission& a) {

@@ -108,7 +108,7 @@ std::string RunSummary::toTable() const {
          (token_imbalance ? formatNumber("%.2fx", *token_imbalance) : std::string("inf (a worker served nothing)")) +
          "\n";
   if (!source_notes.empty()) {
-    out += "\nthe source could not use:\n";
+    out += "\nnotes on the source:\n";
     for (const auto& n : source_notes) out += "  " + n + "\n";
   }
   out += diagnosis.empty() ? "\ndiagnosis: no known failure mode found\n" : "\ndiagnosis:\n";

@@ -28,6 +28,16 @@ struct Session {
 struct Workload {
   std::vector<Session> sessions;
   std::size_t skipped_records = 0;  // malformed records skipped in lenient mode
+  // A recorded run's traffic (backend/recording/RecordingWorkload): its start and trace times are
+  // the run's own, already scaled and spread (no start window, time scale 1 unless asked), it names
+  // the dispatch it ran under, and what it offered (turns it never reached included) and over which
+  // window, for the metrics that divide by them. Unset (false, "", -1) for a trace or a generator.
+  bool times_final = false;
+  std::string dispatch;
+  std::int64_t offered_requests = -1;
+  double trace_window_s = -1;
+  // What the twin had to model to run it (e.g. "prefix chains from cached tokens"), for the report.
+  std::vector<std::string> modelled;
   std::size_t turnCount() const {
     std::size_t n = 0;
     for (const auto& s : sessions) n += s.turns.size();

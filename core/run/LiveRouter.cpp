@@ -15,6 +15,10 @@
 namespace kvscope {
 
 namespace {
+// The scope of the block chains a routed request's shape names: one for every session, so equal
+// block hashes stay equal prefixes when the twin expands them.
+constexpr std::uint64_t kRoutedScope = 0x726f75746564ULL;
+
 std::int64_t steadyNs() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
       .count();
@@ -167,6 +171,20 @@ LiveRouter::RouteResult LiveRouter::route(const RouteInput& in) {
   const RouteRequest request{in.request, in.session, in.turn,
                              static_cast<std::int32_t>(std::min<std::int64_t>(in.input_tokens, INT32_MAX)), in.hashes};
   router_.decide(request, decide_loads_, out.decision);
+  // What the request was, for running this traffic in the twin later (RecordingWorkload): its size
+  // and the blocks the router saw, as a source chain in the router's block size; its output is
+  // known only when it is reported done, its trace time is now.
+  RequestShape& shape = out.decision.shape;
+  shape.input_tokens = std::max<std::int64_t>(0, in.input_tokens);
+  shape.trace_time = now();
+  shape.prompt = PromptLayout{};
+  if (!in.hashes.empty() && in.input_tokens > 0) {
+    shape.prompt.input_tokens = static_cast<std::int32_t>(std::min<std::int64_t>(in.input_tokens, INT32_MAX));
+    shape.prompt.source_block_size = spec_.block_size;
+    shape.prompt.source_hashes.assign(in.hashes.begin(), in.hashes.end());
+    shape.prompt.session_scope = kRoutedScope;
+    shape.prompt.unique_scope = in.request;
+  }
   const WorkerId chosen = out.decision.chosen;
   if (chosen != kNoWorker) {
     // The simulator's path rule (AdmissionFlow::choosePath), with what the cluster reported.

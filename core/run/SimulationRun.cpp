@@ -21,10 +21,6 @@ PreparedRun prepareRun(Scenario scenario, const SimulationOptions& options) {
     }
     scenario.policy = options.policy;
   }
-  // A trace replacing a synthetic workload keeps the scenario's ramp-up: closed-loop sessions
-  // start spread over the generator's start window instead of all at t=0.
-  if (!options.trace.empty() && scenario.workload.kind == WorkloadSpec::Kind::Synthetic)
-    scenario.workload.session_start_window_s = scenario.workload.synthetic.start_window_s;
   if (options.start_window_s) scenario.workload.session_start_window_s = *options.start_window_s;
   for (const auto& [k, v] : options.knobs) scenario.knobs[k] = v;
   if (options.request_timeout_s) scenario.knobs["request_timeout_s"] = *options.request_timeout_s;
@@ -35,8 +31,20 @@ PreparedRun prepareRun(Scenario scenario, const SimulationOptions& options) {
   }
   if (options.time_scale) scenario.workload.time_scale = *options.time_scale;
   Workload workload = buildWorkload(scenario, scenario.seed, options.trace, options.lenient);
+  if (workload.times_final) {
+    // A recorded run's times are already as it dispatched them: no ramp-up, no second scaling.
+    if (!options.start_window_s) scenario.workload.session_start_window_s = 0;
+    if (!options.time_scale) scenario.workload.time_scale = 1;
+  } else if (!options.trace.empty() && scenario.workload.kind == WorkloadSpec::Kind::Synthetic &&
+             !options.start_window_s) {
+    // A trace replacing a synthetic workload keeps the scenario's ramp-up: closed-loop sessions
+    // start spread over the generator's start window instead of all at t=0.
+    scenario.workload.session_start_window_s = scenario.workload.synthetic.start_window_s;
+  }
   if (options.dispatch) {
     scenario.workload.dispatch = *options.dispatch;
+  } else if (auto recorded = parseDispatch(workload.dispatch); workload.times_final && recorded) {
+    scenario.workload.dispatch = *recorded;
   } else if (!options.trace.empty()) {
     const bool single = std::all_of(workload.sessions.begin(), workload.sessions.end(),
                                     [](const Session& s) { return s.turns.size() <= 1; });

@@ -125,7 +125,8 @@ void ClusterSimulator::start() {
     started.prefill.push_back(WorkerInfo{"P" + std::to_string(p->id), WorkerRole::Prefill, p->pool.capacity()});
   const auto& spec = ctx_.scenario.workload;
   started.dispatch = toString(spec.dispatch);
-  started.offered_requests = static_cast<std::int64_t>(workload_.turnCount());
+  started.offered_requests =
+      workload_.offered_requests >= 0 ? workload_.offered_requests : static_cast<std::int64_t>(workload_.turnCount());
   double first = 0, last = 0;
   bool any = false;
   for (std::size_t i = 0; i < workload_.sessions.size(); ++i)
@@ -135,7 +136,7 @@ void ClusterSimulator::start() {
       last = any ? std::max(last, t) : t;
       any = true;
     }
-  started.trace_window_s = last - first;
+  started.trace_window_s = workload_.trace_window_s >= 0 ? workload_.trace_window_s : last - first;
   ctx_.publish(std::move(started));
 
   const bool open = spec.dispatch == Dispatch::Open;
@@ -179,7 +180,10 @@ void ClusterSimulator::runUntil(SimTime t) {
 void ClusterSimulator::finish(bool completed) {
   if (finished_) return;
   finished_ = true;
-  ctx_.publish(RunFinished{completed});
+  // A recorded run's traffic says what the twin had to model to run it (RecordingWorkload).
+  std::vector<std::string> notes;
+  for (const auto& m : workload_.modelled) notes.push_back("the twin modelled " + m);
+  ctx_.publish(RunFinished{completed, std::move(notes)});
 }
 
 void ClusterSimulator::dispatch(const SimEvent& e) {
@@ -297,6 +301,18 @@ void ClusterSimulator::arrive(std::uint32_t si, std::int32_t ti) {
   r.input = turn.prompt.input_tokens;
   r.output = std::max<std::int32_t>(1, turn.output_tokens);
   expandBlockHashes(turn.prompt, ctx_.scenario.block_size, r.hashes);
+  // The request as it was due, so a recording of this run is a workload (RecordingWorkload): its
+  // trace time as this run scaled it, and the slot a start window gave the session's first turn.
+  RequestShape& shape = r.decision.shape;
+  shape.input_tokens = r.input;
+  shape.output_tokens = turn.output_tokens;
+  shape.trace_time = r.trace_time;
+  const auto& spec = ctx_.scenario.workload;
+  if (ti == 0 && spec.dispatch == Dispatch::Closed && spec.session_start_window_s > 0)
+    shape.due_start = secondsToTime(sessionStartSeconds(si));
+  shape.think = secondsToTime(turn.think_s);
+  shape.session_turns = static_cast<std::int32_t>(s.turns.size());
+  shape.prompt = turn.prompt;
   const PrefixCeiling::Hit ceiling = ceiling_.observe(s.id, r.hashes, r.input, r.output);
   r.ceiling_intra = ceiling.intra_tokens;
   r.ceiling_any = ceiling.any_tokens;

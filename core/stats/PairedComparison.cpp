@@ -54,6 +54,8 @@ PairedComparison PairedComparison::compare(std::span<const double> baseline, std
 }
 
 std::string PairedComparison::verdictText() const {
+  if (replicated_seeds > 0 && verdict == Verdict::NeedsMoreSeeds)
+    return "the " + std::to_string(replicated_seeds) + " seeds gave the same runs: n = 1";
   if (verdict != Verdict::NeedsMoreSeeds) return std::string(toString(verdict));
   // A metric one side never has (token imbalance with an idle worker): no pair to test at all.
   if (pairs == 0) return "no pairs (a side has no value)";

@@ -28,8 +28,11 @@ enum class PairedTest { None, SignFlipExact, SignFlipSampled };
 std::string_view toString(PairedTest t);
 
 struct PairedComparison {
-  int pairs = 0;               // seeds both sides ran
-  int differing = 0;           // pairs whose difference is not 0: the n of the tests
+  int pairs = 0;      // seeds both sides ran
+  int differing = 0;  // pairs whose difference is not 0: the n of the tests
+  // Seeds whose runs were the same on both sides (a recorded workload and a policy with no random
+  // draw replay identically): counted once, since repeating a run adds no evidence. 0: none were.
+  int replicated_seeds = 0;
   double mean_difference = 0;  // candidate - baseline, over every pair
   PairedTest test = PairedTest::None;
   double p_value = 1;     // the sign-flip test's

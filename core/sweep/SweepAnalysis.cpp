@@ -30,7 +30,18 @@ void compareToBaseline(SweepAnalysis& a, const SweepData& data, const Values& va
           base.push_back(*values[data.baseline][m][k]);
           cand.push_back(*values[p][m][k]);
         }
+      // Every seed the same run on both sides (a recorded workload, a policy that draws nothing):
+      // one run, repeated; its repeats are no pairs.
+      const bool replicas = base.size() > 1 &&
+                            std::all_of(base.begin(), base.end(), [&](double v) { return v == base[0]; }) &&
+                            std::all_of(cand.begin(), cand.end(), [&](double v) { return v == cand[0]; });
+      const int seeds_run = static_cast<int>(base.size());
+      if (replicas) {
+        base.resize(1);
+        cand.resize(1);
+      }
       c.comparison = PairedComparison::compare(base, cand, data.level);
+      if (replicas) c.comparison->replicated_seeds = seeds_run;
     }
   }
 }

@@ -136,13 +136,13 @@ SweepSpec SweepFile::parse(const std::string& text, const std::string& path) {
   if (!j.is_object()) throw InputError(formatInputError(path, 1, "", "expected a JSON object (see `sweep --help`)"));
   static constexpr const char* kKeys[] = {"scenario",        "grid",       "seeds",    "baseline",
                                           "knobs",           "duration_s", "dispatch", "max_inflight_sessions",
-                                          "wall_deadline_s", "jobs",       "level"};
+                                          "wall_deadline_s", "trace",      "jobs",     "level"};
   for (const auto& [key, value] : j.items()) {
     s.lines[key] = lineOfKey(text, key);
     if (std::none_of(std::begin(kKeys), std::end(kKeys), [&](const char* k) { return key == k; }))
       throw InputError(s.describe(key,
                                   "unknown field; expected one of: scenario, grid, seeds, baseline, knobs, "
-                                  "duration_s, dispatch, max_inflight_sessions, wall_deadline_s, jobs, level"));
+                                  "duration_s, dispatch, max_inflight_sessions, wall_deadline_s, trace, jobs, level"));
   }
   const FieldErrors errors{s, text};
   const auto fail = [&](const std::string& field, const std::string& what) { errors.fail(field, what); };
@@ -185,6 +185,13 @@ SweepSpec SweepFile::parse(const std::string& text, const std::string& path) {
       fail("wall_deadline_s", "expected simulated seconds, got " + j["wall_deadline_s"].dump());
     s.wall_deadline_s = j["wall_deadline_s"].get<double>();
   }
+  if (j.contains("trace")) {
+    if (!j["trace"].is_string()) fail("trace", "expected a trace or recording file, got " + j["trace"].dump());
+    // Relative to the sweep file, as a scenario's trace is to the scenario.
+    const std::filesystem::path given(j["trace"].get<std::string>());
+    s.trace =
+        (given.is_relative() ? std::filesystem::path(path).parent_path() / given : given).lexically_normal().string();
+  }
   if (j.contains("jobs")) {
     const auto& v = j["jobs"];
     if (!v.is_number_unsigned() || v.get<unsigned long long>() < 1 || v.get<unsigned long long>() > 1024)
@@ -219,6 +226,10 @@ std::string SweepFile::text(const SweepSpec& spec) {
   if (spec.dispatch) j["dispatch"] = toString(*spec.dispatch);
   if (spec.max_inflight_sessions) j["max_inflight_sessions"] = *spec.max_inflight_sessions;
   if (spec.wall_deadline_s) j["wall_deadline_s"] = *spec.wall_deadline_s;
+  if (!spec.trace.empty()) {
+    std::error_code abs_ec;
+    j["trace"] = std::filesystem::absolute(spec.trace, abs_ec).lexically_normal().string();
+  }
   if (spec.jobs > 0) j["jobs"] = spec.jobs;
   j["level"] = spec.level;
   return j.dump(2) + "\n";

@@ -66,6 +66,7 @@ json SweepRunner::runIdentity(const SweepPoint& point, std::uint64_t seed) const
   if (o.dispatch) id["dispatch"] = toString(*o.dispatch);
   if (o.max_inflight_sessions) id["max_inflight_sessions"] = *o.max_inflight_sessions;
   if (o.wall_deadline_s) id["wall_deadline_s"] = *o.wall_deadline_s;
+  if (!o.trace.empty()) id["trace"] = o.trace;
   id["recording"] = runStem(point, seed) + ".kvrec";
   return id;
 }

@@ -172,6 +172,7 @@ SimulationOptions SweepSpec::optionsFor(const SweepPoint& point, std::uint64_t s
   o.dispatch = point.dispatch.empty() ? dispatch : parseDispatch(point.dispatch);
   o.max_inflight_sessions = max_inflight_sessions;
   o.wall_deadline_s = wall_deadline_s;
+  o.trace = trace;
   return o;
 }
 

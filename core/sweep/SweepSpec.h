@@ -32,6 +32,9 @@ struct SweepSpec {
   std::optional<Dispatch> dispatch;
   std::optional<long> max_inflight_sessions;
   std::optional<double> wall_deadline_s;
+  // A trace or recording every run replays instead of the scenario's workload (a recorded run: the
+  // counterfactual of that night's traffic under each point); empty: the scenario's.
+  std::string trace;
   unsigned jobs = 0;    // runs at once; 0 = the core count
   double level = 0.05;  // significance level of the verdicts
 

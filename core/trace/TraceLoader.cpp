@@ -16,9 +16,20 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr const char* kExpected =
-    "expected a .jsonl (Mooncake), .csv (Azure) or .json (kv-cache-tester) trace, or a directory of .json "
-    "sessions";
+struct Registered {
+  std::string extension, what;
+  TraceReader reader;
+};
+std::vector<Registered>& registered() {
+  static std::vector<Registered> formats;
+  return formats;
+}
+
+std::string expected() {
+  std::string list = "expected a .jsonl (Mooncake), .csv (Azure) or .json (kv-cache-tester) trace";
+  for (const auto& r : registered()) list += ", " + r.what;
+  return list + ", or a directory of .json sessions";
+}
 
 Workload loadDirectory(const std::string& path, const TraceOptions& options) {
   std::vector<fs::path> files;
@@ -51,17 +62,28 @@ Workload loadFile(const std::string& path, const TraceOptions& options) {
     AgenticSessionReader::read(path, options, next, w);
     return w;
   }
+  for (const auto& r : registered())
+    if (r.extension == ext) return r.reader(path, options);
   const std::string found = ext.empty() ? "no extension" : "'" + ext + "'";
-  throw InputError(formatInputError(path, 0, "", std::string(kExpected) + ", got " + found));
+  throw InputError(formatInputError(path, 0, "", expected() + ", got " + found));
 }
 
 }  // namespace
+
+void registerTraceReader(const std::string& extension, const std::string& what, TraceReader reader) {
+  for (auto& r : registered())
+    if (r.extension == extension) {
+      r = Registered{extension, what, std::move(reader)};
+      return;
+    }
+  registered().push_back(Registered{extension, what, std::move(reader)});
+}
 
 Workload loadTrace(const std::string& path, const TraceOptions& options) {
   std::error_code ec;
   const auto status = fs::status(path, ec);
   if (path.empty() || ec || !fs::exists(status))
-    throw InputError(formatInputError(path, 0, "", std::string("no such file or directory; ") + kExpected));
+    throw InputError(formatInputError(path, 0, "", "no such file or directory; " + expected()));
   Workload w = fs::is_directory(status) ? loadDirectory(path, options) : loadFile(path, options);
   // A run of nothing is a mistake (an empty or wrong file), not a result of 0 requests.
   if (w.turnCount() == 0)

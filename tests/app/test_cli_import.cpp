@@ -145,7 +145,7 @@ class TestCliImport : public QObject {
     QVERIFY2(lenient.err.contains("400 lines, 399 known, 0 unknown, 1 malformed"), lenient.err.constData());
     // The recording keeps what the import could not use: `report` says it.
     RUN_EXPECT(rep, 0, QStringList{"report", rec});
-    QVERIFY2(rep.out.contains("the source could not use:\n  d0.log: 1 of 400 lines malformed"), rep.out.constData());
+    QVERIFY2(rep.out.contains("notes on the source:\n  d0.log: 1 of 400 lines malformed"), rep.out.constData());
     QVERIFY(QFile::remove(rec));
     RUN_EXPECT(strict, 1,
                QStringList{"import", "--strict", "--log", "D0=" + d0, "--log", "D2=" + runFile("d2.log"), "-o", rec});

@@ -39,6 +39,51 @@ class TestCliRecordings : public QObject {
     RUN_EXPECT(noOutput, 2, QStringList{"export", rec, "--format", "csv"});
   }
 
+  // A recording is a workload: the twin runs its own run's traffic again (on the recorded scenario
+  // when none is given), holds itself against the run (`calibrate check --against`: every error 0 on
+  // the twin's own run), and a sweep replays it under other policies. A file that is no recording,
+  // or the two ways of naming measurements at once, are refused.
+  void recordingIsAWorkload() {
+    QTemporaryDir dir;
+    const QString rec = dir.filePath("run.kvrec");
+    RUN_EXPECT(sim, 0,
+               QStringList{"simulate", "--scenario", "e2-cold-d", "--duration", "400", "--quiet", "--format", "json",
+                           "--record", rec});
+    RUN_EXPECT(again, 0, QStringList{"simulate", "--trace", rec, "--duration", "400", "--quiet", "--format", "json"});
+    QJsonObject a = QJsonDocument::fromJson(sim.out).object(), b = QJsonDocument::fromJson(again.out).object();
+    for (const char* k : {"wall_seconds", "skipped_records"}) a.remove(k), b.remove(k);
+    QCOMPARE(b.value("scenario").toString(), QString("e2-cold-d"));  // the recording's own scenario
+    QCOMPARE(a, b);
+    RUN_EXPECT(what_if, 0,
+               QStringList{"simulate", "--trace", rec, "--duration", "400", "--policy", "kv-aware", "--set", "K=200",
+                           "--quiet", "--format", "json"});
+    QVERIFY(QJsonDocument::fromJson(what_if.out).object() != QJsonDocument::fromJson(again.out).object());
+    RUN_EXPECT(check, 0,
+               QStringList{"calibrate", "check", "--against", rec, "--seeds", "2", "--duration", "400", "--quiet"});
+    QVERIFY2(check.out.contains("the twin against") && check.out.contains("ttft_p90_s") &&
+                 check.out.contains("decode_share[2]"),
+             check.out.constData());
+    for (const auto& line : check.out.split('\n'))
+      if (line.startsWith("run ")) QVERIFY2(line.endsWith("+0.0%") || line.endsWith("+0.0 pts"), line.constData());
+    RUN_EXPECT(sweep, 0,
+               QStringList{"sweep", "--scenario", "e2-cold-d", "--trace", rec, "--grid", "K=0,200", "--seeds", "2",
+                           "--duration", "300", "--out", dir.filePath("whatif"), "--quiet"});
+    QFile summary(dir.filePath("whatif/summary.md"));
+    QVERIFY(summary.open(QIODevice::ReadOnly));
+    const QByteArray md = summary.readAll();
+    QVERIFY2(md.contains("| K=200 |"), md.constData());
+    // The recorded workload is fixed and kv-aware draws nothing: both seeds ran the same, so no verdict.
+    QVERIFY2(md.contains("the 2 seeds gave the same runs: n = 1"), md.constData());
+    RUN_EXPECT(both, 2, QStringList{"calibrate", "check", "--against", rec, "--target", rec});
+    QVERIFY2(both.err.contains("one of the two"), both.err.constData());
+    QFile junk(dir.filePath("junk.kvrec"));
+    QVERIFY(junk.open(QIODevice::WriteOnly));
+    junk.write("not a recording");
+    junk.close();
+    RUN_EXPECT(bad, 1, QStringList{"simulate", "--trace", junk.fileName(), "--scenario", "e2-cold-d", "--quiet"});
+    QVERIFY2(bad.err.contains("junk.kvrec"), bad.err.constData());
+  }
+
   void reportOfDamagedOrForeignFiles() {
     QTemporaryDir dir;
     const QString rec = dir.filePath("run.kvrec");

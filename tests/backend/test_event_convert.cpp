@@ -84,6 +84,22 @@ std::vector<Sample> makeSamples() {
                                candidate(63, -7.5, true, {{"prefix", 0.125}})}});
   std::get<RouteDecision>(s.back().event.payload).addField("decision", 1);
   std::get<RouteDecision>(s.back().event.payload).addField("cache_ratio", 0.625);
+  {  // what the request was: every field set
+    RequestShape& shape = std::get<RouteDecision>(s.back().event.payload).shape;
+    shape.input_tokens = 43'459;
+    shape.output_tokens = 812;
+    shape.trace_time = 12'500'000;
+    shape.think = 2'250'000;
+    shape.session_turns = 26;
+    shape.due_start = 7'000'000;
+    shape.prompt.input_tokens = 43'459;
+    shape.prompt.shared_prefix_tokens = 1'200;
+    shape.prompt.shared_scope = 0xb011e9a7e5c0de01ULL;
+    shape.prompt.session_scope = 0x5e55104a9e47ULL;
+    shape.prompt.source_block_size = 512;
+    shape.prompt.source_hashes = {12292995, 12292996, 0xffffffffffffffffULL};
+    shape.prompt.unique_scope = 42;
+  }
   full("admission", Admission{5, 6, 1, AdmissionResult::NoSpace, RoutePath::Reseed, 123'456});
   full("seed", SeedStarted{7, 8, 3, 4, 9000, true});
   full("transfer_start", TransferStarted{11, 1, 2, 4096, 4096LL * 327'680, 2500});
@@ -312,6 +328,20 @@ class TestEventConvert : public QObject {
     e.Clear();
     e.mutable_seed()->set_prefill(64);
     row("prefill 64", e, "seed.prefill: 64 is outside -1..63");
+    e.Clear();
+    e.mutable_route()->set_chosen(0);
+    e.mutable_route()->mutable_shape()->set_input_tokens(-5);
+    row("shape input -5", e, "route.shape.input_tokens: -5, expected 0 to 100000000");
+    e.mutable_route()->mutable_shape()->set_input_tokens(1000);
+    e.mutable_route()->mutable_shape()->mutable_prompt()->set_input_tokens(1001);
+    row("prompt longer than its input", e, "route.shape.prompt.input_tokens: 1001, expected 0 to the input's 1000");
+    e.mutable_route()->mutable_shape()->mutable_prompt()->set_input_tokens(1000);
+    e.mutable_route()->mutable_shape()->mutable_prompt()->set_source_block_size(512);
+    for (int i = 0; i < 4; ++i) e.mutable_route()->mutable_shape()->mutable_prompt()->add_source_hashes(i);
+    row("more source blocks than the input holds", e, "route.shape.prompt.source_hashes: 4 ids, at most 2");
+    e.mutable_route()->mutable_shape()->mutable_prompt()->clear_source_hashes();
+    e.mutable_route()->mutable_shape()->set_think_us(-1);
+    row("negative think", e, "route.shape.think_us: -1, expected >= 0");
 
     auto* route = e.mutable_route();
     for (int i = 0; i < 2; ++i) route->add_candidates()->set_worker(i);

@@ -258,6 +258,23 @@ class RoutedCluster(unittest.TestCase):
         # K=200 came in time: over the whole run no worker starved.
         self.assertIn("no known failure mode", report.stdout)
 
+        # The recording is a workload: the twin runs the router's traffic (its sessions, sizes and the
+        # block hashes the router saw), and the twin's own recording of that runs the same again.
+        def twin(trace, record=None):
+            args = [ARGS.cli, "simulate", "--trace", trace, "--scenario", "e3-load-floor", "--quiet",
+                    "--format", "json"] + (["--record", record] if record else [])
+            run = subprocess.run(args, capture_output=True, text=True, timeout=300)
+            self.assertEqual(run.returncode, 0, run.stderr)
+            summary = json.loads(run.stdout)
+            summary.pop("wall_seconds", None)
+            return summary
+        again = os.path.join(self.dir.name, "twin.kvrec")
+        first = twin(self.recording, again)
+        # Every request routed, the client's 2,000 and test_2's own.
+        self.assertGreaterEqual(first["requests"]["total"], 2000, first["requests"])
+        self.assertNotIn("source_notes", first)  # the router saw every prompt's blocks: nothing modelled
+        self.assertEqual(twin(again), first)
+
         # Left at K=0, the same router starves two workers, and the diagnosis engine says so.
         recording = os.path.join(self.dir.name, "cold.kvrec")
         server, address = serve_process.start_serve(ARGS.cli, ["--router", "D0,D1,D2", "--listen", "127.0.0.1:0",

@@ -29,7 +29,7 @@ class TestModelMemory : public QObject {
     QCOMPARE(m.kvBytesPerToken(2), 131072.0);
     QCOMPARE(m.parameters(), std::int64_t{8030261248});
     QCOMPARE(m.dtype_bytes, 2);
-    QCOMPARE(m.kvBytesPerToken(1), 65536.0);   // an fp8 KV cache
+    QCOMPARE(m.kvBytesPerToken(1), 65536.0);     // an fp8 KV cache
     QCOMPARE(m.kvBytesPerToken(2, 2), 65536.0);  // TP 2: half the KV heads a GPU
   }
 
@@ -79,12 +79,15 @@ class TestModelMemory : public QObject {
 
   // DeepSeek's latent attention caches the latent and the rope key: layers x (512 + 64) x 2 bytes.
   void latentAttention() {
-    const nlohmann::json j = {{"model_type", "deepseek_v3"},  {"num_hidden_layers", 61}, {"hidden_size", 7168},
-                              {"num_attention_heads", 128},   {"num_key_value_heads", 128}, {"vocab_size", 129280},
-                              {"kv_lora_rank", 512},          {"qk_rope_head_dim", 64},    {"qk_nope_head_dim", 128},
-                              {"v_head_dim", 128},            {"q_lora_rank", 1536},       {"n_routed_experts", 256},
-                              {"moe_intermediate_size", 2048}, {"n_shared_experts", 1},    {"first_k_dense_replace", 3},
-                              {"intermediate_size", 18432},   {"torch_dtype", "bfloat16"}};
+    const nlohmann::json j = {{"model_type", "deepseek_v3"},   {"num_hidden_layers", 61},
+                              {"hidden_size", 7168},           {"num_attention_heads", 128},
+                              {"num_key_value_heads", 128},    {"vocab_size", 129280},
+                              {"kv_lora_rank", 512},           {"qk_rope_head_dim", 64},
+                              {"qk_nope_head_dim", 128},       {"v_head_dim", 128},
+                              {"q_lora_rank", 1536},           {"n_routed_experts", 256},
+                              {"moe_intermediate_size", 2048}, {"n_shared_experts", 1},
+                              {"first_k_dense_replace", 3},    {"intermediate_size", 18432},
+                              {"torch_dtype", "bfloat16"}};
     const ModelShape m = ModelShape::fromConfig(j, "deepseek.json");
     QCOMPARE(m.kvBytesPerToken(2), 61.0 * 576 * 2);
     // DeepSeek-V3's report: 671 B in the main model (its 14 B next-token module apart).
