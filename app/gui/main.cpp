@@ -1,6 +1,7 @@
 // `kvscope`: the console. With no argument it opens on the embedded simulation of e3-load-floor at
-// 10x real time; --scenario, --connect, --replay and --live choose another source; --screenshot renders
-// the window after --run-for simulated seconds and exits (for reports and tests).
+// 10x real time; --scenario, --connect, --replay (or a recording named alone) and --live choose another
+// source; --at opens a recording paused at a time; --screenshot renders the window after --run-for
+// simulated seconds and exits (for reports and tests).
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QScreen>
@@ -26,10 +27,20 @@ namespace {
   std::exit(2);
 }
 
+// `kvscope run.kvrec` is `kvscope --replay run.kvrec`: the one positional argument is a recording.
+QString positionalRecording(const QCommandLineParser& args) {
+  const QStringList rest = args.positionalArguments();
+  if (rest.size() > 1) usageError("one recording at a time, got " + QString::number(rest.size()) + " arguments");
+  return rest.isEmpty() ? QString() : rest.front();
+}
+
 SourceSpec specFrom(const QCommandLineParser& args, bool screenshot) {
+  const QString recording = args.isSet("replay") ? args.value("replay") : positionalRecording(args);
+  if (args.isSet("replay") && !positionalRecording(args).isEmpty())
+    usageError("a recording is named once: --replay FILE or FILE alone");
   const int chosen =
-      int(args.isSet("scenario")) + int(args.isSet("connect")) + int(args.isSet("replay")) + int(args.isSet("live"));
-  if (chosen > 1) usageError("choose one of --scenario, --connect, --replay and --live");
+      int(args.isSet("scenario")) + int(args.isSet("connect")) + int(!recording.isEmpty()) + int(args.isSet("live"));
+  if (chosen > 1) usageError("choose one of --scenario, --connect, a recording and --live");
   SourceSpec spec;
   if (args.isSet("connect")) {
     spec.kind = SourceSpec::Remote;
@@ -37,9 +48,9 @@ SourceSpec specFrom(const QCommandLineParser& args, bool screenshot) {
     spec.token_file = args.value("token-file").toStdString();
     spec.tls = args.isSet("tls") || args.isSet("tls-ca");
     spec.tls_ca = args.value("tls-ca").toStdString();
-  } else if (args.isSet("replay")) {
+  } else if (!recording.isEmpty()) {
     spec.kind = SourceSpec::Recording;
-    spec.target = args.value("replay").toStdString();
+    spec.target = recording.toStdString();
   } else if (args.isSet("live")) {
     spec.kind = SourceSpec::Live;
     spec.target = args.value("live").toStdString();
@@ -53,6 +64,7 @@ SourceSpec specFrom(const QCommandLineParser& args, bool screenshot) {
     usageError("--seed and --set go with a simulation (knobs of a served run: the Knobs panel)");
   // A real cluster runs in real time: nothing here can speed it up.
   if (args.isSet("speed") && spec.kind == SourceSpec::Live) usageError("--speed does not go with --live");
+  if (args.isSet("at") && spec.kind != SourceSpec::Recording) usageError("--at goes with a recording");
   bool ok = true;
   if (args.isSet("speed")) {
     spec.speed = args.value("speed").toDouble(&ok);
@@ -86,6 +98,7 @@ void describe(QCommandLineParser& args) {
       "Without a source option it simulates the bundled e3-load-floor scenario at 10x real time.");
   args.addHelpOption();
   args.addVersionOption();
+  args.addPositionalArgument("recording", "A recording to replay (as --replay).", "[FILE.kvrec]");
   args.addOptions({
       {"scenario", "Simulate a bundled scenario NAME or a scenario FILE.", "NAME|FILE"},
       {"connect", "Watch and steer a `kvscope-cli serve` backend.", "HOST:PORT"},
@@ -94,7 +107,9 @@ void describe(QCommandLineParser& args) {
       {"tls", "With --connect: call the server over TLS (serve --tls-cert), trusting the system's roots."},
       {"tls-ca", "With --connect: over TLS, trust this PEM root certificate (e.g. a self-signed server's own).",
        "FILE"},
-      {"replay", "Replay a recording.", "FILE.kvrec"},
+      {"replay", "Replay a recording (the same as naming it alone: kvscope FILE.kvrec).", "FILE.kvrec"},
+      {"at", "With a recording: open it paused at this recorded second (with --screenshot: play on from there).",
+       "SECONDS"},
       {"live", "Watch a live SGLang or vLLM cluster (and its Mooncake links) described by a cluster file.",
        "CLUSTER.yaml"},
       {"speed", "Simulated (or recorded) seconds per wall second; 0 = as fast as possible. Default 10.", "X"},
@@ -115,6 +130,21 @@ bool wantsTextOnly(int argc, char** argv) {
     if (a == "-h" || a == "--help" || a == "--help-all" || a == "-v" || a == "--version") return true;
   }
   return false;
+}
+
+// --at: the replay is sought there and paused, so the operator starts from that moment (with
+// --screenshot it plays on from there to --run-for).
+void openAt(Source& source, const QString& text, bool pause) {
+  bool ok = false;
+  const double at = text.toDouble(&ok);
+  if (!ok || at < 0) usageError("--at: expected recorded seconds >= 0, got '" + text + "'");
+  if (const SimTime end = source.status().end; end > 0 && secondsToTime(at) > end)
+    usageError(QString("--at: %1 s is past the recording's end (%2 s)").arg(at).arg(timeToSeconds(end)));
+  RunControl* run = source.control();
+  std::string error;
+  if (!run || !run->seek(secondsToTime(at), consoleAuthor(), &error))
+    usageError("--at: " + QString::fromStdString(error.empty() ? "this source cannot seek" : error));
+  if (pause) run->pause(consoleAuthor());
 }
 
 QSize parseSize(const QString& text) {
@@ -161,8 +191,10 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "kvscope: %s\n", e.what());
     return 1;
   }
+  Source* opened = source.get();
   window.showAtStart();
   window.openSource(std::move(source));
+  if (args.isSet("at")) openAt(*opened, args.value("at"), !screenshot);
   if (screenshot) {
     auto* runner = new ScreenshotRunner(window, args.value("screenshot"), args.value("run-for").toDouble());
     runner->setSummaryPath(args.value("summary"));

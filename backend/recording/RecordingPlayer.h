@@ -36,6 +36,11 @@ class RecordingPlayer {
   // The next event from the current position (skipping, as play() does, frames that do not
   // decode); false at the end.
   bool next(Event& out);
+  // From then on next() and play() decode only events of these kinds (eventKindName: "route",
+  // "request_done", ...) and pass over the others undecoded: a reader that wants a few kinds of a
+  // large recording (RecordingWorkload) does not pay for the rest. Throws std::invalid_argument on
+  // a name that is no kind.
+  void onlyKinds(const std::vector<std::string>& kinds);
   // Positions at the last keyframe at or before `time` (the first frame when none).
   void seek(SimTime time);
   SimTime firstTime() const;
@@ -48,6 +53,7 @@ class RecordingPlayer {
   RunStarted run_;
   std::vector<std::string> decode_problems_;
   std::unique_ptr<v1::Event> scratch_;  // reused by next(): its buffers stay allocated
+  std::vector<int> only_fields_;        // onlyKinds(): the payload field numbers kept (empty: all)
 };
 
 }  // namespace kvscope

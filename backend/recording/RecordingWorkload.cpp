@@ -160,6 +160,7 @@ Workload RecordingWorkload::finish(const std::string& source) const {
 
 Workload RecordingWorkload::read(const std::string& path) {
   RecordingPlayer player(path);
+  player.onlyKinds({"route", "request_done"});  // what onEvent reads; a run's KV events are most of it
   RecordingWorkload builder;
   builder.onEvent(Event{0, 0, player.run()});
   player.play(builder);

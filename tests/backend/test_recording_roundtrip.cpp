@@ -213,6 +213,34 @@ class TestRecordingRoundTrip : public QObject {
     QVERIFY(first.first->time > secondsToTime(305 - 10 - 1));  // the nearest one, every 10 s
   }
 
+  // onlyKinds passes over the other kinds undecoded: the kept events are exactly the full play's
+  // events of those kinds, in order; a name that is no kind is refused.
+  void onlyKindsKeepsExactlyThoseKinds() {
+    QTemporaryDir dir;
+    const std::string path = dir.filePath("run.kvrec").toStdString();
+    EventRecorder recorder(path);
+    SimulationOptions o;
+    o.duration_s = 300;
+    o.sinks.push_back(&recorder);
+    runSimulation(Scenario::load("cascade"), o);
+    QVERIFY(recorder.close(nullptr));
+    struct Kinds : EventSink {
+      std::vector<std::pair<SimTime, std::string>> seen;
+      void onEvent(const Event& e) override { seen.emplace_back(e.time, eventKindName(e.payload)); }
+    } all, some;
+    RecordingPlayer(path).play(all);
+    RecordingPlayer filtered(path);
+    filtered.onlyKinds({"route", "request_done"});
+    filtered.play(some);
+    decltype(all.seen) expected;
+    for (const auto& s : all.seen)
+      if (s.second == "route" || s.second == "request_done") expected.push_back(s);
+    QVERIFY(expected.size() > 100 && expected.size() < all.seen.size());
+    QVERIFY(some.seen == expected);
+    QVERIFY(filtered.damage().problems.empty());
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, filtered.onlyKinds({"routes"}));
+  }
+
   void notARecordingIsAClearError() {
     QTemporaryDir dir;
     const QString path = dir.filePath("notes.kvrec");

@@ -186,8 +186,13 @@ class LiveConsoleTest : public QObject {
     QVERIFY2(err.contains("bad.yaml:4: field 'workers[0].role': expected prefill, decode or unified"), err.constData());
     // One source at a time, as --scenario, --connect and --replay are with each other.
     QCOMPARE(runGui({"--live", "x.yaml", "--scenario", "e2-cold-d"}, &err), 2);
-    QVERIFY2(err.contains("choose one of --scenario, --connect, --replay and --live"), err.constData());
+    QVERIFY2(err.contains("choose one of --scenario, --connect, a recording and --live"), err.constData());
     QCOMPARE(runGui({"--live", "x.yaml", "--replay", "r.kvrec"}, &err), 2);
+    QCOMPARE(runGui({"--live", "x.yaml", "r.kvrec"}, &err), 2);  // a recording named alone is --replay
+    QCOMPARE(runGui({"a.kvrec", "b.kvrec"}, &err), 2);
+    QVERIFY2(err.contains("one recording at a time"), err.constData());
+    QCOMPARE(runGui({"--scenario", "e2-cold-d", "--at", "10"}, &err), 2);
+    QVERIFY2(err.contains("--at goes with a recording"), err.constData());
     QCOMPARE(runGui({"--live", "x.yaml", "--speed", "2"}, &err), 2);
     QCOMPARE(runGui({"--live", "x.yaml", "--set", "K=200"}, &err), 2);
     // A good one opens: the window renders after a second of the cluster's (wall) time.
