@@ -15,10 +15,10 @@
 #include <string>
 #include <vector>
 
-#include "bench/BenchStats.h"
-#include "bench/PeakRss.h"
 #include "backend/recording/EventRecorder.h"
 #include "backend/recording/RecordingWorkload.h"
+#include "bench/BenchStats.h"
+#include "bench/PeakRss.h"
 #include "core/run/HugePageHeap.h"
 #include "core/run/SimulationRun.h"
 

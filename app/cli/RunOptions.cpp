@@ -73,11 +73,12 @@ SimulationOptions toSimulationOptions(const RunArgs& a) {
   return options;
 }
 
-std::string scenarioOf(const RunArgs& a) {
-  if (!a.scenario.empty()) return a.scenario;
-  if (a.trace.size() > 6 && a.trace.substr(a.trace.size() - 6) == ".kvrec" &&
-      std::filesystem::is_regular_file(a.trace)) {
-    const std::string recorded = RecordingPlayer(a.trace).run().scenario;
+std::string scenarioOf(const RunArgs& a) { return scenarioOf(a.scenario, a.trace); }
+
+std::string scenarioOf(const std::string& scenario, const std::string& trace) {
+  if (!scenario.empty()) return scenario;
+  if (trace.size() > 6 && trace.substr(trace.size() - 6) == ".kvrec" && std::filesystem::is_regular_file(trace)) {
+    const std::string recorded = RecordingPlayer(trace).run().scenario;
     try {
       Scenario::resolve(recorded);
       return recorded;

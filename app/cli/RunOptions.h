@@ -34,6 +34,7 @@ SimulationOptions toSimulationOptions(const RunArgs& a);
 // The scenario a run uses: --scenario, else a recorded run's own (--trace RUN.kvrec, when it names a
 // scenario there is), else e3-load-floor.
 std::string scenarioOf(const RunArgs& a);
+std::string scenarioOf(const std::string& scenario, const std::string& trace);
 // Throws InputError ("--record PATH: is a FIFO, ...") unless `path` may be written as a file
 // (AtomicFile::target), before any work starts; an empty path (option not given) passes.
 void checkOutputFile(const char* option, const std::string& path);

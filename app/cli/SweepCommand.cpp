@@ -1,6 +1,7 @@
 // `kvscope-cli sweep`: a grid of policies and knob values over paired seeds on the simulated cluster,
 // run in parallel, each run recorded, then the lab's tables with intervals and paired verdicts.
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstdio>
@@ -10,6 +11,7 @@
 
 #include "app/cli/CliCommands.h"
 #include "app/cli/ProgressLoop.h"
+#include "app/cli/RunOptions.h"
 #include "app/cli/SlurmSweep.h"
 #include "backend/recording/KvrecSweepRecorder.h"
 #include "core/io/DirectoryLock.h"
@@ -35,7 +37,7 @@ struct SweepArgs {
   std::optional<double> duration;
   std::string dispatch;
   std::optional<long> max_inflight_sessions;
-  std::string trace;
+  std::vector<std::string> traces;
   std::optional<double> request_timeout;
   std::optional<double> wall_deadline;
   std::optional<unsigned> jobs;
@@ -61,14 +63,36 @@ std::string progressLine(const SweepProgress& p) {
   return buf;
 }
 
+// --trace values as the sweep's traces: a folder holding recordings is its .kvrec files (by name), one
+// replicate each; anything else (a trace, a recording, a folder of kv-cache-tester sessions) as given.
+std::vector<std::string> expandTraces(const std::vector<std::string>& given) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> out;
+  for (const std::string& t : given) {
+    std::error_code ec;
+    std::vector<std::string> runs;
+    if (fs::is_directory(t, ec))
+      for (const auto& entry : fs::directory_iterator(t, ec))
+        if (entry.path().extension() == ".kvrec" && entry.is_regular_file(ec)) runs.push_back(entry.path().string());
+    std::sort(runs.begin(), runs.end());
+    if (runs.empty()) runs.push_back(t);
+    out.insert(out.end(), runs.begin(), runs.end());
+  }
+  return out;
+}
+
 SweepSpec specFrom(const SweepArgs& a) {
   SweepSpec spec;
   if (!a.file.empty()) {
     spec = SweepFile::load(a.file);
   } else {
-    if (!a.scenario.empty()) spec.scenario = a.scenario;
+    // Recorded runs run on their own scenario unless told otherwise, as with simulate --trace.
+    const std::vector<std::string> traces = expandTraces(a.traces);
+    spec.scenario = scenarioOf(a.scenario, traces.empty() ? std::string() : traces.front());
     for (const auto& g : a.grid) spec.axes.push_back(SweepSpec::parseGrid(g));
-    spec.seeds = SweepSpec::parseSeeds(a.seeds.empty() ? "5" : a.seeds);
+    // Recorded runs given as replicates are as many seeds unless told otherwise.
+    const std::size_t runs = traces.size();
+    spec.seeds = SweepSpec::parseSeeds(!a.seeds.empty() ? a.seeds : runs > 1 ? std::to_string(runs) : "5");
     if (!a.baseline.empty()) spec.baseline = SweepSpec::parseBaseline(a.baseline);
     for (const auto& s : a.sets)
       if (auto err = KnobRegistry::parseAssignment(s, spec.fixed_knobs)) throw InputError("--set: " + *err);
@@ -77,7 +101,7 @@ SweepSpec specFrom(const SweepArgs& a) {
   if (a.duration) spec.duration_s = a.duration;
   if (!a.dispatch.empty()) spec.dispatch = parseDispatch(a.dispatch);
   if (a.max_inflight_sessions) spec.max_inflight_sessions = a.max_inflight_sessions;
-  if (!a.trace.empty()) spec.trace = a.trace;
+  if (!a.traces.empty()) spec.traces = expandTraces(a.traces);
   if (a.wall_deadline) spec.wall_deadline_s = a.wall_deadline;
   if (a.request_timeout) spec.fixed_knobs["request_timeout_s"] = *a.request_timeout;
   if (a.jobs) spec.jobs = *a.jobs;
@@ -190,9 +214,10 @@ Command addSweep(CLI::App& app) {
   sub->add_option("--dispatch", a->dispatch,
                   "Every run's dispatch: open, closed, tracets, thinktime or burst (see simulate)")
       ->check(CLI::IsMember({"open", "closed", "tracets", "thinktime", "burst"}));
-  sub->add_option("--trace", a->trace,
+  sub->add_option("--trace", a->traces,
                   "Every run replays this trace or recorded run (.kvrec) instead of the scenario's workload: the "
-                  "counterfactual of that traffic under each point");
+                  "counterfactual of that traffic under each point. Several recorded runs (repeated, or a folder "
+                  "of .kvrec) are replicates: seed i replays the i-th, and the statistics are over the runs");
   sub->add_option("--max-inflight-sessions", a->max_inflight_sessions,
                   "Every run: at most this many sessions in flight")
       ->check(CLI::Range(0L, 1000000000L));

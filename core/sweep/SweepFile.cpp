@@ -186,11 +186,19 @@ SweepSpec SweepFile::parse(const std::string& text, const std::string& path) {
     s.wall_deadline_s = j["wall_deadline_s"].get<double>();
   }
   if (j.contains("trace")) {
-    if (!j["trace"].is_string()) fail("trace", "expected a trace or recording file, got " + j["trace"].dump());
-    // Relative to the sweep file, as a scenario's trace is to the scenario.
-    const std::filesystem::path given(j["trace"].get<std::string>());
-    s.trace =
-        (given.is_relative() ? std::filesystem::path(path).parent_path() / given : given).lexically_normal().string();
+    // A file, or a list of recorded runs (one replicate each); relative to the sweep file, as a
+    // scenario's trace is to the scenario.
+    const auto& v = j["trace"];
+    const bool list =
+        v.is_array() && !v.empty() && std::all_of(v.begin(), v.end(), [](const auto& e) { return e.is_string(); });
+    if (!v.is_string() && !list)
+      fail("trace", "expected a trace or recording file, or a list of recorded runs, got " + v.dump());
+    for (const auto& e : list ? v : ojson::array({v})) {
+      const std::filesystem::path given(e.template get<std::string>());
+      s.traces.push_back((given.is_relative() ? std::filesystem::path(path).parent_path() / given : given)
+                             .lexically_normal()
+                             .string());
+    }
   }
   if (j.contains("jobs")) {
     const auto& v = j["jobs"];
@@ -226,9 +234,16 @@ std::string SweepFile::text(const SweepSpec& spec) {
   if (spec.dispatch) j["dispatch"] = toString(*spec.dispatch);
   if (spec.max_inflight_sessions) j["max_inflight_sessions"] = *spec.max_inflight_sessions;
   if (spec.wall_deadline_s) j["wall_deadline_s"] = *spec.wall_deadline_s;
-  if (!spec.trace.empty()) {
-    std::error_code abs_ec;
-    j["trace"] = std::filesystem::absolute(spec.trace, abs_ec).lexically_normal().string();
+  if (!spec.traces.empty()) {
+    std::vector<std::string> absolute;
+    for (const auto& t : spec.traces) {
+      std::error_code abs_ec;
+      absolute.push_back(std::filesystem::absolute(t, abs_ec).lexically_normal().string());
+    }
+    if (absolute.size() == 1)
+      j["trace"] = absolute.front();
+    else
+      j["trace"] = absolute;
   }
   if (spec.jobs > 0) j["jobs"] = spec.jobs;
   j["level"] = spec.level;

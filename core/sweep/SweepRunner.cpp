@@ -154,6 +154,15 @@ SweepOutcome SweepRunner::outcome(std::vector<Job>& jobs, const SweepProgress& p
   d.baseline = spec_.baselineIndex();
   d.paired = true;
   d.level = spec_.level;
+  if (spec_.traces.size() > 1) {
+    std::string runs;
+    for (std::size_t i = 0; i < spec_.traces.size(); ++i)
+      runs += (i ? ", " : "") + std::string("seed ") + std::to_string(spec_.seeds[i]) + " = " +
+              std::filesystem::path(spec_.traces[i]).filename().string();
+    d.notes.push_back("replicates are " + std::to_string(spec_.traces.size()) +
+                      " recorded runs, each replayed at every point (" + runs +
+                      "): the pairs and intervals are over the recorded runs");
+  }
   d.runs.assign(points_.size(), std::vector<std::optional<RunSummary>>(spec_.seeds.size()));
   d.recordings.assign(points_.size(), std::vector<std::string>(spec_.seeds.size()));
   for (auto& job : jobs) {

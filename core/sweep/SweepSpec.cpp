@@ -172,8 +172,16 @@ SimulationOptions SweepSpec::optionsFor(const SweepPoint& point, std::uint64_t s
   o.dispatch = point.dispatch.empty() ? dispatch : parseDispatch(point.dispatch);
   o.max_inflight_sessions = max_inflight_sessions;
   o.wall_deadline_s = wall_deadline_s;
-  o.trace = trace;
+  o.trace = traceFor(seed);
   return o;
+}
+
+const std::string& SweepSpec::traceFor(std::uint64_t seed) const {
+  static const std::string none;
+  if (traces.size() <= 1) return traces.empty() ? none : traces.front();
+  const auto it = std::find(seeds.begin(), seeds.end(), seed);
+  const auto i = static_cast<std::size_t>(it - seeds.begin());
+  return i < traces.size() ? traces[i] : none;
 }
 
 unsigned SweepSpec::effectiveJobs() const {
@@ -235,6 +243,10 @@ void SweepSpec::validate() const {
     if (!r.ok) throw InputError(describe("knobs." + name, r.error));
   }
   if (seeds.empty()) throw InputError(describe("seeds", "expected at least one seed"));
+  if (traces.size() > 1 && seeds.size() != traces.size())
+    throw InputError(describe(
+        "seeds", std::to_string(traces.size()) + " recorded runs are as many replicates, paired by position: give " +
+                     std::to_string(traces.size()) + " seeds (or none), got " + std::to_string(seeds.size())));
   if (std::set<std::uint64_t>(seeds.begin(), seeds.end()).size() != seeds.size())
     throw InputError(describe("seeds", "a seed is listed twice; runs pair up by seed"));
   for (const auto& [axis, value] : baseline) {

@@ -32,9 +32,13 @@ struct SweepSpec {
   std::optional<Dispatch> dispatch;
   std::optional<long> max_inflight_sessions;
   std::optional<double> wall_deadline_s;
-  // A trace or recording every run replays instead of the scenario's workload (a recorded run: the
-  // counterfactual of that night's traffic under each point); empty: the scenario's.
-  std::string trace;
+  // Traces or recordings the runs replay instead of the scenario's workload (a recorded run: the
+  // counterfactual of that night's traffic under each point); empty: the scenario's. One: every run
+  // replays it. Several (recorded runs of one setup, e.g. a live sweep's seeds): each is one
+  // replicate, paired across points by its position, so seeds[i] replays traces[i] and the sweep's
+  // statistics are over the recorded runs (validate() wants as many seeds as traces).
+  std::vector<std::string> traces;
+  const std::string& traceFor(std::uint64_t seed) const;
   unsigned jobs = 0;    // runs at once; 0 = the core count
   double level = 0.05;  // significance level of the verdicts
 

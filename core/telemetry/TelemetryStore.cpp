@@ -308,8 +308,9 @@ void TelemetryStore::keepDecision(const RouteDecision& d) {
     omitted_.pop_front();
     ++decisions_dropped_;
   }
+  // Without the request's shape: the views read none of it, and it carries the prompt's layout.
   RouteDecision kept{d.request,         d.session,          d.turn,       d.policy, d.chosen,
-                     d.lower_is_better, std::move(storage), d.num_fields, d.fields};
+                     d.lower_is_better, std::move(storage), d.num_fields, d.fields, RequestShape{}};
   const std::size_t n = std::min(d.candidates.size(), std::max<std::size_t>(1, limits_.decision_candidates));
   kept.candidates.assign(d.candidates.begin(), d.candidates.begin() + static_cast<std::ptrdiff_t>(n));
   // Candidates come best first; the chosen one is the first eligible, so almost always kept. If

@@ -84,6 +84,36 @@ class TestCliRecordings : public QObject {
     QVERIFY2(bad.err.contains("junk.kvrec"), bad.err.constData());
   }
 
+  // Six recorded runs (a live sweep's seeds, say) are six replicates: every point replays each, the
+  // pairs are the runs, and with six differing pairs the sign-flip test has its 2^6 patterns.
+  void recordedRunsAreReplicates() {
+    QTemporaryDir dir;
+    QVERIFY(QDir(dir.path()).mkdir("runs"));
+    for (int seed = 1; seed <= 6; ++seed) {
+      RUN_EXPECT(
+          sim, 0,
+          QStringList{"simulate", "--scenario", "e2-cold-d", "--duration", "300", "--seed", QString::number(seed),
+                      "--quiet", "--record", dir.filePath(QString("runs/night-%1.kvrec").arg(seed))});
+    }
+    RUN_EXPECT(sweep, 0,
+               QStringList{"sweep", "--trace", dir.filePath("runs"), "--grid", "K=0,200", "--duration", "300", "--out",
+                           dir.filePath("whatif"), "--quiet"});
+    QFile summary(dir.filePath("whatif/summary.md"));
+    QVERIFY(summary.open(QIODevice::ReadOnly));
+    const QByteArray md = summary.readAll();
+    QVERIFY2(md.startsWith("# Sweep: e2-cold-d"), md.constData());  // the recordings' own scenario
+    QVERIFY2(md.contains("- seeds: 1, 2, 3, 4, 5, 6 (paired"), md.constData());
+    QVERIFY2(md.contains("replicates are 6 recorded runs") && md.contains("seed 6 = night-6.kvrec"), md.constData());
+    QVERIFY2(md.contains("sign-flip (exact, 64 patterns)"), md.constData());
+    QVERIFY2(!md.contains("gave the same runs"), md.constData());
+    // Seeds that do not match the runs one to one are refused before any run.
+    RUN_EXPECT(mismatch, 1,
+               QStringList{"sweep", "--scenario", "e2-cold-d", "--trace", dir.filePath("runs"), "--grid", "K=0,200",
+                           "--seeds", "3", "--out", dir.filePath("bad"), "--quiet"});
+    QVERIFY2(mismatch.err.contains("6 recorded runs are as many replicates"), mismatch.err.constData());
+    QVERIFY(!QDir(dir.filePath("bad")).exists());
+  }
+
   void reportOfDamagedOrForeignFiles() {
     QTemporaryDir dir;
     const QString rec = dir.filePath("run.kvrec");

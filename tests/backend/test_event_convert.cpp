@@ -81,7 +81,10 @@ std::vector<Sample> makeSamples() {
                                           {"sticky", 100},
                                           {"tokens", 1e12},
                                           {"tiny", 1e-300}}),
-                               candidate(63, -7.5, true, {{"prefix", 0.125}})}});
+                               candidate(63, -7.5, true, {{"prefix", 0.125}})},
+                              0,
+                              {},
+                              {}});
   std::get<RouteDecision>(s.back().event.payload).addField("decision", 1);
   std::get<RouteDecision>(s.back().event.payload).addField("cache_ratio", 0.625);
   {  // what the request was: every field set
@@ -134,7 +137,8 @@ std::vector<Sample> makeSamples() {
   // Edge values: none/-1 markers, false flags, empty strings and lists, extreme integers, odd doubles.
   edge("route/none eligible",
        ev(0, 0,
-          RouteDecision{0, 0, 0, "", kNoWorker, false, {candidate(0, 0, false, {}), candidate(1, -1, false, {})}}));
+          RouteDecision{
+              0, 0, 0, "", kNoWorker, false, {candidate(0, 0, false, {}), candidate(1, -1, false, {})}, 0, {}, {}}));
   edge("route/nan and inf scores",
        ev(1, 1,
           RouteDecision{1,
@@ -144,7 +148,10 @@ std::vector<Sample> makeSamples() {
                         0,
                         true,
                         {candidate(0, std::numeric_limits<double>::quiet_NaN(), true, {{"logit", -INFINITY}}),
-                         candidate(1, INFINITY, true, {{"", 1}})}}));
+                         candidate(1, INFINITY, true, {{"", 1}})},
+                        0,
+                        {},
+                        {}}));
   edge("route/no candidates", ev(2, 2, RouteDecision{}));
   edge("request_done/no token",
        ev(3, 4, RequestDone{1, 2, 1, kNoWorker, RoutePath::Local, RequestStatus::Ok, -1, 0, 0, 0, ""}));

@@ -227,7 +227,7 @@ class TestLabFindings : public QObject {
         if (one_cold && w == 63) w = 5;  // the last D never gets a session
         const auto id = static_cast<RequestId>(i + 1);
         engine.onEvent(Event{static_cast<std::uint64_t>(2 * i + 2), secondsToTime(i * 0.1),
-                             RouteDecision{id, id, 1, "kv-aware", w, false, {}}});
+                             RouteDecision{id, id, 1, "kv-aware", w, false, {}, 0, {}, {}}});
         engine.onEvent(Event{static_cast<std::uint64_t>(2 * i + 3), secondsToTime(i * 0.1),
                              Admission{id, id, w, AdmissionResult::Admitted, RoutePath::Direct, 1000}});
       }

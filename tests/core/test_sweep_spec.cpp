@@ -194,6 +194,20 @@ class TestSweepSpec : public QObject {
     QCOMPARE(s.points()[s.baselineIndex()].label(), std::string("policy=kv-aware,K=200.5"));
   }
 
+  // Several recorded runs are replicates: seed i replays run i, named relative to the file, and the
+  // file written back lists them.
+  void recordedRunsInASweepFile() {
+    const SweepSpec s = SweepFile::parse(
+        R"({ "grid": { "K": [0, 200] }, "seeds": [4, 9], "trace": ["runs/a.kvrec", "/data/b.kvrec"] })",
+        "/lab/k.sweep.json");
+    QCOMPARE(s.traces, (std::vector<std::string>{"/lab/runs/a.kvrec", "/data/b.kvrec"}));
+    QCOMPARE(s.optionsFor(s.points()[1], 9).trace, std::string("/data/b.kvrec"));
+    QCOMPARE(s.optionsFor(s.points()[0], 4).trace, std::string("/lab/runs/a.kvrec"));
+    const std::string text = SweepFile::text(s);
+    QVERIFY2(text.find("\"/lab/runs/a.kvrec\",") != std::string::npos, text.c_str());
+    QCOMPARE(SweepFile::parse(text, "/elsewhere/k.json").traces, s.traces);
+  }
+
   void bundledExampleValidates() {
     const std::string path = resourcePath("sweeps/e3-k-vs-policy.json");
     const SweepSpec s = SweepFile::load(path);
@@ -230,6 +244,11 @@ class TestSweepSpec : public QObject {
                                    << "s.json:3: field 'grids': unknown field";
     QTest::newRow("seeds type") << "{\n  \"grid\": { \"K\": [0] },\n  \"seeds\": \"many\"\n}\n"
                                 << "s.json:3: field 'seeds': expected a count or a list";
+    QTest::newRow("recorded runs without as many seeds")
+        << "{\n  \"grid\": { \"K\": [0] },\n  \"seeds\": 3,\n  \"trace\": [\"a.kvrec\", \"b.kvrec\"]\n}\n"
+        << "s.json:3: field 'seeds': 2 recorded runs are as many replicates";
+    QTest::newRow("empty trace list") << "{\n  \"grid\": { \"K\": [0] },\n  \"trace\": []\n}\n"
+                                      << "s.json:3: field 'trace': expected a trace or recording file, or a list";
     QTest::newRow("syntax") << "{\n  \"grid\": { \"K\": [0, ] }\n}\n"
                             << "s.json:2: invalid JSON";
   }

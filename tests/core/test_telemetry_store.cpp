@@ -194,7 +194,7 @@ void TelemetryStoreTest::decisionsAreFoundWhateverTheIdOrder() {
     std::vector<std::pair<RequestId, WorkerId>> routed;                        // every decision, in arrival order
     std::uint64_t seq = 0;
     auto route = [&](RequestId id, WorkerId chosen) {
-      RouteDecision d{id, id, 1, "kv-aware", chosen, false, {}};
+      RouteDecision d{id, id, 1, "kv-aware", chosen, false, {}, 0, {}, {}};
       d.candidates.push_back(CandidateScore{chosen, 1.0, true, 0, {}});
       store.ingest(Event{++seq, static_cast<SimTime>(seq), d});
       routed.emplace_back(id, chosen);
@@ -221,7 +221,7 @@ void TelemetryStoreTest::aDecisionKeepsItsBestCandidatesAndTheChosen() {
   limits.decisions = 3;
   TelemetryStore store(limits);
   auto decision = [](RequestId id, WorkerId chosen) {
-    RouteDecision d{id, id, 1, "kv-aware", chosen, false, {}};
+    RouteDecision d{id, id, 1, "kv-aware", chosen, false, {}, 0, {}, {}};
     for (int w = 0; w < 64; ++w)
       d.candidates.push_back(CandidateScore{static_cast<WorkerId>(63 - w), 100.0 - w, true, 0, {}});
     return d;
