@@ -166,7 +166,9 @@ Command addCalibrateCheck(CLI::App& calibrate) {
       std::printf(
           "the twin against %s: its traffic (arrivals, sizes, prompts) on scenario %s, policy %s with the "
           "knobs it started with\n",
-          a->against.c_str(), scenario.name.c_str(), target.rows.front().policy.c_str());
+          a->against.c_str(), scenario.name.c_str(),
+          target.rows.front().policy.empty() ? (scenario.policy + " (the scenario's: the run names none)").c_str()
+                                             : target.rows.front().policy.c_str());
       for (const auto& m : against.modelled) std::printf("modelled: %s\n", m.c_str());
       if (against.changes > 0)
         std::printf(

@@ -187,8 +187,11 @@ std::optional<double> CalibrationTarget::metricOf(const RunSummary& run, const s
 
 std::vector<double> CalibrationTarget::decodeSharesOf(const RunSummary& run) {
   std::vector<double> out;
+  double sum = 0;
   for (const auto& w : run.workers)
-    if (w.role == "decode" || w.role == "unified") out.push_back(w.share);
+    if (w.role == "decode" || w.role == "unified") out.push_back(w.share), sum += w.share;
+  // No routing seen (a run imported from engine logs): no shares, rather than all zero.
+  if (sum <= 0) out.clear();
   return out;
 }
 

@@ -17,6 +17,20 @@ std::uint64_t numericId(const std::string& s) {
   return (ec == std::errc() && end == s.data() + s.size()) ? v : 0;
 }
 
+// A request or session named by a client or SGLang as an id: a decimal id is kept; SGLang's uuid4
+// hex gives its first 64 bits; any other name its FNV-1a hash. Never 0 (0 is "no id").
+std::uint64_t idOf(const std::string& s) {
+  if (const std::uint64_t v = numericId(s)) return v;
+  std::uint64_t v = 0;
+  if (s.size() >= 16) {
+    const auto [end, ec] = std::from_chars(s.data(), s.data() + 16, v, 16);
+    if (ec == std::errc() && end == s.data() + 16 && v != 0) return v;
+  }
+  v = 1469598103934665603ULL;
+  for (const unsigned char c : s) v = (v ^ c) * 1099511628211ULL;
+  return v ? v : 1;
+}
+
 std::string hostOf(const std::string& address) {
   const auto colon = address.rfind(':');
   return colon == std::string::npos ? address : address.substr(0, colon);
@@ -99,6 +113,35 @@ void LogEventMapper::failedRequest(LogMapping& m, const LogRecord& r, const std:
   d.worker = ref_.role == WorkerRole::Prefill ? kNoWorker : ref_.worker;
   d.status = RequestStatus::Failed;
   d.error = error;
+  m.events.push_back(std::move(d));
+}
+
+void LogEventMapper::mapRequestFinished(LogMapping& m, const LogRecord& r) {
+  // Each request once, from the server that decoded it: in PD the prefill logs a line of its own
+  // (one token, its own hit), whose cached tokens the decode's line repeats. Upstream's PD warm-up
+  // (FAKE_BOOTSTRAP_HOST) and /health_generate are no one's traffic.
+  if (ref_.role == WorkerRole::Prefill || r.bootstrap_host == "2.2.2.2" || r.rid.starts_with("HEALTH_CHECK")) return;
+  RequestDone d;
+  d.request = idOf(r.rid.empty() ? r.bootstrap_room : r.rid);
+  d.worker = ref_.worker;
+  d.turn = 1;
+  d.session = d.request;  // no session named: a session of its own
+  if (!r.session_id.empty()) {
+    d.session = idOf(r.session_id);
+    if (auto it = session_turns_.find(d.session); it != session_turns_.end())
+      d.turn = ++it->second;
+    else if (session_turns_.size() < kMaxSessions)
+      session_turns_.emplace(d.session, 1);
+  }
+  if (r.finish_type == "abort") {
+    d.status = RequestStatus::Failed;
+    d.error = "aborted (SGLang finish_reason abort)";
+  }
+  d.ttft = r.ttft_s >= 0 ? secondsToTime(r.ttft_s) : -1;
+  d.e2e = secondsToTime(r.e2e_s);
+  d.input_tokens = r.prompt_tokens;
+  d.output_tokens = r.completion_tokens;
+  d.cached_tokens = r.cached_tokens;
   m.events.push_back(std::move(d));
 }
 
@@ -272,6 +315,9 @@ LogMapping LogEventMapper::map(const LogRecord& r) {
     }
     case LogLineKind::DecodeOutOfMemory:
       mapDecodeOutOfMemory(m, r);
+      break;
+    case LogLineKind::RequestFinished:
+      mapRequestFinished(m, r);
       break;
     case LogLineKind::MooncakeGlog:  // the consumer's MooncakeLogMapper maps it
     case LogLineKind::Unknown:

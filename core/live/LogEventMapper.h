@@ -6,7 +6,8 @@
 // state changes; a KVPoll timeout -> a failed request and a suspect link; lost connection ->
 // LinkHealth Dead with the requests it aborted; recovered via probe -> LinkHealth Alive; a failed
 // Mooncake session -> LinkHealth Dead; a heartbeat reconnect attempt -> LinkHealth Suspect; an abort
-// or the client's generate error -> a failed RequestDone; batch lines -> gauges for the next Snapshot.
+// or the client's generate error -> a failed RequestDone; batch lines -> gauges for the next Snapshot;
+// a request line (SGLang --log-requests) of a decode or unified worker -> its RequestDone, with sizes.
 // Which P/D pair a line names comes from the file's worker and the cluster's address book.
 #include <deque>
 #include <map>
@@ -67,6 +68,7 @@ class LogEventMapper {
   void mapEngineStats(LogMapping& m, const LogRecord& r);
   void mapKvCacheSize(LogMapping& m, const LogRecord& r);
   void mapDecodeOutOfMemory(LogMapping& m, const LogRecord& r);
+  void mapRequestFinished(LogMapping& m, const LogRecord& r);
 
   LiveWorkerRef ref_;
   const LiveAddressBook* book_;
@@ -77,6 +79,9 @@ class LogEventMapper {
   std::map<int, BatchGauges> engine_stats_;
   std::map<std::string, std::int64_t> engine_capacity_;
   std::set<std::string> failed_rids_;
+  // --log-requests: the turns seen per named session (a session's requests finish in turn order).
+  static constexpr std::size_t kMaxSessions = 1 << 20;
+  std::map<SessionId, std::int32_t> session_turns_;
   std::deque<std::string> failed_order_;
   bool firstReport(const LogRecord& r);
   std::optional<std::int64_t> last_crash_s_;

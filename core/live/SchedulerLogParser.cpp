@@ -4,6 +4,7 @@
 #include "core/live/MooncakeLogParser.h"
 #include "core/live/SchedulerBatchLine.h"
 #include "core/live/SchedulerLogPrefix.h"
+#include "core/live/SglangRequestLog.h"
 #include "core/live/VllmLogParser.h"
 
 #include <algorithm>
@@ -58,6 +59,8 @@ const char* toString(LogLineKind k) {
       return "engine_stats";
     case LogLineKind::KvCacheSize:
       return "kv_cache_size";
+    case LogLineKind::RequestFinished:
+      return "request_finished";
   }
   return "?";
 }
@@ -374,7 +377,9 @@ LogRecord SchedulerLogParser::parse(std::string_view line) {
   LogRecord r;
   while (!line.empty() && (line.back() == '\r' || line.back() == '\n')) line.remove_suffix(1);
   std::string_view msg;
+  if (SglangRequestLog::parseJson(line, r)) return r;
   if (!parsePrefix(line, r.prefix, msg)) {
+    if (SglangRequestLog::parseText(line, r)) return r;  // 0.5.10 prints request lines bare
     msg = line;
     r.message = std::string(msg.substr(0, kMaxMessage));
     // Mooncake's engine logs to the worker's stderr too, in glog's format.
@@ -390,6 +395,7 @@ LogRecord SchedulerLogParser::parse(std::string_view line) {
     if (r.kind == LogLineKind::Unknown) r.kind = LogLineKind::Continuation;
     return r;
   }
+  if (SglangRequestLog::parseText(msg, r)) return r;
   r.message = std::string(msg.substr(0, kMaxMessage));
   classify(msg.substr(0, std::min(msg.size(), kMaxMessage)), r, true);
   return r;

@@ -40,6 +40,7 @@ enum class LogLineKind : std::uint8_t {
   // the KV cache size it reports at start-up (`GPU KV cache size: N tokens`).
   EngineStats,
   KvCacheSize,
+  RequestFinished,  // SGLang --log-requests: `Finish: obj=..., out=...` (SglangRequestLog)
 };
 const char* toString(LogLineKind);
 
@@ -116,6 +117,12 @@ struct LogRecord {
   // DecodeOutOfMemory: the scheduler's new_token_ratio before and after the retraction
   double ratio_before = -1, ratio_after = -1;
   BatchGauges batch;
+  // RequestFinished (rid, session_id and bootstrap_room above): what the tokenizer manager reported;
+  // -1 where the line carries nothing. finish_type: "stop", "length", "abort" ("" for None);
+  // bootstrap_host: PD, the prefill the request's KV came from ("2.2.2.2": upstream's warm-up).
+  std::int64_t prompt_tokens = -1, completion_tokens = -1, cached_tokens = -1;
+  double e2e_s = -1, ttft_s = -1;
+  std::string finish_type, bootstrap_host;
   // vLLM EngineStats: the data-parallel engine the line is for (prefix.dp), or the number of engines
   // an `N Engines Aggregated:` line sums (0 otherwise).
   int engines_aggregated = 0;

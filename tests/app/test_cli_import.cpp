@@ -13,6 +13,8 @@
 
 #include <sys/stat.h>
 
+#include <cmath>
+
 #include "tests/support/CliRunner.h"
 
 using namespace kvscope::test;
@@ -94,6 +96,54 @@ class TestCliImport : public QObject {
 
   // Files named on the command line: no address book, so a transfer failure names no D pair, but the
   // crash and the cold D need none.
+  // Decode logs with SGLang's request lines (--log-requests, the prefixed form of builds before
+  // 0.5.10; tests/data/upstream_logs/sglang_requests.log has every form): the recording holds each
+  // request with its sizes and cached tokens, and the twin runs it as a workload, building the prompt
+  // chains the reported hits need (and saying so).
+  void requestLinesMakeATwinWorkload() {
+    QTemporaryDir dir;
+    int finished = 0;
+    for (int d = 0; d < 2; ++d) {
+      QFile log(dir.filePath(QString("d%1.log").arg(d)));
+      QVERIFY(log.open(QIODevice::WriteOnly));
+      for (int turn = 1; turn <= 3; ++turn)
+        for (int s = 0; s < 3; ++s, ++finished) {
+          const int session = 1000 + 10 * d + s, second = 10 * turn + s + 5 * d;
+          const int prompt = 4000 * turn + 300 * s, cached = turn == 1 ? 0 : 4000 * (turn - 1) + 300 * s;
+          log.write(QString("[2026-08-20 09:00:%1] Finish: obj=GenerateReqInput(rid='%2', stream=False, "
+                            "session_params={'id': '%3', 'rid': None, 'offset': None, 'replace': None}, "
+                            "bootstrap_host=None, bootstrap_room=None, received_time=%4), out={'meta_info': {'id': "
+                            "'%2', 'finish_reason': {'type': 'stop', 'matched': 151645}, 'prompt_tokens': %5, "
+                            "'weight_version': 'default', 'total_retractions': 0, 'reasoning_tokens': 0, "
+                            "'completion_tokens': 200, 'cached_tokens': %6, 'dp_rank': None, 'e2e_latency': 2.5}}\n")
+                        .arg(second, 2, 10, QChar('0'))
+                        .arg(QString("%1").arg(session * 100 + turn, 32, 10, QChar('0')))
+                        .arg(session)
+                        .arg(second)
+                        .arg(prompt)
+                        .arg(cached)
+                        .toUtf8());
+        }
+    }
+    const QString rec = dir.filePath("requests.kvrec");
+    RUN_EXPECT(imp, 0,
+               QStringList{"import", "--log", "D0=" + dir.filePath("d0.log"), "--log", "D1=" + dir.filePath("d1.log"),
+                           "-o", rec});
+    RUN_EXPECT(report, 0, QStringList{"report", rec, "--format", "json"});
+    const QJsonObject measured = QJsonDocument::fromJson(report.out).object();
+    const QJsonObject requests = measured.value("requests").toObject();
+    QCOMPARE(requests.value("total").toInt(), finished);
+    QCOMPARE(requests.value("completed").toInt(), finished);
+    QVERIFY(measured.value("apc").toDouble() > 0.4);  // the reported hits: (0 + 4000 + 8000 + ...) / prompts
+    RUN_EXPECT(twin, 0,
+               QStringList{"simulate", "--trace", rec, "--scenario", "e3-load-floor", "--format", "json", "--quiet"});
+    const QJsonObject predicted = QJsonDocument::fromJson(twin.out).object();
+    QCOMPARE(predicted.value("requests").toObject().value("total").toInt(), finished);
+    // The reuse the engines reported, rebuilt as prefix chains (to the chains' 256-token blocks).
+    QVERIFY(std::abs(predicted.value("apc").toDouble() - measured.value("apc").toDouble()) < 0.03);
+    QVERIFY2(twin.out.contains("prefix chains built from the cached tokens"), twin.out.constData());
+  }
+
   void filesOnTheCommandLine() {
     QTemporaryDir dir;
     const QString rec = dir.filePath("run.kvrec");

@@ -170,6 +170,13 @@ std::string describe(const LogRecord& r) {
   if (r.affected >= 0) out += " affected=" + std::to_string(r.affected);
   if (r.ratio_before >= 0) out += " ratio=" + num(r.ratio_before) + "->" + num(r.ratio_after);
   if (r.aborted) out += " aborted";
+  s("session", r.session_id), s("host", r.bootstrap_host);
+  if (r.prompt_tokens >= 0) out += " prompt=" + std::to_string(r.prompt_tokens);
+  if (r.completion_tokens >= 0) out += " completion=" + std::to_string(r.completion_tokens);
+  if (r.cached_tokens >= 0) out += " cached=" + std::to_string(r.cached_tokens);
+  if (r.e2e_s >= 0) out += " e2e=" + num(r.e2e_s);
+  if (r.ttft_s >= 0) out += " ttft=" + num(r.ttft_s);
+  s("finish", r.finish_type);
   s("problem", r.problem);
   return out;
 }
@@ -190,6 +197,43 @@ bool printActual() { return qEnvironmentVariableIsSet("KVSCOPE_PRINT_ACTUAL"); }
 class TestUpstreamLogs : public QObject {
   Q_OBJECT
  private slots:
+  // SGLang's request lines (--log-requests): every line parsed and mapped as expected, each request
+  // counted once (from the decode's line), and a session's requests numbered as its turns.
+  void sglangRequestLog() {
+    QString error;
+    const auto lines = load(kUpstreamLogs + "/sglang_requests.log", kUpstreamLogs + "/sglang_requests.expected", error);
+    QVERIFY2(!lines.empty(), qPrintable(error));
+    const LiveAddressBook book = labBook();
+    QStringList wrong;
+    for (const auto& l : lines) {
+      const LogRecord r = SchedulerLogParser::parse(l.text);
+      LogEventMapper mapper(worker(l.role), &book);
+      const std::string mapped = events(mapper.map(r));
+      const std::string actual = describe(r) + " -> " + mapped;
+      if (printActual()) std::printf("%s %s\n", l.role.c_str(), actual.c_str());
+      if (actual != l.expected)
+        wrong
+            << QString("line %1\n  expected: %2\n  actual:   %3").arg(l.number).arg(l.expected.c_str(), actual.c_str());
+    }
+    QVERIFY2(wrong.isEmpty(), qPrintable(wrong.join("\n")));
+    // The decode's line of a session's second request is its turn 2, with the sizes as reported.
+    LogEventMapper d1(worker("D1"), &book);
+    std::vector<RequestDone> done;
+    for (int i = 0; i < 2; ++i)
+      for (const auto& e : d1.map(SchedulerLogParser::parse(lines.at(1).text)).events)
+        if (const auto* d = std::get_if<RequestDone>(&e)) done.push_back(*d);
+    QCOMPARE(int(done.size()), 2);
+    QCOMPARE(done[0].session, SessionId(1000195));
+    QCOMPARE(done[0].turn, 1);
+    QCOMPARE(done[1].turn, 2);
+    QCOMPARE(done[0].input_tokens, std::int64_t(43459));
+    QCOMPARE(done[0].output_tokens, std::int64_t(212));
+    QCOMPARE(done[0].cached_tokens, std::int64_t(36864));
+    QCOMPARE(done[0].e2e, secondsToTime(4.871305465698242));
+    QCOMPARE(done[0].ttft, SimTime(-1));  // no decode_throughput without --enable-metrics
+    QCOMPARE(done[0].worker, WorkerId(1));
+  }
+
   void sglangSchedulerLog() {
     QString error;
     const auto lines =
