@@ -47,6 +47,9 @@ Command addReport(CLI::App& app) {
 
 Command addExport(CLI::App& app) {
   auto* sub = app.add_subcommand("export", "Convert a recording to CSV, JSON lines or Chrome trace JSON (Perfetto)");
+  sub->footer(
+      "The notes kept beside the recording (RUN.kvrec.notes.json) go in at their times: rows and lines of "
+      "kind \"note\", global instant events named \"note: TEXT\" in a Chrome trace.");
   auto path = std::make_shared<std::string>();
   auto format = std::make_shared<std::string>();
   auto out = std::make_shared<std::string>();
@@ -60,11 +63,15 @@ Command addExport(CLI::App& app) {
     EventExporter::parseFormat(*format, f);
     RecordingPlayer player(*path);
     auto exporter = EventExporter::create(f, *out);
+    const RunNotes notes = RunNotes::loadFor(*path);  // RUN.kvrec.notes.json, when there is one
+    exporter->setNotes(notes.notes());
     const auto n = player.play(*exporter);
     warnAbout(player);
     std::string error;
     if (!exporter->finish(&error)) throw InputError(error);
-    std::fprintf(stderr, "kvscope-cli: wrote %llu events to %s\n", static_cast<unsigned long long>(n), out->c_str());
+    std::fprintf(stderr, "kvscope-cli: wrote %llu events%s to %s\n", static_cast<unsigned long long>(n),
+                 notes.empty() ? "" : (" and " + std::to_string(notes.notes().size()) + " notes").c_str(),
+                 out->c_str());
     return 0;
   };
 }

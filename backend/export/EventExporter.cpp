@@ -30,7 +30,7 @@ class CsvExporter : public EventExporter {
   explicit CsvExporter(std::string path) : EventExporter(std::move(path)) {
     out_ << "seq,time_s,kind,worker,session,request,detail\n";
   }
-  void onEvent(const Event& e) override {
+  void write(const Event& e) override {
     nlohmann::json j = eventToJson(e);
     auto take = [&](const char* key) {
       if (!j.contains(key)) return std::string();
@@ -47,12 +47,20 @@ class CsvExporter : public EventExporter {
     out_ << e.seq << ',' << time << ',' << eventKindName(e.payload) << ',' << worker << ',' << session << ',' << request
          << ',' << csvField(j.dump()) << '\n';
   }
+  void writeNote(const RunNote& n) override {
+    char time[32];
+    std::snprintf(time, sizeof time, "%.6f", timeToSeconds(n.time));
+    out_ << ',' << time << ",note,,,," << csvField(nlohmann::json{{"text", n.text}}.dump()) << '\n';
+  }
 };
 
 class JsonLinesExporter : public EventExporter {
  public:
   explicit JsonLinesExporter(std::string path) : EventExporter(std::move(path)) {}
-  void onEvent(const Event& e) override { out_ << eventToJson(e).dump() << '\n'; }
+  void write(const Event& e) override { out_ << eventToJson(e).dump() << '\n'; }
+  void writeNote(const RunNote& n) override {
+    out_ << nlohmann::json{{"kind", "note"}, {"t_us", n.time}, {"text", n.text}}.dump() << '\n';
+  }
 };
 
 // Trace Event Format: a process per worker, a track per session inside it (a session's turns never
@@ -62,7 +70,17 @@ class ChromeTraceExporter : public EventExporter {
  public:
   explicit ChromeTraceExporter(std::string path) : EventExporter(std::move(path)) { out_ << "{\"traceEvents\":[\n"; }
 
-  void onEvent(const Event& e) override {
+  void writeNote(const RunNote& n) override {
+    // Global scope: Perfetto draws it across every track, as the console does on every time view.
+    emit({{"ph", "i"},
+          {"s", "g"},
+          {"name", "note: " + n.text},
+          {"pid", kLinksPid},
+          {"tid", 0},
+          {"ts", n.time},
+          {"args", {{"text", n.text}}}});
+  }
+  void write(const Event& e) override {
     using nlohmann::json;
     std::visit(
         Overloaded{
@@ -197,7 +215,18 @@ std::unique_ptr<EventExporter> EventExporter::create(Format format, const std::s
   return nullptr;
 }
 
+void EventExporter::setNotes(std::vector<RunNote> notes) {
+  notes_ = std::move(notes);
+  next_note_ = 0;
+}
+
+void EventExporter::onEvent(const Event& e) {
+  for (; next_note_ < notes_.size() && notes_[next_note_].time <= e.time; ++next_note_) writeNote(notes_[next_note_]);
+  write(e);
+}
+
 bool EventExporter::finish(std::string* error) {
+  for (; next_note_ < notes_.size(); ++next_note_) writeNote(notes_[next_note_]);
   writeFooter();
   finished_ = true;
   out_.flush();

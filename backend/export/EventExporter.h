@@ -9,8 +9,11 @@
 #include <ostream>
 #include <string>
 
+#include <vector>
+
 #include "core/events/Event.h"
 #include "core/io/TemporaryFiles.h"
+#include "core/run/RunNotes.h"
 
 namespace kvscope {
 
@@ -21,11 +24,17 @@ class EventExporter : public EventSink {
   static bool parseFormat(const std::string& name, Format& out);
 
   ~EventExporter() override;
+  // An operator's notes on the run (RunNotes), written among the events at their times: a JSON line
+  // or CSV row of kind "note", a global instant event in a Chrome trace.
+  void setNotes(std::vector<RunNote> notes);
+  void onEvent(const Event& e) final;
   // Completes the file and moves it into place; false (with `error`) on an I/O failure.
   bool finish(std::string* error);
 
  protected:
   explicit EventExporter(std::string path);
+  virtual void write(const Event& e) = 0;
+  virtual void writeNote(const RunNote& note) = 0;
   virtual void writeFooter() {}
   std::ostream out_{nullptr};  // the file's buffer, or standard output's
 
@@ -34,6 +43,8 @@ class EventExporter : public EventSink {
   std::string path_, partial_;                                   // partial_ empty for standard output
   std::unique_ptr<TemporaryFiles::Guard> removed_on_interrupt_;  // partial_, on Ctrl+C or SIGTERM
   bool finished_ = false;
+  std::vector<RunNote> notes_;
+  std::size_t next_note_ = 0;
 };
 
 }  // namespace kvscope

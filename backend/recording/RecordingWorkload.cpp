@@ -154,7 +154,7 @@ Workload RecordingWorkload::finish(const std::string& source) const {
   w.trace_window_s = have_run_ && run_.offered_requests > 0
                          ? run_.trace_window_s
                          : (last_time >= first_time ? seconds(last_time - first_time) : 0);
-  if (chains) w.modelled.push_back("prompt prefix chains built from the cached tokens the engines reported");
+  if (chains) w.modelled.emplace_back("prompt prefix chains built from the cached tokens the engines reported");
   return w;
 }
 

@@ -142,7 +142,7 @@ void LogEventMapper::mapRequestFinished(LogMapping& m, const LogRecord& r) {
   d.input_tokens = r.prompt_tokens;
   d.output_tokens = r.completion_tokens;
   d.cached_tokens = r.cached_tokens;
-  m.events.push_back(std::move(d));
+  m.events.emplace_back(std::move(d));
 }
 
 bool LogEventMapper::firstReport(const LogRecord& r) {

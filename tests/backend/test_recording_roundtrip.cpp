@@ -256,6 +256,39 @@ class TestRecordingRoundTrip : public QObject {
     }
   }
 
+  // Notes as JSON lines sit among the events by time: the event before a note's line is earlier,
+  // the line after it is not (a note goes before the events at its own time).
+  void notesInJsonLinesAreInTimeOrder() {
+    QTemporaryDir dir;
+    const std::string rec = dir.filePath("run.kvrec").toStdString(), out = dir.filePath("run.jsonl").toStdString();
+    EventRecorder recorder(rec);
+    SimulationOptions o;
+    o.duration_s = 300;
+    o.sinks.push_back(&recorder);
+    runSimulation(Scenario::load("e3-load-floor"), o);
+    QVERIFY(recorder.close(nullptr));
+    auto exporter = EventExporter::create(EventExporter::Format::JsonLines, out);
+    exporter->setNotes({{secondsToTime(0), "start"}, {secondsToTime(120.5), "look here"}});
+    RecordingPlayer(rec).play(*exporter);
+    QVERIFY(exporter->finish(nullptr));
+    QFile f(QString::fromStdString(out));
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    std::vector<std::pair<double, QString>> lines;  // (t_us, kind)
+    for (const QByteArray& line : f.readAll().split('\n'))
+      if (!line.isEmpty()) {
+        const QJsonObject j = QJsonDocument::fromJson(line).object();
+        lines.emplace_back(j["t_us"].toDouble(), j["kind"].toString());
+      }
+    int seen = 0;
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+      if (lines[i].second != "note") continue;
+      ++seen;
+      if (i > 0 && lines[i - 1].second != "note") QVERIFY(lines[i - 1].first < lines[i].first);
+      if (i + 1 < lines.size()) QVERIFY(lines[i + 1].first >= lines[i].first);
+    }
+    QCOMPARE(seen, 2);
+  }
+
   void chromeTraceOpensAsTraceEventJson() {
     QTemporaryDir dir;
     const std::string rec = dir.filePath("run.kvrec").toStdString(), out = dir.filePath("trace.json").toStdString();
@@ -267,6 +300,8 @@ class TestRecordingRoundTrip : public QObject {
     QVERIFY(recorder.close(nullptr));
     RecordingPlayer player(rec);
     auto exporter = EventExporter::create(EventExporter::Format::ChromeTrace, out);
+    // An operator's notes go in as global instants at their times (one past the run's end too).
+    exporter->setNotes({{secondsToTime(300), "D1 crashes next"}, {secondsToTime(5000), "after the end"}});
     player.play(*exporter);
     std::string error;
     QVERIFY2(exporter->finish(&error), error.c_str());
@@ -276,12 +311,18 @@ class TestRecordingRoundTrip : public QObject {
     const auto doc = QJsonDocument::fromJson(f.readAll(), &parse);
     QCOMPARE(parse.error, QJsonParseError::NoError);
     long slices = 0, counters = 0, crashes = 0;
+    QStringList notes;
     for (const auto& v : doc.object()["traceEvents"].toArray()) {
       const auto e = v.toObject();
       slices += e["ph"] == "X";
       counters += e["ph"] == "C";
       crashes += e["ph"] == "i" && e["name"] == "crash";
+      if (e["name"].toString().startsWith("note: ")) {
+        QCOMPARE(e["s"].toString(), QString("g"));
+        notes << QString("%1 %2").arg(e["ts"].toDouble(), 0, 'f', 0).arg(e["args"].toObject()["text"].toString());
+      }
     }
+    QCOMPARE(notes, QStringList({"300000000 D1 crashes next", "5000000000 after the end"}));
     long served = s.total;
     QVERIFY(slices > 0 && slices <= served);  // every request that reached a worker is a slice
     QVERIFY(counters > 0);
