@@ -18,6 +18,7 @@
 
 #include "app/gui/ExportActions.h"
 #include "app/gui/FindingAlert.h"
+#include "app/gui/NoteActions.h"
 #include "app/gui/PanelDocks.h"
 #include "app/gui/PreviewController.h"
 #include "app/gui/SessionRecorder.h"
@@ -185,6 +186,8 @@ void MainWindow::buildMenus() {
   pause->setShortcutContext(Qt::ApplicationShortcut);
   QAction* live = run->addAction(tr("Follow &live"), this, [this] { view_->setFollowLive(true); });
   live->setShortcut(Qt::Key_End);
+  run->addSeparator();
+  (new NoteActions(*this, *session_, *view_))->addTo(*run);
   // The time axis's actions, on the one range every chart and the timeline read (ViewState).
   view->addSeparator();
   QAction* zoom_in = view->addAction(tr("Zoom &in"), view_, &ViewState::zoomIn);

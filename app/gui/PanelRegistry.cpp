@@ -17,6 +17,7 @@
 #include "widgets/knobs/KnobsPanel.h"
 #include "widgets/knobs/WhatIfPanel.h"
 #include "widgets/timeline/EventTimelinePanel.h"
+#include "widgets/timeline/NotesPanel.h"
 #include "widgets/timeline/ReplayControlsPanel.h"
 
 namespace kvscope {
@@ -60,6 +61,7 @@ const std::vector<PanelSpec>& panelSpecs() {
        make<LabMetricsPanel>, "timeline"},
       {"decodeQueues", QT_TRANSLATE_NOOP("PanelDocks", "Decode queues"), "", Qt::BottomDockWidgetArea,
        workerChart("queued"), "timeline"},
+      {"notes", QT_TRANSLATE_NOOP("PanelDocks", "Notes"), "", Qt::BottomDockWidgetArea, make<NotesPanel>, "timeline"},
   };
   return specs;
 }

@@ -8,7 +8,8 @@
 namespace kvscope {
 
 RecordingSource::RecordingSource(const std::string& path, double speed)
-    : name_(std::filesystem::path(path).filename().string()),
+    : path_(path),
+      name_(std::filesystem::path(path).filename().string()),
       speed_(speed),
       replay_(std::make_unique<RecordingReplay>(path, std::vector<EventSink*>{&staging_})) {
   // One pass over the file for the scrubber (a million events read in well under a second).

@@ -15,6 +15,7 @@ class RecordingSource : public RunControlSource {
   ~RecordingSource() override;
 
   std::string description() const override;
+  const std::string& path() const { return path_; }  // the recording's file, as given
   void start() override;
   void stop() override;
   const RecordingDamage& damage() const { return replay_->damage(); }
@@ -27,7 +28,7 @@ class RecordingSource : public RunControlSource {
   bool finished() const override { return replay_->atEnd(); }
 
  private:
-  std::string name_;
+  std::string path_, name_;
   double speed_;
   std::unique_ptr<RecordingReplay> replay_;
   std::shared_ptr<const std::vector<Event>> overview_;

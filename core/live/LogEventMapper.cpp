@@ -87,7 +87,7 @@ void LogEventMapper::linkState(LogMapping& m, Link link, LinkState state, const 
   h.state = state;
   h.reason = reason;
   h.aborted_requests = aborted;
-  m.events.push_back(std::move(h));
+  m.events.emplace_back(std::move(h));
 }
 
 void LogEventMapper::crash(LogMapping& m, const std::string& reason, std::int64_t clock_s, bool sigquit) {
@@ -104,7 +104,7 @@ void LogEventMapper::crash(LogMapping& m, const std::string& reason, std::int64_
   WorkerCrashed c;
   c.worker = ref_.worker;
   c.reason = reason;
-  m.events.push_back(std::move(c));
+  m.events.emplace_back(std::move(c));
 }
 
 void LogEventMapper::failedRequest(LogMapping& m, const LogRecord& r, const std::string& error) {
@@ -113,7 +113,7 @@ void LogEventMapper::failedRequest(LogMapping& m, const LogRecord& r, const std:
   d.worker = ref_.role == WorkerRole::Prefill ? kNoWorker : ref_.worker;
   d.status = RequestStatus::Failed;
   d.error = error;
-  m.events.push_back(std::move(d));
+  m.events.emplace_back(std::move(d));
 }
 
 void LogEventMapper::mapRequestFinished(LogMapping& m, const LogRecord& r) {
@@ -166,7 +166,7 @@ void LogEventMapper::mapCorrection(LogMapping& m, const LogRecord& r) {
   c.prefix_len = r.prefix_len;
   c.kv_committed_len = r.kv_committed_len;
   c.fault = CorrectionFault::None;  // what follows (a crash or not) arrives as its own line
-  m.events.push_back(std::move(c));
+  m.events.emplace_back(c);
 }
 
 void LogEventMapper::mapTransferFailed(LogMapping& m, const LogRecord& r) {
@@ -182,7 +182,7 @@ void LogEventMapper::mapTransferFailed(LogMapping& m, const LogRecord& r) {
     t.worker = link.decode;
     t.ok = false;
     t.reason = r.exception;
-    m.events.push_back(std::move(t));
+    m.events.emplace_back(std::move(t));
   }
   // The reasons upstream gives when it has given up on the peer (mooncake/conn.py,
   // common/conn.py); a failed chunk or a KVPoll timeout only makes the link suspect.
@@ -245,7 +245,7 @@ void LogEventMapper::mapDecodeOutOfMemory(LogMapping& m, const LogRecord& r) {
   x.requests.assign(static_cast<std::size_t>(std::min<int>(r.affected, kMaxRetractedRequests)), RequestId{0});
   x.new_token_ratio_before = std::max(0.0, r.ratio_before);
   x.new_token_ratio_after = std::max(0.0, r.ratio_after);
-  m.events.push_back(std::move(x));
+  m.events.emplace_back(std::move(x));
 }
 
 LogMapping LogEventMapper::map(const LogRecord& r) {
@@ -293,10 +293,9 @@ LogMapping LogEventMapper::map(const LogRecord& r) {
     case LogLineKind::SessionFailed:
       linkState(m, linkFor(r.remote), LinkState::Dead, r.message, 0, false);
       break;
-    // A missed heartbeat: the decode retries; `Lost connection` follows if it keeps failing.
+    // A missed heartbeat (the decode retries; `Lost connection` follows if it keeps failing), or a
+    // bootstrap server that did not answer.
     case LogLineKind::Reconnecting:
-      linkState(m, linkFor(r.remote), LinkState::Suspect, r.message, 0, false);
-      break;
     case LogLineKind::BootstrapError:
       linkState(m, linkFor(r.remote), LinkState::Suspect, r.message, 0, false);
       break;
@@ -310,7 +309,7 @@ LogMapping LogEventMapper::map(const LogRecord& r) {
       RequestDone d;
       d.status = RequestStatus::Failed;
       d.error = "RuntimeError: generate stream ended before producing any token";
-      m.events.push_back(std::move(d));
+      m.events.emplace_back(std::move(d));
       break;
     }
     case LogLineKind::DecodeOutOfMemory:

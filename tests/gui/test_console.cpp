@@ -4,6 +4,7 @@
 #include <QDockWidget>
 #include <QLabel>
 #include <QLineEdit>
+#include <QListWidget>
 #include <QMenuBar>
 #include <QPushButton>
 #include <QRegularExpression>
@@ -13,6 +14,7 @@
 #include "app/gui/ExportActions.h"
 #include "app/gui/FindingAlert.h"
 #include "app/gui/MainWindow.h"
+#include "app/gui/NoteActions.h"
 #include "app/gui/PanelDocks.h"
 #include "app/gui/SessionRecorder.h"
 #include "app/gui/ShortcutsDialog.h"
@@ -30,6 +32,7 @@
 #include "widgets/knobs/KnobsPanel.h"
 #include "widgets/runs/MarkedRunTableModel.h"
 #include "widgets/runs/RunsDock.h"
+#include "widgets/timeline/NotesPanel.h"
 #include "widgets/timeline/ReplayControlsPanel.h"
 
 using namespace kvscope;
@@ -103,6 +106,7 @@ class ConsoleTest : public QObject {
   void embeddedColdDecodeRecoversWithLoadFloor();
   void connectedColdDecodeRecoversWithLoadFloor();
   void replayJumpsToTheCrashAndSelectsIt();
+  void notesOnARecording();
   void screenshotModeWritesThePng();
   void framesDrainTheStagingBufferInBatches();
   void numberTablesRefreshFourTimesASecond();
@@ -130,7 +134,11 @@ void ConsoleTest::connectedColdDecodeRecoversWithLoadFloor() {
   server.start(KVSCOPE_CLI, {"serve", "--scenario", "e2-cold-d", "--speed", "40", "--listen", "127.0.0.1:0"});
   QVERIFY(server.waitForStarted());
   QByteArray line;
-  QTRY_VERIFY_WITH_TIMEOUT((line += server.readAllStandardOutput()).contains('\n'), 60000);
+  const auto readFirstLine = [&] {
+    line += server.readAllStandardOutput();
+    return line.contains('\n');
+  };
+  QTRY_VERIFY_WITH_TIMEOUT(readFirstLine(), 60000);
   line = line.left(line.indexOf('\n'));  // spdlog's lines follow on the same stream
   QVERIFY2(line.startsWith("listening on "), line.constData());
   SourceSpec spec;
@@ -178,6 +186,58 @@ void ConsoleTest::replayJumpsToTheCrashAndSelectsIt() {
   QVERIFY(std::holds_alternative<WorkerCrashed>(crash->payload));
   // The view shows it.
   QVERIFY(window.view().from() <= crash->time && crash->time <= window.view().to());
+}
+
+// A recording's notes (RUN.kvrec.notes.json) are listed, marked on the charts and jumped to; a note
+// added in the console is kept beside the file.
+void ConsoleTest::notesOnARecording() {
+  QTemporaryDir dir;
+  const QString recording = dir.filePath("run.kvrec");
+  const auto result =
+      test::runCli({"simulate", "--scenario", "e3-load-floor", "--duration", "600", "--record", recording});
+  QVERIFY2(result.code == 0, result.err.constData());
+  RunNotes given;
+  QVERIFY(given.add({secondsToTime(120), "burst starts"}, nullptr));
+  QVERIFY(given.add({secondsToTime(480), "D2 cold here"}, nullptr));
+  QVERIFY(given.saveFor(recording.toStdString(), nullptr));
+
+  MainWindow window;
+  window.resize(1600, 1000);
+  window.show();
+  SourceSpec spec;
+  spec.kind = SourceSpec::Recording;
+  spec.target = recording.toStdString();
+  spec.speed = 1;
+  window.openSource(makeSource(spec));
+  auto* notes = window.findChild<NotesPanel*>();
+  QVERIFY(notes);
+  QCOMPARE(notes->list().count(), 2);
+  QVERIFY(notes->list().item(1)->text().contains("D2 cold here"));
+  // A jump: the view centres on the note and the replay seeks there.
+  QSignalSpy jumped(&window.view(), &ViewState::jumpRequested);
+  emit notes->list().itemActivated(notes->list().item(1));
+  QCOMPARE(jumped.count(), 1);
+  QTRY_VERIFY_WITH_TIMEOUT(window.session().store().now() >= secondsToTime(479), 30000);
+  QVERIFY(window.view().from() <= secondsToTime(480) && secondsToTime(480) <= window.view().to());
+  // Every chart marks it.
+  auto* pools = window.findChild<KvPoolPanel*>();
+  QVERIFY(pools);
+  QTRY_VERIFY_WITH_TIMEOUT(
+      [&] {
+        for (const auto& m : pools->chart(0).markers())
+          if (m.label == "note: D2 cold here") return true;
+        return false;
+      }(),
+      10000);
+  // Added in the console: kept beside the recording, listed at once.
+  auto* actions = window.findChild<NoteActions*>();
+  QVERIFY(actions);
+  QString error;
+  QVERIFY2(actions->addNote(secondsToTime(300), "look here", &error), qPrintable(error));
+  QCOMPARE(notes->list().count(), 3);
+  QCOMPARE(RunNotes::loadFor(recording.toStdString()).notes().at(1).text, std::string("look here"));
+  QVERIFY(!actions->addNote(secondsToTime(310), "  ", &error));
+  QVERIFY2(error.contains("needs a text"), qPrintable(error));
 }
 
 void ConsoleTest::screenshotModeWritesThePng() {

@@ -1,5 +1,6 @@
 #pragma once
-// Knob and policy changes as markers on the time charts: every chart marks where the run changed.
+// Knob and policy changes as markers on the time charts: every chart marks where the run changed,
+// and where the operator left a note (ViewState::notes).
 #include <vector>
 
 #include "widgets/charts/TimeSeriesChart.h"
@@ -7,8 +8,9 @@
 namespace kvscope {
 
 class TelemetryStore;
+class ViewState;
 
-// The changes in [from, to] ("K=200", "policy lmetric").
-std::vector<TimeSeriesChart::Marker> knobMarkers(const TelemetryStore& store, SimTime from, SimTime to);
+// The changes and notes in the view's range ("K=200", "policy lmetric", "note: D2 cold").
+std::vector<TimeSeriesChart::Marker> knobMarkers(const TelemetryStore& store, const ViewState& view);
 
 }  // namespace kvscope

@@ -120,7 +120,7 @@ void LabMetricsPanel::refresh(const TelemetryStore& store) {
     apc_->setBand(tr("band: %1 workers (min/median/max)").arg(workers.size()), workerBand(envelopes),
                   QColor(120, 160, 210));
   }
-  apc_->setMarkers(knobMarkers(store, view().from(), view().to()));
+  apc_->setMarkers(knobMarkers(store, view()));
   // The summary sorts its samples: four times a second is as often as anyone reads them.
   if (since_tables_.isValid() && since_tables_.elapsed() < 250 && !store.finished()) return;
   since_tables_.start();
@@ -163,7 +163,7 @@ void LabMetricsPanel::refreshTables(const TelemetryStore& store) {
     setCell(*workers_, r, 2, w < m.worker_ttft_p90_s.size() ? seconds(m.worker_ttft_p90_s[w]) : QStringLiteral("-"));
     setCell(
         *workers_, r, 3,
-        workers[w].hits.size() > 0 ? QString::number(workers[w].hits.rate() * 100, 'f', 1) + "%" : QStringLiteral("-"));
+        !workers[w].hits.empty() ? QString::number(workers[w].hits.rate() * 100, 'f', 1) + "%" : QStringLiteral("-"));
   }
 }
 

@@ -97,7 +97,7 @@ void LatencyPanel::refresh(const TelemetryStore& store) {
   chart_->setSeriesData(0, store.ttftSeries());
   chart_->setSeriesData(1, store.e2eSeries());
   drawPreview();
-  chart_->setMarkers(knobMarkers(store, view().from(), view().to()));
+  chart_->setMarkers(knobMarkers(store, view()));
   // Percentiles sort the window's samples: about four times a second is plenty to read them.
   if (since_table_.isValid() && since_table_.elapsed() < 250 && !store.finished()) return;
   since_table_.start();

@@ -146,7 +146,7 @@ void WorkerChartPanel::refresh(const TelemetryStore& store) {
     workers_ = std::move(lines);
     rebuild(store);
   }
-  const auto markers = knobMarkers(store, view().from(), view().to());
+  const auto markers = knobMarkers(store, view());
   for (Chart& c : charts_) {
     c.view->setHoldUntil(store.now());
     for (std::size_t s = 0; s < workers_.size(); ++s)

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/model/Ids.h"
+#include "core/run/RunNotes.h"
 
 namespace kvscope {
 
@@ -84,6 +85,17 @@ class ViewState : public QObject {
   // picked, the charts draw these as lines, so the chart and the strip's top rows agree.
   void setWorstWorkers(const QStringList& workers) { worst_workers_ = workers; }
   const QStringList& worstWorkers() const { return worst_workers_; }
+  // The operator's notes on the open recording (RunNotes): every time view draws them.
+  void setNotes(std::vector<RunNote> notes) {
+    notes_ = std::move(notes);
+    emit notesChanged();
+  }
+  const std::vector<RunNote>& notes() const { return notes_; }
+  // Shows `time` and asks the replay, if any, to go there (a note jumped to).
+  void jumpTo(SimTime time) {
+    goToTime(time);
+    emit jumpRequested(time);
+  }
 
  signals:
   // Fully qualified types: moc matches a signal's arguments by their spelled names.
@@ -95,6 +107,8 @@ class ViewState : public QObject {
   void windowSelected(kvscope::SimTime from, kvscope::SimTime to);
   void workersHighlighted(const QStringList& subjects);
   void workersSelected(const QStringList& workers);
+  void notesChanged();
+  void jumpRequested(kvscope::SimTime time);
 
  private:
   void set(SimTime from, SimTime to);
@@ -117,6 +131,7 @@ class ViewState : public QObject {
   std::vector<Stop> history_;
   std::int64_t last_remembered_ms_ = -1;
   QStringList selected_workers_;
+  std::vector<RunNote> notes_;
 };
 
 }  // namespace kvscope

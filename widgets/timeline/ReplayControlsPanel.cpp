@@ -1,5 +1,7 @@
 #include "widgets/timeline/ReplayControlsPanel.h"
 
+#include <algorithm>
+
 #include <QSignalBlocker>
 
 #include <QAction>
@@ -35,6 +37,8 @@ ReplayControlsPanel::ReplayControlsPanel(ViewState& view, QWidget* parent)
       next_(new QToolButton(this)),
       time_(new QLabel(this)),
       scrubber_(new ReplayScrubber(this)) {
+  // A note jumped to (the Notes panel): the replay goes there, as a timeline jump does.
+  connect(&view, &ViewState::jumpRequested, this, [this](SimTime time) { seek(time); });
   play_->setText(tr("Play/Pause"));
   play_->setToolTip(tr("Pause or resume the replay (Space)"));
   for (double s : kSpeeds) speed_->addItem(QStringLiteral("%1x").arg(s), s);
@@ -79,7 +83,7 @@ ReplayControlsPanel::ReplayControlsPanel(ViewState& view, QWidget* parent)
   connect(scrubber_, &ReplayScrubber::seekRequested, this, &ReplayControlsPanel::seek);
 
   // Arrow keys step through the replay from anywhere in the window.
-  auto shortcut = [this](QKeySequence keys, auto fn) {
+  auto shortcut = [this](const QKeySequence& keys, auto fn) {
     auto* a = new QAction(this);
     a->setShortcut(keys);
     a->setShortcutContext(Qt::WindowShortcut);
@@ -150,11 +154,10 @@ bool ReplayControlsPanel::jump(int direction) {
         break;
       }
   } else {
-    for (auto it = overview_->rbegin(); it != overview_->rend(); ++it)
-      if (it->time < from && timelineKindOf(*it) == kind) {
-        target = &*it;
-        break;
-      }
+    // The latest earlier one: std::find_if backwards (clazy's clang cannot read views::reverse).
+    const auto it = std::find_if(overview_->rbegin(), overview_->rend(),
+                                 [&](const Event& e) { return e.time < from && timelineKindOf(e) == kind; });
+    if (it != overview_->rend()) target = &*it;
   }
   if (!target) {
     time_->setText(tr("no %1 %2").arg(direction > 0 ? tr("later") : tr("earlier"), timelineKindLabel(kind).toLower()));
