@@ -257,6 +257,22 @@ class TestEventTimeline : public QObject {
     QVERIFY(timeline->lastFrame().shown_by_kind[static_cast<std::size_t>(TimelineKind::Eviction)] > 0);
   }
 
+  // The operator's notes are drawn where they are in the range, and only those.
+  void notesInRangeAreDrawn() {
+    const TelemetryStore& store = storeFor("evict-storm");
+    ViewState view;
+    EventTimelinePanel panel(view);
+    QVERIFY(showPanel(panel));
+    panel.refresh(store);
+    view.setNotes({{secondsToTime(100), "a"}, {secondsToTime(200), "b"}, {store.now() + secondsToTime(50), "later"}});
+    view.setRange(0, store.now());
+    panel.grab();
+    QCOMPARE(panel.timeline()->lastFrame().notes, 2);
+    view.setRange(secondsToTime(150), store.now());
+    panel.grab();
+    QCOMPARE(panel.timeline()->lastFrame().notes, 1);
+  }
+
   void rendersInLightAndDarkPalettes_data() {
     QTest::addColumn<QString>("scenario");
     QTest::addColumn<bool>("dark");

@@ -39,6 +39,7 @@ EventTimelineView::EventTimelineView(ViewState& view, QWidget* parent)
   connect(&view_, &ViewState::eventSelected, this, &EventTimelineView::onEventSelected);
   connect(&view_, &ViewState::workersHighlighted, this, [this] { update(); });
   connect(&view_, &ViewState::cursorChanged, this, [this] { update(); });
+  connect(&view_, &ViewState::notesChanged, this, [this] { update(); });
 }
 
 void EventTimelineView::setStore(const TelemetryStore& store) {
@@ -179,18 +180,19 @@ void EventTimelineView::ensureLayout() const {
   auto it = lo;
   for (std::size_t i = first; i < last; ++i, ++it) {
     const Mark& m = *it;
-    if (m.kind < 0 || !visible_[static_cast<std::size_t>(m.kind)]) continue;
+    if (m.kind < 0) continue;
+    const auto k = static_cast<std::size_t>(static_cast<unsigned char>(m.kind));  // the kind's index, >= 0 here
+    if (!visible_[k]) continue;
     const auto kind = static_cast<TimelineKind>(m.kind);
     ++stats.events_shown;
-    ++stats.shown_by_kind[static_cast<std::size_t>(m.kind)];
+    ++stats.shown_by_kind[k];
     const int column = columns.columnOf(m.time);
     if (m.row < 0) {
       if (open_line >= 0 && layout_.lines[static_cast<std::size_t>(open_line)].x == column) {
         Line& l = layout_.lines[static_cast<std::size_t>(open_line)];
         ++l.count;
         l.last = i;
-        if (severity[static_cast<std::size_t>(m.kind)] > severity[static_cast<std::size_t>(l.kind)])
-          l.kind = kind, l.representative = i;
+        if (severity[k] > severity[static_cast<std::size_t>(l.kind)]) l.kind = kind, l.representative = i;
       } else {
         layout_.lines.push_back({column, 1, kind, i, i, i});
         open_line = static_cast<int>(layout_.lines.size()) - 1;
@@ -207,12 +209,11 @@ void EventTimelineView::ensureLayout() const {
         Cell& c = layout_.cells[static_cast<std::size_t>(slot)];
         ++c.count;
         c.last = i;
-        const int rank = severity[static_cast<std::size_t>(m.kind)];
+        const int rank = severity[k];
         if (rank > c.severity || (kind == c.kind && m.tokens_freed > c.magnitude))
           c.kind = kind, c.representative = i, c.magnitude = m.tokens_freed, c.time = m.time, c.severity = rank;
       } else {
-        layout_.cells.push_back(
-            {row, bin, 1, kind, i, i, i, m.tokens_freed, m.time, severity[static_cast<std::size_t>(m.kind)]});
+        layout_.cells.push_back({row, bin, 1, kind, i, i, i, m.tokens_freed, m.time, severity[k]});
         slot = static_cast<int>(layout_.cells.size()) - 1;
       }
     }
@@ -474,6 +475,7 @@ void EventTimelineView::paintEvent(QPaintEvent*) {
   paintHighlight(p, plot);
   paintCursor(p, plot);
   p.restore();
+  paintNotes(p, plot);
 
   // Flags in the axis band name the line kind where rows would hide it.
   for (const Line& l : layout_.lines) {
@@ -521,6 +523,20 @@ bool EventTimelineView::event(QEvent* e) {
     return true;
   }
   return QWidget::event(e);
+}
+
+// The operator's notes: a dashed line across the rows and a square flag in the axis band, the note's
+// text in the tooltip of the Notes panel and on the charts' markers.
+void EventTimelineView::paintNotes(QPainter& p, const QRect& plot) {
+  const QColor colour(0xd9, 0x5f, 0x02);
+  for (const RunNote& n : view_.notes()) {
+    if (n.time < view_.from() || n.time > view_.to()) continue;
+    const int x = xForTime(n.time);
+    p.setPen(QPen(colour, 1, Qt::DashLine));
+    p.drawLine(x, plot.top(), x, plot.bottom());
+    p.fillRect(QRect(x - 3, plot.top() - 7, 6, 6), colour);
+    ++last_frame_.notes;
+  }
 }
 
 void EventTimelineView::paintCursor(QPainter& p, const QRect& plot) const {

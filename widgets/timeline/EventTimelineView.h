@@ -38,6 +38,7 @@ class EventTimelineView : public QWidget {
     std::array<long, kTimelineKinds> shown_by_kind{};
     int glyphs = 0;  // row glyphs painted
     int lines = 0;   // full-height knob/policy lines painted
+    int notes = 0;   // the operator's notes in range (ViewState::notes), a line and a flag each
   };
 
   explicit EventTimelineView(ViewState& view, QWidget* parent = nullptr);
@@ -158,6 +159,7 @@ class EventTimelineView : public QWidget {
   void paintRows(QPainter& p, const QRect& plot) const;
   void paintHighlight(QPainter& p, const QRect& plot) const;
   void paintCursor(QPainter& p, const QRect& plot) const;
+  void paintNotes(QPainter& p, const QRect& plot);
 
   ViewState& view_;
   const TelemetryStore* store_ = nullptr;
