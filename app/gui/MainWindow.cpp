@@ -12,6 +12,7 @@
 #include <QScreen>
 #include <QSettings>
 #include <QStatusBar>
+#include <QTimer>
 #include <QWindow>
 
 #include <algorithm>
@@ -120,8 +121,16 @@ void MainWindow::showAtStart() {
   else
     showMaximized();
   // Re-docking asks the layout for the docks' preferred sizes, which may grow a window that is
-  // not maximized by a window manager (offscreen, Xvfb): the size asked for wins.
-  if (screenshot_) resize(screenshot_size_);
+  // not maximized by a window manager (offscreen, Xvfb): the size asked for wins, and without a
+  // window manager the screen's room does (else the status bar opens below the screen's edge).
+  if (screenshot_) {
+    resize(screenshot_size_);
+  } else {
+    QTimer::singleShot(0, this, [this, screen_room] {
+      if (width() > screen_room.width() || height() > screen_room.height())
+        resize(size().boundedTo(screen_room.size()));
+    });
+  }
 }
 
 // A layout saved on a larger screen (or at a smaller scale) comes back inside this one; one whose

@@ -14,6 +14,9 @@ NotesPanel::NotesPanel(ViewState& view, QWidget* parent)
   layout->setContentsMargins(4, 4, 4, 4);
   layout->addWidget(list_);
   layout->addWidget(hint_);
+  // A tab among the timeline's: it must not ask for more height than they do (the window's default
+  // layout fits 1280x800), so the list may shrink to a few lines.
+  list_->setMinimumHeight(3 * fontMetrics().height());
   hint_->setWordWrap(true);
   hint_->setEnabled(false);
   connect(&view, &ViewState::notesChanged, this, &NotesPanel::fill);
