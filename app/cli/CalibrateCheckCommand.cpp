@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdio>
 #include <memory>
+#include <vector>
 
 #include <filesystem>
 
@@ -48,17 +49,17 @@ AgainstRun readRun(const std::string& path) {
       n += std::holds_alternative<KnobChanged>(e.payload) || std::holds_alternative<PolicyChanged>(e.payload);
     }
   } changes;
-  struct Both : EventSink {
-    EventSink *a, *b;
+  RecordingWorkload workload;  // only for what the twin will have to model: one pass over the file
+  struct All : EventSink {
+    std::vector<EventSink*> sinks;
     void onEvent(const Event& e) override {
-      a->onEvent(e);
-      b->onEvent(e);
+      for (EventSink* s : sinks) s->onEvent(e);
     }
-  } both;
-  both.a = &analysis;
-  both.b = &changes;
+  } all;
+  all.sinks = {&analysis, &changes, &workload};
   analysis.onEvent(Event{0, 0, player.run()});
-  player.play(both);
+  workload.onEvent(Event{0, 0, player.run()});
+  player.play(all);
   AgainstRun out;
   std::map<std::string, double> knobs(player.run().knobs.begin(), player.run().knobs.end());
   RunSummary measured = analysis.summary();
@@ -66,7 +67,7 @@ AgainstRun readRun(const std::string& path) {
   out.target = CalibrationTarget::ofRun(measured, knobs, path, "the run itself");
   out.scenario = player.run().scenario;
   out.changes = changes.n;
-  out.modelled = RecordingWorkload::read(path).modelled;
+  out.modelled = workload.finish(path).modelled;
   return out;
 }
 

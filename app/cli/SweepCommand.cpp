@@ -83,11 +83,11 @@ std::vector<std::string> expandTraces(const std::vector<std::string>& given) {
 
 SweepSpec specFrom(const SweepArgs& a) {
   SweepSpec spec;
+  const std::vector<std::string> traces = expandTraces(a.traces);
   if (!a.file.empty()) {
     spec = SweepFile::load(a.file);
   } else {
     // Recorded runs run on their own scenario unless told otherwise, as with simulate --trace.
-    const std::vector<std::string> traces = expandTraces(a.traces);
     spec.scenario = scenarioOf(a.scenario, traces.empty() ? std::string() : traces.front());
     for (const auto& g : a.grid) spec.axes.push_back(SweepSpec::parseGrid(g));
     // Recorded runs given as replicates are as many seeds unless told otherwise.
@@ -101,7 +101,7 @@ SweepSpec specFrom(const SweepArgs& a) {
   if (a.duration) spec.duration_s = a.duration;
   if (!a.dispatch.empty()) spec.dispatch = parseDispatch(a.dispatch);
   if (a.max_inflight_sessions) spec.max_inflight_sessions = a.max_inflight_sessions;
-  if (!a.traces.empty()) spec.traces = expandTraces(a.traces);
+  if (!traces.empty()) spec.traces = traces;
   if (a.wall_deadline) spec.wall_deadline_s = a.wall_deadline;
   if (a.request_timeout) spec.fixed_knobs["request_timeout_s"] = *a.request_timeout;
   if (a.jobs) spec.jobs = *a.jobs;

@@ -141,4 +141,8 @@ ChangeOrigin originFromProto(const Message& in) {
 // when the name is refused (too long, or the table is full).
 const char* internComponentName(std::string_view name);
 
+// A request's shape (ShapeConvert.cpp); the decode checks sizes and the prompt's layout.
+void shapeToProto(const RequestShape& in, v1::RequestShape* out);
+bool shapeFromProto(const v1::RequestShape& in, RequestShape* out, std::string* error);
+
 }  // namespace kvscope::convert

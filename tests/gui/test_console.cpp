@@ -66,6 +66,17 @@ void typeKnob(MainWindow& window, const QString& knob, const QString& value) {
 }
 // The cold-D story on any source: D2 starves and B is diagnosed; paused (Space) while sessions
 // still join, K=200 applied through the knobs panel shows as a marker; D2 then gets bindings.
+// The window at 1600x1000 replaying `recording` at 1x its recorded time.
+void openRecording(MainWindow& window, const QString& recording) {
+  window.resize(1600, 1000);
+  window.show();
+  SourceSpec spec;
+  spec.kind = SourceSpec::Recording;
+  spec.target = recording.toStdString();
+  spec.speed = 1;
+  window.openSource(makeSource(spec));
+}
+
 void steerColdDecode(MainWindow& window) {
   const TelemetryStore& store = window.session().store();
   QTRY_VERIFY_WITH_TIMEOUT(store.now() >= secondsToTime(120), 120000);
@@ -164,13 +175,7 @@ void ConsoleTest::replayJumpsToTheCrashAndSelectsIt() {
   QVERIFY2(result.code == 0, result.err.constData());
 
   MainWindow window;
-  window.resize(1600, 1000);
-  window.show();
-  SourceSpec spec;
-  spec.kind = SourceSpec::Recording;
-  spec.target = recording.toStdString();
-  spec.speed = 1;  // slow: the jump, not the playback, must bring the crash
-  window.openSource(makeSource(spec));
+  openRecording(window, recording);  // slow: the jump, not the playback, must bring the crash
   ReplayControlsPanel& replay = window.docks().replay();
   QVERIFY(replay.isVisible());
   replay.setKind(TimelineKind::Crash);
@@ -202,13 +207,7 @@ void ConsoleTest::notesOnARecording() {
   QVERIFY(given.saveFor(recording.toStdString(), nullptr));
 
   MainWindow window;
-  window.resize(1600, 1000);
-  window.show();
-  SourceSpec spec;
-  spec.kind = SourceSpec::Recording;
-  spec.target = recording.toStdString();
-  spec.speed = 1;
-  window.openSource(makeSource(spec));
+  openRecording(window, recording);
   auto* notes = window.findChild<NotesPanel*>();
   QVERIFY(notes);
   QCOMPARE(notes->list().count(), 2);
