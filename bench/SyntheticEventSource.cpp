@@ -115,7 +115,9 @@ class SyntheticEventSource::Generator {
     std::int64_t bytes_in_flight = 0;
     LinkState state = LinkState::Alive;
   };
-  Link& link(int p, int d) { return links_[static_cast<std::size_t>(p * decode_ + d)]; }
+  Link& link(int p, int d) {
+    return links_[static_cast<std::size_t>(p) * static_cast<std::size_t>(decode_) + static_cast<std::size_t>(d)];
+  }
   struct Session {
     SessionId id = 0;
     std::int32_t turn = 0, turns = 0;
@@ -269,7 +271,7 @@ class SyntheticEventSource::Generator {
     const RoutePath path = a.path;
     const AdmissionResult result = a.result;
     const std::int64_t tokens = a.tokens;
-    emit(out, t, std::move(a));
+    emit(out, t, a);
 
     if (result != AdmissionResult::Admitted) {
       RequestDone done;
@@ -298,7 +300,7 @@ class SyntheticEventSource::Generator {
           ev.granularity == EvictionGranularity::Session ? 1 : static_cast<std::int32_t>(rng_.between(2, 9));
       x.kv_used = std::max<std::int64_t>(0, x.kv_used - ev.tokens_freed);
       x.resident = std::max(0, x.resident - ev.sessions_hit);
-      emit(out, t, std::move(ev));
+      emit(out, t, ev);
     }
     x.kv_used += tokens;
     x.kv_peak = std::max(x.kv_peak, x.kv_used);
@@ -419,6 +421,16 @@ void SyntheticEventSource::takePushes(std::deque<Push>& into) {
   std::lock_guard lock(pushes_mutex_);
   for (const Push& p : pushes_) into.push_back(p);
   pushes_.clear();
+}
+
+void SyntheticEventSource::fillStore(const Options& options, SimTime until, TelemetryStore& store) {
+  Generator gen(options.events_per_sim_second, options.seed, options.decode, options.prefill);
+  std::vector<Event> batch;
+  while (gen.time() < until) {
+    batch.clear();
+    gen.generate(batch, 10'000);
+    store.ingest(batch);
+  }
 }
 
 void SyntheticEventSource::run() {

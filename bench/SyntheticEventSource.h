@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "core/source/Source.h"
+#include "core/telemetry/TelemetryStore.h"
 
 namespace kvscope::bench {
 
@@ -45,6 +46,9 @@ class SyntheticEventSource : public Source {
   };
 
   explicit SyntheticEventSource(Options options);
+  // A whole run at once, without a thread: events from a fresh generator for `options` ingested
+  // into `store` until simulated time `until` (the compare view's second run).
+  static void fillStore(const Options& options, SimTime until, TelemetryStore& store);
   ~SyntheticEventSource() override;
 
   std::string description() const override { return "synthetic benchmark source"; }

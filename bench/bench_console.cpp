@@ -8,6 +8,7 @@
 // 2. Memory: the source then produces as fast as the frame timer drains it (backlog bounded) until
 //    --events-for-memory (default 10M) events were ingested; RSS and the store's own estimate at 1M
 //    and at that count, and the ingest rate. The 1M mark usually falls in the live phase.
+// 3. --compare (instead of 1 and 2): the compare view with two whole runs, scrubbed (CompareViewBench.h).
 // Plain text output like the other bench_* programs; not run by CTest.
 #include <QApplication>
 #include <QCommandLineParser>
@@ -31,6 +32,7 @@
 #include "app/gui/WindowSize.h"
 #include "bench/BenchOptions.h"
 #include "bench/BenchStats.h"
+#include "bench/CompareViewBench.h"
 #include "bench/PeakRss.h"
 #include "bench/SyntheticEventSource.h"
 #include "core/run/HugePageHeap.h"
@@ -39,7 +41,9 @@
 #include "widgets/common/TelemetryPanel.h"
 
 using namespace kvscope;
+using kvscope::bench::CompareViewOptions;
 using kvscope::bench::procStatusMb;
+using kvscope::bench::runCompareViewBench;
 using kvscope::bench::Stats;
 using kvscope::bench::SyntheticEventSource;
 
@@ -108,6 +112,10 @@ int main(int argc, char** argv) {
        "strip leaves them too little height (64 D below ~1100 px): then the latency panel is hidden "
        "and not refreshed; 1600x1300 shows every panel.",
        "WxH", "1600x1000"},
+      {"compare",
+       "Instead of the live and memory phases: two whole runs of --compare-hours (default 1) with --decode "
+       "workers in the compare view, panned, zoomed and hovered frame by frame; A alone, then A and B."},
+      {"compare-hours", "With --compare: simulated hours of each run (default 1).", "H", "1"},
       {"panel-times",
        "Diagnosis: after each live frame, refresh every visible panel once more, timing each "
        "(adds work; the frame numbers then include it)."},
@@ -136,6 +144,14 @@ int main(int argc, char** argv) {
     QElapsedTimer settle;
     settle.start();
     while (settle.elapsed() < 300) QApplication::processEvents(QEventLoop::AllEvents, 50);
+  }
+  if (args.isSet("compare")) {
+    CompareViewOptions compare;
+    compare.decode = decode;
+    compare.prefill = prefill;
+    compare.hours = number("compare-hours", 0.001);
+    compare.events_per_sim_second = rate / sim_speed;
+    return runCompareViewBench(window, compare);
   }
   const double rss_idle = procStatusMb("VmRSS");
 

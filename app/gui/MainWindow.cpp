@@ -17,6 +17,7 @@
 
 #include <algorithm>
 
+#include "app/gui/CompareActions.h"
 #include "app/gui/ExportActions.h"
 #include "app/gui/FindingAlert.h"
 #include "app/gui/NoteActions.h"
@@ -26,9 +27,11 @@
 #include "app/gui/ShortcutsDialog.h"
 #include "app/gui/SourceFactory.h"
 #include "app/gui/SourceMenu.h"
+#include "app/gui/TwinRunActions.h"
 #include "backend/recording/KvrecSweepRecorder.h"
 #include "widgets/common/RunSession.h"
 #include "widgets/common/ViewState.h"
+#include "widgets/diagnosis/DiagnosisPanel.h"
 #include "widgets/knobs/KnobsPanel.h"
 #include "widgets/runs/RunsDock.h"
 #include "widgets/sweep/SweepForm.h"
@@ -182,6 +185,8 @@ void MainWindow::buildMenus() {
   runs_ = new RunsDock(*this, *session_, *view_, *view);  // a live sweep's runs, once one is marked
   source_menu_ = new SourceMenu(*this, *file);
   file->addAction(tr("New s&weep..."), this, [this] { showSweepWindow(); });
+  compare_ = new CompareActions(*this, *session_, *view_, *docks_);
+  compare_->addToFile(*file);
   file->addSeparator();
   auto* exports = new ExportActions(*this, *session_);
   exports->addTo(*file);
@@ -196,7 +201,16 @@ void MainWindow::buildMenus() {
   QAction* live = run->addAction(tr("Follow &live"), this, [this] { view_->setFollowLive(true); });
   live->setShortcut(Qt::Key_End);
   run->addSeparator();
-  (new NoteActions(*this, *session_, *view_))->addTo(*run);
+  auto* notes = new NoteActions(*this, *session_, *view_);
+  notes->addTo(*run);
+  if (auto* diagnosis = qobject_cast<DiagnosisPanel*>(docks_->panel("diagnosis")))
+    connect(diagnosis, &DiagnosisPanel::noteRequested, notes, [this, notes](const RunNote& note) {
+      QString error;
+      if (!notes->addNote(note.time, QString::fromStdString(note.text), &error))
+        QMessageBox::warning(this, tr("Notes"), error);
+    });
+  twin_ = new TwinRunActions(*this, *compare_);
+  twin_->addTo(*run);
   // The time axis's actions, on the one range every chart and the timeline read (ViewState).
   view->addSeparator();
   QAction* zoom_in = view->addAction(tr("Zoom &in"), view_, &ViewState::zoomIn);
@@ -206,6 +220,7 @@ void MainWindow::buildMenus() {
   view->addAction(tr("Reset &zoom (follow live)"), view_, &ViewState::resetZoom)
       ->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
   view->addAction(tr("&Go to time..."), this, &MainWindow::goToTime)->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_G));
+  compare_->addToView(*view);
   view->addSeparator();
   view->addAction(tr("&Reset layout"), this, &MainWindow::resetLayout);
 

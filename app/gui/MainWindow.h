@@ -11,6 +11,8 @@
 
 namespace kvscope {
 
+class CompareActions;
+class TwinRunActions;
 class FindingAlert;
 class SessionRecorder;
 class PanelDocks;
@@ -45,6 +47,8 @@ class MainWindow : public QMainWindow {
   PreviewController& preview() { return *preview_; }
   FindingAlert& findingAlert() { return *alert_; }
   SessionRecorder& sessionRecorder() { return *recorder_; }
+  CompareActions& compare() { return *compare_; }
+  TwinRunActions& twin() { return *twin_; }
   const QPushButton& notLiveBar() const { return *not_live_; }
   const QPushButton& pauseOffer() const { return *pause_offer_; }
   QString statusText() const { return status_->text(); }
@@ -79,6 +83,8 @@ class MainWindow : public QMainWindow {
   QPushButton* pause_offer_;
   FindingAlert* alert_ = nullptr;
   SessionRecorder* recorder_ = nullptr;
+  CompareActions* compare_ = nullptr;
+  TwinRunActions* twin_ = nullptr;
   Layout layout_;
   QSize screenshot_size_;
   bool screenshot_ = false;

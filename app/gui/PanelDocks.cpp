@@ -63,13 +63,14 @@ PanelDocks::PanelDocks(QMainWindow& window, ViewState& view, QMenu& view_menu)
   connect(kv_pools_, &KvPoolPanel::knobDragged, knobs_,
           [this](const std::string& knob, double value) { knobs_->setPendingValue(knob, value); });
   connect(diagnosis, &DiagnosisPanel::subjectsSelected, &view_, &ViewState::highlightWorkers);
-  // A worker picked in the strip, or a note added, changes what the charts draw: every panel
+  // A worker picked in the strip, a note added or a run compared changes what the charts draw: every panel
   // refreshes next frame (even on a paused replay, whose store does not move).
   const auto redraw = [this] {
     for (Seen& s : seen_) s = Seen{};
   };
   connect(&view_, &ViewState::workersSelected, this, redraw);
   connect(&view_, &ViewState::notesChanged, this, redraw);
+  connect(&view_, &ViewState::comparisonChanged, this, redraw);
   // A finding's knob fix: previewed as pending edits, or applied at once.
   auto setPending = [this](const std::map<std::string, double>& knobs) {
     for (const auto& [name, value] : knobs) knobs_->setPendingValue(name, value);
@@ -355,8 +356,8 @@ void PanelDocks::refresh(const TelemetryStore& store, bool force) {
   }
 }
 
-void PanelDocks::raiseWhatIf() {
-  if (QDockWidget* dock = dockNamed("whatIf")) {
+void PanelDocks::raisePanel(const char* id) {
+  if (QDockWidget* dock = dockNamed(id)) {
     dock->show();
     dock->raise();
   }

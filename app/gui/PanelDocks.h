@@ -60,7 +60,9 @@ class PanelDocks : public QObject {
   LatencyPanel& latency() const { return *latency_; }
   WhatIfPanel& whatIf() const { return *what_if_; }
   // Brings the what-if dock to the front (a preview is on its way).
-  void raiseWhatIf();
+  void raiseWhatIf() { raisePanel("whatIf"); }
+  // Shows panel `id` (PanelRegistry) and brings its dock to the front of its tabs.
+  void raisePanel(const char* id);
   // Draws a what-if preview's futures on every chart that shows them (null: none).
   void setPreview(const WhatIfResult* preview);
   const std::vector<TelemetryPanel*>& panels() const { return panels_; }

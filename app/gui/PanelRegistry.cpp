@@ -16,6 +16,7 @@
 #include "widgets/diagnosis/DiagnosisPanel.h"
 #include "widgets/knobs/KnobsPanel.h"
 #include "widgets/knobs/WhatIfPanel.h"
+#include "widgets/runs/RunComparePanel.h"
 #include "widgets/timeline/EventTimelinePanel.h"
 #include "widgets/timeline/NotesPanel.h"
 #include "widgets/timeline/ReplayControlsPanel.h"
@@ -62,6 +63,8 @@ const std::vector<PanelSpec>& panelSpecs() {
       {"decodeQueues", QT_TRANSLATE_NOOP("PanelDocks", "Decode queues"), "", Qt::BottomDockWidgetArea,
        workerChart("queued"), "timeline"},
       {"notes", QT_TRANSLATE_NOOP("PanelDocks", "Notes"), "", Qt::BottomDockWidgetArea, make<NotesPanel>, "timeline"},
+      {"compare", QT_TRANSLATE_NOOP("PanelDocks", "Compare runs"), "", Qt::BottomDockWidgetArea, make<RunComparePanel>,
+       "timeline"},
   };
   return specs;
 }

@@ -8,9 +8,11 @@
 #include <QSize>
 #include <QTimer>
 
+#include <cmath>
 #include <cstdio>
 
 #include "app/BuildInfo.h"
+#include "app/gui/CompareActions.h"
 #include "app/gui/MainWindow.h"
 #include "app/gui/ScreenshotRunner.h"
 #include "app/gui/SourceFactory.h"
@@ -27,11 +29,41 @@ namespace {
   std::exit(2);
 }
 
-// `kvscope run.kvrec` is `kvscope --replay run.kvrec`: the one positional argument is a recording.
+// `kvscope run.kvrec` is `kvscope --replay run.kvrec`: the one positional argument is a recording;
+// with --compare there are two, A (replayed) and B (drawn beside it).
 QString positionalRecording(const QCommandLineParser& args) {
   const QStringList rest = args.positionalArguments();
+  if (args.isSet("compare")) {
+    if (rest.size() != 2)
+      usageError("--compare: name two recordings, kvscope --compare A.kvrec B.kvrec (got " +
+                 QString::number(rest.size()) + ")");
+    return rest.front();
+  }
   if (rest.size() > 1) usageError("one recording at a time, got " + QString::number(rest.size()) + " arguments");
   return rest.isEmpty() ? QString() : rest.front();
+}
+
+// --compare-offset, checked before any window opens.
+double compareOffsetFrom(const QCommandLineParser& args) {
+  if (!args.isSet("compare-offset")) return 0;
+  bool ok = false;
+  const double offset = args.value("compare-offset").toDouble(&ok);
+  if (!ok || !std::isfinite(offset))
+    usageError("--compare-offset: expected seconds, got '" + args.value("compare-offset") + "'");
+  return offset;
+}
+
+// --compare A B: B read whole and drawn beside A, `offset` seconds later. False (said on stderr) when
+// B cannot be read.
+bool compareAtStart(MainWindow& window, const QCommandLineParser& args, double offset) {
+  if (!args.isSet("compare")) return true;
+  QString error;
+  if (!window.compare().compareNow(args.positionalArguments().at(1).toStdString(), &error)) {
+    std::fprintf(stderr, "kvscope: --compare: %s\n", error.toLocal8Bit().constData());
+    return false;
+  }
+  window.compare().setOffsetSeconds(offset);
+  return true;
 }
 
 SourceSpec specFrom(const QCommandLineParser& args, bool screenshot) {
@@ -65,6 +97,8 @@ SourceSpec specFrom(const QCommandLineParser& args, bool screenshot) {
   // A real cluster runs in real time: nothing here can speed it up.
   if (args.isSet("speed") && spec.kind == SourceSpec::Live) usageError("--speed does not go with --live");
   if (args.isSet("at") && spec.kind != SourceSpec::Recording) usageError("--at goes with a recording");
+  if (args.isSet("compare-offset") && !args.isSet("compare")) usageError("--compare-offset goes with --compare");
+  if (args.isSet("compare") && args.isSet("replay")) usageError("--compare names both recordings: --compare A B");
   bool ok = true;
   if (args.isSet("speed")) {
     spec.speed = args.value("speed").toDouble(&ok);
@@ -108,6 +142,10 @@ void describe(QCommandLineParser& args) {
       {"tls-ca", "With --connect: over TLS, trust this PEM root certificate (e.g. a self-signed server's own).",
        "FILE"},
       {"replay", "Replay a recording (the same as naming it alone: kvscope FILE.kvrec).", "FILE.kvrec"},
+      {"compare",
+       "Compare two recordings, named after the options: kvscope --compare A.kvrec B.kvrec replays A and draws B "
+       "beside it (A solid, B dashed) with both runs' numbers in the Compare runs panel."},
+      {"compare-offset", "With --compare: draw B this many seconds later (negative: earlier).", "SECONDS"},
       {"at", "With a recording: open it paused at this recorded second (with --screenshot: play on from there).",
        "SECONDS"},
       {"live", "Watch a live SGLang or vLLM cluster (and its Mooncake links) described by a cluster file.",
@@ -178,6 +216,7 @@ int main(int argc, char** argv) {
   if (!screenshot && (args.isSet("summary") || args.isSet("size")))
     usageError("--summary and --size go with --screenshot");
   const SourceSpec spec = specFrom(args, screenshot);
+  const double compare_offset = compareOffsetFrom(args);
 
   // A screenshot is of the default layout at a stated size, never of a user's saved one.
   MainWindow window(screenshot ? MainWindow::Layout::Default : MainWindow::Layout::Saved);
@@ -194,6 +233,7 @@ int main(int argc, char** argv) {
   Source* opened = source.get();
   window.showAtStart();
   window.openSource(std::move(source));
+  if (!compareAtStart(window, args, compare_offset)) return 1;
   if (args.isSet("at")) openAt(*opened, args.value("at"), !screenshot);
   if (screenshot) {
     auto* runner = new ScreenshotRunner(window, args.value("screenshot"), args.value("run-for").toDouble());

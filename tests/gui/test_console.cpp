@@ -29,6 +29,7 @@
 #include "widgets/charts/TimeSeriesChart.h"
 #include "widgets/common/RunSession.h"
 #include "widgets/common/ViewState.h"
+#include "widgets/diagnosis/DiagnosisPanel.h"
 #include "widgets/knobs/KnobsPanel.h"
 #include "widgets/runs/MarkedRunTableModel.h"
 #include "widgets/runs/RunsDock.h"
@@ -237,6 +238,19 @@ void ConsoleTest::notesOnARecording() {
   QCOMPARE(RunNotes::loadFor(recording.toStdString()).notes().at(1).text, std::string("look here"));
   QVERIFY(!actions->addNote(secondsToTime(310), "  ", &error));
   QVERIFY2(error.contains("needs a text"), qPrintable(error));
+  // A finding kept as a note (the findings table's context menu): at its window's start, named.
+  auto* diagnosis = window.findChild<DiagnosisPanel*>();
+  QVERIFY(diagnosis);
+  QTRY_VERIFY_WITH_TIMEOUT(!window.session().store().findings().empty(), 30000);
+  const Finding finding = window.session().store().findings().front();
+  emit diagnosis->noteRequested(DiagnosisPanel::noteOf(finding));
+  QCOMPARE(notes->list().count(), 4);
+  bool kept = false;
+  const RunNotes saved = RunNotes::loadFor(recording.toStdString());
+  for (const RunNote& n : saved.notes())
+    kept = kept || (std::abs(n.time - secondsToTime(finding.window_start_s)) <= 1 &&
+                    n.text == DiagnosisPanel::noteOf(finding).text);
+  QVERIFY(kept);
 }
 
 void ConsoleTest::screenshotModeWritesThePng() {

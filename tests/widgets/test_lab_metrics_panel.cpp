@@ -50,9 +50,11 @@ class TestLabMetricsPanel : public QObject {
       QCOMPARE(panel.workers().item(w, 2)->text(),
                QString::number(*m.worker_ttft_p90_s[static_cast<std::size_t>(w)], 'f', 3));
 
-    // The chart: ceiling, all, then one line per worker; the "all" line is the store's series.
+    // The chart: ceiling, all, then one line per worker; the "all" line is the store's series. Last,
+    // a compared run's "all", which draws nothing with no run compared.
     TimeSeriesChart& chart = panel.apcChart();
-    QCOMPARE(chart.seriesCount(), 2 + 3);
+    QCOMPARE(chart.seriesCount(), 2 + 3 + 1);
+    QVERIFY(chart.drawnColumns(5).empty());
     const auto& all = chart.drawnColumns(1);
     const auto expected = chart.envelopeOf(store.apcSeries(), 100);
     QCOMPARE(all.size(), expected.size());

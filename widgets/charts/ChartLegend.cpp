@@ -66,6 +66,10 @@ void ChartLegend::paint(QPainter& p, const QColor& text_color, const QColor& mut
         p.setPen(QPen(e.color, 1, Qt::DashLine));
         p.drawLine(x, mid, x + 12, mid);
         break;
+      case LegendEntry::Kind::Line:  // a compared pair's solid side
+        p.setPen(QPen(e.color, 1));
+        p.drawLine(x, mid, x + 12, mid);
+        break;
       case LegendEntry::Kind::Band: {
         QColor fill = e.color;
         fill.setAlpha(90);

@@ -16,7 +16,7 @@ class QPainter;
 namespace kvscope {
 
 struct LegendEntry {
-  enum class Kind { Swatch, Ghost, Dash, Band };
+  enum class Kind { Swatch, Ghost, Dash, Line, Band };
   Kind kind = Kind::Swatch;
   QString text;
   QColor color;

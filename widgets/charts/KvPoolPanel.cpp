@@ -27,6 +27,7 @@ std::vector<WorkerChartSpec> kvPoolCharts() {
   charts[0].stretch = 3;
   charts[0].y_range = std::pair{0.0, 100.0};
   charts[0].unit = QStringLiteral("%");
+  charts[0].difference_when_compared = true;  // where two runs part: KV use A - B
   charts[1].gauge = WorkerGauge::ResidentSessions;
   charts[1].title = KvPoolPanel::tr("Resident sessions");
   charts[1].stretch = 2;

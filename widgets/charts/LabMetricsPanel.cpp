@@ -6,6 +6,7 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
+#include "core/telemetry/ComparedRun.h"
 #include "core/telemetry/TelemetryStore.h"
 #include "widgets/charts/KnobMarkers.h"
 #include "widgets/charts/LabPlots.h"
@@ -97,6 +98,8 @@ void LabMetricsPanel::rebuildSeries(const TelemetryStore& store) {
   lined_workers_ = workers.size() <= static_cast<std::size_t>(kLinesAbove) ? workers.size() : 0;
   for (std::size_t w = 0; w < lined_workers_; ++w)
     apc_->addSeries(QString::fromStdString(workers[w].info.name), workerColor(static_cast<int>(w)));
+  // The compared run's APC over all workers, dashed (drawn only while a run is compared).
+  compared_series_ = apc_->addSeries(tr("all B"), QColor(30, 30, 30), TimeSeriesChart::Style::Compared, tr("all"));
   workers_->setRowCount(static_cast<int>(workers.size()));
 }
 
@@ -113,6 +116,11 @@ void LabMetricsPanel::refresh(const TelemetryStore& store) {
   const auto& workers = store.workers();
   for (std::size_t w = 0; w < lined_workers_ && w < workers.size(); ++w)
     apc_->setSeriesData(2 + static_cast<int>(w), workers[w].apc, 100);
+  if (const ComparedRun* other = view().comparison())
+    apc_->setComparedData(compared_series_, other->store_b.apcSeries(), 100, view().comparisonOffset(),
+                          other->store_b.now());
+  else
+    apc_->clearSeriesData(compared_series_);
   if (lined_workers_ == 0 && !workers.empty()) {
     std::vector<std::vector<EnvelopeColumn>> envelopes;
     envelopes.reserve(workers.size());

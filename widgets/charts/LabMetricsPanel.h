@@ -46,6 +46,7 @@ class LabMetricsPanel : public TelemetryPanel {
   QTableWidget* classes_;
   QTableWidget* workers_;
   std::uint64_t run_id_ = ~0ull;
+  int compared_series_ = 0;  // the compared run's "all" (ViewState::comparison)
   std::size_t lined_workers_ = 0;
   QElapsedTimer since_tables_;
 };

@@ -8,6 +8,7 @@
 #include <QVBoxLayout>
 
 #include "core/run/WhatIfPreview.h"
+#include "core/telemetry/ComparedRun.h"
 #include "core/telemetry/TelemetryStore.h"
 #include "widgets/charts/KnobMarkers.h"
 #include "widgets/charts/TimeSeriesChart.h"
@@ -50,6 +51,9 @@ LatencyPanel::LatencyPanel(ViewState& view, QWidget* parent)
       chart_->addSeries(name + (with ? tr(" with the change") : tr(" without the change")), color,
                         TimeSeriesChart::Style::GhostPoints, name);
     }
+  // Series 6-7: the compared run's (ViewState::comparison), dashed beside this run's.
+  chart_->addSeries(tr("TTFT B"), QColor(0x1f, 0x77, 0xb4), TimeSeriesChart::Style::ComparedPoints, tr("TTFT"));
+  chart_->addSeries(tr("E2E B"), QColor(0xff, 0x7f, 0x0e), TimeSeriesChart::Style::ComparedPoints, tr("E2E"));
   auto* top = new QHBoxLayout;
   top->addWidget(new QLabel(tr("Window:"), this));
   top->addWidget(window_);
@@ -96,6 +100,14 @@ void LatencyPanel::refresh(const TelemetryStore& store) {
   chart_->setHoldUntil(store.now());
   chart_->setSeriesData(0, store.ttftSeries());
   chart_->setSeriesData(1, store.e2eSeries());
+  if (const ComparedRun* other = view().comparison()) {
+    const SimTime offset = view().comparisonOffset();
+    chart_->setComparedData(6, other->store_b.ttftSeries(), 1, offset, other->store_b.now());
+    chart_->setComparedData(7, other->store_b.e2eSeries(), 1, offset, other->store_b.now());
+  } else {
+    chart_->clearSeriesData(6);
+    chart_->clearSeriesData(7);
+  }
   drawPreview();
   chart_->setMarkers(knobMarkers(store, view()));
   // Percentiles sort the window's samples: about four times a second is plenty to read them.

@@ -12,6 +12,7 @@
 
 #include "widgets/charts/AxisTicks.h"
 #include "widgets/charts/ChartExport.h"
+#include "widgets/common/PaletteTint.h"
 #include "widgets/common/ViewState.h"
 
 namespace kvscope {
@@ -112,15 +113,35 @@ void TimeSeriesChart::clearBand() {
 void TimeSeriesChart::setSeriesData(int index, const MinMaxSeries& data, double scale) {
   Series& s = series_[static_cast<std::size_t>(index)];
   EnvelopeOptions options;
-  options.hold = s.style != Style::Points && s.style != Style::GhostPoints;
+  options.hold = !isPoints(s.style);
   options.hold_until = hold_until_;
-  s.columns = data.envelope(grid(), options);
+  assignColumns(s, data.envelope(grid(), options), scale);
+}
+
+void TimeSeriesChart::setComparedData(int index, const MinMaxSeries& data, double scale, SimTime shift,
+                                      SimTime hold_until) {
+  Series& s = series_[static_cast<std::size_t>(index)];
+  EnvelopeOptions options;
+  options.hold = !isPoints(s.style);
+  options.hold_until = hold_until;
+  const ColumnGrid g = grid();
+  assignColumns(s, data.envelope({g.from - shift, g.to - shift, g.columns}, options), scale);
+}
+
+void TimeSeriesChart::setSeriesColumns(int index, std::vector<EnvelopeColumn> columns) {
+  assignColumns(series_[static_cast<std::size_t>(index)], std::move(columns), 1.0);
+}
+
+void TimeSeriesChart::assignColumns(Series& s, std::vector<EnvelopeColumn> columns, double scale) {
+  s.columns = std::move(columns);
   s.max = 0;
+  s.min = 0;
   for (EnvelopeColumn& c : s.columns) {
     if (!c.present) continue;
     c.lo *= scale;
     c.hi *= scale;
     s.max = std::max(s.max, c.hi);
+    s.min = std::min(s.min, c.lo);
   }
   if (!fixed_y_) fitY();
   update();
@@ -130,6 +151,7 @@ void TimeSeriesChart::clearSeriesData(int index) {
   Series& s = series_[static_cast<std::size_t>(index)];
   s.columns.clear();
   s.max = 0;
+  s.min = 0;
   update();
 }
 
@@ -198,13 +220,13 @@ void TimeSeriesChart::setFixedYRange(double min, double max) {
 // The axis top moves only to tidy values, so it changes rarely while a run plays.
 void TimeSeriesChart::fitY() {
   double hi = 0;
-  for (const Series& s : series_) hi = std::max(hi, s.max);
+  for (const Series& s : series_) hi = std::max({hi, s.max, signed_y_ ? -s.min : 0.0});
   for (const Threshold& t : thresholds_) hi = std::max(hi, t.value);
   for (const BandColumn& b : band_)
     if (b.present) hi = std::max(hi, b.hi);
   double top = AxisTicks::niceTop(hi * 1.05);
   if (integer_) top = std::max(top, 5.0);
-  y_min_ = 0;
+  y_min_ = signed_y_ ? -top : 0;
   y_max_ = top;
   // The y labels set the left margin, hence the plot's width: columns computed for another width
   // would be drawn off by a pixel or two until the panel refreshes again, which it is told to.
@@ -253,16 +275,22 @@ void TimeSeriesChart::paintEvent(QPaintEvent*) {
   }
   paintNowLine(p, plot);
   paintBand(p, plot);
-  // Ghosts (a preview's futures) under the real series; each column one filled run of pixels.
+  // Ghosts (a preview's futures) under the real series; each column one filled run of pixels. A
+  // compared run's gauge is dashed: runs of kDash columns drawn, kDash left out.
+  constexpr int kDash = 4;
   for (const Style pass : {Style::Ghost, Style::Gauge}) {
     for (const Series& s : series_) {
       if (isGhost(s.style) != (pass == Style::Ghost) || hiddenSeries(s)) continue;
       QColor color = s.color;
       color.setAlpha(seriesAlpha(s));
+      // Faint points, mixed into the background rather than blended: a translucent fill of a column
+      // taller than ~96 px is handed to Qt's thread pool span by span (2-3 ms a chart per frame).
+      if (s.style == Style::ComparedPoints) color = mixHue(pal.color(QPalette::Base), color, color.alphaF());
+      const bool dashed = s.style == Style::Compared;
       const int n = std::min(static_cast<int>(s.columns.size()), plot.width());
       for (int c = 0; c < n; ++c) {
         const EnvelopeColumn& col = s.columns[static_cast<std::size_t>(c)];
-        if (!col.present) continue;
+        if (!col.present || (dashed && (c / kDash) % 2 == 1)) continue;
         const int top = yOf(col.hi), bottom = yOf(col.lo);
         p.fillRect(QRect(plot.left() + c, top, 1, bottom - top + 1), color);
       }

@@ -35,19 +35,28 @@ class TimeSeriesChart : public QWidget {
     QString label;
   };
   // Ghost and GhostPoints: a what-if preview's future, drawn faint and under the real series, held
-  // like a gauge or as points like a latency.
-  enum class Style { Gauge, Points, Ghost, GhostPoints };
+  // like a gauge or as points like a latency. Compared and ComparedPoints: the same series of the
+  // run compared with this one (ViewState::comparison), drawn dashed beside it.
+  enum class Style { Gauge, Points, Ghost, GhostPoints, Compared, ComparedPoints };
   static bool isGhost(Style s) { return s == Style::Ghost || s == Style::GhostPoints; }
+  static bool isCompared(Style s) { return s == Style::Compared || s == Style::ComparedPoints; }
+  static bool isPoints(Style s) { return s == Style::Points || s == Style::GhostPoints || s == Style::ComparedPoints; }
 
   TimeSeriesChart(ViewState& view, const QString& title, QWidget* parent = nullptr);
   const QString& title() const { return title_; }
 
   // A ghost's `owner` is the series it forecasts ("D1" for "D1 with the change"): it fades and
-  // hides with it, and the legend names it by what is left ("with the change").
+  // hides with it, and the legend names it by what is left ("with the change"). A compared
+  // series' owner is this run's series of the same name: they hide together.
   int addSeries(const QString& name, const QColor& color, Style style = Style::Gauge, const QString& owner = {});
   void clearSeries();  // drops the data series (a new run), keeps thresholds
   // Takes series `index`'s envelope from `data` over the view's range, values times `scale`.
   void setSeriesData(int index, const MinMaxSeries& data, double scale = 1.0);
+  // The compared run's series `index` (a Compared style): its time t drawn at t + shift, held to
+  // `hold_until` (that run's own end).
+  void setComparedData(int index, const MinMaxSeries& data, double scale, SimTime shift, SimTime hold_until);
+  // Columns computed by the panel (a difference of two series), one per plot column.
+  void setSeriesColumns(int index, std::vector<EnvelopeColumn> columns);
   void clearSeriesData(int index);  // draws nothing for it (e.g. a ghost with no preview)
   // Gauges hold their newest sample up to here (the run's current time).
   void setHoldUntil(SimTime now) { hold_until_ = now; }
@@ -84,6 +93,7 @@ class TimeSeriesChart : public QWidget {
   std::vector<Marker> drawnMarkers() const;
   void setHighlight(SimTime from, SimTime to);                 // to <= from clears it
   void setFixedYRange(double min, double max);                 // otherwise the y axis fits the data from 0
+  void setSignedY(bool symmetric) { signed_y_ = symmetric; }   // fits -m..m to the data (a difference)
   void setIntegerValues(bool integer) { integer_ = integer; }  // y ticks at whole numbers only
   // Said after every value the cursor and the tooltip read out ("%", "s", "requests").
   void setUnit(const QString& unit) { unit_ = unit; }
@@ -129,6 +139,7 @@ class TimeSeriesChart : public QWidget {
     QString owner;  // a ghost's real series
     std::vector<EnvelopeColumn> columns;
     double max = 0;  // the largest drawn value, for the y axis
+    double min = 0;  // the smallest (below 0 only in a difference)
   };
   struct Threshold {
     QString label;
@@ -139,10 +150,13 @@ class TimeSeriesChart : public QWidget {
   };
 
   void fitY();
+  void assignColumns(Series& s, std::vector<EnvelopeColumn> columns, double scale);
+  std::vector<LegendEntry> comparedEntries() const;
   AxisTicks yTicks(int plot_height) const;
   void paintAxes(QPainter& p, const QRect& plot);
   void paintLegend(QPainter& p);
   std::vector<LegendEntry> legendEntries() const;
+  static bool ownedBy(Style s) { return isGhost(s) || isCompared(s); }  // drawn for another series
   bool hiddenSeries(const Series& s) const { return hidden_.contains(s.owner.isEmpty() ? s.name : s.owner); }
   int seriesAlpha(const Series& s) const;
   QString withUnit(const QString& value) const { return unit_.isEmpty() ? value : value + QLatin1Char(' ') + unit_; }
@@ -172,7 +186,7 @@ class TimeSeriesChart : public QWidget {
   std::vector<Marker> markers_;
   SimTime highlight_from_ = 0, highlight_to_ = 0;
   SimTime hold_until_ = std::numeric_limits<SimTime>::min();
-  bool fixed_y_ = false, integer_ = false;
+  bool fixed_y_ = false, integer_ = false, signed_y_ = false;
   QString unit_;
   double y_min_ = 0, y_max_ = 1;
   enum class Drag { None, Pan, Threshold, Box } drag_ = Drag::None;

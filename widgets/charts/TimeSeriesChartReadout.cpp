@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/telemetry/ComparedRun.h"
 #include "widgets/charts/TimeSeriesChart.h"
 #include "widgets/common/ViewState.h"
 
@@ -25,9 +26,9 @@ void TimeSeriesChart::toggleSeries(const QString& name, bool isolate) {
   if (!isolate) return setSeriesHidden(name, !isSeriesHidden(name));
   bool alone = !isSeriesHidden(name);
   for (const Series& s : series_)
-    if (!isGhost(s.style) && s.name != name && !isSeriesHidden(s.name)) alone = false;
+    if (!ownedBy(s.style) && s.name != name && !isSeriesHidden(s.name)) alone = false;
   for (const Series& s : series_)
-    if (!isGhost(s.style)) setSeriesHidden(s.name, alone ? false : s.name != name);
+    if (!ownedBy(s.style)) setSeriesHidden(s.name, alone ? false : s.name != name);
 }
 
 // Real data is never fainter than a forecast: a ghost gets at most half its real series' alpha,
@@ -36,6 +37,8 @@ int TimeSeriesChart::seriesAlpha(const Series& s) const {
   const QString& real = s.owner.isEmpty() ? s.name : s.owner;
   const bool faded = !view_.highlightedWorkers().isEmpty() && !view_.isHighlighted(real);
   const int real_alpha = faded ? 60 : 255;
+  // The compared run's points sit among this run's: fainter, so both clouds read.
+  if (s.style == Style::ComparedPoints) return std::min(faded ? real_alpha : 255, 110);
   if (!isGhost(s.style)) return faded ? real_alpha : s.color.alpha();
   const int own = s.color.alpha() == 255 ? 120 : s.color.alpha();
   return std::min(own, real_alpha / 2);
@@ -62,12 +65,33 @@ void TimeSeriesChart::paintLegend(QPainter& p) {
   });
 }
 
-// Reading order: the series, each kind of forecast drawn now ("without the change", "with the
+// With a run compared, which run is which: "A" solid and "B" dashed, each with its file's name cut to
+// fit, before everything else (the full names are in the Compare panel and the window's title).
+std::vector<LegendEntry> TimeSeriesChart::comparedEntries() const {
+  const ComparedRun* run = view_.comparison();
+  if (!run) return {};
+  const bool drawn = std::any_of(series_.begin(), series_.end(), [](const Series& s) {
+    return isCompared(s.style) &&
+           std::any_of(s.columns.begin(), s.columns.end(), [](const EnvelopeColumn& c) { return c.present; });
+  });
+  if (!drawn) return {};
+  const QFontMetrics fm = fontMetrics();
+  const int room = fm.horizontalAdvance(QLatin1Char('x')) * 18;
+  const auto name = [&](const char* side, const std::string& file) {
+    return QStringLiteral("%1: %2").arg(QLatin1String(side),
+                                        fm.elidedText(QString::fromStdString(file), Qt::ElideMiddle, room));
+  };
+  const QColor text = palette().color(QPalette::Text);
+  return {{LegendEntry::Kind::Line, name("A", run->name_a), text, {}, false},
+          {LegendEntry::Kind::Dash, name("B", run->name_b), text, {}, false}};
+}
+
+// Reading order: the compared runs' names, the series, each kind of forecast drawn now ("without the change", "with the
 // change"), the thresholds, the band (most of the workers, when there are many).
 std::vector<LegendEntry> TimeSeriesChart::legendEntries() const {
-  std::vector<LegendEntry> entries;
+  std::vector<LegendEntry> entries = comparedEntries();
   for (const Series& s : series_)
-    if (!isGhost(s.style)) entries.push_back({LegendEntry::Kind::Swatch, s.name, s.color, s.name, hiddenSeries(s)});
+    if (!ownedBy(s.style)) entries.push_back({LegendEntry::Kind::Swatch, s.name, s.color, s.name, hiddenSeries(s)});
   QStringList forecasts;
   for (const Series& s : series_) {
     if (!isGhost(s.style) || hiddenSeries(s)) continue;

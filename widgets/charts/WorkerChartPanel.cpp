@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "core/run/WhatIfPreview.h"
+#include "core/telemetry/ComparedRun.h"
 #include "core/telemetry/TelemetryStore.h"
 #include "widgets/charts/KnobMarkers.h"
 #include "widgets/charts/WorkerBand.h"
@@ -53,6 +54,13 @@ WorkerChartPanel::WorkerChartPanel(ViewState& view, std::vector<WorkerChartSpec>
     chart.view->setIntegerValues(spec.integer_values);
     chart.view->setUnit(spec.unit);
     layout->addWidget(chart.view, spec.stretch);
+    if (spec.difference_when_compared) {
+      chart.difference = new TimeSeriesChart(view, tr("%1, A - B").arg(spec.title), this);
+      chart.difference->setSignedY(true);
+      chart.difference->setUnit(spec.unit == QStringLiteral("%") ? tr("points") : spec.unit);
+      chart.difference->hide();
+      layout->addWidget(chart.difference, std::max(1, spec.stretch / 2));
+    }
     chart.spec = std::move(spec);
     charts_.push_back(std::move(chart));
   }
@@ -105,6 +113,15 @@ void WorkerChartPanel::rebuild(const TelemetryStore& store) {
   }
   if (band_workers_.empty())
     for (Chart& c : charts_) c.view->clearBand();
+  // The compared run's lines: after the ghosts, so the ghosts' indices do not depend on a comparison.
+  const int ghosts = 2 * static_cast<int>(workers_.size());
+  compared_base_ = static_cast<int>(workers_.size()) + ghosts;
+  compared_workers_.clear();
+  for (Chart& c : charts_)
+    if (c.difference) {
+      c.difference->clearSeries();
+      c.difference->setVisible(compared_ != nullptr);
+    }
   // Two ghosts per line, drawn only while a preview is shown.
   ghost_base_ = static_cast<int>(workers_.size());
   for (int future = 0; future < 2; ++future)
@@ -114,6 +131,48 @@ void WorkerChartPanel::rebuild(const TelemetryStore& store) {
       const QColor color = ghost(colors[k], future == 0 ? 70 : 160);
       for (Chart& c : charts_) c.view->addSeries(name, color, TimeSeriesChart::Style::Ghost, owner);
     }
+  if (!compared_) return;
+  const auto& others = compared_->store_b.workers();
+  for (std::size_t k = 0; k < workers_.size(); ++k) {
+    const QString name = workerName(store, workers_[k]);
+    const auto same = std::find_if(others.begin(), others.end(),
+                                   [&](const auto& w) { return QString::fromStdString(w.info.name) == name; });
+    compared_workers_.push_back(same == others.end() ? -1 : static_cast<int>(same - others.begin()));
+    for (Chart& c : charts_) {
+      c.view->addSeries(name + tr(" B"), colors[k], TimeSeriesChart::Style::Compared, name);
+      if (c.difference) c.difference->addSeries(name, colors[k]);
+    }
+  }
+}
+
+// Each line's twin in the compared run, at the view's offset, and each difference chart's A - B:
+// per column where both runs have a value, the difference of the columns' mid values.
+void WorkerChartPanel::drawCompared() {
+  if (!compared_) return;
+  const TelemetryStore& other = compared_->store_b;
+  for (Chart& c : charts_) {
+    for (std::size_t k = 0; k < compared_workers_.size(); ++k) {
+      const int index = compared_base_ + static_cast<int>(k);
+      if (index >= c.view->seriesCount()) break;
+      if (compared_workers_[k] < 0) {
+        c.view->clearSeriesData(index);
+        continue;
+      }
+      c.view->setComparedData(index,
+                              other.workers()[static_cast<std::size_t>(compared_workers_[k])].gauge(c.spec.gauge),
+                              c.spec.scale, view().comparisonOffset(), other.now());
+      if (!c.difference || static_cast<int>(k) >= c.difference->seriesCount()) continue;
+      const auto& a = c.view->drawnColumns(static_cast<int>(k));
+      const auto& b = c.view->drawnColumns(index);
+      std::vector<EnvelopeColumn> diff(std::min(a.size(), b.size()));
+      for (std::size_t col = 0; col < diff.size(); ++col) {
+        if (!a[col].present || !b[col].present) continue;
+        const double d = (a[col].lo + a[col].hi) / 2 - (b[col].lo + b[col].hi) / 2;
+        diff[col] = EnvelopeColumn{true, a[col].exact && b[col].exact, d, d};
+      }
+      c.difference->setSeriesColumns(static_cast<int>(k), std::move(diff));
+    }
+  }
 }
 
 void WorkerChartPanel::drawBands(const TelemetryStore& store) {
@@ -142,7 +201,10 @@ void WorkerChartPanel::refresh(const TelemetryStore& store) {
     for (Chart& c : charts_) c.view->clearSeries();
   }
   if (charts_.empty()) return;
-  if (std::vector<int> lines = chooseLines(store); lines != workers_ || chart(0).seriesCount() == 0) {
+  const bool compared_changed = view().comparison() != compared_;
+  compared_ = view().comparison();
+  if (std::vector<int> lines = chooseLines(store);
+      lines != workers_ || chart(0).seriesCount() == 0 || compared_changed) {
     workers_ = std::move(lines);
     rebuild(store);
   }
@@ -156,6 +218,9 @@ void WorkerChartPanel::refresh(const TelemetryStore& store) {
   }
   drawBands(store);
   drawPreview();
+  drawCompared();
+  for (Chart& c : charts_)
+    if (c.difference) c.difference->setMarkers(markers);
   decorate(store);
 }
 

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -15,6 +16,8 @@
 #include "core/run/RunNotes.h"
 
 namespace kvscope {
+
+struct ComparedRun;
 
 class ViewState : public QObject {
   Q_OBJECT
@@ -96,6 +99,18 @@ class ViewState : public QObject {
     goToTime(time);
     emit jumpRequested(time);
   }
+  // A second run drawn beside this one, B dashed beside A solid (File > Compare with...); null when
+  // none. B's time t is drawn at A's time t + comparisonOffset(), so runs that started apart align.
+  void setComparison(std::shared_ptr<const ComparedRun> run) {
+    comparison_ = std::move(run);
+    emit comparisonChanged();
+  }
+  const ComparedRun* comparison() const { return comparison_.get(); }
+  void setComparisonOffset(SimTime offset) {
+    comparison_offset_ = offset;
+    emit comparisonChanged();
+  }
+  SimTime comparisonOffset() const { return comparison_offset_; }
 
  signals:
   // Fully qualified types: moc matches a signal's arguments by their spelled names.
@@ -109,6 +124,7 @@ class ViewState : public QObject {
   void workersSelected(const QStringList& workers);
   void notesChanged();
   void jumpRequested(kvscope::SimTime time);
+  void comparisonChanged();
 
  private:
   void set(SimTime from, SimTime to);
@@ -132,6 +148,8 @@ class ViewState : public QObject {
   std::int64_t last_remembered_ms_ = -1;
   QStringList selected_workers_;
   std::vector<RunNote> notes_;
+  std::shared_ptr<const ComparedRun> comparison_;
+  SimTime comparison_offset_ = 0;
 };
 
 }  // namespace kvscope

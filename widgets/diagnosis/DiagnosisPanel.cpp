@@ -1,11 +1,13 @@
 #include "widgets/diagnosis/DiagnosisPanel.h"
 
 #include <algorithm>
+#include <cstdio>
 
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QKeyEvent>
 #include <QLabel>
+#include <QMenu>
 #include <QPushButton>
 #include <QScrollArea>
 #include <QSplitter>
@@ -81,6 +83,25 @@ void DiagnosisPanel::buildFindingsTable() {
   // line of its row rather than cutting it.
   table_->setWordWrap(true);
   table_->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  // A finding kept as a note on the recording: at its window's start, named with its subjects.
+  table_->setContextMenuPolicy(Qt::CustomContextMenu);
+  connect(table_, &QWidget::customContextMenuRequested, this, [this](const QPoint& pos) {
+    const Finding* f = model_->finding(table_->indexAt(pos).row());
+    if (!f) return;
+    QMenu menu(table_);
+    menu.addAction(tr("Add as a note on the run"), this, [this, f] { emit noteRequested(noteOf(*f)); });
+    menu.exec(table_->viewport()->mapToGlobal(pos));
+  });
+}
+
+RunNote DiagnosisPanel::noteOf(const Finding& f) {
+  std::string text = f.mode + " - " + f.name;
+  if (!f.subjects.empty()) text += " (" + f.subjectsText() + ")";
+  char window[64];
+  std::snprintf(window, sizeof window, ", %.1f - %.1f s", f.window_start_s, f.window_end_s);
+  text += window;
+  if (f.resolved) text += ", resolved";
+  return {secondsToTime(f.window_start_s), text};
 }
 
 // The selected finding in full, with the buttons that preview or apply its knob fix.

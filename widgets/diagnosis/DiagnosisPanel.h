@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 
+#include "core/run/RunNotes.h"
 #include "widgets/common/TelemetryPanel.h"
 
 class QLabel;
@@ -51,6 +52,8 @@ class DiagnosisPanel : public TelemetryPanel {
   // Whether the run takes knob changes: on a read-only run (a live cluster without our router, a
   // recording) the fix buttons are disabled and their tooltip says why.
   void setFixesAllowed(bool allowed, const QString& why_not);
+  // The note a finding becomes (the table's context menu, "Add as a note on the run").
+  static RunNote noteOf(const Finding& f);
 
  signals:
   void fixPreviewRequested(const std::map<std::string, double>& knobs);
@@ -59,6 +62,8 @@ class DiagnosisPanel : public TelemetryPanel {
   void policyFixApplyRequested(const std::string& policy);
   // The workers and links the selected finding concerns (highlighted in every panel).
   void subjectsSelected(const QStringList& subjects);
+  // A finding to keep as a note on the open recording (NoteActions adds it).
+  void noteRequested(const kvscope::RunNote& note);
 
  private:
   void buildFindingsTable();
