@@ -9,6 +9,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 
 #include <sys/stat.h>
@@ -142,6 +143,44 @@ class TestCliImport : public QObject {
     // The reuse the engines reported, rebuilt as prefix chains (to the chains' 256-token blocks).
     QVERIFY(std::abs(predicted.value("apc").toDouble() - measured.value("apc").toDouble()) < 0.03);
     QVERIFY2(twin.out.contains("prefix chains built from the cached tokens"), twin.out.constData());
+  }
+
+  // The bundled run with its requests (cluster-requests.yaml: each decode server's scheduler log and
+  // its --log-requests JSON lines): the recording holds every finished request the lines name, with
+  // the hit rate they report, and `calibrate check --against` compares the twin with exactly those.
+  void theBundledRunWithItsRequestsIsATwinTarget() {
+    int lines = 0;
+    double prompt = 0, cached = 0;
+    for (const char* name : {"d0-requests.log", "d1-requests.log", "d2-requests.log"}) {
+      QFile log(runFile(name));
+      QVERIFY(log.open(QIODevice::ReadOnly));
+      for (const QByteArray& line : log.readAll().split('\n')) {
+        if (line.trimmed().isEmpty()) continue;
+        const QJsonObject meta =
+            QJsonDocument::fromJson(line).object().value("out").toObject().value("meta_info").toObject();
+        prompt += meta.value("prompt_tokens").toDouble();
+        cached += meta.value("cached_tokens").toDouble();
+        ++lines;
+      }
+    }
+    QVERIFY(lines > 500);
+    QTemporaryDir dir;
+    const QString rec = dir.filePath("run.kvrec");
+    RUN_EXPECT(imp, 0, QStringList{"import", "--cluster", runFile("cluster-requests.yaml"), "-o", rec});
+    RUN_EXPECT(report, 0, QStringList{"report", rec, "--format", "json"});
+    const QJsonObject measured = QJsonDocument::fromJson(report.out).object();
+    QCOMPARE(measured.value("requests").toObject().value("completed").toInt(), lines);
+    QVERIFY(std::abs(measured.value("apc").toDouble() - cached / prompt) < 1e-9);
+    // The scheduler logs' failures are still named beside the requests.
+    QVERIFY(findings(report.out).contains("D"));
+    RUN_EXPECT(
+        check, 0,
+        QStringList{"calibrate", "check", "--against", rec, "--scenario", "e3-load-floor", "--seeds", "2", "--quiet"});
+    const QString apc = QString::number(cached / prompt, 'f', 3);
+    QVERIFY2(
+        QString::fromUtf8(check.out).contains(QRegularExpression("run +apc +" + QRegularExpression::escape(apc) + " ")),
+        check.out.constData());
+    QVERIFY2(check.out.contains("prompt prefix chains built from the cached tokens"), check.out.constData());
   }
 
   void filesOnTheCommandLine() {

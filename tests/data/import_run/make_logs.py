@@ -11,7 +11,9 @@ the values are made up, by a fixed-seed generator, so that the run holds three k
     transfer engine logs its own view (mode A).
 Run it again to re-create the files byte for byte: python3 make_logs.py
 """
+import collections
 import datetime
+import json
 import random
 
 rnd = random.Random(20260820)
@@ -128,6 +130,63 @@ while t < LINK_UP_S:
         mc.append(glog("E", t + 0.001, 140233, "worker_pool.cpp:237",
                        "Worker: Cannot make connection for endpoint: %s@mlx5_0, mark it inactive" % D_ADDR["D0"]))
     t += rnd.uniform(2, 6)
+
+# The same run's requests as the decode servers' --log-requests lines (--log-requests-format json), in
+# files of their own so the scheduler logs above stay as they were: cluster-requests.yaml reads both.
+# python/sglang/srt/utils/request_logger.py @ f82c6bdd969d4b6dfe800795c60dd5109a7ab12d:
+# log_json(..., "request.finished", ...) = json.dumps({"timestamp": datetime.now().isoformat(), "event": ...});
+# meta_info's keys and order: python/sglang/srt/managers/tokenizer_manager.py @ 001067fffe33427bee0ed2f007fb7551a1d76b44
+# (the same line as tests/data/upstream_logs/sglang_requests.log's JSON one). Agentic sessions named by
+# routing_key: each turn's prompt is the last prompt, its answer and new user tokens, and the engine
+# reports as cached what it kept of the last turn (whole 64-token pages). A separate generator, so the
+# files above do not change.
+req_rnd = random.Random(20261207)
+requests = {"d0-requests.log": [], "d1-requests.log": [], "d2-requests.log": []}
+
+
+def finished(t_end, rid, session, prompt, completion, cached, e2e, throughput):
+    d = T0 + datetime.timedelta(seconds=t_end)
+    unix = d.replace(tzinfo=datetime.timezone.utc).timestamp()  # the log's clock taken as UTC: any machine, same bytes
+    received = unix - e2e
+    meta = collections.OrderedDict([
+        ("id", rid), ("finish_reason", {"type": "stop", "matched": 151645}), ("prompt_tokens", prompt),
+        ("weight_version", "default"), ("total_retractions", 0), ("queue_time", round(req_rnd.uniform(0.005, 0.05), 3)),
+        ("reasoning_tokens", 0), ("completion_tokens", completion), ("cached_tokens", cached), ("dp_rank", None),
+        ("e2e_latency", round(e2e, 3)), ("request_received_ts", round(received, 3)),
+        ("request_finished_ts", round(unix, 3)), ("decode_throughput", round(throughput, 1))])
+    obj = collections.OrderedDict([("rid", rid), ("stream", True), ("session_params", None),
+                                   ("bootstrap_host", "10.99.91.40"), ("bootstrap_room", req_rnd.getrandbits(62)),
+                                   ("routing_key", session)])
+    return json.dumps({"timestamp": d.isoformat(), "event": "request.finished", "rid": rid, "obj": obj,
+                       "out": {"meta_info": meta}})
+
+
+def run_session(name, session, start, stop, gaps=(), turns=10**9):
+    """One agentic session on one decode server from `start` until `stop` (log seconds), at most `turns`."""
+    t, prompt, completion = start, 0, 0
+    for _ in range(turns):
+        new = req_rnd.randint(400, 3000)
+        cached = ((prompt + completion) // 64) * 64 if prompt else 0
+        prompt = prompt + completion + new
+        completion = req_rnd.randint(80, 600)
+        throughput = req_rnd.uniform(55, 90)
+        e2e = req_rnd.uniform(0.05, 0.3) + (prompt - cached) / 12000.0 + completion / throughput
+        if t + e2e >= stop:
+            return
+        if not any(a <= t + e2e < b for a, b in gaps):  # a request lost in a crash or a dead link logs nothing
+            requests[name].append((t + e2e, finished(t + e2e, "%032x" % req_rnd.getrandbits(128), session, prompt,
+                                                     completion, cached, e2e, throughput)))
+        t += e2e + req_rnd.uniform(2, 10)  # the agent's own work between turns
+
+
+for k in range(6):
+    run_session("d0-requests.log", "agent-%d" % k, req_rnd.uniform(0, 20), END_S, [(LINK_DOWN_S, LINK_UP_S)])
+    run_session("d1-requests.log", "agent-%d" % (6 + k), req_rnd.uniform(0, 20), CRASH_S - 2)
+    run_session("d1-requests.log", "agent-%d" % (12 + k), RESTART_S + req_rnd.uniform(0, 20), END_S)
+for start in range(40, END_S, 60):  # D2's stray requests, one a minute, each a session of its own
+    run_session("d2-requests.log", "stray-%d" % start, start, start + 30, turns=1)
+for name, timed in requests.items():
+    lines[name] = [line for _, line in sorted(timed)]
 
 for name, content in lines.items():
     with open(name, "w") as f:
