@@ -178,6 +178,11 @@ Command addServe(CLI::App& app) {
                                "With --live or --router: write each run marked by `kvscope-cli mark` to DIR "
                                "(NNN-name.kvrec, NNN-name.json, runs.json)")
                    ->type_name("DIR");
+  auto* twin_check =
+      sub->add_option("--twin-check", a->twin_check,
+                      "With --runs: after each marked run, the twin on its traffic with the run's policy and knobs on "
+                      "SCENARIO's cluster, logged as run / twin per metric and recorded as NNN-name.twin.kvrec")
+          ->type_name("SCENARIO");
   sub->add_option("--metrics", a->metrics,
                   "Serve Prometheus metrics of the run at http://ADDR:PORT/metrics (port 0: any free port)");
   sub->add_option("--notify-webhook", a->notify_webhook,
@@ -190,9 +195,11 @@ Command addServe(CLI::App& app) {
   sub->add_flag("--exit-when-done", a->exit_when_done, "Stop serving when the run ends (default: serve until SIGINT)");
   addServedSourceOptions(*sub, *a);
   // Only a live session has run markers (Control.MarkRun); a simulation or a replay is one run already.
-  sub->callback([a, runs] {
+  sub->callback([a, runs, twin_check] {
     if (runs->count() > 0 && a->live.empty() && a->router.empty())
       throw CLI::ValidationError("--runs", "needs --live or --router: only a live session has marked runs");
+    if (twin_check->count() > 0 && runs->count() == 0)
+      throw CLI::ValidationError("--twin-check", "needs --runs: it checks each marked run");
   });
   return [a] {
     // Control changes (with the caller's address and admission) and lockouts of failing addresses.

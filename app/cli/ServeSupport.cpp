@@ -6,8 +6,11 @@
 
 #include <spdlog/spdlog.h>
 
+#include "backend/recording/TwinReplay.h"
 #include "backend/service/ListenAddress.h"
+#include "core/metrics/RunSideBySide.h"
 #include "core/model/Error.h"
+#include "core/scenario/Scenario.h"
 
 namespace kvscope::cli {
 
@@ -22,6 +25,46 @@ void logRun(const RecordedRun& r) {
   spdlog::info("run {} '{}' ended: {} requests, {:.1f}% failed, summary {}", r.run.start.index, r.run.start.name,
                r.run.summary.total, r.run.summary.failure_rate * 100, r.summary);
 }
+
+// "TTFT p90 (s) 2.290 / 2.347 (+2.5%)": the run's value, the twin's, and the error.
+std::string checkCell(const SideBySideRow& row) {
+  const auto value = [&](std::optional<double> v) {
+    return v ? fmt::format("{:.{}f}", *v, row.decimals) : std::string("-");
+  };
+  std::string cell = row.label + " " + value(row.a) + " / " + value(row.b);
+  if (const auto r = row.relativeChange()) cell += fmt::format(" ({:+.1f}%)", *r * 100);
+  return cell;
+}
+
+// --twin-check: the twin on the run's own traffic with the router's policy and knobs, on SCENARIO's
+// cluster (a live run's recording holds no cluster shape), recorded beside the run as
+// NNN-name.twin.kvrec (kvscope --compare NNN-name.kvrec NNN-name.twin.kvrec draws both); one line of
+// measured / predicted per metric. On the recorder's writer thread: the next run's files wait for it.
+void logTwinCheck(const RecordedRun& r, const std::string& scenario) {
+  TwinReplaySpec spec;
+  spec.recording = r.recording;
+  spec.scenario = scenario;
+  std::string twin = r.recording;
+  twin.insert(twin.size() - std::string(".kvrec").size(), ".twin");
+  try {
+    const TwinReplayResult result = runTwinReplay(spec, twin);
+    const RunSideBySide check = RunSideBySide::of(r.run.summary, result.summary);
+    std::string cells;
+    for (const SideBySideRow& row : check.summary)
+      if (row.label.find("TTFT") != std::string::npos || row.label.find("E2E") != std::string::npos ||
+          row.label == "APC (%)" || row.label == "failure rate (%)")
+        cells += (cells.empty() ? "" : "; ") + checkCell(row);
+    std::string shares;
+    for (const WorkerSideBySide& w : check.workers)
+      shares += fmt::format("{}{} {:.1f}/{:.1f}", shares.empty() ? "" : ", ", w.worker, w.share.a.value_or(0),
+                            w.share.b.value_or(0));
+    spdlog::info("run {} '{}' twin check ({} on {}'s cluster; run / twin): {}; shares % {}; twin's run {}",
+                 r.run.start.index, r.run.start.name, result.policy, result.scenario, cells, shares, twin);
+    for (const std::string& note : result.notes) spdlog::info("run {} twin check: {}", r.run.start.index, note);
+  } catch (const std::exception& e) {
+    spdlog::warn("run {} '{}': no twin check: {}", r.run.start.index, r.run.start.name, e.what());
+  }
+}
 }  // namespace
 
 ServeOutputs::ServeOutputs(const ServeArgs& a) : sinks_{&hub_} {
@@ -32,8 +75,12 @@ ServeOutputs::ServeOutputs(const ServeArgs& a) : sinks_{&hub_} {
     if (!recorder_->error().empty()) throw InputError("--record: " + recorder_->error());
     sinks_.push_back(recorder_.get());
   }
+  if (!a.twin_check.empty()) Scenario::resolve(a.twin_check);  // a name that is no scenario: refused now
   if (!a.runs.empty()) {
-    runs_ = std::make_unique<MarkedRunRecorder>(a.runs, logRun);
+    runs_ = std::make_unique<MarkedRunRecorder>(a.runs, [scenario = a.twin_check](const RecordedRun& r) {
+      logRun(r);
+      if (!scenario.empty() && r.error.empty()) logTwinCheck(r, scenario);
+    });
     for (const auto& kept : runs_->recovered())
       spdlog::warn("--runs {}: kept {}, the recording of a run a killed session left open", a.runs, kept);
     sinks_.push_back(runs_.get());

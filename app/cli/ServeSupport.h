@@ -24,6 +24,7 @@ struct ServeArgs {
   ServerOptions server;
   std::string record;
   std::string runs;            // --runs DIR: one recording and summary per marked run (live sessions only)
+  std::string twin_check;      // --twin-check SCENARIO: with --runs, the twin on each run's traffic
   std::string metrics;         // --metrics ADDR:PORT
   std::string notify_webhook;  // --notify-webhook URL: each finding posted as JSON
   double speed = 10;

@@ -67,7 +67,11 @@ TwinReplayResult runTwinReplay(const TwinReplaySpec& spec, const std::string& ou
   options.knobs.insert(recorded.knobs.begin(), recorded.knobs.end());
   for (const auto& [knob, value] : spec.knobs) options.knobs[knob] = value;
   options.seed = spec.seed ? *spec.seed : recorded.seed;
-  if (recorded_s > 0) options.duration_s = recorded_s;  // as long as the run was: its requests, no more
+  // A twin's run is replayed for as long as it ran, so what it cut at its end is cut again (the replay
+  // is then the run, decision for decision). A real cluster's requests took the time they took: its
+  // last ones may finish after its last event, so the twin gives them kDrainS more.
+  const bool real_cluster = recorded.profile == "live" || recorded.profile == "import";
+  if (recorded_s > 0) options.duration_s = recorded_s + (real_cluster ? kDrainS : 0);
   if (progress)
     options.progress = [&progress](double sim_s, double end_s) {
       if (end_s > 0) progress(std::min(1.0, sim_s / end_s));

@@ -31,6 +31,10 @@ struct TwinReplayResult {
 // "leastwork K=200": the policy and the knobs that differ from the recording's, for names and titles.
 std::string describeTwinReplay(const TwinReplaySpec& spec);
 
+// A real cluster's run (recorded live or imported) is replayed for this long past its last event, so
+// the requests in flight at its end can finish.
+inline constexpr double kDrainS = 600;
+
 // Runs it in this thread, recording to `out_kvrec`. Throws InputError
 // on a recording, scenario, policy or knob that cannot be used, before any work; `progress`
 // (fraction 0..1) about every simulated minute.

@@ -5,7 +5,6 @@ reporting 200 requests under that run's K, and `mark --end`. Each run gets DIR/N
 DIR/NNN-name.json whose request counts are what was routed in that run, and `kvscope-cli report` on
 the recording agrees with the JSON; runs.json lists both. `mark --end` with no run open fails, and
 `--runs` without a live session is a usage error."""
-import glob
 import json
 import os
 import subprocess
@@ -41,7 +40,8 @@ class LiveSweep(unittest.TestCase):
         cls.runs = os.path.join(cls.tmp.name, "runs")  # serve creates it
         cls.session = os.path.join(cls.tmp.name, "session.kvrec")
         cls.server, cls.address = serve_process.start_serve(
-            ARGS.cli, ["--router", "D0,D1,D2", "--listen", "127.0.0.1:0", "--runs", cls.runs, "--record", cls.session])
+            ARGS.cli, ["--router", "D0,D1,D2", "--listen", "127.0.0.1:0", "--runs", cls.runs, "--record", cls.session,
+                       "--twin-check", "e3-load-floor"])
 
     @classmethod
     def tearDownClass(cls):
@@ -101,8 +101,13 @@ class LiveSweep(unittest.TestCase):
             self.assertIn("run %d '%s' ended" % (number + 1, name), self.mark("--end"))
 
         runs = self.wait_for_runs(2)
+        # --twin-check: the twin on each run's traffic, recorded beside it once the run's files are in place.
+        deadline = time.time() + 60
+        while time.time() < deadline and not os.path.exists(os.path.join(self.runs, "002-k200.twin.kvrec")):
+            time.sleep(0.05)
         self.assertEqual(sorted(os.listdir(self.runs)),
-                         ["001-k0.json", "001-k0.kvrec", "002-k200.json", "002-k200.kvrec", "runs.json"])
+                         ["001-k0.json", "001-k0.kvrec", "001-k0.twin.kvrec", "002-k200.json", "002-k200.kvrec",
+                          "002-k200.twin.kvrec", "runs.json"])
         self.assertEqual([r["name"] for r in runs], ["k0", "k200"])
         self.assertEqual([r["index"] for r in runs], [1, 2])
         for number, (name, k, fail_every) in enumerate(sweep):
@@ -127,7 +132,7 @@ class LiveSweep(unittest.TestCase):
                 s.pop("wall_seconds")
             self.assertEqual(reported, summary)
 
-        table = cli("report", glob.glob(os.path.join(self.runs, "001-*.kvrec"))[0])
+        table = cli("report", os.path.join(self.runs, "001-k0.kvrec"))
         self.assertIn("scenario k0", table.stdout)
         self.assertIn("%d total, %d completed" % (REQUESTS, REQUESTS), table.stdout)
 
@@ -137,6 +142,16 @@ class LiveSweep(unittest.TestCase):
         self.assertIn("run 1 'k0' ended: %d requests, 0.0%% failed, summary %s" %
                       (REQUESTS, os.path.join(self.runs, "001-k0.json")), log)
         self.assertIn("run 2 'k200' ended: %d requests, 10.0%% failed" % REQUESTS, log)
+        # Each run's twin check: the run's numbers and the twin's on the same traffic, and where it went.
+        for stem, name in (("001-k0", "k0"), ("002-k200", "k200")):
+            line = next((l for l in log.splitlines() if "'%s' twin check (" % name in l), "")
+            self.assertIn("on e3-load-floor's cluster; run / twin): failure rate (%) ", line, log)
+            self.assertRegex(line, r"TTFT p90 \(s\) [0-9.]+ / [0-9.]+ \([-+][0-9.]+%\)")
+            self.assertIn("shares % D0 ", line)
+            self.assertIn(os.path.join(self.runs, stem + ".twin.kvrec"), line)
+            twin = cli("report", os.path.join(self.runs, stem + ".twin.kvrec"), "--format", "json")
+            self.assertEqual(twin.returncode, 0, twin.stderr)
+            self.assertEqual(json.loads(twin.stdout)["requests"]["total"], REQUESTS)
         # The whole session, warm-up included, is still recorded by --record alongside.
         report = cli("report", self.session, "--format", "json")
         self.assertEqual(report.returncode, 0, report.stderr)
@@ -155,6 +170,15 @@ class LiveSweep(unittest.TestCase):
         refused = cli("serve", "--router", "D0,D1", "--listen", "127.0.0.1:0", "--runs", os.path.join(blocker, "runs"))
         self.assertEqual(refused.returncode, 1, refused.stdout)
         self.assertIn(os.path.join(blocker, "runs"), refused.stderr)
+        self.assertNotIn("listening on", refused.stdout)
+        # --twin-check checks marked runs: without --runs, or with no such scenario, refused before serving.
+        refused = cli("serve", "--router", "D0,D1", "--listen", "127.0.0.1:0", "--twin-check", "e3-load-floor")
+        self.assertEqual(refused.returncode, 2, refused.stdout + refused.stderr)
+        self.assertIn("--twin-check", refused.stderr)
+        refused = cli("serve", "--router", "D0,D1", "--listen", "127.0.0.1:0", "--runs",
+                      os.path.join(self.tmp.name, "never2"), "--twin-check", "no-such-scenario")
+        self.assertNotEqual(refused.returncode, 0, refused.stdout)
+        self.assertIn("no-such-scenario", refused.stderr)
         self.assertNotIn("listening on", refused.stdout)
 
 
