@@ -42,7 +42,7 @@ QString copyWith(const QTemporaryDir& dir, const QString& from, const QString& n
   if (!in.open(QIODevice::ReadOnly)) return {};
   QList<QByteArray> lines = in.readAll().split('\n');
   lines.insert(at, extra_line);
-  const QString path = dir.filePath(name);
+  QString path = dir.filePath(name);
   QFile out(path);
   if (!out.open(QIODevice::WriteOnly)) return {};
   out.write(lines.join('\n'));
