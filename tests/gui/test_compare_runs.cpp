@@ -76,6 +76,17 @@ QJsonObject report(const QString& recording) {
   return QJsonDocument::fromJson(result.out).object();
 }
 
+// The window at 1600x1000 replaying `recording` as fast as it goes: the whole run is in the store soon.
+void openWhole(MainWindow& window, const QString& recording) {
+  window.resize(1600, 1000);
+  window.show();
+  SourceSpec spec;
+  spec.kind = SourceSpec::Recording;
+  spec.target = recording.toStdString();
+  spec.speed = 0;
+  window.openSource(makeSource(spec));
+}
+
 QString cellText(const QTableWidget& table, const QString& row, int column) {
   for (int r = 0; r < table.rowCount(); ++r)
     if (table.verticalHeaderItem(r) && table.verticalHeaderItem(r)->text() == row)
@@ -111,13 +122,7 @@ void CompareRunsTest::initTestCase() {
 
 void CompareRunsTest::bIsDrawnFromItsOwnDataBesideA() {
   MainWindow window;
-  window.resize(1600, 1000);
-  window.show();
-  SourceSpec spec;
-  spec.kind = SourceSpec::Recording;
-  spec.target = a_.toStdString();
-  spec.speed = 0;  // as fast as it goes: the whole of A is in the store soon
-  window.openSource(makeSource(spec));
+  openWhole(window, a_);
   const TelemetryStore& store = window.session().store();
   QTRY_VERIFY_WITH_TIMEOUT(store.finished(), 60000);
 
@@ -202,8 +207,7 @@ void CompareRunsTest::bIsDrawnFromItsOwnDataBesideA() {
   QTRY_VERIFY_WITH_TIMEOUT(seriesNamed(kv, "D1 B") < 0, 10000);
   QVERIFY(!diff->isVisible());
   QVERIFY(window.compare().compareNow(b_.toStdString(), &error));
-  spec.target = b_.toStdString();
-  window.openSource(makeSource(spec));
+  openWhole(window, b_);
   QVERIFY(!window.view().comparison());
 }
 
@@ -243,13 +247,7 @@ void CompareRunsTest::theCommandLineComparesTwoRecordings() {
 // change, and the baseline (the replay as recorded) is A again.
 void CompareRunsTest::theTwinIsDrawnBesideTheRun() {
   MainWindow window;
-  window.resize(1600, 1000);
-  window.show();
-  SourceSpec spec;
-  spec.kind = SourceSpec::Recording;
-  spec.target = a_.toStdString();
-  spec.speed = 0;
-  window.openSource(makeSource(spec));
+  openWhole(window, a_);
   QSignalSpy compared(&window.compare(), &CompareActions::compared);
   QSignalSpy failed(&window.twin(), &TwinRunActions::failed);
   window.twin().start(std::nullopt);
