@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <map>
 #include <memory>
 
 #include "app/gui/MainWindow.h"
@@ -14,6 +15,7 @@
 #include "bench/SyntheticEventSource.h"
 #include "core/telemetry/ComparedRun.h"
 #include "widgets/common/RunSession.h"
+#include "widgets/common/TelemetryPanel.h"
 #include "widgets/common/ViewState.h"
 
 namespace kvscope::bench {
@@ -60,7 +62,20 @@ void phase(const char* name, MainWindow& window, int frames) {
     paint_ms.add(paint);
     total_ms.add(refresh + paint);
   }
+  // Where a frame's refresh goes: each visible panel's refresh() alone, after the frames (the same
+  // steps again, so the view moves as it did).
+  std::map<QString, Stats> panel_ms;
+  for (int f = 0; f < std::min(frames, 200); ++f) {
+    step(window.view(), f);
+    for (TelemetryPanel* p : window.docks().panels()) {
+      if (!p->isVisible() || p->visibleRegion().isEmpty()) continue;
+      const auto t0 = std::chrono::steady_clock::now();
+      p->refreshNow(store);
+      panel_ms[p->objectName()].add(msSince(t0));
+    }
+  }
   std::printf("\n== %s: %d frames, each a pan, zoom and cursor move over the view ==\n", name, frames);
+  for (auto& [panel, ms] : panel_ms) std::printf("  refresh of %-12s %s\n", qPrintable(panel), ms.line().c_str());
   std::printf("refresh (visible panels): %s\n", refresh_ms.line().c_str());
   std::printf("paint (events after it):  %s\n", paint_ms.line().c_str());
   std::printf("frame + paint:            %s\n", total_ms.line().c_str());

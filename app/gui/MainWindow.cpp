@@ -187,6 +187,8 @@ void MainWindow::buildMenus() {
   file->addAction(tr("New s&weep..."), this, [this] { showSweepWindow(); });
   compare_ = new CompareActions(*this, *session_, *view_, *docks_);
   compare_->addToFile(*file);
+  twin_ = new TwinRunActions(*this, *compare_);
+  twin_->addTo(*file);
   file->addSeparator();
   auto* exports = new ExportActions(*this, *session_);
   exports->addTo(*file);
@@ -209,8 +211,6 @@ void MainWindow::buildMenus() {
       if (!notes->addNote(note.time, QString::fromStdString(note.text), &error))
         QMessageBox::warning(this, tr("Notes"), error);
     });
-  twin_ = new TwinRunActions(*this, *compare_);
-  twin_->addTo(*run);
   // The time axis's actions, on the one range every chart and the timeline read (ViewState).
   view->addSeparator();
   QAction* zoom_in = view->addAction(tr("Zoom &in"), view_, &ViewState::zoomIn);

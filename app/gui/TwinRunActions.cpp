@@ -135,9 +135,9 @@ void TwinRunActions::askForCounterfactual() {
   start(spec);
 }
 
-void TwinRunActions::addTo(QMenu& run) {
-  run.addAction(tr("&Twin vs this run"), this, [this] { start(std::nullopt); });
-  run.addAction(tr("Replay this run &under..."), this, &TwinRunActions::askForCounterfactual);
+void TwinRunActions::addTo(QMenu& file) {
+  file.addAction(tr("&Twin vs this run"), this, [this] { start(std::nullopt); });
+  file.addAction(tr("Replay this run &under..."), this, &TwinRunActions::askForCounterfactual);
 }
 
 }  // namespace kvscope

@@ -1,5 +1,5 @@
 #pragma once
-// Run > Twin vs this run, and Run > Replay this run under...: the twin on the open recording's own
+// File > Twin vs this run, and File > Replay this run under...: the twin on the open recording's own
 // traffic (TwinReplay), recorded to a file of this session's and drawn beside the run by
 // CompareActions. "Twin vs this run" replays it as recorded (the twin's fidelity on this cluster,
 // this traffic); "Replay this run under..." runs another policy or knobs, and the replay as recorded
@@ -26,7 +26,7 @@ class TwinRunActions : public QObject {
  public:
   TwinRunActions(QWidget& window, CompareActions& compare);
   ~TwinRunActions() override;
-  void addTo(QMenu& run);
+  void addTo(QMenu& file);
 
   // Starts the twin on the open recording: as recorded (`counterfactual` empty) or under the
   // changes in `counterfactual`, with the recorded run as its baseline. finished() once B is

@@ -1,5 +1,5 @@
 #pragma once
-// Run > Replay this run under...: the policy, knobs, seed and (when the recorded one is not here)
+// File > Replay this run under...: the policy, knobs, seed and (when the recorded one is not here)
 // scenario for the twin on the open recording's traffic. Knobs are typed as --set takes them
 // ("K=200 sticky_bonus=50"); a bad one keeps the dialog open and says which, and why.
 #include <QDialog>
