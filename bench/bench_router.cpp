@@ -2,7 +2,8 @@
 // per-session routing state (issue 17 section 2), beside a plain loop of flat hash map lookups over
 // every block of the same prompts (the practical limit for a router that rewalks the prompt).
 //
-//   bench_router                     the table: e3 prompts and multi-turn sessions, 8 workers
+//   bench_router                     the table: e3 prompts and multi-turn sessions, 8 workers; then
+//                                    each phase's time per decision at 8, 64 and 512 workers
 //   bench_router --large             also a large index (10M resident blocks by default)
 //   bench_router --large-blocks=N --large-workers=W --seconds=S
 //   bench_router --gbench [google benchmark flags]   also the Google Benchmark cases
@@ -72,6 +73,7 @@ Prompts multiTurnPrompts(int sessions, int workers, std::uint64_t seed) {
   Prompts out;
   std::mt19937_64 rng(seed);
   std::vector<BlockHash> boilerplate;
+  boilerplate.reserve(32);
   for (int j = 0; j < 32; ++j) boilerplate.push_back(mixHash(0xb0b0, static_cast<std::uint64_t>(j)));
   std::vector<std::vector<std::size_t>> turns(static_cast<std::size_t>(sessions));
   for (int s = 0; s < sessions; ++s) {
@@ -156,6 +158,7 @@ struct Churn {
   Eviction next() {
     static const std::vector<BlockHash> cold = [] {
       std::vector<BlockHash> c;
+      c.reserve(4096);
       for (std::uint64_t i = 0; i < 4096; ++i) c.push_back(mixHash(0xc01d, i));
       return c;
     }();
@@ -286,6 +289,44 @@ void printTable(const char* title, const Prompts& p, int workers, double seconds
   knobs.apply({{"cache_view", default_view}}, "bench");
 }
 
+// Issue 50: where a decision's time goes, per phase (Router::lastPhaseTimes: the prefix lookup and
+// the policy's scoring), at cluster sizes from the lab's to the router's limit. Multi-turn sessions,
+// two per worker, kv-aware with the per-session state, as LiveRouter routes them.
+void printPhases() {
+  std::printf("\nper phase (kv-aware, multi-turn sessions, two per worker; ns per decision):\n");
+  std::printf("  %8s %10s %10s %10s %10s %10s %10s %10s\n", "workers", "decisions", "lookup p50", "lookup p99",
+              "score p50", "score p99", "total p50", "total p99");
+  KnobRegistry knobs;
+  knobs.apply({{"K", 200}}, "bench");
+  for (const int workers : {8, 64, 512}) {
+    const Prompts p = multiTurnPrompts(2 * workers, workers, 11);
+    Router router(workers, 24, knobs, 1, Router::IndexKind::PerBlock);
+    populate(router, p);
+    router.setPolicy("kv-aware");
+    router.setPhaseTiming(true);
+    const auto loads = busyLoads(workers);
+    RouteDecision d;
+    std::vector<double> lookup, score, total;
+    for (int pass = 0; pass < 5; ++pass)
+      for (const RouteRequest& r : p.requests) {
+        router.decide(r, loads, d);
+        const Router::PhaseTimes& t = router.lastPhaseTimes();
+        lookup.push_back(static_cast<double>(t.lookup_ns));
+        score.push_back(static_cast<double>(t.score_ns));
+        total.push_back(static_cast<double>(t.lookup_ns + t.score_ns));
+      }
+    const auto pct = [](std::vector<double>& v, double q) {
+      std::sort(v.begin(), v.end());
+      return v[std::min(v.size() - 1, static_cast<std::size_t>(q / 100 * static_cast<double>(v.size())))];
+    };
+    std::printf("  %8d %10zu %10.0f %10.0f %10.0f %10.0f %10.0f %10.0f\n", workers, total.size(), pct(lookup, 50),
+                pct(lookup, 99), pct(score, 50), pct(score, 99), pct(total, 50), pct(total, 99));
+    std::fflush(stdout);
+  }
+  std::printf("  (2,048 workers: beyond the router's %d; hashing and the RPC's own share: bench_router_rpc)\n",
+              kMaxWorkers);
+}
+
 long rssKiB() {
   std::ifstream status("/proc/self/status");
   std::string line;
@@ -397,6 +438,7 @@ int main(int argc, char** argv) {
   printTable("multi-turn sessions (turns interleaved, +200-400 blocks a turn)", multi, kWorkers, seconds);
   printTable("the same with an eviction before every decision (a cold block, on a random worker)", multi, kWorkers,
              seconds, {}, /*churn=*/true);
+  printPhases();
   if (large) largeIndex(large_blocks, large_workers, seconds);
   if (gbench) {
     int n = static_cast<int>(rest.size());

@@ -1,8 +1,10 @@
 #include "core/router/Router.h"
-#include "core/router/PolicyRegistry.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+
+#include "core/router/PolicyRegistry.h"
 
 namespace kvscope {
 
@@ -49,6 +51,8 @@ std::size_t Router::indexBytes() const {
 }
 
 void Router::decide(const RouteRequest& request, std::span<const WorkerLoad> loads, RouteDecision& out) {
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point started = phase_timing_ ? Clock::now() : Clock::time_point{};
   if (session_state_ && index_kind_ == IndexKind::PerBlock)
     session_cache_.match(index_, request.hashes, request.session, num_workers_, match_);
   else
@@ -82,7 +86,12 @@ void Router::decide(const RouteRequest& request, std::span<const WorkerLoad> loa
   out.session = request.session;
   out.turn = request.turn;
   out.candidates.clear();
+  const Clock::time_point scoring = phase_timing_ ? Clock::now() : Clock::time_point{};
   policy_->decide(ctx, out);
+  if (phase_timing_) {
+    const auto ns = [](Clock::duration d) { return std::chrono::duration_cast<std::chrono::nanoseconds>(d).count(); };
+    phase_times_ = {ns(scoring - started), ns(Clock::now() - scoring)};
+  }
   if (out.chosen != kNoWorker) {
     policy_->routed(ctx, out.chosen);
     // The lab's select() counts the D it picks for a session not bound there (decode_assignment_counts).

@@ -59,6 +59,15 @@ class Router : public KvEventListener {
   std::size_t indexBytes() const;
   // The prefix match the last decide() computed (per worker: leading blocks cached).
   const PrefixIndex::Match& lastMatch() const { return match_; }
+  // Where the last decide() spent its time, when timing is on: the prefix lookup (the index's match,
+  // and the proxy's LRU under that view) and the policy's scoring. Off by default: two clock reads
+  // a decision cost the fastest policies a few percent.
+  struct PhaseTimes {
+    std::int64_t lookup_ns = 0;
+    std::int64_t score_ns = 0;
+  };
+  void setPhaseTiming(bool on) { phase_timing_ = on; }
+  const PhaseTimes& lastPhaseTimes() const { return phase_times_; }
   // On (the default), decide() resumes each session's match from its previous turn
   // (SessionPrefixCache); off, it recomputes the match over the whole prompt. Same decisions either
   // way: the switch exists so tests and bench_router can compare the two.
@@ -102,6 +111,8 @@ class Router : public KvEventListener {
   PrefixIndex index_;
   ChainIndex chain_;
   PrefixIndex::Match match_;
+  bool phase_timing_ = false;
+  PhaseTimes phase_times_;
   // The full match of `hashes` on the index in use.
   void fullMatch(std::span<const BlockHash> hashes, SessionId session, PrefixIndex::Match& out) const;
   std::uint64_t indexVersion() const { return index_kind_ == IndexKind::Chain ? chain_.version() : index_.version(); }

@@ -4,6 +4,8 @@
 // tests/test_proxy_pick.py @ 0701f84c exercises its InstanceState LRU).
 #include <QtTest>
 
+#include <chrono>
+
 #include "core/router/Router.h"
 
 using namespace kvscope;
@@ -14,6 +16,7 @@ namespace {
 // hashes mean equal prefixes, so two prompts with the same base share their leading blocks).
 std::vector<BlockHash> prompt(BlockHash base, int blocks) {
   std::vector<BlockHash> h;
+  h.reserve(static_cast<std::size_t>(blocks));
   for (int i = 0; i < blocks; ++i) h.push_back(base + static_cast<BlockHash>(i));
   return h;
 }
@@ -113,6 +116,32 @@ class TestLabProxyView : public QObject {
     router.decide({1, 1, 1, 64 * 24, hashes, 0}, loads, d);
     router.track(1, d.chosen, hashes, 64 * 24);
     QCOMPARE(router.proxyCache().size(0) + router.proxyCache().size(1), std::size_t{0});
+  }
+
+  // Where a decision's time goes (bench_router prints it): nothing measured unless asked; asked,
+  // the lookup (here the proxy's LRU too) and the scoring, inside the time the call took.
+  void phaseTimesOnlyWhenAsked() {
+    KnobRegistry knobs;
+    Router router(2, 24, knobs, 1);
+    QVERIFY(router.setPolicy("lmetric"));
+    std::vector<WorkerLoad> loads(2);
+    for (auto& l : loads) l.kv_capacity = 1'000'000;
+    const auto hashes = prompt(500, 2000);
+    RouteDecision d;
+    router.decide({1, 1, 1, 2000 * 24, hashes, 0}, loads, d);
+    QCOMPARE(router.lastPhaseTimes().lookup_ns + router.lastPhaseTimes().score_ns, std::int64_t{0});
+    router.setPhaseTiming(true);
+    std::int64_t measured = 0, wall = 0;
+    for (RequestId r = 2; r < 22; ++r) {
+      const auto start = std::chrono::steady_clock::now();
+      router.decide({r, r, 1, 2000 * 24, hashes, static_cast<SimTime>(r)}, loads, d);
+      wall += std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count();
+      const Router::PhaseTimes t = router.lastPhaseTimes();
+      QVERIFY(t.lookup_ns >= 0 && t.score_ns >= 0);
+      measured += t.lookup_ns + t.score_ns;
+    }
+    QVERIFY(measured > 0);  // 20 lookups of 2,000 blocks: microseconds each
+    QVERIFY(measured <= wall);
   }
 };
 
