@@ -21,6 +21,7 @@
 #include "core/telemetry/ComparedRun.h"
 #include "tests/support/BuildTree.h"
 #include "tests/support/CliRunner.h"
+#include "tests/support/ConsoleWindow.h"
 #include "widgets/charts/KvPoolPanel.h"
 #include "widgets/charts/LatencyPanel.h"
 #include "widgets/charts/TimeSeriesChart.h"
@@ -76,16 +77,8 @@ QJsonObject report(const QString& recording) {
   return QJsonDocument::fromJson(result.out).object();
 }
 
-// The window at 1600x1000 replaying `recording` as fast as it goes: the whole run is in the store soon.
-void openWhole(MainWindow& window, const QString& recording) {
-  window.resize(1600, 1000);
-  window.show();
-  SourceSpec spec;
-  spec.kind = SourceSpec::Recording;
-  spec.target = recording.toStdString();
-  spec.speed = 0;
-  window.openSource(makeSource(spec));
-}
+// The window replaying `recording` as fast as it goes: the whole run is in the store soon.
+void openWhole(MainWindow& window, const QString& recording) { test::openRecording(window, recording, 0); }
 
 QString cellText(const QTableWidget& table, const QString& row, int column) {
   for (int r = 0; r < table.rowCount(); ++r)

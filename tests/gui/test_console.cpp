@@ -22,6 +22,7 @@
 #include "backend/recording/KvrecReader.h"
 #include "core/source/EmbeddedSimulationSource.h"
 #include "tests/support/CliRunner.h"
+#include "tests/support/ConsoleWindow.h"
 #include "tests/support/SimHarness.h"
 #include "widgets/charts/DecodeLoadModel.h"
 #include "widgets/charts/DecodeLoadPanel.h"
@@ -68,15 +69,7 @@ void typeKnob(MainWindow& window, const QString& knob, const QString& value) {
 // The cold-D story on any source: D2 starves and B is diagnosed; paused (Space) while sessions
 // still join, K=200 applied through the knobs panel shows as a marker; D2 then gets bindings.
 // The window at 1600x1000 replaying `recording` at 1x its recorded time.
-void openRecording(MainWindow& window, const QString& recording) {
-  window.resize(1600, 1000);
-  window.show();
-  SourceSpec spec;
-  spec.kind = SourceSpec::Recording;
-  spec.target = recording.toStdString();
-  spec.speed = 1;
-  window.openSource(makeSource(spec));
-}
+void openRecording(MainWindow& window, const QString& recording) { test::openRecording(window, recording, 1); }
 
 void steerColdDecode(MainWindow& window) {
   const TelemetryStore& store = window.session().store();

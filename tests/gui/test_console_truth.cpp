@@ -29,6 +29,7 @@
 #include "core/source/EmbeddedSimulationSource.h"
 #include "tests/support/ChartTruth.h"
 #include "tests/support/CliRunner.h"
+#include "tests/support/ConsoleWindow.h"
 #include "widgets/charts/DecodeLoadModel.h"
 #include "widgets/charts/DecodeLoadPanel.h"
 #include "widgets/charts/KvPoolPanel.h"
@@ -64,13 +65,7 @@ QString findingKey(const QString& mode, const QStringList& subjects, double star
 
 // Replays `recording` as fast as it reads, to its end, paused there.
 void replayWhole(MainWindow& window, const QString& recording) {
-  window.resize(1600, 1000);
-  window.show();
-  SourceSpec spec;
-  spec.kind = SourceSpec::Recording;
-  spec.target = recording.toStdString();
-  spec.speed = 0;
-  window.openSource(makeSource(spec));
+  test::openRecording(window, recording, 0);
   QTRY_VERIFY_WITH_TIMEOUT(window.session().store().finished(), 60000);
   window.session().source()->control()->pause(consoleAuthor());
 }
