@@ -22,6 +22,7 @@
 #include "app/gui/FindingAlert.h"
 #include "app/gui/NoteActions.h"
 #include "app/gui/PanelDocks.h"
+#include "app/gui/PanelRegistry.h"
 #include "app/gui/PreviewController.h"
 #include "app/gui/SessionRecorder.h"
 #include "app/gui/ShortcutsDialog.h"
@@ -112,9 +113,16 @@ void MainWindow::showAtStart() {
     screenshot_ = screenshot_size_.isValid();
     resize(screenshot_ ? screenshot_size_ : screen_room.size());
   } else if (restoreGeometry(settings.value("window/geometry").toByteArray())) {
-    layout_restored_ = restoreState(settings.value("window/state").toByteArray());
+    // A layout saved by a build with other panels leaves the new ones where QMainWindow put them
+    // (beside the timeline, not in its tabs), which can push the window past the screen: the
+    // default layout instead, in the saved window's place.
+    const bool same_panels = settings.value("window/panels").toStringList() == panelIds();
+    layout_restored_ = same_panels && restoreState(settings.value("window/state").toByteArray());
     show();
     fitRestoredLayout(screen_room);
+    if (!same_panels)
+      statusBar()->showMessage(tr("The saved layout has other panels than this version: the default layout is shown"),
+                               15000);
     return;
   } else {
     setGeometry(screen_room);
@@ -330,12 +338,21 @@ void MainWindow::updateStatus() {
   counters_->setText(QStringLiteral("%1 events").arg(static_cast<qulonglong>(store.eventCount())));
 }
 
+QStringList MainWindow::panelIds() {
+  QStringList ids;
+  for (const PanelSpec& spec : panelSpecs()) ids << QString::fromLatin1(spec.id);
+  return ids;
+}
+
+void MainWindow::saveLayout() const {
+  QSettings settings;
+  settings.setValue("window/geometry", saveGeometry());
+  settings.setValue("window/state", saveState());
+  settings.setValue("window/panels", panelIds());  // which panels the state places (showAtStart)
+}
+
 void MainWindow::closeEvent(QCloseEvent* event) {
-  if (!screenshot_) {  // a headless screenshot's size is not the user's window
-    QSettings settings;
-    settings.setValue("window/geometry", saveGeometry());
-    settings.setValue("window/state", saveState());
-  }
+  if (!screenshot_) saveLayout();  // a headless screenshot's size is not the user's window
   session_->close();
   event->accept();
 }

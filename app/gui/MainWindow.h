@@ -6,6 +6,7 @@
 #include <QMenu>
 #include <QPushButton>
 #include <QSize>
+#include <QStringList>
 
 #include <memory>
 
@@ -37,7 +38,9 @@ class MainWindow : public QMainWindow {
   void showAtStart();
   void setScreenshotSize(QSize size) { screenshot_size_ = size; }
   void resetLayout();  // View > Reset layout
-  void goToTime();     // View > Go to time: asks for a time and centres every time view on it
+  // The window's geometry and docks, with the panels they place, for the next showAtStart.
+  void saveLayout() const;
+  void goToTime();  // View > Go to time: asks for a time and centres every time view on it
 
   void openSource(std::unique_ptr<Source> source);
   RunSession& session() { return *session_; }
@@ -64,6 +67,7 @@ class MainWindow : public QMainWindow {
 
  private:
   void fitRestoredLayout(const QRect& room);
+  static QStringList panelIds();  // every panel of PanelRegistry, in its order
   void onFrame();
   void offerPause(const QString& text);
   void addRecordingAction(QMenu& file);

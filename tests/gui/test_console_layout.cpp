@@ -12,6 +12,7 @@
 #include <QScreen>
 #include <QScrollArea>
 #include <QScrollBar>
+#include <QStatusBar>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -299,9 +300,7 @@ class ConsoleLayoutTest : public QObject {
       big.setScreenshotSize(QSize(1920, 1080));
       big.showAtStart();
       big.move(300, 200);
-      QSettings settings;
-      settings.setValue("window/geometry", big.saveGeometry());
-      settings.setValue("window/state", big.saveState());
+      big.saveLayout();
     }
     MainWindow window(MainWindow::Layout::Saved);
     window.showAtStart();
@@ -324,6 +323,32 @@ class ConsoleLayoutTest : public QObject {
       QVERIFY2(dock->widget()->width() >= min.width() && dock->widget()->height() >= min.height(),
                qPrintable(dock->windowTitle()));
     }
+  }
+
+  // A layout saved by a build with other panels (one before the Compare runs panel): the new
+  // panel would land beside the timeline instead of in its tabs, so the default layout is shown,
+  // said in the status bar, inside the screen.
+  void aLayoutSavedWithOtherPanelsGivesWayToTheDefault() {
+    {
+      MainWindow before(MainWindow::Layout::Default);
+      before.showAtStart();
+      // The older build had no such panel: its state names no compareDock.
+      before.findChild<QDockWidget*>("compareDock")->setObjectName("notInThatBuild");
+      before.saveLayout();
+      QStringList older = QSettings().value("window/panels").toStringList();
+      QVERIFY(older.removeAll("compare") == 1);
+      QSettings().setValue("window/panels", older);
+    }
+    MainWindow window(MainWindow::Layout::Saved);
+    window.showAtStart();
+    QApplication::processEvents();
+    auto* timeline = window.findChild<QDockWidget*>("timelineDock");
+    auto* compare = window.findChild<QDockWidget*>("compareDock");
+    QVERIFY(timeline && compare);
+    QVERIFY(window.tabifiedDockWidgets(timeline).contains(compare));
+    QVERIFY(window.screen()->availableGeometry().contains(window.frameGeometry()));
+    QVERIFY2(window.statusBar()->currentMessage().contains("other panels"),
+             qPrintable(window.statusBar()->currentMessage()));
   }
 
   // A resize that re-applies the default layout (here stacked side columns becoming tabs) keeps a
