@@ -12,6 +12,7 @@
 #include "backend/recording/RecordingPlayer.h"
 #include "backend/recording/RecordingWorkload.h"
 #include "core/calibration/CalibrationCheck.h"
+#include "core/events/RunChangeCounter.h"
 #include "core/metrics/RunAnalysis.h"
 #include "core/model/Error.h"
 #include "core/model/NumberText.h"
@@ -43,12 +44,7 @@ struct AgainstRun {
 AgainstRun readRun(const std::string& path) {
   RecordingPlayer player(path);
   RunAnalysis analysis;
-  struct Changes : EventSink {
-    long n = 0;
-    void onEvent(const Event& e) override {
-      n += std::holds_alternative<KnobChanged>(e.payload) || std::holds_alternative<PolicyChanged>(e.payload);
-    }
-  } changes;
+  RunChangeCounter changes;
   RecordingWorkload workload;  // only for what the twin will have to model: one pass over the file
   struct All : EventSink {
     std::vector<EventSink*> sinks;
@@ -66,7 +62,7 @@ AgainstRun readRun(const std::string& path) {
   if (measured.policy.empty()) measured.policy = player.run().policy;
   out.target = CalibrationTarget::ofRun(measured, knobs, path, "the run itself");
   out.scenario = player.run().scenario;
-  out.changes = changes.n;
+  out.changes = changes.changes();
   out.modelled = workload.finish(path).modelled;
   return out;
 }

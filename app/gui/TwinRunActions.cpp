@@ -56,7 +56,7 @@ void TwinRunActions::start(const std::optional<TwinReplaySpec>& counterfactual) 
   std::string other_path;
   if (other) {
     other->recording = recording;
-    if (replay.scenario.empty()) replay.scenario = other->scenario;  // the same cluster for both
+    replay.scenario = other->scenario;  // the same cluster for both
     other_path = dir_.filePath(QString::fromStdString("twin-" + tag + "-" + stem + "-under-" +
                                                       fileSafe(describeTwinReplay(*other)) + ".kvrec"))
                      .toStdString();

@@ -31,8 +31,6 @@ ComparedRunLoad loadComparedRun(const std::string& path_a, const std::string& pa
                                 const ComparedRunContext& context) {
   auto run = std::make_shared<ComparedRun>();
   ComparedRunLoad out;
-  run->path_a = path_a;
-  run->path_b = path_b;
   run->name_a = std::filesystem::path(path_a).filename().string();
   run->name_b = std::filesystem::path(path_b).filename().string();
   if (run->name_a == run->name_b) {  // two runs named alike in different folders: say which

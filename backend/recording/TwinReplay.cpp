@@ -2,10 +2,10 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <variant>
 
 #include "backend/recording/EventRecorder.h"
 #include "backend/recording/RecordingPlayer.h"
+#include "core/events/RunChangeCounter.h"
 #include "core/model/Error.h"
 #include "core/router/PolicyRegistry.h"
 #include "core/run/SimulationRun.h"
@@ -25,14 +25,9 @@ std::string number(double v) {
 long changesIn(const std::string& recording) {
   RecordingPlayer player(recording);
   player.onlyKinds({"knob", "policy"});
-  struct Count : EventSink {
-    long n = 0;
-    void onEvent(const Event& e) override {
-      n += std::holds_alternative<KnobChanged>(e.payload) || std::holds_alternative<PolicyChanged>(e.payload);
-    }
-  } count;
+  RunChangeCounter count;
   player.play(count);
-  return count.n;
+  return count.changes();
 }
 }  // namespace
 

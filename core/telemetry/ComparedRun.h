@@ -14,8 +14,7 @@ namespace kvscope {
 
 struct ComparedRun {
   std::string name_a, name_b;  // what the legend and the tables call them: the files' names
-  std::string path_a, path_b;
-  TelemetryStore store_b;  // every event of run B
+  TelemetryStore store_b;      // every event of run B
   RunSummary summary_a, summary_b;
   // A counterfactual's baseline (B is the twin under another policy): the twin's replay of A under
   // A's own policy and knobs, and what it is called ("twin, as recorded").

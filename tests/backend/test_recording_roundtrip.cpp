@@ -7,6 +7,8 @@
 #include <QJsonObject>
 #include <QTemporaryDir>
 
+#include <optional>
+
 #include <nlohmann/json.hpp>
 
 #include "backend/export/EventExporter.h"
@@ -20,6 +22,18 @@
 using namespace kvscope;
 
 namespace {
+// `scenario` run for `duration_s` and recorded to `path`; its summary, or nothing when the recording
+// could not be written.
+std::optional<RunSummary> recordRun(const std::string& path, const char* scenario, double duration_s) {
+  EventRecorder recorder(path);
+  SimulationOptions o;
+  o.duration_s = duration_s;
+  o.sinks.push_back(&recorder);
+  RunSummary summary = runSimulation(Scenario::load(scenario), o);
+  if (!recorder.close(nullptr)) return std::nullopt;
+  return summary;
+}
+
 // Every routing decision of a run, as a line: request, session, turn, choice, every candidate's score.
 struct Decisions : EventSink {
   std::vector<std::string> lines;
@@ -192,12 +206,7 @@ class TestRecordingRoundTrip : public QObject {
   void seekStartsAtAKeyframe() {
     QTemporaryDir dir;
     const std::string path = dir.filePath("run.kvrec").toStdString();
-    EventRecorder recorder(path, 10.0);
-    SimulationOptions o;
-    o.duration_s = 600;
-    o.sinks.push_back(&recorder);
-    runSimulation(Scenario::load("e3-load-floor"), o);
-    QVERIFY(recorder.close(nullptr));
+    QVERIFY(recordRun(path, "e3-load-floor", 600));
     RecordingPlayer player(path);
     struct First : EventSink {
       std::optional<Event> first;
@@ -218,12 +227,7 @@ class TestRecordingRoundTrip : public QObject {
   void onlyKindsKeepsExactlyThoseKinds() {
     QTemporaryDir dir;
     const std::string path = dir.filePath("run.kvrec").toStdString();
-    EventRecorder recorder(path);
-    SimulationOptions o;
-    o.duration_s = 300;
-    o.sinks.push_back(&recorder);
-    runSimulation(Scenario::load("cascade"), o);
-    QVERIFY(recorder.close(nullptr));
+    QVERIFY(recordRun(path, "cascade", 300));
     struct Kinds : EventSink {
       std::vector<std::pair<SimTime, std::string>> seen;
       void onEvent(const Event& e) override { seen.emplace_back(e.time, eventKindName(e.payload)); }
@@ -261,12 +265,7 @@ class TestRecordingRoundTrip : public QObject {
   void notesInJsonLinesAreInTimeOrder() {
     QTemporaryDir dir;
     const std::string rec = dir.filePath("run.kvrec").toStdString(), out = dir.filePath("run.jsonl").toStdString();
-    EventRecorder recorder(rec);
-    SimulationOptions o;
-    o.duration_s = 300;
-    o.sinks.push_back(&recorder);
-    runSimulation(Scenario::load("e3-load-floor"), o);
-    QVERIFY(recorder.close(nullptr));
+    QVERIFY(recordRun(rec, "e3-load-floor", 300));
     auto exporter = EventExporter::create(EventExporter::Format::JsonLines, out);
     exporter->setNotes({{secondsToTime(0), "start"}, {secondsToTime(120.5), "look here"}});
     RecordingPlayer(rec).play(*exporter);
@@ -292,12 +291,8 @@ class TestRecordingRoundTrip : public QObject {
   void chromeTraceOpensAsTraceEventJson() {
     QTemporaryDir dir;
     const std::string rec = dir.filePath("run.kvrec").toStdString(), out = dir.filePath("trace.json").toStdString();
-    EventRecorder recorder(rec);
-    SimulationOptions o;
-    o.duration_s = 900;
-    o.sinks.push_back(&recorder);
-    const auto s = runSimulation(Scenario::load("invariant-crash"), o);
-    QVERIFY(recorder.close(nullptr));
+    const std::optional<RunSummary> s = recordRun(rec, "invariant-crash", 900);
+    QVERIFY(s);
     RecordingPlayer player(rec);
     auto exporter = EventExporter::create(EventExporter::Format::ChromeTrace, out);
     // An operator's notes go in as global instants at their times (one past the run's end too).
@@ -323,10 +318,10 @@ class TestRecordingRoundTrip : public QObject {
       }
     }
     QCOMPARE(notes, QStringList({"300000000 D1 crashes next", "5000000000 after the end"}));
-    long served = s.total;
+    long served = s->total;
     QVERIFY(slices > 0 && slices <= served);  // every request that reached a worker is a slice
     QVERIFY(counters > 0);
-    QCOMPARE(crashes, s.worker_crashes);
+    QCOMPARE(crashes, s->worker_crashes);
   }
 };
 
